@@ -1,0 +1,19 @@
+"""ptokit: a Python toolchain for PTO tile kernels.
+
+Public surface: ``compile``, ``RuntimeKind``, ``PassContext``, ``__version__``.
+The DSL lives in ``ptokit.language`` (``import ptokit.language as pl``).
+"""
+from .passes.context import PassContext, RuntimeKind
+
+__version__ = "0.1.0"
+
+
+def compile(program, output_dir=None, platform="a2a3sim", runtime=None, dump_passes=False,
+            dump_ptoas_passes=False, **options):
+    """Compile a ``@pl.program`` class into an artifact tree; returns a CompiledProgram."""
+    from .backend.generate import compile_program
+    return compile_program(program, output_dir=output_dir, platform=platform, runtime=runtime,
+                           dump_passes=dump_passes, dump_ptoas_passes=dump_ptoas_passes, **options)
+
+
+__all__ = ["compile", "RuntimeKind", "PassContext", "__version__"]

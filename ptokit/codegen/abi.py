@@ -1,0 +1,72 @@
+"""What codegen tells the backend about each kernel's C-level interface.
+
+The kernel wrapper (backend/wrapper.py) needs the parameter list of the
+assembled function in `.pto` order, plus how each dynamic dimension is
+recovered from a tensor descriptor.  Codegen fills these records; the backend
+only reads them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Tuple
+
+# IR dtype name -> (MLIR type in .pto, C++ element type)
+DTYPES = {
+    "FP32": ("f32", "float"),
+    "FP16": ("f16", "half"),
+    "BF16": ("bf16", "bfloat16_t"),
+    "INT8": ("i8", "int8_t"),
+    "INT16": ("i16", "int16_t"),
+    "INT32": ("i32", "int32_t"),
+    "INT64": ("i64", "int64_t"),
+    "UINT8": ("ui8", "uint8_t"),
+    "BOOL": ("i1", "bool"),
+    "INDEX": ("index", "int64_t"),
+}
+
+
+@dataclass(frozen=True)
+class TensorArg:
+    name: str          # DSL parameter name, e.g. "a"
+    dtype: str         # IR dtype name, e.g. "FP32"
+    direction: str     # "IN" | "OUT" | "INOUT"
+    ndim: int = 2
+
+
+@dataclass(frozen=True)
+class ScalarArg:
+    name: str
+    dtype: str         # IR dtype name (FP32, INT32, INT64, INDEX, BOOL, ...)
+
+
+@dataclass(frozen=True)
+class DynDim:
+    """A dynamic dimension variable, recovered from a tensor descriptor.
+
+    ``expr`` is the DSL expression found at ``shapes[dim]`` of tensor number
+    ``tensor_index`` (index into KernelABI.tensors), written in terms of
+    ``name``: "M", "M * 2", "M + 1", "2 + M", "M // 4", ...  The wrapper
+    inverts it; a non-invertible expression is a compile error naming it.
+    """
+
+    name: str
+    tensor_index: int
+    dim: int
+    expr: str
+
+
+@dataclass(frozen=True)
+class KernelABI:
+    """The C-level interface of one InCore kernel, in `.pto` parameter order:
+    tensors, scalars, dynamic dims, then the synthetic SPMD parameters."""
+
+    name: str                          # function name in .pto / C++
+    core_type: str                     # "aiv" | "aic"
+    tensors: Tuple[TensorArg, ...] = ()
+    scalars: Tuple[ScalarArg, ...] = ()
+    dyn_dims: Tuple[DynDim, ...] = ()
+    uses_block: bool = False           # passes __pypto_spmd_block_idx, __pypto_spmd_block_num
+    uses_subblock: bool = False        # passes __pypto_spmd_subblock_idx
+    declares_block: bool = False       # SPMD-group sibling: declare block locals, do not pass
+    split_lane: bool = False           # vector side of a split FIFO endpoint (issue 6)
+    extra: Tuple[Tuple[str, str], ...] = field(default_factory=tuple)

@@ -1,0 +1,93 @@
+"""One exception hierarchy for the whole toolchain.
+
+* ``UserError``   -- something in the user's program or input is wrong.  When it
+  has a source location the message shows ``file:line:col``, the source line and
+  a caret under the column.
+* ``InternalError`` -- a bug in ptokit itself; the message says so.
+* ``RuntimeFailure`` -- a simulated run failed; carries the runtime's error code.
+* ``BuildError`` -- g++ (or an external tool) failed on generated or given code.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    """A position in a source file (1-based line, 1-based column)."""
+
+    file: str
+    line: int
+    col: int
+    source_line: Optional[str] = None
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+def format_located(message: str, loc: Optional[SourceLoc]) -> str:
+    """Render ``file:line:col: error: message`` plus the line and a caret."""
+    if loc is None:
+        return message
+    text = f"{loc}: error: {message}"
+    if loc.source_line is not None:
+        line = loc.source_line.rstrip("\n").expandtabs(4)
+        caret = " " * max(loc.col - 1, 0) + "^"
+        text += f"\n    {line}\n    {caret}"
+    return text
+
+
+class PtokitError(Exception):
+    """Base of every error ptokit raises on purpose."""
+
+
+class UserError(PtokitError):
+    """An error in the user's program or inputs, optionally located in source."""
+
+    def __init__(self, message: str, loc: Optional[SourceLoc] = None):
+        self.message = message
+        self.loc = loc
+        super().__init__(format_located(message, loc))
+
+
+class CompileError(UserError):
+    """A DSL program that cannot be compiled (type, shape, capacity, ...)."""
+
+
+class AssemblerError(UserError):
+    """A .pto file the assembler cannot accept, or an external assembler failure."""
+
+
+class BuildError(PtokitError):
+    """A C++ build (g++) failed; the message carries the compiler's output."""
+
+
+class InternalError(PtokitError):
+    """A bug in ptokit: an invariant that user input should never be able to break."""
+
+    def __init__(self, message: str):
+        super().__init__(f"internal error (a ptokit bug, please report it): {message}")
+
+
+class RuntimeFailure(PtokitError):
+    """A simulated run failed with one of the runtime's error codes (runtime.md)."""
+
+    def __init__(self, code: int, message: str):
+        self.code = code
+        self.message = message
+        super().__init__(f"runtime error {code}: {message}")
+
+
+def source_loc_from_file(path: str, line: int, col: int) -> SourceLoc:
+    """Build a SourceLoc, reading the source line from ``path`` when possible."""
+    src = None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for i, text in enumerate(fh, start=1):
+                if i == line:
+                    src = text
+                    break
+    except OSError:
+        pass
+    return SourceLoc(path, line, col, src)

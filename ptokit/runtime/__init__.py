@@ -1,0 +1,1 @@
+"""Build cache, callable image, simulator and run configuration."""
