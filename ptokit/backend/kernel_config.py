@@ -1,0 +1,281 @@
+"""Write and read ``kernel_config.py``, the artifact tree's manifest.
+
+The file format is fixed by the spec (artifacts.md): a comment line, ``from
+pathlib import Path``, ``_ROOT_DIR = Path(__file__).parent``, then the three
+tab-indented dicts ``RUNTIME_CONFIG``, ``ORCHESTRATION`` and ``KERNELS``.  Every
+source is named relative to the file's own folder, so a tree can be moved.
+
+This module is the only place that turns a :class:`RuntimeKind` into its wire
+name and back, and it does so only through ``runtime_kind_to_name`` /
+``runtime_kind_from_name``.
+
+Reading is tolerant of trees written by other tools: ``RUNTIME_CONFIG`` may be
+absent (defaults: ``tensormap_and_ringbuffer``, ``aicpu_thread_num`` 0), a kernel
+may omit ``name`` (the source's stem is used) and ``signature`` (empty), and
+``ORCHESTRATION`` may omit ``signature`` and ``params``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import runpy
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from ..errors import UserError
+from ..passes.context import RuntimeKind, runtime_kind_from_name, runtime_kind_to_name
+
+CORE_TYPES = ("aiv", "aic")
+DIRECTIONS = ("IN", "OUT", "INOUT")
+HEADER_COMMENT = "# Kernel and Orchestration Configuration"
+
+
+@dataclass
+class KernelEntry:
+    func_id: int
+    name: str
+    source: Path
+    core_type: str
+    signature: list[str] = field(default_factory=list)
+
+
+@dataclass
+class OrchestrationEntry:
+    source: Path
+    function_name: str
+    signature: list[str] = field(default_factory=list)
+    params: Optional[list[dict]] = None
+
+
+@dataclass
+class KernelConfig:
+    runtime: RuntimeKind
+    aicpu_thread_num: int
+    orchestration: OrchestrationEntry
+    kernels: list[KernelEntry]
+    root: Path
+
+    def kernel(self, func_id: int) -> KernelEntry:
+        for k in self.kernels:
+            if k.func_id == func_id:
+                return k
+        raise KeyError(func_id)
+
+
+# ---------------------------------------------------------------------------
+# writer
+# ---------------------------------------------------------------------------
+
+def _literal(value: Any) -> str:
+    """A deterministic Python literal (double-quoted strings, as the spec shows)."""
+    if value is None or isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, int):
+        return repr(int(value))
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        # json.dumps yields a valid Python string literal (\uXXXX, \", \\ escapes).
+        return json.dumps(value)
+    if isinstance(value, Path):
+        return json.dumps(str(value))
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_literal(str(k))}: {_literal(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"kernel_config.py cannot hold a value of type {type(value).__name__}: {value!r}")
+
+
+def _source_expr(source: Path, base_dir: Path, root: Path) -> str:
+    """``str(_ROOT_DIR / "a" / "b.cpp")`` for a source, relative to the file's folder."""
+    src = Path(source)
+    if not src.is_absolute():
+        src = Path(root) / src
+    rel = os.path.relpath(os.path.abspath(src), os.path.abspath(base_dir))
+    parts = Path(rel).parts
+    return "str(_ROOT_DIR" + "".join(f" / {json.dumps(p)}" for p in parts) + ")"
+
+
+def render_kernel_config(cfg: KernelConfig, base_dir: Optional[Path] = None) -> str:
+    """The text of ``kernel_config.py`` for ``cfg``, sources relative to ``base_dir``
+    (default ``cfg.root``)."""
+    base = Path(base_dir if base_dir is not None else cfg.root)
+    root = Path(cfg.root)
+    for k in cfg.kernels:
+        if k.core_type not in CORE_TYPES:
+            raise UserError(f"kernel {k.name!r}: core_type {k.core_type!r} is not one of {', '.join(CORE_TYPES)}")
+    ids = [k.func_id for k in cfg.kernels]
+    if len(set(ids)) != len(ids):
+        raise UserError(f"duplicate kernel func_id in {ids}")
+    out = [
+        HEADER_COMMENT,
+        "from pathlib import Path",
+        "_ROOT_DIR = Path(__file__).parent",
+        "",
+        "RUNTIME_CONFIG = {",
+        f"\t\"runtime\": {_literal(runtime_kind_to_name(cfg.runtime))},",
+        f"\t\"aicpu_thread_num\": {int(cfg.aicpu_thread_num)},",
+        "}",
+        "ORCHESTRATION = {",
+        f"\t\"source\": {_source_expr(cfg.orchestration.source, base, root)},",
+        f"\t\"function_name\": {_literal(cfg.orchestration.function_name)},",
+        f"\t\"signature\": {_literal(list(cfg.orchestration.signature))},",
+    ]
+    if cfg.orchestration.params is not None:
+        out.append("\t\"params\": [")
+        for p in cfg.orchestration.params:
+            out.append(f"\t\t{_literal(dict(p))},")
+        out.append("\t],")
+    out.append("}")
+    out.append("KERNELS = [")
+    for k in sorted(cfg.kernels, key=lambda e: e.func_id):
+        out.append(
+            "\t{"
+            f"\"func_id\": {int(k.func_id)}, "
+            f"\"name\": {_literal(k.name)}, "
+            f"\"source\": {_source_expr(k.source, base, root)}, "
+            f"\"core_type\": {_literal(k.core_type)}, "
+            f"\"signature\": {_literal(list(k.signature))}"
+            "},"
+        )
+    out.append("]")
+    return "\n".join(out) + "\n"
+
+
+def write_kernel_config(path, cfg: KernelConfig) -> Path:
+    """Write ``cfg`` to ``path`` (sources relative to the file's folder); returns the path."""
+    path = Path(path)
+    text = render_kernel_config(cfg, base_dir=path.parent)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+# ---------------------------------------------------------------------------
+# reader
+# ---------------------------------------------------------------------------
+
+def _err(path: Path, key: str, what: str) -> UserError:
+    return UserError(f"{path}: {key}: {what}")
+
+
+def _require(d: dict, key: str, path: Path, where: str) -> Any:
+    if key not in d:
+        return_key = f"{where}[{key!r}]"
+        raise _err(path, return_key, "missing key")
+    return d[key]
+
+
+def _as_path(value: Any, path: Path, key: str, root: Path) -> Path:
+    if not isinstance(value, (str, os.PathLike)):
+        raise _err(path, key, f"expected a path string, got {type(value).__name__}")
+    p = Path(value)
+    return p if p.is_absolute() else (root / p)
+
+
+def _signature(value: Any, path: Path, key: str) -> list[str]:
+    if not isinstance(value, (list, tuple)):
+        raise _err(path, key, f"expected a list of directions, got {type(value).__name__}")
+    sig = []
+    for i, d in enumerate(value):
+        if not isinstance(d, str) or d.upper() not in DIRECTIONS:
+            raise _err(path, f"{key}[{i}]", f"direction {d!r} is not one of {', '.join(DIRECTIONS)}")
+        sig.append(d.upper())
+    return sig
+
+
+def read_kernel_config(path) -> KernelConfig:
+    """Load a ``kernel_config.py`` (``runpy.run_path`` only) and validate it.
+
+    ``path`` may be the file or the tree folder holding it.  Problems are a
+    ``UserError`` naming the file and the key; an unknown runtime wire name is
+    the ``ValueError`` of ``runtime_kind_from_name`` (it lists the valid names).
+    """
+    path = Path(path)
+    if path.is_dir():
+        path = path / "kernel_config.py"
+    path = path.resolve()
+    if not path.is_file():
+        raise UserError(f"{path}: no kernel_config.py there")
+    root = path.parent
+    try:
+        ns = runpy.run_path(str(path))
+    except Exception as exc:  # any error executing a foreign file is the user's to fix
+        raise UserError(f"{path}: cannot load: {type(exc).__name__}: {exc}") from exc
+
+    rc = ns.get("RUNTIME_CONFIG", {})
+    if not isinstance(rc, dict):
+        raise _err(path, "RUNTIME_CONFIG", "expected a dict")
+    try:
+        runtime = runtime_kind_from_name(rc.get("runtime", runtime_kind_to_name(RuntimeKind.TENSORMAP_AND_RINGBUFFER)))
+    except ValueError as exc:
+        raise ValueError(f"{path}: RUNTIME_CONFIG['runtime']: {exc}") from None
+    threads = rc.get("aicpu_thread_num", 0)
+    if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
+        raise _err(path, "RUNTIME_CONFIG['aicpu_thread_num']", f"expected a non-negative int, got {threads!r}")
+
+    if "ORCHESTRATION" not in ns:
+        raise _err(path, "ORCHESTRATION", "missing key")
+    orch = ns["ORCHESTRATION"]
+    if not isinstance(orch, dict):
+        raise _err(path, "ORCHESTRATION", "expected a dict")
+    osrc = _as_path(_require(orch, "source", path, "ORCHESTRATION"), path, "ORCHESTRATION['source']", root)
+    fname = _require(orch, "function_name", path, "ORCHESTRATION")
+    if not isinstance(fname, str) or not fname:
+        raise _err(path, "ORCHESTRATION['function_name']", f"expected a non-empty string, got {fname!r}")
+    osig = _signature(orch.get("signature", []), path, "ORCHESTRATION['signature']")
+    params = orch.get("params")
+    if params is not None:
+        if not isinstance(params, list) or not all(isinstance(p, dict) for p in params):
+            raise _err(path, "ORCHESTRATION['params']", "expected a list of dicts")
+        for i, p in enumerate(params):
+            for key in ("name", "kind"):
+                if key not in p:
+                    raise _err(path, f"ORCHESTRATION['params'][{i}][{key!r}]", "missing key")
+            if p["kind"] not in ("tensor", "scalar"):
+                raise _err(path, f"ORCHESTRATION['params'][{i}]['kind']",
+                           f"{p['kind']!r} is not 'tensor' or 'scalar'")
+        params = [dict(p) for p in params]
+
+    if "KERNELS" not in ns:
+        raise _err(path, "KERNELS", "missing key")
+    kernels_raw = ns["KERNELS"]
+    if not isinstance(kernels_raw, (list, tuple)):
+        raise _err(path, "KERNELS", "expected a list")
+    kernels: list[KernelEntry] = []
+    for i, k in enumerate(kernels_raw):
+        where = f"KERNELS[{i}]"
+        if not isinstance(k, dict):
+            raise _err(path, where, "expected a dict")
+        fid = _require(k, "func_id", path, where)
+        if not isinstance(fid, int) or isinstance(fid, bool) or fid < 0:
+            raise _err(path, f"{where}['func_id']", f"expected a non-negative int, got {fid!r}")
+        src = _as_path(_require(k, "source", path, where), path, f"{where}['source']", root)
+        ctype = _require(k, "core_type", path, where)
+        if ctype not in CORE_TYPES:
+            raise _err(path, f"{where}['core_type']", f"{ctype!r} is not one of {', '.join(CORE_TYPES)}")
+        name = k.get("name", src.stem)
+        if not isinstance(name, str) or not name:
+            raise _err(path, f"{where}['name']", f"expected a non-empty string, got {name!r}")
+        sig = _signature(k.get("signature", []), path, f"{where}['signature']")
+        if kernels and fid <= kernels[-1].func_id:
+            raise _err(path, f"{where}['func_id']",
+                       f"KERNELS must be sorted by unique func_id ({fid} follows {kernels[-1].func_id})")
+        kernels.append(KernelEntry(func_id=fid, name=name, source=src, core_type=ctype, signature=sig))
+
+    return KernelConfig(
+        runtime=runtime,
+        aicpu_thread_num=threads,
+        orchestration=OrchestrationEntry(source=osrc, function_name=fname, signature=osig, params=params),
+        kernels=kernels,
+        root=root,
+    )
+
+
+__all__ = [
+    "KernelEntry", "OrchestrationEntry", "KernelConfig",
+    "write_kernel_config", "read_kernel_config", "render_kernel_config",
+]
