@@ -1,0 +1,394 @@
+"""g++ driver and the content-addressed build cache.
+
+``compile_shared`` turns one C++ source into a shared object and caches it under
+a key that is the sha256 of everything that decides the object's bytes:
+
+* the source bytes;
+* the headers it can see: the whole bundled include folder
+  (``ptokit/runtime/include/``) when it is on the include path, plus every other
+  header reached by following ``#include`` lines through the source's own folder
+  and the other ``-I`` folders (recursively, each file hashed by content);
+* the full flag list (base flags, defines, extra flags) -- but not folder paths,
+  so a moved artifact tree still hits the cache;
+* the compiler identity: ``g++ --version`` (first line) and ``g++ -dumpmachine``,
+  computed once per process.
+
+Objects live at ``<cache>/build/<key[:2]>/<key>.so`` with a sidecar
+``<key>.json`` recording the object's own sha256.  Objects are written to a
+temporary file in the same folder and ``os.replace``d into place, under a per-key
+``flock`` so that two processes building the same key never interleave; a
+cached object whose bytes no longer match its sidecar is rebuilt, never used.
+
+Cache root: ``$PTOKIT_CACHE_DIR``, else ``$XDG_CACHE_HOME/ptokit``, else
+``~/.cache/ptokit``.  The compiler is ``$PTOKIT_CXX`` or ``g++``.
+"""
+from __future__ import annotations
+
+import fcntl
+import functools
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Optional, Sequence, Union
+
+from ..errors import BuildError, UserError
+
+BASE_FLAGS = ("-std=c++17", "-O2", "-fPIC", "-shared", "-Wall")
+KEY_VERSION = "ptokit-build-1"
+INCLUDE_DIR = Path(__file__).resolve().parent / "include"
+_MAX_OUTPUT_CHARS = 6000
+
+# ---------------------------------------------------------------------------
+# cache location
+# ---------------------------------------------------------------------------
+
+
+def cache_path() -> Path:
+    """The cache root (not only the build part of it)."""
+    env = os.environ.get("PTOKIT_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg:
+        return Path(xdg).expanduser() / "ptokit"
+    return Path.home() / ".cache" / "ptokit"
+
+
+def _build_dir() -> Path:
+    return cache_path() / "build"
+
+
+def cache_stat() -> dict:
+    """``{"path", "objects", "bytes"}`` of the build cache."""
+    root = _build_dir()
+    count = size = 0
+    if root.is_dir():
+        for p in root.glob("*/*.so"):
+            try:
+                size += p.stat().st_size
+                count += 1
+            except OSError:
+                pass
+    return {"path": str(root), "objects": count, "bytes": size}
+
+
+def cache_clear() -> int:
+    """Remove every cached object; returns how many ``.so`` files there were."""
+    root = _build_dir()
+    n = cache_stat()["objects"]
+    if root.is_dir():
+        shutil.rmtree(root, ignore_errors=True)
+    return n
+
+
+# ---------------------------------------------------------------------------
+# compiler identity and header hashing
+# ---------------------------------------------------------------------------
+
+
+def compiler() -> str:
+    return os.environ.get("PTOKIT_CXX", "g++")
+
+
+@functools.lru_cache(maxsize=None)
+def compiler_identity(cxx: str = "g++") -> str:
+    """First line of ``cxx --version`` plus ``cxx -dumpmachine`` (once per process)."""
+    try:
+        ver = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=60)
+        mach = subprocess.run([cxx, "-dumpmachine"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise BuildError(f"cannot run the C++ compiler {cxx!r}: {exc}") from exc
+    if ver.returncode != 0:
+        raise BuildError(f"{cxx} --version failed: {ver.stderr.strip()}")
+    first = (ver.stdout.splitlines() or [""])[0].strip()
+    return f"{cxx}|{first}|{mach.stdout.strip()}"
+
+
+_INCLUDE_RE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\r\n]+)[>"]', re.M)
+_file_memo: dict = {}
+_memo_lock = threading.Lock()
+
+
+def _file_info(path: Path) -> tuple[str, list[tuple[bytes, bytes]]]:
+    """(sha256 hex, [(kind, name), ...] of its #include lines), memoised by stat."""
+    st = path.stat()
+    sig = (str(path), st.st_mtime_ns, st.st_size, st.st_ino)
+    with _memo_lock:
+        hit = _file_memo.get(sig)
+    if hit is not None:
+        return hit
+    data = path.read_bytes()
+    info = (hashlib.sha256(data).hexdigest(), _INCLUDE_RE.findall(data))
+    with _memo_lock:
+        _file_memo[sig] = info
+    return info
+
+
+def _folder_digest(folder: Path) -> str:
+    """sha256 over every file in a folder (relative names and contents)."""
+    h = hashlib.sha256()
+    for p in sorted(folder.rglob("*")):
+        if p.is_file() and "__pycache__" not in p.parts:
+            h.update(p.relative_to(folder).as_posix().encode() + b"\0")
+            h.update(_file_info(p)[0].encode() + b"\n")
+    return h.hexdigest()
+
+
+def _is_within(path: Path, folder: Path) -> bool:
+    try:
+        path.relative_to(folder)
+        return True
+    except ValueError:
+        return False
+
+
+def _header_digests(source: Path, include_dirs: Sequence[Path]) -> list[str]:
+    """Digest lines for every header the source can reach (see module doc)."""
+    lines: list[str] = []
+    dirs = [Path(d).resolve() for d in include_dirs]
+    bundled = INCLUDE_DIR.resolve()
+    if any(d == bundled or _is_within(d, bundled) for d in dirs):
+        lines.append(f"bundled-include {_folder_digest(bundled)}")
+    seen: set[Path] = set()
+    stack = [source]
+    while stack:
+        cur = stack.pop()
+        _, includes = _file_info(cur)
+        for kind, name in includes:
+            rel = name.decode("utf-8", "replace").strip()
+            search = ([cur.parent] if kind == b'"' else []) + dirs
+            for d in search:
+                cand = (d / rel)
+                if cand.is_file():
+                    cand = cand.resolve()
+                    if _is_within(cand, bundled):
+                        break  # covered by the folder digest
+                    if cand not in seen:
+                        seen.add(cand)
+                        lines.append(f"header {rel} {_file_info(cand)[0]}")
+                        stack.append(cand)
+                    else:
+                        lines.append(f"header {rel} (seen)")
+                    break
+            # not found anywhere: a system header, covered by the compiler identity
+    return lines
+
+
+# ---------------------------------------------------------------------------
+# compile one object
+# ---------------------------------------------------------------------------
+
+
+def _define_flag(d: str) -> str:
+    return d if d.startswith("-D") else f"-D{d}"
+
+
+def _trim(text: str) -> str:
+    text = text.strip()
+    if len(text) > _MAX_OUTPUT_CHARS:
+        text = text[: _MAX_OUTPUT_CHARS // 2] + "\n  [... output trimmed ...]\n" + text[-_MAX_OUTPUT_CHARS // 2:]
+    return text
+
+
+def _sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _cached_ok(obj: Path, sidecar: Path) -> bool:
+    """True when ``obj`` exists and its sha256 matches the sidecar's record."""
+    try:
+        meta = json.loads(sidecar.read_text())
+        return isinstance(meta, dict) and meta.get("sha256") == _sha256_file(obj)
+    except (OSError, ValueError):
+        return False
+
+
+def build_key(source, *, defines=(), include_dirs=(), extra_flags=()) -> str:
+    """The cache key of a compile (exposed for tests and tools)."""
+    src = Path(source).resolve()
+    flags = _flag_list(defines, extra_flags)
+    h = hashlib.sha256()
+    h.update(KEY_VERSION.encode() + b"\n")
+    h.update(compiler_identity(compiler()).encode() + b"\n")
+    h.update(json.dumps(flags).encode() + b"\n")
+    h.update(b"source " + _file_info(src)[0].encode() + b"\n")
+    for line in _header_digests(src, [Path(d) for d in include_dirs]):
+        h.update(line.encode() + b"\n")
+    return h.hexdigest()
+
+
+def _flag_list(defines, extra_flags) -> list[str]:
+    return list(BASE_FLAGS) + [_define_flag(str(d)) for d in defines] + [str(f) for f in extra_flags]
+
+
+def compile_shared(source, *, defines=(), include_dirs=(), extra_flags=(), name_hint="") -> Path:
+    """Compile ``source`` into a cached shared object and return its path."""
+    src = Path(source)
+    if not src.is_file():
+        raise UserError(f"C++ source not found: {src}")
+    src = src.resolve()
+    inc = [Path(d) for d in include_dirs]
+    key = build_key(src, defines=defines, include_dirs=inc, extra_flags=extra_flags)
+    folder = _build_dir() / key[:2]
+    obj = folder / f"{key}.so"
+    sidecar = folder / f"{key}.json"
+    if _cached_ok(obj, sidecar):
+        return obj
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f"{key}.lock", "a+") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        try:
+            if _cached_ok(obj, sidecar):  # another builder finished while we waited
+                return obj
+            fd, tmp_name = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".so.tmp", dir=folder)
+            os.close(fd)
+            tmp = Path(tmp_name)
+            cmd = ([compiler()] + _flag_list(defines, extra_flags)
+                   + [f"-I{d}" for d in inc] + [str(src), "-o", str(tmp)])
+            try:
+                try:
+                    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+                except (OSError, subprocess.TimeoutExpired) as exc:
+                    raise BuildError(f"cannot run the compiler: {exc}\ncommand: {' '.join(cmd)}") from exc
+                if proc.returncode != 0:
+                    out = _trim((proc.stderr or "") + (proc.stdout or ""))
+                    label = f" ({name_hint})" if name_hint else ""
+                    raise BuildError(f"g++ failed on {src}{label}\ncommand: {' '.join(cmd)}\n{out}")
+                digest = _sha256_file(tmp)
+                meta = {"sha256": digest, "size": tmp.stat().st_size, "name": name_hint or src.stem,
+                        "source": str(src), "command": cmd[:-1] + ["<out>"]}
+                side_tmp = sidecar.with_name(f".{sidecar.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+                side_tmp.write_text(json.dumps(meta, indent=1))
+                os.replace(tmp, obj)
+                os.replace(side_tmp, sidecar)
+            finally:
+                if tmp.exists():
+                    tmp.unlink()
+        finally:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+    if not _cached_ok(obj, sidecar):
+        raise BuildError(f"build cache: object {obj} does not match its recorded hash right after writing it")
+    return obj
+
+
+# ---------------------------------------------------------------------------
+# many objects, and a whole artifact tree
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class BuildJob:
+    source: Path
+    defines: Sequence[str] = ()
+    include_dirs: Sequence[Path] = ()
+    extra_flags: Sequence[str] = ()
+    name_hint: str = ""
+
+
+JobLike = Union[BuildJob, dict]
+
+
+def build_many(jobs: Iterable[JobLike], max_workers: Optional[int] = None,
+               progress: Optional[Callable[[int, int], None]] = None) -> list[Path]:
+    """Compile every job in parallel; returns the object paths in job order.
+
+    All jobs run to completion; if any failed, one ``BuildError`` reports all failures.
+    """
+    jobs = [j if isinstance(j, BuildJob) else BuildJob(**j) for j in jobs]
+    total = len(jobs)
+    if total == 0:
+        return []
+    workers = max(1, min(max_workers or os.cpu_count() or 1, total))
+    done = 0
+    done_lock = threading.Lock()
+
+    def run(job: BuildJob) -> Path:
+        nonlocal done
+        try:
+            return compile_shared(job.source, defines=job.defines, include_dirs=job.include_dirs,
+                                  extra_flags=job.extra_flags, name_hint=job.name_hint)
+        finally:
+            if progress is not None:
+                with done_lock:
+                    done += 1
+                    n = done
+                progress(n, total)
+
+    results: list = [None] * total
+    errors: list[str] = []
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(run, j) for j in jobs]
+        for i, fut in enumerate(futures):
+            try:
+                results[i] = fut.result()
+            except (BuildError, UserError) as exc:
+                errors.append(str(exc))
+    if errors:
+        head = f"{len(errors)} of {total} builds failed" if len(errors) > 1 else ""
+        raise BuildError("\n\n".join(([head] if head else []) + errors))
+    return results
+
+
+@dataclass
+class BuiltTree:
+    config: "KernelConfig"  # noqa: F821 (ptokit.backend.kernel_config)
+    orchestration_so: Path
+    kernel_sos: dict = field(default_factory=dict)  # func_id -> Path
+
+
+CORE_DEFINES = {"aiv": "__DAV_VEC__", "aic": "__DAV_CUBE__"}
+
+
+def runtime_include_dirs() -> list[Path]:
+    """Include path for simulator builds: ``$PTO_ISA_ROOT/include`` (when set) before the bundled one."""
+    dirs = []
+    isa = os.environ.get("PTO_ISA_ROOT")
+    if isa:
+        cand = Path(isa) / "include"
+        dirs.append(cand if cand.is_dir() else Path(isa))
+    dirs.append(INCLUDE_DIR)
+    return dirs
+
+
+def tree_jobs(config) -> list[BuildJob]:
+    """The orchestration job first, then one per kernel in func_id order."""
+    base = runtime_include_dirs()
+    orch = config.orchestration
+    jobs = [BuildJob(orch.source, ("__CPU_SIM",), base + [Path(orch.source).parent],
+                     name_hint=f"orchestration:{Path(orch.source).stem}")]
+    for k in config.kernels:
+        jobs.append(BuildJob(k.source, ("__CPU_SIM", CORE_DEFINES[k.core_type]),
+                             base + [Path(k.source).parent], name_hint=f"kernel:{k.name}"))
+    return jobs
+
+
+def build_tree(tree_dir, jobs: Optional[int] = None,
+               progress: Optional[Callable[[int, int], None]] = None) -> BuiltTree:
+    """Build every source named by ``tree_dir/kernel_config.py`` (any tool's tree)."""
+    from ..backend.kernel_config import read_kernel_config
+
+    config = read_kernel_config(tree_dir)
+    for src in [config.orchestration.source] + [k.source for k in config.kernels]:
+        if not Path(src).is_file():
+            raise UserError(f"{config.root / 'kernel_config.py'}: source {src} does not exist")
+    objs = build_many(tree_jobs(config), max_workers=jobs, progress=progress)
+    return BuiltTree(config=config, orchestration_so=objs[0],
+                     kernel_sos={k.func_id: p for k, p in zip(config.kernels, objs[1:])})
+
+
+__all__ = [
+    "compile_shared", "build_many", "build_tree", "BuildJob", "BuiltTree", "build_key",
+    "cache_path", "cache_stat", "cache_clear", "compiler_identity", "INCLUDE_DIR", "BASE_FLAGS",
+]
