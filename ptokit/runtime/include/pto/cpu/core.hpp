@@ -1,0 +1,94 @@
+// CPU tile library: the calling core (buffers), fatal errors, GM checks, scratch memory.
+#ifndef PTO_CPU_CORE_HPP
+#define PTO_CPU_CORE_HPP
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pto/cpu_sim_hooks.h"
+#include "pto/cpu/types.hpp"
+
+namespace pto { namespace cpu {
+
+// a2a3 capacities (runtime.md), used by the stand-alone default core.
+constexpr uint64_t kDefaultCapacity[PTO_CPU_NUM_SPACES] = {188416, 524288, 65536, 65536, 131072, 1024};
+
+inline const char* space_name(int space) {
+    static const char* const names[PTO_CPU_NUM_SPACES] = {"Vec", "Mat", "Left", "Right", "Acc", "Bias"};
+    return (space >= 0 && space < PTO_CPU_NUM_SPACES) ? names[space] : "?";
+}
+
+// Stand-alone core (no simulator): one per thread, buffers allocated once.
+inline PtoCpuCore* default_core() {
+    static thread_local PtoCpuCore* c = nullptr;
+    if (!c) {
+        c = (PtoCpuCore*)calloc(1, sizeof(PtoCpuCore));
+        uint64_t total = 0;
+        for (int i = 0; i < PTO_CPU_NUM_SPACES; ++i) total += kDefaultCapacity[i];
+        uint8_t* base = (uint8_t*)aligned_alloc(4096, (size_t)((total + 4095) / 4096 * 4096));
+        if (!c || !base) {
+            fprintf(stderr, "PTO fatal [TASSIGN]: cannot allocate the default core buffers\n");
+            abort();
+        }
+        memset(base, 0, (size_t)total);
+        for (int i = 0; i < PTO_CPU_NUM_SPACES; ++i) {
+            c->space_base[i] = base;
+            c->space_size[i] = kDefaultCapacity[i];
+            base += kDefaultCapacity[i];
+        }
+        c->core_id = 0;
+        c->cluster_id = 0;
+        c->lane = -1;
+        const char* env = getenv("PTO_CPU_DEBUG_NAN_FILL");
+        c->debug_nan_fill = (env && env[0] && env[0] != '0') ? 1 : 0;
+        c->runtime = nullptr;
+    }
+    return c;
+}
+
+inline PtoCpuCore* core() {
+    if (::pto_cpu_current_core) {
+        PtoCpuCore* c = ::pto_cpu_current_core();
+        if (c) return c;
+    }
+    return default_core();
+}
+
+[[noreturn]] inline void fatal(const char* instr, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+[[noreturn]] inline void fatal(const char* instr, const char* fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (::pto_cpu_fatal) ::pto_cpu_fatal(instr, msg);
+    fprintf(stderr, "PTO fatal [%s]: %s\n", instr, msg);
+    fflush(stderr);
+    abort();
+}
+
+// [p, p+bytes) must lie in a live GM buffer (checked only when the simulator provides the hook).
+inline void check_gm(const char* instr, const void* p, uint64_t bytes, int rows, int cols) {
+    if (::pto_cpu_check_gm && bytes && !::pto_cpu_check_gm(p, bytes))
+        fatal(instr, "global access of %llu bytes at %p (tile %dx%d) is outside every live buffer",
+              (unsigned long long)bytes, p, rows, cols);
+}
+
+// Per-thread scratch buffers (slot 0..3), grown on demand, never shrunk.
+inline void* scratch(int slot, size_t bytes) {
+    static thread_local void* buf[4] = {nullptr, nullptr, nullptr, nullptr};
+    static thread_local size_t cap[4] = {0, 0, 0, 0};
+    if (bytes > cap[slot]) {
+        size_t n = bytes < 4096 ? 4096 : bytes;
+        free(buf[slot]);
+        buf[slot] = aligned_alloc(64, (n + 63) / 64 * 64);
+        if (!buf[slot]) fatal("PTO", "out of memory (%zu bytes of scratch)", n);
+        cap[slot] = n;
+    }
+    return buf[slot];
+}
+
+}}  // namespace pto::cpu
+
+#endif

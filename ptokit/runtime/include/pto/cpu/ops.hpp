@@ -1,0 +1,501 @@
+// CPU tile library: the instructions. Every tile is row-major with row stride Cols.
+#ifndef PTO_CPU_OPS_HPP
+#define PTO_CPU_OPS_HPP
+
+#include "pto/cpu/tile.hpp"
+
+namespace pto {
+namespace cpu {
+
+// ---------------------------------------------------------------- global memory
+// Maps tile coordinates (r, c) of a global tensor to element offsets.
+template <typename GT>
+struct GmView {
+    const int64_t* sh;
+    const int64_t* st;
+    int64_t rows, cols;
+    explicit GmView(const GT& g) : sh(g.shape_.shape), st(g.stride_.stride) {
+        if constexpr (GT::layout == Layout::NZ) {
+            rows = sh[2] * sh[3];
+            cols = sh[1] * sh[4];
+        } else {
+            rows = sh[0] * sh[1] * sh[2] * sh[3];
+            cols = sh[4];
+        }
+    }
+    int64_t offset(int64_t r, int64_t c) const {
+        if constexpr (GT::layout == Layout::NZ) {
+            const int64_t c0 = sh[4];
+            return (c / c0) * st[1] + (r / sh[3]) * st[2] + (r % sh[3]) * st[3] + (c % c0) * st[4];
+        } else {
+            const int64_t i3 = r % sh[3], q3 = r / sh[3];
+            const int64_t i2 = q3 % sh[2], q2 = q3 / sh[2];
+            const int64_t i1 = q2 % sh[1], i0 = q2 / sh[1];
+            return i0 * st[0] + i1 * st[1] + i2 * st[2] + i3 * st[3] + c * st[4];
+        }
+    }
+};
+
+// Checks the shape covers a vr x vc region and the whole touched span is live GM.
+template <typename GT>
+inline void check_region(const char* instr, const GT& g, const GmView<GT>& v, int vr, int vc) {
+    if (!g.data_) fatal(instr, "global tensor has a null data pointer");
+    if (v.rows < vr || v.cols < vc)
+        fatal(instr, "global tensor of %lldx%lld is smaller than the tile's valid region %dx%d", (long long)v.rows,
+              (long long)v.cols, vr, vc);
+    if (vr == 0 || vc == 0) return;
+    int64_t lo = v.offset(0, 0), hi = lo;
+    for (int r = 0; r < vr; ++r) {
+        if (GT::layout == Layout::NZ) {  // not linear in c: visit every element
+            for (int c = 0; c < vc; ++c) {
+                const int64_t o = v.offset(r, c);
+                lo = o < lo ? o : lo;
+                hi = o > hi ? o : hi;
+            }
+        } else {  // linear in c: the row's two ends bound it
+            const int64_t o0 = v.offset(r, 0), o1 = v.offset(r, vc - 1);
+            lo = o0 < lo ? o0 : lo;
+            lo = o1 < lo ? o1 : lo;
+            hi = o0 > hi ? o0 : hi;
+            hi = o1 > hi ? o1 : hi;
+        }
+    }
+    check_gm(instr, g.data_ + lo, (uint64_t)(hi - lo + 1) * sizeof(typename GT::DType), vr, vc);
+}
+
+// ---------------------------------------------------------------- loop helpers
+template <typename TileT>
+inline int64_t at(int r, int c) { return (int64_t)r * TileT::Cols + c; }
+
+template <typename D, typename A, typename B, typename F>
+inline void binary(const char* name, D& dst, A& a, B& b, F f) {
+    using DT = typename D::DType;
+    using CT = calc_t<DT>;
+    DT* d = ptr(dst, name);
+    const typename A::DType* pa = ptr(a, name);
+    const typename B::DType* pb = ptr(b, name);
+    const int vr = vrows(dst), vc = vcols(dst);
+    for (int r = 0; r < vr; ++r)
+        for (int c = 0; c < vc; ++c)
+            d[at<D>(r, c)] = cvt<DT>(f(cvt<CT>(pa[at<A>(r, c)]), cvt<CT>(pb[at<B>(r, c)])));
+}
+
+template <typename D, typename S, typename F>
+inline void unary(const char* name, D& dst, S& src, F f) {
+    using DT = typename D::DType;
+    using CT = calc_t<DT>;
+    DT* d = ptr(dst, name);
+    const typename S::DType* ps = ptr(src, name);
+    const int vr = vrows(dst), vc = vcols(dst);
+    for (int r = 0; r < vr; ++r)
+        for (int c = 0; c < vc; ++c) d[at<D>(r, c)] = cvt<DT>(f(cvt<CT>(ps[at<S>(r, c)])));
+}
+
+template <typename T>
+inline T div_(T a, T b) {
+    if constexpr (std::is_integral<T>::value) return b == 0 ? T(0) : T(a / b);
+    else return a / b;
+}
+template <typename T>
+inline T max_(T a, T b) { return a > b ? a : b; }
+template <typename T>
+inline T min_(T a, T b) { return a < b ? a : b; }
+
+// Floating-point function of an element type's calc value (ints go through double).
+template <typename T, typename F>
+inline T fmath(T x, F f) {
+    if constexpr (std::is_same<T, float>::value) return f(x);
+    else return (T)f((double)x);
+}
+
+// ---------------------------------------------------------------- conversion with rounding
+template <typename D>
+inline D round_to_int(double v, RoundMode mode) {
+    if (v != v) return D(0);
+    switch (mode) {
+        case RoundMode::CAST_ROUND: v = round(v); break;
+        case RoundMode::CAST_FLOOR: v = floor(v); break;
+        case RoundMode::CAST_CEIL: v = ceil(v); break;
+        case RoundMode::CAST_TRUNC: v = trunc(v); break;
+        default: v = nearbyint(v); break;  // CAST_RINT / NONE / ODD: nearest, ties to even
+    }
+    const double lo = (double)std::numeric_limits<D>::min(), hi = (double)std::numeric_limits<D>::max();
+    if (v <= lo) return std::numeric_limits<D>::min();
+    if (v >= hi) return std::numeric_limits<D>::max();
+    return (D)v;
+}
+
+template <typename D, typename S>
+inline D convert(S s, RoundMode mode) {
+    if constexpr (std::is_integral<D>::value && is_floatlike<S>::value) {
+        return round_to_int<D>((double)(float)s, mode);
+    } else if constexpr (std::is_integral<D>::value && std::is_integral<S>::value) {
+        if constexpr (std::is_signed<S>::value == std::is_signed<D>::value && sizeof(S) <= sizeof(D)) {
+            return (D)s;
+        } else {
+            const long double v = (long double)s;  // saturate
+            if (v <= (long double)std::numeric_limits<D>::min()) return std::numeric_limits<D>::min();
+            if (v >= (long double)std::numeric_limits<D>::max()) return std::numeric_limits<D>::max();
+            return (D)s;
+        }
+    } else {
+        return cvt<D>(s);
+    }
+}
+
+template <typename T>
+inline T pad_value(PadValue pv) {
+    if (pv == PadValue::Max) {
+        if constexpr (is_floatlike<T>::value) return T(std::numeric_limits<float>::infinity());
+        else return std::numeric_limits<T>::max();
+    }
+    if (pv == PadValue::Min) {
+        if constexpr (is_floatlike<T>::value) return T(-std::numeric_limits<float>::infinity());
+        else return std::numeric_limits<T>::min();
+    }
+    return T(0.0f);
+}
+
+// Accumulator type for reductions.
+template <typename T>
+using acc_t = typename std::conditional<is_floatlike<T>::value, double, int64_t>::type;
+
+template <bool IsRow, int Kind, typename D, typename S>
+inline void reduce(const char* name, D& dst, S& src) {
+    using AT = acc_t<typename S::DType>;
+    typename D::DType* d = ptr(dst, name);
+    const typename S::DType* s = ptr(src, name);
+    const int vr = vrows(src), vc = vcols(src);
+    const int outer = IsRow ? vr : vc, inner = IsRow ? vc : vr;
+    if (outer > (IsRow ? D::Rows : D::Cols))
+        fatal(name, "result of %d elements does not fit a %dx%d tile", outer, D::Rows, D::Cols);
+    for (int o = 0; o < outer; ++o) {
+        AT acc = 0;
+        for (int i = 0; i < inner; ++i) {
+            const AT v = (AT)cvt<calc_t<typename S::DType>>(IsRow ? s[at<S>(o, i)] : s[at<S>(i, o)]);
+            if (i == 0 && Kind != 0) acc = v;
+            else if (Kind == 0) acc += v;
+            else if (Kind == 1) acc = v > acc ? v : acc;
+            else acc = v < acc ? v : acc;
+        }
+        d[IsRow ? at<D>(o, 0) : at<D>(0, o)] = cvt<typename D::DType>((calc_t<typename D::DType>)acc);
+    }
+}
+
+// dst[r,c] = f(src[r,c], vec[r,0]) (IsRow) or f(src[r,c], vec[0,c]).
+template <bool IsRow, typename D, typename S, typename V, typename F>
+inline void expand(const char* name, D& dst, S* src, V& vec, F f) {
+    using DT = typename D::DType;
+    using CT = calc_t<DT>;
+    DT* d = ptr(dst, name);
+    const typename V::DType* pv = ptr(vec, name);
+    const typename S::DType* ps = src ? ptr(*src, name) : nullptr;
+    const int vr = vrows(dst), vc = vcols(dst);
+    for (int r = 0; r < vr; ++r)
+        for (int c = 0; c < vc; ++c) {
+            const CT b = cvt<CT>(IsRow ? pv[at<V>(r, 0)] : pv[at<V>(0, c)]);
+            d[at<D>(r, c)] = cvt<DT>(ps ? f(cvt<CT>(ps[at<S>(r, c)]), b) : b);
+        }
+}
+
+// Copies a vr x vc block: dst(dr+r, dc+c) = src(sr+r, sc+c), via scratch (safe under aliasing).
+template <typename D, typename S>
+inline void copy_block(const char* name, D& dst, int dr, int dc, S& src, int sr, int sc, int vr, int vc) {
+    using DT = typename D::DType;
+    using ST = typename S::DType;
+    if (vr <= 0 || vc <= 0) return;
+    if (dr < 0 || dc < 0 || dr + vr > D::Rows || dc + vc > D::Cols)
+        fatal(name, "destination block %dx%d at (%d,%d) is outside the %dx%d tile", vr, vc, dr, dc, D::Rows, D::Cols);
+    if (sr < 0 || sc < 0 || sr + vr > S::Rows || sc + vc > S::Cols)
+        fatal(name, "source block %dx%d at (%d,%d) is outside the %dx%d tile", vr, vc, sr, sc, S::Rows, S::Cols);
+    DT* d = ptr(dst, name);
+    const ST* s = ptr(src, name);
+    DT* tmp = (DT*)scratch(3, sizeof(DT) * (size_t)vr * (size_t)vc);
+    for (int r = 0; r < vr; ++r)
+        for (int c = 0; c < vc; ++c) tmp[(int64_t)r * vc + c] = cvt<DT>(s[at<S>(sr + r, sc + c)]);
+    for (int r = 0; r < vr; ++r) memcpy(d + at<D>(dr + r, dc), tmp + (int64_t)r * vc, sizeof(DT) * (size_t)vc);
+}
+
+template <typename T>
+constexpr bool is_int8() { return std::is_same<T, int8_t>::value || std::is_same<T, uint8_t>::value; }
+
+template <typename AccT, typename InT, typename LT, typename RT>
+inline void matmul(const char* name, AccT& acc, InT* acc_in, LT& left, RT& right) {
+    static_assert(AccT::Loc == TileType::Acc, "TMATMUL: the result must be an Acc tile");
+    static_assert(LT::Loc == TileType::Left, "TMATMUL: the left operand must be a Left tile");
+    static_assert(RT::Loc == TileType::Right, "TMATMUL: the right operand must be a Right tile");
+    using LD = typename LT::DType;
+    using RD = typename RT::DType;
+    using OD = typename AccT::DType;
+    constexpr bool kInt = is_int8<LD>() && is_int8<RD>();
+    using CT = typename std::conditional<kInt, int32_t, float>::type;
+    const int M = vrows(left), K = vcols(left), N = vcols(right);
+    if (vrows(right) < K)
+        fatal(name, "left is %dx%d but right has only %d valid rows", M, K, vrows(right));
+    if (M > AccT::Rows || N > AccT::Cols)
+        fatal(name, "result %dx%d does not fit the %dx%d Acc tile", M, N, AccT::Rows, AccT::Cols);
+    const LD* l = ptr(left, name);
+    const RD* rp = ptr(right, name);
+    OD* out = ptr(acc, name);
+    const typename InT::DType* in = acc_in ? ptr(*acc_in, name) : nullptr;
+    // Right operand as CT with row stride ldr (used in place when it already is CT).
+    const CT* rf;
+    int64_t ldr;
+    if constexpr (std::is_same<RD, CT>::value) {
+        rf = rp;
+        ldr = RT::Cols;
+    } else {
+        CT* t = (CT*)scratch(0, sizeof(CT) * (size_t)K * (size_t)N + 64);
+        for (int k = 0; k < K; ++k)
+            for (int j = 0; j < N; ++j) t[(int64_t)k * N + j] = (CT)cvt<calc_t<RD>>(rp[at<RT>(k, j)]);
+        rf = t;
+        ldr = N;
+    }
+    CT* row = (CT*)scratch(1, sizeof(CT) * (size_t)N + 64);
+    for (int i = 0; i < M; ++i) {
+        CT* __restrict rowp = row;
+        for (int j = 0; j < N; ++j) rowp[j] = 0;
+        for (int k = 0; k < K; ++k) {
+            const CT a = (CT)cvt<calc_t<LD>>(l[at<LT>(i, k)]);
+            const CT* __restrict rr = rf + (int64_t)k * ldr;
+            for (int j = 0; j < N; ++j) rowp[j] += a * rr[j];
+        }
+        OD* o = out + at<AccT>(i, 0);
+        if (in) {
+            const typename InT::DType* ip = in + at<InT>(i, 0);
+            for (int j = 0; j < N; ++j) o[j] = cvt<OD>((CT)cvt<calc_t<typename InT::DType>>(ip[j]) + rowp[j]);
+        } else {
+            for (int j = 0; j < N; ++j) o[j] = cvt<OD>(rowp[j]);
+        }
+    }
+}
+
+template <TileType D, TileType S>
+constexpr bool tmov_allowed() {
+    return (S == TileType::Mat && (D == TileType::Left || D == TileType::Right || D == TileType::Bias)) ||
+           (S == TileType::Acc && (D == TileType::Mat || D == TileType::Vec)) ||
+           (S == TileType::Vec && (D == TileType::Vec || D == TileType::Mat));
+}
+}  // namespace cpu
+
+// ==================================================================== memory
+template <typename TileData, typename GlobalData>
+inline RecordEvent TLOAD(TileData& dst, GlobalData& src) {
+    using DT = typename TileData::DType;
+    using ST = typename GlobalData::DType;
+    DT* d = cpu::ptr(dst, "TLOAD");
+    const int vr = cpu::vrows(dst), vc = cpu::vcols(dst);
+    const cpu::GmView<GlobalData> v(src);
+    cpu::check_region("TLOAD", src, v, vr, vc);
+    const ST* g = src.data_;
+    const int64_t cs = GlobalData::layout == Layout::NZ ? 0 : v.st[4];
+    for (int r = 0; r < vr; ++r) {
+        DT* drow = d + cpu::at<TileData>(r, 0);
+        if (GlobalData::layout != Layout::NZ && cs == 1 && std::is_same<DT, ST>::value) {
+            memcpy((void*)drow, (const void*)(g + v.offset(r, 0)), sizeof(DT) * (size_t)vc);
+        } else {
+            for (int c = 0; c < vc; ++c) drow[c] = cpu::cvt<DT>(g[v.offset(r, c)]);
+        }
+    }
+    return {};
+}
+
+template <typename TileData, typename GlobalData>
+inline RecordEvent TSTORE(GlobalData& dst, TileData& src) {
+    using DT = typename GlobalData::DType;
+    using ST = typename TileData::DType;
+    const ST* s = cpu::ptr(src, "TSTORE");
+    const int vr = cpu::vrows(src), vc = cpu::vcols(src);
+    const cpu::GmView<GlobalData> v(dst);
+    cpu::check_region("TSTORE", dst, v, vr, vc);
+    DT* g = dst.data_;
+    const int64_t cs = GlobalData::layout == Layout::NZ ? 0 : v.st[4];
+    for (int r = 0; r < vr; ++r) {
+        const ST* srow = s + cpu::at<TileData>(r, 0);
+        if (GlobalData::layout != Layout::NZ && cs == 1 && std::is_same<DT, ST>::value) {
+            memcpy((void*)(g + v.offset(r, 0)), (const void*)srow, sizeof(DT) * (size_t)vc);
+        } else {
+            for (int c = 0; c < vc; ++c) g[v.offset(r, c)] = cpu::cvt<DT>(srow[c]);
+        }
+    }
+    return {};
+}
+
+// ==================================================================== elementwise
+#define PTO_CPU_BINARY(NAME, EXPR)                                                  \
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>    \
+    inline RecordEvent NAME(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1) { \
+        cpu::binary(#NAME, dst, src0, src1, [](auto a, auto b) { return EXPR; });   \
+        return {};                                                                   \
+    }
+PTO_CPU_BINARY(TADD, a + b)
+PTO_CPU_BINARY(TSUB, a - b)
+PTO_CPU_BINARY(TMUL, a * b)
+PTO_CPU_BINARY(TDIV, cpu::div_(a, b))
+PTO_CPU_BINARY(TMAX, cpu::max_(a, b))
+PTO_CPU_BINARY(TMIN, cpu::min_(a, b))
+#undef PTO_CPU_BINARY
+
+#define PTO_CPU_SCALAR(NAME, EXPR)                                                                     \
+    template <typename TileDataDst, typename TileDataSrc>                                              \
+    inline RecordEvent NAME(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar) { \
+        using CT = cpu::calc_t<typename TileDataDst::DType>;                                          \
+        const CT b = cpu::cvt<CT>(scalar);                                                             \
+        cpu::unary(#NAME, dst, src, [b](CT a) { return EXPR; });                                      \
+        return {};                                                                                     \
+    }
+PTO_CPU_SCALAR(TADDS, a + b)
+PTO_CPU_SCALAR(TSUBS, a - b)
+PTO_CPU_SCALAR(TMULS, a * b)
+PTO_CPU_SCALAR(TDIVS, cpu::div_(a, b))
+PTO_CPU_SCALAR(TMAXS, cpu::max_(a, b))
+PTO_CPU_SCALAR(TMINS, cpu::min_(a, b))
+#undef PTO_CPU_SCALAR
+
+// scalar / src
+template <typename TileDataDst, typename TileDataSrc>
+inline RecordEvent TDIVS(TileDataDst& dst, typename TileDataDst::DType scalar, TileDataSrc& src) {
+    using CT = cpu::calc_t<typename TileDataDst::DType>;
+    const CT a = cpu::cvt<CT>(scalar);
+    cpu::unary("TDIVS", dst, src, [a](CT b) { return cpu::div_(a, b); });
+    return {};
+}
+
+#define PTO_CPU_UNARY(NAME, EXPR)                                              \
+    template <typename TileDataDst, typename TileDataSrc>                      \
+    inline RecordEvent NAME(TileDataDst& dst, TileDataSrc& src) {              \
+        using CT = cpu::calc_t<typename TileDataDst::DType>;                  \
+        cpu::unary(#NAME, dst, src, [](CT x) -> CT { return EXPR; });         \
+        return {};                                                             \
+    }
+PTO_CPU_UNARY(TEXP, cpu::fmath(x, [](auto v) { return exp(v); }))
+PTO_CPU_UNARY(TLOG, cpu::fmath(x, [](auto v) { return log(v); }))
+PTO_CPU_UNARY(TSQRT, cpu::fmath(x, [](auto v) { return sqrt(v); }))
+PTO_CPU_UNARY(TRSQRT, cpu::fmath(x, [](auto v) { return decltype(v)(1) / sqrt(v); }))
+PTO_CPU_UNARY(TRECIP, cpu::div_(CT(1), x))
+PTO_CPU_UNARY(TNEG, CT(-x))
+PTO_CPU_UNARY(TABS, CT(x < CT(0) ? -x : x))
+PTO_CPU_UNARY(TRELU, CT(x > CT(0) ? x : CT(0)))
+#undef PTO_CPU_UNARY
+
+template <typename TileDataD, typename TileDataS>
+inline RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode) {
+    using DT = typename TileDataD::DType;
+    DT* d = cpu::ptr(dst, "TCVT");
+    const typename TileDataS::DType* s = cpu::ptr(src, "TCVT");
+    const int vr = cpu::vrows(dst), vc = cpu::vcols(dst);
+    for (int r = 0; r < vr; ++r)
+        for (int c = 0; c < vc; ++c) d[cpu::at<TileDataD>(r, c)] = cpu::convert<DT>(s[cpu::at<TileDataS>(r, c)], mode);
+    return {};
+}
+
+// ==================================================================== reductions
+template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
+inline RecordEvent TROWSUM(TileDataOut& dst, TileDataIn& src, TileDataTmp&) { cpu::reduce<true, 0>("TROWSUM", dst, src); return {}; }
+template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
+inline RecordEvent TROWMAX(TileDataOut& dst, TileDataIn& src, TileDataTmp&) { cpu::reduce<true, 1>("TROWMAX", dst, src); return {}; }
+template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
+inline RecordEvent TROWMIN(TileDataOut& dst, TileDataIn& src, TileDataTmp&) { cpu::reduce<true, 2>("TROWMIN", dst, src); return {}; }
+template <typename TileDataOut, typename TileDataIn>
+inline RecordEvent TCOLSUM(TileDataOut& dst, TileDataIn& src) { cpu::reduce<false, 0>("TCOLSUM", dst, src); return {}; }
+template <typename TileDataOut, typename TileDataIn>
+inline RecordEvent TCOLMAX(TileDataOut& dst, TileDataIn& src) { cpu::reduce<false, 1>("TCOLMAX", dst, src); return {}; }
+template <typename TileDataOut, typename TileDataIn>
+inline RecordEvent TCOLMIN(TileDataOut& dst, TileDataIn& src) { cpu::reduce<false, 2>("TCOLMIN", dst, src); return {}; }
+
+// ==================================================================== broadcasts
+template <typename TileDataDst, typename TileDataSrc>
+inline RecordEvent TROWEXPAND(TileDataDst& dst, TileDataSrc& src) {
+    cpu::expand<true, TileDataDst, TileDataDst>("TROWEXPAND", dst, nullptr, src, [](auto a, auto) { return a; });
+    return {};
+}
+template <typename TileDataDst, typename TileDataSrc>
+inline RecordEvent TCOLEXPAND(TileDataDst& dst, TileDataSrc& src) {
+    cpu::expand<false, TileDataDst, TileDataDst>("TCOLEXPAND", dst, nullptr, src, [](auto a, auto) { return a; });
+    return {};
+}
+#define PTO_CPU_EXPAND(NAME, ISROW, EXPR)                                                   \
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>           \
+    inline RecordEvent NAME(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1) {    \
+        cpu::expand<ISROW>(#NAME, dst, &src0, src1, [](auto a, auto b) { return EXPR; }); \
+        return {};                                                                          \
+    }
+PTO_CPU_EXPAND(TROWEXPANDADD, true, a + b)
+PTO_CPU_EXPAND(TROWEXPANDSUB, true, a - b)
+PTO_CPU_EXPAND(TROWEXPANDMUL, true, a * b)
+PTO_CPU_EXPAND(TROWEXPANDDIV, true, cpu::div_(a, b))
+PTO_CPU_EXPAND(TROWEXPANDMAX, true, cpu::max_(a, b))
+PTO_CPU_EXPAND(TROWEXPANDMIN, true, cpu::min_(a, b))
+PTO_CPU_EXPAND(TCOLEXPANDADD, false, a + b)
+PTO_CPU_EXPAND(TCOLEXPANDSUB, false, a - b)
+PTO_CPU_EXPAND(TCOLEXPANDMUL, false, a * b)
+PTO_CPU_EXPAND(TCOLEXPANDDIV, false, cpu::div_(a, b))
+#undef PTO_CPU_EXPAND
+
+// ==================================================================== moves, views, sub-tiles
+template <typename DstTileData, typename SrcTileData>
+inline RecordEvent TMOV(DstTileData& dst, SrcTileData& src) {
+    static_assert(cpu::tmov_allowed<DstTileData::Loc, SrcTileData::Loc>(),
+                  "TMOV: allowed moves are Mat->Left/Right/Bias, Acc->Mat, Acc->Vec, Vec->Vec, Vec->Mat");
+    cpu::copy_block("TMOV", dst, 0, 0, src, 0, 0, cpu::vrows(dst), cpu::vcols(dst));
+    return {};
+}
+
+template <typename TileRes, typename TileLeft, typename TileRight>
+inline RecordEvent TMATMUL(TileRes& cMatrix, TileLeft& aMatrix, TileRight& bMatrix) {
+    cpu::matmul<TileRes, TileRes>("TMATMUL", cMatrix, (TileRes*)nullptr, aMatrix, bMatrix);
+    return {};
+}
+template <typename TileRes, typename TileLeft, typename TileRight>
+inline RecordEvent TMATMUL_ACC(TileRes& cOutMatrix, TileRes& cInMatrix, TileLeft& aMatrix, TileRight& bMatrix) {
+    cpu::matmul<TileRes, TileRes>("TMATMUL_ACC", cOutMatrix, &cInMatrix, aMatrix, bMatrix);
+    return {};
+}
+
+// dst becomes a view of src's bytes (same memory space, same offset).
+template <typename TileDataOut, typename TileDataIn>
+inline RecordEvent TRESHAPE(TileDataOut& dst, TileDataIn& src) {
+    static_assert(TileDataOut::Loc == TileDataIn::Loc, "TRESHAPE: both tiles must be in the same memory space");
+    cpu::ptr(src, "TRESHAPE");
+    cpu::bind_tile(dst, (int64_t)src.cpu_off_, "TRESHAPE", /*allow_fill=*/false);
+    return {};
+}
+
+template <typename DstTileData, typename SrcTileData>
+inline RecordEvent TEXTRACT(DstTileData& dst, SrcTileData& src, uint16_t indexRow = 0, uint16_t indexCol = 0) {
+    cpu::copy_block("TEXTRACT", dst, 0, 0, src, indexRow, indexCol, cpu::vrows(dst), cpu::vcols(dst));
+    return {};
+}
+template <typename DstTileData, typename SrcTileData>
+inline RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, uint16_t indexRow = 0, uint16_t indexCol = 0) {
+    cpu::copy_block("TINSERT", dst, indexRow, indexCol, src, 0, 0, cpu::vrows(src), cpu::vcols(src));
+    return {};
+}
+
+template <typename DstTileData, typename SrcTileData>
+inline RecordEvent TFILLPAD(DstTileData& dst, SrcTileData& src) {
+    using DT = typename DstTileData::DType;
+    const int vr = cpu::vrows(src) < DstTileData::Rows ? cpu::vrows(src) : DstTileData::Rows;
+    const int vc = cpu::vcols(src) < DstTileData::Cols ? cpu::vcols(src) : DstTileData::Cols;
+    cpu::copy_block("TFILLPAD", dst, 0, 0, src, 0, 0, vr, vc);
+    DT* d = cpu::ptr(dst, "TFILLPAD");
+    const DT pad = cpu::pad_value<DT>(DstTileData::PadVal);
+    for (int r = 0; r < DstTileData::Rows; ++r)
+        for (int c = (r < vr ? vc : 0); c < DstTileData::Cols; ++c) d[cpu::at<DstTileData>(r, c)] = pad;
+    return {};
+}
+
+// Column-wise concatenation: dst = [a | b] over dst's valid rows.
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
+inline RecordEvent TCONCAT(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1) {
+    const int vr = cpu::vrows(dst), ac = cpu::vcols(src0), bc = cpu::vcols(src1);
+    if (ac + bc > TileDataDst::Cols)
+        cpu::fatal("TCONCAT", "%d + %d columns do not fit a %dx%d tile", ac, bc, TileDataDst::Rows, TileDataDst::Cols);
+    cpu::copy_block("TCONCAT", dst, 0, 0, src0, 0, 0, vr, ac);
+    cpu::copy_block("TCONCAT", dst, 0, ac, src1, 0, 0, vr, bc);
+    return {};
+}
+
+}  // namespace pto
+
+#endif

@@ -1,0 +1,259 @@
+// CPU tile library: Shape, Stride, GlobalTensor, Tile, TASSIGN.
+#ifndef PTO_CPU_TILE_HPP
+#define PTO_CPU_TILE_HPP
+
+#include <math.h>
+#include <limits>
+
+#include "pto/cpu/core.hpp"
+
+namespace pto {
+
+namespace cpu {
+// Sets the dynamic (-1) entries of out[5] from `vals` (positional when n == 5, else the
+// n values go to the dynamic entries in order); static entries keep their template value.
+inline void fill_dims(int64_t out[5], const int64_t stat[5], const int64_t* vals, int n) {
+    int k = 0;
+    for (int d = 0; d < 5; ++d) {
+        if (stat[d] != DYNAMIC) {
+            out[d] = stat[d];
+        } else if (n == 5) {
+            out[d] = vals[d];
+        } else {
+            out[d] = k < n ? vals[k] : 1;
+            ++k;
+        }
+    }
+}
+template <int64_t A, int64_t B, int64_t C, int64_t D, int64_t E>
+constexpr int count_dynamic() {
+    return (A == DYNAMIC) + (B == DYNAMIC) + (C == DYNAMIC) + (D == DYNAMIC) + (E == DYNAMIC);
+}
+}  // namespace cpu
+
+template <int64_t N1 = DYNAMIC, int64_t N2 = DYNAMIC, int64_t N3 = DYNAMIC, int64_t N4 = DYNAMIC, int64_t N5 = DYNAMIC>
+struct Shape {
+    static constexpr int64_t staticShape[5] = {N1, N2, N3, N4, N5};
+    static constexpr int dynamicCount = cpu::count_dynamic<N1, N2, N3, N4, N5>();
+    int64_t shape[5];
+
+    Shape() { cpu::fill_dims(shape, staticShape, nullptr, 0); }
+    Shape(int64_t n1, int64_t n2, int64_t n3, int64_t n4, int64_t n5) {
+        const int64_t v[5] = {n1, n2, n3, n4, n5};
+        cpu::fill_dims(shape, staticShape, v, 5);
+    }
+    Shape(int64_t n1) { init<1>(n1); }
+    Shape(int64_t n1, int64_t n2) { init<2>(n1, n2); }
+    Shape(int64_t n1, int64_t n2, int64_t n3) { init<3>(n1, n2, n3); }
+    Shape(int64_t n1, int64_t n2, int64_t n3, int64_t n4) { init<4>(n1, n2, n3, n4); }
+
+private:
+    template <int K, typename... A>
+    void init(A... a) {
+        static_assert(K == dynamicCount, "Shape: a k-argument constructor needs exactly k dynamic (-1) dims");
+        const int64_t v[K] = {(int64_t)a...};
+        cpu::fill_dims(shape, staticShape, v, K);
+    }
+};
+
+template <int64_t S1 = DYNAMIC, int64_t S2 = DYNAMIC, int64_t S3 = DYNAMIC, int64_t S4 = DYNAMIC, int64_t S5 = DYNAMIC>
+struct Stride {
+    static constexpr int64_t staticStride[5] = {S1, S2, S3, S4, S5};
+    static constexpr int dynamicCount = cpu::count_dynamic<S1, S2, S3, S4, S5>();
+    int64_t stride[5];
+
+    Stride() { cpu::fill_dims(stride, staticStride, nullptr, 0); }
+    Stride(int64_t n1, int64_t n2, int64_t n3, int64_t n4, int64_t n5) {
+        const int64_t v[5] = {n1, n2, n3, n4, n5};
+        cpu::fill_dims(stride, staticStride, v, 5);
+    }
+    Stride(int64_t n1) { init<1>(n1); }
+    Stride(int64_t n1, int64_t n2) { init<2>(n1, n2); }
+    Stride(int64_t n1, int64_t n2, int64_t n3) { init<3>(n1, n2, n3); }
+    Stride(int64_t n1, int64_t n2, int64_t n3, int64_t n4) { init<4>(n1, n2, n3, n4); }
+
+private:
+    template <int K, typename... A>
+    void init(A... a) {
+        static_assert(K == dynamicCount, "Stride: a k-argument constructor needs exactly k dynamic (-1) dims");
+        const int64_t v[K] = {(int64_t)a...};
+        cpu::fill_dims(stride, staticStride, v, K);
+    }
+};
+
+template <typename Element_, typename Shape_, typename Stride_, Layout Layout_ = Layout::ND>
+struct GlobalTensor {
+    using Shape = Shape_;
+    using Stride = Stride_;
+    using RawDType = Element_;
+    using DType = Element_;
+    static constexpr Layout layout = Layout_;
+
+    GlobalTensor() : data_(nullptr), shape_(), stride_() {}
+    GlobalTensor(DType* data, const Shape_& shape = Shape_(), const Stride_& stride = Stride_())
+        : data_(data), shape_(shape), stride_(stride) {}
+
+    DType* data() const { return data_; }
+    int64_t GetShape(int dim) const { return (dim >= 0 && dim < 5) ? shape_.shape[dim] : -1; }
+    int64_t GetStride(int dim) const { return (dim >= 0 && dim < 5) ? stride_.stride[dim] : -1; }
+
+    // CPU internals (public for the instruction implementations).
+    DType* data_;
+    Shape_ shape_;
+    Stride_ stride_;
+};
+
+template <TileType Loc_, typename Element_, const int Rows_, const int Cols_,
+          const BLayout BFractal_ = BLayout::RowMajor, const int RowValid_ = Rows_, const int ColValid_ = Cols_,
+          const SLayout SFractal_ = SLayout::NoneBox, const int SFractalSize_ = TileConfig::fractalABSize,
+          const PadValue PadVal_ = PadValue::Null, const CompactMode Compact_ = CompactMode::Null>
+struct Tile {
+    using DType = Element_;
+    static constexpr TileType Loc = Loc_;
+    static constexpr int Rows = Rows_;
+    static constexpr int Cols = Cols_;
+    static constexpr int ValidRow = RowValid_;
+    static constexpr int ValidCol = ColValid_;
+    static constexpr int Numel = Rows_ * Cols_;
+    static constexpr BLayout BFractal = BFractal_;
+    static constexpr SLayout SFractal = SFractal_;
+    static constexpr int SFractalSize = SFractalSize_;
+    static constexpr PadValue PadVal = PadVal_;
+    static constexpr CompactMode Compact = Compact_;
+    static constexpr bool isRowMajor = BFractal_ == BLayout::RowMajor;
+    static constexpr uint64_t Bytes = (uint64_t)sizeof(Element_) * (uint64_t)Rows_ * (uint64_t)Cols_;
+
+    static_assert(Rows_ > 0 && Cols_ > 0, "Tile: Rows and Cols must be positive");
+    static_assert((RowValid_ == DYNAMIC || (RowValid_ >= 0 && RowValid_ <= Rows_)) &&
+                      (ColValid_ == DYNAMIC || (ColValid_ >= 0 && ColValid_ <= Cols_)),
+                  "Tile: valid dims must be -1 or within Rows x Cols");
+    static_assert((int)Loc_ <= (int)TileType::Bias, "Tile: only Vec/Mat/Left/Right/Acc/Bias tiles exist on the CPU");
+
+    Tile() : cpu_data_(nullptr), cpu_off_(0), cpu_vr_(RowValid_ == DYNAMIC ? Rows_ : RowValid_),
+             cpu_vc_(ColValid_ == DYNAMIC ? Cols_ : ColValid_) {}
+
+    template <int RowMask = ValidRow, int ColMask = ValidCol>
+    Tile(std::enable_if_t<RowMask == DYNAMIC && ColMask == DYNAMIC, size_t> vr,
+         std::enable_if_t<RowMask == DYNAMIC && ColMask == DYNAMIC, size_t> vc)
+        : cpu_data_(nullptr), cpu_off_(0), cpu_vr_(check_dim((int64_t)vr, Rows_, "rows")),
+          cpu_vc_(check_dim((int64_t)vc, Cols_, "cols")) {}
+
+    template <int RowMask = ValidRow, int ColMask = ValidCol>
+    Tile(std::enable_if_t<(RowMask == DYNAMIC) && (ColMask >= 0), size_t> vr)
+        : cpu_data_(nullptr), cpu_off_(0), cpu_vr_(check_dim((int64_t)vr, Rows_, "rows")), cpu_vc_(ColValid_) {}
+
+    template <int RowMask = ValidRow, int ColMask = ValidCol>
+    Tile(std::enable_if_t<(RowMask >= 0) && (ColMask == DYNAMIC), size_t> vc)
+        : cpu_data_(nullptr), cpu_off_(0), cpu_vr_(RowValid_), cpu_vc_(check_dim((int64_t)vc, Cols_, "cols")) {}
+
+    DType* data() const { return cpu_data_; }
+
+    template <int RowMask = ValidRow>
+    static constexpr std::enable_if_t<(RowMask >= 0), int> GetValidRow() { return RowMask; }
+    template <int RowMask = ValidRow>
+    std::enable_if_t<RowMask == DYNAMIC, int> GetValidRow() const { return cpu_vr_; }
+    template <int ColMask = ValidCol>
+    static constexpr std::enable_if_t<(ColMask >= 0), int> GetValidCol() { return ColMask; }
+    template <int ColMask = ValidCol>
+    std::enable_if_t<ColMask == DYNAMIC, int> GetValidCol() const { return cpu_vc_; }
+
+    // CPU internals (public for the instruction implementations).
+    DType* cpu_data_;
+    uint64_t cpu_off_;
+    int cpu_vr_, cpu_vc_;
+
+private:
+    static int check_dim(int64_t v, int cap, const char* what) {
+        if (v < 0 || v > cap)
+            cpu::fatal("Tile", "valid %s %lld outside 0..%d of a %dx%d %s tile", what, (long long)v, cap, Rows_,
+                       Cols_, cpu::space_name((int)Loc_));
+        return (int)v;
+    }
+};
+
+template <typename Element_, const int Rows_, const int Cols_, const int RowValid_ = Rows_, const int ColValid_ = Cols_>
+using TileLeft = Tile<TileType::Left, Element_, Rows_, Cols_, BLayout::ColMajor, RowValid_, ColValid_,
+                      SLayout::RowMajor, TileConfig::fractalABSize>;
+template <typename Element_, const int Rows_, const int Cols_, const int RowValid_ = Rows_, const int ColValid_ = Cols_>
+using TileRight = Tile<TileType::Right, Element_, Rows_, Cols_, BLayout::RowMajor, RowValid_, ColValid_,
+                       SLayout::ColMajor, TileConfig::fractalABSize>;
+template <typename Element_, const int Rows_, const int Cols_, const int RowValid_ = Rows_, const int ColValid_ = Cols_>
+using TileAcc = Tile<TileType::Acc, Element_, Rows_, Cols_, BLayout::ColMajor, RowValid_, ColValid_,
+                     SLayout::RowMajor, TileConfig::fractalCSize>;
+
+template <typename T>
+struct is_tile : std::false_type {};
+template <TileType L, typename E, int R, int C, BLayout B, int VR, int VC, SLayout S, int F, PadValue P, CompactMode M>
+struct is_tile<Tile<L, E, R, C, B, VR, VC, S, F, P, M>> : std::true_type {};
+template <typename T>
+struct is_global : std::false_type {};
+template <typename E, typename S, typename St, Layout L>
+struct is_global<GlobalTensor<E, S, St, L>> : std::true_type {};
+template <typename T>
+constexpr bool is_tile_data_v = is_tile<T>::value;
+template <typename T>
+constexpr bool is_global_data_v = is_global<T>::value;
+
+namespace cpu {
+constexpr uint64_t space_alignment(TileType t) {
+    return (t == TileType::Vec || t == TileType::Mat || t == TileType::Acc) ? 128 : 64;
+}
+
+template <typename T>
+inline T nan_value() {
+    if constexpr (std::is_same<T, half>::value) return half::from_bits(0x7e00);
+    else if constexpr (std::is_same<T, bfloat16_t>::value) return bfloat16_t::from_bits(0x7fc0);
+    else return std::numeric_limits<T>::quiet_NaN();
+}
+
+template <typename TileT>
+inline void bind_tile(TileT& t, int64_t off, const char* instr, bool allow_fill = true) {
+    PtoCpuCore* c = core();
+    const int sp = (int)TileT::Loc;
+    const uint64_t cap = c->space_size[sp];
+    if (off < 0 || (uint64_t)off + TileT::Bytes > cap)
+        fatal(instr, "%s tile of %llu bytes at offset %lld exceeds capacity %llu", space_name(sp),
+              (unsigned long long)TileT::Bytes, (long long)off, (unsigned long long)cap);
+    if ((uint64_t)off % space_alignment(TileT::Loc) != 0)
+        fatal(instr, "%s tile offset %lld is not %llu-byte aligned", space_name(sp), (long long)off,
+              (unsigned long long)space_alignment(TileT::Loc));
+    t.cpu_data_ = (typename TileT::DType*)(c->space_base[sp] + off);
+    t.cpu_off_ = (uint64_t)off;
+    if constexpr (is_floatlike<typename TileT::DType>::value) {
+        if (allow_fill && c->debug_nan_fill) {
+            const typename TileT::DType nan = nan_value<typename TileT::DType>();
+            for (int i = 0; i < TileT::Numel; ++i) t.cpu_data_[i] = nan;
+        }
+    }
+}
+
+// The element pointer of a bound tile; a tile used before TASSIGN is an error.
+template <typename TileT>
+inline typename TileT::DType* ptr(const TileT& t, const char* instr) {
+    if (!t.cpu_data_) fatal(instr, "%s tile (%dx%d) used before TASSIGN", space_name((int)TileT::Loc), TileT::Rows,
+                            TileT::Cols);
+    return t.cpu_data_;
+}
+template <typename TileT>
+inline int vrows(const TileT& t) { return t.cpu_vr_; }
+template <typename TileT>
+inline int vcols(const TileT& t) { return t.cpu_vc_; }
+}  // namespace cpu
+
+// TASSIGN(tile, byte_offset) binds a tile; TASSIGN(global_tensor, ptr) rebinds a global tensor.
+template <typename T, typename AddrType>
+inline void TASSIGN(T& obj, AddrType addr) {
+    if constexpr (is_tile<T>::value) {
+        static_assert(std::is_integral<AddrType>::value || std::is_enum<AddrType>::value,
+                      "TASSIGN(tile, offset): offset must be an integer byte offset");
+        cpu::bind_tile(obj, (int64_t)addr, "TASSIGN");
+    } else if constexpr (is_global<T>::value) {
+        obj.data_ = (typename T::DType*)addr;
+    } else {
+        static_assert(is_tile<T>::value || is_global<T>::value, "TASSIGN: not a Tile or GlobalTensor");
+    }
+}
+
+}  // namespace pto
+
+#endif

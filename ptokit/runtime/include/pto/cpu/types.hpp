@@ -1,0 +1,159 @@
+// CPU tile library: qualifiers, pipe-sync no-ops, element types, enums.
+#ifndef PTO_CPU_TYPES_HPP
+#define PTO_CPU_TYPES_HPP
+
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+#include <type_traits>
+
+// ---- address-space qualifiers and function qualifiers (empty on the CPU) ----
+#ifndef __gm__
+#define __gm__
+#endif
+#ifndef __ubuf__
+#define __ubuf__
+#endif
+#ifndef __cbuf__
+#define __cbuf__
+#endif
+#ifndef __ca__
+#define __ca__
+#endif
+#ifndef __cb__
+#define __cb__
+#endif
+#ifndef __cc__
+#define __cc__
+#endif
+#ifndef AICORE
+#define AICORE
+#endif
+#ifndef __aicore__
+#define __aicore__
+#endif
+#ifndef __global__
+#define __global__
+#endif
+
+// ---- pipe synchronisation: execution is in order on the CPU, so these are no-ops ----
+#ifndef PTO_CPU_NO_SYNC_INTRINSICS
+enum pipe_t {
+    PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL,
+    PIPE_MTE4, PIPE_MTE5, PIPE_V2, PIPE_FIX
+};
+enum event_t {
+    EVENT_ID0 = 0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7
+};
+inline void set_flag(int, int, int) {}
+inline void wait_flag(int, int, int) {}
+inline void pipe_barrier(int) {}
+#endif
+
+// ---- 16-bit float storage types (global, like the vendor's CPU build) ----
+namespace pto { namespace cpu {
+inline uint32_t f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+inline float bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+// float -> IEEE binary16, round to nearest even (NaN stays NaN, overflow -> inf).
+inline uint16_t f32_to_f16(float f) {
+    const uint32_t x = f32_bits(f);
+    const uint32_t sign = (x >> 16) & 0x8000u;
+    uint32_t ax = x & 0x7fffffffu;
+    if (ax >= 0x7f800000u)  // inf / nan
+        return (uint16_t)(sign | 0x7c00u | (ax > 0x7f800000u ? (0x200u | ((ax >> 13) & 0x3ffu)) : 0u));
+    if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);  // >= 65520 rounds to inf
+    if (ax < 0x38800000u) {  // result is subnormal or zero: let the FPU round (ulp 2^-24)
+        float a = bits_f32(ax) + 0.5f;
+        return (uint16_t)(sign | (f32_bits(a) - 0x3f000000u));
+    }
+    const uint32_t odd = (ax >> 13) & 1u;
+    ax += 0xc8000fffu + odd;  // rebias exponent (-112 << 23) and round
+    return (uint16_t)(sign | (ax >> 13));
+}
+inline float f16_to_f32(uint16_t h) {
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    const uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0) {
+        float v = (float)m * 5.9604644775390625e-08f;  // m * 2^-24
+        return bits_f32(f32_bits(v) | sign);
+    }
+    if (e == 31) return bits_f32(sign | 0x7f800000u | (m << 13));
+    return bits_f32(sign | ((e + 112u) << 23) | (m << 13));
+}
+inline uint16_t f32_to_bf16(float f) {
+    uint32_t x = f32_bits(f);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);  // quiet NaN
+    x += 0x7fffu + ((x >> 16) & 1u);
+    return (uint16_t)(x >> 16);
+}
+inline float bf16_to_f32(uint16_t b) { return bits_f32((uint32_t)b << 16); }
+}}  // namespace pto::cpu
+
+struct half {
+    uint16_t bits;
+    half() = default;
+    half(float f) : bits(pto::cpu::f32_to_f16(f)) {}
+    operator float() const { return pto::cpu::f16_to_f32(bits); }
+    static half from_bits(uint16_t b) { half h; h.bits = b; return h; }
+};
+
+struct bfloat16_t {
+    uint16_t bits;
+    bfloat16_t() = default;
+    bfloat16_t(float f) : bits(pto::cpu::f32_to_bf16(f)) {}
+    operator float() const { return pto::cpu::bf16_to_f32(bits); }
+    static bfloat16_t from_bits(uint16_t b) { bfloat16_t h; h.bits = b; return h; }
+};
+
+static_assert(sizeof(half) == 2 && sizeof(bfloat16_t) == 2, "16-bit float storage types");
+
+namespace pto {
+
+enum class TileType { Vec, Mat, Left, Right, Acc, Bias, Scaling, ScaleLeft, ScaleRight };
+enum class BLayout { RowMajor = 0, ColMajor = 1 };
+enum class SLayout { NoneBox = 0, RowMajor = 1, ColMajor = 2 };
+enum class PadValue { Null, Zero, Max, Min };
+enum class CompactMode { Null, Normal };
+enum class Layout { ND, DN, NZ };
+enum class RoundMode : uint8_t {
+    CAST_NONE = 0, CAST_RINT = 1, CAST_ROUND = 2, CAST_FLOOR = 3, CAST_CEIL = 4, CAST_TRUNC = 5, CAST_ODD = 6
+};
+enum class AtomicType : uint8_t { AtomicNone = 0, AtomicAdd = 1 };
+constexpr int DYNAMIC = -1;
+
+namespace TileConfig {
+static constexpr int alignedSize = 32;
+static constexpr int fractalABSize = 512;
+static constexpr int fractalCSize = 1024;
+}  // namespace TileConfig
+
+// Returned by every instruction (an event token on hardware; nothing on the CPU).
+struct RecordEvent {};
+
+namespace cpu {
+template <typename T>
+struct is_f16like : std::integral_constant<bool, std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value> {};
+template <typename T>
+struct is_floatlike : std::integral_constant<bool, std::is_floating_point<T>::value || is_f16like<T>::value> {};
+// Type in which elementwise arithmetic on T is carried out.
+template <typename T>
+using calc_t = typename std::conditional<is_f16like<T>::value, float, T>::type;
+
+// Element conversion (through float for the 16-bit float types).
+template <typename D, typename S>
+inline D cvt(S s) {
+    if constexpr (std::is_same<D, S>::value) {
+        return s;
+    } else if constexpr (is_f16like<D>::value) {
+        return D((float)s);
+    } else if constexpr (is_f16like<S>::value) {
+        return (D)(float)s;
+    } else {
+        return (D)s;
+    }
+}
+}  // namespace cpu
+}  // namespace pto
+
+#endif

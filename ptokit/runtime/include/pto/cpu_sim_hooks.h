@@ -1,0 +1,88 @@
+/*
+ * C hooks between the CPU tile library (pto/pto-inst.hpp) and the simulator runtime.
+ * See docs/contracts.md, "C hooks between the CPU tile library and the simulator".
+ *
+ * Kernels are separate shared objects. They reach the simulator only through these
+ * extern "C" functions, declared weak here: the simulator's runtime library (loaded
+ * RTLD_GLOBAL before any kernel) defines them; when it is absent the tile library falls
+ * back to a thread-local default core and abort() on fatal errors.
+ *
+ * A runtime library that includes this header to DEFINE the hooks must
+ * `#define PTO_CPU_SIM_HOOKS_IMPL` first (drops the weak attribute).
+ *
+ * Valid C and C++.
+ */
+#ifndef PTO_CPU_SIM_HOOKS_H
+#define PTO_CPU_SIM_HOOKS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Memory spaces, indexing space_base/space_size (same order as pto::TileType). */
+enum {
+    PTO_CPU_SPACE_VEC = 0,
+    PTO_CPU_SPACE_MAT = 1,
+    PTO_CPU_SPACE_LEFT = 2,
+    PTO_CPU_SPACE_RIGHT = 3,
+    PTO_CPU_SPACE_ACC = 4,
+    PTO_CPU_SPACE_BIAS = 5,
+    PTO_CPU_NUM_SPACES = 6
+};
+
+typedef struct PtoCpuCore {
+    uint8_t* space_base[6];   /* indexed by TileType: Vec, Mat, Left, Right, Acc, Bias */
+    uint64_t space_size[6];   /* capacities of runtime.md for the platform */
+    int32_t core_id, cluster_id, lane; /* lane: 0/1 for AIV0/AIV1, -1 for AIC */
+    int32_t debug_nan_fill;   /* fill newly TASSIGNed float tiles with NaN */
+    void* runtime;            /* opaque, for FIFO calls */
+} PtoCpuCore;
+
+/* FIFO directions and return codes of the pto_cpu_fifo_* hooks. */
+enum { PTO_CPU_FIFO_C2V = 1, PTO_CPU_FIFO_V2C = 2 };
+enum {
+    PTO_CPU_FIFO_OK = 0,
+    PTO_CPU_FIFO_TIMEOUT = 1,   /* the wait exceeded the run's timeout */
+    PTO_CPU_FIFO_BAD_SIZE = 2,  /* popped slot holds a different byte count, or bytes > slot_size */
+    PTO_CPU_FIFO_ERROR = 3      /* anything else (no such FIFO, run aborted, ...) */
+};
+
+#if defined(PTO_CPU_SIM_HOOKS_IMPL)
+#define PTO_CPU_HOOK_DECL
+#else
+#define PTO_CPU_HOOK_DECL __attribute__((weak))
+#endif
+
+/* The calling core thread's state. */
+PTO_CPU_HOOK_DECL PtoCpuCore* pto_cpu_current_core(void);
+/* Never returns: fails the task. instr names the instruction (e.g. "TLOAD"). */
+PTO_CPU_HOOK_DECL void pto_cpu_fatal(const char* instr, const char* message);
+/* 1 if [p, p+bytes) is inside a live GM buffer, else 0. */
+PTO_CPU_HOOK_DECL int pto_cpu_check_gm(const void* p, uint64_t bytes);
+
+/*
+ * Cross-core FIFO. One FIFO per (core->cluster_id, pipe_id, dir, lane); lane is the
+ * vector lane (0 = AIV0, 1 = AIV1) at the vector end of the FIFO. Each FIFO has
+ * slot_num slots of slot_size bytes (taken from the first call on that FIFO).
+ * push: blocks while all slots are full, then copies `bytes` from src into a slot.
+ * pop:  blocks while empty, copies the oldest slot (`bytes` must equal what was pushed)
+ *       into dst and HOLDS the slot until free (or until the next pop on the same FIFO).
+ * free: releases the slot held by the last pop (no-op when none is held).
+ * All return PTO_CPU_FIFO_* codes; the library turns a non-zero code into a fatal error
+ * naming the instruction and the pipe.
+ */
+PTO_CPU_HOOK_DECL int pto_cpu_fifo_push(PtoCpuCore* core, int32_t pipe_id, int32_t dir, int32_t lane,
+                                        const void* src, uint64_t bytes, uint32_t slot_size, uint32_t slot_num);
+PTO_CPU_HOOK_DECL int pto_cpu_fifo_pop(PtoCpuCore* core, int32_t pipe_id, int32_t dir, int32_t lane,
+                                       void* dst, uint64_t bytes, uint32_t slot_size, uint32_t slot_num);
+PTO_CPU_HOOK_DECL int pto_cpu_fifo_free(PtoCpuCore* core, int32_t pipe_id, int32_t dir, int32_t lane);
+
+#undef PTO_CPU_HOOK_DECL
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PTO_CPU_SIM_HOOKS_H */
