@@ -1,0 +1,57 @@
+"""The built-in PTO assembler: `.pto` (PTO-dialect MLIR text) -> C++ against the PTO tile API.
+
+Stages: lexer -> parser (ast) -> sema (SSA and type checks) -> plan (memory for
+tiles without an address) -> emitter (C++).  Every malformed input is an
+AssemblerError located at the offending token; see docs/assembler.md.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+from ...errors import AssemblerError
+
+__all__ = ["assemble_text", "AssemblerError", "normalize_arch"]
+
+_ARCHES = {"a2a3": "a2a3", "a3": "a2a3", "a2": "a2a3", "a5": "a5"}
+
+
+def normalize_arch(arch: str) -> str:
+    """'a3'/'a2a3' -> 'a2a3', 'a5' -> 'a5'; anything else is an AssemblerError."""
+    key = str(arch).lower().replace("sim", "")
+    if key not in _ARCHES:
+        raise AssemblerError(f"unknown --pto-arch {arch!r} (expected a3 or a5)")
+    return _ARCHES[key]
+
+
+def assemble_text(text: str, filename: str = "<pto>", arch: str = "a2a3", insert_sync: bool = True,
+                  level: str = "level3", dump_dir: Optional[os.PathLike] = None) -> str:
+    """Assemble PTO text into C++ source text (deterministic)."""
+    from .emitter import emit_module
+    from .parser import parse
+    from .plan import plan_function
+    from .printer import print_module
+    from .sema import Sema
+
+    arch = normalize_arch(arch)
+    if level not in ("level2", "level3"):
+        raise AssemblerError(f"unknown --pto-level {level!r} (expected level2 or level3)")
+    try:
+        module = parse(text, filename)
+        src = module.source  # type: ignore[attr-defined]
+        Sema(module, src).run()
+        dump = Path(dump_dir) if dump_dir is not None else None
+        if dump is not None:
+            dump.mkdir(parents=True, exist_ok=True)
+            (dump / "00_parsed.mlir").write_text(print_module(module))
+        plans = {f.name: plan_function(f, arch, src, plan_all=False) for f in module.funcs}
+        merged = {k: v for p in plans.values() for k, v in p.items()}
+        if dump is not None:
+            (dump / "01_after_plan_memory.mlir").write_text(print_module(module, merged))
+        cpp = emit_module(module, src, insert_sync, plans)
+        if dump is not None:
+            (dump / "02_emit.cpp").write_text(cpp)
+        return cpp
+    except RecursionError:
+        raise AssemblerError(f"{filename}: input nests too deeply") from None

@@ -1,0 +1,508 @@
+"""Lower a checked AST to C++ against the PTO tile API (docs/tile-api.md)."""
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+from ...errors import AssemblerError
+from . import optable
+from .ast import Block, Func, Module, Op
+from .lexer import SourceText
+from .sema import ValueInfo, float_literal
+from .types import (SCALARS, PartitionViewType, PtrType, ScalarType, TensorViewType, TileBufType)
+
+PURE_ARITH = optable.ARITH_OPS
+CUBE_LOCS = {"mat", "left", "right", "acc", "bias"}
+LAYOUTS = {"nd": "ND", "dn": "DN", "nz": "NZ"}
+
+
+def _int_lit(v: int) -> str:
+    if -(2 ** 31) <= v < 2 ** 31:
+        return str(v)
+    return f"{v}LL"
+
+
+def _cxx_scalar(ty) -> str:
+    return SCALARS[ty.name][0]
+
+
+def _fold_int(op: str, a: int, b: int) -> Optional[int]:
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op in ("/", "%", "floordiv", "ceildiv"):
+        if b == 0:
+            return None
+        q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)  # truncating
+        if op == "/":
+            return q
+        if op == "%":
+            return a - q * b
+        if op == "floordiv":
+            return a // b
+        return -((-a) // b)
+    if op == "max":
+        return max(a, b)
+    if op == "min":
+        return min(a, b)
+    return None
+
+
+class FuncEmitter:
+    def __init__(self, f: Func, src: SourceText, insert_sync: bool, planned: Dict[int, int]):
+        self.f = f
+        self.src = src
+        self.insert_sync = insert_sync
+        self.planned = planned
+        self.lines: List[str] = []
+        self.counter = 0
+        self.views: Dict[int, dict] = {}     # id(ValueInfo of a tensor_view) -> metadata
+        self.live: set = set()
+        self.last_loc = None
+        self.pending: Dict[int, str] = {}     # id(tile ValueInfo) -> pipe of its unsynced writer
+        self.event = 0
+
+    # ------------------------------------------------------------------ helpers
+    def err(self, message: str, op: Op) -> AssemblerError:
+        line, col = op.extra.get("name_tok", (op.line, op.col))
+        return self.src.error(message, line, col)
+
+    def new_name(self, vi: ValueInfo) -> str:
+        self.counter += 1
+        vi.cxx = f"v{self.counter}"
+        return vi.cxx
+
+    def ex(self, use_or_vi) -> str:
+        vi = getattr(use_or_vi, "value", None) or use_or_vi
+        if vi.const is not None:
+            c = vi.const
+            if isinstance(c, bool):
+                return "true" if c else "false"
+            if isinstance(c, int):
+                return _int_lit(c)
+            return float_literal(c, _cxx_scalar(vi.type))
+        if not vi.cxx:
+            raise AssemblerError(f"internal: value %{vi.name} has no C++ name")
+        return vi.cxx
+
+    def const_of(self, use) -> Optional[int]:
+        vi = use.value
+        return vi.const if isinstance(vi.const, int) and not isinstance(vi.const, bool) else None
+
+    def out(self, depth: int, text: str) -> None:
+        self.lines.append("  " * depth + text)
+
+    # ------------------------------------------------------------------ liveness of pure ops
+    def compute_live(self) -> None:
+        pure_ops = []
+
+        def walk(block: Block):
+            for op in block.ops:
+                if op.name in PURE_ARITH or op.name == "pto.partition_view":
+                    pure_ops.append(op)
+                else:
+                    for u in op.operands:
+                        self.live.add(id(u.value))
+                for r in op.regions:
+                    walk(r)
+
+        if self.f.body is not None:
+            walk(self.f.body)
+        changed = True
+        while changed:
+            changed = False
+            for op in pure_ops:
+                if any(id(r) in self.live for r in op.extra.get("result_infos", [])):
+                    for u in op.operands:
+                        if id(u.value) not in self.live:
+                            self.live.add(id(u.value))
+                            changed = True
+
+    # ------------------------------------------------------------------ function
+    def kernel_kind(self) -> str:
+        kk = self.f.attrs.get("pto.kernel_kind")
+        if kk is not None and isinstance(kk.value, tuple) and kk.value[1]:
+            kind = kk.value[1].strip()
+            if kind in ("vector", "cube"):
+                return kind
+            raise self.src.error(f"unknown kernel kind {kk.text} (expected vector or cube)", self.f.line, self.f.col)
+        # not given: a function that touches a cube-side buffer is a cube kernel
+        def walk(block: Block) -> bool:
+            for op in block.ops:
+                for t in op.result_types:
+                    if isinstance(t, TileBufType) and t.loc in CUBE_LOCS:
+                        return True
+                if any(walk(r) for r in op.regions):
+                    return True
+            return False
+
+        return "cube" if self.f.body is not None and walk(self.f.body) else "vector"
+
+    def emit(self) -> List[str]:
+        f = self.f
+        params = []
+        for a in f.args:
+            vi = a.value
+            name = self.new_name(vi)
+            if isinstance(a.type, PtrType):
+                params.append(f"__gm__ {SCALARS[a.type.elem][0]}* {name}")
+            else:
+                params.append(f"{_cxx_scalar(a.type)} {name}")
+        if f.body is None:
+            return []
+        self.compute_live()
+        kind = self.kernel_kind()
+        self.lines.append(f"__global__ AICORE void {f.name}({', '.join(params)}) {{")
+        self.lines.append("#if defined(__DAV_VEC__)" if kind == "vector" else "#if defined(__DAV_CUBE__)")
+        self.emit_block(f.body, 1)
+        if self.insert_sync:
+            self.out(1, "pipe_barrier(PIPE_ALL);")
+        self.lines.append("#endif")
+        self.lines.append("}")
+        return self.lines
+
+    def emit_block(self, block: Block, depth: int) -> None:
+        for op in block.ops:
+            self.emit_op(op, depth)
+
+    def loc_comment(self, op: Op, depth: int) -> None:
+        if op.srcloc and (op.srcloc[0], op.srcloc[1]) != self.last_loc:
+            self.last_loc = (op.srcloc[0], op.srcloc[1])
+            self.out(depth, f"// {op.srcloc[0]}:{op.srcloc[1]}")
+
+    # ------------------------------------------------------------------ ops
+    def emit_op(self, op: Op, depth: int) -> None:
+        name = op.name
+        if name in optable.RETURN_OPS or name == "scf.yield":
+            return  # yields are emitted by their parent
+        results = op.extra.get("result_infos", [])
+        if name == "arith.constant":
+            return  # constants are inlined at their uses
+        if name in PURE_ARITH:
+            if not any(id(r) in self.live for r in results):
+                return
+            self.emit_arith(op, depth)
+            return
+        if name == "pto.make_tensor_view":
+            self.views[id(results[0])] = {"op": op}
+            return
+        if name == "pto.partition_view":
+            if id(results[0]) not in self.live:
+                return
+            self.loc_comment(op, depth)
+            self.emit_partition(op, depth)
+            return
+        self.loc_comment(op, depth)
+        if name == "pto.alloc_tile":
+            self.emit_alloc(op, depth)
+        elif name in optable.TILE_OPS:
+            self.emit_tile_op(op, optable.TILE_OPS[name], depth)
+        elif name == "scf.for":
+            self.emit_for(op, depth)
+        elif name == "scf.if":
+            self.emit_if(op, depth)
+        elif name in optable.PTO_CROSS_CORE:
+            raise self.err(f"'{name}' (cross-core FIFO) is not supported by the built-in assembler yet; "
+                           f"set PTOAS_ROOT to use the external ptoas", op)
+        else:  # pragma: no cover
+            raise self.err(f"cannot lower '{name}'", op)
+
+    def emit_arith(self, op: Op, depth: int) -> None:
+        name = op.name
+        res = op.extra["result_infos"][0]
+        ty = op.result_types[0]
+        cty = _cxx_scalar(ty)
+        ops = op.operands
+        # constant folding of integer index arithmetic (keeps static shapes static)
+        if name in optable.ARITH_INT_BINARY and all(self.const_of(u) is not None for u in ops) and ty.name != "i1":
+            v = _fold_int(optable.ARITH_INT_BINARY[name], self.const_of(ops[0]), self.const_of(ops[1]))
+            if v is not None:
+                res.const = v
+                return
+        if name in ("arith.index_cast", "arith.extsi", "arith.index_castui", "arith.extui") \
+                and self.const_of(ops[0]) is not None:
+            res.const = self.const_of(ops[0])
+            return
+        if name in optable.ARITH_INT_BINARY or name in optable.ARITH_FLOAT_BINARY:
+            sym = optable.ARITH_INT_BINARY.get(name) or optable.ARITH_FLOAT_BINARY[name]
+            a, b = self.ex(ops[0]), self.ex(ops[1])
+            if sym == "floordiv":
+                expr = f"{a} / {b} - ((({a} % {b}) != 0) && (({a} < 0) != ({b} < 0)))"
+            elif sym == "ceildiv":
+                expr = f"{a} / {b} + ((({a} % {b}) != 0) && (({a} < 0) == ({b} < 0)))"
+            elif sym in ("max", "min"):
+                cmp = ">" if sym == "max" else "<"
+                if name.endswith("ui"):
+                    ut = "u" + cty if cty.startswith("int") else cty
+                    expr = f"(static_cast<{ut}>({a}) {cmp} static_cast<{ut}>({b}) ? {a} : {b})"
+                else:
+                    expr = f"({a} {cmp} {b} ? {a} : {b})"
+            elif name in ("arith.divui", "arith.remui", "arith.shrui") and cty.startswith("int"):
+                ut = "u" + cty
+                expr = f"static_cast<{cty}>(static_cast<{ut}>({a}) {sym} static_cast<{ut}>({b}))"
+            elif cty in ("half", "bfloat16_t"):
+                expr = f"{cty}(static_cast<float>({a}) {sym} static_cast<float>({b}))"
+            else:
+                expr = f"{a} {sym} {b}"
+        elif name == "arith.negf":
+            a = self.ex(ops[0])
+            expr = f"-{a}" if cty not in ("half", "bfloat16_t") else f"{cty}(-static_cast<float>({a}))"
+        elif name in ("arith.cmpi", "arith.cmpf"):
+            pred = op.extra["pred"]
+            sym = (optable.CMPI_PREDS if name == "arith.cmpi" else optable.CMPF_PREDS)[pred]
+            a, b = self.ex(ops[0]), self.ex(ops[1])
+            if name == "arith.cmpi" and pred.startswith("u"):
+                ut = "u" + _cxx_scalar(ops[0].value.type) if _cxx_scalar(ops[0].value.type).startswith("int") \
+                    else _cxx_scalar(ops[0].value.type)
+                expr = f"static_cast<{ut}>({a}) {sym} static_cast<{ut}>({b})"
+            else:
+                expr = f"{a} {sym} {b}"
+        elif name == "arith.select":
+            expr = f"{self.ex(ops[0])} ? {self.ex(ops[1])} : {self.ex(ops[2])}"
+        elif name in optable.ARITH_CASTS:
+            expr = f"static_cast<{cty}>({self.ex(ops[0])})"
+        else:  # pragma: no cover
+            raise self.err(f"cannot lower '{name}'", op)
+        self.loc_comment(op, depth)
+        self.out(depth, f"{cty} {self.new_name(res)} = {expr};")
+
+    # ------------------------------------------------------------------ views and tiles
+    def emit_partition(self, op: Op, depth: int) -> None:
+        res = op.extra["result_infos"][0]
+        pt: PartitionViewType = op.result_types[0]
+        src_use = [c for c in op.clauses if c.kind == "operand"][0].uses[0]
+        view = self.views.get(id(src_use.value))
+        if view is None:  # pragma: no cover - sema guarantees a tensor_view source
+            raise self.err("partition_view source is not a pto.make_tensor_view result", op)
+        vop: Op = view["op"]
+        base = [c for c in vop.clauses if c.kind == "operand"][0].uses[0]
+        vstrides = vop.group("strides").uses
+        offsets = op.group("offsets").uses
+        sizes = op.group("sizes").uses
+        rank = len(pt.shape)
+        elem = SCALARS[pt.elem][0]
+        layout = "ND"
+        la = vop.attrs.get("layout")
+        if la is not None and isinstance(la.value, tuple) and la.value[1]:
+            layout = LAYOUTS.get(la.value[1].strip(), None)
+            if layout is None:
+                raise self.err(f"unknown tensor layout {la.text}", vop)
+        # extents and strides: (static int | None, runtime expression)
+        ext = []
+        for k in range(rank):
+            if pt.shape[k] is not None:
+                ext.append((pt.shape[k], str(pt.shape[k])))
+            elif self.const_of(sizes[k]) is not None:
+                ext.append((self.const_of(sizes[k]), str(self.const_of(sizes[k]))))
+            else:
+                ext.append((None, self.ex(sizes[k])))
+        strd = []
+        for k in range(rank):
+            c = self.const_of(vstrides[k])
+            strd.append((c, str(c)) if c is not None else (None, self.ex(vstrides[k])))
+        npad = 5 - rank
+        if npad:
+            statics = [e[0] * s[0] if e[0] is not None and s[0] is not None else None for e, s in zip(ext, strd)]
+            if all(x is not None for x in statics):
+                outer = (max(statics), str(max(statics)))
+            else:
+                outer = (None, f"{ext[0][1]} * {strd[0][1]}")
+            ext = [(1, "1")] * npad + ext
+            strd = [outer] * npad + strd
+        shape_t = "pto::Shape<" + ", ".join("-1" if e[0] is None else str(e[0]) for e in ext) + ">"
+        stride_t = "pto::Stride<" + ", ".join("-1" if s[0] is None else str(s[0]) for s in strd) + ">"
+        shape_args = "" if all(e[0] is not None for e in ext) else ", ".join(e[1] for e in ext)
+        stride_args = "" if all(s[0] is not None for s in strd) else ", ".join(s[1] for s in strd)
+        # element offset of the partition origin
+        terms = []
+        const_off = 0
+        for k in range(rank):
+            oc, sc = self.const_of(offsets[k]), strd[npad + k][0]
+            if oc is not None and sc is not None:
+                const_off += oc * sc
+            elif oc == 0:
+                continue
+            else:
+                o = self.ex(offsets[k]) if oc is None else str(oc)
+                s = strd[npad + k][1]
+                terms.append(o if s == "1" else f"{o} * {s}")
+        if const_off:
+            terms.append(_int_lit(const_off))
+        ptr = self.ex(base)
+        ptr_expr = ptr if not terms else f"{ptr} + ({' + '.join(terms)})" if len(terms) > 1 else f"{ptr} + {terms[0]}"
+        shape_v = f"v{self.counter + 1}"
+        self.counter += 1
+        stride_v = f"v{self.counter + 1}"
+        self.counter += 1
+        self.out(depth, f"{shape_t} {shape_v} = {shape_t}({shape_args});")
+        self.out(depth, f"{stride_t} {stride_v} = {stride_t}({stride_args});")
+        gt = f"GlobalTensor<{elem}, {shape_t}, {stride_t}, pto::Layout::{layout}>"
+        name = self.new_name(res)
+        self.out(depth, f"{gt} {name} =")
+        self.out(depth + 2, f"{gt}({ptr_expr}, {shape_v}, {stride_v});")
+
+    def emit_alloc(self, op: Op, depth: int) -> None:
+        res = op.extra["result_infos"][0]
+        tt: TileBufType = op.result_types[0]
+        t = tt.cxx()
+        name = self.new_name(res)
+        vr = op.group("valid_row")
+        vc = op.group("valid_col")
+        dyn = []
+        if tt.v_row is None:
+            dyn.append(self.ex(vr.uses[0]))
+        if tt.v_col is None:
+            dyn.append(self.ex(vc.uses[0]))
+        self.out(depth, f"{t} {name} =")
+        self.out(depth + 2, f"{t}({', '.join(dyn)});")
+        addr = op.group("addr")
+        if addr is not None:
+            a = self.ex(addr.uses[0])
+        else:
+            a = _int_lit(self.planned[id(op)])
+        self.out(depth, f"TASSIGN({name}, {a});")
+
+    # ------------------------------------------------------------------ tile ops and sync
+    def op_pipe(self, op: Op, spec: optable.TileOpSpec) -> str:
+        ins = op.group("ins").uses
+        outs = op.group("outs").uses
+        if op.name == "pto.tstore" and ins[0].value.type.loc == "acc":
+            return "FIX"
+        if op.name == "pto.tmov":
+            src_loc, dst_loc = ins[0].value.type.loc, outs[0].value.type.loc
+            if src_loc == "acc":
+                return "FIX"
+            if src_loc == "vec" and dst_loc == "vec":
+                return "V"
+            return "MTE1"
+        return spec.pipe
+
+    def sync_before(self, op: Op, pipe: str, reads, depth: int) -> None:
+        for u in reads:
+            src = self.pending.get(id(u.value))
+            if src is not None and src != pipe:
+                ev = f"EVENT_ID{self.event % 8}"
+                self.event += 1
+                self.out(depth, f"set_flag(PIPE_{src}, PIPE_{pipe}, {ev});")
+                self.out(depth, f"wait_flag(PIPE_{src}, PIPE_{pipe}, {ev});")
+                for k in [k for k, v in self.pending.items() if v == src]:
+                    del self.pending[k]
+
+    def emit_tile_op(self, op: Op, spec: optable.TileOpSpec, depth: int) -> None:
+        ins = op.group("ins").uses[:len(spec.ins) - spec.optional] if spec.optional else op.group("ins").uses
+        outs = op.group("outs").uses
+        if self.insert_sync:
+            pipe = self.op_pipe(op, spec)
+            reads = [u for u in list(ins) + (list(outs) if op.name == "pto.tmatmul.acc" else [])
+                     if isinstance(u.value.type, TileBufType)]
+            self.sync_before(op, pipe, reads, depth)
+        args = [self.ex(u) for u in outs] + [self.ex(u) for u in ins]
+        if op.name == "pto.tcvt":
+            mode = "CAST_RINT"
+            rm = op.attrs.get("rmode")
+            if rm is not None:
+                mode = rm.value[1].split()[-1]
+            args.append(f"RoundMode::{mode}")
+        self.out(depth, f"{spec.cxx}({', '.join(args)});")
+        if self.insert_sync:
+            for u in outs:
+                if isinstance(u.value.type, TileBufType):
+                    self.pending[id(u.value)] = pipe
+
+    # ------------------------------------------------------------------ control flow
+    def emit_for(self, op: Op, depth: int) -> None:
+        lo, hi, st = op.operands[:3]
+        iv: ValueInfo = op.extra["iv_info"]
+        ivt = _cxx_scalar(iv.type)
+        iters: List[ValueInfo] = op.extra["iter_infos"]
+        results: List[ValueInfo] = op.extra["result_infos"]
+        for it, init in zip(iters, op.operands[3:]):
+            self.declare_mutable(it, self.ex(init), depth)
+        for r, it in zip(results, iters):
+            r.cxx = it.cxx
+        ivn = self.new_name(iv)
+        step = self.ex(st)
+        inc = f"++{ivn}" if step == "1" else f"{ivn} += {step}"
+        self.out(depth, f"for ({ivt} {ivn} = {self.ex(lo)}; {ivn} < {self.ex(hi)}; {inc}) {{")
+        saved = dict(self.pending)
+        body = op.regions[0]
+        self.emit_block(body, depth + 1)
+        if body.ops and body.ops[-1].name == "scf.yield":
+            self.emit_yield(body.ops[-1], iters, depth + 1)
+        if self.insert_sync and self._has_tile_ops(body):
+            self.out(depth + 1, "pipe_barrier(PIPE_ALL);")
+            self.pending = {}
+        else:
+            self.pending.update(saved)
+        self.out(depth, "}")
+        for it in iters:
+            self.out(depth, f"(void){it.cxx};")
+
+    def _has_tile_ops(self, block: Block) -> bool:
+        for op in block.ops:
+            if op.name in optable.TILE_OPS:
+                return True
+            if any(self._has_tile_ops(r) for r in op.regions):
+                return True
+        return False
+
+    def declare_mutable(self, vi: ValueInfo, init: Optional[str], depth: int) -> None:
+        name = self.new_name(vi)
+        ty = vi.type
+        if isinstance(ty, ScalarType):
+            self.out(depth, f"{_cxx_scalar(ty)} {name} = {init if init is not None else '{}'};")
+        elif isinstance(ty, TileBufType):
+            if init is None:
+                raise AssemblerError("scf.if results of tile type are not supported by the built-in assembler")
+            self.out(depth, f"{ty.cxx()} {name} = {init};")
+        else:
+            raise AssemblerError(f"loop-carried values of type {ty} are not supported by the built-in assembler")
+
+    def emit_yield(self, op: Op, targets: List[ValueInfo], depth: int) -> None:
+        vals = [self.ex(u) for u in op.operands]
+        pairs = [(t, v) for t, v in zip(targets, vals) if t.cxx != v]
+        if len(pairs) > 1:
+            # parallel assignment: read every yielded value before writing any target
+            tmps = []
+            for t, v in pairs:
+                self.counter += 1
+                tmp = f"v{self.counter}"
+                tmps.append(tmp)
+                self.out(depth, f"auto {tmp} = {v};")
+            for (t, _), tmp in zip(pairs, tmps):
+                self.out(depth, f"{t.cxx} = {tmp};")
+        else:
+            for t, v in pairs:
+                self.out(depth, f"{t.cxx} = {v};")
+
+    def emit_if(self, op: Op, depth: int) -> None:
+        results: List[ValueInfo] = op.extra["result_infos"]
+        for r in results:
+            self.declare_mutable(r, None, depth)
+        self.out(depth, f"if ({self.ex(op.operands[0])}) {{")
+        saved = dict(self.pending)
+        for i, region in enumerate(op.regions):
+            if i:
+                self.out(depth, "} else {")
+                branch_pending = self.pending
+                self.pending = dict(saved)
+            self.emit_block(region, depth + 1)
+            if region.ops and region.ops[-1].name == "scf.yield":
+                self.emit_yield(region.ops[-1], results, depth + 1)
+            if i:
+                self.pending.update(branch_pending)
+        self.out(depth, "}")
+        for r in results:
+            self.out(depth, f"(void){r.cxx};")
+
+
+def emit_module(mod: Module, src: SourceText, insert_sync: bool, plans: Dict[str, Dict[int, int]]) -> str:
+    out = ['#include "pto/pto-inst.hpp"', "using namespace pto;", ""]
+    for f in mod.funcs:
+        lines = FuncEmitter(f, src, insert_sync, plans.get(f.name, {})).emit()
+        if lines:
+            out.extend(lines)
+            out.append("")
+    return "\n".join(out)

@@ -1,0 +1,477 @@
+"""Semantic checks: SSA resolution, operand counts and kinds, type agreement.
+
+Annotates the AST in place: every Use gets ``.value`` (a ValueInfo), every Op
+gets ``.result_types``; constants get their Python value.
+"""
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional
+
+from ...errors import AssemblerError
+from . import optable
+from .ast import Block, Func, Module, Op, Use
+from .lexer import SourceText
+from .types import (PartitionViewType, PtrType, ScalarType, TensorViewType, TileBufType)
+
+INDEX = ScalarType("index")
+I1 = ScalarType("i1")
+
+
+@dataclass(eq=False)
+class ValueInfo:
+    name: str
+    type: Any
+    line: int
+    col: int
+    kind: str = "op"            # arg | op | iv | iter | result
+    op: Optional[Op] = None
+    const: Any = None           # Python value of an arith.constant
+    cxx: str = ""               # C++ name (set by the emitter)
+    uses: int = 0
+
+
+def _kind_name(ty) -> str:
+    if isinstance(ty, TileBufType):
+        return "a tile (!pto.tile_buf)"
+    if isinstance(ty, PartitionViewType):
+        return "a partition view"
+    if isinstance(ty, TensorViewType):
+        return "a tensor view"
+    if isinstance(ty, PtrType):
+        return "a pointer"
+    return str(ty)
+
+
+class Sema:
+    def __init__(self, module: Module, src: SourceText):
+        self.module = module
+        self.src = src
+        self.scopes: List[Dict[str, ValueInfo]] = []
+        self.func: Optional[Func] = None
+
+    def error(self, message: str, line: int, col: int) -> AssemblerError:
+        return self.src.error(message, line, col)
+
+    # ------------------------------------------------------------------ scopes
+    def lookup(self, name: str) -> Optional[ValueInfo]:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def define(self, name: str, ty, line: int, col: int, kind: str = "op", op: Optional[Op] = None) -> ValueInfo:
+        if self.lookup(name) is not None:
+            prev = self.lookup(name)
+            raise self.error(f"redefinition of '%{name}' (first defined at line {prev.line})", line, col)
+        vi = ValueInfo(name, ty, line, col, kind, op)
+        self.scopes[-1][name] = vi
+        return vi
+
+    def resolve(self, use: Use, expect=None, what: str = "operand") -> ValueInfo:
+        vi = self.lookup(use.name)
+        if vi is None:
+            raise self.error(f"use of undefined value '%{use.name}'", use.line, use.col)
+        if use.type is not None and use.type != vi.type:
+            raise self.error(f"type mismatch: '%{use.name}' has type {vi.type} but is used here as {use.type}",
+                             use.line, use.col)
+        if expect is not None and vi.type != expect:
+            raise self.error(f"{what} '%{use.name}' must have type {expect}, but it has type {vi.type}",
+                             use.line, use.col)
+        use.value = vi
+        vi.uses += 1
+        return vi
+
+    # ------------------------------------------------------------------ module / func
+    def run(self) -> None:
+        names = set()
+        for f in self.module.funcs:
+            if f.name in names:
+                raise self.error(f"redefinition of function '@{f.name}'", f.line, f.col)
+            names.add(f.name)
+            self.check_func(f)
+
+    def check_func(self, f: Func) -> None:
+        self.func = f
+        self.scopes = [{}]
+        for a in f.args:
+            if not isinstance(a.type, (PtrType, ScalarType)):
+                raise self.error(f"parameter '%{a.name}' must be a !pto.ptr or a scalar, not {a.type}", a.line, a.col)
+            a.value = self.define(a.name, a.type, a.line, a.col, "arg")  # type: ignore[attr-defined]
+        if f.body is not None:
+            self.check_block(f.body, parent=None)
+            for i, op in enumerate(f.body.ops):
+                if op.name in optable.RETURN_OPS and i != len(f.body.ops) - 1:
+                    raise self.error("'return' must be the last operation of the function", op.line, op.col)
+        self.scopes = []
+
+    def check_block(self, block: Block, parent: Optional[Op], results=()) -> None:
+        for i, op in enumerate(block.ops):
+            if op.name == "scf.yield":
+                if parent is None:
+                    raise self.error("'scf.yield' outside of scf.for / scf.if", op.line, op.col)
+                if i != len(block.ops) - 1:
+                    raise self.error("'scf.yield' must be the last operation of its region", op.line, op.col)
+                self.check_yield(op, results)
+                continue
+            if op.name in optable.RETURN_OPS:
+                if parent is not None:
+                    raise self.error(f"'{op.name}' inside a {parent.name} region", op.line, op.col)
+                if op.operands:
+                    raise self.error("kernel functions return nothing", op.operands[0].line, op.operands[0].col)
+                continue
+            self.check_op(op)
+        if parent is not None and results and (not block.ops or block.ops[-1].name != "scf.yield"):
+            raise self.error(f"region of {parent.name} must end with 'scf.yield' of {len(results)} value(s)",
+                             block.end_line, block.end_col)
+
+    def check_yield(self, op: Op, results) -> None:
+        if len(op.operands) != len(results):
+            raise self.error(f"'scf.yield' yields {len(op.operands)} value(s) but its parent has "
+                             f"{len(results)} result(s)", op.line, op.col)
+        if len(op.colon_types) != len(op.operands):
+            raise self.error(f"'scf.yield' has {len(op.operands)} value(s) but {len(op.colon_types)} type(s)",
+                             op.line, op.col)
+        for use, ty, want in zip(op.operands, op.colon_types, results):
+            use.type = ty
+            self.resolve(use)
+            if ty != want:
+                raise self.error(f"'scf.yield' value '%{use.name}' has type {ty} but the result type is {want}",
+                                 use.line, use.col)
+
+    def bind_results(self, op: Op, types: list) -> None:
+        n = sum(r.count for r in op.results)
+        if n != len(types):
+            line, col = (op.results[0].line, op.results[0].col) if op.results else op.extra["name_tok"]
+            raise self.error(f"'{op.name}' produces {len(types)} result(s) but {n} are named", line, col)
+        op.result_types = list(types)
+        k = 0
+        infos = []
+        for r in op.results:
+            if r.count == 1:
+                infos.append(self.define(r.name, types[k], r.line, r.col, "op", op))
+                k += 1
+            else:
+                for j in range(r.count):
+                    infos.append(self.define(f"{r.name}#{j}", types[k], r.line, r.col, "op", op))
+                    k += 1
+        op.extra["result_infos"] = infos
+
+    # ------------------------------------------------------------------ ops
+    def check_op(self, op: Op) -> None:
+        name = op.name
+        nl, nc = op.extra["name_tok"]
+        if name == "arith.constant":
+            self.check_constant(op)
+        elif name in optable.ARITH_INT_BINARY or name in optable.ARITH_FLOAT_BINARY or name in optable.ARITH_UNARY:
+            arity = 1 if name in optable.ARITH_UNARY else 2
+            self.count(op, op.operands, arity, "operands")
+            if len(op.colon_types) != 1:
+                raise self.error(f"'{name}' takes one type after ':'", nl, nc)
+            ty = op.colon_types[0]
+            want_float = name not in optable.ARITH_INT_BINARY
+            if not isinstance(ty, ScalarType) or (ty.is_float != want_float):
+                raise self.error(f"'{name}' needs {'a float' if want_float else 'an integer or index'} type, got {ty}",
+                                 nl, nc)
+            for u in op.operands:
+                u.type = ty
+                self.resolve(u)
+            self.bind_results(op, [ty])
+        elif name in ("arith.cmpi", "arith.cmpf"):
+            self.count(op, op.operands, 2, "operands")
+            ty = op.colon_types[0]
+            if not isinstance(ty, ScalarType) or ty.is_float != (name == "arith.cmpf"):
+                raise self.error(f"'{name}' cannot compare values of type {ty}", nl, nc)
+            for u in op.operands:
+                u.type = ty
+                self.resolve(u)
+            self.bind_results(op, [I1])
+        elif name == "arith.select":
+            self.count(op, op.operands, 3, "operands")
+            types = op.colon_types
+            if len(types) == 2:
+                if types[0] != I1:
+                    raise self.error(f"'arith.select' condition type must be i1, got {types[0]}", nl, nc)
+                ty = types[1]
+            elif len(types) == 1:
+                ty = types[0]
+            else:
+                raise self.error("'arith.select' takes ': T' or ': i1, T'", nl, nc)
+            op.operands[0].type = I1
+            op.operands[1].type = ty
+            op.operands[2].type = ty
+            for u in op.operands:
+                self.resolve(u)
+            self.bind_results(op, [ty])
+        elif name in optable.ARITH_CASTS:
+            self.count(op, op.operands, 1, "operands")
+            src, dst = op.colon_types[0], op.arrow_types[0]
+            for t in (src, dst):
+                if not isinstance(t, ScalarType):
+                    raise self.error(f"'{name}' converts scalars, not {t}", nl, nc)
+            op.operands[0].type = src
+            self.resolve(op.operands[0])
+            self.bind_results(op, [dst])
+        elif name == "scf.for":
+            self.check_for(op)
+        elif name == "scf.if":
+            self.check_if(op)
+        elif name == "pto.make_tensor_view":
+            self.check_make_tensor_view(op)
+        elif name == "pto.partition_view":
+            self.check_partition_view(op)
+        elif name == "pto.alloc_tile":
+            self.check_alloc_tile(op)
+        elif name in optable.TILE_OPS:
+            self.check_tile_op(op, optable.TILE_OPS[name])
+        elif name in optable.PTO_CROSS_CORE:
+            self.check_cross_core(op)
+        else:  # pragma: no cover - KNOWN_OPS and this dispatch agree
+            raise self.error(f"unknown operation '{name}'", nl, nc)
+
+    def count(self, op: Op, uses: list, n: int, what: str, at=None) -> None:
+        if len(uses) != n:
+            line, col = at if at else op.extra["name_tok"]
+            raise self.error(f"'{op.name}' expects {n} {what}, got {len(uses)}", line, col)
+
+    def check_constant(self, op: Op) -> None:
+        ty = op.colon_types[0]
+        lit = op.extra["literal"]
+        line, col = op.extra["lit_tok"]
+        if not isinstance(ty, ScalarType):
+            raise self.error(f"arith.constant must have a scalar type, not {ty}", line, col)
+        if lit in ("true", "false"):
+            if ty != I1:
+                raise self.error(f"boolean constant needs type i1, not {ty}", line, col)
+            value: Any = lit == "true"
+        elif ty.is_float:
+            if lit.lower().lstrip("-").startswith("0x"):
+                bits = int(lit, 16)
+                try:
+                    if ty.name == "f32":
+                        value = struct.unpack("<f", struct.pack("<I", bits))[0]
+                    elif ty.name == "f64":
+                        value = struct.unpack("<d", struct.pack("<Q", bits))[0]
+                    elif ty.name == "f16":
+                        value = struct.unpack("<e", struct.pack("<H", bits))[0]
+                    else:
+                        value = struct.unpack("<f", struct.pack("<I", bits << 16))[0]
+                except struct.error:
+                    raise self.error(f"bit pattern {lit} does not fit {ty}", line, col) from None
+            else:
+                value = float(lit)
+        else:
+            if "." in lit or "e" in lit.lower() and not lit.lower().startswith(("0x", "-0x")):
+                raise self.error(f"integer constant of type {ty} cannot be {lit}", line, col)
+            value = int(lit, 0)
+            if ty == I1:
+                if value not in (0, 1, -1):
+                    raise self.error(f"i1 constant must be 0 or 1, got {lit}", line, col)
+                value = bool(value)
+        self.bind_results(op, [ty])
+        op.extra["result_infos"][0].const = value
+        op.extra["value"] = value
+
+    def check_for(self, op: Op) -> None:
+        nl, nc = op.extra["name_tok"]
+        iv_type = op.extra["iv_type"] or INDEX
+        if not (isinstance(iv_type, ScalarType) and iv_type.is_int and iv_type != I1):
+            raise self.error(f"scf.for induction variable must be an integer or index, not {iv_type}", nl, nc)
+        lo, hi, st = op.operands[:3]
+        for u in (lo, hi, st):
+            vi = self.resolve(u)
+            if vi.type != iv_type:
+                raise self.error(f"loop bound '%{u.name}' has type {vi.type}, expected {iv_type}", u.line, u.col)
+        inits = op.operands[3:]
+        iter_args = op.extra["iter_args"]
+        if len(op.arrow_types) != len(iter_args):
+            raise self.error(f"scf.for has {len(iter_args)} iter_args but {len(op.arrow_types)} result type(s)",
+                             nl, nc)
+        for u, ty in zip(inits, op.arrow_types):
+            vi = self.resolve(u)
+            if vi.type != ty:
+                raise self.error(f"iter_args initial value '%{u.name}' has type {vi.type}, expected {ty}",
+                                 u.line, u.col)
+        self.scopes.append({})
+        ivn, ivl, ivc = op.extra["iv"]
+        op.extra["iv_info"] = self.define(ivn, iv_type, ivl, ivc, "iv", op)
+        op.extra["iter_infos"] = [self.define(n, ty, l, c, "iter", op)
+                                  for (n, l, c), ty in zip(iter_args, op.arrow_types)]
+        self.check_block(op.regions[0], op, op.arrow_types)
+        self.scopes.pop()
+        self.bind_results(op, op.arrow_types)
+
+    def check_if(self, op: Op) -> None:
+        nl, nc = op.extra["name_tok"]
+        self.resolve(op.operands[0], I1, "scf.if condition")
+        if op.arrow_types and len(op.regions) < 2:
+            raise self.error("scf.if with results needs an else region", nl, nc)
+        for region in op.regions:
+            self.scopes.append({})
+            self.check_block(region, op, op.arrow_types)
+            self.scopes.pop()
+        self.bind_results(op, op.arrow_types)
+
+    # ------------------------------------------------------------------ pto
+    def _clause(self, op: Op, kind: str, name: str, required: bool = True):
+        for c in op.clauses:
+            if c.kind == kind and c.name == name:
+                return c
+        if required:
+            nl, nc = op.extra["name_tok"]
+            what = {"list": f"'{name} = [...]'", "kw": f"'{name} = %value'", "group": f"'{name}(...)'"}[kind]
+            raise self.error(f"'{op.name}' is missing {what}", nl, nc)
+        return None
+
+    def _no_other_clauses(self, op: Op, allowed) -> None:
+        for c in op.clauses:
+            if (c.kind, c.name) not in allowed:
+                desc = f"'{c.name}'" if c.name else "operand" if c.kind == "operand" else "'(...)'"
+                raise self.error(f"unexpected {desc} in '{op.name}'", c.line, c.col)
+
+    def _index_operands(self, uses, what: str) -> None:
+        for u in uses:
+            vi = self.resolve(u)
+            if not (isinstance(vi.type, ScalarType) and vi.type.is_int):
+                raise self.error(f"{what} '%{u.name}' must be an index or integer, not {vi.type}", u.line, u.col)
+
+    def _single_type(self, op: Op, types, cls, what: str):
+        nl, nc = op.extra["name_tok"]
+        if len(types) != 1 or not isinstance(types[0], cls):
+            raise self.error(f"'{op.name}' needs {what}", nl, nc)
+        return types[0]
+
+    def check_make_tensor_view(self, op: Op) -> None:
+        self._no_other_clauses(op, {("operand", ""), ("list", "shape"), ("list", "strides")})
+        ptrs = [c for c in op.clauses if c.kind == "operand"]
+        self.count(op, ptrs, 1, "base pointer operand")
+        shape = self._clause(op, "list", "shape")
+        strides = self._clause(op, "list", "strides")
+        vt = self._single_type(op, op.colon_types, TensorViewType, "a result type ': !pto.tensor_view<...>'")
+        base = self.resolve(ptrs[0].uses[0])
+        if not isinstance(base.type, PtrType):
+            u = ptrs[0].uses[0]
+            raise self.error(f"'%{u.name}' must be a !pto.ptr, not {base.type}", u.line, u.col)
+        if base.type.elem != vt.elem:
+            u = ptrs[0].uses[0]
+            raise self.error(f"pointer element type {base.type.elem} does not match view element type {vt.elem}",
+                             u.line, u.col)
+        rank = len(vt.shape)
+        self.count(op, shape.uses, rank, "shape operands (the view's rank)", (shape.line, shape.col))
+        self.count(op, strides.uses, rank, "stride operands (the view's rank)", (strides.line, strides.col))
+        self._index_operands(shape.uses, "shape")
+        self._index_operands(strides.uses, "stride")
+        self.bind_results(op, [vt])
+
+    def check_partition_view(self, op: Op) -> None:
+        self._no_other_clauses(op, {("operand", ""), ("list", "offsets"), ("list", "sizes")})
+        srcs = [c for c in op.clauses if c.kind == "operand"]
+        self.count(op, srcs, 1, "source view operand")
+        offsets = self._clause(op, "list", "offsets")
+        sizes = self._clause(op, "list", "sizes")
+        st = self._single_type(op, op.colon_types, TensorViewType, "': !pto.tensor_view<...> -> !pto.partition_tensor_view<...>'")
+        pt = self._single_type(op, op.arrow_types, PartitionViewType, "a result type '-> !pto.partition_tensor_view<...>'")
+        u = srcs[0].uses[0]
+        u.type = st
+        self.resolve(u)
+        if len(st.shape) != len(pt.shape) or st.elem != pt.elem:
+            raise self.error(f"partition {pt} does not match source view {st} (rank and element type)",
+                             *op.extra["name_tok"])
+        self.count(op, offsets.uses, len(st.shape), "offsets (the view's rank)", (offsets.line, offsets.col))
+        self.count(op, sizes.uses, len(st.shape), "sizes (the view's rank)", (sizes.line, sizes.col))
+        self._index_operands(offsets.uses, "offset")
+        self._index_operands(sizes.uses, "size")
+        self.bind_results(op, [pt])
+
+    def check_alloc_tile(self, op: Op) -> None:
+        self._no_other_clauses(op, {("kw", "addr"), ("kw", "valid_row"), ("kw", "valid_col")})
+        tt = self._single_type(op, op.colon_types, TileBufType, "a result type ': !pto.tile_buf<...>'")
+        addr = self._clause(op, "kw", "addr", required=False)
+        if addr is not None:
+            self._index_operands(addr.uses, "address")
+        for key, dyn in (("valid_row", tt.v_row is None), ("valid_col", tt.v_col is None)):
+            c = self._clause(op, "kw", key, required=False)
+            if c is None and dyn:
+                nl, nc = op.extra["name_tok"]
+                raise self.error(f"'pto.alloc_tile' of a tile with {key[6:]}=? needs '{key} = %value'", nl, nc)
+            if c is not None:
+                self._index_operands(c.uses, key)
+        self.bind_results(op, [tt])
+
+    def check_tile_op(self, op: Op, spec: optable.TileOpSpec) -> None:
+        nl, nc = op.extra["name_tok"]
+        self._no_other_clauses(op, {("group", "ins"), ("group", "outs")})
+        ins = self._clause(op, "group", "ins")
+        outs = self._clause(op, "group", "outs")
+        if op.results:
+            raise self.error(f"'{op.name}' writes its outs(...) operand and has no results",
+                             op.results[0].line, op.results[0].col)
+        lo, hi = len(spec.ins) - spec.optional, len(spec.ins)
+        if not lo <= len(ins.uses) <= hi:
+            want = str(hi) if lo == hi else f"{lo} or {hi}"
+            raise self.error(f"'{op.name}' expects {want} operand(s) in ins(...), got {len(ins.uses)}",
+                             ins.line, ins.col)
+        if len(outs.uses) != len(spec.outs):
+            raise self.error(f"'{op.name}' expects {len(spec.outs)} operand(s) in outs(...), got {len(outs.uses)}",
+                             outs.line, outs.col)
+        for grp, kinds in ((ins, spec.ins), (outs, spec.outs)):
+            if not grp.typed:
+                raise self.error(f"'{grp.name}(...)' of '{op.name}' needs ': types' for its operands",
+                                 grp.line, grp.col)
+            if len(grp.types) != len(grp.uses):
+                raise self.error(f"'{grp.name}(...)' has {len(grp.uses)} operand(s) but {len(grp.types)} type(s)",
+                                 grp.line, grp.col)
+            for i, (u, ty, kind) in enumerate(zip(grp.uses, grp.types, kinds)):
+                u.type = ty
+                vi = self.resolve(u)
+                ok = {
+                    "T": isinstance(vi.type, TileBufType),
+                    "G": isinstance(vi.type, PartitionViewType),
+                    "S": isinstance(vi.type, ScalarType),
+                    "I": isinstance(vi.type, ScalarType) and vi.type.is_int,
+                }[kind]
+                if not ok:
+                    want = {"T": "a tile (!pto.tile_buf)", "G": "a partition view", "S": "a scalar",
+                            "I": "an index"}[kind]
+                    raise self.error(f"{grp.name} operand {i + 1} of '{op.name}' must be {want}, got "
+                                     f"{_kind_name(vi.type)}", u.line, u.col)
+        if op.name == "pto.tcvt" and "rmode" in op.attrs:
+            val = op.attrs["rmode"].value
+            mode = val[1].split()[-1] if isinstance(val, tuple) and val[1] else None
+            if mode not in ("CAST_NONE", "CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC",
+                            "CAST_ODD"):
+                raise self.error(f"unknown rounding mode {op.attrs['rmode'].text}", nl, nc)
+        self.bind_results(op, [])
+
+    def check_cross_core(self, op: Op) -> None:
+        for c in op.clauses:
+            if c.kind == "group" and c.typed:
+                if len(c.types) != len(c.uses):
+                    raise self.error(f"'({c.name})' has {len(c.uses)} operand(s) but {len(c.types)} type(s)",
+                                     c.line, c.col)
+                for u, ty in zip(c.uses, c.types):
+                    u.type = ty
+        for u in op.operands:
+            self.resolve(u)
+        types = op.arrow_types or (op.colon_types if op.results else [])
+        self.bind_results(op, types if op.results else [])
+
+
+def float_literal(value: float, cxx_type: str) -> str:
+    """A C++ literal for a float constant of the given C++ type."""
+    if math.isnan(value):
+        text = '__builtin_nanf("")'
+    elif math.isinf(value):
+        text = "__builtin_inff()" if value > 0 else "-__builtin_inff()"
+    else:
+        text = repr(float(value))
+        if "e" not in text and "." not in text:
+            text += ".0"
+        text += "f" if cxx_type != "double" else ""
+        if cxx_type == "double":
+            return text
+    if cxx_type in ("float", "double"):
+        return text
+    return f"{cxx_type}({text})"
