@@ -71,10 +71,9 @@ class TlvRecord:
 def decode_tlv(data: bytes, where: str = "TLV stream") -> list[TlvRecord]:
     """Decode a TLV stream.  Trailing zero bytes shorter than a record header are
     alignment padding; anything else that does not fit is an :class:`ElfMetaError`."""
-    try:
-        data = bytes(data)
-    except Exception as exc:  # noqa: BLE001 -- any non-bytes input
-        raise ElfMetaError(f"{where}: not a byte string ({type(data).__name__})") from exc
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise ElfMetaError(f"{where}: not a byte string ({type(data).__name__})")
+    data = bytes(data)
     records = []
     pos = 0
     n = len(data)

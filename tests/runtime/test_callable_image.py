@@ -170,3 +170,22 @@ def test_cpp_offsetof_matches(cpp_results, chip_max, align):
     for f in cc.chip_callable_layout(chip_max, align).fields:
         assert got[f.name] == f.offset, f.name
     assert got["core_header"] == 144 and got["core_align"] == 8
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(max_size=300),
+       st.lists(st.tuples(st.integers(-5, 2000), st.lists(st.integers(0, 3), max_size=32), st.binary(max_size=200)),
+                max_size=6),
+       st.lists(st.integers(0, 3), max_size=256),
+       st.text(max_size=20), st.integers(0, 1 << 40))
+def test_round_trip_property(orch, kids, chip_sig, name, base):
+    name = name.encode("utf-8")[:63].decode("utf-8", "ignore")
+    img = cc.pack_chip_callable(orch, kids, name, "cfg", chip_sig)
+    view = cc.unpack_chip_callable(img)
+    assert view.orchestration == orch and view.signature == chip_sig and view.func_name == name
+    assert [(c.func_id, c.signature, c.binary) for c in view.children] == kids
+    patched = cc.unpack_chip_callable(cc.patch_resolved_addrs(img, base * 512))
+    for c in patched.children:
+        assert c.offset % 64 == 0
+        assert c.resolved_addr == base * 512 + 9376 + c.offset + 192
+        assert c.resolved_addr % 16 == 0
