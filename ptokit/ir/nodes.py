@@ -1,0 +1,226 @@
+"""IR nodes: a program of functions whose bodies are statement lists.
+
+Expressions are values (variables, constants, op calls, function calls);
+statements bind them.  Every node carries the SourceLoc of the DSL text it came
+from, so a later stage can still point the user at their own code.
+
+Passes treat nodes as values: they build new lists rather than editing a tree
+another pass may still hold (``copy_function`` gives a private deep copy).
+"""
+from __future__ import annotations
+
+import copy
+import enum
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from ..errors import SourceLoc
+
+
+class FunctionType(enum.Enum):
+    Opaque = "Opaque"
+    Orchestration = "Orchestration"
+    InCore = "InCore"
+    AIC = "AIC"
+    AIV = "AIV"
+    Group = "Group"
+    Spmd = "Spmd"
+    Inline = "Inline"
+
+    def __repr__(self) -> str:
+        return f"pl.FunctionType.{self.name}"
+
+
+class Direction(enum.Enum):
+    IN = "IN"
+    OUT = "OUT"
+    INOUT = "INOUT"
+
+
+# ---------------------------------------------------------------- expressions
+
+@dataclass(eq=False)
+class Expr:
+    type: object = field(default=None, kw_only=True)
+    loc: Optional[SourceLoc] = field(default=None, kw_only=True, repr=False)
+
+
+@dataclass(eq=False)
+class Var(Expr):
+    name: str
+
+
+@dataclass(eq=False)
+class Const(Expr):
+    value: object          # int, float, bool, or a DType / MemorySpace / PadValue for attributes
+
+
+@dataclass(eq=False)
+class OpCall(Expr):
+    """A registered op (ir/ops.py): tile ops, scalar arithmetic, tensor creation."""
+    op: str
+    args: List[Expr]
+    attrs: Dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class FuncCall(Expr):
+    """A call of another function of the program (a task in orchestration)."""
+    callee: str
+    args: List[Expr]
+    attrs: Dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class ListExpr(Expr):
+    """A literal list, e.g. load offsets ``[i * 32, 0]``."""
+    items: List[Expr]
+
+
+# ---------------------------------------------------------------- statements
+
+@dataclass(eq=False)
+class Stmt:
+    loc: Optional[SourceLoc] = field(default=None, kw_only=True, repr=False)
+
+
+@dataclass(eq=False)
+class Assign(Stmt):
+    targets: List[Var]
+    value: Expr
+
+
+@dataclass(eq=False)
+class ExprStmt(Stmt):
+    expr: Expr
+
+
+@dataclass(eq=False)
+class Return(Stmt):
+    values: List[Expr]
+
+
+@dataclass(eq=False)
+class For(Stmt):
+    """``for var in pl.range(start, stop, step)``.
+
+    After SSA conversion, ``iter_args`` pairs each loop-carried variable (as
+    seen inside the body) with its initial value, ``yields`` are the values at
+    the end of an iteration and ``results`` the variables bound after the loop.
+    """
+    var: Var
+    start: Expr
+    stop: Expr
+    step: Expr
+    body: List[Stmt]
+    kind: str = "range"                       # range | parallel | unroll
+    iter_args: List[Tuple[Var, Expr]] = field(default_factory=list)
+    yields: List[Expr] = field(default_factory=list)
+    results: List[Var] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class If(Stmt):
+    cond: Expr
+    then_body: List[Stmt]
+    else_body: List[Stmt]
+    results: List[Var] = field(default_factory=list)
+    then_yields: List[Expr] = field(default_factory=list)
+    else_yields: List[Expr] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Scope(Stmt):
+    """Orchestration-level block: ``with pl.spmd(n):``, ``with pl.at(...) as tid:``."""
+    kind: str                                 # spmd | at
+    body: List[Stmt]
+    attrs: Dict[str, object] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------- functions
+
+@dataclass(eq=False)
+class Param:
+    name: str
+    type: object
+    direction: Direction = Direction.IN
+    loc: Optional[SourceLoc] = field(default=None, repr=False)
+
+
+@dataclass(eq=False)
+class Function:
+    name: str
+    kind: FunctionType
+    params: List[Param]
+    return_types: List[object]
+    body: List[Stmt]
+    loc: Optional[SourceLoc] = field(default=None, repr=False)
+    attrs: Dict[str, object] = field(default_factory=dict)
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+
+@dataclass(eq=False)
+class Program:
+    name: str
+    functions: Dict[str, Function]
+    source_file: str = "<unknown>"
+    dyn_vars: Tuple[str, ...] = ()
+
+    def of_kind(self, *kinds: FunctionType) -> List[Function]:
+        return [f for f in self.functions.values() if f.kind in kinds]
+
+
+def copy_program(p: Program) -> Program:
+    return copy.deepcopy(p)
+
+
+# ---------------------------------------------------------------- walking
+
+def walk_stmts(body: List[Stmt]):
+    """Yield every statement in ``body``, depth first, nested bodies included."""
+    for s in body:
+        yield s
+        for sub in child_bodies(s):
+            yield from walk_stmts(sub)
+
+
+def child_bodies(s: Stmt) -> List[List[Stmt]]:
+    if isinstance(s, For):
+        return [s.body]
+    if isinstance(s, If):
+        return [s.then_body, s.else_body]
+    if isinstance(s, Scope):
+        return [s.body]
+    return []
+
+
+def walk_expr(e: Expr):
+    yield e
+    if isinstance(e, (OpCall, FuncCall)):
+        for a in e.args:
+            yield from walk_expr(a)
+    elif isinstance(e, ListExpr):
+        for a in e.items:
+            yield from walk_expr(a)
+
+
+def stmt_exprs(s: Stmt) -> List[Expr]:
+    """The expressions a statement itself reads (not those of nested bodies)."""
+    if isinstance(s, Assign):
+        return [s.value]
+    if isinstance(s, ExprStmt):
+        return [s.expr]
+    if isinstance(s, Return):
+        return list(s.values)
+    if isinstance(s, For):
+        return [s.start, s.stop, s.step] + [init for _, init in s.iter_args]
+    if isinstance(s, If):
+        return [s.cond]
+    if isinstance(s, Scope):
+        return [v for v in s.attrs.values() if isinstance(v, Expr)]
+    return []

@@ -1,0 +1,151 @@
+"""IR -> DSL-like Python text (what ``passes_dump/`` holds).
+
+The output reads like the program the user wrote, with every variable's type
+visible, SSA loop-carried values spelled out and buffer addresses (after memory
+planning) as comments.
+"""
+from __future__ import annotations
+
+from typing import List
+
+from . import nodes as N
+from .types import DType, MemorySpace, PadValue, ScalarType, TensorType, TileType
+
+_INFIX = {"scalar.add": "+", "scalar.sub": "-", "scalar.mul": "*", "scalar.floordiv": "//",
+          "scalar.mod": "%", "scalar.truediv": "/", "scalar.lt": "<", "scalar.le": "<=",
+          "scalar.gt": ">", "scalar.ge": ">=", "scalar.eq": "==", "scalar.ne": "!="}
+
+
+def fmt_type(t) -> str:
+    if isinstance(t, (TensorType, TileType, ScalarType)):
+        return str(t)
+    return str(t)
+
+
+def fmt_expr(e: N.Expr) -> str:
+    if isinstance(e, N.Var):
+        return e.name
+    if isinstance(e, N.Const):
+        v = e.value
+        if isinstance(v, (DType, MemorySpace)):
+            return repr(v)
+        if isinstance(v, PadValue):
+            return f"pl.PadValue.{v.name}"
+        return repr(v)
+    if isinstance(e, N.ListExpr):
+        return "[" + ", ".join(fmt_expr(x) for x in e.items) + "]"
+    if isinstance(e, N.OpCall):
+        if e.op in _INFIX:
+            return f"({fmt_expr(e.args[0])} {_INFIX[e.op]} {fmt_expr(e.args[1])})"
+        if e.op == "scalar.neg":
+            return f"(-{fmt_expr(e.args[0])})"
+        if e.op in ("scalar.min", "scalar.max"):
+            return f"{e.op[7:]}({fmt_expr(e.args[0])}, {fmt_expr(e.args[1])})"
+        args = [fmt_expr(a) for a in e.args]
+        for k, v in e.attrs.items():
+            if k in ("offsets_static", "arch"):
+                continue
+            if isinstance(v, (list, tuple)):
+                v = "[" + ", ".join(fmt_expr(x) if isinstance(x, N.Expr) else str(x) for x in v) + "]"
+            elif isinstance(v, PadValue):
+                v = f"pl.PadValue.{v.name}"
+            else:
+                v = repr(v)
+            args.append(f"{k}={v}")
+        prefix = "pl.tile." if e.op.startswith("get_") else "pl."
+        return f"{prefix}{e.op}({', '.join(args)})"
+    if isinstance(e, N.FuncCall):
+        return f"self.{e.callee}({', '.join(fmt_expr(a) for a in e.args)})"
+    return f"<{type(e).__name__}>"
+
+
+class _Printer:
+    def __init__(self):
+        self.lines: List[str] = []
+
+    def emit(self, depth, text):
+        self.lines.append("    " * depth + text)
+
+    def body(self, stmts, depth):
+        if not stmts:
+            self.emit(depth, "pass")
+        for s in stmts:
+            self.stmt(s, depth)
+
+    def stmt(self, s, depth):
+        if isinstance(s, N.Assign):
+            tgt = ", ".join(t.name for t in s.targets)
+            ann = ""
+            if len(s.targets) == 1:
+                ann = f": {fmt_type(s.targets[0].type)}"
+            addr = s.targets[0].__dict__.get("addr") if len(s.targets) == 1 else None
+            comment = f"  # addr={addr}" if addr is not None else ""
+            self.emit(depth, f"{tgt}{ann} = {fmt_expr(s.value)}{comment}")
+        elif isinstance(s, N.ExprStmt):
+            self.emit(depth, fmt_expr(s.expr))
+        elif isinstance(s, N.Return):
+            self.emit(depth, "return " + ", ".join(fmt_expr(v) for v in s.values) if s.values else "return")
+        elif isinstance(s, N.For):
+            rng = f"pl.{s.kind}({fmt_expr(s.start)}, {fmt_expr(s.stop)}, {fmt_expr(s.step)})"
+            if s.iter_args:
+                carried = ", ".join(f"{v.name}={fmt_expr(i)}" for v, i in s.iter_args)
+                self.emit(depth, f"# loop-carried: {carried}; results: {', '.join(r.name for r in s.results)}")
+            self.emit(depth, f"for {s.var.name} in {rng}:")
+            self.body(s.body, depth + 1)
+            if s.yields:
+                self.emit(depth + 1, "# yield " + ", ".join(fmt_expr(y) for y in s.yields))
+        elif isinstance(s, N.If):
+            self.emit(depth, f"if {fmt_expr(s.cond)}:")
+            self.body(s.then_body, depth + 1)
+            if s.then_yields:
+                self.emit(depth + 1, "# yield " + ", ".join(fmt_expr(y) for y in s.then_yields))
+            if s.else_body or s.else_yields:
+                self.emit(depth, "else:")
+                self.body(s.else_body, depth + 1)
+                if s.else_yields:
+                    self.emit(depth + 1, "# yield " + ", ".join(fmt_expr(y) for y in s.else_yields))
+            if s.results:
+                self.emit(depth, "# merged: " + ", ".join(r.name for r in s.results))
+        elif isinstance(s, N.Scope):
+            if s.kind == "spmd":
+                self.emit(depth, f"with pl.spmd({fmt_expr(s.attrs['block_num'])}):")
+            else:
+                extra = ", ".join(f"{k}={v!r}" for k, v in s.attrs.items() if k != "name")
+                name = f" as {s.attrs['name']}" if "name" in s.attrs else ""
+                self.emit(depth, f"with pl.at({extra}){name}:")
+            self.body(s.body, depth + 1)
+        else:
+            self.emit(depth, f"# <{type(s).__name__}>")
+
+
+def print_function(fn: N.Function) -> str:
+    p = _Printer()
+    p.emit(1, f"@pl.function(type={fn.kind!r})")
+    params = ["self"]
+    for prm in fn.params:
+        t = fmt_type(prm.type)
+        if prm.direction is N.Direction.OUT:
+            t = f"pl.Out[{t}]"
+        elif prm.direction is N.Direction.INOUT:
+            t = f"pl.InOut[{t}]"
+        params.append(f"{prm.name}: {t}")
+    p.emit(1, f"def {fn.name}({', '.join(params)}):")
+    for k, v in sorted(fn.attrs.items()):
+        if k in ("core_type", "func_id", "uses_block", "uses_subblock"):
+            p.emit(2, f"# {k}: {v}")
+    p.body(fn.body, 2)
+    return "\n".join(p.lines)
+
+
+def print_program(prog: N.Program) -> str:
+    out = ["import ptokit.language as pl", ""]
+    for name in prog.dyn_vars:
+        out.append(f'{name} = pl.dynamic("{name}")')
+    if prog.dyn_vars:
+        out.append("")
+    out.append("")
+    out.append("@pl.program")
+    out.append(f"class {prog.name}:")
+    fns = [print_function(f) for f in prog.functions.values()]
+    out.append("\n\n".join(fns))
+    return "\n".join(out) + "\n"

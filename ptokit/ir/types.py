@@ -1,0 +1,222 @@
+"""IR types: dtypes, memory spaces, and the tensor / tile / scalar value types.
+
+Shapes are tuples whose entries are ints or *dimension expressions*: strings
+over dynamic dimension variables (``"M"``, ``"M * 2"``).  Dimension expressions
+are normalised by ``dim_str`` so that equal expressions compare equal as text.
+"""
+from __future__ import annotations
+
+import ast
+import enum
+from dataclasses import dataclass, field
+from typing import Optional, Tuple, Union
+
+import numpy as np
+
+
+class DType(enum.Enum):
+    FP16 = ("FP16", 2, "f16", "half")
+    BF16 = ("BF16", 2, "bf16", "bfloat16_t")
+    FP32 = ("FP32", 4, "f32", "float")
+    INT8 = ("INT8", 1, "i8", "int8_t")
+    INT16 = ("INT16", 2, "i16", "int16_t")
+    INT32 = ("INT32", 4, "i32", "int32_t")
+    INT64 = ("INT64", 8, "i64", "int64_t")
+    UINT8 = ("UINT8", 1, "ui8", "uint8_t")
+    BOOL = ("BOOL", 1, "i1", "bool")
+    INDEX = ("INDEX", 8, "index", "int64_t")
+
+    @property
+    def size(self) -> int:
+        return self.value[1]
+
+    @property
+    def mlir(self) -> str:
+        return self.value[2]
+
+    @property
+    def ctype(self) -> str:
+        return self.value[3]
+
+    @property
+    def is_float(self) -> bool:
+        return self in (DType.FP16, DType.BF16, DType.FP32)
+
+    @property
+    def is_int(self) -> bool:
+        return not self.is_float
+
+    def __repr__(self) -> str:
+        return f"pl.{self.name}"
+
+    def numpy(self):
+        if self is DType.BF16:
+            import ml_dtypes
+            return np.dtype(ml_dtypes.bfloat16)
+        return np.dtype(_NUMPY[self])
+
+
+_NUMPY = {
+    DType.FP16: np.float16, DType.FP32: np.float32, DType.INT8: np.int8, DType.INT16: np.int16,
+    DType.INT32: np.int32, DType.INT64: np.int64, DType.UINT8: np.uint8, DType.BOOL: np.bool_,
+    DType.INDEX: np.int64,
+}
+
+# runtime.md DataType codes (tensor.h)
+DATATYPE_CODE = {
+    DType.FP32: 0, DType.FP16: 1, DType.INT32: 2, DType.INT16: 3, DType.INT8: 4, DType.UINT8: 5,
+    DType.BF16: 6, DType.INT64: 7, DType.BOOL: 11,
+}
+DATATYPE_CPP = {
+    DType.FP32: "FLOAT32", DType.FP16: "FLOAT16", DType.INT32: "INT32", DType.INT16: "INT16",
+    DType.INT8: "INT8", DType.UINT8: "UINT8", DType.BF16: "BFLOAT16", DType.INT64: "INT64",
+    DType.BOOL: "BOOL",
+}
+
+
+def dtype_from_numpy(dt) -> DType:
+    dt = np.dtype(dt)
+    if dt.name == "bfloat16":
+        return DType.BF16
+    for k, v in _NUMPY.items():
+        if k is not DType.INDEX and np.dtype(v) == dt:
+            return k
+    raise ValueError(f"unsupported array dtype {dt}")
+
+
+class MemorySpace(enum.Enum):
+    DDR = "ddr"
+    Vec = "vec"
+    Mat = "mat"
+    Left = "left"
+    Right = "right"
+    Acc = "acc"
+    Bias = "bias"
+
+    def __repr__(self) -> str:
+        return f"pl.Mem.{self.name}"
+
+
+# blayout, slayout, fractal per memory space (artifacts.md)
+TILE_LAYOUTS = {
+    MemorySpace.Vec: ("row_major", "none_box", 512),
+    MemorySpace.Mat: ("col_major", "row_major", 512),
+    MemorySpace.Left: ("col_major", "row_major", 512),
+    MemorySpace.Right: ("row_major", "col_major", 512),
+    MemorySpace.Acc: ("col_major", "row_major", 1024),
+    MemorySpace.Bias: ("row_major", "none_box", 512),
+}
+
+# runtime.md buffer capacities (bytes) and address alignment
+CAPACITY = {
+    "a2a3": {MemorySpace.Vec: 188416, MemorySpace.Mat: 524288, MemorySpace.Left: 65536,
+             MemorySpace.Right: 65536, MemorySpace.Acc: 131072, MemorySpace.Bias: 1024},
+    "a5": {MemorySpace.Vec: 245760, MemorySpace.Mat: 524288, MemorySpace.Left: 65536,
+           MemorySpace.Right: 65536, MemorySpace.Acc: 262144, MemorySpace.Bias: 4096},
+}
+ALIGNMENT = {MemorySpace.Vec: 128, MemorySpace.Mat: 128, MemorySpace.Acc: 128,
+             MemorySpace.Left: 64, MemorySpace.Right: 64, MemorySpace.Bias: 64}
+
+
+class PadValue(enum.IntEnum):
+    null = 0
+    zero = 1
+    max = 2
+    min = 3
+
+
+Dim = Union[int, str]
+
+
+def dim_str(d: Dim) -> Dim:
+    """Normalise a dimension: ints stay ints; expressions are re-printed canonically."""
+    if isinstance(d, (int, np.integer)):
+        return int(d)
+    try:
+        return ast.unparse(ast.parse(str(d), mode="eval").body)
+    except SyntaxError:
+        return str(d)
+
+
+def dim_vars(d: Dim) -> Tuple[str, ...]:
+    if isinstance(d, int):
+        return ()
+    names = []
+    for node in ast.walk(ast.parse(str(d), mode="eval")):
+        if isinstance(node, ast.Name) and node.id not in names:
+            names.append(node.id)
+    return tuple(names)
+
+
+def fmt_shape(shape) -> str:
+    return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+@dataclass(frozen=True)
+class ScalarType:
+    dtype: DType
+
+    def __str__(self) -> str:
+        return f"pl.Scalar[{self.dtype!r}]"
+
+
+@dataclass(frozen=True)
+class TensorType:
+    shape: Tuple[Dim, ...]
+    dtype: DType
+
+    def __str__(self) -> str:
+        return f"pl.Tensor[{fmt_shape(self.shape)}, {self.dtype!r}]"
+
+    @property
+    def is_static(self) -> bool:
+        return all(isinstance(d, int) for d in self.shape)
+
+
+@dataclass(frozen=True)
+class TileType:
+    """An on-chip tile: static physical shape, valid shape (ints or scalar Exprs)."""
+
+    shape: Tuple[int, int]
+    dtype: DType
+    memory: MemorySpace = MemorySpace.Vec
+    valid: Optional[tuple] = field(default=None, compare=False)   # None = full
+    pad: PadValue = PadValue.null
+
+    @property
+    def rows(self) -> int:
+        return self.shape[0]
+
+    @property
+    def cols(self) -> int:
+        return self.shape[1]
+
+    @property
+    def nbytes(self) -> int:
+        return self.shape[0] * self.shape[1] * self.dtype.size
+
+    def __str__(self) -> str:
+        return f"pl.Tile[{fmt_shape(self.shape)}, {self.dtype!r}, {self.memory!r}]"
+
+    def with_(self, **kw) -> "TileType":
+        d = dict(shape=self.shape, dtype=self.dtype, memory=self.memory, valid=self.valid, pad=self.pad)
+        d.update(kw)
+        return TileType(**d)
+
+
+@dataclass(frozen=True)
+class TupleType:
+    items: Tuple[object, ...]
+
+    def __str__(self) -> str:
+        return "tuple[" + ", ".join(str(t) for t in self.items) + "]"
+
+
+@dataclass(frozen=True)
+class NoneType:
+    def __str__(self) -> str:
+        return "None"
+
+
+INDEX = ScalarType(DType.INDEX)
+BOOL = ScalarType(DType.BOOL)

@@ -1,0 +1,720 @@
+"""Python ``ast`` -> IR, with type inference and located errors.
+
+The function bodies are never executed.  Names in them resolve, in order, to
+local variables, the program's dynamic dimensions, and the defining module's
+globals (DSL ops, dtypes, module-level int constants).  Every IR node records
+the DSL source location it came from.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import sys
+import textwrap
+from typing import Dict, List, Optional
+
+from ..errors import CompileError, InternalError, SourceLoc
+from ..ir import nodes as N
+from ..ir.ops import OPS, OpTypeError, infer
+from ..ir.types import (BOOL, INDEX, DType, MemorySpace, PadValue, ScalarType, TensorType,
+                        TileType, dim_str, dim_vars)
+from .types import DimExpr, DirAnnot, DynamicDim, ScalarAnnot, TensorAnnot, TileAnnot
+
+# keyword signatures of the DSL ops: (positional names, defaults)
+_SIG = {
+    "load": (["tensor", "offsets", "shapes", "valid_shape", "target_memory"],
+             {"valid_shape": None, "target_memory": MemorySpace.Vec}),
+    "store": (["tile", "offsets", "output_tensor"], {}),
+    "create_tile": (["shape", "dtype", "target_memory"], {"dtype": DType.FP32, "target_memory": MemorySpace.Vec}),
+    "move": (["tile", "target_memory"], {}),
+    "cast": (["tile", "target_type", "mode"], {"mode": None}),
+    "reshape": (["tile", "shape"], {}),
+    "slice": (["tile", "shape", "offsets"], {}),
+    "assemble": (["target", "source", "offsets"], {}),
+    "fillpad": (["tile", "pad_value"], {}),
+    "create_tensor": (["shape", "dtype"], {"dtype": DType.FP32}),
+    "matmul_acc": (["acc", "lhs", "rhs"], {}),
+    "col_expand": (["tile", "like"], {}),
+    "row_expand": (["tile", "like"], {}),
+}
+_BINARY = {"add", "sub", "mul", "div", "maximum", "minimum", "adds", "subs", "muls", "divs", "maxs",
+           "mins", "concat", "matmul"} | {f"row_expand_{o}" for o in ("add", "sub", "mul", "div")} \
+    | {f"col_expand_{o}" for o in ("add", "sub", "mul", "div")} | {"row_sum", "row_max", "row_min"}
+_UNARY = {"exp", "log", "sqrt", "rsqrt", "recip", "neg", "abs", "relu", "col_sum", "col_max", "col_min"}
+
+_PYBINOP = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.FloorDiv: "floordiv", ast.Mod: "mod",
+            ast.Div: "truediv"}
+_PYCMP = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+_FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+         "floordiv": lambda a, b: a // b, "mod": lambda a, b: a % b, "truediv": lambda a, b: a / b}
+
+
+class _Source:
+    """The DSL source of one class or function, and how to map ast positions back."""
+
+    def __init__(self, obj):
+        try:
+            lines, start = inspect.getsourcelines(obj)
+            self.file = inspect.getsourcefile(obj) or "<unknown>"
+        except (OSError, TypeError) as exc:
+            raise CompileError(f"cannot read the source of {obj!r}: ptokit parses DSL programs from "
+                               f"their source file ({exc})") from None
+        text = "".join(lines)
+        dedented = textwrap.dedent(text)
+        first = lines[0]
+        self.indent = len(first) - len(first.lstrip()) if dedented != text else 0
+        self.start = start
+        self.tree = ast.parse(dedented)
+        self.lines = lines
+
+    def loc(self, node) -> Optional[SourceLoc]:
+        if node is None or not hasattr(node, "lineno"):
+            return None
+        line = self.start + node.lineno - 1
+        src = linecache.getline(self.file, line) or None
+        if src is None:
+            idx = node.lineno - 1
+            src = self.lines[idx] if 0 <= idx < len(self.lines) else None
+        return SourceLoc(self.file, line, node.col_offset + 1 + self.indent, src)
+
+
+class Signature:
+    """What a caller needs to know about a program function."""
+
+    def __init__(self, fn: N.Function, returns_params: List[int]):
+        self.fn = fn
+        self.returns_params = returns_params   # for each returned value, the param index it is
+
+
+def parse_program(spec) -> N.Program:
+    cls = spec.cls
+    src = _Source(cls)
+    module_globals = dict(sys.modules[cls.__module__].__dict__) if cls.__module__ in sys.modules else {}
+    cdef = src.tree.body[0]
+    if not isinstance(cdef, ast.ClassDef):
+        raise CompileError("@pl.program must decorate a class", src.loc(cdef))
+    methods = []
+    for item in cdef.body:
+        if isinstance(item, ast.FunctionDef):
+            pyfn = cls.__dict__.get(item.name)
+            kind = getattr(pyfn, "__pto_function__", None)
+            if kind is None:
+                continue
+            methods.append((item, kind, getattr(pyfn, "__pto_name__", item.name)))
+    if not methods:
+        raise CompileError(f"program {cls.__name__} has no @pl.function methods", src.loc(cdef))
+    dyn = _collect_dyn_vars(module_globals)
+    headers = {}
+    for item, kind, name in methods:
+        headers[name] = _parse_header(item, kind, name, src, module_globals, method=True)
+    sigs = {name: Signature(fn, _returned_params(item, fn, src)) for (item, _, name), fn
+            in zip(methods, headers.values())}
+    # Inline functions first: their callers need their return types.
+    for item, kind, name in sorted(methods, key=lambda m: m[1] is not N.FunctionType.Inline):
+        fp = FunctionParser(src, module_globals, sigs, dyn)
+        fn = headers[name]
+        fn.body = fp.parse_body(item, fn)
+        fn.return_types = _return_types(fn.body)
+    return N.Program(cls.__name__, headers, src.file, tuple(sorted(dyn)))
+
+
+def _collect_dyn_vars(g) -> Dict[str, DynamicDim]:
+    return {v.name: v for v in g.values() if isinstance(v, DynamicDim)}
+
+
+def _eval_static(node, src: _Source, g, what: str):
+    """Evaluate a type annotation or decorator argument (never code with effects)."""
+    try:
+        return eval(compile(ast.Expression(node), src.file, "eval"), dict(g))  # noqa: S307
+    except Exception as exc:  # noqa: BLE001 - report any failure at the annotation
+        raise CompileError(f"cannot evaluate {what} {ast.unparse(node)!r}: {exc}", src.loc(node)) from None
+
+
+def annot_to_type(annot, loc) -> tuple:
+    """DSL annotation object -> (IR type, direction)."""
+    direction = N.Direction.IN
+    if isinstance(annot, DirAnnot):
+        direction = N.Direction(annot.direction)
+        annot = annot.inner
+    if isinstance(annot, type) and annot.__name__ == "Tensor":
+        raise CompileError("a bare pl.Tensor needs a shape and dtype here: pl.Tensor[[d0, d1], dtype] "
+                           "(bare tensors are only for @pl.jit)", loc)
+    if isinstance(annot, TensorAnnot):
+        shape = tuple(_dim(d, loc) for d in annot.shape)
+        if not isinstance(annot.dtype, DType):
+            raise CompileError(f"expected a dtype such as pl.FP32 in pl.Tensor[...], got {annot.dtype!r}", loc)
+        return TensorType(shape, annot.dtype), direction
+    if isinstance(annot, TileAnnot):
+        if len(annot.shape) != 2 or not all(isinstance(d, int) for d in annot.shape):
+            raise CompileError(f"expected a static 2-D tile shape, got {list(annot.shape)}", loc)
+        return TileType(tuple(annot.shape), annot.dtype, annot.memory), direction
+    if isinstance(annot, ScalarAnnot):
+        return ScalarType(annot.dtype or DType.INDEX), direction
+    if isinstance(annot, DType):
+        return ScalarType(annot), direction
+    raise CompileError(f"expected a type annotation such as pl.Tensor[[64, 64], pl.FP32], got {annot!r}", loc)
+
+
+def _dim(d, loc):
+    if isinstance(d, bool) or not isinstance(d, (int, DimExpr)):
+        raise CompileError(f"expected a shape dimension (int constant or pl.dynamic), got {d!r}", loc)
+    if isinstance(d, int):
+        if d <= 0:
+            raise CompileError(f"shape dimensions must be positive, got {d}", loc)
+        return d
+    return dim_str(d.text)
+
+
+def _parse_header(item: ast.FunctionDef, kind, name, src, g, method: bool) -> N.Function:
+    args = item.args.args
+    if method:
+        if not args or args[0].arg != "self":
+            raise CompileError(f"program function {item.name} must take self first", src.loc(item))
+        args = args[1:]
+    params = []
+    for a in args:
+        if a.annotation is None:
+            raise CompileError(f"parameter {a.arg!r} needs a type annotation", src.loc(a))
+        annot = _eval_static(a.annotation, src, g, "annotation")
+        ty, direction = annot_to_type(annot, src.loc(a.annotation))
+        params.append(N.Param(a.arg, ty, direction, src.loc(a)))
+    return N.Function(name, kind, params, [], [], src.loc(item))
+
+
+def _returned_params(item: ast.FunctionDef, fn: N.Function, src) -> List[int]:
+    """Which parameters a function returns (``return out`` / ``return a, b``)."""
+    names = [p.name for p in fn.params]
+    result: List[int] = []
+    for node in ast.walk(item):
+        if isinstance(node, ast.Return) and node.value is not None:
+            vals = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+            idx = []
+            for v in vals:
+                if isinstance(v, ast.Name) and v.id in names:
+                    idx.append(names.index(v.id))
+                else:
+                    idx.append(-1)
+            result = idx
+    return result
+
+
+class FunctionParser:
+    def __init__(self, src: _Source, g, sigs: Dict[str, Signature], dyn: Dict[str, DynamicDim]):
+        self.src = src
+        self.g = g
+        self.sigs = sigs
+        self.dyn = dyn
+        self.env: Dict[str, object] = {}      # name -> IR type
+        self.alias: Dict[str, str] = {}       # tensor name -> underlying tensor variable name
+        self.fn: Optional[N.Function] = None
+
+    # ------------------------------------------------------------ helpers
+    def err(self, msg, node) -> CompileError:
+        return CompileError(msg, self.src.loc(node))
+
+    def loc(self, node):
+        return self.src.loc(node)
+
+    def parse_body(self, item: ast.FunctionDef, fn: N.Function) -> List[N.Stmt]:
+        self.fn = fn
+        for p in fn.params:
+            self.env[p.name] = p.type
+            if isinstance(p.type, TensorType):
+                for d in p.type.shape:
+                    for v in dim_vars(d):
+                        self.env.setdefault(v, INDEX)
+        return self.block(item.body)
+
+    def block(self, stmts) -> List[N.Stmt]:
+        out: List[N.Stmt] = []
+        for s in stmts:
+            out.extend(self.stmt(s))
+        return out
+
+    # ------------------------------------------------------------ statements
+    def stmt(self, s) -> List[N.Stmt]:
+        loc = self.loc(s)
+        if isinstance(s, ast.Expr):
+            if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
+                return []       # docstring
+            e = self.expr(s.value)
+            self._bind_call_aliases(None, e)
+            return [N.ExprStmt(e, loc=loc)]
+        if isinstance(s, ast.Pass):
+            return []
+        if isinstance(s, (ast.Assign, ast.AnnAssign)):
+            return self.assign(s)
+        if isinstance(s, ast.AugAssign):
+            if not isinstance(s.target, ast.Name):
+                raise self.err("augmented assignment needs a simple name", s)
+            fake = ast.Assign(targets=[s.target], value=ast.BinOp(
+                left=ast.Name(id=s.target.id, ctx=ast.Load(), lineno=s.lineno, col_offset=s.col_offset),
+                op=s.op, right=s.value, lineno=s.lineno, col_offset=s.col_offset),
+                lineno=s.lineno, col_offset=s.col_offset)
+            return self.assign(fake)
+        if isinstance(s, ast.Return):
+            if s.value is None:
+                return [N.Return([], loc=loc)]
+            vals = s.value.elts if isinstance(s.value, ast.Tuple) else [s.value]
+            return [N.Return([self.expr(v) for v in vals], loc=loc)]
+        if isinstance(s, ast.For):
+            return [self.for_loop(s)]
+        if isinstance(s, ast.If):
+            cond = self.expr(s.test)
+            if not isinstance(cond.type, ScalarType):
+                raise self.err(f"an if condition must be a scalar, but got {cond.type}", s.test)
+            saved = dict(self.env)
+            then_body = self.block(s.body)
+            then_env = self.env
+            self.env = dict(saved)
+            else_body = self.block(s.orelse)
+            else_env = self.env
+            self.env = dict(saved)
+            for name in set(then_env) | set(else_env):
+                if name in then_env and name in else_env:
+                    self.env[name] = then_env[name]
+                elif name in saved:
+                    self.env[name] = saved[name]
+            return [N.If(cond, then_body, else_body, loc=loc)]
+        if isinstance(s, ast.With):
+            return [self.with_block(s)]
+        raise self.err(f"unsupported statement in a DSL function: {type(s).__name__}", s)
+
+    def assign(self, s) -> List[N.Stmt]:
+        loc = self.loc(s)
+        target = s.targets[0] if isinstance(s, ast.Assign) else s.target
+        if isinstance(s, ast.Assign) and len(s.targets) != 1:
+            raise self.err("chained assignment is not supported", s)
+        if s.value is None:
+            raise self.err("a declaration needs a value", s)
+        if isinstance(target, ast.Subscript):
+            raise self.err("writing a window of a tensor (x[a:b] = ...) is not supported in this "
+                           "function; use pl.store or pl.assemble", target)
+        value = self.expr(s.value)
+        if isinstance(target, ast.Tuple):
+            names = []
+            for t in target.elts:
+                if not isinstance(t, ast.Name):
+                    raise self.err("only names can be unpacked", t)
+                names.append(t.id)
+            if not isinstance(value, N.FuncCall):
+                raise self.err("tuple unpacking needs a function call returning several values", s.value)
+            return self._assign_call(names, value, loc, s)
+        if not isinstance(target, ast.Name):
+            raise self.err("assignment target must be a name", target)
+        name = target.id
+        if isinstance(s, ast.AnnAssign):
+            annot = _eval_static(s.annotation, self.src, self.g, "annotation")
+            want, _ = annot_to_type(annot, self.loc(s.annotation))
+            self._check_annot(want, value, s)
+        if isinstance(value, N.FuncCall):
+            return self._assign_call([name], value, loc, s)
+        if isinstance(value.type, TensorType) and isinstance(value, N.OpCall) and value.op == "store":
+            self._alias(name, value.args[1])
+            return [N.ExprStmt(value, loc=loc)]
+        if isinstance(value.type, TensorType) and isinstance(value, N.Var):
+            self._alias(name, value)
+            return []
+        self.env[name] = value.type
+        self.alias.pop(name, None)
+        return [N.Assign([N.Var(name, type=value.type, loc=self.loc(target))], value, loc=loc)]
+
+    def _alias(self, name, tensor_expr):
+        if not isinstance(tensor_expr, N.Var):
+            raise InternalError(f"tensor alias of a non-variable {tensor_expr!r}")
+        self.alias[name] = self.alias.get(tensor_expr.name, tensor_expr.name)
+        self.env[name] = tensor_expr.type
+
+    def _bind_call_aliases(self, names, call):
+        """A call returning its Out tensors: bind result names to the caller's arguments."""
+        if not isinstance(call, N.FuncCall) or names is None:
+            return
+        sig = self.sigs[call.callee]
+        for name, pidx in zip(names, sig.returns_params):
+            if pidx >= 0 and isinstance(call.args[pidx], N.Var):
+                self._alias(name, call.args[pidx])
+
+    def _assign_call(self, names, call: N.FuncCall, loc, node) -> List[N.Stmt]:
+        sig = self.sigs[call.callee]
+        callee = sig.fn
+        if callee.kind is N.FunctionType.Inline:
+            rets = callee.return_types
+            if len(rets) != len(names):
+                raise self.err(f"{call.callee} returns {len(rets)} values, but {len(names)} names are bound", node)
+            targets = []
+            for name, t in zip(names, rets):
+                self.env[name] = t
+                self.alias.pop(name, None)
+                targets.append(N.Var(name, type=t, loc=loc))
+            return [N.Assign(targets, call, loc=loc)]
+        if len(sig.returns_params) != len(names):
+            raise self.err(f"{call.callee} returns {len(sig.returns_params)} values, but {len(names)} names are bound", node)
+        for name, pidx in zip(names, sig.returns_params):
+            if pidx < 0:
+                raise self.err(f"{call.callee} must return its Out/InOut tensor parameters so the caller can "
+                               f"bind them", node)
+            arg = call.args[pidx]
+            if not isinstance(arg, N.Var):
+                raise self.err("an Out argument must be a tensor variable", node)
+            self._alias(name, arg)
+        return [N.ExprStmt(call, loc=loc)]
+
+    def _check_annot(self, want, value, node):
+        got = value.type
+        if isinstance(want, TileType) and isinstance(got, TileType):
+            if want.shape != got.shape or want.dtype != got.dtype or want.memory != got.memory:
+                raise self.err(f"annotation says {want} but the value is {got}", node)
+        elif type(want) is not type(got):
+            raise self.err(f"annotation says {want} but the value is {got}", node)
+
+    def for_loop(self, s: ast.For) -> N.Stmt:
+        if not isinstance(s.target, ast.Name):
+            raise self.err("a loop variable must be a simple name", s.target)
+        it = s.iter
+        if not isinstance(it, ast.Call):
+            raise self.err("loops must iterate over pl.range(...), pl.parallel(...) or pl.unroll(...)", it)
+        marker = self._resolve(it.func)
+        kind = getattr(marker, "__pto_marker__", None)
+        if kind not in ("range", "parallel", "unroll"):
+            if marker is range:
+                kind = "range"
+            else:
+                raise self.err("loops must iterate over pl.range(...), pl.parallel(...) or pl.unroll(...)", it)
+        bounds = [self.expr(a) for a in it.args]
+        for b, a in zip(bounds, it.args):
+            if not isinstance(b.type, ScalarType) or b.type.dtype.is_float:
+                raise self.err(f"loop bounds must be integers or integer scalars, but got {b.type}", a)
+        if not 1 <= len(bounds) <= 3:
+            raise self.err("pl.range takes 1 to 3 arguments (start, stop, step)", it)
+        if len(bounds) == 1:
+            bounds = [self._const(0, s)] + bounds
+        if len(bounds) == 2:
+            bounds.append(self._const(1, s))
+        if kind == "unroll" and not all(isinstance(b, N.Const) for b in bounds):
+            raise self.err("pl.unroll needs literal bounds", it)
+        if isinstance(bounds[2], N.Const) and bounds[2].value <= 0:
+            raise self.err("loop step must be positive", it)
+        var = N.Var(s.target.id, type=INDEX, loc=self.loc(s.target))
+        self.env[var.name] = INDEX
+        saved = dict(self.env)
+        body = self.block(s.body)
+        for k, v in list(self.env.items()):
+            if k in saved and saved[k] != v and isinstance(v, TileType) and isinstance(saved[k], TileType):
+                if v.shape != saved[k].shape or v.dtype != saved[k].dtype or v.memory != saved[k].memory:
+                    raise self.err(f"loop-carried {k!r} changes type inside the loop: {saved[k]} before, {v} after", s)
+        self.env = {k: v for k, v in self.env.items() if k in saved}
+        return N.For(var, bounds[0], bounds[1], bounds[2], body, kind=kind, loc=self.loc(s))
+
+    def with_block(self, s: ast.With) -> N.Stmt:
+        if len(s.items) != 1:
+            raise self.err("one context manager per with statement", s)
+        item = s.items[0]
+        call = item.context_expr
+        if not isinstance(call, ast.Call):
+            raise self.err("expected `with pl.spmd(n):` or `with pl.at(...):`", call)
+        marker = getattr(self._resolve(call.func), "__pto_marker__", None)
+        if marker == "spmd":
+            if len(call.args) != 1:
+                raise self.err("pl.spmd takes the block count", call)
+            n = self.expr(call.args[0])
+            body = self.block(s.body)
+            return N.Scope("spmd", body, {"block_num": n}, loc=self.loc(s))
+        if marker == "at":
+            attrs = {}
+            for kw in call.keywords:
+                if kw.arg == "deps":
+                    if not isinstance(kw.value, (ast.List, ast.Tuple)):
+                        raise self.err("deps= takes a list of task names", kw.value)
+                    attrs["deps"] = [d.id for d in kw.value.elts if isinstance(d, ast.Name)]
+                elif kw.arg in ("level", "name_hint"):
+                    attrs[kw.arg] = _eval_static(kw.value, self.src, self.g, kw.arg)
+            if item.optional_vars is not None:
+                if not isinstance(item.optional_vars, ast.Name):
+                    raise self.err("`as` needs a simple name", item.optional_vars)
+                attrs["name"] = item.optional_vars.id
+            body = self.block(s.body)
+            return N.Scope("at", body, attrs, loc=self.loc(s))
+        raise self.err("expected `with pl.spmd(n):` or `with pl.at(...):`", call)
+
+    # ------------------------------------------------------------ expressions
+    def _const(self, v, node):
+        t = BOOL if isinstance(v, bool) else (INDEX if isinstance(v, int) else ScalarType(DType.FP32))
+        return N.Const(v, type=t, loc=self.loc(node))
+
+    def _resolve(self, node):
+        """Statically resolve a name or attribute chain against the module globals."""
+        if isinstance(node, ast.Name):
+            if node.id in self.g:
+                return self.g[node.id]
+            import builtins
+            return getattr(builtins, node.id, _MISSING)
+        if isinstance(node, ast.Attribute):
+            base = self._resolve(node.value)
+            if base is _MISSING:
+                return _MISSING
+            return getattr(base, node.attr, _MISSING)
+        return _MISSING
+
+    def expr(self, e) -> N.Expr:
+        loc = self.loc(e)
+        if isinstance(e, ast.Constant):
+            if isinstance(e.value, (bool, int, float)):
+                return self._const(e.value, e)
+            raise self.err(f"unsupported constant {e.value!r}", e)
+        if isinstance(e, ast.Name):
+            if e.id in self.env:
+                name = self.alias.get(e.id, e.id)
+                return N.Var(name, type=self.env[e.id], loc=loc)
+            if e.id in self.dyn:
+                raise self.err(f"dynamic dimension {e.id!r} is not a dimension of any tensor parameter of "
+                               f"{self.fn.name}", e)
+            val = self._resolve(e)
+            return self._static_value(val, e)
+        if isinstance(e, ast.Attribute):
+            if isinstance(e.value, ast.Name) and e.value.id == "self":
+                raise self.err("a program function must be called: self.name(...)", e)
+            return self._static_value(self._resolve(e), e)
+        if isinstance(e, (ast.List, ast.Tuple)):
+            return N.ListExpr([self.expr(x) for x in e.elts], loc=loc)
+        if isinstance(e, ast.BinOp):
+            op = _PYBINOP.get(type(e.op))
+            if op is None:
+                raise self.err(f"unsupported operator {type(e.op).__name__}", e)
+            return self.scalar_op(op, self.expr(e.left), self.expr(e.right), e)
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+            v = self.expr(e.operand)
+            if isinstance(v, N.Const):
+                return N.Const(-v.value, type=v.type, loc=loc)
+            return self._typed_op("scalar.neg", [v], {}, e)
+        if isinstance(e, ast.Compare):
+            if len(e.ops) != 1:
+                raise self.err("chained comparisons are not supported", e)
+            op = _PYCMP.get(type(e.ops[0]))
+            if op is None:
+                raise self.err(f"unsupported comparison {type(e.ops[0]).__name__}", e)
+            return self.scalar_op(op, self.expr(e.left), self.expr(e.comparators[0]), e)
+        if isinstance(e, ast.Call):
+            return self.call(e)
+        raise self.err(f"unsupported expression {ast.unparse(e)!r} in a DSL function", e)
+
+    def _static_value(self, val, node):
+        if val is _MISSING:
+            raise self.err(f"name {ast.unparse(node)!r} is not defined", node)
+        if isinstance(val, bool) or isinstance(val, (int, float)):
+            return self._const(val, node)
+        if isinstance(val, (DType, MemorySpace, PadValue)):
+            return N.Const(val, loc=self.loc(node))
+        if isinstance(val, DynamicDim):
+            raise self.err(f"dynamic dimension {val.name!r} is not a dimension of any tensor parameter of "
+                           f"{self.fn.name}", node)
+        return N.Const(val, loc=self.loc(node))
+
+    def scalar_op(self, op, a, b, node):
+        if isinstance(a.type, TileType) or isinstance(b.type, TileType):
+            raise self.err(f"operator on tiles: use pl.{ {'add': 'add', 'sub': 'sub', 'mul': 'mul', 'truediv': 'div'}.get(op, op)}(...) "
+                           f"instead of a Python operator", node)
+        if isinstance(a, N.Const) and isinstance(b, N.Const) and op in _FOLD and \
+                isinstance(a.value, (int, float)) and isinstance(b.value, (int, float)):
+            try:
+                v = _FOLD[op](a.value, b.value)
+            except ZeroDivisionError:
+                raise self.err("division by zero in a constant expression", node) from None
+            return self._const(v, node)
+        return self._typed_op(f"scalar.{op}", [a, b], {}, node)
+
+    def _typed_op(self, name, args, attrs, node):
+        try:
+            t = infer(name, [a.type for a in args], attrs)
+        except OpTypeError as exc:
+            raise self.err(str(exc), node) from None
+        return N.OpCall(name, args, attrs, type=t, loc=self.loc(node))
+
+    def call(self, e: ast.Call) -> N.Expr:
+        f = e.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
+            return self.func_call(f.attr, e)
+        target = self._resolve(f)
+        op = getattr(target, "__pto_op__", None)
+        if op is None:
+            if target in (min, max) and target is not _MISSING:
+                if len(e.args) != 2:
+                    raise self.err(f"{target.__name__}() takes two scalars here", e)
+                return self.scalar_op(target.__name__, self.expr(e.args[0]), self.expr(e.args[1]), e)
+            raise self.err(f"{ast.unparse(f)!r} is not a DSL op or program function", f)
+        return self.op_call(op, e)
+
+    def _bind(self, op, e: ast.Call) -> Dict[str, ast.AST]:
+        names, defaults = _SIG.get(op, (None, {}))
+        if names is None:
+            if op in _BINARY:
+                names = ["lhs", "rhs"]
+            elif op in _UNARY:
+                names = ["tile"]
+            else:
+                names = []
+        if len(e.args) > len(names):
+            raise self.err(f"pl.{op} takes at most {len(names)} positional arguments, got {len(e.args)}", e)
+        bound = dict(zip(names, e.args))
+        aliases = {"target_type": "target_type", "dtype": "dtype"}
+        for kw in e.keywords:
+            key = aliases.get(kw.arg, kw.arg)
+            if key == "shapes" and op in ("create_tile", "create_tensor", "reshape", "slice"):
+                key = "shape"
+            if key not in names:
+                raise self.err(f"pl.{op} has no parameter {kw.arg!r} (parameters: {', '.join(names)})", kw.value)
+            bound[key] = kw.value
+        for n in names:
+            if n not in bound and n not in defaults:
+                raise self.err(f"pl.{op} is missing its {n!r} argument", e)
+        return {n: bound.get(n, defaults.get(n)) for n in names}
+
+    def _static_list(self, node, what, allow_dyn=False):
+        """A list of static ints (or dynamic-dim names when allowed)."""
+        if not isinstance(node, (ast.List, ast.Tuple)):
+            raise self.err(f"{what} must be a list such as [64, 64]", node)
+        out = []
+        for x in node.elts:
+            v = self.expr(x)
+            if isinstance(v, N.Const) and isinstance(v.value, int) and not isinstance(v.value, bool):
+                out.append(v.value)
+            elif allow_dyn and isinstance(v, N.Var) and v.type == INDEX:
+                out.append(v.name)
+            else:
+                raise self.err(f"{what} must be compile-time integers, but {ast.unparse(x)!r} is not", x)
+        return out
+
+    def _static_attr(self, node, kinds, what):
+        if isinstance(node, (DType, MemorySpace, PadValue)) or node is None:
+            return node
+        v = self.expr(node)
+        if isinstance(v, N.Const) and isinstance(v.value, kinds):
+            return v.value
+        raise self.err(f"{what} must be a constant such as {_EXAMPLE.get(kinds, '...')}", node)
+
+    def _index_list(self, node, what):
+        if not isinstance(node, (ast.List, ast.Tuple)):
+            raise self.err(f"{what} must be a list such as [0, 0]", node)
+        items = []
+        for x in node.elts:
+            v = self.expr(x)
+            if not isinstance(v.type, ScalarType) or v.type.dtype.is_float:
+                raise self.err(f"{what} must be integers or integer scalars, but got {v.type}", x)
+            items.append(v)
+        return N.ListExpr(items, loc=self.loc(node))
+
+    def op_call(self, op: str, e: ast.Call) -> N.Expr:
+        b = self._bind(op, e)
+        attrs: Dict[str, object] = {}
+        if op == "load":
+            tensor = self.expr(b["tensor"])
+            offsets = self._index_list(b["offsets"], "load offsets")
+            shape = self._static_list(b["shapes"], "load shapes")
+            attrs["shape"] = shape
+            attrs["target_memory"] = self._static_attr(b["target_memory"], MemorySpace, "target_memory")
+            if b["valid_shape"] is not None:
+                vs = self._index_list(b["valid_shape"], "valid_shape").items
+                if len(vs) != len(shape):
+                    raise self.err("valid_shape needs one entry per dimension", b["valid_shape"])
+                valid = tuple(v.value if isinstance(v, N.Const) else v for v in vs[-2:])
+                attrs["valid"] = valid
+            if len(offsets.items) != len(shape):
+                raise self.err(f"pl.load got {len(offsets.items)} offsets but {len(shape)} shapes", e)
+            return self._typed_op(op, [tensor, offsets], attrs, e)
+        if op == "store":
+            tile = self.expr(b["tile"])
+            offsets = self._index_list(b["offsets"], "store offsets")
+            tensor = self.expr(b["output_tensor"])
+            if isinstance(tensor.type, TensorType) and len(offsets.items) != len(tensor.type.shape):
+                raise self.err(f"pl.store got {len(offsets.items)} offsets for a {len(tensor.type.shape)}-D tensor", e)
+            return self._typed_op(op, [tile, tensor, offsets], attrs, e)
+        if op in ("create_tile", "create_tensor"):
+            attrs["shape"] = self._static_list(b["shape"], "shape", allow_dyn=(op == "create_tensor"))
+            attrs["dtype"] = self._static_attr(b["dtype"], DType, "dtype")
+            if op == "create_tile":
+                attrs["target_memory"] = self._static_attr(b["target_memory"], MemorySpace, "target_memory")
+            else:
+                attrs["shape"] = [dim_str(d) for d in attrs["shape"]]
+            return self._typed_op(op, [], attrs, e)
+        if op == "move":
+            attrs["target_memory"] = self._static_attr(b["target_memory"], MemorySpace, "target_memory")
+            return self._typed_op(op, [self.expr(b["tile"])], attrs, e)
+        if op == "cast":
+            attrs["target_type"] = self._static_attr(b["target_type"], DType, "target_type")
+            if b["mode"] is not None:
+                m = self.expr(b["mode"])
+                attrs["mode"] = m.value if isinstance(m, N.Const) else None
+            return self._typed_op(op, [self.expr(b["tile"])], attrs, e)
+        if op == "reshape":
+            attrs["shape"] = self._static_list(b["shape"], "reshape shape")
+            return self._typed_op(op, [self.expr(b["tile"])], attrs, e)
+        if op in ("slice", "assemble"):
+            offs = self._index_list(b["offsets"], f"{op} offsets")
+            if len(offs.items) != 2:
+                raise self.err(f"pl.{op} needs two offsets [row, col]", b["offsets"])
+            attrs["offsets_static"] = tuple(o.value if isinstance(o, N.Const) else None for o in offs.items)
+            if op == "slice":
+                attrs["shape"] = self._static_list(b["shape"], "slice shape")
+                return self._typed_op(op, [self.expr(b["tile"]), offs], attrs, e)
+            return self._typed_op(op, [self.expr(b["target"]), self.expr(b["source"]), offs], attrs, e)
+        if op == "fillpad":
+            attrs["pad_value"] = self._static_attr(b["pad_value"], PadValue, "pad_value")
+            return self._typed_op(op, [self.expr(b["tile"])], attrs, e)
+        if op in ("row_expand", "col_expand"):
+            return self._typed_op(op, [self.expr(b["tile"]), self.expr(b["like"])], attrs, e)
+        if op == "matmul_acc":
+            return self._typed_op(op, [self.expr(b["acc"]), self.expr(b["lhs"]), self.expr(b["rhs"])], attrs, e)
+        if op in ("get_block_idx", "get_block_num", "get_subblock_idx"):
+            if e.args or e.keywords:
+                raise self.err(f"pl.tile.{op}() takes no arguments", e)
+            return self._typed_op(op, [], attrs, e)
+        if op in _BINARY:
+            lhs, rhs = self.expr(b["lhs"]), self.expr(b["rhs"])
+            od = OPS[op]
+            if isinstance(rhs.type, ScalarType) and od.scalar_form:
+                if isinstance(rhs, N.Const) and isinstance(lhs.type, TileType) and lhs.type.dtype.is_float:
+                    rhs = N.Const(float(rhs.value), type=ScalarType(lhs.type.dtype if lhs.type.dtype is DType.FP32 else DType.FP32), loc=rhs.loc)
+                return self._typed_op(od.scalar_form, [lhs, rhs], attrs, e)
+            return self._typed_op(op, [lhs, rhs], attrs, e)
+        if op in _UNARY:
+            return self._typed_op(op, [self.expr(b["tile"])], attrs, e)
+        raise self.err(f"pl.{op} is not supported here", e)
+
+    def func_call(self, name: str, e: ast.Call) -> N.Expr:
+        if name not in self.sigs:
+            raise self.err(f"program has no function {name!r}", e.func)
+        if e.keywords:
+            raise self.err("program functions are called with positional arguments", e)
+        callee = self.sigs[name].fn
+        args = [self.expr(a) for a in e.args]
+        if len(args) != len(callee.params):
+            raise self.err(f"{name} takes {len(callee.params)} arguments, but {len(args)} were given", e)
+        for a, p, node in zip(args, callee.params, e.args):
+            self._check_arg(a, p, node, name)
+        return N.FuncCall(name, args, loc=self.loc(e))
+
+    def _check_arg(self, a, p: N.Param, node, callee):
+        pt, at = p.type, a.type
+        if isinstance(pt, TensorType):
+            if not isinstance(at, TensorType):
+                raise self.err(f"argument {p.name!r} of {callee} must be a tensor, but got {at}", node)
+            if at.dtype != pt.dtype or len(at.shape) != len(pt.shape) or any(
+                    isinstance(x, int) and isinstance(y, int) and x != y for x, y in zip(at.shape, pt.shape)):
+                raise self.err(f"argument {p.name!r} of {callee} expects {pt}, but got {at}", node)
+        elif isinstance(pt, ScalarType):
+            if not isinstance(at, ScalarType):
+                raise self.err(f"argument {p.name!r} of {callee} must be a scalar, but got {at}", node)
+        elif isinstance(pt, TileType):
+            if not isinstance(at, TileType) or at.shape != pt.shape or at.dtype != pt.dtype:
+                raise self.err(f"argument {p.name!r} of {callee} expects {pt}, but got {at}", node)
+
+
+def _return_types(body) -> list:
+    for s in N.walk_stmts(body):
+        if isinstance(s, N.Return):
+            return [v.type for v in s.values]
+    return []
+
+
+_MISSING = object()
+_EXAMPLE = {DType: "pl.FP32", MemorySpace: "pl.Mem.Vec", PadValue: "pl.PadValue.zero"}

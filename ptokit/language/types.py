@@ -1,0 +1,138 @@
+"""Type annotations of the DSL: ``pl.Tensor[[64, 64], pl.FP32]``, ``pl.Tile[...]``,
+``pl.Scalar[dtype]``, ``pl.Out[T]`` / ``pl.InOut[T]``, and ``pl.dynamic("M")``.
+
+These objects only *describe* types; the parser turns them into IR types.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from ..ir.nodes import FunctionType  # noqa: F401  (re-exported by ptokit.language)
+from ..ir.types import DType, MemorySpace, PadValue  # noqa: F401
+
+FP16, BF16, FP32 = DType.FP16, DType.BF16, DType.FP32
+INT8, INT16, INT32, INT64 = DType.INT8, DType.INT16, DType.INT32, DType.INT64
+UINT8, BOOL, INDEX = DType.UINT8, DType.BOOL, DType.INDEX
+Mem = MemorySpace
+
+
+class Level:
+    AIV = "AIV"
+    AIC = "AIC"
+    CORE_GROUP = "CORE_GROUP"
+    CHIP_DIE = "CHIP_DIE"
+    CHIP = "CHIP"
+    HOST = "HOST"
+
+
+class DimExpr:
+    """A dimension expression over dynamic dimension variables (``M``, ``M * 2``)."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def _bin(self, op, other, rev=False):
+        o = other.text if isinstance(other, DimExpr) else repr(int(other))
+        a, b = (o, self.text) if rev else (self.text, o)
+        return DimExpr(f"({a}) {op} ({b})" if op else a)
+
+    def __add__(self, o): return self._bin("+", o)
+    def __radd__(self, o): return self._bin("+", o, True)
+    def __sub__(self, o): return self._bin("-", o)
+    def __rsub__(self, o): return self._bin("-", o, True)
+    def __mul__(self, o): return self._bin("*", o)
+    def __rmul__(self, o): return self._bin("*", o, True)
+    def __floordiv__(self, o): return self._bin("//", o)
+    def __rfloordiv__(self, o): return self._bin("//", o, True)
+    def __mod__(self, o): return self._bin("%", o)
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+class DynamicDim(DimExpr):
+    """``M = pl.dynamic("M")``: a dimension known only at run time."""
+
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
+
+
+def dynamic(name: str) -> DynamicDim:
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"pl.dynamic needs an identifier name, got {name!r}")
+    return DynamicDim(name)
+
+
+@dataclass(frozen=True)
+class TensorAnnot:
+    shape: Optional[Tuple[object, ...]]    # None: bare pl.Tensor (JIT: from the array)
+    dtype: Optional[DType]
+
+
+@dataclass(frozen=True)
+class TileAnnot:
+    shape: Tuple[int, ...]
+    dtype: DType
+    memory: MemorySpace = MemorySpace.Vec
+
+
+@dataclass(frozen=True)
+class ScalarAnnot:
+    dtype: Optional[DType]
+
+
+@dataclass(frozen=True)
+class DirAnnot:
+    direction: str      # "OUT" | "INOUT"
+    inner: object
+
+
+def _shape_tuple(shape):
+    if isinstance(shape, (int, DimExpr)):
+        shape = [shape]
+    return tuple(shape)
+
+
+class _TensorMeta(type):
+    def __getitem__(cls, item):
+        shape, dtype = item
+        return TensorAnnot(_shape_tuple(shape), dtype)
+
+
+class Tensor(metaclass=_TensorMeta):
+    """``pl.Tensor[[d0, d1], dtype]``; bare ``pl.Tensor`` in ``@pl.jit`` signatures."""
+
+
+class _TileMeta(type):
+    def __getitem__(cls, item):
+        if len(item) == 2:
+            return TileAnnot(_shape_tuple(item[0]), item[1])
+        return TileAnnot(_shape_tuple(item[0]), item[1], item[2])
+
+
+class Tile(metaclass=_TileMeta):
+    """``pl.Tile[[r, c], dtype]`` or ``pl.Tile[[r, c], dtype, pl.Mem.Vec]``."""
+
+
+class _ScalarMeta(type):
+    def __getitem__(cls, dtype):
+        return ScalarAnnot(dtype)
+
+
+class Scalar(metaclass=_ScalarMeta):
+    """``pl.Scalar[dtype]``: a by-value scalar parameter."""
+
+
+class _OutMeta(type):
+    def __getitem__(cls, inner):
+        return DirAnnot(cls.direction, inner)
+
+
+class Out(metaclass=_OutMeta):
+    direction = "OUT"
+
+
+class InOut(metaclass=_OutMeta):
+    direction = "INOUT"

@@ -1,0 +1,45 @@
+"""Classify each InCore function as a vector (AIV) or cube (AIC) kernel.
+
+A kernel that touches Mat/Left/Right/Acc tiles or calls a cube op is AIC; one
+that only uses Vec tiles is AIV.  A kernel that does both needs the mixed
+cube+vector split (a Group of one AIC and one AIV function joined by the
+cross-core FIFO), which is reported as not supported yet.
+"""
+from __future__ import annotations
+
+from ..errors import CompileError
+from ..ir import nodes as N
+from ..ir.ops import OPS
+from ..ir.types import MemorySpace, TileType
+
+_CUBE_SPACES = {MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc, MemorySpace.Bias}
+_VECTOR_ONLY = {"binary", "scalar", "reduce_tmp", "expand"}
+
+
+def classify_kernels(prog: N.Program, ctx) -> N.Program:
+    for fn in prog.of_kind(N.FunctionType.InCore):
+        cube_at = vec_at = None
+        for s in N.walk_stmts(fn.body):
+            for e in N.stmt_exprs(s):
+                for sub in N.walk_expr(e):
+                    if not isinstance(sub, N.OpCall) or sub.op.startswith("scalar."):
+                        continue
+                    spaces = {a.type.memory for a in sub.args if isinstance(a.type, TileType)}
+                    if isinstance(sub.type, TileType):
+                        spaces.add(sub.type.memory)
+                    is_cube = OPS[sub.op].cube or bool(spaces & _CUBE_SPACES)
+                    is_vec = MemorySpace.Vec in spaces
+                    if is_cube and sub.op in ("store",) and spaces == {MemorySpace.Acc}:
+                        is_vec = False
+                    if is_cube and cube_at is None:
+                        cube_at = sub.loc or s.loc
+                    if is_vec and vec_at is None:
+                        vec_at = sub.loc or s.loc
+        if cube_at is not None and vec_at is not None:
+            raise CompileError(f"kernel {fn.name} mixes cube work (line {cube_at.line}) and vector work; "
+                               f"mixed cube+vector kernels (split into an AIC+AIV group joined by the "
+                               f"cross-core FIFO) are not supported yet: split it into two InCore "
+                               f"functions", vec_at)
+        fn.kind = N.FunctionType.AIC if cube_at is not None else N.FunctionType.AIV
+        fn.attrs["core_type"] = "aic" if cube_at is not None else "aiv"
+    return prog

@@ -1,0 +1,66 @@
+"""Derive how each task passes each argument to the runtime.
+
+For every kernel call in an Orchestration function this pass records, in
+``FuncCall.attrs["arg_kinds"]``, one of:
+
+* ``input``      -- the kernel reads the tensor (``add_input``)
+* ``output_new`` -- first write of a ``pl.create_tensor`` intermediate: the runtime
+                    allocates it (``add_output(TensorCreateInfo)``)
+* ``output``     -- write into an existing tensor (``add_output(tensor)``)
+* ``inout``      -- read and written (``add_inout``)
+* ``scalar``     -- a by-value scalar (``add_scalar``)
+
+It also numbers the kernels by first use (``fn.attrs["kernel_ids"]``), which
+is the ``func_id`` of ``kernel_config.py``.
+"""
+from __future__ import annotations
+
+from ..errors import CompileError
+from ..ir import nodes as N
+from ..ir.types import ScalarType, TensorType
+
+
+def derive_directions(prog: N.Program, ctx) -> N.Program:
+    for fn in prog.of_kind(N.FunctionType.Orchestration):
+        kernel_ids = {}
+        created = set()
+        written = set()
+        for s in N.walk_stmts(fn.body):
+            if isinstance(s, N.Assign) and isinstance(s.value, N.OpCall) and s.value.op == "create_tensor":
+                created.add(s.targets[0].name)
+            for e in N.stmt_exprs(s):
+                for call in N.walk_expr(e):
+                    if not isinstance(call, N.FuncCall):
+                        continue
+                    callee = prog.functions[call.callee]
+                    if callee.kind is N.FunctionType.Orchestration:
+                        raise CompileError("an Orchestration function cannot call another one", call.loc)
+                    kernel_ids.setdefault(call.callee, len(kernel_ids))
+                    kinds = []
+                    for a, p in zip(call.args, callee.params):
+                        if isinstance(p.type, ScalarType):
+                            kinds.append("scalar")
+                            continue
+                        if not isinstance(p.type, TensorType) or not isinstance(a, N.Var):
+                            raise CompileError(f"argument {p.name!r} of task {call.callee} must be a tensor "
+                                               f"variable", call.loc)
+                        if p.direction is N.Direction.IN:
+                            if a.name in created and a.name not in written:
+                                raise CompileError(f"tensor {a.name!r} is read by {call.callee} before any task "
+                                                   f"writes it", call.loc)
+                            kinds.append("input")
+                        elif p.direction is N.Direction.OUT:
+                            if a.name in created and a.name not in written:
+                                kinds.append("output_new")
+                            else:
+                                kinds.append("output")
+                            written.add(a.name)
+                        else:
+                            if a.name in created and a.name not in written:
+                                raise CompileError(f"tensor {a.name!r} is passed as InOut to {call.callee} "
+                                                   f"before any task writes it", call.loc)
+                            kinds.append("inout")
+                            written.add(a.name)
+                    call.attrs["arg_kinds"] = kinds
+        fn.attrs["kernel_ids"] = kernel_ids
+    return prog

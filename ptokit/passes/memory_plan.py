@@ -1,0 +1,267 @@
+"""Buffer planning: lifetime-based reuse and an address per tile, per memory space.
+
+1. Tile values that must share storage form a *buffer group*: a loop-carried
+   tile (init, iteration value, yield, result), the arms of a merged ``if``,
+   ``pl.assemble``'s result and its target, ``pl.matmul_acc``'s result and its
+   accumulator.  Where sharing would let a write clobber a value still read
+   later, a copy (``pl.move``) is inserted first.
+2. Each group lives from its first definition to its last use, stretched to
+   the end of any loop that uses it but defined it outside.
+3. Groups get first-fit addresses per memory space (aligned as runtime.md
+   says); a dead group's space is reused.  A kernel whose live tiles do not fit
+   is rejected with the space, the bytes needed and the capacity.
+
+Results land in ``fn.attrs``: ``buffer_of`` (var -> group representative),
+``tile_addr`` (representative -> byte offset), ``memory_peak`` (space -> bytes).
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Tuple
+
+from ..errors import CompileError
+from ..ir import nodes as N
+from ..ir.types import ALIGNMENT, CAPACITY, MemorySpace, TileType, fmt_shape
+
+_SPACE_NAMES = {MemorySpace.Vec: "Vec (UB)", MemorySpace.Mat: "Mat (L1)", MemorySpace.Left: "Left (L0A)",
+                MemorySpace.Right: "Right (L0B)", MemorySpace.Acc: "Acc (L0C)", MemorySpace.Bias: "Bias"}
+
+
+def plan_memory(prog: N.Program, ctx) -> N.Program:
+    for fn in prog.of_kind(N.FunctionType.AIV, N.FunctionType.AIC, N.FunctionType.InCore):
+        fn.body = _break_interference(fn.body)
+        _plan_function(fn, ctx.arch)
+    return prog
+
+
+# ----------------------------------------------------------------- interference
+
+def _uses(e: N.Expr):
+    for sub in N.walk_expr(e):
+        if isinstance(sub, N.Var):
+            yield sub.name
+        if isinstance(sub, N.OpCall) and sub.attrs.get("valid"):
+            for v in sub.attrs["valid"]:
+                if isinstance(v, N.Expr):
+                    yield from _uses(v)
+
+
+def _linear(body) -> List[Tuple[List[str], List[str]]]:
+    """(defs, uses) per statement in execution order (nested bodies inlined)."""
+    out = []
+    for s in body:
+        if isinstance(s, N.For):
+            out.append(([s.var.name] + [p.name for p, _ in s.iter_args],
+                        [u for e in N.stmt_exprs(s) for u in _uses(e)]))
+            out.extend(_linear(s.body))
+            out.append(([r.name for r in s.results], [u for y in s.yields for u in _uses(y)]))
+        elif isinstance(s, N.If):
+            out.append(([], [u for u in _uses(s.cond)]))
+            out.extend(_linear(s.then_body))
+            out.append(([], [u for y in s.then_yields for u in _uses(y)]))
+            out.extend(_linear(s.else_body))
+            out.append(([r.name for r in s.results], [u for y in s.else_yields for u in _uses(y)]))
+        else:
+            defs = [t.name for t in s.targets] if isinstance(s, N.Assign) else []
+            out.append((defs, [u for e in N.stmt_exprs(s) for u in _uses(e)]))
+    return out
+
+
+def _read_after_def(body, defined: str, others: List[str]) -> bool:
+    seen = False
+    for defs, uses in _linear(body):
+        if seen and any(o in uses for o in others):
+            return True
+        if defined in defs:
+            seen = True
+    return False
+
+
+def _copy(var: N.Var, loc) -> Tuple[N.Stmt, N.Var]:
+    cp = N.Var(f"{var.name}_copy", type=var.type, loc=loc)
+    return N.Assign([cp], N.OpCall("move", [var], {"target_memory": var.type.memory}, type=var.type, loc=loc),
+                    loc=loc), N.Var(cp.name, type=cp.type)
+
+
+def _break_interference(body: List[N.Stmt]) -> List[N.Stmt]:
+    for s in body:
+        for sub in N.child_bodies(s):
+            sub[:] = _break_interference(sub)
+        if isinstance(s, N.For):
+            for i, ((param, init), y) in enumerate(zip(s.iter_args, s.yields)):
+                if isinstance(param.type, TileType) and isinstance(y, N.Var) and y.name != param.name:
+                    if _read_after_def(s.body, y.name, [param.name]):
+                        st, cp = _copy(y, s.loc)
+                        s.body.append(st)
+                        s.yields[i] = cp
+        elif isinstance(s, N.If):
+            for i, r in enumerate(s.results):
+                if not isinstance(r.type, TileType):
+                    continue
+                members = [y.name for y in (s.then_yields[i], s.else_yields[i]) if isinstance(y, N.Var)]
+                for arm, yields in ((s.then_body, s.then_yields), (s.else_body, s.else_yields)):
+                    y = yields[i]
+                    others = [m for m in members if m != y.name]
+                    if isinstance(y, N.Var) and others and _read_after_def(arm, y.name, others):
+                        st, cp = _copy(y, s.loc)
+                        arm.append(st)
+                        yields[i] = cp
+    return body
+
+
+# ----------------------------------------------------------------- groups & lifetimes
+
+class _UF:
+    def __init__(self):
+        self.parent: Dict[str, str] = {}
+
+    def find(self, x):
+        self.parent.setdefault(x, x)
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a, b):
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[rb] = ra
+
+
+def _plan_function(fn: N.Function, arch: str):
+    tiles: Dict[str, N.Var] = {}
+    uf = _UF()
+    def_pos: Dict[str, int] = {}
+    last_use: Dict[str, int] = {}
+    def_loc: Dict[str, object] = {}
+    pos = [0]
+    loops: List[Tuple[int, List[int]]] = []   # (start, [end]) of enclosing loops
+
+    def define(v: N.Var, loc):
+        if isinstance(v.type, TileType):
+            tiles.setdefault(v.name, v)
+            uf.find(v.name)
+            def_pos.setdefault(v.name, pos[0])
+            last_use.setdefault(v.name, pos[0])
+            def_loc.setdefault(v.name, loc or v.loc)
+
+    use_records: List[Tuple[str, int, List[List[int]]]] = []
+
+    def use(e: N.Expr):
+        # a use inside a loop of a value defined before it lasts until the loop ends;
+        # loop ends are known only later, so keep references and resolve after the walk
+        for name in _uses(e):
+            if name in tiles:
+                refs = [end for start, end in loops if def_pos[name] < start]
+                use_records.append((name, pos[0], refs))
+
+    def walk(body):
+        for s in body:
+            pos[0] += 1
+            if isinstance(s, N.Assign):
+                for e in N.stmt_exprs(s):
+                    use(e)
+                for t in s.targets:
+                    define(t, s.loc)
+                if isinstance(s.value, N.OpCall) and s.value.op in ("assemble", "matmul_acc"):
+                    tgt = s.value.args[0]
+                    if isinstance(tgt, N.Var) and tgt.name in tiles:
+                        uf.union(tgt.name, s.targets[0].name)
+            elif isinstance(s, N.For):
+                for e in N.stmt_exprs(s):
+                    use(e)
+                end = [0]
+                loops.append((pos[0], end))
+                for p, init in s.iter_args:
+                    define(p, s.loc)
+                    if isinstance(init, N.Var) and init.name in tiles:
+                        uf.union(init.name, p.name)
+                walk(s.body)
+                pos[0] += 1
+                end[0] = pos[0]
+                loops.pop()
+                for y in s.yields:
+                    use(y)
+                for (p, _), y, r in zip(s.iter_args, s.yields, s.results):
+                    define(r, s.loc)
+                    if isinstance(p.type, TileType):
+                        uf.union(p.name, r.name)
+                        if isinstance(y, N.Var) and y.name in tiles:
+                            uf.union(p.name, y.name)
+                        use_records.append((p.name, end[0], []))
+            elif isinstance(s, N.If):
+                use(s.cond)
+                walk(s.then_body)
+                pos[0] += 1
+                for y in s.then_yields:
+                    use(y)
+                walk(s.else_body)
+                pos[0] += 1
+                for y in s.else_yields:
+                    use(y)
+                for r, ty, ey in zip(s.results, s.then_yields, s.else_yields):
+                    define(r, s.loc)
+                    for y in (ty, ey):
+                        if isinstance(y, N.Var) and y.name in tiles:
+                            uf.union(r.name, y.name)
+            else:
+                for e in N.stmt_exprs(s):
+                    use(e)
+
+    walk(fn.body)
+    for name, p, refs in use_records:
+        last_use[name] = max([last_use.get(name, p), p] + [r[0] for r in refs])
+
+    groups: Dict[str, List[str]] = {}
+    for name in tiles:
+        groups.setdefault(uf.find(name), []).append(name)
+    intervals = []
+    for rep, members in groups.items():
+        t0 = tiles[members[0]].type
+        for m in members[1:]:
+            tm = tiles[m].type
+            if tm.memory != t0.memory or tm.nbytes != t0.nbytes:
+                raise CompileError(f"tiles {members[0]!r} and {m!r} must share a buffer but differ "
+                                   f"({t0} vs {tm})", def_loc.get(m))
+        start = min(def_pos[m] for m in members)
+        end = max(last_use[m] for m in members)
+        first = min(members, key=lambda m: def_pos[m])
+        intervals.append((start, end, first, members, t0))
+    intervals.sort(key=lambda iv: (iv[0], iv[2]))
+
+    buffer_of: Dict[str, str] = {}
+    addr_of: Dict[str, int] = {}
+    peak: Dict[MemorySpace, int] = {}
+    active: Dict[MemorySpace, List[Tuple[int, int, int, str, TileType]]] = {}
+    cap = CAPACITY[arch]
+    for start, end, first, members, t in intervals:
+        space = t.memory
+        live = [a for a in active.get(space, []) if a[0] >= start]     # (end, addr, size, name, type)
+        active[space] = live
+        align = ALIGNMENT[space]
+        size = t.nbytes
+        addr = 0
+        for a_end, a_addr, a_size, _, _ in sorted(live, key=lambda a: a[1]):
+            if addr + size <= a_addr:
+                break
+            addr = max(addr, _align_up(a_addr + a_size, align))
+        if addr + size > cap[space]:
+            live_desc = ", ".join(f"{n} {fmt_shape(tt.shape)} {tt.dtype.name} ({sz} B)"
+                                  for _, _, sz, n, tt in sorted(live, key=lambda a: a[1]))
+            need = sum(a[2] for a in live) + size
+            raise CompileError(
+                f"kernel {fn.name} does not fit in {_SPACE_NAMES[space]}: {need} bytes needed for the tiles "
+                f"live here, capacity on {arch} is {cap[space]} bytes (tile {first!r} "
+                f"{fmt_shape(t.shape)} {t.dtype.name} needs {size} B; live: {live_desc or 'none'})",
+                def_loc.get(first) or fn.loc)
+        live.append((end, addr, size, first, t))
+        peak[space] = max(peak.get(space, 0), addr + size)
+        for m in members:
+            buffer_of[m] = first
+        addr_of[first] = addr
+    fn.attrs["buffer_of"] = buffer_of
+    fn.attrs["tile_addr"] = addr_of
+    fn.attrs["memory_peak"] = {s.name: v for s, v in peak.items()}
+
+
+def _align_up(x: int, a: int) -> int:
+    return (x + a - 1) // a * a
