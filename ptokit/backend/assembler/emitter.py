@@ -228,7 +228,12 @@ class FuncEmitter:
         if name in optable.ARITH_INT_BINARY or name in optable.ARITH_FLOAT_BINARY:
             sym = optable.ARITH_INT_BINARY.get(name) or optable.ARITH_FLOAT_BINARY[name]
             a, b = self.ex(ops[0]), self.ex(ops[1])
-            if sym == "floordiv":
+            bpos = self.const_of(ops[1]) is not None and self.const_of(ops[1]) > 0
+            if sym == "floordiv" and bpos:
+                expr = f"{a} / {b} - ((({a} % {b}) != 0) && ({a} < 0))"
+            elif sym == "ceildiv" and bpos:
+                expr = f"{a} / {b} + ((({a} % {b}) != 0) && ({a} > 0))"
+            elif sym == "floordiv":
                 expr = f"{a} / {b} - ((({a} % {b}) != 0) && (({a} < 0) != ({b} < 0)))"
             elif sym == "ceildiv":
                 expr = f"{a} / {b} + ((({a} % {b}) != 0) && (({a} < 0) == ({b} < 0)))"
@@ -437,8 +442,9 @@ class FuncEmitter:
         else:
             self.pending.update(saved)
         self.out(depth, "}")
-        for it in iters:
-            self.out(depth, f"(void){it.cxx};")
+        for it, r in zip(iters, results):
+            if it.uses == 0 and r.uses == 0:
+                self.out(depth, f"(void){it.cxx};")
 
     def _has_tile_ops(self, block: Block) -> bool:
         for op in block.ops:
@@ -495,7 +501,8 @@ class FuncEmitter:
                 self.pending.update(branch_pending)
         self.out(depth, "}")
         for r in results:
-            self.out(depth, f"(void){r.cxx};")
+            if r.uses == 0:
+                self.out(depth, f"(void){r.cxx};")
 
 
 def emit_module(mod: Module, src: SourceText, insert_sync: bool, plans: Dict[str, Dict[int, int]]) -> str:
