@@ -9,6 +9,14 @@
 #include "pto/cpu_sim_hooks.h"
 #include "pto/cpu/types.hpp"
 
+// PTO_CPU_STANDALONE: ignore the simulator hooks even when a runtime library defines them
+// (stand-alone kernels and tests loaded into a process that also hosts a simulator).
+#if defined(PTO_CPU_STANDALONE)
+#define PTO_CPU_HOOK(name) ((decltype(&::name))nullptr)
+#else
+#define PTO_CPU_HOOK(name) (&::name)
+#endif
+
 namespace pto { namespace cpu {
 
 // a2a3 capacities (runtime.md), used by the stand-alone default core.
@@ -48,8 +56,8 @@ inline PtoCpuCore* default_core() {
 }
 
 inline PtoCpuCore* core() {
-    if (::pto_cpu_current_core) {
-        PtoCpuCore* c = ::pto_cpu_current_core();
+    if (auto hook = PTO_CPU_HOOK(pto_cpu_current_core)) {
+        PtoCpuCore* c = hook();
         if (c) return c;
     }
     return default_core();
@@ -62,7 +70,7 @@ inline PtoCpuCore* core() {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (::pto_cpu_fatal) ::pto_cpu_fatal(instr, msg);
+    if (auto hook = PTO_CPU_HOOK(pto_cpu_fatal)) hook(instr, msg);
     fprintf(stderr, "PTO fatal [%s]: %s\n", instr, msg);
     fflush(stderr);
     abort();
@@ -70,7 +78,8 @@ inline PtoCpuCore* core() {
 
 // [p, p+bytes) must lie in a live GM buffer (checked only when the simulator provides the hook).
 inline void check_gm(const char* instr, const void* p, uint64_t bytes, int rows, int cols) {
-    if (::pto_cpu_check_gm && bytes && !::pto_cpu_check_gm(p, bytes))
+    auto hook = PTO_CPU_HOOK(pto_cpu_check_gm);
+    if (hook && bytes && !hook(p, bytes))
         fatal(instr, "global access of %llu bytes at %p (tile %dx%d) is outside every live buffer",
               (unsigned long long)bytes, p, rows, cols);
 }

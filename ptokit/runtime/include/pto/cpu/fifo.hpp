@@ -66,7 +66,8 @@ inline void split_part(int split, int part, int vr, int vc, int* r0, int* c0, in
 template <typename Pipe, typename TileT>
 inline void fifo_push(const char* instr, TileT& tile, int split) {
     using T = typename TileT::DType;
-    if (!::pto_cpu_fifo_push) fatal(instr, "the cross-core FIFO needs the simulator (pto_cpu_fifo_push is missing)");
+    auto hook = PTO_CPU_HOOK(pto_cpu_fifo_push);
+    if (!hook) fatal(instr, "the cross-core FIFO needs the simulator (pto_cpu_fifo_push is missing)");
     PtoCpuCore* c = core();
     const int dir = fifo_dir<Pipe>(c);
     const T* p = ptr(tile, instr);
@@ -82,7 +83,7 @@ inline void fifo_push(const char* instr, TileT& tile, int split) {
         T* buf = (T*)scratch(2, bytes + 1);
         for (int r = 0; r < nr; ++r) memcpy(buf + (int64_t)r * nc, p + at<TileT>(r0 + r, c0), sizeof(T) * (size_t)nc);
         const int lane = cube ? part : c->lane;
-        const int rc = ::pto_cpu_fifo_push(c, Pipe::flagId, dir, lane, buf, bytes, Pipe::SLOT_SIZE, Pipe::SLOT_NUM);
+        const int rc = hook(c, Pipe::flagId, dir, lane, buf, bytes, Pipe::SLOT_SIZE, Pipe::SLOT_NUM);
         if (rc != PTO_CPU_FIFO_OK) fifo_fail(instr, rc, Pipe::flagId, dir, lane);
     }
 }
@@ -90,7 +91,8 @@ inline void fifo_push(const char* instr, TileT& tile, int split) {
 template <typename Pipe, typename TileT>
 inline void fifo_pop(const char* instr, TileT& tile, int split) {
     using T = typename TileT::DType;
-    if (!::pto_cpu_fifo_pop) fatal(instr, "the cross-core FIFO needs the simulator (pto_cpu_fifo_pop is missing)");
+    auto hook = PTO_CPU_HOOK(pto_cpu_fifo_pop);
+    if (!hook) fatal(instr, "the cross-core FIFO needs the simulator (pto_cpu_fifo_pop is missing)");
     PtoCpuCore* c = core();
     const int dir = fifo_dir<Pipe>(c);
     T* p = ptr(tile, instr);
@@ -102,7 +104,7 @@ inline void fifo_pop(const char* instr, TileT& tile, int split) {
         const uint64_t bytes = sizeof(T) * (uint64_t)nr * (uint64_t)nc;
         T* buf = (T*)scratch(2, bytes + 1);
         const int lane = cube ? part : c->lane;
-        const int rc = ::pto_cpu_fifo_pop(c, Pipe::flagId, dir, lane, buf, bytes, Pipe::SLOT_SIZE, Pipe::SLOT_NUM);
+        const int rc = hook(c, Pipe::flagId, dir, lane, buf, bytes, Pipe::SLOT_SIZE, Pipe::SLOT_NUM);
         if (rc != PTO_CPU_FIFO_OK) fifo_fail(instr, rc, Pipe::flagId, dir, lane);
         for (int r = 0; r < nr; ++r) memcpy(p + at<TileT>(r0 + r, c0), buf + (int64_t)r * nc, sizeof(T) * (size_t)nc);
     }
@@ -110,14 +112,15 @@ inline void fifo_pop(const char* instr, TileT& tile, int split) {
 
 template <typename Pipe>
 inline void fifo_free(const char* instr, int split) {
-    if (!::pto_cpu_fifo_free) fatal(instr, "the cross-core FIFO needs the simulator (pto_cpu_fifo_free is missing)");
+    auto hook = PTO_CPU_HOOK(pto_cpu_fifo_free);
+    if (!hook) fatal(instr, "the cross-core FIFO needs the simulator (pto_cpu_fifo_free is missing)");
     PtoCpuCore* c = core();
     const int dir = fifo_dir<Pipe>(c);
     const bool cube = c->lane < 0;
     const int parts = (cube && split != TILE_NO_SPLIT) ? 2 : 1;
     for (int part = 0; part < parts; ++part) {
         const int lane = cube ? part : c->lane;
-        const int rc = ::pto_cpu_fifo_free(c, Pipe::flagId, dir, lane);
+        const int rc = hook(c, Pipe::flagId, dir, lane);
         if (rc != PTO_CPU_FIFO_OK) fifo_fail(instr, rc, Pipe::flagId, dir, lane);
     }
 }
