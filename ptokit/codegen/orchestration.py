@@ -1,0 +1,243 @@
+"""IR Orchestration function -> ``orchestration/<orch>.cpp`` (artifacts.md).
+
+Each kernel call becomes one task: a ``CoreTaskArgs`` with tensors (inputs,
+existing outputs, inouts, runtime-created intermediates) before scalars, then
+``rt_submit_aiv_task`` / ``rt_submit_aic_task`` with the kernel's func_id.  The
+same code serves both runtime kinds.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Dict, List
+
+from ..errors import CompileError, InternalError
+from ..ir import nodes as N
+from ..ir.types import DATATYPE_CPP, DType, ScalarType, TensorType
+
+_CPP_SCALAR = {DType.FP32: "float", DType.FP16: "uint16_t", DType.BF16: "uint16_t", DType.INT8: "int8_t",
+               DType.INT16: "int16_t", DType.INT32: "int32_t", DType.INT64: "int64_t", DType.UINT8: "uint8_t",
+               DType.BOOL: "bool", DType.INDEX: "int64_t"}
+_CPP_OP = {"scalar.add": "+", "scalar.sub": "-", "scalar.mul": "*", "scalar.truediv": "/", "scalar.lt": "<",
+           "scalar.le": "<=", "scalar.gt": ">", "scalar.ge": ">=", "scalar.eq": "==", "scalar.ne": "!="}
+
+
+class _Orch:
+    def __init__(self, prog: N.Program, fn: N.Function, kernel_ids: Dict[str, int]):
+        self.prog = prog
+        self.fn = fn
+        self.kernel_ids = kernel_ids
+        self.lines: List[str] = []
+        self.tensors: Dict[str, str] = {}     # IR tensor var -> C++ expression
+        self.scalars: Dict[str, str] = {}
+        self.pending: Dict[str, N.OpCall] = {}   # created tensors not yet written
+        self.task = 0
+        self.task_ids: Dict[str, str] = {}
+
+    def emit(self, depth, text):
+        self.lines.append("    " * depth + text)
+
+    # ------------------------------------------------------------ expressions
+    def scalar(self, e: N.Expr) -> str:
+        if isinstance(e, N.Const):
+            if isinstance(e.value, bool):
+                return "true" if e.value else "false"
+            if isinstance(e.value, float):
+                return f"{e.value!r}f"
+            return str(e.value)
+        if isinstance(e, N.Var):
+            if e.name not in self.scalars:
+                raise InternalError(f"orchestration: scalar {e.name!r} undefined")
+            return self.scalars[e.name]
+        if isinstance(e, N.OpCall) and e.op in _CPP_OP:
+            return f"({self.scalar(e.args[0])} {_CPP_OP[e.op]} {self.scalar(e.args[1])})"
+        if isinstance(e, N.OpCall) and e.op in ("scalar.floordiv", "scalar.mod"):
+            # Python semantics: floor division, result of % takes the divisor's sign
+            a, b = self.scalar(e.args[0]), self.scalar(e.args[1])
+            adjust = f"((({a}) % ({b}) != 0) && ((({a}) < 0) != (({b}) < 0)))"
+            if e.op == "scalar.floordiv":
+                return f"(({a}) / ({b}) - {adjust})"
+            return f"(({a}) % ({b}) + ({adjust} ? ({b}) : 0))"
+        if isinstance(e, N.OpCall) and e.op in ("scalar.min", "scalar.max"):
+            a, b = self.scalar(e.args[0]), self.scalar(e.args[1])
+            cmp = "<" if e.op == "scalar.min" else ">"
+            return f"(({a}) {cmp} ({b}) ? ({a}) : ({b}))"
+        if isinstance(e, N.OpCall) and e.op == "scalar.neg":
+            return f"(-{self.scalar(e.args[0])})"
+        raise CompileError(f"expression not supported in orchestration code: {e!r}", e.loc)
+
+    def dim(self, d) -> str:
+        if isinstance(d, int):
+            return str(d)
+        tree = ast.parse(str(d), mode="eval").body
+        return self._dim_ast(tree)
+
+    def _dim_ast(self, node) -> str:
+        if isinstance(node, ast.Constant):
+            return str(node.value)
+        if isinstance(node, ast.Name):
+            if node.id not in self.scalars:
+                raise CompileError(f"dynamic dimension {node.id!r} is not known in {self.fn.name}", self.fn.loc)
+            return self.scalars[node.id]
+        if isinstance(node, ast.BinOp):
+            op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "/", ast.Mod: "%"}[type(node.op)]
+            return f"({self._dim_ast(node.left)} {op} {self._dim_ast(node.right)})"
+        raise CompileError(f"unsupported dimension {ast.unparse(node)!r}", self.fn.loc)
+
+    # ------------------------------------------------------------ statements
+    def body(self, stmts, depth, block_num=None, name=None, deps=None):
+        for s in stmts:
+            self.stmt(s, depth, block_num, name, deps)
+
+    def stmt(self, s, depth, block_num, name, deps):
+        if isinstance(s, N.Assign):
+            v = s.value
+            tgt = s.targets[0]
+            if isinstance(v, N.OpCall) and v.op == "create_tensor":
+                self.pending[tgt.name] = v
+                return
+            if isinstance(tgt.type, ScalarType):
+                ctype = _CPP_SCALAR[tgt.type.dtype]
+                self.emit(depth, f"{ctype} {tgt.name} = {self.scalar(v)};")
+                self.scalars[tgt.name] = tgt.name
+                return
+            raise CompileError(f"unsupported statement in orchestration: {tgt.name} = ...", s.loc)
+        if isinstance(s, N.ExprStmt):
+            if isinstance(s.expr, N.FuncCall):
+                self.submit(s.expr, depth, block_num, name, deps)
+                return
+            raise CompileError("an orchestration statement must submit a task (call a kernel)", s.loc)
+        if isinstance(s, N.Return):
+            return
+        if isinstance(s, N.For):
+            if s.iter_args:
+                raise CompileError("loop-carried values are not supported in orchestration loops", s.loc)
+            v = s.var.name
+            self.scalars[v] = v
+            lo, hi, st = self.scalar(s.start), self.scalar(s.stop), self.scalar(s.step)
+            self.emit(depth, f"for (int64_t {v} = {lo}; {v} < {hi}; {v} += {st}) {{")
+            self.body(s.body, depth + 1, block_num, name, deps)
+            self.emit(depth, "}")
+            return
+        if isinstance(s, N.If):
+            if s.results:
+                raise CompileError("values merged across an if are not supported in orchestration", s.loc)
+            self.emit(depth, f"if ({self.scalar(s.cond)}) {{")
+            self.body(s.then_body, depth + 1, block_num, name, deps)
+            if s.else_body:
+                self.emit(depth, "} else {")
+                self.body(s.else_body, depth + 1, block_num, name, deps)
+            self.emit(depth, "}")
+            return
+        if isinstance(s, N.Scope):
+            if s.kind == "spmd":
+                bn = self.scalar(s.attrs["block_num"])
+                self.body(s.body, depth, bn, name, deps)
+            else:
+                self.body(s.body, depth, block_num, s.attrs.get("name"), s.attrs.get("deps"))
+            return
+        raise CompileError(f"{type(s).__name__} is not supported in orchestration", s.loc)
+
+    def submit(self, call: N.FuncCall, depth, block_num, name, deps):
+        callee = self.prog.functions[call.callee]
+        kinds = call.attrs["arg_kinds"]
+        t = self.task
+        self.task += 1
+        p = f"params_t{t}"
+        created = []
+        for a, k in zip(call.args, kinds):
+            if k == "output_new":
+                info = self.pending.pop(a.name, None)
+                if info is None:
+                    raise CompileError(f"tensor {a.name!r} is created inside a loop or branch and written "
+                                       f"more than once as a new output", call.loc)
+                shape = info.type.shape
+                dims = ", ".join(self.dim(d) for d in shape)
+                self.emit(depth, f"uint32_t {a.name}_shapes[{len(shape)}] = {{{dims}}};")
+                self.emit(depth, f"TensorCreateInfo {a.name}_ci({a.name}_shapes, {len(shape)}, "
+                                 f"DataType::{DATATYPE_CPP[info.type.dtype]});")
+        self.emit(depth, f"CoreTaskArgs {p};")
+        for a, k in zip(call.args, kinds):
+            if k == "input":
+                self.emit(depth, f"{p}.add_input({self.tensors[a.name]});")
+            elif k == "output":
+                self.emit(depth, f"{p}.add_output({self.tensors[a.name]});")
+            elif k == "inout":
+                self.emit(depth, f"{p}.add_inout({self.tensors[a.name]});")
+            elif k == "output_new":
+                self.emit(depth, f"{p}.add_output({a.name}_ci);")
+                created.append(a.name)
+        for a, k in zip(call.args, kinds):
+            if k == "scalar":
+                self.emit(depth, f"{p}.add_scalar(to_u64({self._scalar_arg(a, callee, call)}));")
+        if block_num is not None:
+            self.emit(depth, f"{p}.launch_spec.set_block_num({block_num});")
+        for d in deps or []:
+            if d not in self.task_ids:
+                raise CompileError(f"deps= names {d!r}, which is not a task named earlier with `as`", call.loc)
+            self.emit(depth, f"{p}.add_dep({self.task_ids[d]});")
+        fid = self.kernel_ids[call.callee]
+        submit = "rt_submit_aic_task" if callee.attrs.get("core_type") == "aic" else "rt_submit_aiv_task"
+        needs_outs = bool(created) or name is not None
+        prefix = f"TaskOutputTensors outs_t{t} = " if needs_outs else ""
+        self.emit(depth, f"{prefix}{submit}({fid}, {p});")
+        for i, n in enumerate(created):
+            self.emit(depth, f"const ChipTensor& {n} = outs_t{t}.get_ref({i});")
+            self.tensors[n] = n
+        if name is not None:
+            self.emit(depth, f"PTO2TaskId {name} = outs_t{t}.task_id();")
+            self.task_ids[name] = name
+
+    def _scalar_arg(self, a: N.Expr, callee: N.Function, call) -> str:
+        idx = call.args.index(a)
+        pt = callee.params[idx].type
+        ctype = _CPP_SCALAR[pt.dtype]
+        return f"static_cast<{ctype}>({self.scalar(a)})"
+
+    # ------------------------------------------------------------ function
+    def generate(self) -> str:
+        fn = self.fn
+        tensors = [p for p in fn.params if isinstance(p.type, TensorType)]
+        scalars = [p for p in fn.params if isinstance(p.type, ScalarType)]
+        body: List[str] = []
+        for i, p in enumerate(tensors):
+            body.append(f"    const ChipTensor& ext_{p.name} = orch_args.tensor({i}).ref();")
+            self.tensors[p.name] = f"ext_{p.name}"
+        for j, p in enumerate(scalars):
+            ctype = _CPP_SCALAR[p.type.dtype]
+            body.append(f"    {ctype} {p.name} = from_u64<{ctype}>(orch_args.scalar({j}));")
+            self.scalars[p.name] = p.name
+        seen = set()
+        for p in tensors:
+            for d, dim in enumerate(p.type.shape):
+                if isinstance(dim, str) and dim.isidentifier() and dim not in seen:
+                    seen.add(dim)
+                    body.append(f"    int64_t {dim} = static_cast<int64_t>(ext_{p.name}.shapes[{d}]);")
+                    self.scalars[dim] = dim
+        self.body(fn.body, 2)
+        out = [
+            "// Orchestration generated by ptokit: one task per kernel call.",
+            "#include <stdint.h>",
+            '#include "pto_orchestration_api.h"',
+            "",
+            'extern "C" {',
+            "",
+            '__attribute__((visibility("default")))',
+            "PTO2OrchestrationConfig aicpu_orchestration_config(const ChipTaskArgs& orch_args) {",
+            "    (void)orch_args;",
+            f"    return PTO2OrchestrationConfig{{ .expected_arg_count = {len(tensors) + len(scalars)} }};",
+            "}",
+            "",
+            '__attribute__((visibility("default")))',
+            "void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {",
+        ]
+        if not tensors and not scalars:
+            out.append("    (void)orch_args;")
+        out += body
+        out.append("    PTO2_SCOPE() {")
+        out += self.lines
+        out += ["    }", "}", "", '}  // extern "C"', ""]
+        return "\n".join(out)
+
+
+def emit_orchestration(prog: N.Program, fn: N.Function) -> str:
+    return _Orch(prog, fn, fn.attrs["kernel_ids"]).generate()
