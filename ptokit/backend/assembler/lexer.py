@@ -143,7 +143,7 @@ def tokenize(src: SourceText) -> List[Token]:
                                 break
                     k += 1
                 if k >= n:
-                    raise src.error(f"unterminated '<' in {c}{name}", line, col)
+                    raise src.error(f"unexpected end of file: unterminated '<' in {c}{name}", line, col)
                 body = text[j + 1:k]
                 # advance line bookkeeping over newlines inside the body
                 seg = text[i:k + 1]
@@ -179,6 +179,8 @@ def tokenize(src: SourceText) -> List[Token]:
                 j += 2
                 while j < n and text[j] in "0123456789abcdefABCDEF":
                     j += 1
+                if j == i + 2 + (c == "-"):
+                    raise src.error("malformed hexadecimal literal", line, col)
                 toks.append(Token(INT, text[i:j], line, col))
                 i = j
                 continue
@@ -219,3 +221,11 @@ def tokenize(src: SourceText) -> List[Token]:
         raise src.error(f"unexpected character {c!r}", line, col)
     toks.append(Token(EOF, "", line, col_of(i)))
     return toks
+
+
+def int_value(text: str) -> int:
+    """Value of an INT token (decimal, possibly with leading zeros, or 0x hex)."""
+    neg = text.startswith("-")
+    body = text[1:] if neg else text
+    v = int(body, 16) if body[:2].lower() == "0x" else int(body, 10)
+    return -v if neg else v

@@ -10,7 +10,7 @@ from typing import List, Optional
 from ...errors import AssemblerError
 from . import optable
 from .ast import Attr, Block, BlockArg, Clause, Func, Module, Op, ResultDef, Use
-from .lexer import (AT, EOF, FLOAT, HASH, IDENT, INT, PERCENT, PUNCT, STRING, TYPE, SourceText, Token,
+from .lexer import (AT, EOF, FLOAT, HASH, IDENT, INT, PERCENT, PUNCT, STRING, TYPE, SourceText, Token, int_value,
                     tokenize)
 from .types import SCALARS, ScalarType, TypeSyntaxError, parse_dialect_type
 
@@ -193,7 +193,7 @@ class Parser:
                 if self.accept(":"):
                     if self.tok.kind != INT:
                         raise self.error(f"expected a result count after ':', found {_describe(self.tok)}")
-                    count = int(self.next().text, 0)
+                    count = int_value(self.next().text)
                     if count <= 0:
                         raise self.error("result count must be positive", rt)
                 results.append(ResultDef(rt.text, count, rt.line, rt.col))
@@ -444,6 +444,8 @@ class Parser:
                 return parse_dialect_type(t.name, t.body)
             except TypeSyntaxError as exc:
                 line, col = t.line, t.col
+                if t.body is None and self.tok.kind == EOF:
+                    exc.message = "unexpected end of file: " + exc.message
                 if t.body is not None:
                     before = t.body[:exc.offset]
                     nl = before.count("\n")
@@ -509,7 +511,7 @@ class Parser:
             return Attr(f'"{t.text}"', t.text)
         if t.kind in (INT, FLOAT):
             self.next()
-            value = int(t.text, 0) if t.kind == INT else float(t.text)
+            value = int_value(t.text) if t.kind == INT else float(t.text)
             text = t.text
             if self.is_punct(":"):
                 self.next()
@@ -564,11 +566,11 @@ class Parser:
         if self.tok.kind == STRING and self.is_punct(":", self.peek()) and self.peek(2).kind == INT:
             f = self.next().text
             self.next()
-            line = int(self.next().text)
+            line = int_value(self.next().text)
             col = 0
             if self.is_punct(":") and self.peek().kind == INT:
                 self.next()
-                col = int(self.next().text)
+                col = int_value(self.next().text)
             result = (f, line, col)
         depth = 1
         while depth:

@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional
 from ...errors import AssemblerError
 from . import optable
 from .ast import Block, Func, Module, Op, Use
-from .lexer import SourceText
+from .lexer import SourceText, int_value
 from .types import (PartitionViewType, PtrType, ScalarType, TensorViewType, TileBufType)
 
 INDEX = ScalarType("index")
@@ -248,7 +248,7 @@ class Sema:
             value: Any = lit == "true"
         elif ty.is_float:
             if lit.lower().lstrip("-").startswith("0x"):
-                bits = int(lit, 16)
+                bits = int_value(lit)
                 try:
                     if ty.name == "f32":
                         value = struct.unpack("<f", struct.pack("<I", bits))[0]
@@ -265,7 +265,7 @@ class Sema:
         else:
             if "." in lit or "e" in lit.lower() and not lit.lower().startswith(("0x", "-0x")):
                 raise self.error(f"integer constant of type {ty} cannot be {lit}", line, col)
-            value = int(lit, 0)
+            value = int_value(lit)
             if ty == I1:
                 if value not in (0, 1, -1):
                     raise self.error(f"i1 constant must be 0 or 1, got {lit}", line, col)
