@@ -128,6 +128,22 @@ struct Tile {
                       (ColValid_ == DYNAMIC || (ColValid_ >= 0 && ColValid_ <= Cols_)),
                   "Tile: valid dims must be -1 or within Rows x Cols");
     static_assert((int)Loc_ <= (int)TileType::Bias, "Tile: only Vec/Mat/Left/Right/Acc/Bias tiles exist on the CPU");
+    // The shape rules of pto-isa, so that output accepted here also compiles against it.
+    static constexpr bool isBoxedLayout = SFractal_ != SLayout::NoneBox;
+    static constexpr bool isInnerRowMajor = SFractal_ == SLayout::RowMajor;
+    static constexpr int InnerRows = SFractalSize_ == TileConfig::fractalCSize ? 16
+                                     : isBoxedLayout ? (isInnerRowMajor ? 16 : (int)(32 / sizeof(Element_))) : 1;
+    static constexpr int InnerCols = SFractalSize_ == TileConfig::fractalCSize ? 16
+                                     : isBoxedLayout ? (isInnerRowMajor ? (int)(32 / sizeof(Element_)) : 16) : 1;
+    static_assert(SFractalSize_ == TileConfig::fractalABSize || SFractalSize_ == TileConfig::fractalCSize ||
+                      SFractalSize_ == 32,
+                  "Tile: SFractalSize must be 512, 1024 or 32");
+    static_assert((BFractal_ == BLayout::RowMajor && !isBoxedLayout && (Cols_ * sizeof(Element_)) % 32 == 0) ||
+                      (BFractal_ == BLayout::ColMajor && !isBoxedLayout && (Rows_ * sizeof(Element_)) % 32 == 0) ||
+                      (isBoxedLayout && (Loc_ == TileType::Vec || Rows_ == 1 || Rows_ % InnerRows == 0) &&
+                       Cols_ % InnerCols == 0),
+                  "Tile (pto-isa rule): RowMajor+NoneBox needs Cols*sizeof(T) % 32 == 0, ColMajor+NoneBox needs "
+                  "Rows*sizeof(T) % 32 == 0, boxed layouts need Rows/Cols multiples of the fractal box");
 
     Tile() : cpu_data_(nullptr), cpu_off_(0), cpu_vr_(RowValid_ == DYNAMIC ? Rows_ : RowValid_),
              cpu_vc_(ColValid_ == DYNAMIC ? Cols_ : ColValid_) {}
