@@ -134,6 +134,10 @@ def wrap_kernel(asm_cpp: str, abi: KernelABI) -> str:
         out.append('#include "intrinsic.h"')
     out += ["", "using namespace pto;", "", "// --- ptoas-generated code ---", preprocess_asm(asm_cpp), "",
             "// --- Kernel entry point ---",
+            "#if defined(__CPU_SIM) && defined(__GNUC__)",
+            "// always_inline on an exported entry cannot be honoured by g++ (-Wattributes); harmless on the CPU",
+            '#pragma GCC diagnostic ignored "-Wattributes"',
+            "#endif",
             'extern "C" __aicore__ __attribute__((always_inline)) void kernel_entry(__gm__ int64_t* args)',
             "{",
             "#if !defined(__CPU_SIM) && !defined(__COSTMODEL)",
