@@ -212,6 +212,7 @@ class _Orch:
                 if isinstance(dim, str) and dim.isidentifier() and dim not in seen:
                     seen.add(dim)
                     body.append(f"    int64_t {dim} = static_cast<int64_t>(ext_{p.name}.shapes[{d}]);")
+                    body.append(f"    (void){dim};")
                     self.scalars[dim] = dim
         self.body(fn.body, 2)
         out = [

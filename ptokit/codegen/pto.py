@@ -34,6 +34,8 @@ SPMD_NAMES = {"get_block_idx": "__pypto_spmd_block_idx", "get_block_num": "__pyp
 
 def tile_type_str(t: TileType) -> str:
     bl, sl, fr = TILE_LAYOUTS[t.memory]
+    if t.memory is MemorySpace.Vec and t.cols == 1 and t.rows > 1:
+        bl = "col_major"          # a column vector ([r, 1], e.g. a row reduction): stored column-major
     return (f"!pto.tile_buf<loc={t.memory.value}, dtype={t.dtype.mlir}, rows={t.rows}, cols={t.cols}, "
             f"v_row=?, v_col=?, blayout={bl}, slayout={sl}, fractal={fr}, pad={int(t.pad)}>")
 
@@ -398,7 +400,7 @@ class _Emitter:
             if len(res_names) > 1:
                 res = self.fresh("loop_res")
             header = f"{res}{':' + str(len(sc)) if len(sc) > 1 else ''} = {header} iter_args({', '.join(params)}) -> ({types})"
-        self.emit(depth, header + " {", s.loc)
+        self.emit(depth, header + " {")
         self.body(s.body, depth + 1)
         if sc:
             ys = [self.scalar(y, p.type.dtype.mlir, depth + 1) for p, _, y, _ in sc]
@@ -425,9 +427,9 @@ class _Emitter:
         if sc:
             res = self.fresh(sc[0][0].name if len(sc) == 1 else "if_res")
             prefix = f"{res}{':' + str(len(sc)) if len(sc) > 1 else ''} = "
-            self.emit(depth, f"{prefix}scf.if {cond} -> ({types}) {{", s.loc)
+            self.emit(depth, f"{prefix}scf.if {cond} -> ({types}) {{")
         else:
-            self.emit(depth, f"scf.if {cond} {{", s.loc)
+            self.emit(depth, f"scf.if {cond} {{")
         self.body(s.then_body, depth + 1)
         if sc:
             ys = [self.scalar(ty, r.type.dtype.mlir, depth + 1) for r, ty, _ in sc]
@@ -515,16 +517,20 @@ class _Emitter:
         raise CompileError(f"unsupported dimension expression {ast.unparse(node)!r}", self.fn.loc)
 
     def _strides(self, shape) -> List[str]:
+        """Row-major strides as SSA values (products of dynamic dims are computed once)."""
         strides: List[str] = []
-        acc: object = 1
-        for d in reversed(shape):
-            strides.append(self._dim_value(acc, 1) if not isinstance(acc, str) else acc)
+        acc: object = 1                      # int while static, else an SSA name
+        dims = list(reversed(shape))
+        for k, d in enumerate(dims):
+            strides.append(self.const(acc, "index") if isinstance(acc, int) else acc)
+            if k == len(dims) - 1:
+                break
             if isinstance(acc, int) and isinstance(d, int):
                 acc = acc * d
             else:
-                prev = self._dim_value(acc, 1) if not isinstance(acc, str) else acc
+                prev = self.const(acc, "index") if isinstance(acc, int) else acc
                 cur = self._dim_value(d, 1)
-                if prev == self.const(1, "index"):
+                if acc == 1:
                     acc = cur
                 else:
                     out = self.temp()

@@ -41,8 +41,18 @@ def fmt_expr(e: N.Expr) -> str:
             return f"(-{fmt_expr(e.args[0])})"
         if e.op in ("scalar.min", "scalar.max"):
             return f"{e.op[7:]}({fmt_expr(e.args[0])}, {fmt_expr(e.args[1])})"
+        if e.op == "store":
+            tile, tensor, offsets = e.args
+            return f"pl.store({fmt_expr(tile)}, {fmt_expr(offsets)}, {fmt_expr(tensor)})"
         args = [fmt_expr(a) for a in e.args]
-        for k, v in e.attrs.items():
+        attrs = dict(e.attrs)
+        if e.op == "load":
+            args.append("[" + ", ".join(str(d) for d in attrs.pop("shape")) + "]")
+            if attrs.get("valid") is not None:
+                attrs["valid_shape"] = attrs.pop("valid")
+            else:
+                attrs.pop("valid", None)
+        for k, v in attrs.items():
             if k in ("offsets_static", "arch"):
                 continue
             if isinstance(v, (list, tuple)):

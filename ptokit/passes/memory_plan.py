@@ -3,7 +3,7 @@
 1. Tile values that must share storage form a *buffer group*: a loop-carried
    tile (init, iteration value, yield, result), the arms of a merged ``if``,
    ``pl.assemble``'s result and its target, ``pl.matmul_acc``'s result and its
-   accumulator.  Where sharing would let a write clobber a value still read
+   accumulator, ``pl.reshape``'s result and its source (a view of the same bytes).  Where sharing would let a write clobber a value still read
    later, a copy (``pl.move``) is inserted first.
 2. Each group lives from its first definition to its last use, stretched to
    the end of any loop that uses it but defined it outside.
@@ -162,7 +162,9 @@ def _plan_function(fn: N.Function, arch: str):
                     use(e)
                 for t in s.targets:
                     define(t, s.loc)
-                if isinstance(s.value, N.OpCall) and s.value.op in ("assemble", "matmul_acc"):
+                # ops whose result lives in an operand's storage: assemble/matmul_acc write in place,
+                # reshape makes a view of its source's bytes
+                if isinstance(s.value, N.OpCall) and s.value.op in ("assemble", "matmul_acc", "reshape"):
                     tgt = s.value.args[0]
                     if isinstance(tgt, N.Var) and tgt.name in tiles:
                         uf.union(tgt.name, s.targets[0].name)

@@ -10,13 +10,38 @@ from __future__ import annotations
 from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import OpTypeError, infer
-from ..ir.types import TileType
+from ..ir.types import MemorySpace, TileType
+
+
+def tile_shape_problem(t: TileType):
+    """The hardware's tile shape rules (the tile library enforces the same at compile time)."""
+    size = t.dtype.size
+    if t.memory in (MemorySpace.Vec, MemorySpace.Bias):
+        if t.cols == 1 and t.rows > 1:
+            if (t.rows * size) % 32:
+                return f"a [{t.rows}, 1] column tile needs rows * {size} bytes to be a multiple of 32"
+        elif (t.cols * size) % 32:
+            return f"a row-major tile needs cols * {size} bytes to be a multiple of 32 (got {t.cols} columns)"
+        return None
+    box = {MemorySpace.Mat: (16, 32 // size), MemorySpace.Left: (16, 32 // size),
+           MemorySpace.Right: (32 // size, 16), MemorySpace.Acc: (16, 16)}[t.memory]
+    if (t.rows != 1 and t.rows % box[0]) or t.cols % box[1]:
+        return (f"a {t.memory.name} tile of {t.dtype.name} is stored in {box[0]}x{box[1]} fractal boxes, so its "
+                f"shape must be a multiple of [{box[0]}, {box[1]}]")
+    return None
 
 
 def check_memory_spaces(prog: N.Program, ctx) -> N.Program:
     arch = ctx.arch
     for fn in prog.functions.values():
         for s in N.walk_stmts(fn.body):
+            if isinstance(s, N.Assign):
+                for t in s.targets:
+                    if isinstance(t.type, TileType):
+                        problem = tile_shape_problem(t.type)
+                        if problem:
+                            raise CompileError(f"tile {t.name!r} {t.type} has an unsupported shape: {problem}",
+                                               s.loc)
             for e in N.stmt_exprs(s):
                 for sub in N.walk_expr(e):
                     if isinstance(sub, N.OpCall) and sub.op == "move":

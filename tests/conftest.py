@@ -1,0 +1,17 @@
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+# the shared DSL programs (tests/programs.py) import as a plain module
+sys.path.insert(0, str(Path(__file__).parent))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_cache(tmp_path_factory):
+    """Keep test builds out of the user's cache unless a cache dir is set explicitly;
+    one cache for the whole session so built kernels are shared between tests."""
+    if "PTOKIT_CACHE_DIR" not in os.environ:
+        os.environ["PTOKIT_CACHE_DIR"] = str(tmp_path_factory.getbasetemp() / "ptokit-cache")
+    yield
