@@ -1,0 +1,355 @@
+// pto_orchestration_api.h -- the PTO2 orchestration API used by orchestration C++.
+//
+// An orchestration shared object includes this header from exactly ONE translation
+// unit.  The header defines the exported binder `pto2_orchestration_bind`, which the
+// runtime calls with its function table before `aicpu_orchestration_config` /
+// `aicpu_orchestration_entry`; every runtime call below goes through that table, so
+// the .so has no link-time dependency on the runtime.  (A second TU of the same .so
+// may include the header after `#define PTO2_NO_BINDER`; it then must not call the
+// rt_* functions itself.)
+//
+// The simulator runtime includes this header with PTO2_RUNTIME_INTERNAL defined to
+// get the data types only.
+#ifndef PTOKIT_PTO_ORCHESTRATION_API_H
+#define PTOKIT_PTO_ORCHESTRATION_API_H
+
+#include <stdint.h>
+#include <string.h>
+#include <type_traits>
+
+#include "tensor.h"
+
+constexpr uint32_t CORE_MAX_TENSOR_ARGS = 32;
+constexpr uint32_t CORE_MAX_SCALAR_ARGS = 16;
+constexpr uint32_t CHIP_MAX_TENSOR_ARGS = 256;
+constexpr uint32_t PTO2_MAX_EXPLICIT_DEPS = 16;
+constexpr int PTO2_MAX_SCOPE_DEPTH = 4;
+
+typedef uint64_t PTO2TaskId;
+constexpr PTO2TaskId PTO2_INVALID_TASK_ID = UINT64_MAX;
+constexpr int32_t INVALID_KERNEL_ID = -1;
+
+// Runtime error codes (runtime.md "Errors").
+enum PTO2ErrorCode : int32_t {
+    PTO2_OK = 0,
+    PTO2_ERR_SCOPE_DEADLOCK = 1,
+    PTO2_ERR_HEAP_RING_DEADLOCK = 2,
+    PTO2_ERR_FLOW_CONTROL_DEADLOCK = 3,
+    PTO2_ERR_DEP_POOL_OVERFLOW = 4,
+    PTO2_ERR_INVALID_ARGS = 5,
+    PTO2_ERR_INVALID_SYNC_START = 7,
+    PTO2_ERR_TENSOR_WAIT_TIMEOUT = 8,
+    PTO2_ERR_EXPLICIT_FATAL = 9,
+    PTO2_ERR_LOAD = 10,
+    PTO2_ERR_SCHEDULER_TIMEOUT = 100,
+    PTO2_ERR_KERNEL_FAULT = 101,
+};
+
+// 64-bit scalar encoding: the value's bytes in the low bytes, the rest zero.
+template <typename T>
+inline uint64_t to_u64(T v) {
+    static_assert(std::is_trivially_copyable<T>::value && sizeof(T) <= 8, "to_u64: scalar of at most 8 bytes");
+    uint64_t u = 0;
+    memcpy(&u, &v, sizeof(T));
+    return u;
+}
+
+template <typename T>
+inline T from_u64(uint64_t u) {
+    static_assert(std::is_trivially_copyable<T>::value && sizeof(T) <= 8, "from_u64: scalar of at most 8 bytes");
+    T v;
+    memcpy(&v, &u, sizeof(T));
+    return v;
+}
+
+// The orchestration function's own arguments (tensors first, then scalars).
+struct ChipTaskArgs {
+    struct TensorArg {
+        const ChipTensor* ptr;
+        const ChipTensor& ref() const { return *ptr; }
+        operator const ChipTensor&() const { return *ptr; }
+    };
+    const ChipTensor* tensors_;
+    uint32_t tensor_count_;
+    const uint64_t* scalars_;
+    uint32_t scalar_count_;
+
+    TensorArg tensor(uint32_t i) const { return TensorArg{tensors_ + (i < tensor_count_ ? i : 0)}; }
+    uint64_t scalar(uint32_t i) const { return i < scalar_count_ ? scalars_[i] : 0; }
+    uint32_t tensor_count() const { return tensor_count_; }
+    uint32_t scalar_count() const { return scalar_count_; }
+    uint32_t arg_count() const { return tensor_count_ + scalar_count_; }
+};
+
+struct PTO2OrchestrationConfig {
+    int32_t expected_arg_count;
+};
+
+// A tensor the runtime allocates for a task output (from its heap ring).
+struct TensorCreateInfo {
+    uint32_t shapes[CHIP_TENSOR_MAX_DIMS];
+    uint32_t ndims;
+    DataType dtype;
+
+    TensorCreateInfo(const uint32_t* shapes_in, uint32_t ndims_in, DataType dtype_in) : ndims(ndims_in), dtype(dtype_in) {
+        for (uint32_t i = 0; i < (uint32_t)CHIP_TENSOR_MAX_DIMS; ++i)
+            shapes[i] = (i < ndims_in && shapes_in) ? shapes_in[i] : 1;
+    }
+};
+
+enum class PTO2ArgKind : uint8_t { INPUT = 0, OUTPUT = 1, OUTPUT_EXISTING = 2, INOUT = 3, NO_DEP = 4 };
+
+// Reasons a CoreTaskArgs is invalid (reported as error 5 when it is submitted).
+enum PTO2ArgError : int32_t {
+    PTO2_ARG_OK = 0,
+    PTO2_ARG_TENSOR_AFTER_SCALAR = 1,
+    PTO2_ARG_TOO_MANY_TENSORS = 2,
+    PTO2_ARG_TOO_MANY_SCALARS = 3,
+    PTO2_ARG_TOO_MANY_DEPS = 4,
+    PTO2_ARG_BAD_CREATE_INFO = 5,
+    PTO2_ARG_BAD_TENSOR = 6,
+};
+
+struct PTO2LaunchSpec {
+    int32_t block_num_ = 1;
+    bool sync_start_ = false;
+    void set_block_num(int32_t n) { block_num_ = n; }
+    int32_t block_num() const { return block_num_; }
+    // All blocks must start together: needs block_num <= cores of the task's type (else error 7).
+    void set_sync_start(bool on) { sync_start_ = on; }
+    bool sync_start() const { return sync_start_; }
+};
+
+// Arguments of one task: tensors (tagged) first, then scalars, plus explicit deps.
+struct CoreTaskArgs {
+    ChipTensor tensors_[CORE_MAX_TENSOR_ARGS];
+    PTO2ArgKind kinds_[CORE_MAX_TENSOR_ARGS];
+    uint64_t scalars_[CORE_MAX_SCALAR_ARGS];
+    PTO2TaskId deps_[PTO2_MAX_EXPLICIT_DEPS];
+    uint32_t tensor_count_ = 0;
+    uint32_t scalar_count_ = 0;
+    uint32_t dep_count_ = 0;
+    int32_t error_ = PTO2_ARG_OK;
+    uint32_t error_index_ = 0;
+    PTO2LaunchSpec launch_spec;
+
+    CoreTaskArgs() {}
+
+    void add_input(const ChipTensor& t) { push_(t, PTO2ArgKind::INPUT); }
+    template <typename... Rest>
+    void add_input(const ChipTensor& t, const Rest&... rest) {
+        push_(t, PTO2ArgKind::INPUT);
+        add_input(rest...);
+    }
+    void add_output(const ChipTensor& t) { push_(t, PTO2ArgKind::OUTPUT_EXISTING); }
+    void add_output(const TensorCreateInfo& ci) {
+        ChipTensor t;
+        memset(&t, 0, sizeof(t));
+        t.owner_task_id = PTO2_INVALID_TASK_ID;
+        t.ndims = ci.ndims;
+        t.dtype = ci.dtype;
+        t.is_contiguous = true;
+        t.address_space = ADDRESS_SPACE_DEVICE;
+        if (ci.ndims < 1 || ci.ndims > (uint32_t)CHIP_TENSOR_MAX_DIMS || get_element_size(ci.dtype) == 0) {
+            set_error_(PTO2_ARG_BAD_CREATE_INFO);
+        } else {
+            uint32_t stride = 1;
+            for (int i = (int)ci.ndims - 1; i >= 0; --i) {
+                t.shapes[i] = ci.shapes[i];
+                t.strides[i] = stride;
+                stride *= ci.shapes[i];
+            }
+            t.extent_elem_cache = stride;
+        }
+        push_(t, PTO2ArgKind::OUTPUT);
+    }
+    void add_inout(const ChipTensor& t) { push_(t, PTO2ArgKind::INOUT); }
+    void add_no_dep(const ChipTensor& t) { push_(t, PTO2ArgKind::NO_DEP); }
+    void add_scalar(uint64_t v) {
+        if (scalar_count_ >= CORE_MAX_SCALAR_ARGS) {
+            set_error_(PTO2_ARG_TOO_MANY_SCALARS);
+            return;
+        }
+        scalars_[scalar_count_++] = v;
+    }
+    template <typename T, typename std::enable_if<!std::is_same<T, uint64_t>::value, int>::type = 0>
+    void add_scalar(T v) { add_scalar(to_u64(v)); }
+    void add_dep(PTO2TaskId id) {
+        if (dep_count_ >= PTO2_MAX_EXPLICIT_DEPS) {
+            set_error_(PTO2_ARG_TOO_MANY_DEPS);
+            return;
+        }
+        deps_[dep_count_++] = id;
+    }
+
+    uint32_t tensor_count() const { return tensor_count_; }
+    uint32_t scalar_count() const { return scalar_count_; }
+    uint32_t dep_count() const { return dep_count_; }
+
+   private:
+    void set_error_(int32_t e) {
+        if (error_ == PTO2_ARG_OK) {
+            error_ = e;
+            error_index_ = tensor_count_ + scalar_count_;
+        }
+    }
+    void push_(const ChipTensor& t, PTO2ArgKind k) {
+        if (scalar_count_ > 0) {
+            set_error_(PTO2_ARG_TENSOR_AFTER_SCALAR);
+            return;
+        }
+        if (tensor_count_ >= CORE_MAX_TENSOR_ARGS) {
+            set_error_(PTO2_ARG_TOO_MANY_TENSORS);
+            ++tensor_count_;  // remembered for the message; never indexes past the array
+            return;
+        }
+        tensors_[tensor_count_] = t;
+        kinds_[tensor_count_] = k;
+        ++tensor_count_;
+    }
+};
+
+// What a submission returns: the task id and the runtime-allocated outputs
+// (get_ref(i) is the i-th add_output(TensorCreateInfo) of the task, in order).
+struct TaskOutputTensors {
+    PTO2TaskId task_id_ = PTO2_INVALID_TASK_ID;
+    uint32_t count_ = 0;
+    ChipTensor outputs_[CORE_MAX_TENSOR_ARGS];
+
+    PTO2TaskId task_id() const { return task_id_; }
+    uint32_t size() const { return count_; }
+    const ChipTensor& get_ref(uint32_t i) const;  // defined below (out of range is fatal)
+};
+
+struct MixedKernels {
+    int32_t aic;
+    int32_t aiv0;
+    int32_t aiv1;
+};
+
+enum PTO2TaskKind : int32_t { PTO2_TASK_AIV = 0, PTO2_TASK_AIC = 1, PTO2_TASK_MIXED = 2 };
+
+// The runtime's function table (filled by the runtime, passed to the binder).
+struct PTO2RuntimeOps {
+    uint32_t version;
+    uint32_t size;
+    void (*submit)(void* rt, int32_t kind, const int32_t* func_ids, const CoreTaskArgs* args, TaskOutputTensors* out);
+    void (*scope_begin)(void* rt);
+    void (*scope_end)(void* rt);
+    void (*fatal)(void* rt, int32_t code, const char* message);  // does not return
+    void (*wait_tensor)(void* rt, const ChipTensor* t);           // block until its writers finish
+    void (*wait_task)(void* rt, PTO2TaskId id);
+};
+
+constexpr uint32_t PTO2_RUNTIME_OPS_VERSION = 1;
+
+#ifndef PTO2_RUNTIME_INTERNAL
+
+namespace pto2_detail {
+static const PTO2RuntimeOps* g_ops = nullptr;
+static void* g_rt = nullptr;
+
+[[noreturn]] static inline void fatal(int32_t code, const char* msg) {
+    if (g_ops) g_ops->fatal(g_rt, code, msg);
+    __builtin_trap();
+}
+
+static inline TaskOutputTensors submit(int32_t kind, int32_t a, int32_t b, int32_t c, const CoreTaskArgs& args) {
+    TaskOutputTensors out;
+    int32_t ids[3] = {a, b, c};
+    if (!g_ops) fatal(PTO2_ERR_INVALID_ARGS, "orchestration API used before the runtime bound it");
+    g_ops->submit(g_rt, kind, ids, &args, &out);
+    return out;
+}
+
+struct ScopeGuard {
+    bool first_ = true;
+    ScopeGuard() {
+        if (g_ops) g_ops->scope_begin(g_rt);
+    }
+    ~ScopeGuard() {
+        if (g_ops) g_ops->scope_end(g_rt);
+    }
+    ScopeGuard(const ScopeGuard&) = delete;
+    ScopeGuard& operator=(const ScopeGuard&) = delete;
+    bool once() {
+        bool f = first_;
+        first_ = false;
+        return f;
+    }
+};
+}  // namespace pto2_detail
+
+#ifndef PTO2_NO_BINDER
+extern "C" __attribute__((visibility("default"))) void pto2_orchestration_bind(const PTO2RuntimeOps* ops, void* rt) {
+    pto2_detail::g_ops = ops;
+    pto2_detail::g_rt = rt;
+}
+#endif
+
+inline const ChipTensor& TaskOutputTensors::get_ref(uint32_t i) const {
+    if (i >= count_) pto2_detail::fatal(PTO2_ERR_INVALID_ARGS, "TaskOutputTensors::get_ref: index out of range");
+    return outputs_[i];
+}
+
+static inline TaskOutputTensors rt_submit_aiv_task(int32_t func_id, const CoreTaskArgs& args) {
+    return pto2_detail::submit(PTO2_TASK_AIV, func_id, INVALID_KERNEL_ID, INVALID_KERNEL_ID, args);
+}
+static inline TaskOutputTensors rt_submit_aic_task(int32_t func_id, const CoreTaskArgs& args) {
+    return pto2_detail::submit(PTO2_TASK_AIC, func_id, INVALID_KERNEL_ID, INVALID_KERNEL_ID, args);
+}
+static inline TaskOutputTensors rt_submit_task(const MixedKernels& mk, const CoreTaskArgs& args) {
+    return pto2_detail::submit(PTO2_TASK_MIXED, mk.aic, mk.aiv0, mk.aiv1, args);
+}
+// Aliases with the vendor's pto2_ prefix.
+static inline TaskOutputTensors pto2_rt_submit_aiv_task(int32_t f, const CoreTaskArgs& a) { return rt_submit_aiv_task(f, a); }
+static inline TaskOutputTensors pto2_rt_submit_aic_task(int32_t f, const CoreTaskArgs& a) { return rt_submit_aic_task(f, a); }
+
+// Fail the run with error 9 and `msg`; never returns.
+[[noreturn]] static inline void rt_fatal(const char* msg) { pto2_detail::fatal(PTO2_ERR_EXPLICIT_FATAL, msg); }
+
+// Block the orchestrator until every task writing `t` (or the task `id`) has finished.
+// Under host_build_graph nothing runs before the orchestration returns: error 8.
+static inline void rt_wait_tensor(const ChipTensor& t) {
+    if (pto2_detail::g_ops) pto2_detail::g_ops->wait_tensor(pto2_detail::g_rt, &t);
+}
+static inline void rt_wait_task(PTO2TaskId id) {
+    if (pto2_detail::g_ops) pto2_detail::g_ops->wait_task(pto2_detail::g_rt, id);
+}
+
+// A view of `base`: same buffer (and owner), `ndims` == base.ndims, element offsets
+// per dimension added to the origin, new shapes, same strides.  Out of bounds: error 5.
+static inline ChipTensor make_tensor_view(const ChipTensor& base, const uint32_t* shapes, const uint32_t* offsets,
+                                          uint32_t ndims) {
+    if (ndims != base.ndims || ndims < 1 || ndims > (uint32_t)CHIP_TENSOR_MAX_DIMS)
+        pto2_detail::fatal(PTO2_ERR_INVALID_ARGS, "make_tensor_view: ndims must equal the base tensor's ndims");
+    ChipTensor v = base;
+    uint64_t origin = base.start_offset;
+    for (uint32_t i = 0; i < ndims; ++i) {
+        uint32_t off = offsets ? offsets[i] : 0;
+        if ((uint64_t)off + shapes[i] > base.shapes[i])
+            pto2_detail::fatal(PTO2_ERR_INVALID_ARGS, "make_tensor_view: view exceeds the base tensor's shape");
+        origin += (uint64_t)off * base.strides[i];
+        v.shapes[i] = shapes[i];
+    }
+    // contiguous iff every dimension inside the outermost non-unit one is whole
+    bool contiguous = base.is_contiguous;
+    uint32_t k = 0;
+    while (k < ndims && shapes[k] == 1) ++k;
+    for (uint32_t i = k + 1; i < ndims; ++i)
+        if (shapes[i] != base.shapes[i]) contiguous = false;
+    v.start_offset = origin;
+    v.is_contiguous = contiguous;
+    v.extent_elem_cache = v.numel();
+    return v;
+}
+
+#define PTO2_SCOPE_CAT2_(a, b) a##b
+#define PTO2_SCOPE_CAT_(a, b) PTO2_SCOPE_CAT2_(a, b)
+// `PTO2_SCOPE() { ... }`: tasks submitted inside are released when the block ends.
+#define PTO2_SCOPE_IMPL_(guard) for (pto2_detail::ScopeGuard guard; guard.once();)
+#define PTO2_SCOPE() PTO2_SCOPE_IMPL_(PTO2_SCOPE_CAT_(pto2_scope_, __COUNTER__))
+
+#endif  // PTO2_RUNTIME_INTERNAL
+
+#endif  // PTOKIT_PTO_ORCHESTRATION_API_H

@@ -1,0 +1,375 @@
+"""Python driver of the simulator runtime library (libptosim).
+
+``run_image`` unpacks a callable image, writes each binary to a content-addressed
+file, and hands the paths, the device tensors and the scalars to ``ptosim_run``.
+``run_binaries`` is the same without the image (paths of already-built objects).
+"""
+from __future__ import annotations
+
+import atexit
+import ctypes
+import hashlib
+import os
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ...errors import RuntimeFailure
+from ...passes.context import RuntimeKind, runtime_kind_from_name
+from .. import abi
+from ..config import RunConfig
+
+SIM_DIR = Path(__file__).resolve().parent
+RUNTIME_SOURCE = SIM_DIR / "ptosim.cpp"
+
+# ArgDirection (runtime.md "Callable image")
+SCALAR, IN, OUT, INOUT = 0, 1, 2, 3
+_DIRECTION_NAMES = {"SCALAR": SCALAR, "IN": IN, "OUT": OUT, "INOUT": INOUT}
+
+# ---------------------------------------------------------------------------
+# C API mirror (ptosim_api.h)
+# ---------------------------------------------------------------------------
+
+
+class PtoSimConfig(ctypes.Structure):
+    _fields_ = [("platform", ctypes.c_int32), ("runtime_kind", ctypes.c_int32),
+                ("aicpu_thread_num", ctypes.c_int32), ("clusters", ctypes.c_int32),
+                ("debug_nan_fill", ctypes.c_int32), ("reserved", ctypes.c_int32),
+                ("timeout_s", ctypes.c_double), ("task_ring_size", ctypes.c_uint64),
+                ("heap_size", ctypes.c_uint64), ("dep_pool_size", ctypes.c_uint64)]
+
+
+class PtoSimKernel(ctypes.Structure):
+    _fields_ = [("func_id", ctypes.c_int32), ("core_type", ctypes.c_int32),
+                ("path", ctypes.c_char_p), ("name", ctypes.c_char_p)]
+
+
+class PtoSimStats(ctypes.Structure):
+    _fields_ = [("elapsed_ns", ctypes.c_int64), ("tasks", ctypes.c_uint64), ("blocks", ctypes.c_uint64),
+                ("edges", ctypes.c_uint64), ("records", ctypes.c_uint64), ("abandoned", ctypes.c_int32),
+                ("schedulers", ctypes.c_int32)]
+
+
+BLOCK_RECORD_DTYPE = np.dtype([
+    ("task_seq", "<u8"), ("task_id", "<u8"), ("func_id", "<i4"), ("block_idx", "<i4"),
+    ("core_id", "<i4"), ("lane", "<i4"), ("submit_ns", "<i8"), ("ready_ns", "<i8"),
+    ("dispatch_ns", "<i8"), ("start_ns", "<i8"), ("end_ns", "<i8"),
+])
+EDGE_DTYPE = np.dtype([("producer", "<u8"), ("consumer", "<u8")])
+_SIZEOF_IDS = {0: abi.ChipTensor, 1: PtoSimConfig, 2: PtoSimKernel, 3: PtoSimStats, 6: abi.LocalContext,
+               7: abi.GlobalContext}
+
+# ---------------------------------------------------------------------------
+# the library
+# ---------------------------------------------------------------------------
+
+_lib: Optional[ctypes.CDLL] = None
+_lib_lock = threading.Lock()
+_run_lock = threading.Lock()
+_zombie_buffers: list = []   # device buffers of abandoned runs: a stuck kernel may still touch them
+
+
+def library_path() -> Path:
+    """Build (or find in the build cache) libptosim and return its path."""
+    from ..build import INCLUDE_DIR, compile_shared
+    return compile_shared(RUNTIME_SOURCE, include_dirs=[INCLUDE_DIR], extra_flags=["-pthread", "-Werror"],
+                          name_hint="libptosim")
+
+
+def load_library() -> ctypes.CDLL:
+    """libptosim, loaded RTLD_GLOBAL once per process (kernels' weak hooks bind to it)."""
+    global _lib
+    with _lib_lock:
+        if _lib is not None:
+            return _lib
+        lib = ctypes.CDLL(str(library_path()), mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+        lib.ptosim_run.restype = ctypes.c_int
+        lib.ptosim_run.argtypes = [
+            ctypes.POINTER(PtoSimConfig), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(PtoSimKernel),
+            ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_uint64), ctypes.c_int32,
+            ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(PtoSimStats), ctypes.POINTER(ctypes.c_void_p)]
+        lib.ptosim_result_records.restype = ctypes.c_uint64
+        lib.ptosim_result_records.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64]
+        lib.ptosim_result_edges.restype = ctypes.c_uint64
+        lib.ptosim_result_edges.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64]
+        lib.ptosim_result_free.restype = None
+        lib.ptosim_result_free.argtypes = [ctypes.c_void_p]
+        lib.ptosim_shutdown.restype = None
+        lib.ptosim_shutdown.argtypes = []
+        lib.ptosim_sizeof.restype = ctypes.c_uint64
+        lib.ptosim_sizeof.argtypes = [ctypes.c_int32]
+        sizes = {4: BLOCK_RECORD_DTYPE.itemsize, 5: EDGE_DTYPE.itemsize}
+        sizes.update({k: ctypes.sizeof(v) for k, v in _SIZEOF_IDS.items()})
+        for which, size in sizes.items():
+            got = lib.ptosim_sizeof(which)
+            if got != size:
+                from ...errors import InternalError
+                raise InternalError(f"libptosim struct {which} is {got} bytes, the Python mirror {size}")
+        atexit.register(lib.ptosim_shutdown)
+        _lib = lib
+        return lib
+
+
+def shutdown() -> None:
+    """Join the simulator's device threads (they are restarted by the next run)."""
+    if _lib is not None:
+        _lib.ptosim_shutdown()
+
+
+# ---------------------------------------------------------------------------
+# results
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Timeline:
+    """Per dispatched block (a mixed task has one record per lane): ``blocks`` is a numpy
+    structured array (BLOCK_RECORD_DTYPE, ns relative to the run start); ``edges`` holds
+    (producer, consumer) task submission numbers."""
+
+    blocks: np.ndarray
+    edges: np.ndarray
+    kernel_names: dict = field(default_factory=dict)
+
+    def task_blocks(self, task_seq: int) -> np.ndarray:
+        return self.blocks[self.blocks["task_seq"] == task_seq]
+
+    def __len__(self) -> int:
+        return len(self.blocks)
+
+
+@dataclass
+class RunResult:
+    elapsed: float          # seconds, orchestration start to last task end
+    tasks: int
+    blocks: int
+    timeline: Timeline
+    schedulers: int = 0
+    runtime: Optional[RuntimeKind] = None
+
+
+# ---------------------------------------------------------------------------
+# arguments
+# ---------------------------------------------------------------------------
+
+
+def _torch_tensor_type():
+    torch = sys.modules.get("torch")  # never import torch ourselves
+    return getattr(torch, "Tensor", None) if torch is not None else None
+
+
+def _host_array(arg):
+    """(numpy view of the caller's data, is_tensor)."""
+    if isinstance(arg, np.ndarray):
+        return arg, True
+    tt = _torch_tensor_type()
+    if tt is not None and isinstance(arg, tt):
+        if arg.device.type != "cpu":
+            raise ValueError(f"torch tensor on {arg.device}: only CPU tensors can be passed to the simulator")
+        t = arg.detach()
+        torch = sys.modules["torch"]
+        if t.dtype == torch.bfloat16:
+            import ml_dtypes
+            return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16), True
+        return t.numpy(), True
+    return None, False
+
+
+def _device_copy(arr: np.ndarray) -> np.ndarray:
+    """A 64-byte-aligned C-contiguous copy of ``arr`` (at least one byte of storage)."""
+    nbytes = max(arr.nbytes, 1)
+    raw = np.empty(nbytes + 64, dtype=np.uint8)
+    off = (-raw.ctypes.data) % 64
+    dev = raw[off:off + arr.nbytes].view(arr.dtype).reshape(arr.shape) if arr.nbytes else np.empty(arr.shape, arr.dtype)
+    if arr.nbytes:
+        np.copyto(dev, arr)
+    return dev
+
+
+@dataclass
+class _Marshalled:
+    tensors: ctypes.Array
+    ntensors: int
+    scalars: ctypes.Array
+    nscalars: int
+    keep: list
+    copy_back: list   # (host view, device copy)
+
+
+def marshal_args(args: Sequence, signature: Optional[Sequence[int]] = None,
+                 scalar_dtypes: Optional[Sequence] = None) -> _Marshalled:
+    """Device tensors + scalar bit patterns for the orchestration arguments.
+
+    ``signature``: ArgDirection per arg (SCALAR/IN/OUT/INOUT) or None (copy every tensor
+    back).  ``scalar_dtypes``: per-arg dtype for scalars (IR name / numpy dtype / None).
+    """
+    signature = list(signature or [])
+    per_arg = len(signature) == len(args)
+    tensor_dirs = None
+    if signature and not per_arg:
+        tensor_dirs = [d for d in signature if d != SCALAR]
+        n_tensors = sum(1 for a in args if _host_array(a)[1])
+        if len(tensor_dirs) != n_tensors:
+            raise ValueError(f"the program takes {len(signature)} arguments "
+                             f"({len(tensor_dirs)} tensors), {len(args)} were given ({n_tensors} tensors)")
+    descs, scalars, keep, back = [], [], [], []
+    t_index = 0
+    for i, a in enumerate(args):
+        host, is_tensor = _host_array(a)
+        if is_tensor:
+            if host.ndim > abi.MAX_DIMS:
+                raise ValueError(f"argument {i}: {host.ndim}-d array, the device supports at most {abi.MAX_DIMS} dims")
+            dt = abi.datatype_of_numpy(host.dtype)
+            dev = _device_copy(host)
+            keep.append(dev)
+            shape = host.shape or (1,)
+            descs.append(abi.make_chip_tensor(dev.ctypes.data if dev.nbytes else 0, dev.nbytes, shape, dt))
+            if tensor_dirs is not None:
+                direction = tensor_dirs[t_index]
+            elif per_arg:
+                direction = signature[i]
+                if direction == SCALAR:
+                    raise ValueError(f"argument {i} is a tensor but the program expects a scalar there")
+            else:
+                direction = INOUT
+            if direction in (OUT, INOUT):
+                if not host.flags.writeable:
+                    raise ValueError(f"argument {i} is an output but its array is read-only")
+                back.append((host, dev))
+            t_index += 1
+        else:
+            if per_arg and signature[i] != SCALAR:
+                raise ValueError(f"argument {i} ({a!r}) is a scalar but the program expects a tensor there")
+            dtype = scalar_dtypes[i] if scalar_dtypes and i < len(scalar_dtypes) else None
+            scalars.append(abi.to_u64(a, dtype))
+    if len(descs) > abi.CHIP_MAX_TENSOR_ARGS:
+        raise ValueError(f"{len(descs)} tensor arguments: at most {abi.CHIP_MAX_TENSOR_ARGS}")
+    tarr = (abi.ChipTensor * max(len(descs), 1))(*descs)
+    sarr = (ctypes.c_uint64 * max(len(scalars), 1))(*scalars)
+    return _Marshalled(tarr, len(descs), sarr, len(scalars), keep, back)
+
+
+# ---------------------------------------------------------------------------
+# running
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class KernelBinary:
+    func_id: int
+    path: str
+    name: str = ""
+    core_type: Optional[str] = None   # "aiv" | "aic" | None (unknown)
+
+
+def _sim_config(config: RunConfig, runtime: RuntimeKind) -> PtoSimConfig:
+    c = PtoSimConfig()
+    c.platform = 1 if config.platform == "a5sim" else 0
+    c.runtime_kind = 1 if runtime == RuntimeKind.HOST_BUILD_GRAPH else 0
+    c.aicpu_thread_num = config.aicpu_thread_num
+    c.clusters = config.clusters
+    c.debug_nan_fill = 1 if config.debug_nan_fill else 0
+    c.timeout_s = float(config.timeout)
+    c.task_ring_size = config.task_ring_size
+    c.heap_size = config.heap_size
+    c.dep_pool_size = config.dep_pool_size
+    return c
+
+
+def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequence,
+                 config: Optional[RunConfig] = None, *, func_name: str = "aicpu_orchestration_entry",
+                 signature: Optional[Sequence[int]] = None, scalar_dtypes: Optional[Sequence] = None,
+                 runtime=None) -> RunResult:
+    """Run an orchestration .so with kernel .so files (paths) on the simulator."""
+    config = config or RunConfig()
+    kind = runtime if isinstance(runtime, RuntimeKind) else (
+        runtime_kind_from_name(runtime) if runtime else config.runtime_kind)
+    lib = load_library()
+    m = marshal_args(args, signature, scalar_dtypes)
+    ks = (PtoSimKernel * max(len(kernels), 1))()
+    names = {}
+    enc = []
+    for i, k in enumerate(kernels):
+        p, n = str(k.path).encode(), (k.name or f"func_{k.func_id}").encode()
+        enc += [p, n]
+        ks[i].func_id = int(k.func_id)
+        ks[i].core_type = {"aic": 0, "aiv": 1}.get(k.core_type or "", -1)
+        ks[i].path = p
+        ks[i].name = n
+        names[int(k.func_id)] = n.decode()
+    cfg = _sim_config(config, kind)
+    err = ctypes.create_string_buffer(4096)
+    stats = PtoSimStats()
+    handle = ctypes.c_void_p()
+    with _run_lock:
+        code = lib.ptosim_run(ctypes.byref(cfg), str(orchestration).encode(), func_name.encode(), ks, len(kernels),
+                              ctypes.cast(m.tensors, ctypes.c_void_p), m.ntensors, m.scalars, m.nscalars,
+                              err, len(err), ctypes.byref(stats), ctypes.byref(handle))
+    try:
+        if stats.abandoned:
+            _zombie_buffers.append(m.keep)
+        if code != 0:
+            raise RuntimeFailure(code, err.value.decode("utf-8", "replace"))
+        n = lib.ptosim_result_records(handle, None, 0)
+        blocks = np.zeros(n, dtype=BLOCK_RECORD_DTYPE)
+        if n:
+            lib.ptosim_result_records(handle, blocks.ctypes.data, n)
+        ne = lib.ptosim_result_edges(handle, None, 0)
+        edges = np.zeros(ne, dtype=EDGE_DTYPE)
+        if ne:
+            lib.ptosim_result_edges(handle, edges.ctypes.data, ne)
+    finally:
+        if handle.value:
+            lib.ptosim_result_free(handle)
+    for host, dev in m.copy_back:
+        np.copyto(host, dev)
+    return RunResult(elapsed=stats.elapsed_ns / 1e9, tasks=int(stats.tasks), blocks=int(stats.blocks),
+                     timeline=Timeline(blocks, edges, names), schedulers=int(stats.schedulers), runtime=kind)
+
+
+def _image_dir() -> Path:
+    from ..build import cache_path
+    return cache_path() / "sim_images"
+
+
+def _content_file(data: bytes, suffix: str = ".so") -> Path:
+    """Write ``data`` to a file named by its sha256 (left alone when it exists)."""
+    digest = hashlib.sha256(data).hexdigest()
+    folder = _image_dir() / digest[:2]
+    path = folder / f"{digest}{suffix}"
+    if path.is_file() and path.stat().st_size == len(data):
+        return path
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{digest[:16]}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
+def run_image(image: bytes, args: list, config: Optional[RunConfig] = None, kernel_names=None, *,
+              scalar_dtypes: Optional[Sequence] = None, kernel_core_types=None) -> RunResult:
+    """Run a callable image (``ptokit.runtime.callable``) on the simulator.
+
+    ``kernel_names`` / ``kernel_core_types``: optional ``{func_id: str}`` for messages and
+    core-type checks.  The runtime kind is ``config.runtime`` (default tensormap_and_ringbuffer).
+    """
+    from ..callable import unpack_chip_callable
+    config = config or RunConfig()
+    view = unpack_chip_callable(image)
+    orch = _content_file(view.orchestration)
+    names = dict(kernel_names or {})
+    types = dict(kernel_core_types or {})
+    kernels = [KernelBinary(c.func_id, str(_content_file(c.binary)), names.get(c.func_id, f"func_{c.func_id}"),
+                            types.get(c.func_id)) for c in view.children]
+    return run_binaries(str(orch), kernels, args, config, func_name=view.func_name or "aicpu_orchestration_entry",
+                        signature=list(view.signature) or None, scalar_dtypes=scalar_dtypes)

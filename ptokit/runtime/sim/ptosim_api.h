@@ -1,0 +1,81 @@
+// ptosim_api.h -- the C API of libptosim (the simulator runtime library).
+//
+// Python (ptokit/runtime/sim/driver.py) mirrors these structs with ctypes.
+#ifndef PTOKIT_PTOSIM_API_H
+#define PTOKIT_PTOSIM_API_H
+
+#include <stdint.h>
+
+#include "tensor.h"
+
+extern "C" {
+
+typedef struct PtoSimConfig {
+    int32_t platform;          // 0 = a2a3sim, 1 = a5sim
+    int32_t runtime_kind;      // 0 = tensormap_and_ringbuffer, 1 = host_build_graph
+    int32_t aicpu_thread_num;  // 0 = platform default
+    int32_t clusters;          // simulated clusters (1 AIC + 2 AIV each)
+    int32_t debug_nan_fill;
+    int32_t reserved;
+    double timeout_s;          // no-progress timeout of the run
+    uint64_t task_ring_size;   // task slots per ring
+    uint64_t heap_size;        // bytes per heap ring
+    uint64_t dep_pool_size;    // dependency edges per ring
+} PtoSimConfig;
+
+typedef struct PtoSimKernel {
+    int32_t func_id;
+    int32_t core_type;         // 0 = AIC, 1 = AIV, -1 = unknown
+    const char* path;          // kernel .so
+    const char* name;          // for messages
+} PtoSimKernel;
+
+typedef struct PtoSimStats {
+    int64_t elapsed_ns;
+    uint64_t tasks;
+    uint64_t blocks;
+    uint64_t edges;
+    uint64_t records;
+    int32_t abandoned;         // 1: a core or the orchestrator was still stuck in user code
+    int32_t schedulers;        // aicpu_thread_num - 1
+} PtoSimStats;
+
+// One dispatched block (one lane of a mixed block), times relative to the run start.
+typedef struct PtoSimBlockRecord {
+    uint64_t task_seq;         // submission number 0, 1, 2, ...
+    uint64_t task_id;          // opaque runtime task id (PTO2TaskId)
+    int32_t func_id;
+    int32_t block_idx;
+    int32_t core_id;
+    int32_t lane;              // -1 AIC, 0/1 AIV lane
+    int64_t submit_ns;
+    int64_t ready_ns;
+    int64_t dispatch_ns;
+    int64_t start_ns;
+    int64_t end_ns;
+} PtoSimBlockRecord;
+
+typedef struct PtoSimEdge {
+    uint64_t producer_seq;
+    uint64_t consumer_seq;
+} PtoSimEdge;
+
+// Run one program.  Returns 0 or an error code (runtime.md); on error `err` holds the
+// message.  `*result` (always set, may be NULL) must be released with ptosim_result_free.
+int ptosim_run(const PtoSimConfig* cfg, const char* orch_path, const char* orch_func,
+               const PtoSimKernel* kernels, int32_t nkernels,
+               const ChipTensor* tensors, int32_t ntensors, const uint64_t* scalars, int32_t nscalars,
+               char* err, int32_t errlen, PtoSimStats* stats, void** result);
+
+uint64_t ptosim_result_records(void* result, PtoSimBlockRecord* out, uint64_t cap);
+uint64_t ptosim_result_edges(void* result, PtoSimEdge* out, uint64_t cap);
+void ptosim_result_free(void* result);
+
+// Join and free the device threads (idempotent).
+void ptosim_shutdown(void);
+
+// Layout probes for the Python mirror.
+uint64_t ptosim_sizeof(int32_t which);
+}
+
+#endif
