@@ -10,6 +10,7 @@ others, and every failure (unit, stage, message) is reported at the end.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -88,11 +89,15 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
 
     t0 = time.perf_counter()
     units: List[Tuple[N.Function, str, object]] = []
+    anchor = ctx.platform == "a5"      # a5 hardware build: AIV entries carry the SIMT anchor
     for name in sorted(kernel_ids, key=kernel_ids.get):
         fn = prog.functions[name]
         text, abis = emit_pto([fn], arch, with_loc=with_loc)
         (out_dir / "ptoas" / f"{name}.pto").write_text(text)
-        units.append((fn, text, abis[0]))
+        abi = abis[0]
+        if anchor and abi.core_type == "aiv":
+            abi = dataclasses.replace(abi, simt_anchor=True)
+        units.append((fn, text, abi))
     times.pto += time.perf_counter() - t0
 
     failures: List[TreeFailure] = []
@@ -131,7 +136,7 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
     if failures:
         raise TreeError(failures, out_dir)
 
-    if arch == "a5" and ctx.platform == "a5":
+    if anchor:
         from ..launch.simt_anchor import write_anchor_header
         write_anchor_header(out_dir)
 

@@ -132,6 +132,8 @@ def wrap_kernel(asm_cpp: str, abi: KernelABI) -> str:
     ]
     if need_intrinsic:
         out.append('#include "intrinsic.h"')
+    if abi.simt_anchor:
+        out.append('#include "ptokit_simt_anchor.h"')
     out += ["", "using namespace pto;", "", "// --- ptoas-generated code ---", preprocess_asm(asm_cpp), "",
             "// --- Kernel entry point ---",
             "#if defined(__CPU_SIM) && defined(__GNUC__)",
@@ -143,6 +145,8 @@ def wrap_kernel(asm_cpp: str, abi: KernelABI) -> str:
             "#if !defined(__CPU_SIM) && !defined(__COSTMODEL)",
             "    set_atomic_none();",
             "#endif"]
+    if abi.simt_anchor:
+        out.append("    PTOKIT_SIMT_ANCHOR(args);   // keeps the entry classified SIMD_SIMT_MIX_VF (docs/launch-gate.md)")
     if need_block_locals:
         out.append("    int32_t __pypto_spmd_block_idx = get_block_idx(args);")
         out.append("    int32_t __pypto_spmd_block_num = get_block_num(args);")

@@ -69,4 +69,5 @@ class KernelABI:
     uses_subblock: bool = False        # passes __pypto_spmd_subblock_idx
     declares_block: bool = False       # SPMD-group sibling: declare block locals, do not pass
     split_lane: bool = False           # vector side of a split FIFO endpoint (issue 6)
+    simt_anchor: bool = False          # a5 device build: call the SIMT anchor from kernel_entry
     extra: Tuple[Tuple[str, str], ...] = field(default_factory=tuple)

@@ -88,3 +88,17 @@ def test_generated_cpp_compiles_cleanly(name, tmp_path):
         r = subprocess.run(["g++", "-std=c++17", "-Wall", "-Werror", "-fsyntax-only", "-D__CPU_SIM", *defs,
                             f"-I{INCLUDE}", str(f)], capture_output=True, text=True)
         assert r.returncode == 0, f"{f}:\n{r.stderr}"
+
+
+def test_a5_device_tree_carries_the_simt_anchor(tmp_path):
+    a5 = ptokit.compile(programs.Elementwise, output_dir=tmp_path / "a5", platform="a5")
+    sim = ptokit.compile(programs.Elementwise, output_dir=tmp_path / "sim", platform="a5sim")
+    kernel = (a5.output_dir / "kernels" / "aiv" / "add.cpp").read_text()
+    assert '#include "ptokit_simt_anchor.h"' in kernel
+    body = kernel.split("void kernel_entry", 1)[1]
+    assert body.index("PTOKIT_SIMT_ANCHOR(args);") < body.index("add(")
+    assert (a5.output_dir / "kernels" / "aiv" / "ptokit_simt_anchor.h").exists()
+    assert "PTOKIT_SIMT_ANCHOR" not in (sim.output_dir / "kernels" / "aiv" / "add.cpp").read_text()
+    assert not (sim.output_dir / "kernels" / "aiv" / "ptokit_simt_anchor.h").exists()
+    with pytest.raises(ValueError, match="needs the vendor toolchain"):
+        a5()
