@@ -26,15 +26,15 @@ class CompiledProgram:
         return self.output_dir.name
 
     def __call__(self, *args, config=None):
-        from ..runtime.config import RunConfig
-        from ..runtime.launcher import run_tree
         if config is None:
             if self.platform not in SIM_PLATFORMS:
                 raise ValueError(f"this program was compiled for the {self.platform!r} hardware platform: the "
                                  f"artifact tree is in {self.output_dir}, but running it needs the vendor "
                                  f"toolchain and device; compile with platform='{self.platform}sim' to run "
                                  f"on the CPU simulator")
+            from ..runtime.config import RunConfig
             config = RunConfig(platform=self.platform)
+        from ..runtime.launcher import run_tree
         return run_tree(self.output_dir, list(args), config)
 
     def __repr__(self) -> str:
