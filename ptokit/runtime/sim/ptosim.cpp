@@ -138,7 +138,7 @@ struct Core {
     Device* dev = nullptr;
     std::thread th;
     std::condition_variable cv;
-    bool busy = false, has_work = false;
+    bool busy = false, has_work = false, sleeping = false, woken = false;
     Work work, cur;
     int64_t cur_start = 0;
     PtoCpuCore hw;
@@ -183,6 +183,7 @@ struct Device {
     bool shutdown = false, abandoned = false;
     Run* run = nullptr;
     int32_t free_count[2] = {0, 0};
+    int32_t waking[2] = {0, 0};  // cores given work while asleep that have not picked it up yet
     uint32_t rr[2] = {0, 0};
     Ring rings[kRings];
     // cross-core FIFOs: key (cluster, pipe, dir, lane) -> FIFO; guarded by fifo_mu
@@ -238,6 +239,15 @@ struct Run {
 
 __thread Core* t_core __attribute__((tls_model("initial-exec"))) = nullptr;
 __thread JumpCtx* t_jctx __attribute__((tls_model("initial-exec"))) = nullptr;
+
+// Cores given work while the device lock is held; woken after it is released, so a woken
+// core does not immediately block on the lock its waker still holds.
+thread_local std::vector<Core*> t_wakes;
+
+void flush_wakes() {
+    for (Core* c : t_wakes) c->cv.notify_one();
+    t_wakes.clear();
+}
 
 const int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGILL};
 struct sigaction g_old_actions[NSIG];
@@ -383,7 +393,11 @@ void assign(Run* r, Core* c, Task* t, int32_t block, int32_t func, Core* self) {
     c->work.rec = ri;
     c->has_work = true;
     ++r->blocks;
-    if (c != self) c->cv.notify_one();
+    if (c != self && c->sleeping && !c->woken) {
+        c->woken = true;
+        d->waking[c->type]++;
+        t_wakes.push_back(c);
+    }
 }
 
 Core* pick_core(Device* d, int type, Core* self) {
@@ -441,6 +455,11 @@ void dispatch_locked(Run* r, Core* self) {
                 if (t->sync_start && t->next_block == 0 && d->free_count[type] < t->block_num) break;
                 Core* c = pick_core(d, type, self);
                 if (!c) break;
+                // Wake one sleeping core at a time: while a woken core has not started yet,
+                // further ready tasks wait in the queue; that core wakes the next one when it
+                // starts (and busy cores take queued work as they finish), so a burst of tiny
+                // tasks does not cost one thread wake-up per task.
+                if (c != self && c->sleeping && d->waking[type] > 0 && !t->sync_start) break;
                 assign(r, c, t, t->next_block, t->func[0], self);
             }
             if (++t->next_block == t->block_num) q.pop_front();
@@ -845,6 +864,8 @@ void op_submit(void* rtp, int32_t kind, const int32_t* ids, const CoreTaskArgs* 
         make_ready(r, &t);
         dispatch_locked(r, nullptr);
     }
+    lk.unlock();
+    flush_wakes();
 }
 
 void op_scope_begin(void* rtp) {
@@ -948,6 +969,8 @@ void orchestration_done(Run* r) {
         dispatch_locked(r, nullptr);
     }
     check_finished(r);
+    lk.unlock();
+    flush_wakes();
 }
 
 void orch_main(Run* r) {
@@ -1041,19 +1064,33 @@ void core_main(Core* c) {
         if (c->has_work) {
             Work w = c->work;
             c->has_work = false;
+            if (c->woken) {
+                c->woken = false;
+                d->waking[c->type]--;
+                if (d->run && (!d->run->queues[PTO2_TASK_AIV].empty() || !d->run->queues[PTO2_TASK_AIC].empty()))
+                    dispatch_locked(d->run, nullptr);
+            }
             c->cur = w;
             c->cur_start = mono_ns();
             Run* r = d->run;
             lk.unlock();
+            flush_wakes();
             bool ok = run_block(c, r, w);
             lk.lock();
             if (d->abandoned) break;
             block_done(r, c, w, ok);
             dispatch_locked(r, c);
+            if (!t_wakes.empty()) {
+                lk.unlock();
+                flush_wakes();
+                lk.lock();
+            }
             continue;
         }
         if (d->shutdown || d->abandoned) break;
+        c->sleeping = true;
         c->cv.wait_for(lk, std::chrono::seconds(1));
+        c->sleeping = false;
     }
 }
 
