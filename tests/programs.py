@@ -133,3 +133,121 @@ class LayerNormish:
              beta: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[R, N], pl.FP32]]):
         y = self.norm(x, gamma, beta, y)
         return y
+
+
+def make_matmul(m, k, n, dtype):
+    """C[m, n] = A[m, k] @ B[k, n] in one cube kernel (fp32 accumulate)."""
+
+    @pl.program
+    class Matmul:
+        @pl.function(type=pl.FunctionType.InCore)
+        def mm(self, a: pl.Tensor[[m, k], dtype], b: pl.Tensor[[k, n], dtype],
+               c: pl.Out[pl.Tensor[[m, n], pl.FP32]]) -> pl.Tensor[[m, n], pl.FP32]:
+            ta = pl.load(a, [0, 0], [m, k], target_memory=pl.Mem.Mat)
+            tb = pl.load(b, [0, 0], [k, n], target_memory=pl.Mem.Mat)
+            acc = pl.matmul(pl.move(ta, target_memory=pl.Mem.Left), pl.move(tb, target_memory=pl.Mem.Right))
+            c = pl.store(acc, [0, 0], c)
+            return c
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[m, k], dtype], b: pl.Tensor[[k, n], dtype],
+                 c: pl.Out[pl.Tensor[[m, n], pl.FP32]]):
+            c = self.mm(a, b, c)
+            return c
+
+    return Matmul
+
+
+KB = 64
+
+
+@pl.program
+class MatmulKLoop:
+    """C = A @ B with K split into blocks of KB: matmul, then matmul_acc in a loop."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def mm(self, a: pl.Tensor[[64, 256], pl.FP16], b: pl.Tensor[[256, 64], pl.FP16],
+           c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        la = pl.move(pl.load(a, [0, 0], [64, KB], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        rb = pl.move(pl.load(b, [0, 0], [KB, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        acc = pl.matmul(la, rb)
+        for k in pl.range(1, 256 // KB):
+            la = pl.move(pl.load(a, [0, k * KB], [64, KB], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+            rb = pl.move(pl.load(b, [k * KB, 0], [KB, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+            acc = pl.matmul_acc(acc, la, rb)
+        c = pl.store(acc, [0, 0], c)
+        return c
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 256], pl.FP16], b: pl.Tensor[[256, 64], pl.FP16],
+             c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        c = self.mm(a, b, c)
+        return c
+
+
+@pl.program
+class FusedLinear:
+    """y = relu(x @ w + bias): a cube task feeding a vector task through an intermediate."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def linear(self, x: pl.Tensor[[64, 128], pl.FP16], w: pl.Tensor[[128, 64], pl.FP16],
+               h: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        tx = pl.move(pl.load(x, [0, 0], [64, 128], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        tw = pl.move(pl.load(w, [0, 0], [128, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        h = pl.store(pl.matmul(tx, tw), [0, 0], h)
+        return h
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def bias_relu(self, h: pl.Tensor[[64, 64], pl.FP32], bias: pl.Tensor[[1, 64], pl.FP32],
+                  y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        t = pl.col_expand_add(pl.load(h, [0, 0], [64, 64]), pl.load(bias, [0, 0], [1, 64]))
+        y = pl.store(pl.relu(t), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 128], pl.FP16], w: pl.Tensor[[128, 64], pl.FP16],
+             bias: pl.Tensor[[1, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        h = pl.create_tensor([64, 64], dtype=pl.FP32)
+        h = self.linear(x, w, h)
+        y = self.bias_relu(h, bias, y)
+        return y
+
+
+@pl.program
+class FFN:
+    """out = gelu_tanh(x @ w1) @ w2 with fp16 operands: cube -> vector -> cube tasks."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def mm1(self, x: pl.Tensor[[64, 64], pl.FP16], w: pl.Tensor[[64, 128], pl.FP16],
+            h: pl.Out[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
+        tx = pl.move(pl.load(x, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        tw = pl.move(pl.load(w, [0, 0], [64, 128], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        h = pl.store(pl.matmul(tx, tw), [0, 0], h)
+        return h
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def gelu(self, h: pl.Tensor[[64, 128], pl.FP32], g: pl.Out[pl.Tensor[[64, 128], pl.FP16]]
+             ) -> pl.Tensor[[64, 128], pl.FP16]:
+        t = pl.load(h, [0, 0], [64, 128])
+        # gelu(t) ~= t * sigmoid(1.702 t) = t / (1 + exp(-1.702 t))
+        s = pl.recip(pl.adds(pl.exp(pl.muls(t, -1.702)), 1.0))
+        g = pl.store(pl.cast(pl.mul(t, s), target_type=pl.FP16), [0, 0], g)
+        return g
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def mm2(self, g: pl.Tensor[[64, 128], pl.FP16], w: pl.Tensor[[128, 64], pl.FP16],
+            out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        tg = pl.move(pl.load(g, [0, 0], [64, 128], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        tw = pl.move(pl.load(w, [0, 0], [128, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        out = pl.store(pl.matmul(tg, tw), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 64], pl.FP16], w1: pl.Tensor[[64, 128], pl.FP16],
+             w2: pl.Tensor[[128, 64], pl.FP16], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        h = pl.create_tensor([64, 128], dtype=pl.FP32)
+        g = pl.create_tensor([64, 128], dtype=pl.FP16)
+        h = self.mm1(x, w1, h)
+        g = self.gelu(h, g)
+        out = self.mm2(g, w2, out)
+        return out

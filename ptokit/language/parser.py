@@ -95,19 +95,28 @@ def parse_program(spec) -> N.Program:
     if not isinstance(cdef, ast.ClassDef):
         raise CompileError("@pl.program must decorate a class", src.loc(cdef))
     methods = []
+    annotations = {}
     for item in cdef.body:
         if isinstance(item, ast.FunctionDef):
             pyfn = cls.__dict__.get(item.name)
             kind = getattr(pyfn, "__pto_function__", None)
             if kind is None:
                 continue
-            methods.append((item, kind, getattr(pyfn, "__pto_name__", item.name)))
+            name = getattr(pyfn, "__pto_name__", item.name)
+            methods.append((item, kind, name))
+            annotations[name] = getattr(pyfn, "__annotations__", {})
+            # a program defined inside a function sees that function's locals (closure cells)
+            try:
+                module_globals.update(inspect.getclosurevars(pyfn).nonlocals)
+            except (TypeError, ValueError):
+                pass
     if not methods:
         raise CompileError(f"program {cls.__name__} has no @pl.function methods", src.loc(cdef))
     dyn = _collect_dyn_vars(module_globals)
     headers = {}
     for item, kind, name in methods:
-        headers[name] = _parse_header(item, kind, name, src, module_globals, method=True)
+        headers[name] = _parse_header(item, kind, name, src, module_globals, method=True,
+                                      evaluated=annotations.get(name))
     sigs = {name: Signature(fn, _returned_params(item, fn, src)) for (item, _, name), fn
             in zip(methods, headers.values())}
     # Inline functions first: their callers need their return types.
@@ -166,7 +175,7 @@ def _dim(d, loc):
     return dim_str(d.text)
 
 
-def _parse_header(item: ast.FunctionDef, kind, name, src, g, method: bool) -> N.Function:
+def _parse_header(item: ast.FunctionDef, kind, name, src, g, method: bool, evaluated=None) -> N.Function:
     args = item.args.args
     if method:
         if not args or args[0].arg != "self":
@@ -176,7 +185,9 @@ def _parse_header(item: ast.FunctionDef, kind, name, src, g, method: bool) -> N.
     for a in args:
         if a.annotation is None:
             raise CompileError(f"parameter {a.arg!r} needs a type annotation", src.loc(a))
-        annot = _eval_static(a.annotation, src, g, "annotation")
+        annot = (evaluated or {}).get(a.arg)
+        if annot is None or isinstance(annot, str):
+            annot = _eval_static(a.annotation, src, g, "annotation")
         ty, direction = annot_to_type(annot, src.loc(a.annotation))
         params.append(N.Param(a.arg, ty, direction, src.loc(a)))
     return N.Function(name, kind, params, [], [], src.loc(item))

@@ -69,7 +69,8 @@ def test_tree_bytes_are_deterministic(tmp_path):
         assert (a.output_dir / rel).read_bytes() == (b.output_dir / rel).read_bytes(), rel
 
 
-ALL_PROGRAMS = ["Elementwise", "ScalarOperand", "DynamicRows", "LoopSum", "SoftmaxRows", "LayerNormish"]
+ALL_PROGRAMS = ["Elementwise", "ScalarOperand", "DynamicRows", "LoopSum", "SoftmaxRows", "LayerNormish",
+                "MatmulKLoop", "FusedLinear", "FFN"]
 
 
 @pytest.mark.parametrize("name", ALL_PROGRAMS)
