@@ -251,3 +251,74 @@ class FFN:
         g = self.gelu(h, g)
         out = self.mm2(g, w2, out)
         return out
+
+
+@pl.program
+class Graphs:
+    """Diamond, InOut chain and out-of-order submission, in one orchestration.
+
+    t1 = x + 1;  t2 = exp(t1);  t3 = t1 * 2;  d = t2 + t3       (diamond)
+    acc += x three times                                         (InOut chain)
+    z = w + 1 submitted between two dependent tasks              (statement order != dependency order)
+    """
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def plus1(self, x: pl.Tensor[[R, N], pl.FP32], y: pl.Out[pl.Tensor[[R, N], pl.FP32]]):
+        y = pl.store(pl.adds(pl.load(x, [0, 0], [R, N]), 1.0), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def expk(self, x: pl.Tensor[[R, N], pl.FP32], y: pl.Out[pl.Tensor[[R, N], pl.FP32]]):
+        y = pl.store(pl.exp(pl.load(x, [0, 0], [R, N])), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def twice(self, x: pl.Tensor[[R, N], pl.FP32], y: pl.Out[pl.Tensor[[R, N], pl.FP32]]):
+        y = pl.store(pl.muls(pl.load(x, [0, 0], [R, N]), 2.0), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def add2(self, a: pl.Tensor[[R, N], pl.FP32], b: pl.Tensor[[R, N], pl.FP32],
+             y: pl.Out[pl.Tensor[[R, N], pl.FP32]]):
+        y = pl.store(pl.add(pl.load(a, [0, 0], [R, N]), pl.load(b, [0, 0], [R, N])), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def accumulate(self, x: pl.Tensor[[R, N], pl.FP32], acc: pl.InOut[pl.Tensor[[R, N], pl.FP32]]):
+        t = pl.add(pl.load(acc, [0, 0], [R, N]), pl.load(x, [0, 0], [R, N]))
+        acc = pl.store(t, [0, 0], acc)
+        return acc
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[R, N], pl.FP32], w: pl.Tensor[[R, N], pl.FP32],
+             d: pl.Out[pl.Tensor[[R, N], pl.FP32]], acc: pl.InOut[pl.Tensor[[R, N], pl.FP32]],
+             z: pl.Out[pl.Tensor[[R, N], pl.FP32]], e: pl.Out[pl.Tensor[[R, N], pl.FP32]]):
+        t1 = pl.create_tensor([R, N], dtype=pl.FP32)
+        t2 = pl.create_tensor([R, N], dtype=pl.FP32)
+        t3 = pl.create_tensor([R, N], dtype=pl.FP32)
+        t1 = self.plus1(x, t1)
+        t3 = self.twice(t1, t3)
+        t2 = self.expk(t1, t2)
+        d = self.add2(t2, t3, d)
+        acc = self.accumulate(x, acc)
+        acc = self.accumulate(x, acc)
+        z = self.plus1(w, z)
+        acc = self.accumulate(x, acc)
+        e = self.expk(acc, e)
+        return d, acc, z, e
+
+
+@pl.program
+class ReadsUninitialised:
+    """A bug on purpose: adds a scratch tile that was never written."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[R, N], pl.FP32], y: pl.Out[pl.Tensor[[R, N], pl.FP32]]):
+        scratch = pl.create_tile([R, N], dtype=pl.FP32)
+        y = pl.store(pl.add(pl.load(x, [0, 0], [R, N]), scratch), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[R, N], pl.FP32], y: pl.Out[pl.Tensor[[R, N], pl.FP32]]):
+        y = self.k(x, y)
+        return y

@@ -9,6 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
+from ..ir.types import DType, dtype_from_numpy
 from ..passes.context import SIM_PLATFORMS, RuntimeKind
 from .kernel_config import KernelConfig
 
@@ -34,8 +37,46 @@ class CompiledProgram:
                                  f"on the CPU simulator")
             from ..runtime.config import RunConfig
             config = RunConfig(platform=self.platform)
+        self.check_args(args)
         from ..runtime.launcher import run_tree
         return run_tree(self.output_dir, list(args), config)
+
+    def check_args(self, args) -> None:
+        """Arguments against the orchestration's parameters: count, kinds, dtypes, shapes
+        (dynamic dimensions must agree between the tensors that share them)."""
+        params = self.config.orchestration.params
+        if not params:
+            return
+        names = ", ".join(p["name"] for p in params)
+        if len(args) != len(params):
+            raise TypeError(f"{self.name} takes {len(params)} arguments ({names}), {len(args)} were given")
+        dyn = {}
+        for i, (a, p) in enumerate(zip(args, params)):
+            shape = getattr(a, "shape", None)
+            if p["kind"] == "scalar":
+                if shape is not None and len(shape) > 0:
+                    raise TypeError(f"argument {i} ({p['name']}) is a scalar of {p['dtype']}, got an array of shape {tuple(shape)}")
+                continue
+            if shape is None:
+                raise TypeError(f"argument {i} ({p['name']}) must be an array of shape {p['shape']} {p['dtype']}, got {a!r}")
+            want = DType[p["dtype"]]
+            got_dt = str(getattr(a, "dtype", ""))
+            try:
+                ok = dtype_from_numpy(np.dtype(a.dtype)) is want
+            except (TypeError, ValueError):
+                ok = got_dt.replace("torch.", "") == want.numpy().name
+            if not ok:
+                raise TypeError(f"argument {i} ({p['name']}) must have dtype {want.name} ({want.numpy()}), got {got_dt}")
+            if len(shape) != len(p["shape"]):
+                raise TypeError(f"argument {i} ({p['name']}) must have shape {p['shape']}, got {tuple(shape)}")
+            for d, (want_d, got_d) in enumerate(zip(p["shape"], shape)):
+                if isinstance(want_d, int):
+                    if want_d != got_d:
+                        raise TypeError(f"argument {i} ({p['name']}) must have shape {p['shape']}, got {tuple(shape)}")
+                elif want_d.isidentifier():
+                    if dyn.setdefault(want_d, got_d) != got_d:
+                        raise TypeError(f"dynamic dimension {want_d} is {dyn[want_d]} in one argument and {got_d} "
+                                        f"in {p['name']}")
 
     def __repr__(self) -> str:
         return f"<CompiledProgram {self.output_dir} platform={self.platform} runtime={self.runtime.value}>"

@@ -1,0 +1,145 @@
+"""Compile, build and run DSL programs on the simulator; compare with numpy.
+
+Every program runs under both runtime kinds, which must give identical results.
+Trees are compiled once per (program, runtime) and kernels are shared through the
+build cache.
+"""
+import numpy as np
+import pytest
+
+import ptokit
+from ptokit.runtime.config import RunConfig
+
+import programs
+
+RUNTIMES = ["tensormap_and_ringbuffer", "host_build_graph"]
+_COMPILED = {}
+
+
+def compiled(program, runtime, tmp_path_factory):
+    key = (program.name, runtime)
+    if key not in _COMPILED:
+        out = tmp_path_factory.mktemp(f"{program.name}_{runtime}")
+        _COMPILED[key] = ptokit.compile(program, output_dir=out, runtime=runtime)
+    return _COMPILED[key]
+
+
+def rand(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+@pytest.fixture(params=RUNTIMES)
+def runtime(request):
+    return request.param
+
+
+def test_elementwise(runtime, tmp_path_factory):
+    a, b = rand(64, 64, seed=1), rand(64, 64, seed=2)
+    y, z = np.zeros_like(a), np.zeros_like(a)
+    compiled(programs.Elementwise, runtime, tmp_path_factory)(a, b, y, z)
+    np.testing.assert_allclose(y, a + b, rtol=1e-6)
+    np.testing.assert_allclose(z, np.exp(a * b), rtol=1e-5)
+
+
+def test_scalar_operand(runtime, tmp_path_factory):
+    x = rand(64, 64)
+    y = np.zeros_like(x)
+    compiled(programs.ScalarOperand, runtime, tmp_path_factory)(x, 0.25, y)
+    np.testing.assert_allclose(y, x * 0.25 + 1.5, rtol=1e-6)
+
+
+@pytest.mark.parametrize("rows", [32, 96, 256])
+def test_dynamic_rows_and_runtime_loop_bound(runtime, rows, tmp_path_factory):
+    x = rand(rows, 64)
+    y = np.zeros_like(x)
+    compiled(programs.DynamicRows, runtime, tmp_path_factory)(x, -3.0, y)
+    np.testing.assert_allclose(y, x * -3.0, rtol=1e-6)
+
+
+@pytest.mark.parametrize("n", [1, 3, 8])
+def test_loop_carried_tile_with_scalar_bound(runtime, n, tmp_path_factory):
+    x = rand(256, 64)
+    y = np.zeros((32, 64), np.float32)
+    compiled(programs.LoopSum, runtime, tmp_path_factory)(x, n, y)
+    ref = x[: n * 32].reshape(n, 32, 64).sum(axis=0)
+    np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_softmax_rows(runtime, tmp_path_factory):
+    x = rand(32, 64) * 4
+    y = np.zeros_like(x)
+    compiled(programs.SoftmaxRows, runtime, tmp_path_factory)(x, y)
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(y, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+
+
+def test_layer_norm_row_and_column_expands(runtime, tmp_path_factory):
+    x = rand(32, 64, seed=3)
+    gamma, beta = rand(1, 64, seed=4), rand(1, 64, seed=5)
+    y = np.zeros_like(x)
+    compiled(programs.LayerNormish, runtime, tmp_path_factory)(x, gamma, beta, y)
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=1, keepdims=True)
+    var = ((x64 - mean) ** 2).mean(axis=1, keepdims=True)
+    ref = (x64 - mean) / np.sqrt(var + 1e-5) * gamma + beta
+    np.testing.assert_allclose(y, ref, rtol=1e-4, atol=1e-5)
+
+
+def test_two_kernels_with_runtime_intermediate(runtime, tmp_path_factory):
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parents[2] / "examples"))
+    import add_scale
+    a, b = rand(64, 64, seed=6), rand(64, 64, seed=7)
+    y = np.zeros_like(a)
+    compiled(add_scale.AddScale, runtime, tmp_path_factory)(a, b, 0.5, y)
+    np.testing.assert_allclose(y, np.exp((a + b) * 0.5), rtol=1e-5)
+
+
+def test_graphs_diamond_inout_chain_and_order(runtime, tmp_path_factory):
+    x, w = rand(32, 64, seed=8), rand(32, 64, seed=9)
+    acc0 = rand(32, 64, seed=10)
+    d, z, e = (np.zeros_like(x) for _ in range(3))
+    acc = acc0.copy()
+    compiled(programs.Graphs, runtime, tmp_path_factory)(x, w, d, acc, z, e)
+    t1 = x + 1
+    np.testing.assert_allclose(d, np.exp(t1) + t1 * 2, rtol=1e-5)
+    np.testing.assert_allclose(acc, acc0 + 3 * x, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(z, w + 1, rtol=1e-6)
+    np.testing.assert_allclose(e, np.exp(acc0 + 3 * x), rtol=1e-5)
+
+
+def test_runtimes_give_identical_bits(tmp_path_factory):
+    x, w = rand(32, 64, seed=11), rand(32, 64, seed=12)
+    outs = []
+    for rt in RUNTIMES:
+        d, z, e = (np.zeros_like(x) for _ in range(3))
+        acc = np.ones_like(x)
+        compiled(programs.Graphs, rt, tmp_path_factory)(x, w, d, acc, z, e)
+        outs.append((d, acc, z, e))
+    for a, b in zip(*outs):
+        assert np.array_equal(a, b)
+
+
+def test_wrong_arguments_are_reported(tmp_path_factory):
+    c = compiled(programs.ScalarOperand, RUNTIMES[0], tmp_path_factory)
+    x = rand(64, 64)
+    with pytest.raises(TypeError, match="takes 3 arguments"):
+        c(x, np.zeros_like(x))
+    with pytest.raises(TypeError, match=r"must have shape \[64, 64\], got \(32, 64\)"):
+        c(rand(32, 64), 1.0, np.zeros_like(x))
+    with pytest.raises(TypeError, match="must have dtype FP32"):
+        c(x.astype(np.float16), 1.0, np.zeros_like(x))
+
+
+def test_nan_fill_exposes_uninitialised_tiles(tmp_path_factory):
+    c = compiled(programs.ReadsUninitialised, RUNTIMES[0], tmp_path_factory)
+    x = rand(32, 64)
+    y = np.zeros_like(x)
+    c(x, y, config=RunConfig(debug_nan_fill=True))
+    assert np.isnan(y).all()
+    # a correct program is unaffected by the fill
+    s = compiled(programs.SoftmaxRows, RUNTIMES[0], tmp_path_factory)
+    y2 = np.zeros_like(x)
+    s(x, y2, config=RunConfig(debug_nan_fill=True))
+    assert np.isfinite(y2).all()
