@@ -1,0 +1,59 @@
+"""Run an artifact tree: build (cache) + pack (callable image) + simulate."""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Optional, Sequence
+
+from .config import RunConfig, valid_aicpu_thread_nums
+
+
+def resolve_config(kernel_config, config: Optional[RunConfig]) -> RunConfig:
+    """``config`` with the tree's runtime kind / aicpu_thread_num filled in where unset."""
+    config = config or RunConfig()
+    changes = {}
+    if config.runtime is None:
+        changes["runtime"] = kernel_config.runtime
+    if config.aicpu_thread_num == 0 and kernel_config.aicpu_thread_num:
+        n = int(kernel_config.aicpu_thread_num)
+        valid = valid_aicpu_thread_nums(config.platform)
+        if n not in valid:
+            raise ValueError(f"{Path(kernel_config.root) / 'kernel_config.py'}: aicpu_thread_num={n} is not valid "
+                             f"on {config.platform}; valid values are {', '.join(map(str, valid))}")
+        changes["aicpu_thread_num"] = n
+    return dataclasses.replace(config, **changes) if changes else config
+
+
+def scalar_dtypes_of(kernel_config) -> Optional[list]:
+    """Per orchestration argument: the IR dtype of scalars (None for tensors), from ``params``."""
+    params = kernel_config.orchestration.params
+    if not params:
+        return None
+    return [p.get("dtype") if p.get("kind") == "scalar" else None for p in params]
+
+
+def check_args(kernel_config, args: Sequence) -> None:
+    params = kernel_config.orchestration.params
+    if params is not None and len(params) != len(args):
+        names = ", ".join(str(p.get("name")) for p in params)
+        raise ValueError(f"the program takes {len(params)} arguments ({names}), {len(args)} were given")
+
+
+def run_tree(tree_dir, args: list, config: Optional[RunConfig] = None, *, jobs: Optional[int] = None):
+    """Build ``tree_dir`` (any tool's artifact tree), pack it and run it on the simulator.
+
+    Output and inout tensors are written back into the caller's arrays; returns a RunResult.
+    """
+    from .build import build_tree
+    from .callable import pack_tree
+    from .sim import run_image
+
+    built = build_tree(tree_dir, jobs=jobs)
+    kc = built.config
+    config = resolve_config(kc, config)
+    check_args(kc, args)
+    image = pack_tree(built)
+    names = {k.func_id: k.name for k in kc.kernels}
+    types = {k.func_id: k.core_type for k in kc.kernels}
+    return run_image(image, list(args), config, kernel_names=names, scalar_dtypes=scalar_dtypes_of(kc),
+                     kernel_core_types=types)
