@@ -210,11 +210,14 @@ struct CoreTaskArgs {
 };
 
 // What a submission returns: the task id and the runtime-allocated outputs
-// (get_ref(i) is the i-th add_output(TensorCreateInfo) of the task, in order).
+// (get_ref(i) is the i-th add_output(TensorCreateInfo) of the task, in order).  The
+// references point into the runtime's record of the task: they stay valid until the
+// PTO2_SCOPE that submitted the task ends (do not let them escape it).
 struct TaskOutputTensors {
     PTO2TaskId task_id_ = PTO2_INVALID_TASK_ID;
     uint32_t count_ = 0;
-    ChipTensor outputs_[CORE_MAX_TENSOR_ARGS];
+    const ChipTensor* base_ = nullptr;          // the task's tensor args (runtime-owned)
+    uint8_t index_[CORE_MAX_TENSOR_ARGS] = {};  // output i -> tensor arg index
 
     PTO2TaskId task_id() const { return task_id_; }
     uint32_t size() const { return count_; }
@@ -289,7 +292,7 @@ extern "C" __attribute__((visibility("default"))) void pto2_orchestration_bind(c
 
 inline const ChipTensor& TaskOutputTensors::get_ref(uint32_t i) const {
     if (i >= count_) pto2_detail::fatal(PTO2_ERR_INVALID_ARGS, "TaskOutputTensors::get_ref: index out of range");
-    return outputs_[i];
+    return base_[index_[i]];
 }
 
 static inline TaskOutputTensors rt_submit_aiv_task(int32_t func_id, const CoreTaskArgs& args) {

@@ -8,6 +8,7 @@
 #define PTO2_RUNTIME_INTERNAL 1
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -81,6 +82,7 @@ constexpr int kRingShift = 48;
 constexpr uint64_t kLocalMask = (1ull << kRingShift) - 1;
 constexpr uint64_t kHeapAlign = 512;
 constexpr size_t kAltStack = 64 * 1024;
+constexpr size_t kOrchStack = 256ull << 20;  // virtual; pages are touched only as used
 constexpr uint64_t kRecChunk = 4096;
 enum { CT_AIC = 0, CT_AIV = 1 };
 
@@ -827,6 +829,7 @@ void op_submit(void* rtp, int32_t kind, const int32_t* ids, const CoreTaskArgs* 
     memcpy(t.scalars, a->scalars_, sizeof(uint64_t) * ns);
     out->task_id_ = t.id;
     out->count_ = 0;
+    out->base_ = t.tensors.data();
     uint64_t cursor = off;
     for (uint32_t i = 0; i < nt; ++i) {
         if (a->kinds_[i] != PTO2ArgKind::OUTPUT) continue;
@@ -838,7 +841,7 @@ void op_submit(void* rtp, int32_t kind, const int32_t* ids, const CoreTaskArgs* 
         o.start_offset = 0;
         o.version = 0;
         cursor += align_up(std::max<uint64_t>(bytes, 1), kHeapAlign);
-        out->outputs_[out->count_++] = o;
+        out->index_[out->count_++] = (uint8_t)i;
     }
     for (uint64_t p : prods) {
         Task* pt = lookup(r, p);
@@ -1008,6 +1011,11 @@ void orch_main(Run* r) {
     std::lock_guard<std::mutex> lk(r->dev->mu);
     r->orch_exited = true;
     r->done_cv.notify_all();
+}
+
+void* orch_thread(void* arg) {
+    orch_main(static_cast<Run*>(arg));
+    return nullptr;
 }
 
 bool run_block(Core* c, Run* r, const Work& w) {
@@ -1406,7 +1414,23 @@ extern "C" __attribute__((visibility("default"))) int ptosim_run(
     r->t0 = mono_ns();
 
     // ---- run and monitor
-    std::thread orch(orch_main, r.get());
+    // The orchestrator gets a large stack: generated orchestration functions keep one
+    // CoreTaskArgs (~4.7 KB) per submission in a single frame.
+    pthread_t orch;
+    {
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, kOrchStack);
+        int rc = pthread_create(&orch, &attr, orch_thread, r.get());
+        pthread_attr_destroy(&attr);
+        if (rc != 0) {
+            restore_handlers();
+            g_active_run.store(nullptr, std::memory_order_release);
+            std::lock_guard<std::mutex> lk(d->mu);
+            d->run = nullptr;
+            return set_err(PTO2_ERR_LOAD, "cannot start the orchestrator thread");
+        }
+    }
     bool abandoned = false;
     {
         std::unique_lock<std::mutex> lk(d->mu);
@@ -1447,10 +1471,10 @@ extern "C" __attribute__((visibility("default"))) int ptosim_run(
     restore_handlers();
     g_active_run.store(nullptr, std::memory_order_release);
     if (abandoned) {
-        orch.detach();
+        pthread_detach(orch);
         g_dev = nullptr;  // leaked on purpose: its threads may still be inside user code
     } else {
-        orch.join();
+        pthread_join(orch, nullptr);
     }
     if (stats) {
         stats->elapsed_ns = elapsed;
