@@ -1,0 +1,21 @@
+"""``@pl.jit``: JIT entry points specialized from their arguments, with a compile cache.
+
+``pl.jit`` (also ``ptokit.jit.jit``) decorates a plain function; ``pl.jit.incore``
+and ``pl.jit.inline`` decorate helpers it calls by name.  See docs/jit.md.
+"""
+from .helpers import JitHelper, incore, inline
+
+
+def jit(fn=None, **options):
+    """``@pl.jit`` or ``@pl.jit(platform="a5sim", runtime="host_build_graph", dump_passes=True)``."""
+    from .function import JitFunction
+
+    if fn is None:
+        return lambda f: JitFunction(f, **options)
+    return JitFunction(fn, **options)
+
+
+jit.incore = incore
+jit.inline = inline
+
+__all__ = ["jit", "incore", "inline", "JitHelper"]

@@ -6,6 +6,7 @@ public ``pypto.language`` API for the surface documented in docs/language.md.
 from ..ir.nodes import FunctionType
 from ..ir.types import MemorySpace, PadValue
 from .decorators import at, function, parallel, program, range, spmd, unroll  # noqa: A004
+from ..jit import jit  # noqa: F401  (@pl.jit, @pl.jit.incore, @pl.jit.inline)
 from .ops import *  # noqa: F401,F403
 from .ops import OPS as _OPS
 from .ops import tile

@@ -1,0 +1,421 @@
+"""``JitFunction``: what ``@pl.jit`` returns.
+
+``f(*arrays)`` specializes, compiles on a cache miss and runs on the simulator;
+``f.compile(*arrays)`` returns the ``CompiledProgram``; ``f.lower(*arrays)``
+returns the program after the passes; ``f.parse(*arrays)`` the program before them.
+"""
+from __future__ import annotations
+
+import ast
+import enum
+import functools
+import hashlib
+import inspect
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from ..errors import UserError
+from ..language.types import DimExpr, DynamicDim
+from . import cache as C
+from .helpers import JitHelper, function_scope
+from .specialize import (ArgSpec, ParamInfo, is_contiguous, is_torch_tensor, output_like, param_info,
+                         specialize)
+
+_MISSING = object()
+
+
+# ---------------------------------------------------------------- dependencies
+
+def _simple_value(v) -> Optional[str]:
+    """A type-tagged text for values that can be folded into a program, else None."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return f"{type(v).__name__}:{v!r}"
+    if isinstance(v, DynamicDim):
+        return f"dynamic:{v.name}"
+    if isinstance(v, DimExpr):
+        return f"dim:{v.text}"
+    if isinstance(v, enum.Enum):
+        return f"{type(v).__name__}.{v.name}"
+    if isinstance(v, np.generic):
+        return f"{type(v).__name__}:{v.item()!r}"
+    if isinstance(v, (tuple, list)) and len(v) <= 64:
+        parts = [_simple_value(x) for x in v]
+        if all(p is not None for p in parts):
+            return f"{type(v).__name__}({', '.join(parts)})"
+    return None
+
+
+def _dotted(node) -> Optional[List[str]]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return parts[::-1]
+    return None
+
+
+def _lookup(scope_fn, dotted: Tuple[str, ...]):
+    g = scope_fn.__globals__
+    if dotted[0] in g:
+        v = g[dotted[0]]
+    else:
+        v = function_scope(scope_fn).get(dotted[0], _MISSING)
+    for a in dotted[1:]:
+        if v is _MISSING:
+            break
+        v = getattr(v, a, _MISSING)
+    return v
+
+
+def _token(v):
+    if isinstance(v, JitHelper) or inspect.ismodule(v):
+        return ("id", id(v))
+    s = _simple_value(v)
+    return ("val", s) if s is not None else ("id", id(v))
+
+
+@dataclass
+class Dependencies:
+    source: str                       # sha256 of the entry's source
+    helpers: Dict[str, str]           # qualified helper name -> "kind:sha256 of its source"
+    constants: Dict[str, str]         # qualified name -> typed value text
+    tokens: List[tuple]               # (scope function, dotted name, token) for in-process revalidation
+
+    def still_valid(self) -> bool:
+        for fn, dotted, tok in self.tokens:
+            if _token(_lookup(fn, dotted)) != tok:
+                return False
+        return True
+
+
+def _src_digest(fn) -> Tuple[str, ast.FunctionDef]:
+    from ..language.parser import _Source
+    src = _Source(fn)
+    text = "".join(src.lines)
+    return hashlib.sha256(text.encode()).hexdigest(), src.tree.body[0]
+
+
+def scan_dependencies(fn) -> Dependencies:
+    """Everything outside ``fn``'s own text that can change its program: helpers and folded constants."""
+    digest, item = _src_digest(fn)
+    deps = Dependencies(digest, {}, {}, [])
+    seen = set()
+
+    def visit(f, tree):
+        scope = function_scope(f)
+        local = {a.arg for a in tree.args.args}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                local.add(n.id)
+        mod = f.__module__
+        names = set()
+        for n in ast.walk(tree):
+            d = _dotted(n) if isinstance(n, (ast.Attribute, ast.Name)) else None
+            if d and d[0] not in local and d[0] in scope:
+                names.add(tuple(d))
+        for d in sorted(names):
+            root = scope[d[0]]
+            if inspect.ismodule(root) and root.__name__.split(".")[0] == "ptokit":
+                continue      # the DSL itself: covered by ptokit's identity
+            v = _lookup(f, d)
+            if v is _MISSING:
+                continue
+            if isinstance(v, JitHelper):
+                q = f"{v.__module__}.{v.__qualname__}"
+                deps.tokens.append((f, d, _token(v)))
+                if id(v) not in seen:
+                    seen.add(id(v))
+                    hd, hitem = _src_digest(v.fn)
+                    deps.helpers[q] = f"{v.kind.name}:{hd}"
+                    visit(v.fn, hitem)
+                continue
+            s = _simple_value(v)
+            if s is None:
+                continue
+            deps.constants[f"{mod}.{'.'.join(d)}"] = s
+            deps.tokens.append((f, d, ("val", s)))
+
+    visit(fn, item)
+    return deps
+
+
+# ---------------------------------------------------------------- the jit function
+
+@dataclass
+class _MemEntry:
+    deps: Dependencies
+    compiled: object
+    key: str
+
+
+class JitFunction:
+    """A ``@pl.jit`` function: specialized per call signature, compiled once, cached."""
+
+    def __init__(self, fn, *, platform: str = "a2a3sim", runtime=None, dump_passes: bool = False,
+                 dump_ptoas_passes: bool = False, with_loc: bool = True):
+        if not inspect.isfunction(fn):
+            raise TypeError(f"@pl.jit decorates a function, got {fn!r}")
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.platform = platform
+        self.runtime = runtime
+        self.dump_passes = dump_passes
+        self.dump_ptoas_passes = dump_ptoas_passes
+        self.with_loc = with_loc
+        self.qualified = f"{fn.__module__}.{fn.__qualname__}"
+        self._signature = inspect.signature(fn)
+        self._infos: Optional[List[ParamInfo]] = None
+        self._memory: Dict[tuple, List[_MemEntry]] = {}
+        self.last_compiled = None
+
+    def __repr__(self) -> str:
+        return f"<ptokit jit function {self.qualified}>"
+
+    # ------------------------------------------------------------ arguments
+    def param_infos(self) -> List[ParamInfo]:
+        if self._infos is None:
+            scope = None
+            infos = []
+            for p in self._signature.parameters.values():
+                if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                    raise UserError(f"@pl.jit function {self.fn.__name__}: parameter {p.name!r} must be a plain "
+                                    f"positional parameter (no *args, **kwargs or keyword-only)")
+                annot = p.annotation
+                if isinstance(annot, str):
+                    scope = scope or function_scope(self.fn)
+                    try:
+                        annot = eval(annot, dict(scope))  # noqa: S307 - a type annotation
+                    except Exception as exc:  # noqa: BLE001
+                        raise UserError(f"cannot evaluate the annotation of {p.name!r}: {annot!r} ({exc})") from None
+                infos.append(param_info(p.name, annot))
+            self._infos = infos
+        return self._infos
+
+    def _bind(self, args, kwargs):
+        """Full argument list (None for omitted outputs), the indices of omitted outputs."""
+        infos = self.param_infos()
+        try:
+            bound = self._signature.bind_partial(*args, **kwargs)
+        except TypeError as exc:
+            raise UserError(f"{self.fn.__name__}: {exc}") from None
+        full, omitted = [], []
+        for i, info in enumerate(infos):
+            if info.name in bound.arguments:
+                full.append(bound.arguments[info.name])
+            elif info.role == "tensor" and info.direction == "OUT":
+                full.append(None)
+                omitted.append(i)
+            else:
+                raise UserError(f"{self.fn.__name__}: missing argument {info.name!r} (only pl.Out tensors may be "
+                                f"omitted; they are then allocated and returned)")
+        return full, omitted
+
+    def specialize(self, *args, **kwargs):
+        """(ArgSpecs, run arguments, output arrays, return-style?) for one call."""
+        infos = self.param_infos()
+        full, omitted = self._bind(args, kwargs)
+        if omitted:
+            present_infos = [i for i, a in zip(infos, full) if a is not None]
+            present = [a for a in full if a is not None]
+            _, dyn = specialize(present_infos, present)
+            for i in omitted:
+                full[i] = output_like(infos[i], infos, full, dyn)
+        specs, _ = specialize(infos, full)
+        run_args = []
+        outputs = []
+        for s, a in zip(specs, full):
+            if s.kind == "tensor":
+                if s.direction == "IN" and not is_contiguous(a):
+                    a = a.contiguous() if is_torch_tensor(a) else np.ascontiguousarray(a)
+                run_args.append(a)
+                if s.direction != "IN":
+                    outputs.append(a)
+            elif s.kind == "scalar":
+                v = a.item() if isinstance(a, np.generic) else a
+                run_args.append(float(v) if s.dtype.is_float else int(v))
+        if omitted and any(is_torch_tensor(a) for a in full if a is not None):
+            import torch  # only when the caller already uses torch
+            outputs = [torch.from_numpy(o) if isinstance(o, np.ndarray) else o for o in outputs]
+        return specs, run_args, outputs, bool(omitted)
+
+    # ------------------------------------------------------------ stages
+    def parse(self, *args, **kwargs):
+        """The IR program of this call's specialization, before the passes."""
+        from .frontend import build_program
+        specs, _, _, _ = self.specialize(*args, **kwargs)
+        return build_program(self.fn, specs)
+
+    def lower(self, *args, platform: Optional[str] = None, runtime=None, dump_dir=None, **kwargs):
+        """Run the front end and the passes only; returns the post-pass ``ir.Program``
+        (``ptokit.ir.printer.print_program`` prints it as DSL text)."""
+        from ..backend.generate import _resolve_context
+        from ..passes.manager import run_passes
+        ctx = _resolve_context(platform or self.platform, runtime if runtime is not None else self.runtime)
+        return run_passes(self.parse(*args, **kwargs), ctx, Path(dump_dir) if dump_dir else None)
+
+    def compile(self, *args, platform: Optional[str] = None, runtime=None, dump_passes: Optional[bool] = None,
+                dump_ptoas_passes: Optional[bool] = None, output_dir=None, **kwargs):
+        """Specialize and compile (or fetch from the cache); returns the ``CompiledProgram``."""
+        specs, _, _, _ = self.specialize(*args, **kwargs)
+        compiled = self._get(specs, platform, runtime, dump_passes, dump_ptoas_passes)
+        if output_dir is not None:
+            from ..backend.compiled import CompiledProgram
+            from ..backend.kernel_config import read_kernel_config
+            out = Path(output_dir)
+            shutil.copytree(compiled.output_dir, out, dirs_exist_ok=True)
+            compiled = CompiledProgram(out.resolve(), read_kernel_config(out), compiled.platform, compiled.runtime,
+                                       compiled.times)
+        return compiled
+
+    def __call__(self, *args, config=None, **kwargs):
+        specs, run_args, outputs, _ = self.specialize(*args, **kwargs)
+        platform = getattr(config, "platform", None) if config is not None else None
+        compiled = self._get(specs, platform, None, getattr(config, "dump_passes", None) or None,
+                             getattr(config, "dump_ptoas_passes", None) or None)
+        compiled(*run_args, config=config)
+        if not outputs:
+            return None
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    # ------------------------------------------------------------ cache
+    def cache_info(self) -> dict:
+        return {"memory_entries": sum(len(v) for v in self._memory.values())}
+
+    def cache_clear(self) -> None:
+        """Forget the in-process entries (the disk cache is untouched)."""
+        self._memory.clear()
+
+    def _get(self, specs: List[ArgSpec], platform, runtime, dump_passes, dump_ptoas_passes):
+        from ..backend.generate import _resolve_context
+        ctx = _resolve_context(platform or self.platform, runtime if runtime is not None else self.runtime)
+        dump_passes = self.dump_passes if dump_passes is None else dump_passes
+        dump_ptoas = self.dump_ptoas_passes if dump_ptoas_passes is None else dump_ptoas_passes
+        options = {"with_loc": bool(self.with_loc)}
+        mem_key = (tuple(specs), ctx.platform, ctx.runtime_kind, tuple(sorted(options.items())))
+        enabled = C.cache_enabled()
+        if enabled:
+            for me in self._memory.get(mem_key, ()):
+                if me.deps.still_valid() and Path(me.compiled.output_dir).is_dir():
+                    C.STATS["memory_hits"] += 1
+                    C.log.debug("memory hit for %s (%s)", self.fn.__name__, me.key)
+                    self._ensure_dumps(me.compiled.output_dir, specs, ctx, dump_passes, dump_ptoas)
+                    self.last_compiled = me.compiled
+                    return me.compiled
+        deps = scan_dependencies(self.fn)
+        components = {
+            "function": self.qualified,
+            "source": deps.source,
+            "helpers": deps.helpers,
+            "constants": deps.constants,
+            "args": [s.describe() for s in specs],
+            "platform": ctx.platform,
+            "runtime": ctx.runtime_kind.value,
+            "options": options,
+            "ptokit": C.ptokit_identity(),
+            "compiler": C.compiler_id(),
+        }
+        key = C.key_hash(components)
+        if not enabled:
+            out = Path(tempfile.mkdtemp(prefix=f"ptokit-jit-{self.fn.__name__}-"))
+            C.explain(f"cache disabled (PTOKIT_CACHE=0): compiling {self.fn.__name__} into {out}")
+            compiled = self._codegen(specs, ctx, out, dump_passes, dump_ptoas)
+            C.STATS["misses"] += 1
+            self.last_compiled = compiled
+            return compiled
+        group = C.jit_cache_dir() / C.group_name(self.qualified)
+        entry = group / key
+        ok, _ = C.validate_entry(entry, key)
+        times = None
+        if ok:
+            C.STATS["disk_hits"] += 1
+            C.explain(f"disk hit for {self.fn.__name__}: {entry}")
+        else:
+            with C.key_lock(group, key):
+                ok, why = C.validate_entry(entry, key)
+                if ok:
+                    C.STATS["disk_hits"] += 1
+                    C.explain(f"disk hit for {self.fn.__name__} (built by another process): {entry}")
+                else:
+                    if entry.exists():
+                        C.STATS["corrupt_rebuilt"] += 1
+                        C.explain(f"cache miss for {self.fn.__name__}: entry {entry.name} is corrupt ({why}); "
+                                  f"rebuilding it")
+                        C.discard(entry)
+                    else:
+                        self._explain_miss(group, components, specs)
+                    C.STATS["misses"] += 1
+                    tmp = C.new_temp_dir(group, key)
+                    try:
+                        compiled = self._codegen(specs, ctx, tmp, dump_passes, dump_ptoas)
+                        times = compiled.times
+                        C.write_manifest(tmp, key, components)
+                        C.publish(tmp, entry, key)
+                    except BaseException:
+                        shutil.rmtree(tmp, ignore_errors=True)
+                        raise
+        from ..backend.compiled import CompiledProgram
+        from ..backend.kernel_config import read_kernel_config
+        compiled = CompiledProgram(entry.resolve(), read_kernel_config(entry), ctx.platform, ctx.runtime_kind, times)
+        self._ensure_dumps(entry, specs, ctx, dump_passes, dump_ptoas)
+        self._memory.setdefault(mem_key, []).append(_MemEntry(deps, compiled, key))
+        self.last_compiled = compiled
+        return compiled
+
+    def _explain_miss(self, group: Path, components: dict, specs) -> None:
+        if not (C.explain_enabled() or C.log.isEnabledFor(10)):
+            return
+        closest, diffs = C.closest_entry(group, components)
+        if closest is None:
+            C.explain(f"cache miss for {self.fn.__name__}: no earlier entry for this function "
+                      f"(args: {'; '.join(s.describe() for s in specs)})")
+        else:
+            C.explain(f"cache miss for {self.fn.__name__}: " + "; ".join(diffs) +
+                      f" (closest earlier entry: {closest.name})")
+
+    def _codegen(self, specs, ctx, out: Path, dump_passes: bool, dump_ptoas: bool):
+        from ..backend.compiled import CompiledProgram
+        from ..backend.generate import StageTimes, generate_tree
+        from ..passes.manager import run_passes
+        from .frontend import build_program
+        C.STATS["codegen_runs"] += 1
+        times = StageTimes()
+        t0 = time.perf_counter()
+        ir = build_program(self.fn, specs)
+        times.parse += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        lowered = run_passes(ir, ctx, out / "passes_dump" if dump_passes else None)
+        times.passes += time.perf_counter() - t0
+        cfg = generate_tree(lowered, out, ctx, dump_ptoas_passes=dump_ptoas, with_loc=self.with_loc, times=times)
+        return CompiledProgram(out.resolve(), cfg, ctx.platform, ctx.runtime_kind, times)
+
+    def _ensure_dumps(self, entry: Path, specs, ctx, dump_passes: bool, dump_ptoas: bool) -> None:
+        """Diagnostics are not part of the key: on a hit, produce the requested dumps if the entry lacks them."""
+        entry = Path(entry)
+        want = [d for d, on in (("passes_dump", dump_passes), ("ptoas_passes", dump_ptoas)) if on]
+        missing = [d for d in want if not (entry / d).is_dir()]
+        if not missing:
+            if want:
+                C.explain(f"{self.fn.__name__}: requested dumps are in {entry} ({', '.join(want)})")
+            return
+        tmp = C.new_temp_dir(entry.parent, entry.name)
+        try:
+            self._codegen(specs, ctx, tmp, dump_passes, dump_ptoas)
+            for d in missing:
+                if (tmp / d).is_dir():
+                    try:
+                        (tmp / d).rename(entry / d)
+                    except OSError:
+                        pass      # another process added them first
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        C.explain(f"{self.fn.__name__}: cache hit, but {', '.join(missing)} requested: regenerated the dumps into "
+                  f"{entry}")
+

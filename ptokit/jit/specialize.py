@@ -1,0 +1,223 @@
+"""Specialization of a ``@pl.jit`` function from the arguments of a call.
+
+Each parameter becomes one ``ArgSpec``:
+
+* ``tensor``  -- an array argument.  Bare ``pl.Tensor`` takes shape and dtype from
+  the array; ``pl.Tensor[[M, 64], pl.FP32]`` checks them and keeps dynamic dims
+  symbolic.  ``pl.Out[...]`` / ``pl.InOut[...]`` give the direction.
+* ``scalar``  -- a run-time scalar (annotated ``pl.Scalar[...]``): passed by value.
+* ``const``   -- any other scalar: its value is folded into the program.
+
+Arrays are numpy arrays (``ml_dtypes.bfloat16`` for BF16) or torch CPU tensors
+(torch is never imported here: a torch tensor is recognised by its type's module).
+"""
+from __future__ import annotations
+
+import inspect
+import numbers
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+
+import numpy as np
+
+from ..errors import UserError
+from ..ir.types import DType, dtype_from_numpy
+from ..language.types import DimExpr, DirAnnot, DynamicDim, ScalarAnnot, Scalar, Tensor, TensorAnnot
+
+_TORCH_DTYPES = {
+    "torch.float32": DType.FP32, "torch.float16": DType.FP16, "torch.bfloat16": DType.BF16,
+    "torch.int8": DType.INT8, "torch.int16": DType.INT16, "torch.int32": DType.INT32,
+    "torch.int64": DType.INT64, "torch.uint8": DType.UINT8, "torch.bool": DType.BOOL,
+}
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    name: str
+    kind: str                                  # tensor | scalar | const
+    direction: str = "IN"                      # IN | OUT | INOUT (tensors)
+    shape: Optional[Tuple[object, ...]] = None  # ints, or dim-expression strings (dynamic)
+    dtype: Optional[DType] = None
+    value: object = None                       # const only
+
+    def describe(self) -> str:
+        if self.kind == "tensor":
+            dims = ", ".join(str(d) for d in self.shape)
+            d = "" if self.direction == "IN" else f" {self.direction}"
+            return f"{self.name}: tensor[{dims}] {self.dtype.name} row_major{d}"
+        if self.kind == "scalar":
+            return f"{self.name}: runtime scalar {self.dtype.name}"
+        return f"{self.name}: constant {type(self.value).__name__} {self.value!r}"
+
+
+def is_torch_tensor(x) -> bool:
+    return type(x).__module__.split(".")[0] == "torch" and hasattr(x, "dtype") and hasattr(x, "shape")
+
+
+def is_array(x) -> bool:
+    return isinstance(x, np.ndarray) or is_torch_tensor(x)
+
+
+def array_info(x, what: str) -> Tuple[Tuple[int, ...], DType]:
+    """(shape, dtype) of a numpy array or torch CPU tensor."""
+    if isinstance(x, np.ndarray):
+        try:
+            return tuple(int(d) for d in x.shape), dtype_from_numpy(x.dtype)
+        except ValueError as exc:
+            raise UserError(f"{what}: {exc} (supported: float16, bfloat16 (ml_dtypes), float32, int8, int16, "
+                            f"int32, int64, uint8, bool)") from None
+    if is_torch_tensor(x):
+        dev = getattr(getattr(x, "device", None), "type", "cpu")
+        if dev != "cpu":
+            raise UserError(f"{what}: a torch tensor on {dev!r}; the simulator needs CPU tensors (.cpu())")
+        dt = _TORCH_DTYPES.get(str(x.dtype))
+        if dt is None:
+            raise UserError(f"{what}: unsupported torch dtype {x.dtype}")
+        return tuple(int(d) for d in x.shape), dt
+    raise UserError(f"{what}: expected a numpy array or a torch tensor, got {type(x).__name__}")
+
+
+def is_contiguous(x) -> bool:
+    if isinstance(x, np.ndarray):
+        return bool(x.flags["C_CONTIGUOUS"])
+    return bool(x.is_contiguous())
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (numbers.Number, np.generic)) and not isinstance(v, complex)
+
+
+def _py_number(v):
+    if isinstance(v, np.generic):
+        v = v.item()
+    return v
+
+
+def _scalar_dtype(v) -> DType:
+    if isinstance(v, bool):
+        return DType.BOOL
+    if isinstance(v, int):
+        return DType.INDEX
+    return DType.FP32
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    """What a parameter's annotation says, before any argument is seen."""
+    name: str
+    role: str                   # tensor | scalar | const | any
+    direction: str = "IN"
+    shape: Optional[tuple] = None   # declared shape (entries: int or DimExpr), None when bare
+    dtype: Optional[DType] = None
+
+
+def param_info(name: str, annot) -> ParamInfo:
+    direction = "IN"
+    if isinstance(annot, DirAnnot):
+        direction = annot.direction
+        annot = annot.inner
+    if annot is Tensor:
+        return ParamInfo(name, "tensor", direction)
+    if isinstance(annot, TensorAnnot):
+        return ParamInfo(name, "tensor", direction, annot.shape, annot.dtype)
+    if direction != "IN":
+        raise UserError(f"parameter {name!r}: pl.Out/pl.InOut wrap a tensor (pl.Out[pl.Tensor]), got {annot!r}")
+    if isinstance(annot, ScalarAnnot):
+        return ParamInfo(name, "scalar", dtype=annot.dtype)
+    if annot is Scalar:
+        return ParamInfo(name, "scalar")
+    if isinstance(annot, DType):
+        return ParamInfo(name, "const", dtype=annot)
+    if annot in (int, float, bool) or annot is inspect.Parameter.empty or annot is None:
+        return ParamInfo(name, "any")
+    raise UserError(f"parameter {name!r}: unsupported annotation {annot!r} in a @pl.jit function (use pl.Tensor, "
+                    f"pl.Out[pl.Tensor], pl.Scalar[dtype], or a plain number)")
+
+
+def _coerce_const(v, dtype: Optional[DType]):
+    v = _py_number(v)
+    if dtype is None:
+        return v
+    if dtype.is_float:
+        return float(v)
+    if dtype is DType.BOOL:
+        return bool(v)
+    return int(v)
+
+
+def specialize(infos: List[ParamInfo], args: list) -> Tuple[List[ArgSpec], dict]:
+    """ArgSpecs for one call, plus the bindings of dynamic dims ({"M": 128})."""
+    specs: List[ArgSpec] = []
+    dyn: dict = {}
+    for info, a in zip(infos, args):
+        what = f"argument {info.name!r}"
+        role = info.role
+        if role == "any":
+            role = "tensor" if is_array(a) else "const"
+        if role == "tensor":
+            shape, dt = array_info(a, what)
+            if info.dtype is not None and dt is not info.dtype:
+                raise UserError(f"{what} must be a {info.dtype.name} array, but got {dt.name}")
+            sym: list = list(shape)
+            if info.shape is not None:
+                if len(info.shape) != len(shape):
+                    raise UserError(f"{what} must have {len(info.shape)} dimensions "
+                                    f"{list(info.shape)}, but got shape {list(shape)}")
+                for i, (want, got) in enumerate(zip(info.shape, shape)):
+                    if isinstance(want, DynamicDim):
+                        if dyn.setdefault(want.name, got) != got:
+                            raise UserError(f"{what}: dynamic dimension {want.name} is {dyn[want.name]} in an earlier "
+                                            f"argument but {got} here")
+                        sym[i] = want.name
+                    elif isinstance(want, DimExpr):
+                        sym[i] = want.text
+                    elif want != got:
+                        raise UserError(f"{what}: dimension {i} must be {want}, but got {got} (shape {list(shape)})")
+            if info.direction != "IN" and not is_contiguous(a):
+                raise UserError(f"{what} is an output and must be a contiguous (row-major) array")
+            specs.append(ArgSpec(info.name, "tensor", info.direction, tuple(sym), dt))
+        elif role == "scalar":
+            if not _is_number(a):
+                raise UserError(f"{what} is a pl.Scalar and needs a number, got {type(a).__name__}")
+            dt = info.dtype or _scalar_dtype(_py_number(a))
+            specs.append(ArgSpec(info.name, "scalar", dtype=dt))
+        else:
+            if not _is_number(a):
+                raise UserError(f"{what}: expected a number (folded into the program) or an array, got "
+                                f"{type(a).__name__}")
+            specs.append(ArgSpec(info.name, "const", value=_coerce_const(a, info.dtype)))
+    return specs, dyn
+
+
+def output_like(info: ParamInfo, infos: List[ParamInfo], args: list, dyn: dict):
+    """Allocate a numpy array for an omitted ``pl.Out`` parameter (return-style call).
+
+    A declared shape/dtype is used (dynamic dims bound by the other arguments);
+    a bare ``pl.Out[pl.Tensor]`` takes the shape and dtype of the first tensor input.
+    """
+    first = None
+    for i, a in zip(infos, args):
+        if a is not None and is_array(a):
+            first = array_info(a, f"argument {i.name!r}")
+            break
+    if info.shape is not None:
+        shape = []
+        for d in info.shape:
+            if isinstance(d, DynamicDim):
+                if d.name not in dyn:
+                    raise UserError(f"cannot allocate output {info.name!r}: dynamic dimension {d.name} is not bound "
+                                    f"by any input; pass the output array")
+                shape.append(dyn[d.name])
+            elif isinstance(d, DimExpr):
+                shape.append(int(eval(d.text, {}, dict(dyn))))  # noqa: S307 - arithmetic over bound dims
+            else:
+                shape.append(int(d))
+    elif first is not None:
+        shape = list(first[0])
+    else:
+        raise UserError(f"cannot allocate output {info.name!r}: no tensor input to take its shape from; "
+                        f"pass the output array or annotate pl.Out[pl.Tensor[[...], dtype]]")
+    dtype = info.dtype or (first[1] if first is not None else None)
+    if dtype is None:
+        raise UserError(f"cannot allocate output {info.name!r}: unknown dtype; annotate it")
+    return np.zeros(tuple(shape), dtype=dtype.numpy())
