@@ -190,7 +190,7 @@ def compile_program(program, output_dir=None, platform="a2a3sim", runtime=None, 
     t0 = time.perf_counter()
     ir = parse_program(program)
     times.parse += time.perf_counter() - t0
-    out = Path(output_dir) if output_dir is not None else default_output_dir(program.name)
+    out = (Path(output_dir) if output_dir is not None else default_output_dir(program.name)).resolve()
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     lowered = run_passes(ir, ctx, out / "passes_dump" if dump_passes else None)
