@@ -147,3 +147,16 @@ def test_run_config_validation():
     cfg = RunConfig(runtime="host_build_graph")
     from ptokit import RuntimeKind
     assert cfg.runtime is RuntimeKind.HOST_BUILD_GRAPH
+
+
+def test_fifo_pop_without_pusher_times_out_as_kernel_error(sim):
+    # an AIV lane pops from its cluster FIFO but no cube core ever pushes: the wait ends
+    # (at 90% of the run timeout) with a FIFO timeout that the kernel reports as fatal
+    x = np.zeros(8, np.float32)
+    t = time.monotonic()
+    with pytest.raises(RuntimeFailure) as ei:
+        sim.run("ONE", [x, FUNC["LANE_AIV"], 0], timeout=0.4)
+    assert time.monotonic() - t < 2.0
+    assert ei.value.code == 101
+    assert "kernel 'lane_aiv'" in ei.value.message and "TPOP" in ei.value.message
+    _still_usable(sim)
