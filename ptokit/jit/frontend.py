@@ -275,7 +275,21 @@ class ProgramBuilder:
                 self._parse_helper(helper, name, item, hsrc, scope, folded, params, declared_dir)
             finally:
                 self.in_progress.discard(id(helper))
-        return N.FuncCall(name, call_args, loc=parser.loc(e))
+        fcall = N.FuncCall(name, call_args, loc=parser.loc(e))
+        callee = self.functions[name]
+        if callee.kind is N.FunctionType.Inline and e is not parser.direct_call:
+            # used inside an expression: bind its value to a temporary first (the inline pass
+            # splices statement-level calls only)
+            if len(callee.return_types) != 1:
+                raise parser.err(f"{helper.__name__} returns {len(callee.return_types)} values; call it as "
+                                 f"`a, b = {helper.__name__}(...)`", e)
+            ty = callee.return_types[0]
+            tmp = N.Var(f"_inl{len(self.used_names)}_{name}", type=ty, loc=parser.loc(e))
+            self.used_names.add(tmp.name)
+            parser.env[tmp.name] = ty
+            parser.pre.append(N.Assign([tmp], fcall, loc=parser.loc(e)))
+            return N.Var(tmp.name, type=ty, loc=parser.loc(e))
+        return fcall
 
     def _parse_helper(self, helper, name, item, hsrc, scope, folded, params, declared_dir):
         g = dict(scope)
@@ -328,6 +342,23 @@ class JitParser(FunctionParser):
         super().__init__(src, g, builder.sigs, dyn)
         self.builder = builder
         self.in_kernel = in_kernel
+        self.pre: List[N.Stmt] = []          # statements hoisted out of the current statement
+        self.direct_call = None              # the call that is the whole value of the current statement
+
+    def stmt(self, s) -> List[N.Stmt]:
+        saved = self.pre, self.direct_call
+        self.pre = []
+        self.direct_call = None
+        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
+            self.direct_call = s.value
+        elif isinstance(s, ast.Assign) and isinstance(s.value, ast.Call) and \
+                isinstance(s.targets[0], (ast.Name, ast.Tuple)):
+            self.direct_call = s.value
+        try:
+            out = super().stmt(s)
+            return self.pre + out
+        finally:
+            self.pre, self.direct_call = saved
 
     # ------------------------------------------------------------ calls
     def call(self, e: ast.Call) -> N.Expr:
@@ -367,11 +398,12 @@ class JitParser(FunctionParser):
         lhs = self._as_tile(self.expr(b["lhs"]), b["lhs"], op)
         rhs = self.expr(b["rhs"])
         od = OPS[op]
-        if isinstance(rhs.type, ScalarType) and od.scalar_form:
+        sop = op if op in _EW_SCALAR else (od.scalar_form if isinstance(rhs.type, ScalarType) else None)
+        if sop is not None:
             if isinstance(rhs, N.Const) and isinstance(lhs.type, TileType) and lhs.type.dtype.is_float:
                 rhs = N.Const(float(rhs.value), type=ScalarType(lhs.type.dtype if lhs.type.dtype is DType.FP32
                                                                 else DType.FP32), loc=rhs.loc)
-            return self._typed_op(od.scalar_form, [lhs, rhs], {}, e)
+            return self._typed_op(sop, [lhs, rhs], {}, e)
         rhs = self._as_tile(rhs, b["rhs"], op)
         return self._typed_op(op, [lhs, rhs], {}, e)
 
