@@ -64,6 +64,13 @@ def test_segfaulting_kernel_fails_the_run_not_the_process(sim, runtime):
     _still_usable(sim)
 
 
+def test_aborting_kernel_fails_the_run_not_the_process(sim):
+    with pytest.raises(RuntimeFailure) as ei:
+        sim.run("ONE", [np.zeros(4, np.float32), FUNC["ABORT"], 0], "host_build_graph")
+    assert ei.value.code == 101 and "kernel 'abort'" in ei.value.message and "SIGABRT" in ei.value.message
+    _still_usable(sim)
+
+
 def test_tile_library_fatal_names_kernel_and_instruction(sim):
     with pytest.raises(RuntimeFailure) as ei:
         sim.run("ONE", [np.zeros(4, np.float32), FUNC["FATAL"], 0])

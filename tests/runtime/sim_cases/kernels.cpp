@@ -1,6 +1,7 @@
 // Hand-written test kernels for the simulator runtime (tests/runtime/test_sim*.py).
 // One kernel per build, selected with -DK_<NAME>; each exports kernel_entry(int64_t* args).
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -99,6 +100,8 @@ extern "C" void kernel_entry(int64_t* args) {
     *p = 42;
 #elif defined(K_FATAL)
     pto_cpu_fatal("TLOAD", "tile offset 999999 exceeds the Vec capacity");
+#elif defined(K_ABORT)
+    if (T(args, 0)->numel() > 0) abort();
 #elif defined(K_NOOP)
     (void)args;
 #else

@@ -1,6 +1,6 @@
 // Hand-written test orchestrations (tests/runtime/test_sim*.py), one per build (-DO_<NAME>).
 // func_ids: 0 SCALE, 1 ADD, 2 INC, 3 SLOW_PLUS1, 4 SLEEP, 5 BLOCKID, 6 LANE_AIC, 7 LANE_AIV,
-//           8 SEGV, 9 FATAL, 10 NOOP
+//           8 SEGV, 9 FATAL, 10 NOOP, 11 ABORT
 #include <stdint.h>
 
 #include "pto_orchestration_api.h"

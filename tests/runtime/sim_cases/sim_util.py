@@ -12,7 +12,7 @@ CASES = Path(__file__).resolve().parent
 # func_id order fixed by sim_cases/orchestrations.cpp
 KERNELS = [("SCALE", "aiv"), ("ADD", "aiv"), ("INC", "aiv"), ("SLOW_PLUS1", "aiv"), ("SLEEP", "aiv"),
            ("BLOCKID", "aiv"), ("LANE_AIC", "aic"), ("LANE_AIV", "aiv"), ("SEGV", "aiv"), ("FATAL", "aiv"),
-           ("NOOP", "aiv")]
+           ("NOOP", "aiv"), ("ABORT", "aiv")]
 ORCHS = ["CHAIN", "DIAMOND", "INOUT_CHAIN", "ORDER", "EXPLICIT_DEP", "SPMD", "MIXED", "VIEWS", "SCALAR_FIRST",
          "TOO_MANY_TENSORS", "ONE", "FATAL", "FAN", "NCHAIN"]
 FLAGS = ["-Werror"]
