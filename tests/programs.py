@@ -322,3 +322,25 @@ class ReadsUninitialised:
     def main(self, x: pl.Tensor[[R, N], pl.FP32], y: pl.Out[pl.Tensor[[R, N], pl.FP32]]):
         y = self.k(x, y)
         return y
+
+
+def make_spmd_rows(blocks):
+    """y = x * 2 + block_idx, one R-row block per SPMD block: block identity selects the rows."""
+    rows = blocks * R
+
+    @pl.program
+    class SpmdRows:
+        @pl.function(type=pl.FunctionType.InCore)
+        def scale_block(self, x: pl.Tensor[[rows, N], pl.FP32], y: pl.Out[pl.Tensor[[rows, N], pl.FP32]]):
+            b = pl.tile.get_block_idx()
+            t = pl.muls(pl.load(x, [b * R, 0], [R, N]), 2.0)
+            y = pl.store(t, [b * R, 0], y)
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[rows, N], pl.FP32], y: pl.Out[pl.Tensor[[rows, N], pl.FP32]]):
+            with pl.spmd(blocks):
+                y = self.scale_block(x, y)
+            return y
+
+    return SpmdRows

@@ -143,3 +143,12 @@ def test_nan_fill_exposes_uninitialised_tiles(tmp_path_factory):
     y2 = np.zeros_like(x)
     s(x, y2, config=RunConfig(debug_nan_fill=True))
     assert np.isfinite(y2).all()
+
+
+@pytest.mark.parametrize("blocks", [4, 16, 40])
+def test_spmd_row_blocks(runtime, blocks, tmp_path_factory):
+    # 40 blocks is more than the 16 vector cores of the default 8 clusters
+    x = rand(blocks * 32, 64, seed=blocks)
+    y = np.zeros_like(x)
+    compiled(programs.make_spmd_rows(blocks), runtime, tmp_path_factory)(x, y)
+    np.testing.assert_array_equal(y, x * 2)
