@@ -1,4 +1,6 @@
 """DSL programs shared by the golden, negative and end-to-end tests."""
+import functools
+
 import ptokit.language as pl
 
 N = 64
@@ -324,6 +326,7 @@ class ReadsUninitialised:
         return y
 
 
+@functools.lru_cache(maxsize=None)
 def make_spmd_rows(blocks):
     """y = x * 2 + block_idx, one R-row block per SPMD block: block identity selects the rows."""
     rows = blocks * R

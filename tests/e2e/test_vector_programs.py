@@ -17,7 +17,7 @@ _COMPILED = {}
 
 
 def compiled(program, runtime, tmp_path_factory):
-    key = (program.name, runtime)
+    key = (program, runtime)
     if key not in _COMPILED:
         out = tmp_path_factory.mktemp(f"{program.name}_{runtime}")
         _COMPILED[key] = ptokit.compile(program, output_dir=out, runtime=runtime)
