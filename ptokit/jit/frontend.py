@@ -156,6 +156,9 @@ class ProgramBuilder:
             else:
                 raise parser.err(f"{n.id!r} is a {t} defined outside this pl.at block; tiles live inside one "
                                  f"kernel, so create it inside the block", n)
+        # entry parameters first, in their order; then other tensors in order of appearance
+        order = [p.name for p in parser.fn.params] if parser.fn is not None else []
+        tensors = dict(sorted(tensors.items(), key=lambda kv: (order.index(kv[0]) if kv[0] in order else len(order),)))
         dims = {v for o in tensors for d in types[o].shape for v in dim_vars(d)}
         scalar_names = [x for x in scalars if x not in dims]
         params = [N.Param(o, types[o], N.Direction.IN, parser.loc(s)) for o in tensors]
