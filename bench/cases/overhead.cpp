@@ -1,0 +1,41 @@
+// Per-task overhead of the simulator runtime (bench/run.py).
+// Built once per role:
+//   -DB_NOOP   a kernel that does nothing (kernel_entry);
+//   -DB_CHAIN  orchestration (y, n): n no-op tasks, each INOUT on y -> a chain of n-1 edges;
+//   -DB_FAN    orchestration (x, n): n no-op tasks that only read x -> no edges.
+#include <stdint.h>
+
+#if defined(B_NOOP)
+#include "intrinsic.h"
+#include "tensor.h"
+
+extern "C" __attribute__((visibility("default"))) void kernel_entry(int64_t* args) { (void)args; }
+
+#else
+#include "pto_orchestration_api.h"
+
+extern "C" {
+
+__attribute__((visibility("default"))) PTO2OrchestrationConfig aicpu_orchestration_config(const ChipTaskArgs& a) {
+    return PTO2OrchestrationConfig{.expected_arg_count = (int32_t)a.arg_count()};
+}
+
+__attribute__((visibility("default"))) void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {
+    const ChipTensor& t = orch_args.tensor(0).ref();
+    const int64_t n = from_u64<int64_t>(orch_args.scalar(0));
+    PTO2_SCOPE() {
+        for (int64_t i = 0; i < n; ++i) {
+            CoreTaskArgs p;
+#if defined(B_CHAIN)
+            p.add_inout(t);
+#elif defined(B_FAN)
+            p.add_input(t);
+#else
+#error "build with -DB_NOOP, -DB_CHAIN or -DB_FAN"
+#endif
+            rt_submit_aiv_task(0, p);
+        }
+    }
+}
+}
+#endif

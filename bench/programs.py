@@ -1,0 +1,124 @@
+"""DSL programs measured by bench/run.py.
+
+Sizes are module constants so the table's units can quote them.
+"""
+import ptokit.language as pl
+
+# --- a two-kernel program (compile-time rows) -------------------------------
+N = 64
+
+
+@pl.program
+class TwoKernels:
+    """add, then exp(x * s): two vector kernels chained through a runtime-allocated tensor."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def add(self, a: pl.Tensor[[N, N], pl.FP32], b: pl.Tensor[[N, N], pl.FP32],
+            out: pl.Out[pl.Tensor[[N, N], pl.FP32]]) -> pl.Tensor[[N, N], pl.FP32]:
+        ta = pl.load(a, [0, 0], [N, N])
+        tb = pl.load(b, [0, 0], [N, N])
+        out = pl.store(pl.add(ta, tb), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def scale_exp(self, x: pl.Tensor[[N, N], pl.FP32], s: pl.Scalar[pl.FP32],
+                  out: pl.Out[pl.Tensor[[N, N], pl.FP32]]) -> pl.Tensor[[N, N], pl.FP32]:
+        t = pl.load(x, [0, 0], [N, N])
+        out = pl.store(pl.exp(pl.mul(t, s)), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[N, N], pl.FP32], b: pl.Tensor[[N, N], pl.FP32], s: pl.Scalar[pl.FP32],
+             y: pl.Out[pl.Tensor[[N, N], pl.FP32]]) -> pl.Tensor[[N, N], pl.FP32]:
+        tmp = pl.create_tensor([N, N], dtype=pl.FP32)
+        tmp = self.add(a, b, tmp)
+        y = self.scale_exp(tmp, s, y)
+        return y
+
+
+# --- one small task (run latency) -------------------------------------------
+S = 16
+
+
+@pl.program
+class OneTask:
+    @pl.function(type=pl.FunctionType.InCore)
+    def add(self, a: pl.Tensor[[S, S], pl.FP32], b: pl.Tensor[[S, S], pl.FP32],
+            out: pl.Out[pl.Tensor[[S, S], pl.FP32]]) -> pl.Tensor[[S, S], pl.FP32]:
+        out = pl.store(pl.add(pl.load(a, [0, 0], [S, S]), pl.load(b, [0, 0], [S, S])), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[S, S], pl.FP32], b: pl.Tensor[[S, S], pl.FP32],
+             y: pl.Out[pl.Tensor[[S, S], pl.FP32]]) -> pl.Tensor[[S, S], pl.FP32]:
+        y = self.add(a, b, y)
+        return y
+
+
+# --- streaming elementwise work (throughput) --------------------------------
+# One kernel loops over row blocks of a large tensor: y = a + b.  Tile 64x128 f32 (32 KB),
+# three tiles live (96 KB of the 184 KB Vec space).
+EW_ROWS = 16384
+EW_COLS = 128
+EW_BLOCK = 64
+
+
+@pl.program
+class StreamAdd:
+    @pl.function(type=pl.FunctionType.InCore)
+    def vadd(self, a: pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32], b: pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32],
+             out: pl.Out[pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32]]) -> pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32]:
+        for i in pl.range(EW_ROWS // EW_BLOCK):
+            ta = pl.load(a, [i * EW_BLOCK, 0], [EW_BLOCK, EW_COLS])
+            tb = pl.load(b, [i * EW_BLOCK, 0], [EW_BLOCK, EW_COLS])
+            out = pl.store(pl.add(ta, tb), [i * EW_BLOCK, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32], b: pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32],
+             y: pl.Out[pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32]]) -> pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32]:
+        y = self.vadd(a, b, y)
+        return y
+
+
+# The same work split over SPMD blocks: one task, EW_SPMD blocks, each adding its share of rows.
+EW_SPMD = 8
+EW_PER_BLOCK = EW_ROWS // EW_SPMD // EW_BLOCK
+
+
+@pl.program
+class StreamAddSpmd:
+    @pl.function(type=pl.FunctionType.InCore)
+    def vadd(self, a: pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32], b: pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32],
+             out: pl.Out[pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32]]) -> pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32]:
+        base = pl.tile.get_block_idx() * EW_PER_BLOCK
+        for i in pl.range(EW_PER_BLOCK):
+            r = (base + i) * EW_BLOCK
+            ta = pl.load(a, [r, 0], [EW_BLOCK, EW_COLS])
+            tb = pl.load(b, [r, 0], [EW_BLOCK, EW_COLS])
+            out = pl.store(pl.add(ta, tb), [r, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32], b: pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32],
+             y: pl.Out[pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32]]) -> pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32]:
+        with pl.spmd(EW_SPMD):
+            y = self.vadd(a, b, y)
+        return y
+
+
+# --- a chain of dependent tiny tasks written in the DSL ---------------------
+@pl.program
+class DslChain:
+    """n tasks, each y += 1 on an 8x8 tile (INOUT on y): every task depends on the previous one."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def inc(self, y: pl.InOut[pl.Tensor[[8, 8], pl.FP32]]) -> pl.Tensor[[8, 8], pl.FP32]:
+        y = pl.store(pl.adds(pl.load(y, [0, 0], [8, 8]), 1.0), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, y: pl.InOut[pl.Tensor[[8, 8], pl.FP32]], n: pl.Scalar[pl.INT32]) -> pl.Tensor[[8, 8], pl.FP32]:
+        for i in pl.range(n):
+            y = self.inc(y)
+        return y

@@ -1,0 +1,503 @@
+#!/usr/bin/env python3
+"""ptokit benchmarks: one command, one table.
+
+    python bench/run.py [--quick] [--json FILE]
+
+Every number is the median of several repetitions (``--quick``: fewer).  Cold build
+numbers use fresh cache folders, and the whole run uses a temporary PTOKIT_CACHE_DIR,
+so the user's build cache is never read or written.  See docs/benchmarks.md for what each
+row measures.
+"""
+from __future__ import annotations
+
+import argparse
+import ctypes
+import datetime
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable, List, Optional
+
+BENCH_DIR = Path(__file__).resolve().parent
+CASES = BENCH_DIR / "cases"
+if str(BENCH_DIR) not in sys.path:
+    sys.path.insert(0, str(BENCH_DIR))
+
+RUNTIMES = (("tensormap_and_ringbuffer", "tmr"), ("host_build_graph", "hbg"))
+N_TASKS = 1000
+
+# Row keys in table order (tests/bench/test_bench_smoke.py checks that every one is printed).
+ROW_KEYS = [
+    "import_time",
+    "compile_first",
+    "compile_parse", "compile_passes", "compile_pto", "compile_assemble", "compile_orchestration",
+    "compile_config", "compile_to_pto_config", "compile_tree",
+    "assembler_small",
+    "build_runtime_lib_cold",
+    "build_kernel_cold", "build_kernel_cached", "build_tree_cold", "build_tree_cached",
+    "run_one_task", "run_one_task_sim",
+    "chain_tmr", "fan_tmr", "chain_hbg", "fan_hbg",
+    "dsl_chain_tmr", "dsl_chain_hbg",
+    "ew_numpy", "ew_sim", "ew_sim_spmd", "ew_call",
+    "matmul_f32_tile", "matmul_f32_numpy", "matmul_f16_tile", "matmul_f16_numpy",
+]
+
+
+# ---------------------------------------------------------------------------
+# rows and the table
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    key: str
+    metric: str
+    value: Optional[float]
+    unit: str
+    op: str = ""                    # "<=" or ">=" when there is a target
+    target: Optional[float] = None  # in `unit`
+    notes: str = ""
+    reps: int = 0
+
+    def verdict(self) -> str:
+        """The ratio/notes cell: value against the target, then the free-form note."""
+        parts = []
+        if self.value is None:
+            parts.append("not measured")
+        elif self.target is not None and self.op:
+            r = self.value / self.target if self.target else float("inf")
+            if self.op == "<=":
+                if self.value <= self.target:
+                    parts.append(f"ok ({r:.2f}x of target)")
+                else:
+                    parts.append(f"MISSED: {r:.1f}x the target (+{_fmt(self.value - self.target)} {self.unit})")
+            else:
+                if self.value >= self.target:
+                    parts.append(f"ok ({r:.2f}x of target)")
+                else:
+                    parts.append(f"MISSED: {r:.2f}x of the target (short by {_fmt(self.target - self.value)} "
+                                 f"{self.unit})")
+        if self.notes:
+            parts.append(self.notes)
+        return "; ".join(parts)
+
+
+def _fmt(v: Optional[float]) -> str:
+    if v is None:
+        return "-"
+    a = abs(v)
+    if a == 0:
+        return "0"
+    if a >= 1000:
+        return f"{v:,.0f}"
+    if a >= 100:
+        return f"{v:.0f}"
+    if a >= 10:
+        return f"{v:.1f}"
+    if a >= 1:
+        return f"{v:.2f}"
+    if a >= 0.01:
+        return f"{v:.3f}"
+    return f"{v:.2e}"
+
+
+def render_table(rows: List[Row]) -> str:
+    header = ("metric", "value", "unit", "target", "ratio / notes")
+    cells = [header]
+    for r in rows:
+        tgt = f"{r.op} {_fmt(r.target)}" if r.target is not None else "-"
+        cells.append((r.metric, _fmt(r.value), r.unit, tgt, r.verdict()))
+    w = [max(len(c[i]) for c in cells) for i in range(4)]
+    lines = []
+    for i, c in enumerate(cells):
+        lines.append(f"{c[0]:<{w[0]}}  {c[1]:>{w[1]}}  {c[2]:<{w[2]}}  {c[3]:<{w[3]}}  {c[4]}".rstrip())
+        if i == 0:
+            lines.append("  ".join("-" * x for x in w) + "  " + "-" * 13)
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# timing helpers
+# ---------------------------------------------------------------------------
+
+
+def median_time(fn: Callable[[], object], reps: int, warmup: int = 1) -> float:
+    """Median wall-clock seconds of ``fn()`` over ``reps`` calls (after ``warmup`` calls)."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+class Bench:
+    def __init__(self, quick: bool, work: Path, log: Callable[[str], None]):
+        self.quick = quick
+        self.work = work
+        self.log = log
+        self.rows: List[Row] = []
+        self._n = 0
+        self.reps = 3 if quick else 9            # cheap things
+        self.cold_reps = 1 if quick else 3       # cold g++ builds
+        self.cache = work / "cache"
+        os.environ["PTOKIT_CACHE_DIR"] = str(self.cache)
+
+    def add(self, key, metric, value, unit, op="", target=None, notes="", reps=0):
+        assert key in ROW_KEYS, key
+        self.rows.append(Row(key, metric, value, unit, op, target, notes, reps))
+
+    def fresh_dir(self, stem: str) -> Path:
+        self._n += 1
+        d = self.work / f"{stem}_{self._n}"
+        d.mkdir(parents=True)
+        return d
+
+    def with_cache(self, folder: Path, fn):
+        """Run ``fn()`` with PTOKIT_CACHE_DIR pointing at ``folder``."""
+        old = os.environ["PTOKIT_CACHE_DIR"]
+        os.environ["PTOKIT_CACHE_DIR"] = str(folder)
+        try:
+            return fn()
+        finally:
+            os.environ["PTOKIT_CACHE_DIR"] = old
+
+    def sorted_rows(self) -> List[Row]:
+        order = {k: i for i, k in enumerate(ROW_KEYS)}
+        return sorted(self.rows, key=lambda r: order[r.key])
+
+    # -----------------------------------------------------------------------
+
+    def import_time(self):
+        code = ("import time; t0 = time.perf_counter(); import ptokit; "
+                "print(time.perf_counter() - t0)")
+        env = dict(os.environ)
+        times = []
+        for _ in range(max(3, self.reps // 2)):
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                                 check=True, cwd=str(self.work))
+            times.append(float(out.stdout.strip().splitlines()[-1]))
+        self.add("import_time", "import ptokit (fresh process)", statistics.median(times), "s", "<=", 0.2,
+                 reps=len(times))
+
+    def compile_times(self):
+        import ptokit
+        from programs import TwoKernels
+
+        t0 = time.perf_counter()
+        first = ptokit.compile(TwoKernels, output_dir=self.fresh_dir("two"))
+        first_s = time.perf_counter() - t0
+        self.two = first
+        self.add("compile_first", "compile TwoKernels: first in this process", first_s * 1e3, "ms",
+                 notes="includes lazy imports and first-use setup; the stage rows below are warm")
+        runs = []
+        for _ in range(self.reps):
+            c = ptokit.compile(TwoKernels, output_dir=self.fresh_dir("two"))
+            runs.append(c.times)
+        med = {k: statistics.median(getattr(t, k) for t in runs) * 1e3
+               for k in ("parse", "passes", "pto", "assemble", "orchestration", "config")}
+        to_pto = statistics.median((t.parse + t.passes + t.pto + t.config) for t in runs) * 1e3
+        total = statistics.median(t.total() for t in runs) * 1e3
+        from ptokit.backend.ptoas import find_ptoas
+        ext = find_ptoas()
+        asm_note = f"external ptoas {ext}" if ext else "built-in assembler + wrapper, 2 kernels in a thread pool"
+        labels = [("compile_parse", "parse", "parse (DSL source -> IR)", ""),
+                  ("compile_passes", "passes", "passes", ""),
+                  ("compile_pto", "pto", "PTO codegen (.pto)", ""),
+                  ("compile_assemble", "assemble", "assemble + wrap", asm_note),
+                  ("compile_orchestration", "orchestration", "orchestration C++", ""),
+                  ("compile_config", "config", "kernel_config.py", "")]
+        for key, field, label, note in labels:
+            self.add(key, f"  compile stage: {label}", med[field], "ms", notes=note, reps=len(runs))
+        self.add("compile_to_pto_config", "compile TwoKernels to .pto + config", to_pto, "ms", "<=", 50.0,
+                 notes="parse+passes+pto+config; peer C++-core compiler ~110 ms", reps=len(runs))
+        self.add("compile_tree", "compile TwoKernels: whole artifact tree", total, "ms", "<=", 100.0,
+                 notes="sum of the six stages", reps=len(runs))
+
+    def assembler(self):
+        from ptokit.backend.assembler import assemble_text
+        text = (self.two.output_dir / "ptoas" / "add.pto").read_text()
+        n_lines = len(text.splitlines())
+        s = median_time(lambda: assemble_text(text, filename="add.pto", arch="a2a3"), self.reps * 2)
+        self.add("assembler_small", f"built-in assembler alone, small kernel ({n_lines} lines)", s * 1e3, "ms",
+                 "<=", 20.0, notes="native assembler ~20 ms", reps=self.reps * 2)
+
+    def builds(self):
+        from ptokit.runtime import build as B
+        from ptokit.runtime.sim import driver
+
+        # the simulator's runtime library, cold (built once per cache; informative)
+        t0 = time.perf_counter()
+        driver.library_path()
+        self.add("build_runtime_lib_cold", "g++ simulator runtime library (cold, once per cache)",
+                 time.perf_counter() - t0, "s", notes="libptosim; built once, then a cache hit", reps=1)
+
+        cfg = self.two.config
+        jobs = B.tree_jobs(cfg)
+        kjob = jobs[1]   # the first kernel (orchestration is jobs[0])
+
+        def build_kernel():
+            return B.compile_shared(kjob.source, defines=kjob.defines, include_dirs=kjob.include_dirs,
+                                    extra_flags=kjob.extra_flags, name_hint=kjob.name_hint)
+
+        cold = []
+        for _ in range(self.cold_reps):
+            folder = self.fresh_dir("cold_cache")
+            t0 = time.perf_counter()
+            self.with_cache(folder, build_kernel)
+            cold.append(time.perf_counter() - t0)
+        self.add("build_kernel_cold", f"g++ one kernel, cold ({Path(kjob.source).name}, fresh cache)",
+                 statistics.median(cold), "s", "<=", 0.5, notes="vendor simulator ~1.85 s", reps=len(cold))
+        build_kernel()  # into the bench cache
+        hit = median_time(build_kernel, self.reps * 2)
+        self.add("build_kernel_cached", "build one kernel, cache hit", hit * 1e3, "ms",
+                 notes="key = hash of source, headers, flags, compiler", reps=self.reps * 2)
+
+        tree = self.two.output_dir
+        cold = []
+        for _ in range(self.cold_reps):
+            folder = self.fresh_dir("cold_cache")
+            t0 = time.perf_counter()
+            self.with_cache(folder, lambda: B.build_tree(tree))
+            cold.append(time.perf_counter() - t0)
+        self.add("build_tree_cold", f"g++ whole TwoKernels tree, cold ({len(jobs)} objects, parallel)",
+                 statistics.median(cold), "s", notes=f"{os.cpu_count()} cores", reps=len(cold))
+        B.build_tree(tree)
+        hit = median_time(lambda: B.build_tree(tree), self.reps * 2)
+        self.add("build_tree_cached", "build whole TwoKernels tree, cache hit", hit * 1e3, "ms",
+                 notes="read kernel_config.py + hash every source and header", reps=self.reps * 2)
+
+    def one_task(self):
+        import numpy as np
+        import ptokit
+        from programs import S, OneTask
+
+        c = ptokit.compile(OneTask, output_dir=self.fresh_dir("one"))
+        a = np.ones((S, S), np.float32)
+        b = np.full((S, S), 2.0, np.float32)
+        y = np.zeros((S, S), np.float32)
+        c(a, b, y)      # the build, and the simulator's threads started
+        if not np.allclose(y, 3.0):
+            raise RuntimeError("OneTask produced a wrong result")
+        reps = self.reps * 3
+        sims = []
+
+        def call():
+            sims.append(c(a, b, y).elapsed)
+
+        s = median_time(call, reps)
+        self.add("run_one_task", "one-task run after the build (compiled(...) call)", s * 1e3, "ms", "<=", 5.0,
+                 notes="build-cache check + pack + simulate + copy back; vendor 27-115 ms", reps=reps)
+        self.add("run_one_task_sim", "  of which simulated (orchestration start to task end)",
+                 statistics.median(sims[-reps:]) * 1e3, "ms", reps=reps)
+
+    def overhead(self):
+        import numpy as np
+        from ptokit.runtime.build import INCLUDE_DIR, BuildJob, build_many
+        from ptokit.runtime.config import RunConfig
+        from ptokit.runtime.sim import KernelBinary, run_binaries
+
+        src = CASES / "overhead.cpp"
+        jobs = [BuildJob(src, ("__CPU_SIM", "__DAV_VEC__", "B_NOOP"), [INCLUDE_DIR], ["-Werror"], "bench:noop"),
+                BuildJob(src, ("__CPU_SIM", "B_CHAIN"), [INCLUDE_DIR], ["-Werror"], "bench:chain"),
+                BuildJob(src, ("__CPU_SIM", "B_FAN"), [INCLUDE_DIR], ["-Werror"], "bench:fan")]
+        noop, chain, fan = build_many(jobs)
+        kernels = [KernelBinary(0, str(noop), "noop", "aiv")]
+        y = np.zeros(16, np.float32)
+        reps = max(3, self.reps - 2)
+        for runtime, tag in RUNTIMES:
+            cfg = RunConfig(runtime=runtime)
+            for key, orch, label, target, edges in (("chain", chain, "chain", 15.0, N_TASKS - 1),
+                                                    ("fan", fan, "fan", 2.0, 0)):
+                run_binaries(str(orch), kernels, [y, N_TASKS], cfg)   # warm
+                per = []
+                for _ in range(reps):
+                    r = run_binaries(str(orch), kernels, [y, N_TASKS], cfg)
+                    if r.tasks != N_TASKS or len(r.timeline.edges) != edges:
+                        raise RuntimeError(f"{label}: {r.tasks} tasks, {len(r.timeline.edges)} edges")
+                    per.append(r.elapsed / N_TASKS * 1e6)
+                kind = "dependent" if key == "chain" else "independent"
+                note = ("vendor 25-35 us" if key == "chain" else "") + \
+                       ("; " if key == "chain" else "") + f"{runtime}, no-op kernels, {r.schedulers} schedulers"
+                self.add(f"{key}_{tag}", f"per-task overhead: {label} of {N_TASKS} {kind} tasks [{tag}]",
+                         statistics.median(per), "us/task", "<=", target, notes=note, reps=reps)
+
+        # the same chain from the DSL, with a real (8x8 tile) kernel per task
+        import ptokit
+        from programs import DslChain
+        c = ptokit.compile(DslChain, output_dir=self.fresh_dir("dslchain"))
+        yy = np.zeros((8, 8), np.float32)
+        for runtime, tag in RUNTIMES:
+            cfg = RunConfig(runtime=runtime)
+            c(yy, N_TASKS, config=cfg)
+            per = []
+            start = float(yy[0, 0])
+            for _ in range(reps):
+                r = c(yy, N_TASKS, config=cfg)
+                per.append(r.elapsed / N_TASKS * 1e6)
+            if float(yy[0, 0]) != start + reps * N_TASKS:
+                raise RuntimeError("DslChain produced a wrong result")
+            self.add(f"dsl_chain_{tag}", f"DSL chain of {N_TASKS} tasks, y += 1 on an 8x8 tile [{tag}]",
+                     statistics.median(per), "us/task", "<=", 15.0, notes="task overhead + tile load/add/store",
+                     reps=reps)
+
+    def elementwise(self):
+        import numpy as np
+        import ptokit
+        from programs import EW_BLOCK, EW_COLS, EW_ROWS, EW_SPMD, StreamAdd, StreamAddSpmd
+
+        rng = np.random.default_rng(0)
+        a = rng.standard_normal((EW_ROWS, EW_COLS), dtype=np.float32)
+        b = rng.standard_normal((EW_ROWS, EW_COLS), dtype=np.float32)
+        y = np.zeros_like(a)
+        ref = a + b
+        moved = 3 * a.nbytes    # read a, read b, write y
+        size = f"{EW_ROWS}x{EW_COLS} f32, {moved / 2**20:.0f} MiB moved"
+        reps = self.reps
+
+        t_np = median_time(lambda: np.add(a, b, out=y), reps * 2)
+        np_gbs = moved / t_np / 1e9
+        self.add("ew_numpy", f"numpy np.add(a, b, out=y), {size}", np_gbs, "GB/s",
+                 notes=f"{t_np * 1e3:.2f} ms", reps=reps * 2)
+
+        def sim(prog, stem):
+            c = ptokit.compile(prog, output_dir=self.fresh_dir(stem))
+            y[:] = 0
+            c(a, b, y)
+            if not np.array_equal(y, ref):
+                raise RuntimeError(f"{prog.name} produced a wrong result")
+            el, wall = [], []
+            for _ in range(reps):
+                t0 = time.perf_counter()
+                r = c(a, b, y)
+                wall.append(time.perf_counter() - t0)
+                el.append(r.elapsed)
+            return statistics.median(el), statistics.median(wall)
+
+        el, wall = sim(StreamAdd, "stream")
+        gbs = moved / el / 1e9
+        self.add("ew_sim", f"simulated y = a + b, one kernel looping over {EW_ROWS // EW_BLOCK} row blocks",
+                 gbs / np_gbs, "x numpy", ">=", 0.5,
+                 notes=f"{gbs:.2f} GB/s, {el * 1e3:.2f} ms in the simulator", reps=reps)
+        el2, _ = sim(StreamAddSpmd, "stream_spmd")
+        gbs2 = moved / el2 / 1e9
+        self.add("ew_sim_spmd", f"simulated y = a + b, one SPMD task of {EW_SPMD} blocks",
+                 gbs2 / np_gbs, "x numpy", ">=", 0.5,
+                 notes=f"{gbs2:.2f} GB/s, {el2 * 1e3:.2f} ms; blocks share {os.cpu_count()} cores", reps=reps)
+        self.add("ew_call", "  y = a + b, whole compiled(...) call (one kernel)", moved / wall / 1e9, "GB/s",
+                 notes=f"{wall * 1e3:.2f} ms incl. device copies of 3 arrays and the cache check", reps=reps)
+
+    def matmul(self):
+        import numpy as np
+        from ptokit.runtime.build import INCLUDE_DIR, compile_shared
+
+        so = compile_shared(CASES / "matmul_tile.cpp", defines=("__CPU_SIM", "__DAV_CUBE__", "PTO_CPU_STANDALONE"),
+                            include_dirs=[INCLUDE_DIR], extra_flags=["-Werror"], name_hint="bench:matmul")
+        lib = ctypes.CDLL(str(so))
+        fn = lib.bench_matmul128
+        fn.restype = None
+        fn.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+        rng = np.random.default_rng(1)
+        reps = self.reps * 2
+        blas = os.environ.get("OPENBLAS_CORETYPE")
+        for code, dt, tag in ((0, np.float32, "f32"), (1, np.float16, "f16")):
+            a = rng.standard_normal((128, 128)).astype(dt)
+            b = rng.standard_normal((128, 128)).astype(dt)
+            out = np.zeros((128, 128), np.float32)
+            times = np.zeros(reps, np.int64)
+            fn(code, a.ctypes.data, b.ctypes.data, out.ctypes.data, times.ctypes.data, reps)
+            ref = a.astype(np.float32) @ b.astype(np.float32)
+            if not np.allclose(out, ref, rtol=1e-3, atol=1e-2):
+                raise RuntimeError(f"TMATMUL {tag} produced a wrong result")
+            tile_us = float(np.median(times)) / 1e3
+            np_us = median_time(lambda: np.matmul(a, b), reps) * 1e6
+            self.add(f"matmul_{tag}_tile", f"TMATMUL 128x128x128 {tag} (CPU tile library)", tile_us, "us",
+                     notes=f"{tile_us / np_us:.1f}x numpy's time; {2 * 128**3 / tile_us / 1e3:.2f} GFLOP/s",
+                     reps=reps)
+            note = "f32 accumulate in the tile, numpy in " + tag
+            if tag == "f16":
+                note += " (no BLAS for f16)"
+            elif blas:
+                note += f"; OPENBLAS_CORETYPE={blas} is set"
+            self.add(f"matmul_{tag}_numpy", f"  numpy matmul 128x128x128 {tag}", np_us, "us", notes=note, reps=reps)
+
+    def run_all(self):
+        steps = [("import time", self.import_time), ("compile", self.compile_times), ("assembler", self.assembler),
+                 ("builds", self.builds), ("one-task run", self.one_task), ("task overhead", self.overhead),
+                 ("elementwise throughput", self.elementwise), ("matmul tile", self.matmul)]
+        for name, fn in steps:
+            self.log(f"[bench] {name} ...")
+            t0 = time.perf_counter()
+            fn()
+            self.log(f"[bench] {name} done in {time.perf_counter() - t0:.1f} s")
+
+
+def machine_info() -> dict:
+    import numpy as np
+    try:
+        gxx = subprocess.run(["g++", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    except (OSError, IndexError):
+        gxx = "?"
+    return {"python": platform.python_version(), "numpy": np.__version__, "cpus": os.cpu_count(),
+            "machine": platform.machine(), "system": platform.platform(), "cxx": gxx}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="ptokit benchmarks: prints one table")
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions (smoke test)")
+    ap.add_argument("--json", metavar="FILE", help="also write the numbers as JSON")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary work folder")
+    ap.add_argument("-v", "--verbose", action="store_true", help="progress on stderr")
+    args = ap.parse_args(argv)
+
+    log = (lambda s: print(s, file=sys.stderr, flush=True)) if args.verbose else (lambda s: None)
+    old_cache = os.environ.get("PTOKIT_CACHE_DIR")
+    work = Path(tempfile.mkdtemp(prefix="ptokit-bench-"))
+    started = datetime.datetime.now()
+    try:
+        bench = Bench(args.quick, work, log)
+        bench.run_all()
+        rows = bench.sorted_rows()
+    finally:
+        if old_cache is None:
+            os.environ.pop("PTOKIT_CACHE_DIR", None)
+        else:
+            os.environ["PTOKIT_CACHE_DIR"] = old_cache
+        if not args.keep:
+            try:
+                from ptokit.runtime.sim import driver
+                driver.shutdown()
+            except Exception:   # noqa: BLE001 - best effort before removing the folder
+                pass
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            log(f"[bench] work folder kept: {work}")
+
+    info = machine_info()
+    title = (f"ptokit bench, {started:%Y-%m-%d %H:%M}, {'quick' if args.quick else 'full'} run; "
+             f"Python {info['python']}, numpy {info['numpy']}, {info['cpus']} cpus, {info['cxx']}")
+    print(title)
+    print(render_table(rows))
+    missed = [r for r in rows if r.target is not None and r.value is not None and
+              ((r.op == "<=" and r.value > r.target) or (r.op == ">=" and r.value < r.target))]
+    print(f"\n{len(rows)} rows, {sum(r.target is not None for r in rows)} with a target, {len(missed)} missed"
+          + (": " + ", ".join(r.key for r in missed) if missed else ""))
+    if args.json:
+        payload = {"date": started.isoformat(timespec="seconds"), "quick": args.quick, "machine": info,
+                   "rows": [dict(asdict(r), verdict=r.verdict()) for r in rows]}
+        Path(args.json).write_text(json.dumps(payload, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
