@@ -1,4 +1,4 @@
-"""DSL programs shared by the golden, negative and end-to-end tests."""
+"""DSL programs shared by tests. Append new ones at the END: golden .pto files record line numbers."""
 import functools
 
 import ptokit.language as pl
