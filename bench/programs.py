@@ -63,21 +63,50 @@ EW_COLS = 128
 EW_BLOCK = 64
 
 
+def make_stream_add(rows):
+    """y = a + b over a [rows, EW_COLS] f32 tensor, one kernel looping over row blocks."""
+
+    @pl.program
+    class StreamAdd:
+        @pl.function(type=pl.FunctionType.InCore)
+        def vadd(self, a: pl.Tensor[[rows, EW_COLS], pl.FP32], b: pl.Tensor[[rows, EW_COLS], pl.FP32],
+                 out: pl.Out[pl.Tensor[[rows, EW_COLS], pl.FP32]]) -> pl.Tensor[[rows, EW_COLS], pl.FP32]:
+            for i in pl.range(rows // EW_BLOCK):
+                ta = pl.load(a, [i * EW_BLOCK, 0], [EW_BLOCK, EW_COLS])
+                tb = pl.load(b, [i * EW_BLOCK, 0], [EW_BLOCK, EW_COLS])
+                out = pl.store(pl.add(ta, tb), [i * EW_BLOCK, 0], out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[rows, EW_COLS], pl.FP32], b: pl.Tensor[[rows, EW_COLS], pl.FP32],
+                 y: pl.Out[pl.Tensor[[rows, EW_COLS], pl.FP32]]) -> pl.Tensor[[rows, EW_COLS], pl.FP32]:
+            y = self.vadd(a, b, y)
+            return y
+
+    return StreamAdd
+
+
+StreamAdd = make_stream_add(EW_ROWS)
+# A size well past a 32 MiB L3 (3 x 64 MiB moved): numpy becomes DRAM-bound too.
+EW_ROWS_LARGE = 131072
+
+
 @pl.program
-class StreamAdd:
+class StreamCopy:
+    """The load/store part of StreamAdd alone (y = a): separates data movement from TADD."""
+
     @pl.function(type=pl.FunctionType.InCore)
-    def vadd(self, a: pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32], b: pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32],
-             out: pl.Out[pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32]]) -> pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32]:
+    def vcopy(self, a: pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32],
+              out: pl.Out[pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32]]) -> pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32]:
         for i in pl.range(EW_ROWS // EW_BLOCK):
             ta = pl.load(a, [i * EW_BLOCK, 0], [EW_BLOCK, EW_COLS])
-            tb = pl.load(b, [i * EW_BLOCK, 0], [EW_BLOCK, EW_COLS])
-            out = pl.store(pl.add(ta, tb), [i * EW_BLOCK, 0], out)
+            out = pl.store(ta, [i * EW_BLOCK, 0], out)
         return out
 
     @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32], b: pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32],
+    def main(self, a: pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32],
              y: pl.Out[pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32]]) -> pl.Tensor[[EW_ROWS, EW_COLS], pl.FP32]:
-        y = self.vadd(a, b, y)
+        y = self.vcopy(a, y)
         return y
 
 

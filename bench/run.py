@@ -42,11 +42,11 @@ ROW_KEYS = [
     "compile_config", "compile_to_pto_config", "compile_tree",
     "assembler_small",
     "build_runtime_lib_cold",
-    "build_kernel_cold", "build_kernel_cached", "build_tree_cold", "build_tree_cached",
+    "build_kernel_cold", "build_gxx_floor", "build_kernel_cached", "build_tree_cold", "build_tree_cached",
     "run_one_task", "run_one_task_sim",
     "chain_tmr", "fan_tmr", "chain_hbg", "fan_hbg",
     "dsl_chain_tmr", "dsl_chain_hbg",
-    "ew_numpy", "ew_sim", "ew_sim_spmd", "ew_call",
+    "ew_numpy", "ew_sim", "ew_sim_spmd", "ew_numpy_large", "ew_sim_large", "ew_sim_copy", "ew_numpy_copy", "ew_call",
     "matmul_f32_tile", "matmul_f32_numpy", "matmul_f16_tile", "matmul_f16_numpy",
 ]
 
@@ -258,6 +258,19 @@ class Bench:
             cold.append(time.perf_counter() - t0)
         self.add("build_kernel_cold", f"g++ one kernel, cold ({Path(kjob.source).name}, fresh cache)",
                  statistics.median(cold), "s", "<=", 0.5, notes="vendor simulator ~1.85 s", reps=len(cold))
+        # the compiler's own floor: an empty translation unit with the same flags (no headers)
+        empty = self.work / "empty.cpp"
+        empty.write_text("extern \"C\" int bench_empty(void) { return 0; }\n")
+        floor = []
+        for _ in range(max(2, self.cold_reps)):
+            folder = self.fresh_dir("cold_cache")
+            t0 = time.perf_counter()
+            self.with_cache(folder, lambda: B.compile_shared(empty, defines=kjob.defines,
+                                                             extra_flags=kjob.extra_flags))
+            floor.append(time.perf_counter() - t0)
+        self.add("build_gxx_floor", "  g++ floor: an empty .cpp, same flags, no headers",
+                 statistics.median(floor), "s", notes="what the kernel's headers and code add is the difference",
+                 reps=len(floor))
         build_kernel()  # into the bench cache
         hit = median_time(build_kernel, self.reps * 2)
         self.add("build_kernel_cached", "build one kernel, cache hit", hit * 1e3, "ms",
@@ -354,7 +367,8 @@ class Bench:
     def elementwise(self):
         import numpy as np
         import ptokit
-        from programs import EW_BLOCK, EW_COLS, EW_ROWS, EW_SPMD, StreamAdd, StreamAddSpmd
+        from programs import (EW_BLOCK, EW_COLS, EW_ROWS, EW_ROWS_LARGE, EW_SPMD, StreamAdd, StreamAddSpmd,
+                              StreamCopy, make_stream_add)
 
         rng = np.random.default_rng(0)
         a = rng.standard_normal((EW_ROWS, EW_COLS), dtype=np.float32)
@@ -370,16 +384,17 @@ class Bench:
         self.add("ew_numpy", f"numpy np.add(a, b, out=y), {size}", np_gbs, "GB/s",
                  notes=f"{t_np * 1e3:.2f} ms", reps=reps * 2)
 
-        def sim(prog, stem):
+        def sim(prog, stem, args=(a, b, y), expect=ref):
             c = ptokit.compile(prog, output_dir=self.fresh_dir(stem))
-            y[:] = 0
-            c(a, b, y)
-            if not np.array_equal(y, ref):
+            out = args[-1]
+            out[:] = 0
+            c(*args)
+            if not np.array_equal(out, expect):
                 raise RuntimeError(f"{prog.name} produced a wrong result")
             el, wall = [], []
             for _ in range(reps):
                 t0 = time.perf_counter()
-                r = c(a, b, y)
+                r = c(*args)
                 wall.append(time.perf_counter() - t0)
                 el.append(r.elapsed)
             return statistics.median(el), statistics.median(wall)
@@ -394,6 +409,26 @@ class Bench:
         self.add("ew_sim_spmd", f"simulated y = a + b, one SPMD task of {EW_SPMD} blocks",
                  gbs2 / np_gbs, "x numpy", ">=", 0.5,
                  notes=f"{gbs2:.2f} GB/s, {el2 * 1e3:.2f} ms; blocks share {os.cpu_count()} cores", reps=reps)
+        moved_c = 2 * a.nbytes
+        el3, _ = sim(StreamCopy, "stream_copy", (a, y), a)
+        t_npc = median_time(lambda: np.copyto(y, a), reps * 2)
+        self.add("ew_sim_copy", "  simulated y = a (the same loop, load + store only)", moved_c / el3 / 1e9, "GB/s",
+                 notes=f"{el3 * 1e3:.2f} ms: the data movement share of the add", reps=reps)
+        self.add("ew_numpy_copy", "  numpy np.copyto(y, a)", moved_c / t_npc / 1e9, "GB/s",
+                 notes=f"{t_npc * 1e3:.2f} ms", reps=reps * 2)
+        # the large size: past the last-level cache
+        la = rng.standard_normal((EW_ROWS_LARGE, EW_COLS), dtype=np.float32)
+        lb = np.ones_like(la)
+        ly = np.zeros_like(la)
+        lmoved = 3 * la.nbytes
+        t_npl = median_time(lambda: np.add(la, lb, out=ly), reps)
+        npl_gbs = lmoved / t_npl / 1e9
+        self.add("ew_numpy_large", f"numpy np.add, {EW_ROWS_LARGE}x{EW_COLS} f32, {lmoved / 2**20:.0f} MiB moved",
+                 npl_gbs, "GB/s", notes=f"{t_npl * 1e3:.2f} ms", reps=reps)
+        el4, _ = sim(make_stream_add(EW_ROWS_LARGE), "stream_large", (la, lb, ly), la + lb)
+        gbs4 = lmoved / el4 / 1e9
+        self.add("ew_sim_large", f"simulated y = a + b, {EW_ROWS_LARGE // EW_BLOCK} row blocks (large size)",
+                 gbs4 / npl_gbs, "x numpy", ">=", 0.5, notes=f"{gbs4:.2f} GB/s, {el4 * 1e3:.2f} ms", reps=reps)
         self.add("ew_call", "  y = a + b, whole compiled(...) call (one kernel)", moved / wall / 1e9, "GB/s",
                  notes=f"{wall * 1e3:.2f} ms incl. device copies of 3 arrays and the cache check", reps=reps)
 
@@ -409,7 +444,6 @@ class Bench:
         fn.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
         rng = np.random.default_rng(1)
         reps = self.reps * 2
-        blas = os.environ.get("OPENBLAS_CORETYPE")
         for code, dt, tag in ((0, np.float32, "f32"), (1, np.float16, "f16")):
             a = rng.standard_normal((128, 128)).astype(dt)
             b = rng.standard_normal((128, 128)).astype(dt)
@@ -420,16 +454,52 @@ class Bench:
             if not np.allclose(out, ref, rtol=1e-3, atol=1e-2):
                 raise RuntimeError(f"TMATMUL {tag} produced a wrong result")
             tile_us = float(np.median(times)) / 1e3
-            np_us = median_time(lambda: np.matmul(a, b), reps) * 1e6
+            np_us, np_note = self.numpy_matmul_us(tag, reps)
+            ratio = tile_us / np_us
             self.add(f"matmul_{tag}_tile", f"TMATMUL 128x128x128 {tag} (CPU tile library)", tile_us, "us",
-                     notes=f"{tile_us / np_us:.1f}x numpy's time; {2 * 128**3 / tile_us / 1e3:.2f} GFLOP/s",
+                     notes=(f"{ratio:.1f}x numpy's time" if ratio >= 1 else f"{1 / ratio:.1f}x faster than numpy")
+                     + f"; {2 * 128**3 / tile_us / 1e3:.2f} GFLOP/s, one thread", reps=reps)
+            self.add(f"matmul_{tag}_numpy", f"  numpy matmul 128x128x128 {tag}", np_us, "us", notes=np_note,
                      reps=reps)
-            note = "f32 accumulate in the tile, numpy in " + tag
-            if tag == "f16":
-                note += " (no BLAS for f16)"
-            elif blas:
-                note += f"; OPENBLAS_CORETYPE={blas} is set"
-            self.add(f"matmul_{tag}_numpy", f"  numpy matmul 128x128x128 {tag}", np_us, "us", notes=note, reps=reps)
+
+    def numpy_matmul_us(self, tag: str, reps: int):
+        """numpy's matmul time in a fresh process with one BLAS thread (the tile library uses one).
+
+        OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE, when set, are unset together for that process only
+        (they slow a current OpenBLAS); if it then fails or computes a wrong result, it is run
+        again with them kept.
+        """
+        code = f"""
+import time, statistics, numpy as np
+rng = np.random.default_rng(2)
+a = rng.standard_normal((128, 128)).astype(np.{'float32' if tag == 'f32' else 'float16'})
+b = rng.standard_normal((128, 128)).astype(a.dtype)
+ref = a.astype(np.float64) @ b.astype(np.float64)
+c = np.matmul(a, b)
+assert np.allclose(c.astype(np.float64), ref, rtol=1e-2, atol=0.5), "wrong matmul"
+ts = []
+for _ in range({reps}):
+    t0 = time.perf_counter(); np.matmul(a, b); ts.append(time.perf_counter() - t0)
+print(statistics.median(ts))
+"""
+        env = dict(os.environ)
+        for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            env[k] = "1"
+        notes = ["fresh process, 1 BLAS thread"]
+        tuned = [k for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if k in env]
+        attempts = []
+        if tuned:
+            attempts.append(({k: v for k, v in env.items() if k not in tuned}, f"{'/'.join(tuned)} unset"))
+        attempts.append((env, "OPENBLAS_CORETYPE kept" if tuned else ""))
+        for e, note in attempts:
+            p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=e, timeout=300)
+            if p.returncode == 0:
+                if note:
+                    notes.append(note)
+                if tag == "f16":
+                    notes.append("numpy has no BLAS path for f16")
+                return float(p.stdout.strip().splitlines()[-1]) * 1e6, "; ".join(notes)
+        raise RuntimeError(f"numpy matmul measurement failed: {p.stderr.strip()[-500:]}")
 
     def run_all(self):
         steps = [("import time", self.import_time), ("compile", self.compile_times), ("assembler", self.assembler),
