@@ -299,8 +299,10 @@ class JitFunction:
         dump_passes = self.dump_passes if dump_passes is None else dump_passes
         dump_ptoas = self.dump_ptoas_passes if dump_ptoas_passes is None else dump_ptoas_passes
         options = {"with_loc": bool(self.with_loc)}
-        mem_key = (tuple(specs), ctx.platform, ctx.runtime_kind, tuple(sorted(options.items())))
         enabled = C.cache_enabled()
+        # the cache root is part of the in-process key: entries point into it
+        mem_key = (tuple(specs), ctx.platform, ctx.runtime_kind, tuple(sorted(options.items())),
+                   str(C.jit_cache_dir()) if enabled else None)
         if enabled:
             for me in self._memory.get(mem_key, ()):
                 if me.deps.still_valid() and Path(me.compiled.output_dir).is_dir():

@@ -64,3 +64,22 @@ def rowwise(x: pl.Tensor, out: pl.Out[pl.Tensor]):
 def inplace_scale(x: pl.InOut[pl.Tensor], k):
     with pl.at(level=pl.Level.CORE_GROUP, name_hint="scale_inplace"):
         x[:] = pl.mul(x, k)
+
+
+M = pl.dynamic("M")
+
+
+@pl.jit
+def dyn_relu(x: pl.Tensor[[M, 64], pl.FP32], out: pl.Out[pl.Tensor[[M, 64], pl.FP32]]):
+    for i in pl.range(M // ROWS):
+        with pl.at(level=pl.Level.CORE_GROUP):
+            pl.store(pl.relu(pl.load(x, [i * ROWS, 0], [ROWS, 64])), [i * ROWS, 0], out)
+    return out
+
+
+@pl.jit
+def chain(x: pl.Tensor, out: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP) as t0:
+        out[:] = pl.relu(x)
+    with pl.at(level=pl.Level.CORE_GROUP, deps=[t0]):
+        out[:] = pl.adds(out, 1.0)

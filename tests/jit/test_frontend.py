@@ -7,7 +7,7 @@ import ptokit.language as pl
 from ptokit.errors import CompileError, UserError
 from ptokit.ir import nodes as N
 from ptokit.ir.printer import print_program
-from ptokit.ir.types import DType, ScalarType, TensorType, TileType
+from ptokit.ir.types import DType, ScalarType, TensorType
 
 from . import progs
 
@@ -180,3 +180,21 @@ def test_helpers_are_not_callable_as_python():
         progs.add_one(arr(), arr())
     with pytest.raises(TypeError, match="decorates a function"):
         pl.jit(42)
+
+
+def test_dynamic_dims_stay_symbolic():
+    prog = progs.dyn_relu.parse(arr((32, 64)), arr((32, 64)))
+    assert prog.functions["dyn_relu"].params[0].type == TensorType(("M", 64), DType.FP32)
+    k = prog.functions["dyn_relu_incore_0"]
+    assert [p.name for p in k.params] == ["x", "out", "i"]
+    with pytest.raises(UserError, match="dynamic dimension M is 32"):
+        progs.dyn_relu.parse(arr((32, 64)), arr((64, 64)))
+    with pytest.raises(UserError, match="dimension 1 must be 64"):
+        progs.dyn_relu.parse(arr((32, 32)), arr((32, 32)))
+
+
+def test_as_name_and_deps_reach_the_scope():
+    orch = progs.chain.parse(arr(), arr()).functions["chain"]
+    scopes = [s for s in orch.body if isinstance(s, N.Scope)]
+    assert scopes[0].attrs["name"] == "t0" and scopes[1].attrs["deps"] == ["t0"]
+    assert progs.chain.parse(arr(), arr()).functions["chain_incore_1"].params[0].direction is N.Direction.INOUT

@@ -123,3 +123,18 @@ def test_new_process_runs_from_disk_cache(cache_dir, rng):
     assert res["ok"]
     assert res["stats"]["disk_hits"] == 1 and res["stats"]["codegen_runs"] == 0
     assert res["gxx"] == []                              # objects came from the build cache
+
+
+def test_dynamic_dim_compiles_once(cache_dir, rng):
+    C.reset_stats()
+    for rows in (64, 32):
+        x = rng.standard_normal((rows, 64), dtype=np.float32)
+        np.testing.assert_allclose(progs.dyn_relu(x), np.maximum(x, 0))
+    assert C.STATS["codegen_runs"] <= 1 and C.STATS["memory_hits"] == 1
+
+
+def test_explicit_deps(cache_dir, rng):
+    x = rng.standard_normal((64, 64), dtype=np.float32)
+    np.testing.assert_allclose(progs.chain(x), np.maximum(x, 0) + 1, rtol=1e-6)
+    orch = (progs.chain.last_compiled.output_dir / "orchestration" / "chain.cpp").read_text()
+    assert "add_dep(t0)" in orch
