@@ -151,6 +151,13 @@ class RunResult:
     timeline: Timeline
     schedulers: int = 0
     runtime: Optional[RuntimeKind] = None
+    clusters: int = 0       # simulated clusters (core ids -> tracks / labels)
+    platform: str = ""
+
+    def summary(self):
+        """Run statistics (``ptokit.runtime.summary.RunSummary``): critical path, busy cores, waits."""
+        from ..summary import summarize
+        return summarize(self)
 
 
 # ---------------------------------------------------------------------------
@@ -328,8 +335,13 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
             lib.ptosim_result_free(handle)
     for host, dev in m.copy_back:
         np.copyto(host, dev)
-    return RunResult(elapsed=stats.elapsed_ns / 1e9, tasks=int(stats.tasks), blocks=int(stats.blocks),
-                     timeline=Timeline(blocks, edges, names), schedulers=int(stats.schedulers), runtime=kind)
+    result = RunResult(elapsed=stats.elapsed_ns / 1e9, tasks=int(stats.tasks), blocks=int(stats.blocks),
+                       timeline=Timeline(blocks, edges, names), schedulers=int(stats.schedulers), runtime=kind,
+                       clusters=config.clusters, platform=config.platform)
+    if config.trace:   # tracing hook (ptokit/runtime/trace.py); nothing to do when off
+        from ..trace import write_trace
+        write_trace(config.trace, result)
+    return result
 
 
 def _image_dir() -> Path:

@@ -1,0 +1,252 @@
+"""Run traces: Chrome / Perfetto trace-event JSON of a simulator run.
+
+This module is the only writer and the only reader of ptokit's trace files:
+
+* ``write_trace(path, result)`` writes a ``RunResult`` (its timeline) as a trace-event JSON
+  object (``traceEvents`` + ``displayTimeUnit`` + ``otherData``) that loads in
+  https://ui.perfetto.dev and ``chrome://tracing``;
+* ``read_trace(path)`` reads such a file back into a ``RunResult`` whose timeline holds the
+  same integer-ns records and dependency edges, so ``summarize(read_trace(p))`` equals the
+  live run's summary.
+
+Tracks (pid / tid):
+
+* process ``AICPU`` (pid 1): thread ``orchestrator`` (tid 1) with one ``submit`` instant per
+  task and a slice from the first to the last submission; threads ``scheduler 0..k-1``
+  (tid 2+k) with a ``ready`` instant per task (task seq mod k) and a ``dispatch`` instant per
+  block (the target cluster mod k, the way the AICPU schedulers split the cores);
+* process ``cluster C`` (pid 100+C): threads ``cluster C AIC``, ``cluster C AIV0``,
+  ``cluster C AIV1`` (tid 1000 + core id), one complete event (``ph: "X"``) per block named
+  after its kernel, args: task, block, func_id, core, lane, task_id and the five timestamps
+  ``submit_ns ready_ns dispatch_ns start_ns end_ns``;
+* flow events (``ph: "s"`` / ``"f"``, ``bp: "e"``, cat ``dep``) from the end of each
+  producer's last block to the start of each consumer's first block;
+* FIFO waits of mixed kernels (cat ``fifo``), when the timeline has them.
+
+``ts``/``dur`` are microseconds (floats with ns resolution); the exact integer
+nanoseconds are in each event's args, which is what the reader uses.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from .summary import all_cores, core_label
+
+FORMAT_NAME = "ptokit-trace"
+FORMAT_VERSION = 1
+
+PID_AICPU = 1
+TID_ORCHESTRATOR = 1
+TID_SCHEDULER0 = 2
+PID_CLUSTER0 = 100
+TID_CORE0 = 1000
+
+_TIMES = ("submit_ns", "ready_ns", "dispatch_ns", "start_ns", "end_ns")
+
+
+def _us(ns: int) -> float:
+    return ns / 1000.0
+
+
+def _cluster_of(core_id: int, lane: int, clusters: int) -> int:
+    if lane < 0:
+        return core_id
+    return (core_id - clusters) // 2 if clusters > 0 else 0
+
+
+def _meta(name: str, pid: int, tid: Optional[int], value) -> dict:
+    ev = {"name": name, "ph": "M", "pid": pid, "ts": 0, "args": {}}
+    if tid is not None:
+        ev["tid"] = tid
+    else:
+        ev["tid"] = 0
+    ev["args"]["sort_index" if name.endswith("sort_index") else "name"] = value
+    return ev
+
+
+def trace_events(result, *, clusters: Optional[int] = None, platform: Optional[str] = None) -> dict:
+    """The trace document (a dict ready for ``json.dump``) of a ``RunResult``."""
+    tl = result.timeline
+    b = tl.blocks
+    clusters = int(clusters if clusters is not None else getattr(result, "clusters", 0) or 0)
+    if not clusters and len(b):   # unknown: the smallest cluster count that fits every AIC core id
+        clusters = int(max([c + 1 for c, l in zip(b["core_id"].tolist(), b["lane"].tolist()) if l < 0] or [1]))
+    schedulers = max(int(getattr(result, "schedulers", 0) or 0), 1)
+    names = {int(k): str(v) for k, v in (tl.kernel_names or {}).items()}
+    runtime = getattr(result, "runtime", None)
+    platform = platform if platform is not None else str(getattr(result, "platform", "") or "")
+
+    ev: list = []
+    # ---- tracks
+    ev.append(_meta("process_name", PID_AICPU, None, "AICPU"))
+    ev.append(_meta("process_sort_index", PID_AICPU, None, 0))
+    ev.append(_meta("thread_name", PID_AICPU, TID_ORCHESTRATOR, "orchestrator"))
+    ev.append(_meta("thread_sort_index", PID_AICPU, TID_ORCHESTRATOR, 0))
+    for k in range(schedulers):
+        ev.append(_meta("thread_name", PID_AICPU, TID_SCHEDULER0 + k, f"scheduler {k}"))
+        ev.append(_meta("thread_sort_index", PID_AICPU, TID_SCHEDULER0 + k, 1 + k))
+    cores = all_cores(clusters)
+    seen = set(cores)
+    if len(b):
+        cores += sorted({(c, l) for c, l in zip(b["core_id"].tolist(), b["lane"].tolist())} - seen)
+    for c in range(clusters):
+        ev.append(_meta("process_name", PID_CLUSTER0 + c, None, f"cluster {c}"))
+        ev.append(_meta("process_sort_index", PID_CLUSTER0 + c, None, 1 + c))
+    for i, (cid, lane) in enumerate(cores):
+        pid = PID_CLUSTER0 + _cluster_of(cid, lane, clusters)
+        ev.append(_meta("thread_name", pid, TID_CORE0 + cid, core_label(cid, lane, clusters)))
+        ev.append(_meta("thread_sort_index", pid, TID_CORE0 + cid, i))
+
+    # ---- blocks (X) and scheduler instants
+    first_block: dict = {}   # task seq -> (start, index of its earliest-starting block)
+    last_block: dict = {}    # task seq -> (end, index of its latest-ending block)
+    rows = list(zip(*(b[f].tolist() for f in ("task_seq", "task_id", "func_id", "block_idx", "core_id", "lane")
+                      + _TIMES))) if len(b) else []
+    task_seen: set = set()
+    for i, (seq, tid_, fid, blk, cid, lane, sub, rdy, dsp, st, en) in enumerate(rows):
+        kname = names.get(fid, f"func_{fid}")
+        pid = PID_CLUSTER0 + _cluster_of(cid, lane, clusters)
+        ev.append({"name": kname, "cat": "task", "ph": "X", "ts": _us(st), "dur": _us(en - st), "pid": pid,
+                   "tid": TID_CORE0 + cid,
+                   "args": {"task": seq, "block": blk, "func_id": fid, "core": cid, "lane": lane,
+                            "task_id": f"0x{tid_:x}", "submit_ns": sub, "ready_ns": rdy, "dispatch_ns": dsp,
+                            "start_ns": st, "end_ns": en}})
+        cl = _cluster_of(cid, lane, clusters)
+        ev.append({"name": f"dispatch {kname}", "cat": "sched", "ph": "i", "s": "t", "ts": _us(dsp),
+                   "pid": PID_AICPU, "tid": TID_SCHEDULER0 + cl % schedulers,
+                   "args": {"task": seq, "block": blk, "core": core_label(cid, lane, clusters)}})
+        if seq not in task_seen:
+            task_seen.add(seq)
+            ev.append({"name": f"submit {kname}", "cat": "orch", "ph": "i", "s": "t", "ts": _us(sub),
+                       "pid": PID_AICPU, "tid": TID_ORCHESTRATOR, "args": {"task": seq}})
+            ev.append({"name": f"ready {kname}", "cat": "sched", "ph": "i", "s": "t", "ts": _us(rdy),
+                       "pid": PID_AICPU, "tid": TID_SCHEDULER0 + seq % schedulers, "args": {"task": seq}})
+        if seq not in first_block or st < first_block[seq][0]:
+            first_block[seq] = (st, i)
+        if seq not in last_block or en > last_block[seq][0]:
+            last_block[seq] = (en, i)
+    if rows:
+        subs = [r[6] for r in rows]
+        lo, hi = min(subs), max(subs)
+        ev.append({"name": "orchestration (submitting)", "cat": "orch", "ph": "X", "ts": _us(lo), "dur": _us(hi - lo),
+                   "pid": PID_AICPU, "tid": TID_ORCHESTRATOR, "args": {"tasks": len(task_seen)}})
+
+    # ---- dependency flows: producer's last block end -> consumer's first block start
+    edges = list(zip(tl.edges["producer"].tolist(), tl.edges["consumer"].tolist())) if len(tl.edges) else []
+    for n, (p, c) in enumerate(edges):
+        args = {"producer": p, "consumer": c}
+        if p in last_block and c in first_block:
+            pr, co = rows[last_block[p][1]], rows[first_block[c][1]]
+            # the start binds to the slice enclosing its ts: stay 1 ns inside the producer's slice
+            s_ts = max(pr[9], pr[10] - 1)
+            ev.append({"name": "dep", "cat": "dep", "ph": "s", "id": n, "ts": _us(s_ts),
+                       "pid": PID_CLUSTER0 + _cluster_of(pr[4], pr[5], clusters), "tid": TID_CORE0 + pr[4],
+                       "args": args})
+            ev.append({"name": "dep", "cat": "dep", "ph": "f", "bp": "e", "id": n, "ts": _us(co[9]),
+                       "pid": PID_CLUSTER0 + _cluster_of(co[4], co[5], clusters), "tid": TID_CORE0 + co[4],
+                       "args": args})
+        else:   # an endpoint without a block (not expected after a successful run): keep the edge
+            ev.append({"name": "dep (unplaced)", "cat": "dep", "ph": "i", "s": "t", "ts": 0, "pid": PID_AICPU,
+                       "tid": TID_ORCHESTRATOR, "args": args})
+
+    # ---- FIFO waits of mixed kernels (when recorded)
+    fifo = getattr(tl, "fifo_waits", None)
+    if fifo is not None and len(fifo):
+        for w in fifo.tolist():
+            rec = dict(zip(fifo.dtype.names, w))
+            cid, lane = int(rec["core_id"]), int(rec["lane"])
+            ev.append({"name": f"{rec.get('op', 'fifo')} wait", "cat": "fifo", "ph": "X", "ts": _us(rec["start_ns"]),
+                       "dur": _us(rec["end_ns"] - rec["start_ns"]),
+                       "pid": PID_CLUSTER0 + _cluster_of(cid, lane, clusters), "tid": TID_CORE0 + cid,
+                       "args": {k: (v.decode() if isinstance(v, bytes) else v) for k, v in rec.items()}})
+
+    other = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "platform": platform,
+             "runtime": getattr(runtime, "value", str(runtime or "")), "clusters": clusters,
+             "schedulers": int(getattr(result, "schedulers", 0) or 0), "tasks": int(getattr(result, "tasks", 0) or 0),
+             "blocks": int(getattr(result, "blocks", len(b)) or 0), "elapsed_s": float(getattr(result, "elapsed", 0.0)),
+             "kernel_names": {str(k): v for k, v in sorted(names.items())}}
+    return {"traceEvents": ev, "displayTimeUnit": "ns", "otherData": other}
+
+
+def write_trace(path, result, *, clusters: Optional[int] = None, platform: Optional[str] = None) -> Path:
+    """Write the trace of ``result`` (a ``RunResult``) to ``path`` (atomically); returns the path."""
+    path = Path(path)
+    doc = trace_events(result, clusters=clusters, platform=platform)
+    if path.parent and not path.parent.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent or "."))
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(doc, fh, separators=(",", ":"))
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
+class TraceFormatError(ValueError):
+    """The file is not a ptokit run trace (or is damaged)."""
+
+
+def load_document(path) -> dict:
+    """The raw JSON document of a trace file (checks that it is a ptokit trace)."""
+    try:
+        with open(path) as fh:
+            doc = json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise TraceFormatError(f"{path}: not a JSON trace ({exc})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("traceEvents"), list):
+        raise TraceFormatError(f"{path}: not a trace-event JSON object (no traceEvents array)")
+    other = doc.get("otherData")
+    if not isinstance(other, dict) or other.get("format") != FORMAT_NAME:
+        raise TraceFormatError(f"{path}: not a ptokit run trace (otherData.format is not {FORMAT_NAME!r})")
+    if int(other.get("version", 0)) > FORMAT_VERSION:
+        raise TraceFormatError(f"{path}: trace format version {other.get('version')} is newer than this "
+                               f"ptokit reads ({FORMAT_VERSION})")
+    return doc
+
+
+def read_trace(path):
+    """Read a trace written by ``write_trace`` back into a ``RunResult``."""
+    from ..passes.context import runtime_kind_from_name
+    from .sim.driver import BLOCK_RECORD_DTYPE, EDGE_DTYPE, RunResult, Timeline
+
+    doc = load_document(path)
+    other = doc["otherData"]
+    recs, flows = [], {}
+    try:
+        for e in doc["traceEvents"]:
+            cat, ph = e.get("cat"), e.get("ph")
+            if cat == "task" and ph == "X":
+                a = e["args"]
+                recs.append((int(a["task"]), int(str(a["task_id"]), 0), int(a["func_id"]), int(a["block"]),
+                             int(a["core"]), int(a["lane"])) + tuple(int(a[t]) for t in _TIMES))
+            elif cat == "dep" and ph in ("s", "i"):
+                a = e["args"]
+                flows[int(e.get("id", -1 - len(flows)))] = (int(a["producer"]), int(a["consumer"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise TraceFormatError(f"{path}: damaged trace event ({type(exc).__name__}: {exc})") from None
+    blocks = np.array(recs, dtype=BLOCK_RECORD_DTYPE) if recs else np.zeros(0, BLOCK_RECORD_DTYPE)
+    ordered = [flows[k] for k in sorted(flows, key=lambda k: (k < 0, abs(k)))]
+    edges = np.array(ordered, dtype=EDGE_DTYPE) if ordered else np.zeros(0, EDGE_DTYPE)
+    names = {int(k): str(v) for k, v in (other.get("kernel_names") or {}).items()}
+    runtime = other.get("runtime") or None
+    try:
+        runtime = runtime_kind_from_name(runtime) if runtime else None
+    except ValueError:
+        runtime = None
+    return RunResult(elapsed=float(other.get("elapsed_s", 0.0)), tasks=int(other.get("tasks", 0)),
+                     blocks=int(other.get("blocks", len(blocks))), timeline=Timeline(blocks, edges, names),
+                     schedulers=int(other.get("schedulers", 0)), runtime=runtime,
+                     clusters=int(other.get("clusters", 0)), platform=str(other.get("platform", "")))
+
+
+__all__ = ["write_trace", "read_trace", "trace_events", "load_document", "TraceFormatError",
+           "FORMAT_NAME", "FORMAT_VERSION"]
