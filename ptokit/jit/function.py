@@ -278,7 +278,8 @@ class JitFunction:
     def __call__(self, *args, config=None, **kwargs):
         specs, run_args, outputs, _ = self.specialize(*args, **kwargs)
         platform = getattr(config, "platform", None) if config is not None else None
-        compiled = self._get(specs, platform, None, getattr(config, "dump_passes", None) or None,
+        runtime = getattr(config, "runtime", None) if config is not None else None
+        compiled = self._get(specs, platform, runtime, getattr(config, "dump_passes", None) or None,
                              getattr(config, "dump_ptoas_passes", None) or None)
         compiled(*run_args, config=config)
         if not outputs:

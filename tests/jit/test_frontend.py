@@ -198,3 +198,36 @@ def test_as_name_and_deps_reach_the_scope():
     scopes = [s for s in orch.body if isinstance(s, N.Scope)]
     assert scopes[0].attrs["name"] == "t0" and scopes[1].attrs["deps"] == ["t0"]
     assert progs.chain.parse(arr(), arr()).functions["chain_incore_1"].params[0].direction is N.Direction.INOUT
+
+
+class _FakeDevice:
+    def __init__(self, kind):
+        self.type = kind
+
+
+class _FakeTorchTensor:
+    """Duck-types a torch CPU tensor (torch is not a dependency): recognised by its module name."""
+    __module__ = "torch"
+
+    def __init__(self, shape, dtype, device="cpu"):
+        self.shape, self.dtype, self.device = shape, dtype, _FakeDevice(device)
+
+    def is_contiguous(self):
+        return True
+
+
+def test_torch_tensors_recognised_without_importing_torch():
+    class DT:
+        def __init__(self, name):
+            self.name = name
+
+        def __str__(self):
+            return self.name
+
+    t = _FakeTorchTensor((64, 64), DT("torch.bfloat16"))
+    specs, run_args, _, _ = progs.tile_add.specialize(t, t, t)
+    assert specs[0].dtype is DType.BF16 and specs[0].shape == (64, 64) and run_args[0] is t
+    with pytest.raises(UserError, match="CPU tensors"):
+        progs.tile_add.specialize(_FakeTorchTensor((64, 64), DT("torch.float32"), "cuda"), t, t)
+    with pytest.raises(UserError, match="unsupported torch dtype"):
+        progs.tile_add.specialize(_FakeTorchTensor((64, 64), DT("torch.complex64")), t, t)
