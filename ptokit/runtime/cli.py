@@ -14,17 +14,13 @@ def build_main(argv) -> int:
     ap = argparse.ArgumentParser(prog="ptokit build", description="build an artifact tree with g++ (build cache)")
     ap.add_argument("tree", help="artifact tree folder (with kernel_config.py)")
     ap.add_argument("-j", "--jobs", type=int, default=None, help="parallel compiler jobs (default: CPU count)")
-    ap.add_argument("-q", "--quiet", action="store_true")
+    ap.add_argument("-q", "--quiet", action="store_true", help="no progress line (also PTOKIT_PROGRESS=0)")
     a = ap.parse_args(argv)
     from .build import build_tree
+    from .progress import BuildProgress
 
-    def progress(done, total):
-        if not a.quiet:
-            print(f"\r[{done}/{total}] compiled", end="", file=sys.stderr, flush=True)
-
-    built = build_tree(a.tree, jobs=a.jobs, progress=progress)
-    if not a.quiet:
-        print(file=sys.stderr)
+    with BuildProgress(label=f"building {Path(a.tree).name}", quiet=a.quiet, delay=0.0) as progress:
+        built = build_tree(a.tree, jobs=a.jobs, progress=progress)
     print(f"orchestration  {built.orchestration_so}")
     for k in built.config.kernels:
         print(f"kernel {k.func_id:<3} {k.name:<24} {built.kernel_sos[k.func_id]}")
@@ -122,6 +118,9 @@ def run_main(argv) -> int:
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--save-outputs", default=None, metavar="DIR", help="write every OUT/INOUT tensor as NAME.npy")
     ap.add_argument("--trace", default=None, metavar="FILE", help="write a run trace (Perfetto) to FILE")
+    ap.add_argument("--no-summary", action="store_true", help="do not print the run summary")
+    ap.add_argument("--top", type=int, default=5, help="kernels/cores listed in the summary (default 5)")
+    ap.add_argument("-q", "--quiet", action="store_true", help="no build progress line (also PTOKIT_PROGRESS=0)")
     a = ap.parse_args(argv)
     from ..backend.kernel_config import read_kernel_config
     from .config import RunConfig
@@ -147,7 +146,7 @@ def run_main(argv) -> int:
                            clusters=a.clusters, timeout=a.timeout, trace=a.trace)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    res = run_tree(a.tree, args, config)
+    res = run_tree(a.tree, args, config, quiet=a.quiet)
     print(f"ran {res.tasks} task(s), {res.blocks} block(s) in {res.elapsed * 1e3:.3f} ms "
           f"({res.runtime.value if res.runtime else ''}, {a.platform})")
     out_dir = Path(a.save_outputs) if a.save_outputs else None
@@ -162,8 +161,10 @@ def run_main(argv) -> int:
               f"max={stats.max() if arr.size else 0:.6g}")
         if out_dir:
             np.save(out_dir / f"{name}.npy", arr)
+    if not a.no_summary:
+        print(res.summary().format(top=a.top))
     if a.trace:
-        print("note: trace files are not written yet (RunResult.timeline holds the data)", file=sys.stderr)
+        print(f"trace written to {a.trace} (open it in https://ui.perfetto.dev or chrome://tracing)")
     return 0
 
 
@@ -184,6 +185,27 @@ def cache_main(argv) -> int:
 
 
 def trace_main(argv) -> int:
-    print("ptokit trace: not yet supported (run traces are not written yet; "
-          "use RunResult.timeline from Python)", file=sys.stderr)
-    return 2
+    ap = argparse.ArgumentParser(prog="ptokit trace", description="read back a run trace written by "
+                                 "`ptokit run --trace FILE` or RunConfig(trace=FILE)")
+    sub = ap.add_subparsers(dest="action", required=True)
+    sm = sub.add_parser("summarize", help="print the run summary of a trace")
+    sm.add_argument("file")
+    sm.add_argument("--top", type=int, default=5, help="kernels/cores listed (default 5)")
+    sm.add_argument("--json", action="store_true", help="print the summary as JSON")
+    a = ap.parse_args(argv)
+    from .trace import TraceFormatError, read_trace
+    try:
+        result = read_trace(a.file)
+    except OSError as exc:
+        print(f"ptokit trace: cannot read {a.file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except TraceFormatError as exc:
+        print(f"ptokit trace: {exc}", file=sys.stderr)
+        return 2
+    summary = result.summary()
+    if a.json:
+        import json
+        print(json.dumps(summary.to_dict(), indent=2))
+    else:
+        print(summary.format(top=a.top))
+    return 0

@@ -39,8 +39,12 @@ def check_args(kernel_config, args: Sequence) -> None:
         raise ValueError(f"the program takes {len(params)} arguments ({names}), {len(args)} were given")
 
 
-def run_tree(tree_dir, args: list, config: Optional[RunConfig] = None, *, jobs: Optional[int] = None):
+def run_tree(tree_dir, args: list, config: Optional[RunConfig] = None, *, jobs: Optional[int] = None,
+             quiet: bool = False):
     """Build ``tree_dir`` (any tool's artifact tree), pack it and run it on the simulator.
+
+    A long build shows progress on stderr when it is a terminal (``quiet=True`` or
+    ``PTOKIT_PROGRESS=0`` turns it off); ``config.trace`` writes a run trace.
 
     Output and inout tensors are written back into the caller's arrays; returns a RunResult.
     """
@@ -48,7 +52,9 @@ def run_tree(tree_dir, args: list, config: Optional[RunConfig] = None, *, jobs: 
     from .callable import pack_tree
     from .sim import run_image
 
-    built = build_tree(tree_dir, jobs=jobs)
+    from .progress import BuildProgress
+    with BuildProgress(label=f"building {Path(tree_dir).name}", quiet=bool(quiet)) as progress:
+        built = build_tree(tree_dir, jobs=jobs, progress=progress)
     kc = built.config
     config = resolve_config(kc, config)
     check_args(kc, args)
