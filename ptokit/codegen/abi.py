@@ -10,19 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Tuple
 
+from ..ir.types import DType
+
 # IR dtype name -> (MLIR type in .pto, C++ element type)
-DTYPES = {
-    "FP32": ("f32", "float"),
-    "FP16": ("f16", "half"),
-    "BF16": ("bf16", "bfloat16_t"),
-    "INT8": ("i8", "int8_t"),
-    "INT16": ("i16", "int16_t"),
-    "INT32": ("i32", "int32_t"),
-    "INT64": ("i64", "int64_t"),
-    "UINT8": ("ui8", "uint8_t"),
-    "BOOL": ("i1", "bool"),
-    "INDEX": ("index", "int64_t"),
-}
+DTYPES = {d.name: (d.mlir, d.ctype) for d in DType}
 
 
 @dataclass(frozen=True)

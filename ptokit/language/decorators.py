@@ -49,13 +49,19 @@ def function(fn=None, *, type: FunctionType = FunctionType.InCore, name: Optiona
     return mark
 
 
-def _not_executable(name):
+def dsl_marker(name: str, attr: str = "__pto_marker__"):
+    """A DSL name the parser recognises by ``attr``; calling it as Python explains why not."""
     def marker(*args, **kwargs):
-        raise RuntimeError(f"pl.{name} describes a kernel and is only meaningful inside a function "
+        raise RuntimeError(f"pl.{name} describes kernel code and is only meaningful inside a function "
                            f"compiled by ptokit; it cannot be called as Python")
     marker.__name__ = name
-    marker.__pto_marker__ = name
+    marker.__qualname__ = name
+    setattr(marker, attr, name)
     return marker
+
+
+def _not_executable(name):
+    return dsl_marker(name)
 
 
 range = _not_executable("range")          # noqa: A001 - DSL name

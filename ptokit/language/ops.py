@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import types as _types
 
+from .decorators import dsl_marker
+
 _TILE_OPS = [
     "load", "store", "create_tile", "move", "add", "sub", "mul", "div", "maximum", "minimum",
     "adds", "subs", "muls", "divs", "maxs", "mins", "exp", "log", "sqrt", "rsqrt", "recip", "neg",
@@ -16,13 +18,7 @@ _SPMD_OPS = ["get_block_idx", "get_block_num", "get_subblock_idx"]
 
 
 def _marker(name):
-    def op(*args, **kwargs):
-        raise RuntimeError(f"pl.{name} is a DSL op: it describes kernel code and runs only inside a "
-                           f"function compiled by ptokit")
-    op.__name__ = name
-    op.__qualname__ = name
-    op.__pto_op__ = name
-    return op
+    return dsl_marker(name, "__pto_op__")
 
 
 OPS = {name: _marker(name) for name in _TILE_OPS}
