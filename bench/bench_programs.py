@@ -1,4 +1,4 @@
-"""DSL programs measured by bench/run.py.
+"""DSL programs measured by bench/run.py (named so it never shadows tests/programs.py).
 
 Sizes are module constants so the table's units can quote them.
 """
