@@ -347,3 +347,38 @@ def make_spmd_rows(blocks):
             return y
 
     return SpmdRows
+
+
+@pl.program
+class ControlFlow:
+    """if/else merging a tile and a scalar, pl.unroll, pl.parallel and an Inline helper."""
+
+    @pl.function(type=pl.FunctionType.Inline)
+    def affine(self, t: pl.Tile[[R, N], pl.FP32], a: pl.Scalar[pl.FP32]) -> pl.Tile[[R, N], pl.FP32]:
+        u = pl.muls(t, a)
+        return pl.adds(u, 1.0)
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[4 * R, N], pl.FP32], mode: pl.Scalar[pl.INT32],
+          y: pl.Out[pl.Tensor[[5 * R, N], pl.FP32]]):
+        t = pl.load(x, [0, 0], [R, N])
+        shift = 0
+        if mode > 0:
+            t = self.affine(t, 2.0)
+            shift = R
+        else:
+            t = pl.neg(t)
+        y = pl.store(t, [shift, 0], y)
+        for i in pl.unroll(2):
+            u = pl.load(x, [(i + 1) * R, 0], [R, N])
+            y = pl.store(pl.exp(u), [(i + 2) * R, 0], y)
+        for j in pl.parallel(1):
+            v = pl.load(x, [j * R, 0], [R, N])
+            y = pl.store(pl.abs(v), [4 * R, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[4 * R, N], pl.FP32], mode: pl.Scalar[pl.INT32],
+             y: pl.Out[pl.Tensor[[5 * R, N], pl.FP32]]):
+        y = self.k(x, mode, y)
+        return y
