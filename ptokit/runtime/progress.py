@@ -19,6 +19,7 @@ import time
 from typing import Optional, TextIO
 
 ENV_VAR = "PTOKIT_PROGRESS"
+DEFAULT_DELAY = 0.5   # seconds a build must run before the line appears (when ``delay`` is None)
 
 
 def progress_enabled(stream: Optional[TextIO] = None, quiet: bool = False) -> bool:
@@ -41,11 +42,11 @@ class BuildProgress:
     """``progress(done, total)`` callback that draws ``label: [done/total] built, 1.2 s``."""
 
     def __init__(self, label: str = "building", stream: Optional[TextIO] = None, quiet: bool = False,
-                 delay: float = 0.5):
+                 delay: Optional[float] = None):
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = progress_enabled(self.stream, quiet)
         self.label = label
-        self.delay = delay
+        self.delay = DEFAULT_DELAY if delay is None else delay
         self.t0 = time.monotonic()
         self.shown = False
         self._width = 0
