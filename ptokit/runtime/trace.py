@@ -182,8 +182,9 @@ def write_trace(path, result, *, clusters: Optional[int] = None, platform: Optio
         path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent or "."))
     try:
+        text = json.dumps(doc, separators=(",", ":"))   # dumps uses the C encoder (dump does not)
         with os.fdopen(fd, "w") as fh:
-            json.dump(doc, fh, separators=(",", ":"))
+            fh.write(text)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

@@ -1,0 +1,101 @@
+"""Traces of hand-written simulator cases (tests/runtime/sim_cases): a mixed AIC+AIV task,
+a 1000-task chain and fan (critical path, tracing overhead: printed with -s)."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ptokit.runtime.build import INCLUDE_DIR, BuildJob, build_many
+from ptokit.runtime.config import RunConfig
+from ptokit.runtime.sim import KernelBinary, run_binaries
+from ptokit.runtime.trace import read_trace, trace_events, write_trace
+
+CASES = Path(__file__).resolve().parents[1] / "runtime" / "sim_cases"
+# func_ids fixed by sim_cases/orchestrations.cpp (same build jobs as sim_util.py: shared cache entries)
+KERNELS = {"LANE_AIC": (6, "aic"), "LANE_AIV": (7, "aiv"), "NOOP": (10, "aiv")}
+ORCHS = ["MIXED", "FAN", "NCHAIN"]
+N = 1000
+
+
+@pytest.fixture(scope="module")
+def sim():
+    core = {"aiv": "__DAV_VEC__", "aic": "__DAV_CUBE__"}
+    jobs = [BuildJob(CASES / "kernels.cpp", ("__CPU_SIM", core[ct], f"K_{name}"), [INCLUDE_DIR], ["-Werror"],
+                     name_hint=f"simtest:{name}") for name, (_, ct) in KERNELS.items()]
+    jobs += [BuildJob(CASES / "orchestrations.cpp", ("__CPU_SIM", f"O_{name}"), [INCLUDE_DIR], ["-Werror"],
+                      name_hint=f"simtest:orch_{name}") for name in ORCHS]
+    paths = build_many(jobs)
+    kernels = [KernelBinary(fid, str(p), name.lower(), ct) for (name, (fid, ct)), p in zip(KERNELS.items(), paths)]
+    orchs = dict(zip(ORCHS, map(str, paths[len(KERNELS):])))
+
+    def run(orch, args, **cfg):
+        return run_binaries(orchs[orch], kernels, args, RunConfig(**cfg))
+    run("FAN", [np.zeros(4, np.float32), 1])   # warm: library loaded, device threads up
+    return run
+
+
+def test_mixed_task_lanes_on_one_cluster(sim, tmp_path):
+    blocks, clusters = 3, 2
+    out = np.full((blocks, 4), -1, dtype=np.int32)
+    path = tmp_path / "mixed.json"
+    res = sim("MIXED", [out, blocks], clusters=clusters, trace=str(path))
+    doc = json.loads(path.read_text())
+    tracks = {(e["pid"], e["tid"]): e["args"]["name"] for e in doc["traceEvents"]
+              if e["ph"] == "M" and e["name"] == "thread_name"}
+    slices = [e for e in doc["traceEvents"] if e["ph"] == "X" and e["cat"] == "task"]
+    assert len(slices) == 3 * blocks == len(res.timeline.blocks)
+    for b in range(blocks):
+        lanes = [e for e in slices if e["args"]["block"] == b]
+        c = int(out[b, 3])                    # the AIC reported its cluster
+        assert sorted(tracks[(e["pid"], e["tid"])] for e in lanes) == \
+            [f"cluster {c} AIC", f"cluster {c} AIV0", f"cluster {c} AIV1"]
+        assert {e["pid"] for e in lanes} == {100 + c}
+        names = {tracks[(e["pid"], e["tid"])].split()[-1]: e["name"] for e in lanes}
+        assert names == {"AIC": "lane_aic", "AIV0": "lane_aiv", "AIV1": "lane_aiv"}
+    s = res.summary()
+    assert s.tasks == 1 and s.blocks == 9 and s.critical_path_count == 1
+    assert {c.label for c in s.cores if c.blocks} <= {f"cluster {c} {x}" for c in range(2) for x in ("AIC", "AIV0", "AIV1")}
+    assert read_trace(path).summary() == s
+
+
+def test_chain_and_fan_critical_paths_and_trace_overhead(sim, tmp_path):
+    y = np.zeros(16, np.float32)
+    chain = sim("NCHAIN", [y, N])
+    s = chain.summary()
+    assert s.tasks == N and s.edges == N - 1
+    assert s.critical_path_count == N and s.critical_path_by_count == tuple(range(N))
+    assert s.critical_path == tuple(range(N))
+    b = chain.timeline.blocks
+    assert s.critical_path_ns == int((b["end_ns"] - b["start_ns"]).sum())
+    fan = sim("FAN", [np.zeros(4, np.float32), N])
+    sf = fan.summary()
+    assert sf.edges == 0 and sf.critical_path_count == 1
+    assert sf.critical_path_ns == int((fan.timeline.blocks["end_ns"] - fan.timeline.blocks["start_ns"]).max())
+
+    # overhead of tracing: the run itself is unchanged (the timeline is always recorded);
+    # writing the file costs per block
+    best_off = min(sim("NCHAIN", [y, N]).elapsed for _ in range(3))
+    path = tmp_path / "chain.json"
+    t = time.perf_counter()
+    write_trace(path, chain)
+    write_s = time.perf_counter() - t
+    t = time.perf_counter()
+    doc = trace_events(chain)
+    build_s = time.perf_counter() - t
+    t = time.perf_counter()
+    summary_s = (chain.summary(), time.perf_counter() - t)[1]
+    t = time.perf_counter()
+    back = read_trace(path)
+    read_s = time.perf_counter() - t
+    assert back.summary() == s
+    assert len([e for e in doc["traceEvents"] if e["ph"] == "X" and e["cat"] == "task"]) == N
+    print(f"\nchain of {N}: run {best_off * 1e3:.2f} ms ({best_off / N * 1e6:.2f} us/task); trace: events "
+          f"{build_s * 1e3:.1f} ms, write {write_s * 1e3:.1f} ms ({write_s / N * 1e6:.1f} us/block, "
+          f"{path.stat().st_size / 1e6:.2f} MB), read {read_s * 1e3:.1f} ms, summary {summary_s * 1e3:.1f} ms",
+          file=sys.stderr)
+    assert write_s / N < 1e-3     # generous: ~15 us/block measured on the CI machine
