@@ -145,6 +145,7 @@ def _plan_function(fn: N.Function, arch: str):
             def_loc.setdefault(v.name, loc or v.loc)
 
     use_records: List[Tuple[str, int, List[List[int]]]] = []
+    in_place: set = set()     # results that may take the buffer of an operand dying at their op
 
     def use(e: N.Expr):
         # a use inside a loop of a value defined before it lasts until the loop ends;
@@ -162,6 +163,8 @@ def _plan_function(fn: N.Function, arch: str):
                     use(e)
                 for t in s.targets:
                     define(t, s.loc)
+                    if _in_place_capable(s.value, t):
+                        in_place.add(t.name)
                 # ops whose result lives in an operand's storage: assemble/matmul_acc write in place,
                 # reshape makes a view of its source's bytes
                 if isinstance(s.value, N.OpCall) and s.value.op in ("assemble", "matmul_acc", "reshape"):
@@ -224,9 +227,11 @@ def _plan_function(fn: N.Function, arch: str):
             if tm.memory != t0.memory or tm.nbytes != t0.nbytes:
                 raise CompileError(f"tiles {members[0]!r} and {m!r} must share a buffer but differ "
                                    f"({t0} vs {tm})", def_loc.get(m))
-        start = min(def_pos[m] for m in members)
-        end = max(last_use[m] for m in members)
         first = min(members, key=lambda m: def_pos[m])
+        # positions are doubled so that an element-wise result can start just after the
+        # operands that die at its op (reading a[i] then writing a[i] is safe in place)
+        start = 2 * def_pos[first] + (1 if first in in_place else 0)
+        end = 2 * max(last_use[m] for m in members)
         intervals.append((start, end, first, members, t0))
     intervals.sort(key=lambda iv: (iv[0], iv[2]))
 
@@ -263,6 +268,21 @@ def _plan_function(fn: N.Function, arch: str):
     fn.attrs["buffer_of"] = buffer_of
     fn.attrs["tile_addr"] = addr_of
     fn.attrs["memory_peak"] = {s.name: v for s, v in peak.items()}
+
+
+_ELEMENTWISE = {"add", "sub", "mul", "div", "maximum", "minimum", "adds", "subs", "muls", "divs", "maxs",
+                "mins", "exp", "log", "sqrt", "rsqrt", "recip", "neg", "abs", "relu", "cast"}
+
+
+def _in_place_capable(value, target: N.Var) -> bool:
+    """An element-wise op whose tile operands all have the result's shape and element size."""
+    if not isinstance(value, N.OpCall) or value.op not in _ELEMENTWISE or not isinstance(target.type, TileType):
+        return False
+    for a in value.args:
+        if isinstance(a.type, TileType):
+            if a.type.shape != target.type.shape or a.type.dtype.size != target.type.dtype.size:
+                return False
+    return True
 
 
 def _align_up(x: int, a: int) -> int:

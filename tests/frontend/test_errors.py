@@ -58,7 +58,7 @@ def test_capacity_error_has_the_numbers(tmp_path):
     assert "capacity on a2a3 is 188416 bytes" in msg
     assert "196608 bytes needed for the tiles live here" in msg, msg
     assert "[128, 128] FP32 needs 65536 B" in msg
-    assert_located(err, "pl.add(t, u)")
+    assert_located(err, "w = pl.add(t, u)")
 
 
 def test_capacity_depends_on_platform(tmp_path):
