@@ -27,7 +27,7 @@ from ..passes.context import PassContext, coerce_runtime_kind, target_arch, vali
 from ..passes.manager import run_passes
 from .kernel_config import KernelConfig, KernelEntry, OrchestrationEntry, write_kernel_config
 from .ptoas import assemble
-from .wrapper import wrap_kernel
+from .wrapper import select_function, wrap_kernel
 
 
 @dataclass
@@ -88,34 +88,44 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
         (out_dir / sub).mkdir(parents=True, exist_ok=True)
 
     t0 = time.perf_counter()
-    units: List[Tuple[N.Function, str, object]] = []
+    # a unit is one .pto module: a single kernel, or a mixed group's AIC + AIV functions
+    units: List[Tuple[str, List[N.Function], List[object]]] = []
+    seen_groups = set()
     anchor = ctx.platform == "a5"      # a5 hardware build: AIV entries carry the SIMT anchor
     for name in sorted(kernel_ids, key=kernel_ids.get):
         fn = prog.functions[name]
-        text, abis = emit_pto([fn], arch, with_loc=with_loc)
-        (out_dir / "ptoas" / f"{name}.pto").write_text(text)
-        abi = abis[0]
-        if anchor and abi.core_type == "aiv":
-            abi = dataclasses.replace(abi, simt_anchor=True)
-        units.append((fn, text, abi))
+        fifo = fn.attrs.get("fifo")
+        if fifo:
+            if fifo["group"] in seen_groups:
+                continue
+            seen_groups.add(fifo["group"])
+            unit, fns = fifo["group"], [prog.functions[fifo["aic"]], prog.functions[fifo["aiv"]]]
+        else:
+            unit, fns = name, [fn]
+        text, abis = emit_pto(fns, arch, with_loc=with_loc)
+        (out_dir / "ptoas" / f"{unit}.pto").write_text(text)
+        abis = [dataclasses.replace(a, simt_anchor=True) if anchor and a.core_type == "aiv" else a for a in abis]
+        units.append((unit, fns, abis))
     times.pto += time.perf_counter() - t0
 
     failures: List[TreeFailure] = []
 
-    def build_unit(unit):
-        fn, _, abi = unit
-        pto_path = out_dir / "ptoas" / f"{fn.name}.pto"
-        cpp_path = out_dir / "ptoas" / f"{fn.name}.cpp"
-        dump = out_dir / "ptoas_passes" / fn.name if dump_ptoas_passes else None
+    def build_unit(u):
+        unit, fns, abis = u
+        pto_path = out_dir / "ptoas" / f"{unit}.pto"
+        cpp_path = out_dir / "ptoas" / f"{unit}.cpp"
+        dump = out_dir / "ptoas_passes" / unit if dump_ptoas_passes else None
         try:
             assemble(pto_path, cpp_path, arch, dump_dir=dump)
         except PtokitError as exc:
-            return TreeFailure(fn.name, "assemble", str(exc))
-        try:
-            wrapped = wrap_kernel(cpp_path.read_text(), abi)
-        except PtokitError as exc:
-            return TreeFailure(fn.name, "wrap", str(exc))
-        (out_dir / "kernels" / abi.core_type / f"{fn.name}.cpp").write_text(wrapped)
+            return TreeFailure(unit, "assemble", str(exc))
+        asm = cpp_path.read_text()
+        for fn, abi in zip(fns, abis):
+            try:
+                wrapped = wrap_kernel(select_function(asm, fn.name) if len(fns) > 1 else asm, abi)
+            except PtokitError as exc:
+                return TreeFailure(fn.name, "wrap", str(exc))
+            (out_dir / "kernels" / abi.core_type / f"{fn.name}.cpp").write_text(wrapped)
         return None
 
     t0 = time.perf_counter()
@@ -142,11 +152,13 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
 
     t0 = time.perf_counter()
     kernels = []
-    for fn, _, abi in units:
-        kernels.append(KernelEntry(func_id=kernel_ids[fn.name], name=fn.name,
-                                   source=out_dir / "kernels" / abi.core_type / f"{fn.name}.cpp",
-                                   core_type=abi.core_type,
-                                   signature=[t.direction for t in abi.tensors]))
+    for _, fns, abis in units:
+        for fn, abi in zip(fns, abis):
+            kernels.append(KernelEntry(func_id=kernel_ids[fn.name], name=fn.name,
+                                       source=out_dir / "kernels" / abi.core_type / f"{fn.name}.cpp",
+                                       core_type=abi.core_type,
+                                       signature=[t.direction for t in abi.tensors]))
+    kernels.sort(key=lambda k: k.func_id)
     sig = [p.direction.value for p in orch.params if isinstance(p.type, TensorType)]
     cfg = KernelConfig(runtime=ctx.runtime_kind, aicpu_thread_num=0,
                        orchestration=OrchestrationEntry(source=out_dir / "orchestration" / f"{orch.name}.cpp",

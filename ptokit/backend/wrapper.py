@@ -13,7 +13,7 @@ from typing import List, Tuple
 from ..codegen.abi import DTYPES, DynDim, KernelABI
 from ..errors import CompileError
 
-__all__ = ["wrap_kernel", "preprocess_asm", "invert_dim_expr"]
+__all__ = ["wrap_kernel", "preprocess_asm", "invert_dim_expr", "select_function"]
 
 _CXX_KEYWORDS = {
     "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
@@ -47,6 +47,27 @@ def preprocess_asm(asm_cpp: str) -> str:
     while lines and not lines[-1].strip():
         lines.pop()
     return "\n".join(lines)
+
+
+def select_function(asm_cpp: str, name: str) -> str:
+    """Keep only function ``name`` of a multi-function assembler output (a mixed group's module holds
+    the AIC and the AIV function; each wrapped kernel keeps its own, so no unused static function is
+    left behind for ``-Wall -Werror``).  Functions start at a ``__global__`` line and end at the next
+    ``}`` in column 0."""
+    lines = asm_cpp.splitlines()
+    out: List[str] = []
+    skipping = False
+    for line in lines:
+        m = re.match(r'\s*(?:extern\s+"C"\s+)?__global__\s+AICORE\s+void\s+(\w+)\s*\(', line)
+        if m and m.group(1) != name:
+            skipping = True
+            continue
+        if skipping:
+            if line.rstrip() == "}":
+                skipping = False
+            continue
+        out.append(line)
+    return "\n".join(out) + "\n"
 
 
 def _ident(name: str) -> str:
@@ -109,7 +130,7 @@ def wrap_kernel(asm_cpp: str, abi: KernelABI) -> str:
         raise CompileError(f"assembler output has no function '{abi.name}'")
     pass_block = abi.uses_block
     pass_sub = abi.uses_subblock or abi.split_lane
-    need_block_locals = abi.uses_block or abi.declares_block
+    need_block_locals = abi.uses_block or abi.declares_block or any(t.pipe_shard for t in abi.tensors)
     need_intrinsic = need_block_locals or pass_sub
 
     out: List[str] = [
@@ -167,6 +188,10 @@ def wrap_kernel(asm_cpp: str, abi: KernelABI) -> str:
         out.append(f"    __gm__ ChipTensor* {v}_tensor = reinterpret_cast<__gm__ ChipTensor*>(args[{i}]);")
         out.append(f"    __gm__ {cty}* {v} = reinterpret_cast<__gm__ {cty}*>({v}_tensor->buffer.addr)"
                    f" + {v}_tensor->start_offset;")
+        if t.pipe_shard:
+            # the GM pipe buffer of a mixed group: this SPMD block's shard (artifacts.md)
+            out.append(f"    {v} += static_cast<int64_t>({v}_tensor->shapes[0]) / __pypto_spmd_block_num"
+                       f" * __pypto_spmd_block_idx;")
         call.append(v)
     nt = len(abi.tensors)
     for j, s in enumerate(abi.scalars):

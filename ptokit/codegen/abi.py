@@ -22,6 +22,7 @@ class TensorArg:
     dtype: str         # IR dtype name, e.g. "FP32"
     direction: str     # "IN" | "OUT" | "INOUT"
     ndim: int = 2
+    pipe_shard: bool = False   # the GM pipe buffer of a mixed group: the wrapper passes this block's shard
 
 
 @dataclass(frozen=True)

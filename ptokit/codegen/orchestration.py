@@ -166,6 +166,15 @@ class _Orch:
             elif k == "output_new":
                 self.emit(depth, f"{p}.add_output({a.name}_ci);")
                 created.append(a.name)
+        fifo = callee.attrs.get("fifo") if callee.kind is N.FunctionType.Group else None
+        if fifo and fifo.get("gm_pipe"):
+            # the group's GM pipe buffer: a runtime-created intermediate, one shard per SPMD block,
+            # passed right after the user's tensors (docs/mixed-kernels.md)
+            per_block = fifo["slot_size"] * fifo["slot_num"]
+            nblk = f" * static_cast<uint32_t>({block_num})" if block_num is not None else ""
+            self.emit(depth, f"uint32_t gm_pipe_t{t}_shapes[1] = {{{per_block}u{nblk}}};")
+            self.emit(depth, f"TensorCreateInfo gm_pipe_t{t}_ci(gm_pipe_t{t}_shapes, 1, DataType::UINT8);")
+            self.emit(depth, f"{p}.add_output(gm_pipe_t{t}_ci);")
         for a, k in zip(call.args, kinds):
             if k == "scalar":
                 self.emit(depth, f"{p}.add_scalar(to_u64({self._scalar_arg(a, callee, call)}));")
@@ -175,11 +184,17 @@ class _Orch:
             if d not in self.task_ids:
                 raise CompileError(f"deps= names {d!r}, which is not a task named earlier with `as`", call.loc)
             self.emit(depth, f"{p}.add_dep({self.task_ids[d]});")
-        fid = self.kernel_ids[call.callee]
-        submit = "rt_submit_aic_task" if callee.attrs.get("core_type") == "aic" else "rt_submit_aiv_task"
         needs_outs = bool(created) or name is not None
         prefix = f"TaskOutputTensors outs_t{t} = " if needs_outs else ""
-        self.emit(depth, f"{prefix}{submit}({fid}, {p});")
+        if callee.kind is N.FunctionType.Group:
+            # a mixed AIC+AIV group: one task on a whole cluster, both AIV lanes run the AIV kernel
+            aic, aiv = self.kernel_ids[callee.attrs["aic"]], self.kernel_ids[callee.attrs["aiv"]]
+            self.emit(depth, f"MixedKernels mk_t{t} = {{{aic}, {aiv}, {aiv}}};")
+            self.emit(depth, f"{prefix}rt_submit_task(mk_t{t}, {p});")
+        else:
+            fid = self.kernel_ids[call.callee]
+            submit = "rt_submit_aic_task" if callee.attrs.get("core_type") == "aic" else "rt_submit_aiv_task"
+            self.emit(depth, f"{prefix}{submit}({fid}, {p});")
         for i, n in enumerate(created):
             self.emit(depth, f"const ChipTensor& {n} = outs_t{t}.get_ref({i});")
             self.tensors[n] = n

@@ -28,6 +28,7 @@ _ARITH_FLOAT = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf", "
                 "min": "arith.minimumf", "max": "arith.maximumf"}
 _CMP_INT = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq", "ne": "ne"}
 _CMP_FLOAT = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq", "ne": "one"}
+GM_PIPE_BUFFER = "__gm_pipe_buffer"
 SPMD_NAMES = {"get_block_idx": "__pypto_spmd_block_idx", "get_block_num": "__pypto_spmd_block_num",
               "get_subblock_idx": "__pypto_spmd_subblock_idx"}
 
@@ -57,13 +58,21 @@ def kernel_abi(fn: N.Function) -> KernelABI:
                     seen.add(v)
                     dyn.append(DynDim(v, ti, d, str(dim)))
     used = _spmd_used(fn)
+    targs = [TensorArg(p.name, p.type.dtype.name, p.direction.value, len(p.type.shape)) for p in tensors]
+    fifo = fn.attrs.get("fifo")
+    uses_block = bool(used & {"get_block_idx", "get_block_num"})
+    if fifo and fifo.get("gm_pipe"):
+        # the GM pipe buffer: first tensor after the user's, sharded per SPMD block by the wrapper
+        targs.append(TensorArg(GM_PIPE_BUFFER, "UINT8", "INOUT", 1, pipe_shard=True))
     return KernelABI(
         name=fn.name, core_type=fn.attrs.get("core_type", "aiv"),
-        tensors=tuple(TensorArg(p.name, p.type.dtype.name, p.direction.value, len(p.type.shape)) for p in tensors),
+        tensors=tuple(targs),
         scalars=tuple(ScalarArg(p.name, p.type.dtype.name) for p in scalars),
         dyn_dims=tuple(dyn),
-        uses_block=bool(used & {"get_block_idx", "get_block_num"}),
-        uses_subblock="get_subblock_idx" in used)
+        uses_block=uses_block,
+        uses_subblock="get_subblock_idx" in used,
+        declares_block=bool(fifo and fifo.get("gm_pipe") and not uses_block),
+        split_lane=bool(fifo and fifo.get("role") == "aiv"))
 
 
 def _spmd_used(fn: N.Function) -> set:
@@ -93,6 +102,7 @@ class _Emitter:
         self.addr = fn.attrs.get("tile_addr", {})
         self.views: Dict[str, str] = {}
         self.pview_count: Dict[str, int] = {}
+        self.lane_conds: Dict[Tuple, str] = {}
 
     # ------------------------------------------------------------ naming
     def fresh(self, base: str) -> str:
@@ -287,6 +297,11 @@ class _Emitter:
             e = s.expr
             if isinstance(e, N.OpCall) and e.op == "store":
                 self.store(e, depth, s.loc)
+            elif isinstance(e, N.OpCall) and e.op == "tpush_to_aiv":
+                n, ty = self.tile_arg(e.args[0])
+                self.emit(depth, f"pto.tpush_to_aiv({n} : {ty}) {{split = {e.attrs.get('split', 0)}}}", e.loc)
+            elif isinstance(e, N.OpCall) and e.op == "tfree_from_aic":
+                self.emit(depth, f"pto.tfree_from_aic {{split = {e.attrs.get('split', 0)}}}", e.loc)
             elif isinstance(e, N.OpCall) and not isinstance(e.type, TileType):
                 pass   # a scalar expression with no effect
             else:
@@ -297,8 +312,18 @@ class _Emitter:
             self.for_loop(s, depth)
         elif isinstance(s, N.If):
             self.if_stmt(s, depth)
+        elif isinstance(s, N.Scope) and s.kind == "lane_guard":
+            self.emit(depth, f"scf.if {self.lane_cond(s.attrs.get('lane', 0))} {{")
+            self.body(s.body, depth + 1)
+            self.emit(depth, "}")
         else:
             raise CompileError(f"{type(s).__name__} is not allowed inside a kernel", s.loc)
+
+    def lane_cond(self, lane: int) -> str:
+        key = ("lane", lane)
+        if key not in self.lane_conds:
+            raise InternalError(f"codegen: lane guard in {self.fn.name} without a lane parameter")
+        return self.lane_conds[key]
 
     def assign(self, s: N.Assign, depth: int):
         v = s.value
@@ -322,6 +347,13 @@ class _Emitter:
             return
         if v.op == "create_tile":
             self.alloc(target, depth, s.loc)
+            return
+        if v.op == "tpop_from_aic":
+            rep = self.buffer_of.get(target.name, target.name)
+            name = self.fresh(rep)
+            self.emit(depth, f"{name} = pto.tpop_from_aic {{split = {v.attrs.get('split', 0)}}} -> "
+                             f"{tile_type_str(target.type)}", v.loc)
+            self.values[rep] = (name, target.type)
             return
         ins = []
         types = []
@@ -457,6 +489,12 @@ class _Emitter:
             argn += 1
             params.append(f"{name}: !pto.ptr<{p.type.dtype.mlir}>")
             self.values[p.name] = (name, p.type)
+        fifo = fn.attrs.get("fifo")
+        gm_pipe = None
+        if fifo and fifo.get("gm_pipe"):
+            gm_pipe = f"%arg{argn}"
+            argn += 1
+            params.append(f"{gm_pipe}: !pto.ptr<ui8>")
         for p in scalars:
             name = f"%arg{argn}"
             argn += 1
@@ -469,7 +507,7 @@ class _Emitter:
             self.values[d.name] = (name, INDEX)
         if abi.uses_block:
             params += ["%__pypto_spmd_block_idx: i32", "%__pypto_spmd_block_num: i32"]
-        if abi.uses_subblock:
+        if abi.uses_subblock or abi.split_lane:
             params.append("%__pypto_spmd_subblock_idx: i32")
         self.names_used.update(v[0][1:] for v in self.values.values())
         kind = "cube" if abi.core_type == "aic" else "vector"
@@ -484,12 +522,51 @@ class _Emitter:
             self.views[p.name] = (view, tv)
             self.emit(1, f"{view} = pto.make_tensor_view {self.values[p.name][0]}, shape = [{', '.join(shape)}], "
                          f"strides = [{', '.join(strides)}] {{layout = #pto.layout<nd>}} : {tv}", p.loc)
+        if fifo:
+            self.fifo_prologue(fifo, gm_pipe, fn.loc)
         self.body(fn.body, 1)
         self.emit(1, "return")
         head = [f"  func.func @{fn.name}({', '.join(params)}) attributes "
                 f"{{pto.kernel_kind = #pto.kernel_kind<{kind}>}} {{"]
         # constants are emitted at the first level of the body
         return head + self.const_lines + self.lines + ["  }"]
+
+    def fifo_prologue(self, fifo: dict, gm_pipe: Optional[str], loc):
+        """Pipe plumbing of a split mixed kernel (docs/mixed-kernels.md)."""
+        role = fifo["role"]
+        buf = self.fresh(fifo["buffer"])
+        size, num = fifo["slot_size"], fifo["slot_num"]
+        if role == "aiv":
+            self.emit(1, f'{buf} = pto.reserve_buffer {{name = "{fifo["buffer"]}", size = {size * num}, '
+                         f'location = #pto.address_space<vec>, auto = false, base = {fifo["base"]}}} -> i32', loc)
+        else:
+            self.emit(1, f'{buf} = pto.import_reserved_buffer {{name = "{fifo["buffer"]}", '
+                         f'peer_func = @{fifo["aiv"]}}} -> i32', loc)
+        zero = self.const(0, "i32")
+        gm = f"gm_slot_buffer = {gm_pipe} : !pto.ptr<ui8>, " if gm_pipe else ""
+        self.emit(1, f"pto.{role}_initialize_pipe {{dir_mask = {fifo['dir_mask']}, slot_size = {size}, "
+                     f"slot_num = {num}}} ({gm}c2v_consumer_buf = {buf} : i32, v2c_consumer_buf = {zero} : i32)", loc)
+        if role == "aiv":
+            lane = self.temp()
+            self.emit(1, f"{lane} = arith.index_cast %__pypto_spmd_subblock_idx : i32 to index")
+            cond = self.fresh("is_lane0")
+            self.emit(1, f"{cond} = arith.cmpi eq, {lane}, {self.const(0, 'index')} : index")
+            self.lane_conds[("lane", 0)] = cond
+            self.hoist_allocs()
+
+    def hoist_allocs(self):
+        """Lane-guarded bodies: every tile buffer is allocated up front, so a tile written under the
+        guard can be read by later guarded code (scf.if regions do not export values)."""
+        for s in N.walk_stmts(self.fn.body):
+            if not isinstance(s, N.Assign) or not isinstance(s.targets[0].type, TileType):
+                continue
+            if isinstance(s.value, N.OpCall) and s.value.op == "tpop_from_aic":
+                continue
+            t = s.targets[0]
+            if t.type.valid and not all(isinstance(d, int) for d in t.type.valid):
+                raise CompileError(f"tile {t.name!r} of mixed kernel {self.fn.attrs.get('group')} has a dynamic "
+                                   f"valid shape; the vector side of a mixed kernel needs static tile shapes", s.loc)
+            self.alloc(t, 1, s.loc)
 
     def _dim_value(self, d, depth) -> str:
         if isinstance(d, int):

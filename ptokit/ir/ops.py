@@ -292,8 +292,9 @@ def _move(ts, attrs):
     dst = attrs.get("target_memory")
     arch = attrs.get("arch", "a2a3")
     if (a.memory, dst) == (MemorySpace.Acc, MemorySpace.Vec):
-        raise OpTypeError("tile.move Acc->Vec crosses from the cube core to a vector core and needs the "
-                          "cross-core FIFO (mixed cube+vector kernels), which is not supported yet")
+        # crosses from the cube core to a vector core: the kernel becomes a mixed AIC+AIV group and
+        # the split pass (passes/split_mixed.py) turns this move into a TPUSH/TPOP pair
+        return a.with_(memory=dst, pad=PadValue.null)
     if (a.memory, dst) not in _MOVES[arch]:
         legal = ", ".join(f"{s.name}->{d.name}" for s, d in sorted(_MOVES[arch], key=lambda p: (p[0].name, p[1].name)))
         raise OpTypeError(f"tile.move {a.memory.name}->{dst.name if dst else dst} is not a legal move on {arch}; legal moves: {legal}")
@@ -327,6 +328,32 @@ def _matmul_acc(ts, attrs):
 
 _reg("matmul", "pto.tmatmul", "binary", _matmul, cube=True)
 _reg("matmul_acc", "pto.tmatmul.acc", "ternary", _matmul_acc, cube=True)
+
+
+# ---------------------------------------------------------------- cross-core FIFO
+# Created by passes/split_mixed.py only (not DSL ops): the two ends of an Acc->Vec move.
+
+def _tpush(ts, attrs):
+    t = _tile(ts[0], "tpush_to_aiv")
+    if t.memory is not MemorySpace.Acc:
+        raise OpTypeError(f"tpush_to_aiv pushes an Acc tile, but got a {t.memory.name} tile")
+    return t
+
+
+def _tpop(ts, attrs):
+    t = attrs.get("tile_type")
+    if not isinstance(t, TileType) or t.memory is not MemorySpace.Vec:
+        raise OpTypeError("tpop_from_aic needs tile_type=<a Vec TileType>")
+    return t
+
+
+def _tfree(ts, attrs):
+    return BOOL
+
+
+_reg("tpush_to_aiv", "pto.tpush_to_aiv", "fifo", _tpush, cube=True)
+_reg("tpop_from_aic", "pto.tpop_from_aic", "fifo", _tpop)
+_reg("tfree_from_aic", "pto.tfree_from_aic", "fifo", _tfree)
 
 
 # ---------------------------------------------------------------- SPMD identity

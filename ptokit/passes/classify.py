@@ -1,13 +1,13 @@
 """Classify each InCore function as a vector (AIV) or cube (AIC) kernel.
 
 A kernel that touches Mat/Left/Right/Acc tiles or calls a cube op is AIC; one
-that only uses Vec tiles is AIV.  A kernel that does both needs the mixed
-cube+vector split (a Group of one AIC and one AIV function joined by the
-cross-core FIFO), which is reported as not supported yet.
+that only uses Vec tiles is AIV.  A kernel that does both is *mixed*: it keeps
+kind InCore with ``attrs["mixed"] = True`` and ``core_type = "mixed"``; the
+SplitMixed pass (split_mixed.py) later turns it into a Group of one AIC and one
+AIV function joined by the cross-core FIFO (docs/mixed-kernels.md).
 """
 from __future__ import annotations
 
-from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import OPS
 from ..ir.types import MemorySpace, TileType
@@ -36,10 +36,10 @@ def classify_kernels(prog: N.Program, ctx) -> N.Program:
                     if is_vec and vec_at is None:
                         vec_at = sub.loc or s.loc
         if cube_at is not None and vec_at is not None:
-            raise CompileError(f"kernel {fn.name} mixes cube work (line {cube_at.line}) and vector work; "
-                               f"mixed cube+vector kernels (split into an AIC+AIV group joined by the "
-                               f"cross-core FIFO) are not supported yet: split it into two InCore "
-                               f"functions", vec_at)
+            fn.attrs["mixed"] = True
+            fn.attrs["mixed_at"] = (cube_at, vec_at)
+            fn.attrs["core_type"] = "mixed"
+            continue
         fn.kind = N.FunctionType.AIC if cube_at is not None else N.FunctionType.AIV
         fn.attrs["core_type"] = "aic" if cube_at is not None else "aiv"
     return prog

@@ -18,6 +18,7 @@ from .directions import derive_directions
 from .inline import inline_functions
 from .memory_plan import plan_memory
 from .memory_space import check_memory_spaces
+from .split_mixed import split_mixed
 from .ssa import flatten, to_ssa
 
 # (name used in dumps, function, IR is in SSA form afterwards)
@@ -29,6 +30,7 @@ PIPELINE: List[Tuple[str, Callable, bool]] = [
     ("ClassifyKernels", classify_kernels, True),
     ("PlanMemory", plan_memory, True),
     ("DeriveArgDirections", derive_directions, True),
+    ("SplitMixed", split_mixed, True),
 ]
 
 

@@ -44,6 +44,7 @@ class Clause:
     col: int = 0
     typed: bool = False       # a group with ': types'
     attrs: list = field(default_factory=list)   # attr dicts written after an operand
+    keys: List[str] = field(default_factory=list)   # keyword operands '(key = %v : T, ...)'
 
 
 @dataclass

@@ -63,6 +63,8 @@ class FuncEmitter:
         self.last_loc = None
         self.pending: Dict[int, str] = {}     # id(tile ValueInfo) -> pipe of its unsynced writer
         self.event = 0
+        self.reserved: Dict[tuple, int] = {}  # (func, buffer name) -> base, for import_reserved_buffer
+        self.pipes: List[dict] = []           # initialized cross-core pipes of this function
 
     # ------------------------------------------------------------------ helpers
     def err(self, message: str, op: Op) -> AssemblerError:
@@ -204,8 +206,7 @@ class FuncEmitter:
         elif name == "scf.if":
             self.emit_if(op, depth)
         elif name in optable.PTO_CROSS_CORE:
-            raise self.err(f"'{name}' (cross-core FIFO) is not supported by the built-in assembler yet; "
-                           f"set PTOAS_ROOT to use the external ptoas", op)
+            self.emit_cross_core(op, depth)
         else:  # pragma: no cover
             raise self.err(f"cannot lower '{name}'", op)
 
@@ -416,6 +417,110 @@ class FuncEmitter:
                 if isinstance(u.value.type, TileBufType):
                     self.pending[id(u.value)] = pipe
 
+    # ------------------------------------------------------------------ cross-core FIFO
+    _FIFO_DIR = {  # op -> (direction bit, kernel kind that may use it)
+        "pto.tpush_to_aiv": (1, "cube"), "pto.tpop_from_aic": (1, "vector"), "pto.tfree_from_aic": (1, "vector"),
+        "pto.tpush_to_aic": (2, "vector"), "pto.tpop_from_aiv": (2, "cube"), "pto.tfree_from_aiv": (2, "cube"),
+    }
+    _SPLIT = {0: "TileSplitAxis::TILE_NO_SPLIT", 1: "TileSplitAxis::TILE_UP_DOWN", 2: "TileSplitAxis::TILE_LEFT_RIGHT"}
+    _DIRS = {1: "Direction::DIR_C2V", 2: "Direction::DIR_V2C", 3: "Direction::DIR_BOTH"}
+
+    def lane_name(self) -> Optional[str]:
+        for a in self.f.args:
+            if a.name == "__pypto_spmd_subblock_idx":
+                return a.value.cxx
+        return None
+
+    def _has_op(self, block: Block, names) -> bool:
+        for op in block.ops:
+            if op.name in names or any(self._has_op(r, names) for r in op.regions):
+                return True
+        return False
+
+    def emit_cross_core(self, op: Op, depth: int) -> None:
+        name = op.name
+        kind = self.kernel_kind()
+        res = op.extra.get("result_infos", [])
+        if name == "pto.reserve_buffer":
+            res[0].const = int(op.attrs["base"].value)
+            self.reserved[(self.f.name, op.attrs["name"].value)] = res[0].const
+            return
+        if name == "pto.import_reserved_buffer":
+            peer = op.attrs["peer_func"].value[1]
+            key = (peer, op.attrs["name"].value)
+            if key not in self.reserved:
+                raise self.err(f"no pto.reserve_buffer named \"{key[1]}\" in function @{peer} of this module", op)
+            res[0].const = self.reserved[key]
+            return
+        if name.endswith("_initialize_pipe"):
+            want = "cube" if name == "pto.aic_initialize_pipe" else "vector"
+            if kind != want:
+                raise self.err(f"'{name}' belongs in a {want} function, but @{self.f.name} is a {kind} kernel", op)
+            mask = op.attrs["dir_mask"].value
+            size = op.attrs["slot_size"].value
+            num = op.attrs["slot_num"].value if "slot_num" in op.attrs else 2
+            g = [c for c in op.clauses if c.kind == "group"][0]
+            ops = dict(zip(g.keys, g.uses))
+            gm = f"(__gm__ void*){self.ex(ops['gm_slot_buffer'])}" if "gm_slot_buffer" in ops else "nullptr"
+            ptype = f"TPipe<{len(self.pipes)}, {self._DIRS[mask]}, {size}, {num}, {num}, true>"
+            self.counter += 1
+            pv = f"v{self.counter}"
+            self.out(depth, f"{ptype} {pv}({gm}, static_cast<uint32_t>({self.ex(ops['c2v_consumer_buf'])}), "
+                            f"static_cast<uint32_t>({self.ex(ops['v2c_consumer_buf'])}));")
+            self.out(depth, f"(void){pv};")
+            pipe = {"mask": mask, "var": pv, "size": size, "num": num, "slot": None,
+                    "c2v": self.ex(ops["c2v_consumer_buf"]), "v2c": self.ex(ops["v2c_consumer_buf"])}
+            pops = {"pto.tpop_from_aic"} if kind == "vector" else {"pto.tpop_from_aiv"}
+            if self.f.body is not None and self._has_op(self.f.body, pops):
+                pipe["slot"] = f"{pv}_slot"
+                self.out(depth, f"uint32_t {pipe['slot']} = 0;")
+            self.pipes.append(pipe)
+            return
+        bit, want = self._FIFO_DIR[name]
+        if kind != want:
+            raise self.err(f"'{name}' belongs in a {want} function, but @{self.f.name} is a {kind} kernel", op)
+        pipe = next((p for p in self.pipes if p["mask"] & bit), None)
+        if pipe is None:
+            d = "C2V" if bit == 1 else "V2C"
+            raise self.err(f"'{name}' needs a {d} pipe: no pto.{'aic' if kind == 'cube' else 'aiv'}_initialize_pipe "
+                           f"with dir_mask {bit} or 3 comes before it", op)
+        split = self._SPLIT[op.attrs["split"].value]
+        p = pipe["var"]
+        lane = self.lane_name() if kind == "vector" else None
+        if name.startswith("pto.tfree"):
+            self.out(depth, f"TFREE<decltype({p}), {split}>({p});")
+            return
+        if name.startswith("pto.tpush"):
+            t = self.ex(op.operands[0])
+            self._lane_call(depth, f"TPUSH<decltype({p}), decltype({t}), {split}>({p}, {t}", lane)
+            return
+        # pop: the tile lives in the consumer's slot buffer, slots taken round-robin
+        tt: TileBufType = op.arrow_types[0]
+        tn = self.new_name(res[0])
+        dyn = []
+        if tt.v_row is None:
+            dyn.append(str(tt.rows))
+        if tt.v_col is None:
+            dyn.append(str(tt.cols))
+        base = pipe["c2v"] if bit == 1 else pipe["v2c"]
+        self.out(depth, f"{tt.cxx()} {tn} =")
+        self.out(depth + 2, f"{tt.cxx()}({', '.join(dyn)});")
+        slot = pipe["slot"]
+        self.out(depth, f"TASSIGN({tn}, {base} + {slot} * {pipe['size']}u);")
+        self.out(depth, f"{slot} = ({slot} + 1u) % {pipe['num']}u;")
+        self._lane_call(depth, f"TPOP<decltype({p}), decltype({tn}), {split}>({p}, {tn}", lane)
+
+    def _lane_call(self, depth: int, head: str, lane: Optional[str]) -> None:
+        """Split-endpoint rule: device builds pass the lane, __CPU_SIM keeps the two-argument form."""
+        if lane is None:
+            self.out(depth, head + ");")
+            return
+        self.out(0, "#if defined(__CPU_SIM) || defined(__COSTMODEL)")
+        self.out(depth, head + ");")
+        self.out(0, "#else")
+        self.out(depth, head + f", {lane});")
+        self.out(0, "#endif")
+
     # ------------------------------------------------------------------ control flow
     def emit_for(self, op: Op, depth: int) -> None:
         lo, hi, st = op.operands[:3]
@@ -507,9 +612,29 @@ class FuncEmitter:
 
 def emit_module(mod: Module, src: SourceText, insert_sync: bool, plans: Dict[str, Dict[int, int]]) -> str:
     out = ['#include "pto/pto-inst.hpp"', "using namespace pto;", ""]
+    reserved = _reserved_buffers(mod)
     for f in mod.funcs:
-        lines = FuncEmitter(f, src, insert_sync, plans.get(f.name, {})).emit()
+        fe = FuncEmitter(f, src, insert_sync, plans.get(f.name, {}))
+        fe.reserved = reserved
+        lines = fe.emit()
         if lines:
             out.extend(lines)
             out.append("")
     return "\n".join(out)
+
+
+def _reserved_buffers(mod: Module) -> Dict[tuple, int]:
+    """(function, name) -> base of every pto.reserve_buffer in the module (import_reserved_buffer looks here)."""
+    found: Dict[tuple, int] = {}
+
+    def walk(fname: str, block: Block):
+        for op in block.ops:
+            if op.name == "pto.reserve_buffer" and "base" in op.attrs and "name" in op.attrs:
+                found[(fname, op.attrs["name"].value)] = int(op.attrs["base"].value)
+            for r in op.regions:
+                walk(fname, r)
+
+    for f in mod.funcs:
+        if f.body is not None:
+            walk(f.name, f.body)
+    return found

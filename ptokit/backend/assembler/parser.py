@@ -391,6 +391,24 @@ class Parser:
     def parse_group(self, name: str, at: Token) -> Clause:
         self.expect("(")
         clause = Clause("group", name, line=at.line, col=at.col)
+        if self.tok.kind == IDENT and self.is_punct("=", self.peek()):
+            # keyword operands, each with its own type: (key = %v : T, key2 = %w : T2)
+            clause.typed = True
+            while True:
+                if self.tok.kind != IDENT or not self.is_punct("=", self.peek()):
+                    raise self.error(f"expected 'name = %value : type' in '{name or op_name_hint(at)}(', "
+                                     f"found {_describe(self.tok)}")
+                key = self.next()
+                self.next()
+                clause.keys.append(key.text)
+                clause.uses.append(self.parse_use())
+                self.expect(":", f"before the type of '{key.text}'")
+                clause.types.append(self.parse_type())
+                if self.accept(","):
+                    continue
+                break
+            self.expect(")", f"to close '{name}('" if name else "to close '('")
+            return clause
         if not self.is_punct(")") and not self.is_punct(":"):
             while True:
                 clause.uses.append(self.parse_use())
@@ -521,6 +539,9 @@ class Parser:
         if t.kind == IDENT and t.text in ("true", "false", "unit"):
             self.next()
             return Attr(t.text, t.text != "false")
+        if t.kind == AT:
+            self.next()
+            return Attr(f"@{t.text}", ("@", t.text))
         if t.kind == HASH:
             self.next()
             body = None if t.body is None else " ".join(t.body.split())
@@ -591,3 +612,7 @@ def parse(text: str, filename: str = "<pto>") -> Module:
     mod = p.parse_module()
     mod.source = p.src  # type: ignore[attr-defined]
     return mod
+
+
+def op_name_hint(tok) -> str:
+    return getattr(tok, "text", "")

@@ -31,6 +31,8 @@ def _clause(c: Clause) -> str:
         return f"{c.name} = {_use(c.uses[0])}"
     if c.kind == "list":
         return f"{c.name} = [" + ", ".join(_use(u) for u in c.uses) + "]"
+    if c.keys:
+        return f"{c.name}(" + ", ".join(f"{k} = {_use(u)} : {t}" for k, u, t in zip(c.keys, c.uses, c.types)) + ")"
     inner = ", ".join(_use(u) for u in c.uses)
     if c.typed:
         inner += " : " + ", ".join(str(t) for t in c.types)

@@ -446,6 +446,7 @@ class Sema:
         self.bind_results(op, [])
 
     def check_cross_core(self, op: Op) -> None:
+        self.check_cross_core_form(op)
         for c in op.clauses:
             if c.kind == "group" and c.typed:
                 if len(c.types) != len(c.uses):
@@ -457,6 +458,98 @@ class Sema:
             self.resolve(u)
         types = op.arrow_types or (op.colon_types if op.results else [])
         self.bind_results(op, types if op.results else [])
+
+
+    # ------------------------------------------------------------------ cross-core forms
+    def check_cross_core_form(self, op: Op) -> None:
+        """The shapes of docs/mixed-kernels.md; each problem is located at the op."""
+        nl, nc = op.extra.get("name_tok", (op.line, op.col))
+        name = op.name
+
+        def fail(msg):
+            return self.error(f"'{name}': {msg}", nl, nc)
+
+        def int_attr(key, required=True, allowed=None, positive=False):
+            a = op.attrs.get(key)
+            if a is None:
+                if required:
+                    raise fail(f"missing integer attribute '{key}'")
+                return None
+            if not isinstance(a.value, int) or isinstance(a.value, bool):
+                raise fail(f"attribute '{key}' must be an integer, got {a.text}")
+            if allowed is not None and a.value not in allowed:
+                raise fail(f"attribute '{key}' must be one of {sorted(allowed)}, got {a.value}")
+            if positive and a.value <= 0:
+                raise fail(f"attribute '{key}' must be positive, got {a.value}")
+            return a.value
+
+        def str_attr(key):
+            a = op.attrs.get(key)
+            if a is None or not isinstance(a.value, str):
+                raise fail(f"needs a string attribute '{key}'")
+            return a.value
+
+        groups = [c for c in op.clauses if c.kind == "group"]
+        others = [c for c in op.clauses if c.kind != "group"]
+        if others:
+            raise fail(f"unexpected '{others[0].name or 'operand'}' clause")
+        n_res = sum(r.count for r in op.results)
+        if name in ("pto.reserve_buffer", "pto.import_reserved_buffer"):
+            if groups or n_res != 1 or op.arrow_types != [ScalarType("i32")]:
+                raise fail("expected '%buf = " + name + " {...} -> i32'")
+            str_attr("name")
+            if name == "pto.reserve_buffer":
+                int_attr("size", positive=True)
+                loc = op.attrs.get("location")
+                if loc is not None and not (isinstance(loc.value, tuple) and loc.value[1] in ("vec", "mat")):
+                    raise fail(f"location must be #pto.address_space<vec> or <mat>, got {loc.text}")
+                auto = op.attrs.get("auto")
+                if op.attrs.get("base") is None:
+                    if auto is None or auto.value is not True:
+                        raise fail("needs 'base = N' (or auto = true)")
+                    raise fail("auto = true (assembler-placed slot buffers) is not supported by the built-in "
+                               "assembler; give 'base = N'")
+                int_attr("base")
+            else:
+                peer = op.attrs.get("peer_func")
+                if peer is None or not (isinstance(peer.value, tuple) and peer.value[0] == "@"):
+                    raise fail("needs 'peer_func = @function'")
+        elif name in ("pto.aic_initialize_pipe", "pto.aiv_initialize_pipe"):
+            int_attr("dir_mask", allowed={1, 2, 3})
+            int_attr("slot_size", positive=True)
+            int_attr("slot_num", required=False, positive=True)
+            if n_res or len(groups) != 1 or not groups[0].keys:
+                raise fail("expected '{dir_mask = D, slot_size = S} (c2v_consumer_buf = %a : i32, "
+                           "v2c_consumer_buf = %b : i32)' with no results")
+            g = groups[0]
+            allowed = {"gm_slot_buffer", "c2v_consumer_buf", "v2c_consumer_buf"}
+            for k, u, t in zip(g.keys, g.uses, g.types):
+                if k not in allowed:
+                    raise self.error(f"'{name}': unknown operand '{k}' (expected {', '.join(sorted(allowed))})",
+                                     u.line, u.col)
+                if k == "gm_slot_buffer" and not isinstance(t, PtrType):
+                    raise self.error(f"'{name}': gm_slot_buffer must be a !pto.ptr, got {t}", u.line, u.col)
+                if k != "gm_slot_buffer" and not (isinstance(t, ScalarType) and t.is_int):
+                    raise self.error(f"'{name}': {k} must be an i32, got {t}", u.line, u.col)
+            if len(set(g.keys)) != len(g.keys):
+                raise fail("an operand is given twice")
+            for k in ("c2v_consumer_buf", "v2c_consumer_buf"):
+                if k not in g.keys:
+                    raise fail(f"missing operand '{k}'")
+        elif name in ("pto.tpush_to_aiv", "pto.tpush_to_aic"):
+            int_attr("split", allowed={0, 1, 2})
+            if n_res or len(groups) != 1 or len(groups[0].uses) != 1 or not groups[0].typed:
+                raise fail("expected '" + name + "(%tile : !pto.tile_buf<...>) {split = N}'")
+            if not isinstance(groups[0].types[0], TileBufType):
+                raise fail(f"pushes a tile, got {groups[0].types[0]}")
+        elif name in ("pto.tpop_from_aic", "pto.tpop_from_aiv"):
+            int_attr("split", allowed={0, 1, 2})
+            if groups or n_res != 1 or len(op.arrow_types) != 1 or not isinstance(op.arrow_types[0], TileBufType):
+                raise fail("expected '%t = " + name + " {split = N} -> !pto.tile_buf<...>'")
+        elif name in ("pto.tfree_from_aic", "pto.tfree_from_aiv"):
+            int_attr("split", allowed={0, 1, 2})
+            if groups or n_res:
+                raise fail("expected '" + name + " {split = N}' with no operands or results")
 
 
 def float_literal(value: float, cxx_type: str) -> str:

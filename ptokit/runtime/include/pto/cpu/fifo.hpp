@@ -28,6 +28,11 @@ struct TPipe {
     static constexpr uint32_t SLOT_SIZE = SlotSize;
     static constexpr uint32_t SLOT_NUM = SlotNum;
     static constexpr uint32_t LOCAL_SLOT_NUM = LocalSlotNum;
+    // IsNoSplit: a TILE_NO_SPLIT transfer is 1:2 -- the cube's push reaches both vector lanes (each
+    // pops and frees its own copy; a lane's slot is reused only after that lane freed it), and a
+    // cube pop takes one tile from each lane (lane 0's data is kept). Without it, NO_SPLIT is 1:1
+    // with AIV0 (docs/tile-api.md, docs/mixed-kernels.md).
+    static constexpr bool NO_SPLIT_BOTH_LANES = IsNoSplit;
     TPipe() {}
     TPipe(void*, uint32_t, uint32_t) {}
 };
@@ -72,7 +77,8 @@ inline void fifo_push(const char* instr, TileT& tile, int split) {
     const int dir = fifo_dir<Pipe>(c);
     const T* p = ptr(tile, instr);
     const bool cube = c->lane < 0;
-    const int parts = (cube && split != TILE_NO_SPLIT) ? 2 : 1;
+    const bool both = cube && split == TILE_NO_SPLIT && Pipe::NO_SPLIT_BOTH_LANES;
+    const int parts = (cube && (split != TILE_NO_SPLIT || both)) ? 2 : 1;
     for (int part = 0; part < parts; ++part) {
         int r0, c0, nr, nc;
         split_part(cube ? split : TILE_NO_SPLIT, part, vrows(tile), vcols(tile), &r0, &c0, &nr, &nc);
@@ -97,7 +103,8 @@ inline void fifo_pop(const char* instr, TileT& tile, int split) {
     const int dir = fifo_dir<Pipe>(c);
     T* p = ptr(tile, instr);
     const bool cube = c->lane < 0;
-    const int parts = (cube && split != TILE_NO_SPLIT) ? 2 : 1;
+    const bool both = cube && split == TILE_NO_SPLIT && Pipe::NO_SPLIT_BOTH_LANES;
+    const int parts = (cube && (split != TILE_NO_SPLIT || both)) ? 2 : 1;
     for (int part = 0; part < parts; ++part) {
         int r0, c0, nr, nc;
         split_part(cube ? split : TILE_NO_SPLIT, part, vrows(tile), vcols(tile), &r0, &c0, &nr, &nc);
@@ -106,6 +113,7 @@ inline void fifo_pop(const char* instr, TileT& tile, int split) {
         const int lane = cube ? part : c->lane;
         const int rc = hook(c, Pipe::flagId, dir, lane, buf, bytes, Pipe::SLOT_SIZE, Pipe::SLOT_NUM);
         if (rc != PTO_CPU_FIFO_OK) fifo_fail(instr, rc, Pipe::flagId, dir, lane);
+        if (both && part == 1) continue;  // lane 1's copy of a 1:2 transfer: popped and dropped
         for (int r = 0; r < nr; ++r) memcpy(p + at<TileT>(r0 + r, c0), buf + (int64_t)r * nc, sizeof(T) * (size_t)nc);
     }
 }
@@ -117,7 +125,8 @@ inline void fifo_free(const char* instr, int split) {
     PtoCpuCore* c = core();
     const int dir = fifo_dir<Pipe>(c);
     const bool cube = c->lane < 0;
-    const int parts = (cube && split != TILE_NO_SPLIT) ? 2 : 1;
+    const bool both = cube && split == TILE_NO_SPLIT && Pipe::NO_SPLIT_BOTH_LANES;
+    const int parts = (cube && (split != TILE_NO_SPLIT || both)) ? 2 : 1;
     for (int part = 0; part < parts; ++part) {
         const int lane = cube ? part : c->lane;
         const int rc = hook(c, Pipe::flagId, dir, lane);
@@ -136,6 +145,26 @@ inline RecordEvent TPUSH(Pipe& pipe, TileProd& tile) {
 template <typename Pipe, typename TileCons, TileSplitAxis Split = TileSplitAxis::TILE_NO_SPLIT>
 inline RecordEvent TPOP(Pipe& pipe, TileCons& tile) {
     (void)pipe;
+    cpu::fifo_pop<Pipe>("TPOP", tile, Split);
+    return {};
+}
+
+// The device's split-endpoint overloads (lane passed explicitly). On the CPU the lane comes from the
+// simulator's core (PtoCpuCore::lane), so the argument is only checked against it.
+template <typename Pipe, typename TileProd, TileSplitAxis Split = TileSplitAxis::TILE_NO_SPLIT>
+inline RecordEvent TPUSH(Pipe& pipe, TileProd& tile, int lane) {
+    (void)pipe;
+    if (cpu::core()->lane >= 0 && lane != cpu::core()->lane)
+        cpu::fatal("TPUSH", "lane argument %d but the calling vector core is lane %d", lane, cpu::core()->lane);
+    cpu::fifo_push<Pipe>("TPUSH", tile, Split);
+    return {};
+}
+
+template <typename Pipe, typename TileCons, TileSplitAxis Split = TileSplitAxis::TILE_NO_SPLIT>
+inline RecordEvent TPOP(Pipe& pipe, TileCons& tile, int lane) {
+    (void)pipe;
+    if (cpu::core()->lane >= 0 && lane != cpu::core()->lane)
+        cpu::fatal("TPOP", "lane argument %d but the calling vector core is lane %d", lane, cpu::core()->lane);
     cpu::fifo_pop<Pipe>("TPOP", tile, Split);
     return {};
 }

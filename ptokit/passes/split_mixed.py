@@ -1,0 +1,376 @@
+"""SplitMixed: a mixed cube+vector InCore kernel becomes a Group of an AIC and an AIV function.
+
+Runs last (after memory planning and argument directions).  For every function
+that ClassifyKernels marked ``attrs["mixed"]``:
+
+* statements are partitioned per side: cube work (Mat/Left/Right/Acc/Bias tiles,
+  matmul, Acc stores, DDR->Mat loads) goes to ``<fn>_aic``; vector work (Vec
+  tiles) to ``<fn>_aiv``; scalar statements and control flow are duplicated on
+  both sides and pruned where unused;
+* the cross-core boundary ``v = pl.move(acc, target_memory=pl.Mem.Vec)`` becomes
+  ``tpush_to_aiv(acc)`` on the AIC side and ``v = tpop_from_aic()`` on the AIV
+  side, followed by ``tfree_from_aic()`` after the last use of ``v`` in the
+  pop's block (when ``v`` shares a buffer with other tiles, or is still live at
+  the next pop, it is copied out of the slot first and freed at once);
+* on the AIV side the vector work is guarded by ``lane == 0`` (an IR ``Scope``
+  of kind ``lane_guard``); both lanes execute the pops and frees (the "empty
+  pop" of lane 1), because a NO_SPLIT push reaches both lanes;
+* the consumer slot buffer (``slot_num`` slots of ``slot_size`` = the largest
+  pushed tile's bytes) is reserved in Vec after the planned tiles; two slots
+  when they fit, else one, else a located CompileError.
+
+The original function stays in the program as kind Group with
+``attrs = {"aic": "<fn>_aic", "aiv": "<fn>_aiv", "fifo": {...}}``; the
+orchestration's ``kernel_ids`` are renumbered so the AIC and AIV functions get
+consecutive ids where the group was first used.  See docs/mixed-kernels.md.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Dict, List, Optional, Set
+
+from ..errors import CompileError
+from ..ir import nodes as N
+from ..ir.ops import OPS
+from ..ir.types import ALIGNMENT, CAPACITY, MemorySpace, ScalarType, TileType
+
+_CUBE = {MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc, MemorySpace.Bias}
+FIFO_OPS = ("tpush_to_aiv", "tpop_from_aic", "tfree_from_aic")
+C2V_BUFFER = "c2v_slot_buffer"
+
+
+def split_mixed(prog: N.Program, ctx) -> N.Program:
+    new_funcs: Dict[str, N.Function] = {}
+    for name, fn in prog.functions.items():
+        if fn.kind is N.FunctionType.InCore and fn.attrs.get("mixed"):
+            group, aic, aiv = _split(fn, ctx)
+            new_funcs[name] = group
+            new_funcs[aic.name] = aic
+            new_funcs[aiv.name] = aiv
+        else:
+            new_funcs[name] = fn
+    prog.functions = new_funcs
+    for orch in prog.of_kind(N.FunctionType.Orchestration):
+        ids = orch.attrs.get("kernel_ids")
+        if ids is None:
+            continue
+        renum: Dict[str, int] = {}
+        for k in sorted(ids, key=ids.get):
+            f = prog.functions[k]
+            if f.kind is N.FunctionType.Group:
+                renum[f.attrs["aic"]] = len(renum)
+                renum[f.attrs["aiv"]] = len(renum)
+            else:
+                renum[k] = len(renum)
+        orch.attrs["kernel_ids"] = renum
+    return prog
+
+
+# ----------------------------------------------------------------- classification
+
+def _tile_spaces(e: N.Expr) -> Set[MemorySpace]:
+    spaces = set()
+    for sub in N.walk_expr(e):
+        if isinstance(sub.type, TileType):
+            spaces.add(sub.type.memory)
+    return spaces
+
+
+def _is_boundary(s: N.Stmt) -> bool:
+    return (isinstance(s, N.Assign) and isinstance(s.value, N.OpCall) and s.value.op == "move"
+            and isinstance(s.value.args[0].type, TileType) and s.value.args[0].type.memory is MemorySpace.Acc
+            and isinstance(s.targets[0].type, TileType) and s.targets[0].type.memory is MemorySpace.Vec)
+
+
+def _side_of_op(e: N.Expr) -> Optional[str]:
+    """'aic', 'aiv' or None (scalar only) for an expression."""
+    spaces = _tile_spaces(e)
+    if spaces & _CUBE:
+        return "aic"
+    if MemorySpace.Vec in spaces:
+        return "aiv"
+    if isinstance(e, N.OpCall) and isinstance(e.type, TileType) and OPS[e.op].cube:
+        return "aic"
+    return None
+
+
+def _side_of_type(t) -> Optional[str]:
+    if isinstance(t, TileType):
+        return "aiv" if t.memory is MemorySpace.Vec else "aic"
+    return None
+
+
+# ----------------------------------------------------------------- partition
+
+def _part(body: List[N.Stmt], side: str, pushed: List[TileType]) -> List[N.Stmt]:
+    out: List[N.Stmt] = []
+    for s in body:
+        if isinstance(s, N.Assign):
+            if _is_boundary(s):
+                src, dst = s.value.args[0], s.targets[0]
+                if side == "aic":
+                    pushed.append(src.type)
+                    out.append(N.ExprStmt(N.OpCall("tpush_to_aiv", [src], {"split": 0}, type=src.type,
+                                                   loc=s.value.loc), loc=s.loc))
+                else:
+                    out.append(N.Assign([dst], N.OpCall("tpop_from_aic", [], {"split": 0},
+                                                        type=dst.type, loc=s.value.loc), loc=s.loc))
+                continue
+            if all(isinstance(t.type, ScalarType) for t in s.targets):
+                out.append(s)
+                continue
+            where = _side_of_type(s.targets[0].type) or _side_of_op(s.value)
+            if where == side:
+                out.append(s)
+        elif isinstance(s, N.ExprStmt):
+            where = _side_of_op(s.expr)
+            if where is None or where == side:
+                out.append(s)
+        elif isinstance(s, N.Return):
+            out.append(N.Return([], loc=s.loc))
+        elif isinstance(s, N.For):
+            keep = [i for i, (p, _) in enumerate(s.iter_args) if _side_of_type(p.type) in (None, side)]
+            out.append(N.For(s.var, s.start, s.stop, s.step, _part(s.body, side, pushed), kind=s.kind,
+                             iter_args=[s.iter_args[i] for i in keep], yields=[s.yields[i] for i in keep],
+                             results=[s.results[i] for i in keep], loc=s.loc))
+        elif isinstance(s, N.If):
+            keep = [i for i, r in enumerate(s.results) if _side_of_type(r.type) in (None, side)]
+            out.append(N.If(s.cond, _part(s.then_body, side, pushed), _part(s.else_body, side, pushed),
+                            results=[s.results[i] for i in keep], then_yields=[s.then_yields[i] for i in keep],
+                            else_yields=[s.else_yields[i] for i in keep], loc=s.loc))
+        else:
+            raise CompileError(f"{type(s).__name__} is not allowed inside a kernel", s.loc)
+    return out
+
+
+# ----------------------------------------------------------------- uses and pruning
+
+def _expr_reads(e: N.Expr, acc: Set[str]) -> None:
+    for sub in N.walk_expr(e):
+        if isinstance(sub, N.Var):
+            acc.add(sub.name)
+        t = sub.type
+        if isinstance(t, TileType) and t.valid:
+            for v in t.valid:
+                if isinstance(v, N.Expr):
+                    _expr_reads(v, acc)
+        if isinstance(sub, N.OpCall):
+            for v in sub.attrs.get("valid") or ():
+                if isinstance(v, N.Expr):
+                    _expr_reads(v, acc)
+
+
+def _reads(s: N.Stmt) -> Set[str]:
+    acc: Set[str] = set()
+    for e in N.stmt_exprs(s):
+        _expr_reads(e, acc)
+    if isinstance(s, N.Assign):
+        for t in s.targets:
+            if isinstance(t.type, TileType) and t.type.valid:
+                for v in t.type.valid:
+                    if isinstance(v, N.Expr):
+                        _expr_reads(v, acc)
+    if isinstance(s, N.For):
+        for y in s.yields:
+            _expr_reads(y, acc)
+    if isinstance(s, N.If):
+        for y in list(s.then_yields) + list(s.else_yields):
+            _expr_reads(y, acc)
+    for sub in N.child_bodies(s):
+        for x in sub:
+            acc |= _reads(x)
+    return acc
+
+
+def _effectful(s: N.Stmt) -> bool:
+    if isinstance(s, N.Assign):
+        return any(not isinstance(t.type, ScalarType) for t in s.targets)
+    if isinstance(s, N.ExprStmt):
+        return isinstance(s.expr, N.OpCall) and (s.expr.op == "store" or s.expr.op in FIFO_OPS)
+    return any(_effectful(x) for sub in N.child_bodies(s) for x in sub)
+
+
+def _defs(s: N.Stmt) -> List[str]:
+    if isinstance(s, N.Assign):
+        return [t.name for t in s.targets]
+    if isinstance(s, (N.For, N.If)):
+        return [r.name for r in s.results]
+    return []
+
+
+def _prune(body: List[N.Stmt]) -> List[N.Stmt]:
+    """Drop scalar statements and effect-free loops/branches whose results nobody reads."""
+    while True:
+        used: Set[str] = set()
+        for s in body:
+            used |= _reads(s)
+        changed = [False]
+
+        def walk(stmts: List[N.Stmt]) -> List[N.Stmt]:
+            out = []
+            for s in stmts:
+                if isinstance(s, N.Return):
+                    out.append(s)
+                    continue
+                if not _effectful(s) and not any(d in used for d in _defs(s)):
+                    changed[0] = True
+                    continue
+                if isinstance(s, N.For):
+                    s.body = walk(s.body)
+                elif isinstance(s, N.If):
+                    s.then_body = walk(s.then_body)
+                    s.else_body = walk(s.else_body)
+                out.append(s)
+            return out
+
+        body = walk(body)
+        if not changed[0]:
+            return body
+
+
+# ----------------------------------------------------------------- AIV: frees and lane guards
+
+def _is_pop(s: N.Stmt) -> bool:
+    return isinstance(s, N.Assign) and isinstance(s.value, N.OpCall) and s.value.op == "tpop_from_aic"
+
+
+def _has_fifo(s: N.Stmt) -> bool:
+    if _is_pop(s):
+        return True
+    if isinstance(s, N.ExprStmt) and isinstance(s.expr, N.OpCall) and s.expr.op in FIFO_OPS:
+        return True
+    return any(_has_fifo(x) for sub in N.child_bodies(s) for x in sub)
+
+
+def _free(loc) -> N.Stmt:
+    return N.ExprStmt(N.OpCall("tfree_from_aic", [], {"split": 0}, type=ScalarType(_bool_dtype()), loc=loc),
+                      loc=loc)
+
+
+def _bool_dtype():
+    from ..ir.types import DType
+    return DType.BOOL
+
+
+def _insert_frees(body: List[N.Stmt], buffer_of: Dict[str, str]) -> List[N.Stmt]:
+    for s in body:
+        if isinstance(s, N.For):
+            s.body = _insert_frees(s.body, buffer_of)
+        elif isinstance(s, N.If):
+            s.then_body = _insert_frees(s.then_body, buffer_of)
+            s.else_body = _insert_frees(s.else_body, buffer_of)
+    pops = [i for i, s in enumerate(body) if _is_pop(s)]
+    if not pops:
+        return body
+    after: Dict[int, List[N.Stmt]] = {}
+    replace: Dict[int, List[N.Stmt]] = {}
+    for k, i in enumerate(pops):
+        s = body[i]
+        v = s.targets[0]
+        rep = buffer_of.get(v.name, v.name)
+        sharing = {m for m, r in buffer_of.items() if r == rep} | {v.name}
+        last = i
+        for j in range(i + 1, len(body)):
+            if _reads(body[j]) & sharing:
+                last = j
+        nxt = pops[k + 1] if k + 1 < len(pops) else None
+        if len(sharing) > 1 or (nxt is not None and last > nxt):
+            # the tile must outlive its slot: copy it out of the slot and free the slot at once
+            slot = N.Var(f"{v.name}__slot", type=v.type, loc=v.loc)
+            pop = N.Assign([slot], s.value, loc=s.loc)
+            cp = N.Assign([v], N.OpCall("move", [N.Var(slot.name, type=v.type)],
+                                        {"target_memory": MemorySpace.Vec}, type=v.type, loc=s.loc), loc=s.loc)
+            replace[i] = [pop, cp, _free(s.loc)]
+        else:
+            after.setdefault(last, []).append(_free(s.loc))
+    out: List[N.Stmt] = []
+    for i, s in enumerate(body):
+        out.extend(replace.get(i, [s]))
+        out.extend(after.get(i, []))
+    return out
+
+
+def _scalar_results(s: N.Stmt) -> bool:
+    return any(isinstance(r.type, ScalarType) for r in getattr(s, "results", []))
+
+
+def _guard(body: List[N.Stmt]) -> List[N.Stmt]:
+    """Wrap runs of vector work in ``Scope('lane_guard')`` (lane 0 only); FIFO traffic stays unguarded."""
+    out: List[N.Stmt] = []
+    run: List[N.Stmt] = []
+    hoisted: List[N.Stmt] = []
+
+    def flush():
+        out.extend(hoisted)
+        if run:
+            out.append(N.Scope("lane_guard", list(run), {"lane": 0}, loc=run[0].loc))
+        hoisted.clear()
+        run.clear()
+
+    for s in body:
+        if isinstance(s, N.Return):
+            flush()
+            out.append(s)
+        elif isinstance(s, N.Assign) and all(isinstance(t.type, ScalarType) for t in s.targets):
+            (hoisted if run else out).append(s)
+        elif _has_fifo(s) or _scalar_results(s):
+            flush()
+            if isinstance(s, N.For):
+                s.body = _guard(s.body)
+            elif isinstance(s, N.If):
+                s.then_body = _guard(s.then_body)
+                s.else_body = _guard(s.else_body)
+            out.append(s)
+        elif _effectful(s):
+            run.append(s)
+        else:
+            (hoisted if run else out).append(s)
+    flush()
+    return out
+
+
+# ----------------------------------------------------------------- the split
+
+def _split(fn: N.Function, ctx):
+    if not any(_is_boundary(s) for s in N.walk_stmts(fn.body)):
+        cube_at, vec_at = fn.attrs.get("mixed_at", (fn.loc, fn.loc))
+        raise CompileError(f"kernel {fn.name} mixes cube work (line {cube_at.line if cube_at else '?'}) and vector "
+                           f"work but never moves an Acc tile to Vec; a mixed kernel hands the cube's result to "
+                           f"the vector side with pl.move(acc, target_memory=pl.Mem.Vec) (the cross-core FIFO). "
+                           f"Otherwise split it into two InCore functions", vec_at or fn.loc)
+    arch = ctx.arch
+    buffer_of = dict(fn.attrs.get("buffer_of", {}))
+    pushed: List[TileType] = []
+    aic_body = _prune(_part(copy.deepcopy(fn.body), "aic", pushed))
+    aiv_body = _part(copy.deepcopy(fn.body), "aiv", [])
+    aiv_body = _prune(_insert_frees(aiv_body, buffer_of))
+    aiv_body = _guard(aiv_body)
+
+    slot_size = max(t.nbytes for t in pushed)
+    peak = fn.attrs.get("memory_peak", {}).get("Vec", 0)
+    align = ALIGNMENT[MemorySpace.Vec]
+    base = (peak + align - 1) // align * align
+    cap = CAPACITY[arch][MemorySpace.Vec]
+    slot_num = 2 if base + 2 * slot_size <= cap else 1
+    if base + slot_num * slot_size > cap:
+        raise CompileError(f"kernel {fn.name}: the cross-core FIFO slot buffer ({slot_size} bytes, the pushed Acc "
+                           f"tile) does not fit in Vec (UB) after the kernel's tiles: {base} + {slot_size} bytes "
+                           f"needed, capacity on {arch} is {cap} bytes", fn.loc)
+    fifo = {"slot_size": slot_size, "slot_num": slot_num, "base": base, "split": 0, "dir_mask": 1,
+            "buffer": C2V_BUFFER, "gm_pipe": arch == "a2a3",
+            "aic": f"{fn.name}_aic", "aiv": f"{fn.name}_aiv", "group": fn.name}
+
+    def member(name, kind, core, body, role):
+        attrs = {k: v for k, v in fn.attrs.items() if k not in ("mixed", "mixed_at")}
+        attrs["core_type"] = core
+        attrs["fifo"] = dict(fifo, role=role)
+        attrs["group"] = fn.name
+        return N.Function(name, kind, list(fn.params), list(fn.return_types), body, loc=fn.loc, attrs=attrs)
+
+    aic = member(fifo["aic"], N.FunctionType.AIC, "aic", aic_body, "aic")
+    aiv = member(fifo["aiv"], N.FunctionType.AIV, "aiv", aiv_body, "aiv")
+    aiv.attrs["memory_peak"] = dict(aiv.attrs.get("memory_peak", {}), Vec=base + slot_num * slot_size)
+    group = N.Function(fn.name, N.FunctionType.Group, list(fn.params), list(fn.return_types),
+                       [N.Return([], loc=fn.loc)], loc=fn.loc,
+                       attrs={"aic": aic.name, "aiv": aiv.name, "core_type": "mixed", "fifo": fifo})
+    return group, aic, aiv
