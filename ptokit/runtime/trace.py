@@ -18,7 +18,8 @@ Tracks (pid / tid):
 * process ``cluster C`` (pid 100+C): threads ``cluster C AIC``, ``cluster C AIV0``,
   ``cluster C AIV1`` (tid 1000 + core id), one complete event (``ph: "X"``) per block named
   after its kernel, args: task, block, func_id, core, lane, task_id and the five timestamps
-  ``submit_ns ready_ns dispatch_ns start_ns end_ns``;
+  ``submit_ns ready_ns dispatch_ns start_ns end_ns``, and ``tensors``: the task's tensor
+  args (``"in float32[32, 64]"``, recorded by the simulator only when tracing);
 * flow events (``ph: "s"`` / ``"f"``, ``bp: "e"``, cat ``dep``) from the end of each
   producer's last block to the start of each consumer's first block;
 * FIFO waits of mixed kernels (cat ``fifo``), when the timeline has them.
@@ -109,6 +110,7 @@ def trace_events(result, *, clusters: Optional[int] = None, platform: Optional[s
     rows = list(zip(*(b[f].tolist() for f in ("task_seq", "task_id", "func_id", "block_idx", "core_id", "lane")
                       + _TIMES))) if len(b) else []
     task_seen: set = set()
+    targs = getattr(tl, "task_args", None) or {}
     for i, (seq, tid_, fid, blk, cid, lane, sub, rdy, dsp, st, en) in enumerate(rows):
         kname = names.get(fid, f"func_{fid}")
         pid = PID_CLUSTER0 + _cluster_of(cid, lane, clusters)
@@ -117,6 +119,8 @@ def trace_events(result, *, clusters: Optional[int] = None, platform: Optional[s
                    "args": {"task": seq, "block": blk, "func_id": fid, "core": cid, "lane": lane,
                             "task_id": f"0x{tid_:x}", "submit_ns": sub, "ready_ns": rdy, "dispatch_ns": dsp,
                             "start_ns": st, "end_ns": en}})
+        if seq in targs:
+            ev[-1]["args"]["tensors"] = list(targs[seq])
         cl = _cluster_of(cid, lane, clusters)
         ev.append({"name": f"dispatch {kname}", "cat": "sched", "ph": "i", "s": "t", "ts": _us(dsp),
                    "pid": PID_AICPU, "tid": TID_SCHEDULER0 + cl % schedulers,
@@ -221,7 +225,7 @@ def read_trace(path):
 
     doc = load_document(path)
     other = doc["otherData"]
-    recs, flows = [], {}
+    recs, flows, targs = [], {}, {}
     try:
         for e in doc["traceEvents"]:
             cat, ph = e.get("cat"), e.get("ph")
@@ -229,6 +233,8 @@ def read_trace(path):
                 a = e["args"]
                 recs.append((int(a["task"]), int(str(a["task_id"]), 0), int(a["func_id"]), int(a["block"]),
                              int(a["core"]), int(a["lane"])) + tuple(int(a[t]) for t in _TIMES))
+                if "tensors" in a:
+                    targs[int(a["task"])] = tuple(str(x) for x in a["tensors"])
             elif cat == "dep" and ph in ("s", "i"):
                 a = e["args"]
                 flows[int(e.get("id", -1 - len(flows)))] = (int(a["producer"]), int(a["consumer"]))
@@ -244,7 +250,7 @@ def read_trace(path):
     except ValueError:
         runtime = None
     return RunResult(elapsed=float(other.get("elapsed_s", 0.0)), tasks=int(other.get("tasks", 0)),
-                     blocks=int(other.get("blocks", len(blocks))), timeline=Timeline(blocks, edges, names),
+                     blocks=int(other.get("blocks", len(blocks))), timeline=Timeline(blocks, edges, names, targs),
                      schedulers=int(other.get("schedulers", 0)), runtime=runtime,
                      clusters=int(other.get("clusters", 0)), platform=str(other.get("platform", "")))
 

@@ -160,6 +160,11 @@ def test_diamond_graph_events(runs):
         assert e["dur"] == pytest.approx((a["end_ns"] - a["start_ns"]) / 1e3, abs=1e-3)
         assert a["block"] == 0 and a["func_id"] == {"plus1": 0, "twice": 1, "expk": 2, "add2": 3,
                                                      "accumulate": 4}[e["name"]]
+    # tensor args of each task (recorded by the simulator when tracing)
+    shape = f"float32[{R}, {N}]"
+    assert by_task[0]["args"]["tensors"] == [f"in {shape}", f"out {shape}"]
+    assert by_task[3]["args"]["tensors"] == [f"in {shape}", f"in {shape}", f"out {shape}"]
+    assert by_task[4]["args"]["tensors"] == [f"in {shape}", f"inout {shape}"]
     # the diamond: 0 -> {1, 2} -> 3; the InOut chain 4 -> 5 -> 7 -> 8
     edges = {(int(p), int(c)) for p, c in result.timeline.edges}
     assert {(0, 1), (0, 2), (1, 3), (2, 3), (4, 5), (5, 7), (7, 8)} <= edges
@@ -282,6 +287,7 @@ def test_summary_of_the_trace_read_back_equals_the_live_one(runs, key):
     assert back.summary().format() == live.format()
     assert back.tasks == result.tasks and back.blocks == result.blocks and back.runtime == result.runtime
     assert back.clusters == CLUSTERS and back.elapsed == result.elapsed
+    assert back.timeline.task_args == result.timeline.task_args and len(back.timeline.task_args) == result.tasks
     order = ["task_seq", "block_idx", "lane"]
     np.testing.assert_array_equal(np.sort(back.timeline.blocks, order=order),
                                   np.sort(result.timeline.blocks, order=order))
@@ -298,6 +304,7 @@ def test_tracing_off_writes_nothing(trees, tmp_path, monkeypatch):
     monkeypatch.setattr(trace_mod, "write_trace", boom)
     r = trees["graphs"](*graphs_args(), config=RunConfig(clusters=CLUSTERS))
     assert r.tasks == 9 and r.summary().critical_path_count == 4
+    assert r.timeline.task_args == {}     # argument shapes are recorded only when tracing
 
 
 def test_reader_rejects_other_files(tmp_path):

@@ -39,7 +39,7 @@ _DIRECTION_NAMES = {"SCALAR": SCALAR, "IN": IN, "OUT": OUT, "INOUT": INOUT}
 class PtoSimConfig(ctypes.Structure):
     _fields_ = [("platform", ctypes.c_int32), ("runtime_kind", ctypes.c_int32),
                 ("aicpu_thread_num", ctypes.c_int32), ("clusters", ctypes.c_int32),
-                ("debug_nan_fill", ctypes.c_int32), ("reserved", ctypes.c_int32),
+                ("debug_nan_fill", ctypes.c_int32), ("record_args", ctypes.c_int32),
                 ("timeout_s", ctypes.c_double), ("task_ring_size", ctypes.c_uint64),
                 ("heap_size", ctypes.c_uint64), ("dep_pool_size", ctypes.c_uint64)]
 
@@ -97,6 +97,8 @@ def load_library() -> ctypes.CDLL:
         lib.ptosim_result_records.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64]
         lib.ptosim_result_edges.restype = ctypes.c_uint64
         lib.ptosim_result_edges.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64]
+        lib.ptosim_result_args.restype = ctypes.c_uint64
+        lib.ptosim_result_args.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64]
         lib.ptosim_result_free.restype = None
         lib.ptosim_result_free.argtypes = [ctypes.c_void_p]
         lib.ptosim_shutdown.restype = None
@@ -135,6 +137,7 @@ class Timeline:
     blocks: np.ndarray
     edges: np.ndarray
     kernel_names: dict = field(default_factory=dict)
+    task_args: dict = field(default_factory=dict)   # seq -> ("in float32[32, 64]", ...); only when tracing
 
     def task_blocks(self, task_seq: int) -> np.ndarray:
         return self.blocks[self.blocks["task_seq"] == task_seq]
@@ -281,6 +284,7 @@ def _sim_config(config: RunConfig, runtime: RuntimeKind) -> PtoSimConfig:
     c.aicpu_thread_num = config.aicpu_thread_num
     c.clusters = config.clusters
     c.debug_nan_fill = 1 if config.debug_nan_fill else 0
+    c.record_args = 1 if config.trace else 0
     c.timeout_s = float(config.timeout)
     c.task_ring_size = config.task_ring_size
     c.heap_size = config.heap_size
@@ -330,18 +334,50 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
         edges = np.zeros(ne, dtype=EDGE_DTYPE)
         if ne:
             lib.ptosim_result_edges(handle, edges.ctypes.data, ne)
+        task_args = {}
+        if config.trace:
+            nw = lib.ptosim_result_args(handle, None, 0)
+            words = np.zeros(nw, dtype=np.uint32)
+            if nw:
+                lib.ptosim_result_args(handle, words.ctypes.data, nw)
+            task_args = _decode_task_args(words)
     finally:
         if handle.value:
             lib.ptosim_result_free(handle)
     for host, dev in m.copy_back:
         np.copyto(host, dev)
     result = RunResult(elapsed=stats.elapsed_ns / 1e9, tasks=int(stats.tasks), blocks=int(stats.blocks),
-                       timeline=Timeline(blocks, edges, names), schedulers=int(stats.schedulers), runtime=kind,
-                       clusters=config.clusters, platform=config.platform)
+                       timeline=Timeline(blocks, edges, names, task_args), schedulers=int(stats.schedulers),
+                       runtime=kind, clusters=config.clusters, platform=config.platform)
     if config.trace:   # tracing hook (ptokit/runtime/trace.py); nothing to do when off
         from ..trace import write_trace
         write_trace(config.trace, result)
     return result
+
+
+_ARG_KINDS = {0: "in", 1: "out", 2: "out", 3: "inout", 4: "no_dep"}   # PTO2ArgKind
+
+
+def _decode_task_args(words: np.ndarray) -> dict:
+    """ptosim_result_args words -> {task seq: ("in float32[32, 64]", ...)}."""
+    w = words.tolist()
+    out, i = {}, 0
+    while i + 3 <= len(w):
+        seq, nt = w[i] | (w[i + 1] << 32), w[i + 2]
+        i += 3
+        descs = []
+        for _ in range(nt):
+            head = w[i]
+            kind, dt, nd = head & 0xFF, (head >> 8) & 0xFF, (head >> 16) & 0xFF
+            shape = w[i + 1:i + 1 + nd]
+            i += 1 + nd
+            try:
+                dname = abi.DataType(dt).name.lower()
+            except ValueError:
+                dname = f"dtype{dt}"
+            descs.append(f"{_ARG_KINDS.get(kind, str(kind))} {dname}{list(shape)}")
+        out[seq] = tuple(descs)
+    return out
 
 
 def _image_dir() -> Path:

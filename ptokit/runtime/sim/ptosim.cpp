@@ -224,6 +224,7 @@ struct Run {
     std::vector<std::unique_ptr<PtoSimBlockRecord[]>> chunks;
     uint64_t nrec = 0;
     std::vector<PtoSimEdge> edges;
+    std::vector<uint32_t> targs;  // cfg.record_args: tensor args per task (ptosim_result_args)
     int64_t t0 = 0;
 
     PtoSimBlockRecord* rec(uint64_t i) { return &chunks[i / kRecChunk][i % kRecChunk]; }
@@ -827,6 +828,17 @@ void op_submit(void* rtp, int32_t kind, const int32_t* ids, const CoreTaskArgs* 
     t.nscalars = ns;
     t.tensors.assign(a->tensors_, a->tensors_ + nt);
     memcpy(t.scalars, a->scalars_, sizeof(uint64_t) * ns);
+    if (r->cfg.record_args) {  // for traces: kind, dtype and shape of each tensor arg
+        r->targs.push_back((uint32_t)seq);
+        r->targs.push_back((uint32_t)(seq >> 32));
+        r->targs.push_back(nt);
+        for (uint32_t i = 0; i < nt; ++i) {
+            const ChipTensor& x = a->tensors_[i];
+            uint32_t nd = std::min<uint32_t>(x.ndims, CHIP_TENSOR_MAX_DIMS);
+            r->targs.push_back((uint32_t)a->kinds_[i] | ((uint32_t)x.dtype << 8) | (nd << 16));
+            for (uint32_t d = 0; d < nd; ++d) r->targs.push_back(x.shapes[d]);
+        }
+    }
     out->task_id_ = t.id;
     out->count_ = 0;
     out->base_ = t.tensors.data();
@@ -1513,6 +1525,14 @@ extern "C" __attribute__((visibility("default"))) uint64_t ptosim_result_edges(v
     uint64_t n = std::min<uint64_t>(cap, r->edges.size());
     if (out && n) memcpy(out, r->edges.data(), n * sizeof(PtoSimEdge));
     return r->edges.size();
+}
+
+extern "C" __attribute__((visibility("default"))) uint64_t ptosim_result_args(void* result, uint32_t* out, uint64_t cap) {
+    Run* r = static_cast<Run*>(result);
+    if (!r) return 0;
+    uint64_t n = std::min<uint64_t>(cap, r->targs.size());
+    if (out && n) memcpy(out, r->targs.data(), n * sizeof(uint32_t));
+    return r->targs.size();
 }
 
 extern "C" __attribute__((visibility("default"))) void ptosim_result_free(void* result) {

@@ -16,7 +16,7 @@ typedef struct PtoSimConfig {
     int32_t aicpu_thread_num;  // 0 = platform default
     int32_t clusters;          // simulated clusters (1 AIC + 2 AIV each)
     int32_t debug_nan_fill;
-    int32_t reserved;
+    int32_t record_args;       // 1: keep each task's tensor arg kinds/dtypes/shapes (ptosim_result_args; traces)
     double timeout_s;          // no-progress timeout of the run
     uint64_t task_ring_size;   // task slots per ring
     uint64_t heap_size;        // bytes per heap ring
@@ -69,6 +69,10 @@ int ptosim_run(const PtoSimConfig* cfg, const char* orch_path, const char* orch_
 
 uint64_t ptosim_result_records(void* result, PtoSimBlockRecord* out, uint64_t cap);
 uint64_t ptosim_result_edges(void* result, PtoSimEdge* out, uint64_t cap);
+// Tensor args of every task (only when cfg.record_args): uint32 words, per task
+// seq_lo, seq_hi, ntensors, then per tensor kind | dtype << 8 | ndims << 16 followed by
+// ndims shapes.  Returns the number of words (copies at most cap).
+uint64_t ptosim_result_args(void* result, uint32_t* out, uint64_t cap);
 void ptosim_result_free(void* result);
 
 // Join and free the device threads (idempotent).
