@@ -84,6 +84,8 @@ class RunSummary:
     core_wait_max_ns: int
     launch_ns: int                      # sum over blocks of start - dispatch
     busy_ns: int                        # sum over blocks of end - start
+    fifo_wait_ns: int = 0               # TPUSH/TPOP time blocked on cross-core FIFOs (when recorded)
+    fifo_waits: int = 0
     cores: tuple = ()                   # CoreStat per simulated core (every core when the cluster count is known)
     kernels: tuple = ()                 # KernelStat, by total time, largest first
     task_names: dict = field(default_factory=dict, compare=False, repr=False)   # seq -> kernel name
@@ -129,6 +131,8 @@ class RunSummary:
         lines.append(f"  waiting for dependencies {us(self.dep_wait_ns)} (max {us(self.dep_wait_max_ns)} per task), "
                      f"for a core {us(self.core_wait_ns)} (max {us(self.core_wait_max_ns)} per block), "
                      f"launch {us(self.launch_ns)}")
+        if self.fifo_waits:
+            lines.append(f"  cross-core FIFO waits: {self.fifo_waits}, {us(self.fifo_wait_ns)} (TPUSH/TPOP blocked)")
         used = [c for c in self.cores if c.blocks]
         idle = len(self.cores) - len(used)
         if used:
@@ -243,6 +247,9 @@ def summarize(result, clusters: Optional[int] = None) -> RunSummary:
     kernels = tuple(sorted((KernelStat(fid, kname(fid), v[0], int(v[1]), int(v[2])) for fid, v in per_kernel.items()),
                            key=lambda k: (-k.total_ns, k.func_id)))
     core_wait = dispatch - ready
+    fifo = getattr(tl, "fifo_waits", None)
+    fifo_n = len(fifo) if fifo is not None else 0
+    fifo_ns = int((fifo["end_ns"] - fifo["start_ns"]).sum()) if fifo_n else 0
     runtime = getattr(result, "runtime", None)
     return RunSummary(
         tasks=int(getattr(result, "tasks", len(seqs)) or len(seqs)), blocks=n, edges=len(edges), window_ns=window,
@@ -251,6 +258,7 @@ def summarize(result, clusters: Optional[int] = None) -> RunSummary:
         dep_wait_ns=int(sum(task_wait.values())), dep_wait_max_ns=int(max(task_wait.values(), default=0)),
         core_wait_ns=int(core_wait.sum()) if n else 0, core_wait_max_ns=int(core_wait.max()) if n else 0,
         launch_ns=int((start - dispatch).sum()) if n else 0, busy_ns=int(run.sum()) if n else 0,
+        fifo_wait_ns=fifo_ns, fifo_waits=fifo_n,
         cores=cores, kernels=kernels, task_names=task_names, elapsed_s=float(getattr(result, "elapsed", 0.0) or 0.0),
         platform=str(getattr(result, "platform", "") or ""),
         runtime=getattr(runtime, "value", str(runtime or "")), clusters=clusters,

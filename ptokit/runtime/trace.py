@@ -49,6 +49,8 @@ PID_CLUSTER0 = 100
 TID_CORE0 = 1000
 
 _TIMES = ("submit_ns", "ready_ns", "dispatch_ns", "start_ns", "end_ns")
+_FIFO_OPS = {0: "TPUSH", 1: "TPOP"}
+_FIFO_DIRS = {1: "C2V", 2: "V2C"}
 
 
 def _us(ns: int) -> float:
@@ -159,16 +161,18 @@ def trace_events(result, *, clusters: Optional[int] = None, platform: Optional[s
             ev.append({"name": "dep (unplaced)", "cat": "dep", "ph": "i", "s": "t", "ts": 0, "pid": PID_AICPU,
                        "tid": TID_ORCHESTRATOR, "args": args})
 
-    # ---- FIFO waits of mixed kernels (when recorded)
+    # ---- FIFO waits of mixed kernels (when recorded): slices on the waiting core's track
     fifo = getattr(tl, "fifo_waits", None)
     if fifo is not None and len(fifo):
         for w in fifo.tolist():
             rec = dict(zip(fifo.dtype.names, w))
             cid, lane = int(rec["core_id"]), int(rec["lane"])
-            ev.append({"name": f"{rec.get('op', 'fifo')} wait", "cat": "fifo", "ph": "X", "ts": _us(rec["start_ns"]),
+            op = _FIFO_OPS.get(rec["op"], f"op{rec['op']}")
+            way = _FIFO_DIRS.get(rec["dir"], f"dir{rec['dir']}")
+            ev.append({"name": f"{op} wait", "cat": "fifo", "ph": "X", "ts": _us(rec["start_ns"]),
                        "dur": _us(rec["end_ns"] - rec["start_ns"]),
                        "pid": PID_CLUSTER0 + _cluster_of(cid, lane, clusters), "tid": TID_CORE0 + cid,
-                       "args": {k: (v.decode() if isinstance(v, bytes) else v) for k, v in rec.items()}})
+                       "args": dict(rec, what=f"{op} on pipe {rec['pipe']} ({way}, lane {rec['fifo_lane']})")})
 
     other = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "platform": platform,
              "runtime": getattr(runtime, "value", str(runtime or "")), "clusters": clusters,
@@ -221,11 +225,11 @@ def load_document(path) -> dict:
 def read_trace(path):
     """Read a trace written by ``write_trace`` back into a ``RunResult``."""
     from ..passes.context import runtime_kind_from_name
-    from .sim.driver import BLOCK_RECORD_DTYPE, EDGE_DTYPE, RunResult, Timeline
+    from .sim.driver import BLOCK_RECORD_DTYPE, EDGE_DTYPE, FIFO_WAIT_DTYPE, RunResult, Timeline
 
     doc = load_document(path)
     other = doc["otherData"]
-    recs, flows, targs = [], {}, {}
+    recs, flows, targs, fifo = [], {}, {}, []
     try:
         for e in doc["traceEvents"]:
             cat, ph = e.get("cat"), e.get("ph")
@@ -235,6 +239,9 @@ def read_trace(path):
                              int(a["core"]), int(a["lane"])) + tuple(int(a[t]) for t in _TIMES))
                 if "tensors" in a:
                     targs[int(a["task"])] = tuple(str(x) for x in a["tensors"])
+            elif cat == "fifo" and ph == "X":
+                a = e["args"]
+                fifo.append(tuple(int(a[k]) for k in FIFO_WAIT_DTYPE.names))
             elif cat == "dep" and ph in ("s", "i"):
                 a = e["args"]
                 flows[int(e.get("id", -1 - len(flows)))] = (int(a["producer"]), int(a["consumer"]))
@@ -249,8 +256,9 @@ def read_trace(path):
         runtime = runtime_kind_from_name(runtime) if runtime else None
     except ValueError:
         runtime = None
+    waits = np.array(fifo, dtype=FIFO_WAIT_DTYPE) if fifo else None
     return RunResult(elapsed=float(other.get("elapsed_s", 0.0)), tasks=int(other.get("tasks", 0)),
-                     blocks=int(other.get("blocks", len(blocks))), timeline=Timeline(blocks, edges, names, targs),
+                     blocks=int(other.get("blocks", len(blocks))), timeline=Timeline(blocks, edges, names, targs, waits),
                      schedulers=int(other.get("schedulers", 0)), runtime=runtime,
                      clusters=int(other.get("clusters", 0)), platform=str(other.get("platform", "")))
 

@@ -83,3 +83,25 @@ def test_empty_and_unknown_cluster_count(tmp_path):
     s = r.summary()
     assert sum(c.blocks for c in s.cores) == 7 and all(c.blocks for c in s.cores)
     assert core_label(5, 1, 2) == "cluster 1 AIV1" and core_label(1, -1, 2) == "cluster 1 AIC"
+
+
+def test_fifo_waits_are_drawn_counted_and_read_back(tmp_path):
+    from ptokit.runtime.sim.driver import FIFO_WAIT_DTYPE
+    r = make_result()
+    # task 5's AIC block waited 4 ns in a TPUSH (C2V pipe 0, lane 1); the AIV of cluster 0 6 ns in a TPOP
+    r.timeline.fifo_waits = np.array([(5, 0, -1, 0, 1, 0, 1, 72, 76), (1, 2, 0, 0, 1, 1, 0, 116, 122)],
+                                     dtype=FIFO_WAIT_DTYPE)
+    s = r.summary()
+    assert s.fifo_waits == 2 and s.fifo_wait_ns == 10 and "cross-core FIFO waits: 2" in s.format()
+    path = write_trace(tmp_path / "f.json", r)
+    import json
+    doc = json.loads(path.read_text())
+    tracks = {(e["pid"], e["tid"]): e["args"]["name"] for e in doc["traceEvents"]
+              if e["ph"] == "M" and e["name"] == "thread_name"}
+    waits = [e for e in doc["traceEvents"] if e.get("cat") == "fifo"]
+    assert [(e["name"], tracks[(e["pid"], e["tid"])], e["dur"]) for e in waits] == \
+        [("TPUSH wait", "cluster 0 AIC", 0.004), ("TPOP wait", "cluster 0 AIV0", 0.006)]
+    assert waits[0]["args"]["what"] == "TPUSH on pipe 0 (C2V, lane 1)"
+    back = read_trace(path)
+    np.testing.assert_array_equal(back.timeline.fifo_waits, r.timeline.fifo_waits)
+    assert back.summary() == s

@@ -61,6 +61,11 @@ BLOCK_RECORD_DTYPE = np.dtype([
     ("dispatch_ns", "<i8"), ("start_ns", "<i8"), ("end_ns", "<i8"),
 ])
 EDGE_DTYPE = np.dtype([("producer", "<u8"), ("consumer", "<u8")])
+# a TPUSH (op 0) / TPOP (op 1) that had to wait on a cross-core FIFO (dir 1 = C2V, 2 = V2C)
+FIFO_WAIT_DTYPE = np.dtype([
+    ("task_seq", "<u8"), ("core_id", "<i4"), ("lane", "<i4"), ("pipe", "<i4"), ("dir", "<i4"), ("op", "<i4"),
+    ("fifo_lane", "<i4"), ("start_ns", "<i8"), ("end_ns", "<i8"),
+])
 _SIZEOF_IDS = {0: abi.ChipTensor, 1: PtoSimConfig, 2: PtoSimKernel, 3: PtoSimStats, 6: abi.LocalContext,
                7: abi.GlobalContext}
 
@@ -138,6 +143,7 @@ class Timeline:
     edges: np.ndarray
     kernel_names: dict = field(default_factory=dict)
     task_args: dict = field(default_factory=dict)   # seq -> ("in float32[32, 64]", ...); only when tracing
+    fifo_waits: Optional[np.ndarray] = None         # FIFO_WAIT_DTYPE records, when the simulator recorded them
 
     def task_blocks(self, task_seq: int) -> np.ndarray:
         return self.blocks[self.blocks["task_seq"] == task_seq]
