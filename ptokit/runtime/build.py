@@ -41,7 +41,7 @@ from typing import Callable, Iterable, Optional, Sequence, Union
 
 from ..errors import BuildError, UserError
 
-BASE_FLAGS = ("-std=c++17", "-O2", "-fPIC", "-shared", "-Wall")
+BASE_FLAGS = ("-std=c++17", "-O2", "-fvect-cost-model=dynamic", "-fPIC", "-shared", "-Wall")
 KEY_VERSION = "ptokit-build-1"
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 _MAX_OUTPUT_CHARS = 6000

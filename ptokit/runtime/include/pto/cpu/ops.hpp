@@ -14,16 +14,20 @@ struct GmView {
     const int64_t* sh;
     const int64_t* st;
     int64_t rows, cols;
+    bool flat;   // ND/DN with the three outer extents 1: offset is linear in (r, c)
     explicit GmView(const GT& g) : sh(g.shape_.shape), st(g.stride_.stride) {
         if constexpr (GT::layout == Layout::NZ) {
             rows = sh[2] * sh[3];
             cols = sh[1] * sh[4];
+            flat = false;
         } else {
             rows = sh[0] * sh[1] * sh[2] * sh[3];
             cols = sh[4];
+            flat = sh[0] == 1 && sh[1] == 1 && sh[2] == 1;
         }
     }
     int64_t offset(int64_t r, int64_t c) const {
+        if (flat) return r * st[3] + c * st[4];   // the common 2-D case: no divisions
         if constexpr (GT::layout == Layout::NZ) {
             const int64_t c0 = sh[4];
             return (c / c0) * st[1] + (r / sh[3]) * st[2] + (r % sh[3]) * st[3] + (c % c0) * st[4];
@@ -45,6 +49,11 @@ inline void check_region(const char* instr, const GT& g, const GmView<GT>& v, in
               (long long)v.cols, vr, vc);
     if (vr == 0 || vc == 0) return;
     int64_t lo = v.offset(0, 0), hi = lo;
+    if (v.flat && v.st[3] >= 0 && v.st[4] >= 0) {   // monotone in r and c: the corners bound it
+        hi = v.offset(vr - 1, vc - 1);
+        check_gm(instr, g.data_ + lo, (uint64_t)(hi - lo + 1) * sizeof(typename GT::DType), vr, vc);
+        return;
+    }
     for (int r = 0; r < vr; ++r) {
         if (GT::layout == Layout::NZ) {  // not linear in c: visit every element
             for (int c = 0; c < vc; ++c) {
@@ -75,9 +84,16 @@ inline void binary(const char* name, D& dst, A& a, B& b, F f) {
     const typename A::DType* pa = ptr(a, name);
     const typename B::DType* pb = ptr(b, name);
     const int vr = vrows(dst), vc = vcols(dst);
-    for (int r = 0; r < vr; ++r)
-        for (int c = 0; c < vc; ++c)
-            d[at<D>(r, c)] = cvt<DT>(f(cvt<CT>(pa[at<A>(r, c)]), cvt<CT>(pb[at<B>(r, c)])));
+    // Row pointers and ivdep: the destination may be one of the sources (in place, same
+    // index), never a shifted view of one, so the inner loop has no carried dependency
+    // and g++ vectorises it at -O2.
+    for (int r = 0; r < vr; ++r) {
+        DT* dr = d + at<D>(r, 0);
+        const typename A::DType* ar = pa + at<A>(r, 0);
+        const typename B::DType* br = pb + at<B>(r, 0);
+#pragma GCC ivdep
+        for (int c = 0; c < vc; ++c) dr[c] = cvt<DT>(f(cvt<CT>(ar[c]), cvt<CT>(br[c])));
+    }
 }
 
 template <typename D, typename S, typename F>
@@ -87,8 +103,12 @@ inline void unary(const char* name, D& dst, S& src, F f) {
     DT* d = ptr(dst, name);
     const typename S::DType* ps = ptr(src, name);
     const int vr = vrows(dst), vc = vcols(dst);
-    for (int r = 0; r < vr; ++r)
-        for (int c = 0; c < vc; ++c) d[at<D>(r, c)] = cvt<DT>(f(cvt<CT>(ps[at<S>(r, c)])));
+    for (int r = 0; r < vr; ++r) {
+        DT* dr = d + at<D>(r, 0);
+        const typename S::DType* sr = ps + at<S>(r, 0);
+#pragma GCC ivdep
+        for (int c = 0; c < vc; ++c) dr[c] = cvt<DT>(f(cvt<CT>(sr[c])));
+    }
 }
 
 template <typename T>
@@ -289,6 +309,10 @@ inline RecordEvent TLOAD(TileData& dst, GlobalData& src) {
     cpu::check_region("TLOAD", src, v, vr, vc);
     const ST* g = src.data_;
     const int64_t cs = GlobalData::layout == Layout::NZ ? 0 : v.st[4];
+    if (v.flat && cs == 1 && v.st[3] == vc && TileData::Cols == vc && std::is_same<DT, ST>::value) {
+        memcpy((void*)d, (const void*)(g + v.offset(0, 0)), sizeof(DT) * (size_t)vr * (size_t)vc);   // one block
+        return {};
+    }
     for (int r = 0; r < vr; ++r) {
         DT* drow = d + cpu::at<TileData>(r, 0);
         if (GlobalData::layout != Layout::NZ && cs == 1 && std::is_same<DT, ST>::value) {
@@ -310,6 +334,10 @@ inline RecordEvent TSTORE(GlobalData& dst, TileData& src) {
     cpu::check_region("TSTORE", dst, v, vr, vc);
     DT* g = dst.data_;
     const int64_t cs = GlobalData::layout == Layout::NZ ? 0 : v.st[4];
+    if (v.flat && cs == 1 && v.st[3] == vc && TileData::Cols == vc && std::is_same<DT, ST>::value) {
+        memcpy((void*)(g + v.offset(0, 0)), (const void*)s, sizeof(DT) * (size_t)vr * (size_t)vc);   // one block
+        return {};
+    }
     for (int r = 0; r < vr; ++r) {
         const ST* srow = s + cpu::at<TileData>(r, 0);
         if (GlobalData::layout != Layout::NZ && cs == 1 && std::is_same<DT, ST>::value) {
