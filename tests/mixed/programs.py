@@ -24,3 +24,192 @@ class MatmulExp:
              y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
         y = self.mm_exp(a, b, y)
         return y
+
+
+@functools.lru_cache(maxsize=None)
+def make_matmul_exp_spmd(blocks):
+    """y[b] = exp(a[b] @ w) per SPMD block b: both sides of the group use block identity."""
+    rows = blocks * 64
+
+    @pl.program
+    class MatmulExpSpmd:
+        @pl.function(type=pl.FunctionType.InCore)
+        def mm_exp(self, a: pl.Tensor[[rows, 64], pl.FP16], w: pl.Tensor[[64, 64], pl.FP16],
+                   y: pl.Out[pl.Tensor[[rows, 64], pl.FP32]]) -> pl.Tensor[[rows, 64], pl.FP32]:
+            b = pl.tile.get_block_idx()
+            ta = pl.move(pl.load(a, [b * 64, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+            tw = pl.move(pl.load(w, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+            v = pl.move(pl.matmul(ta, tw), target_memory=pl.Mem.Vec)
+            y = pl.store(pl.exp(v), [b * 64, 0], y)
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[rows, 64], pl.FP16], w: pl.Tensor[[64, 64], pl.FP16],
+                 y: pl.Out[pl.Tensor[[rows, 64], pl.FP32]]):
+            with pl.spmd(blocks):
+                y = self.mm_exp(a, w, y)
+            return y
+
+    return MatmulExpSpmd
+
+
+@pl.program
+class SpmdSibling:
+    """An SPMD group whose AIC member does not use block identity (it declares the block locals for
+    its pipe-buffer shard but does not pass them): y[b] = (a @ w) * (b + 1)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def scaled(self, a: pl.Tensor[[64, 64], pl.FP16], w: pl.Tensor[[64, 64], pl.FP16],
+               y: pl.Out[pl.Tensor[[256, 64], pl.FP32]]) -> pl.Tensor[[256, 64], pl.FP32]:
+        ta = pl.move(pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        tw = pl.move(pl.load(w, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        v = pl.move(pl.matmul(ta, tw), target_memory=pl.Mem.Vec)
+        b = pl.tile.get_block_idx()
+        y = pl.store(pl.muls(v, b + 1), [b * 64, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], w: pl.Tensor[[64, 64], pl.FP16],
+             y: pl.Out[pl.Tensor[[256, 64], pl.FP32]]):
+        with pl.spmd(4):
+            y = self.scaled(a, w, y)
+        return y
+
+
+@pl.program
+class SubblockLane:
+    """A vector kernel reading its lane: y = x + lane (a lone AIV task sees the lane of its core)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def add_lane(self, x: pl.Tensor[[32, 64], pl.FP32], y: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+        lane = pl.tile.get_subblock_idx()
+        y = pl.store(pl.adds(pl.load(x, [0, 0], [32, 64]), lane), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[32, 64], pl.FP32], y: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+        y = self.add_lane(x, y)
+        return y
+
+
+@pl.program
+class RowBlocksLoop:
+    """A loop around the boundary: per 16-row block i, y[i] = relu(a[i] @ w) + 1."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def rows(self, a: pl.Tensor[[64, 64], pl.FP16], w: pl.Tensor[[64, 64], pl.FP16],
+             y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        tw = pl.move(pl.load(w, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        for i in pl.range(4):
+            ta = pl.move(pl.load(a, [i * 16, 0], [16, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+            v = pl.move(pl.matmul(ta, tw), target_memory=pl.Mem.Vec)
+            y = pl.store(pl.adds(pl.relu(v), 1.0), [i * 16, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], w: pl.Tensor[[64, 64], pl.FP16],
+             y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = self.rows(a, w, y)
+        return y
+
+
+@pl.program
+class TwoPushes:
+    """Two Acc->Vec moves whose popped tiles are both live at once: y = a @ b + a @ c."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def two(self, a: pl.Tensor[[32, 64], pl.FP32], b: pl.Tensor[[64, 64], pl.FP32],
+            c: pl.Tensor[[64, 64], pl.FP32], y: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+        ta = pl.move(pl.load(a, [0, 0], [32, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        tb = pl.move(pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        v1 = pl.move(pl.matmul(ta, tb), target_memory=pl.Mem.Vec)
+        tc = pl.move(pl.load(c, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        v2 = pl.move(pl.matmul(ta, tc), target_memory=pl.Mem.Vec)
+        y = pl.store(pl.add(v1, v2), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[32, 64], pl.FP32], b: pl.Tensor[[64, 64], pl.FP32],
+             c: pl.Tensor[[64, 64], pl.FP32], y: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+        y = self.two(a, b, c, y)
+        return y
+
+
+BS = 64     # keys per KV block
+NB = 4      # KV blocks
+HD = 64     # head dim
+QR = 16     # query rows (heads x decode tokens)
+
+
+@pl.program
+class PagedDecode:
+    """Paged-attention-style decode. Per KV block j: scores_j = q @ K_j^T (cube), e_j = exp(scores_j * scale)
+    and its row sums (vector) -- one mixed kernel looping over the blocks; then a vector task
+    normalises (p = e / l, fp16) and a cube task computes out = p @ V block by block."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def scores(self, q: pl.Tensor[[QR, HD], pl.FP16], kt: pl.Tensor[[HD, NB * BS], pl.FP16],
+               e: pl.Out[pl.Tensor[[QR, NB * BS], pl.FP32]], l: pl.Out[pl.Tensor[[QR, 1], pl.FP32]]):
+        tq = pl.move(pl.load(q, [0, 0], [QR, HD], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        tmp = pl.create_tile([QR, BS], dtype=pl.FP32)
+        k0 = pl.move(pl.load(kt, [0, 0], [HD, BS], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        s0 = pl.move(pl.matmul(tq, k0), target_memory=pl.Mem.Vec)
+        e0 = pl.exp(pl.muls(s0, 0.125))
+        acc = pl.row_sum(e0, tmp)
+        e = pl.store(e0, [0, 0], e)
+        for j in pl.range(1, NB):
+            kj = pl.move(pl.load(kt, [0, j * BS], [HD, BS], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+            sj = pl.move(pl.matmul(tq, kj), target_memory=pl.Mem.Vec)
+            ej = pl.exp(pl.muls(sj, 0.125))
+            acc = pl.add(acc, pl.row_sum(ej, tmp))
+            e = pl.store(ej, [0, j * BS], e)
+        l = pl.store(acc, [0, 0], l)
+        return e, l
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def normalize(self, e: pl.Tensor[[QR, NB * BS], pl.FP32], l: pl.Tensor[[QR, 1], pl.FP32],
+                  p: pl.Out[pl.Tensor[[QR, NB * BS], pl.FP16]]):
+        t = pl.row_expand_div(pl.load(e, [0, 0], [QR, NB * BS]), pl.load(l, [0, 0], [QR, 1]))
+        p = pl.store(pl.cast(t, target_type=pl.FP16), [0, 0], p)
+        return p
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def pv(self, p: pl.Tensor[[QR, NB * BS], pl.FP16], v: pl.Tensor[[NB * BS, HD], pl.FP16],
+           out: pl.Out[pl.Tensor[[QR, HD], pl.FP32]]):
+        lp = pl.move(pl.load(p, [0, 0], [QR, BS], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        rv = pl.move(pl.load(v, [0, 0], [BS, HD], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        acc = pl.matmul(lp, rv)
+        for j in pl.range(1, NB):
+            lp = pl.move(pl.load(p, [0, j * BS], [QR, BS], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+            rv = pl.move(pl.load(v, [j * BS, 0], [BS, HD], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+            acc = pl.matmul_acc(acc, lp, rv)
+        out = pl.store(acc, [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, q: pl.Tensor[[QR, HD], pl.FP16], kt: pl.Tensor[[HD, NB * BS], pl.FP16],
+             v: pl.Tensor[[NB * BS, HD], pl.FP16], out: pl.Out[pl.Tensor[[QR, HD], pl.FP32]]):
+        e = pl.create_tensor([QR, NB * BS], dtype=pl.FP32)
+        l = pl.create_tensor([QR, 1], dtype=pl.FP32)
+        p = pl.create_tensor([QR, NB * BS], dtype=pl.FP16)
+        e, l = self.scores(q, kt, e, l)
+        p = self.normalize(e, l, p)
+        out = self.pv(p, v, out)
+        return out
+
+
+@pl.program
+class BlockRows:
+    """A vector kernel using block identity: y[b] = x[b] * 2 + b over pl.spmd(4)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def rows(self, x: pl.Tensor[[128, 64], pl.FP32], y: pl.Out[pl.Tensor[[128, 64], pl.FP32]]):
+        b = pl.tile.get_block_idx()
+        y = pl.store(pl.adds(pl.muls(pl.load(x, [b * 32, 0], [32, 64]), 2.0), b), [b * 32, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[128, 64], pl.FP32], y: pl.Out[pl.Tensor[[128, 64], pl.FP32]]):
+        with pl.spmd(4):
+            y = self.rows(x, y)
+        return y
