@@ -16,33 +16,13 @@ from typing import Dict, List, Optional
 
 from ..errors import CompileError, InternalError, SourceLoc
 from ..ir import nodes as N
-from ..ir.ops import OPS, OpTypeError, infer
+from ..ir.ops import OpTypeError, infer
 from ..ir.types import (BOOL, INDEX, DType, MemorySpace, PadValue, ScalarType, TensorType,
                         TileType, dim_str, dim_vars)
+from .opcalls import _MISSING, OpCallMixin  # noqa: F401  (_MISSING: shared sentinel)
 from .types import DimExpr, DirAnnot, DynamicDim, ScalarAnnot, TensorAnnot, TileAnnot
 
 # keyword signatures of the DSL ops: (positional names, defaults)
-_SIG = {
-    "load": (["tensor", "offsets", "shapes", "valid_shape", "target_memory"],
-             {"valid_shape": None, "target_memory": MemorySpace.Vec}),
-    "store": (["tile", "offsets", "output_tensor"], {}),
-    "create_tile": (["shape", "dtype", "target_memory"], {"dtype": DType.FP32, "target_memory": MemorySpace.Vec}),
-    "move": (["tile", "target_memory"], {}),
-    "cast": (["tile", "target_type", "mode"], {"mode": None}),
-    "reshape": (["tile", "shape"], {}),
-    "slice": (["tile", "shape", "offsets"], {}),
-    "assemble": (["target", "source", "offsets"], {}),
-    "fillpad": (["tile", "pad_value"], {}),
-    "create_tensor": (["shape", "dtype"], {"dtype": DType.FP32}),
-    "matmul_acc": (["acc", "lhs", "rhs"], {}),
-    "col_expand": (["tile", "like"], {}),
-    "row_expand": (["tile", "like"], {}),
-}
-_BINARY = {"add", "sub", "mul", "div", "maximum", "minimum", "adds", "subs", "muls", "divs", "maxs",
-           "mins", "concat", "matmul"} | {f"row_expand_{o}" for o in ("add", "sub", "mul", "div")} \
-    | {f"col_expand_{o}" for o in ("add", "sub", "mul", "div")} | {"row_sum", "row_max", "row_min"}
-_UNARY = {"exp", "log", "sqrt", "rsqrt", "recip", "neg", "abs", "relu", "col_sum", "col_max", "col_min"}
-
 _PYBINOP = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.FloorDiv: "floordiv", ast.Mod: "mod",
             ast.Div: "truediv"}
 _PYCMP = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
@@ -210,7 +190,7 @@ def _returned_params(item: ast.FunctionDef, fn: N.Function, src) -> List[int]:
     return result
 
 
-class FunctionParser:
+class FunctionParser(OpCallMixin):
     def __init__(self, src: _Source, g, sigs: Dict[str, Signature], dyn: Dict[str, DynamicDim]):
         self.src = src
         self.g = g
@@ -541,185 +521,6 @@ class FunctionParser:
             raise self.err(str(exc), node) from None
         return N.OpCall(name, args, attrs, type=t, loc=self.loc(node))
 
-    def call(self, e: ast.Call) -> N.Expr:
-        f = e.func
-        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
-            return self.func_call(f.attr, e)
-        target = self._resolve(f)
-        op = getattr(target, "__pto_op__", None)
-        if op is None:
-            if target in (min, max) and target is not _MISSING:
-                if len(e.args) != 2:
-                    raise self.err(f"{target.__name__}() takes two scalars here", e)
-                return self.scalar_op(target.__name__, self.expr(e.args[0]), self.expr(e.args[1]), e)
-            raise self.err(f"{ast.unparse(f)!r} is not a DSL op or program function", f)
-        return self.op_call(op, e)
-
-    def _bind(self, op, e: ast.Call) -> Dict[str, ast.AST]:
-        names, defaults = _SIG.get(op, (None, {}))
-        if names is None:
-            if op in _BINARY:
-                names = ["lhs", "rhs"]
-            elif op in _UNARY:
-                names = ["tile"]
-            else:
-                names = []
-        if len(e.args) > len(names):
-            raise self.err(f"pl.{op} takes at most {len(names)} positional arguments, got {len(e.args)}", e)
-        bound = dict(zip(names, e.args))
-        aliases = {"target_type": "target_type", "dtype": "dtype"}
-        for kw in e.keywords:
-            key = aliases.get(kw.arg, kw.arg)
-            if key == "shapes" and op in ("create_tile", "create_tensor", "reshape", "slice"):
-                key = "shape"
-            if key not in names:
-                raise self.err(f"pl.{op} has no parameter {kw.arg!r} (parameters: {', '.join(names)})", kw.value)
-            bound[key] = kw.value
-        for n in names:
-            if n not in bound and n not in defaults:
-                raise self.err(f"pl.{op} is missing its {n!r} argument", e)
-        return {n: bound.get(n, defaults.get(n)) for n in names}
-
-    def _static_list(self, node, what, allow_dyn=False):
-        """A list of static ints (or dynamic-dim names when allowed)."""
-        if not isinstance(node, (ast.List, ast.Tuple)):
-            raise self.err(f"{what} must be a list such as [64, 64]", node)
-        out = []
-        for x in node.elts:
-            v = self.expr(x)
-            if isinstance(v, N.Const) and isinstance(v.value, int) and not isinstance(v.value, bool):
-                out.append(v.value)
-            elif allow_dyn and isinstance(v, N.Var) and v.type == INDEX:
-                out.append(v.name)
-            else:
-                raise self.err(f"{what} must be compile-time integers, but {ast.unparse(x)!r} is not", x)
-        return out
-
-    def _static_attr(self, node, kinds, what):
-        if isinstance(node, (DType, MemorySpace, PadValue)) or node is None:
-            return node
-        v = self.expr(node)
-        if isinstance(v, N.Const) and isinstance(v.value, kinds):
-            return v.value
-        raise self.err(f"{what} must be a constant such as {_EXAMPLE.get(kinds, '...')}", node)
-
-    def _index_list(self, node, what):
-        if not isinstance(node, (ast.List, ast.Tuple)):
-            raise self.err(f"{what} must be a list such as [0, 0]", node)
-        items = []
-        for x in node.elts:
-            v = self.expr(x)
-            if not isinstance(v.type, ScalarType) or v.type.dtype.is_float:
-                raise self.err(f"{what} must be integers or integer scalars, but got {v.type}", x)
-            items.append(v)
-        return N.ListExpr(items, loc=self.loc(node))
-
-    def op_call(self, op: str, e: ast.Call) -> N.Expr:
-        b = self._bind(op, e)
-        attrs: Dict[str, object] = {}
-        if op == "load":
-            tensor = self.expr(b["tensor"])
-            offsets = self._index_list(b["offsets"], "load offsets")
-            shape = self._static_list(b["shapes"], "load shapes")
-            attrs["shape"] = shape
-            attrs["target_memory"] = self._static_attr(b["target_memory"], MemorySpace, "target_memory")
-            if b["valid_shape"] is not None:
-                vs = self._index_list(b["valid_shape"], "valid_shape").items
-                if len(vs) != len(shape):
-                    raise self.err("valid_shape needs one entry per dimension", b["valid_shape"])
-                valid = tuple(v.value if isinstance(v, N.Const) else v for v in vs[-2:])
-                attrs["valid"] = valid
-            if len(offsets.items) != len(shape):
-                raise self.err(f"pl.load got {len(offsets.items)} offsets but {len(shape)} shapes", e)
-            return self._typed_op(op, [tensor, offsets], attrs, e)
-        if op == "store":
-            tile = self.expr(b["tile"])
-            offsets = self._index_list(b["offsets"], "store offsets")
-            tensor = self.expr(b["output_tensor"])
-            if isinstance(tensor.type, TensorType) and len(offsets.items) != len(tensor.type.shape):
-                raise self.err(f"pl.store got {len(offsets.items)} offsets for a {len(tensor.type.shape)}-D tensor", e)
-            return self._typed_op(op, [tile, tensor, offsets], attrs, e)
-        if op in ("create_tile", "create_tensor"):
-            attrs["shape"] = self._static_list(b["shape"], "shape", allow_dyn=(op == "create_tensor"))
-            attrs["dtype"] = self._static_attr(b["dtype"], DType, "dtype")
-            if op == "create_tile":
-                attrs["target_memory"] = self._static_attr(b["target_memory"], MemorySpace, "target_memory")
-            else:
-                attrs["shape"] = [dim_str(d) for d in attrs["shape"]]
-            return self._typed_op(op, [], attrs, e)
-        if op == "move":
-            attrs["target_memory"] = self._static_attr(b["target_memory"], MemorySpace, "target_memory")
-            return self._typed_op(op, [self.expr(b["tile"])], attrs, e)
-        if op == "cast":
-            attrs["target_type"] = self._static_attr(b["target_type"], DType, "target_type")
-            if b["mode"] is not None:
-                m = self.expr(b["mode"])
-                attrs["mode"] = m.value if isinstance(m, N.Const) else None
-            return self._typed_op(op, [self.expr(b["tile"])], attrs, e)
-        if op == "reshape":
-            attrs["shape"] = self._static_list(b["shape"], "reshape shape")
-            return self._typed_op(op, [self.expr(b["tile"])], attrs, e)
-        if op in ("slice", "assemble"):
-            offs = self._index_list(b["offsets"], f"{op} offsets")
-            if len(offs.items) != 2:
-                raise self.err(f"pl.{op} needs two offsets [row, col]", b["offsets"])
-            attrs["offsets_static"] = tuple(o.value if isinstance(o, N.Const) else None for o in offs.items)
-            if op == "slice":
-                attrs["shape"] = self._static_list(b["shape"], "slice shape")
-                return self._typed_op(op, [self.expr(b["tile"]), offs], attrs, e)
-            return self._typed_op(op, [self.expr(b["target"]), self.expr(b["source"]), offs], attrs, e)
-        if op == "fillpad":
-            attrs["pad_value"] = self._static_attr(b["pad_value"], PadValue, "pad_value")
-            return self._typed_op(op, [self.expr(b["tile"])], attrs, e)
-        if op in ("row_expand", "col_expand"):
-            return self._typed_op(op, [self.expr(b["tile"]), self.expr(b["like"])], attrs, e)
-        if op == "matmul_acc":
-            return self._typed_op(op, [self.expr(b["acc"]), self.expr(b["lhs"]), self.expr(b["rhs"])], attrs, e)
-        if op in ("get_block_idx", "get_block_num", "get_subblock_idx"):
-            if e.args or e.keywords:
-                raise self.err(f"pl.tile.{op}() takes no arguments", e)
-            return self._typed_op(op, [], attrs, e)
-        if op in _BINARY:
-            lhs, rhs = self.expr(b["lhs"]), self.expr(b["rhs"])
-            od = OPS[op]
-            if isinstance(rhs.type, ScalarType) and od.scalar_form:
-                if isinstance(rhs, N.Const) and isinstance(lhs.type, TileType) and lhs.type.dtype.is_float:
-                    rhs = N.Const(float(rhs.value), type=ScalarType(lhs.type.dtype if lhs.type.dtype is DType.FP32 else DType.FP32), loc=rhs.loc)
-                return self._typed_op(od.scalar_form, [lhs, rhs], attrs, e)
-            return self._typed_op(op, [lhs, rhs], attrs, e)
-        if op in _UNARY:
-            return self._typed_op(op, [self.expr(b["tile"])], attrs, e)
-        raise self.err(f"pl.{op} is not supported here", e)
-
-    def func_call(self, name: str, e: ast.Call) -> N.Expr:
-        if name not in self.sigs:
-            raise self.err(f"program has no function {name!r}", e.func)
-        if e.keywords:
-            raise self.err("program functions are called with positional arguments", e)
-        callee = self.sigs[name].fn
-        args = [self.expr(a) for a in e.args]
-        if len(args) != len(callee.params):
-            raise self.err(f"{name} takes {len(callee.params)} arguments, but {len(args)} were given", e)
-        for a, p, node in zip(args, callee.params, e.args):
-            self._check_arg(a, p, node, name)
-        return N.FuncCall(name, args, loc=self.loc(e))
-
-    def _check_arg(self, a, p: N.Param, node, callee):
-        pt, at = p.type, a.type
-        if isinstance(pt, TensorType):
-            if not isinstance(at, TensorType):
-                raise self.err(f"argument {p.name!r} of {callee} must be a tensor, but got {at}", node)
-            if at.dtype != pt.dtype or len(at.shape) != len(pt.shape) or any(
-                    isinstance(x, int) and isinstance(y, int) and x != y for x, y in zip(at.shape, pt.shape)):
-                raise self.err(f"argument {p.name!r} of {callee} expects {pt}, but got {at}", node)
-        elif isinstance(pt, ScalarType):
-            if not isinstance(at, ScalarType):
-                raise self.err(f"argument {p.name!r} of {callee} must be a scalar, but got {at}", node)
-        elif isinstance(pt, TileType):
-            if not isinstance(at, TileType) or at.shape != pt.shape or at.dtype != pt.dtype:
-                raise self.err(f"argument {p.name!r} of {callee} expects {pt}, but got {at}", node)
-
-
 def _return_types(body) -> list:
     for s in N.walk_stmts(body):
         if isinstance(s, N.Return):
@@ -727,5 +528,3 @@ def _return_types(body) -> list:
     return []
 
 
-_MISSING = object()
-_EXAMPLE = {DType: "pl.FP32", MemorySpace: "pl.Mem.Vec", PadValue: "pl.PadValue.zero"}
