@@ -99,3 +99,36 @@ def test_chain_and_fan_critical_paths_and_trace_overhead(sim, tmp_path):
           f"{path.stat().st_size / 1e6:.2f} MB), read {read_s * 1e3:.1f} ms, summary {summary_s * 1e3:.1f} ms",
           file=sys.stderr)
     assert write_s / N < 1e-3     # generous: ~15 us/block measured on the CI machine
+
+
+def test_mixed_task_fifo_waits_are_recorded_when_tracing(sim, tmp_path):
+    """AIV lanes pop what the AIC pushes; a pop that starts before the push waits and is
+    recorded (timing decides how many do: every recorded wait must be consistent)."""
+    blocks, clusters = 6, 3
+    seen = 0
+    for attempt in range(5):
+        out = np.full((blocks, 4), -1, dtype=np.int32)
+        path = tmp_path / f"mixed{attempt}.json"
+        res = sim("MIXED", [out, blocks], clusters=clusters, trace=str(path))
+        waits = res.timeline.fifo_waits
+        assert waits is not None
+        b = res.timeline.blocks
+        for w in waits:
+            assert w["task_seq"] == 0 and w["pipe"] == 0 and w["dir"] == 1 and w["op"] in (0, 1)
+            if w["op"] == 1:   # a TPOP waits on its own vector lane's FIFO
+                assert w["lane"] == w["fifo_lane"] in (0, 1)
+            mine = b[(b["core_id"] == w["core_id"]) & (b["start_ns"] <= w["start_ns"]) & (w["end_ns"] <= b["end_ns"])]
+            assert len(mine) == 1, "a FIFO wait lies inside a block of its core"
+            assert w["start_ns"] <= w["end_ns"]
+        s = res.summary()
+        assert s.fifo_waits == len(waits)
+        back = read_trace(path)
+        assert back.summary() == s
+        doc = json.loads(path.read_text())
+        assert len([e for e in doc["traceEvents"] if e.get("cat") == "fifo"]) == len(waits)
+        seen += len(waits)
+        if seen:
+            break
+    assert seen, "no TPOP ever waited for its TPUSH in 5 runs"
+    untraced = sim("MIXED", [np.full((blocks, 4), -1, dtype=np.int32), blocks], clusters=clusters)
+    assert untraced.timeline.fifo_waits is None

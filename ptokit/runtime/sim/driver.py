@@ -104,13 +104,15 @@ def load_library() -> ctypes.CDLL:
         lib.ptosim_result_edges.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64]
         lib.ptosim_result_args.restype = ctypes.c_uint64
         lib.ptosim_result_args.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64]
+        lib.ptosim_result_fifo_waits.restype = ctypes.c_uint64
+        lib.ptosim_result_fifo_waits.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64]
         lib.ptosim_result_free.restype = None
         lib.ptosim_result_free.argtypes = [ctypes.c_void_p]
         lib.ptosim_shutdown.restype = None
         lib.ptosim_shutdown.argtypes = []
         lib.ptosim_sizeof.restype = ctypes.c_uint64
         lib.ptosim_sizeof.argtypes = [ctypes.c_int32]
-        sizes = {4: BLOCK_RECORD_DTYPE.itemsize, 5: EDGE_DTYPE.itemsize}
+        sizes = {4: BLOCK_RECORD_DTYPE.itemsize, 5: EDGE_DTYPE.itemsize, 9: FIFO_WAIT_DTYPE.itemsize}
         sizes.update({k: ctypes.sizeof(v) for k, v in _SIZEOF_IDS.items()})
         for which, size in sizes.items():
             got = lib.ptosim_sizeof(which)
@@ -340,8 +342,12 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
         edges = np.zeros(ne, dtype=EDGE_DTYPE)
         if ne:
             lib.ptosim_result_edges(handle, edges.ctypes.data, ne)
-        task_args = {}
+        task_args, fifo_waits = {}, None
         if config.trace:
+            nf = lib.ptosim_result_fifo_waits(handle, None, 0)
+            fifo_waits = np.zeros(nf, dtype=FIFO_WAIT_DTYPE)
+            if nf:
+                lib.ptosim_result_fifo_waits(handle, fifo_waits.ctypes.data, nf)
             nw = lib.ptosim_result_args(handle, None, 0)
             words = np.zeros(nw, dtype=np.uint32)
             if nw:
@@ -353,7 +359,7 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
     for host, dev in m.copy_back:
         np.copyto(host, dev)
     result = RunResult(elapsed=stats.elapsed_ns / 1e9, tasks=int(stats.tasks), blocks=int(stats.blocks),
-                       timeline=Timeline(blocks, edges, names, task_args), schedulers=int(stats.schedulers),
+                       timeline=Timeline(blocks, edges, names, task_args, fifo_waits), schedulers=int(stats.schedulers),
                        runtime=kind, clusters=config.clusters, platform=config.platform)
     if config.trace:   # tracing hook (ptokit/runtime/trace.py); nothing to do when off
         from ..trace import write_trace

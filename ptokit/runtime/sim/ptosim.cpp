@@ -225,6 +225,7 @@ struct Run {
     uint64_t nrec = 0;
     std::vector<PtoSimEdge> edges;
     std::vector<uint32_t> targs;  // cfg.record_args: tensor args per task (ptosim_result_args)
+    std::vector<PtoSimFifoWait> fifo_waits;  // cfg.record_args: blocked TPUSH/TPOP (guarded by fifo_mu)
     int64_t t0 = 0;
 
     PtoSimBlockRecord* rec(uint64_t i) { return &chunks[i / kRecChunk][i % kRecChunk]; }
@@ -1282,6 +1283,22 @@ int fifo_wait(Device* d, Run* r, std::unique_lock<std::mutex>& lk, Pred pred) {
     return r->failed ? PTO_CPU_FIFO_ERROR : PTO_CPU_FIFO_OK;
 }
 
+// Trace record of a TPUSH/TPOP that waited (only when tracing; the caller holds fifo_mu).
+void fifo_note_wait(Run* r, PtoCpuCore* core, int32_t pipe, int32_t dir, int32_t lane, int32_t op, int64_t t0) {
+    Core* c = static_cast<Core*>(core->runtime);
+    PtoSimFifoWait w;
+    w.task_seq = c->cur.task ? c->cur.task->seq : 0;
+    w.core_id = c->id;
+    w.lane = c->lane;
+    w.pipe = pipe;
+    w.dir = dir;
+    w.op = op;
+    w.fifo_lane = lane;
+    w.start_ns = r->rel(t0);
+    w.end_ns = r->rel(mono_ns());
+    r->fifo_waits.push_back(w);
+}
+
 Run* core_run(PtoCpuCore* core, Device** dout) {
     if (!core || !core->runtime) return nullptr;
     Device* d = static_cast<Core*>(core->runtime)->dev;
@@ -1298,8 +1315,11 @@ extern "C" __attribute__((visibility("default"))) int pto_cpu_fifo_push(PtoCpuCo
     std::unique_lock<std::mutex> lk(d->fifo_mu);
     Fifo* f = fifo_get(d, core, pipe_id, dir, lane, slot_size, slot_num);
     if (bytes > f->slot_size) return PTO_CPU_FIFO_BAD_SIZE;
-    int rc = fifo_wait(d, r, lk, [&] { return f->queued.size() + (f->held ? 1 : 0) < f->slot_num; });
+    auto has_room = [&] { return f->queued.size() + (f->held ? 1 : 0) < f->slot_num; };
+    int64_t waited = r->cfg.record_args && !has_room() ? mono_ns() : 0;
+    int rc = fifo_wait(d, r, lk, has_room);
     if (rc) return rc;
+    if (waited) fifo_note_wait(r, core, pipe_id, dir, lane, 0, waited);
     f->queued.emplace_back((const uint8_t*)src, (const uint8_t*)src + bytes);
     ++r->progress;
     d->fifo_cv.notify_all();
@@ -1317,8 +1337,11 @@ extern "C" __attribute__((visibility("default"))) int pto_cpu_fifo_pop(PtoCpuCor
         f->held = false;  // the next pop releases the slot the previous one held
         d->fifo_cv.notify_all();
     }
-    int rc = fifo_wait(d, r, lk, [&] { return !f->queued.empty(); });
+    auto has_data = [&] { return !f->queued.empty(); };
+    int64_t waited = r->cfg.record_args && !has_data() ? mono_ns() : 0;
+    int rc = fifo_wait(d, r, lk, has_data);
     if (rc) return rc;
+    if (waited) fifo_note_wait(r, core, pipe_id, dir, lane, 1, waited);
     std::vector<uint8_t>& slot = f->queued.front();
     if (slot.size() != bytes) return PTO_CPU_FIFO_BAD_SIZE;
     memcpy(dst, slot.data(), bytes);
@@ -1535,6 +1558,14 @@ extern "C" __attribute__((visibility("default"))) uint64_t ptosim_result_args(vo
     return r->targs.size();
 }
 
+extern "C" __attribute__((visibility("default"))) uint64_t ptosim_result_fifo_waits(void* result, PtoSimFifoWait* out, uint64_t cap) {
+    Run* r = static_cast<Run*>(result);
+    if (!r) return 0;
+    uint64_t n = std::min<uint64_t>(cap, r->fifo_waits.size());
+    if (out && n) memcpy(out, r->fifo_waits.data(), n * sizeof(PtoSimFifoWait));
+    return r->fifo_waits.size();
+}
+
 extern "C" __attribute__((visibility("default"))) void ptosim_result_free(void* result) {
     Run* r = static_cast<Run*>(result);
     if (r && !r->abandoned) delete r;
@@ -1559,6 +1590,7 @@ extern "C" __attribute__((visibility("default"))) uint64_t ptosim_sizeof(int32_t
         case 6: return sizeof(LocalContext);
         case 7: return sizeof(GlobalContext);
         case 8: return sizeof(PtoCpuCore);
+        case 9: return sizeof(PtoSimFifoWait);
     }
     return 0;
 }

@@ -60,6 +60,19 @@ typedef struct PtoSimEdge {
     uint64_t consumer_seq;
 } PtoSimEdge;
 
+// A TPUSH/TPOP that had to wait on a cross-core FIFO (recorded only when cfg.record_args).
+typedef struct PtoSimFifoWait {
+    uint64_t task_seq;
+    int32_t core_id;
+    int32_t lane;              // the waiting core's lane (-1 AIC, 0/1 AIV)
+    int32_t pipe;
+    int32_t dir;               // 1 C2V, 2 V2C
+    int32_t op;                // 0 TPUSH (FIFO full), 1 TPOP (FIFO empty)
+    int32_t fifo_lane;         // the vector lane of the FIFO
+    int64_t start_ns;
+    int64_t end_ns;
+} PtoSimFifoWait;
+
 // Run one program.  Returns 0 or an error code (runtime.md); on error `err` holds the
 // message.  `*result` (always set, may be NULL) must be released with ptosim_result_free.
 int ptosim_run(const PtoSimConfig* cfg, const char* orch_path, const char* orch_func,
@@ -73,6 +86,7 @@ uint64_t ptosim_result_edges(void* result, PtoSimEdge* out, uint64_t cap);
 // seq_lo, seq_hi, ntensors, then per tensor kind | dtype << 8 | ndims << 16 followed by
 // ndims shapes.  Returns the number of words (copies at most cap).
 uint64_t ptosim_result_args(void* result, uint32_t* out, uint64_t cap);
+uint64_t ptosim_result_fifo_waits(void* result, PtoSimFifoWait* out, uint64_t cap);
 void ptosim_result_free(void* result);
 
 // Join and free the device threads (idempotent).
