@@ -12,7 +12,7 @@ from ptokit.errors import RuntimeFailure
 from ptokit.runtime.config import RunConfig
 from ptokit.runtime.launcher import run_tree
 
-from mixed_util import P
+from .mixed_util import P
 
 RUNTIMES = ["tensormap_and_ringbuffer", "host_build_graph"]
 _CACHE = {}

@@ -6,7 +6,7 @@ import ptokit.language as pl
 from ptokit.backend.assembler import assemble_text
 from ptokit.errors import AssemblerError, CompileError, PtokitError
 
-from mixed_util import P
+from .mixed_util import P
 
 
 def test_mixed_kernel_without_boundary_is_a_located_error(tmp_path):

@@ -11,7 +11,7 @@ import pytest
 
 import ptokit
 
-from mixed_util import P
+from .mixed_util import P
 
 GOLDEN = Path(__file__).parent / "golden"
 INCLUDE = Path(ptokit.__file__).parent / "runtime" / "include"
