@@ -95,6 +95,10 @@ def test_new_process_runs_from_disk_cache(cache_dir, rng):
     C.ptokit_identity.cache_clear()
     progs.tile_add.cache_clear()
     progs.tile_add(a, a, np.zeros_like(a))          # make sure the entry and the objects exist
+    # the simulator's runtime library is loaded once per process, possibly from another test's
+    # cache: build it into this cache too, so the child finds everything already built
+    from ptokit.runtime.sim import driver
+    driver.library_path()
     # the folder from which progs imports under the same module name as here (it is part of the key)
     base = os.path.dirname(os.path.abspath(progs.__file__))
     for _ in progs.__name__.split(".")[:-1]:
