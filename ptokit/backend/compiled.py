@@ -6,8 +6,9 @@ into the caller's arrays.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, Dict, Optional
 
 import numpy as np
 
@@ -23,6 +24,10 @@ class CompiledProgram:
     platform: str
     runtime: RuntimeKind
     times: object = None
+    # recompile(platform=, dump_passes=, dump_ptoas_passes=, output_dir=) -> CompiledProgram; set by
+    # ptokit.compile so a RunConfig asking for another platform or for dumps can be honoured
+    recompile: Optional[Callable] = field(default=None, repr=False)
+    _variants: Dict[tuple, "CompiledProgram"] = field(default_factory=dict, repr=False)
 
     @property
     def name(self) -> str:
@@ -37,9 +42,28 @@ class CompiledProgram:
                                  f"on the CPU simulator")
             from ..runtime.config import RunConfig
             config = RunConfig(platform=self.platform)
-        self.check_args(args)
+        target = self._for_config(config)
+        target.check_args(args)
         from ..runtime.launcher import run_tree
-        return run_tree(self.output_dir, list(args), config)
+        return run_tree(target.output_dir, list(args), config)
+
+    def _for_config(self, config) -> "CompiledProgram":
+        """This tree, or a sibling compiled for the RunConfig's platform / with its dumps."""
+        want_dumps = (config.dump_passes and not (self.output_dir / "passes_dump").is_dir()) or \
+            (config.dump_ptoas_passes and not (self.output_dir / "ptoas_passes").is_dir())
+        if config.platform == self.platform and not want_dumps:
+            return self
+        key = (config.platform, bool(config.dump_passes), bool(config.dump_ptoas_passes))
+        if key not in self._variants:
+            if self.recompile is None:
+                raise ValueError(f"this program was compiled for {self.platform!r}; RunConfig(platform="
+                                 f"{config.platform!r}, dump_passes={config.dump_passes}, dump_ptoas_passes="
+                                 f"{config.dump_ptoas_passes}) needs it compiled again with those options")
+            suffix = config.platform + ("_dumps" if want_dumps else "")
+            self._variants[key] = self.recompile(platform=config.platform, dump_passes=config.dump_passes,
+                                                 dump_ptoas_passes=config.dump_ptoas_passes,
+                                                 output_dir=self.output_dir.with_name(f"{self.output_dir.name}_{suffix}"))
+        return self._variants[key]
 
     def check_args(self, args) -> None:
         """Arguments against the orchestration's parameters: count, kinds, dtypes, shapes

@@ -208,4 +208,6 @@ def compile_program(program, output_dir=None, platform="a2a3sim", runtime=None, 
     lowered = run_passes(ir, ctx, out / "passes_dump" if dump_passes else None)
     times.passes += time.perf_counter() - t0
     cfg = generate_tree(lowered, out, ctx, dump_ptoas_passes=dump_ptoas_passes, with_loc=with_loc, times=times)
-    return CompiledProgram(out.resolve(), cfg, platform, ctx.runtime_kind, times)
+    def recompile(**kw):
+        return compile_program(program, runtime=ctx.runtime_kind, with_loc=with_loc, **kw)
+    return CompiledProgram(out.resolve(), cfg, platform, ctx.runtime_kind, times, recompile=recompile)

@@ -184,3 +184,18 @@ def test_dump_passes_writes_every_stage(tmp_path):
     import ast
     for name in dumps:
         ast.parse((c.output_dir / "passes_dump" / name).read_text())
+
+
+def test_run_config_can_ask_for_another_platform_and_dumps(tmp_path):
+    # language.md: compiled(*arrays, config=RunConfig(platform="a5sim", ..., dump_ptoas_passes=True))
+    c = ptokit.compile(programs.ScalarOperand, output_dir=tmp_path / "tree")
+    x = rand(64, 64)
+    y = np.zeros_like(x)
+    c(x, 2.0, y, config=RunConfig(platform="a5sim", aicpu_thread_num=0, dump_ptoas_passes=True))
+    np.testing.assert_allclose(y, x * 2 + 1.5, rtol=1e-6)
+    variant = tmp_path / "tree_a5sim_dumps"
+    assert 'pto.target_arch = "a5"' in (variant / "ptoas" / "axpb.pto").read_text()
+    assert any((variant / "ptoas_passes" / "axpb").iterdir())
+    assert not (tmp_path / "tree" / "ptoas_passes").exists()
+    with pytest.raises(ValueError, match="valid values are 0, 2, 3, 4, 5"):
+        RunConfig(platform="a5sim", aicpu_thread_num=1)
