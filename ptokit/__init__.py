@@ -16,4 +16,13 @@ def compile(program, output_dir=None, platform="a2a3sim", runtime=None, dump_pas
                            dump_passes=dump_passes, dump_ptoas_passes=dump_ptoas_passes, **options)
 
 
+def __getattr__(name):
+    # `import ptokit` then `ptokit.runtime.RunConfig(...)` (language.md) without paying for the
+    # submodules' imports up front
+    if name in ("runtime", "language", "ir", "passes", "jit", "launch", "backend", "codegen", "errors"):
+        import importlib
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'ptokit' has no attribute {name!r}")
+
+
 __all__ = ["compile", "RuntimeKind", "PassContext", "__version__"]

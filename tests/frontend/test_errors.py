@@ -150,3 +150,14 @@ def test_unknown_platform_lists_valid_ones(tmp_path):
 def test_ir_compile_alias():
     import ptokit.ir
     assert ptokit.ir.compile is ptokit.compile
+
+
+def test_public_surface_is_reachable_from_import_ptokit():
+    import subprocess
+    import sys
+    code = ("import ptokit; c = ptokit.runtime.RunConfig(platform='a5sim'); "
+            "assert ptokit.ir.compile is ptokit.compile; "
+            "from ptokit.passes import runtime_kind_to_name; "
+            "print(c.platform, ptokit.RuntimeKind.HOST_BUILD_GRAPH.value, ptokit.PassContext.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["a5sim", "host_build_graph", "PassContext"]
