@@ -1,0 +1,128 @@
+// sim_fifo.hpp -- cross-core FIFO hooks (part of the single translation unit ptosim.cpp;
+// not a public header).
+//
+// Owns: the TPUSH/TPOP/TFREE hooks of the CPU tile library (pto_cpu_fifo_push/pop/free,
+// docs/contracts.md), one FIFO per (cluster, pipe, direction, lane), created on first
+// use with the slot size and count of that first call.  A pop holds its slot until the
+// next pop or a free.  Waits are bounded (0.9 x the run's timeout) and end early when the
+// run fails; a wait that blocked is recorded for traces when the run records args.
+// Guarded by `Device::fifo_mu` alone (lock order elsewhere: `Device::mu`, then
+// `fifo_mu`).  Compiled only when the tile library's pto/cpu_sim_hooks.h is on the
+// include path.
+#pragma once
+
+#include "sim_common.hpp"
+#include "sim_device.hpp"
+#include "sim_run.hpp"
+
+#ifdef PTOSIM_HAVE_FIFO_HOOKS
+// ---------------------------------------------------------------------------
+// cross-core FIFOs (TPUSH/TPOP/TFREE), one per (cluster, pipe, direction, lane)
+// ---------------------------------------------------------------------------
+
+namespace {
+Fifo* fifo_get(Device* d, PtoCpuCore* core, int32_t pipe, int32_t dir, int32_t lane, uint32_t slot_size, uint32_t slot_num) {
+    auto key = std::make_tuple(core->cluster_id, pipe, dir, lane);
+    auto it = d->fifos.find(key);
+    if (it == d->fifos.end()) {
+        Fifo f;
+        f.slot_size = slot_size;
+        f.slot_num = slot_num ? slot_num : 2;
+        it = d->fifos.emplace(key, std::move(f)).first;
+    }
+    return &it->second;
+}
+
+// Wait on the device FIFO condition until pred() or the run fails / times out.
+template <typename Pred>
+int fifo_wait(Device* d, Run* r, std::unique_lock<std::mutex>& lk, Pred pred) {
+    auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(r->cfg.timeout_s * 0.9));
+    while (!pred()) {
+        if (r->failed) return PTO_CPU_FIFO_ERROR;
+        if (d->fifo_cv.wait_until(lk, deadline) == std::cv_status::timeout && !pred()) return PTO_CPU_FIFO_TIMEOUT;
+    }
+    return r->failed ? PTO_CPU_FIFO_ERROR : PTO_CPU_FIFO_OK;
+}
+
+// Trace record of a TPUSH/TPOP that waited (only when tracing; the caller holds fifo_mu).
+void fifo_note_wait(Run* r, PtoCpuCore* core, int32_t pipe, int32_t dir, int32_t lane, int32_t op, int64_t t0) {
+    Core* c = static_cast<Core*>(core->runtime);
+    PtoSimFifoWait w;
+    w.task_seq = c->cur.task ? c->cur.task->seq : 0;
+    w.core_id = c->id;
+    w.lane = c->lane;
+    w.pipe = pipe;
+    w.dir = dir;
+    w.op = op;
+    w.fifo_lane = lane;
+    w.start_ns = r->rel(t0);
+    w.end_ns = r->rel(mono_ns());
+    r->fifo_waits.push_back(w);
+}
+
+Run* core_run(PtoCpuCore* core, Device** dout) {
+    if (!core || !core->runtime) return nullptr;
+    Device* d = static_cast<Core*>(core->runtime)->dev;
+    *dout = d;
+    return d->run;
+}
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int pto_cpu_fifo_push(PtoCpuCore* core, int32_t pipe_id, int32_t dir, int32_t lane,
+                                                                        const void* src, uint64_t bytes, uint32_t slot_size, uint32_t slot_num) {
+    Device* d = nullptr;
+    Run* r = core_run(core, &d);
+    if (!r) return PTO_CPU_FIFO_ERROR;
+    std::unique_lock<std::mutex> lk(d->fifo_mu);
+    Fifo* f = fifo_get(d, core, pipe_id, dir, lane, slot_size, slot_num);
+    if (bytes > f->slot_size) return PTO_CPU_FIFO_BAD_SIZE;
+    auto has_room = [&] { return f->queued.size() + (f->held ? 1 : 0) < f->slot_num; };
+    int64_t waited = r->cfg.record_args && !has_room() ? mono_ns() : 0;
+    int rc = fifo_wait(d, r, lk, has_room);
+    if (rc) return rc;
+    if (waited) fifo_note_wait(r, core, pipe_id, dir, lane, 0, waited);
+    f->queued.emplace_back((const uint8_t*)src, (const uint8_t*)src + bytes);
+    ++r->progress;
+    d->fifo_cv.notify_all();
+    return PTO_CPU_FIFO_OK;
+}
+
+extern "C" __attribute__((visibility("default"))) int pto_cpu_fifo_pop(PtoCpuCore* core, int32_t pipe_id, int32_t dir, int32_t lane,
+                                                                       void* dst, uint64_t bytes, uint32_t slot_size, uint32_t slot_num) {
+    Device* d = nullptr;
+    Run* r = core_run(core, &d);
+    if (!r) return PTO_CPU_FIFO_ERROR;
+    std::unique_lock<std::mutex> lk(d->fifo_mu);
+    Fifo* f = fifo_get(d, core, pipe_id, dir, lane, slot_size, slot_num);
+    if (f->held) {
+        f->held = false;  // the next pop releases the slot the previous one held
+        d->fifo_cv.notify_all();
+    }
+    auto has_data = [&] { return !f->queued.empty(); };
+    int64_t waited = r->cfg.record_args && !has_data() ? mono_ns() : 0;
+    int rc = fifo_wait(d, r, lk, has_data);
+    if (rc) return rc;
+    if (waited) fifo_note_wait(r, core, pipe_id, dir, lane, 1, waited);
+    std::vector<uint8_t>& slot = f->queued.front();
+    if (slot.size() != bytes) return PTO_CPU_FIFO_BAD_SIZE;
+    memcpy(dst, slot.data(), bytes);
+    f->queued.pop_front();
+    f->held = true;
+    ++r->progress;
+    d->fifo_cv.notify_all();
+    return PTO_CPU_FIFO_OK;
+}
+
+extern "C" __attribute__((visibility("default"))) int pto_cpu_fifo_free(PtoCpuCore* core, int32_t pipe_id, int32_t dir, int32_t lane) {
+    Device* d = nullptr;
+    Run* r = core_run(core, &d);
+    if (!r) return PTO_CPU_FIFO_ERROR;
+    std::unique_lock<std::mutex> lk(d->fifo_mu);
+    auto it = d->fifos.find(std::make_tuple(core->cluster_id, pipe_id, dir, lane));
+    if (it != d->fifos.end() && it->second.held) {
+        it->second.held = false;
+        d->fifo_cv.notify_all();
+    }
+    return PTO_CPU_FIFO_OK;
+}
+#endif

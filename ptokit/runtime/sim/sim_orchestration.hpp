@@ -1,0 +1,382 @@
+// sim_orchestration.hpp -- the orchestration side of a run (part of the single
+// translation unit ptosim.cpp; not a public header).
+//
+// Owns: the PTO2RuntimeOps table handed to the orchestration .so through
+// pto2_orchestration_bind -- submit (argument validation, dependency discovery through
+// owner ids, the TensorMap and explicit deps, back-pressure on the task ring / heap /
+// dependency pool with the deadlock diagnoses, then the commit of the task slot), scope
+// begin/end, fatal, and the tensor/task waits -- plus the orchestrator thread itself
+// (config check, entry call, crash and exception containment, and the end of the
+// orchestration that releases every scope and, under host_build_graph, starts dispatch).
+#pragma once
+
+#include "sim_common.hpp"
+#include "sim_device.hpp"
+#include "sim_rings.hpp"
+#include "sim_run.hpp"
+#include "sim_scheduler.hpp"
+
+namespace {
+
+constexpr size_t kOrchStack = 256ull << 20;  // virtual; pages are touched only as used
+
+// ---------------------------------------------------------------------------
+// the orchestration function table
+// ---------------------------------------------------------------------------
+
+void op_submit(void* rtp, int32_t kind, const int32_t* ids, const CoreTaskArgs* a, TaskOutputTensors* out) {
+    Run* r = static_cast<Run*>(rtp);
+    Device* d = r->dev;
+    std::unique_lock<std::mutex> lk(d->mu);
+    if (r->failed) {
+        lk.unlock();
+        throw RunAbort();
+    }
+    const uint64_t seq = r->seq;
+    // ---- validation (error 5 / 7)
+    if (a->error_ != PTO2_ARG_OK) {
+        std::string why;
+        switch (a->error_) {
+            case PTO2_ARG_TENSOR_AFTER_SCALAR: why = "a tensor was added after a scalar (add every tensor before the scalars)"; break;
+            case PTO2_ARG_TOO_MANY_TENSORS: why = fmt("more than %u tensor args (%u added)", CORE_MAX_TENSOR_ARGS, a->tensor_count_); break;
+            case PTO2_ARG_TOO_MANY_SCALARS: why = fmt("more than %u scalar args", CORE_MAX_SCALAR_ARGS); break;
+            case PTO2_ARG_TOO_MANY_DEPS: why = fmt("more than %u explicit deps", PTO2_MAX_EXPLICIT_DEPS); break;
+            case PTO2_ARG_BAD_CREATE_INFO: why = "invalid TensorCreateInfo (ndims must be 1..5, dtype known)"; break;
+            default: why = fmt("error %d", a->error_); break;
+        }
+        fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("invalid task args for task %llu (arg %u): %s", (unsigned long long)seq, a->error_index_, why.c_str()));
+    }
+    int32_t func[3] = {ids[0], ids[1], ids[2]};
+    if (kind == PTO2_TASK_MIXED) {
+        int valid = 0;
+        for (int l = 0; l < 3; ++l) valid += func[l] != INVALID_KERNEL_ID;
+        if (valid == 0) fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("task %llu: MixedKernels with no valid kernel id", (unsigned long long)seq));
+        if (valid == 1 && func[0] != INVALID_KERNEL_ID) {
+            kind = PTO2_TASK_AIC;
+        } else if (valid == 1) {
+            kind = PTO2_TASK_AIV;
+            func[0] = func[1] != INVALID_KERNEL_ID ? func[1] : func[2];
+            func[1] = func[2] = INVALID_KERNEL_ID;
+        }
+    } else if (kind != PTO2_TASK_AIV && kind != PTO2_TASK_AIC) {
+        fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("task %llu: unknown task kind %d", (unsigned long long)seq, kind));
+    }
+    for (int l = 0; l < (kind == PTO2_TASK_MIXED ? 3 : 1); ++l) {
+        int32_t f = func[l];
+        if (kind == PTO2_TASK_MIXED && f == INVALID_KERNEL_ID) continue;
+        if (f < 0 || f >= (int32_t)r->kernels.size() || !r->kernels[f].fn)
+            fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("task %llu: func_id %d is not a kernel of this program", (unsigned long long)seq, f));
+        int want = (kind == PTO2_TASK_AIC || (kind == PTO2_TASK_MIXED && l == 0)) ? CT_AIC : CT_AIV;
+        int have = r->kernels[f].core_type;
+        if (have >= 0 && have != want)
+            fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("task %llu: kernel '%s' (func_id %d) is an %s kernel, submitted as %s", (unsigned long long)seq, r->kernels[f].name.c_str(), f, have == CT_AIC ? "aic" : "aiv", want == CT_AIC ? "aic" : "aiv"));
+    }
+    int32_t block_num = a->launch_spec.block_num_;
+    if (block_num < 1 || block_num > 65535)
+        fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("task %llu: block_num %d out of range 1..65535", (unsigned long long)seq, block_num));
+    if (a->launch_spec.sync_start_) {
+        int cap = kind == PTO2_TASK_MIXED ? d->clusters : d->ncores_of(kind == PTO2_TASK_AIC ? CT_AIC : CT_AIV);
+        if (block_num > cap)
+            fail_throw(r, lk, PTO2_ERR_INVALID_SYNC_START, fmt("invalid sync-start: task %llu asks %d blocks to start together but only %d %s are simulated", (unsigned long long)seq, block_num, cap, kind == PTO2_TASK_MIXED ? "clusters" : "cores of its type"));
+    }
+    const uint32_t nt = a->tensor_count_, ns = a->scalar_count_;
+    uint64_t heap_bytes = 0;
+    uint32_t nout = 0;
+    for (uint32_t i = 0; i < nt; ++i) {
+        const ChipTensor& t = a->tensors_[i];
+        if (t.ndims < 1 || t.ndims > (uint32_t)CHIP_TENSOR_MAX_DIMS || get_element_size(t.dtype) == 0)
+            fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("task %llu: tensor arg %u has invalid ndims %u or dtype %u", (unsigned long long)seq, i, t.ndims, (unsigned)t.dtype));
+        if (a->kinds_[i] == PTO2ArgKind::OUTPUT) {
+            heap_bytes += align_up(std::max<uint64_t>(t.numel() * get_element_size(t.dtype), 1), kHeapAlign);
+            ++nout;
+        } else if (t.buffer.addr == 0) {
+            fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("task %llu: tensor arg %u has a null buffer", (unsigned long long)seq, i));
+        }
+    }
+    // ---- dependencies
+    std::vector<uint64_t> prods;
+    for (uint32_t i = 0; i < nt; ++i) {
+        PTO2ArgKind k = a->kinds_[i];
+        if (k == PTO2ArgKind::OUTPUT || k == PTO2ArgKind::NO_DEP) continue;
+        const ChipTensor& t = a->tensors_[i];
+        if (t.owner_task_id != PTO2_INVALID_TASK_ID && lookup(r, t.owner_task_id)) add_unique(prods, t.owner_task_id);
+        if (!t.manual_dep) tensormap_lookup(r, t, prods);
+    }
+    const int ringi = r->hbg ? 0 : r->depth;
+    Ring& rg = r->ring(ringi);
+    for (uint32_t i = 0; i < a->dep_count_; ++i) {
+        uint64_t id = a->deps_[i];
+        uint64_t dr = id >> kRingShift;
+        if (dr >= (uint64_t)kRings || r->ring((int)dr).size == 0 || (id & kLocalMask) >= r->ring((int)dr).head)
+            fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("task %llu: explicit dep on unknown task id 0x%llx", (unsigned long long)seq, (unsigned long long)id));
+        if (lookup(r, id)) add_unique(prods, id);
+    }
+    // ---- ring space (back-pressure)
+    ensure_ring(r->cfg, rg);
+    if (!rg.heap) fail_throw(r, lk, PTO2_ERR_HEAP_RING_DEADLOCK, fmt("cannot map a heap ring of heap_size=%llu bytes", (unsigned long long)r->cfg.heap_size));
+    if (heap_bytes > rg.heap_size)
+        fail_throw(r, lk, PTO2_ERR_HEAP_RING_DEADLOCK, fmt("heap-ring deadlock: task %llu needs %llu bytes of outputs but heap_size=%llu", (unsigned long long)seq, (unsigned long long)heap_bytes, (unsigned long long)rg.heap_size));
+    if (prods.size() > rg.dep_cap)
+        fail_throw(r, lk, PTO2_ERR_DEP_POOL_OVERFLOW, fmt("dependency-pool overflow: task %llu has %zu dependencies but dep_pool_size=%llu", (unsigned long long)seq, prods.size(), (unsigned long long)rg.dep_cap));
+    uint64_t off = 0, len = 0;
+    uint64_t seen_retired = r->retired;
+    auto deadline = Clock::now() + std::chrono::duration<double>(r->cfg.timeout_s);
+    for (;;) {
+        if (r->failed) {
+            lk.unlock();
+            throw RunAbort();
+        }
+        bool slot_ok = rg.head - rg.tail < rg.size;
+        bool heap_ok = heap_fit(rg, heap_bytes, off, len);
+        bool dep_ok = rg.dep_used + prods.size() <= rg.dep_cap;
+        if (slot_ok && heap_ok && dep_ok) break;
+        if (r->hbg) {
+            if (!slot_ok)
+                fail_throw(r, lk, PTO2_ERR_FLOW_CONTROL_DEADLOCK, fmt("host_build_graph: the task graph does not fit: task %llu exceeds task_ring_size=%llu (raise RunConfig.task_ring_size)", (unsigned long long)seq, (unsigned long long)rg.size));
+            if (!heap_ok)
+                fail_throw(r, lk, PTO2_ERR_HEAP_RING_DEADLOCK, fmt("host_build_graph: the task graph does not fit: outputs of task %llu exceed heap_size=%llu bytes (raise RunConfig.heap_size)", (unsigned long long)seq, (unsigned long long)rg.heap_size));
+            fail_throw(r, lk, PTO2_ERR_DEP_POOL_OVERFLOW, fmt("host_build_graph: the task graph does not fit: dependencies of task %llu exceed dep_pool_size=%llu (raise RunConfig.dep_pool_size)", (unsigned long long)seq, (unsigned long long)rg.dep_cap));
+        }
+        if (rg.tail < rg.head && !rg.slot(rg.tail).scope_released) {
+            // the ring is held by the scope that is still open: it can never drain
+            if (!slot_ok)
+                fail_throw(r, lk, PTO2_ERR_SCOPE_DEADLOCK, fmt("scope deadlock: the task ring of scope depth %d is full (task_ring_size=%llu) with tasks held by the open PTO2_SCOPE; task %llu cannot be submitted", ringi, (unsigned long long)rg.size, (unsigned long long)seq));
+            if (!heap_ok)
+                fail_throw(r, lk, PTO2_ERR_HEAP_RING_DEADLOCK, fmt("heap-ring deadlock: the heap ring of scope depth %d (heap_size=%llu) is full of outputs held by the open PTO2_SCOPE; task %llu needs %llu bytes", ringi, (unsigned long long)rg.heap_size, (unsigned long long)seq, (unsigned long long)heap_bytes));
+            fail_throw(r, lk, PTO2_ERR_DEP_POOL_OVERFLOW, fmt("dependency-pool overflow: the dependency pool of scope depth %d (dep_pool_size=%llu) is full of edges held by the open PTO2_SCOPE", ringi, (unsigned long long)rg.dep_cap));
+        }
+        r->orch_waiting = true;
+        auto st = r->orch_cv.wait_until(lk, deadline);
+        r->orch_waiting = false;
+        if (r->retired != seen_retired) {
+            seen_retired = r->retired;
+            deadline = Clock::now() + std::chrono::duration<double>(r->cfg.timeout_s);
+        } else if (st == std::cv_status::timeout) {
+            fail_throw(r, lk, PTO2_ERR_FLOW_CONTROL_DEADLOCK, fmt("flow-control deadlock: no task retired for %.3g s while the orchestrator waits for ring space (depth %d)", r->cfg.timeout_s, ringi));
+        }
+    }
+    // ---- commit
+    const uint64_t local = rg.head++;
+    Task& t = rg.slot(local);
+    t.id = ((uint64_t)ringi << kRingShift) | local;
+    t.seq = seq;
+    t.local = local;
+    t.ring = ringi;
+    t.kind = kind;
+    t.func[0] = func[0];
+    t.func[1] = func[1];
+    t.func[2] = func[2];
+    t.block_num = block_num;
+    t.next_block = 0;
+    t.lanes_per_block = 1;
+    if (kind == PTO2_TASK_MIXED) {
+        t.lanes_per_block = 0;
+        for (int l = 0; l < 3; ++l) t.lanes_per_block += func[l] != INVALID_KERNEL_ID;
+    }
+    t.lanes_done = 0;
+    t.sync_start = a->launch_spec.sync_start_;
+    t.pending = 0;
+    t.fanout_refs = 0;
+    t.completed = t.scope_released = t.retired = false;
+    heap_take(rg, t, off, len, heap_bytes);
+    t.fanout.clear();
+    t.fanin.clear();
+    t.t_submit = mono_ns();
+    t.t_ready = 0;
+    t.ntensors = nt;
+    t.nscalars = ns;
+    t.tensors.assign(a->tensors_, a->tensors_ + nt);
+    memcpy(t.scalars, a->scalars_, sizeof(uint64_t) * ns);
+    if (r->cfg.record_args) {  // for traces: kind, dtype and shape of each tensor arg
+        r->targs.push_back((uint32_t)seq);
+        r->targs.push_back((uint32_t)(seq >> 32));
+        r->targs.push_back(nt);
+        for (uint32_t i = 0; i < nt; ++i) {
+            const ChipTensor& x = a->tensors_[i];
+            uint32_t nd = std::min<uint32_t>(x.ndims, CHIP_TENSOR_MAX_DIMS);
+            r->targs.push_back((uint32_t)a->kinds_[i] | ((uint32_t)x.dtype << 8) | (nd << 16));
+            for (uint32_t d = 0; d < nd; ++d) r->targs.push_back(x.shapes[d]);
+        }
+    }
+    out->task_id_ = t.id;
+    out->count_ = 0;
+    out->base_ = t.tensors.data();
+    uint64_t cursor = off;
+    for (uint32_t i = 0; i < nt; ++i) {
+        if (a->kinds_[i] != PTO2ArgKind::OUTPUT) continue;
+        ChipTensor& o = t.tensors[i];
+        uint64_t bytes = o.numel() * get_element_size(o.dtype);
+        o.buffer.addr = (uint64_t)(uintptr_t)(rg.heap + cursor);
+        o.buffer.size = bytes;
+        o.owner_task_id = t.id;
+        o.start_offset = 0;
+        o.version = 0;
+        cursor += align_up(std::max<uint64_t>(bytes, 1), kHeapAlign);
+        out->index_[out->count_++] = (uint8_t)i;
+    }
+    for (uint64_t p : prods) {
+        Task* pt = lookup(r, p);
+        if (!pt) continue;
+        pt->fanout_refs++;
+        t.fanin.push_back(p);
+        if (!pt->completed) {
+            pt->fanout.push_back(t.id);
+            ++t.pending;
+        }
+        r->edges.push_back(PtoSimEdge{pt->seq, seq});
+    }
+    t.edges_held = t.fanin.size();
+    rg.dep_used += t.edges_held;
+    for (uint32_t i = 0; i < nt; ++i) {
+        PTO2ArgKind k = a->kinds_[i];
+        if ((k == PTO2ArgKind::INOUT || k == PTO2ArgKind::OUTPUT_EXISTING) && !t.tensors[i].manual_dep)
+            tensormap_register(r, t.tensors[i], t.id);
+    }
+    ++r->seq;
+    ++r->progress;
+    if (t.pending == 0 && r->dispatch_enabled) {
+        make_ready(r, &t);
+        dispatch_locked(r, nullptr);
+    }
+    lk.unlock();
+    flush_wakes();
+}
+
+void op_scope_begin(void* rtp) {
+    Run* r = static_cast<Run*>(rtp);
+    std::unique_lock<std::mutex> lk(r->dev->mu);
+    if (r->failed) {
+        lk.unlock();
+        throw RunAbort();
+    }
+    if (r->depth >= PTO2_MAX_SCOPE_DEPTH)
+        fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("PTO2_SCOPE nested deeper than %d", PTO2_MAX_SCOPE_DEPTH));
+    ++r->depth;
+    if (!r->hbg) ring_open_scope(r->ring(r->depth));
+}
+
+void op_scope_end(void* rtp) {
+    Run* r = static_cast<Run*>(rtp);
+    std::unique_lock<std::mutex> lk(r->dev->mu);
+    if (r->depth <= 0) return;
+    if (!r->hbg && !r->failed) release_range(r, r->depth, r->ring(r->depth).scope_begin);
+    --r->depth;
+}
+
+void op_fatal(void* rtp, int32_t code, const char* message) {
+    Run* r = static_cast<Run*>(rtp);
+    std::unique_lock<std::mutex> lk(r->dev->mu);
+    fail_throw(r, lk, code, fmt("orchestration fatal: %s", message ? message : "(no message)"));
+}
+
+void wait_for_producers(Run* r, std::unique_lock<std::mutex>& lk, std::vector<uint64_t>& prods, const char* what) {
+    if (prods.empty()) return;
+    if (r->hbg)
+        fail_throw(r, lk, PTO2_ERR_TENSOR_WAIT_TIMEOUT, fmt("tensor-wait: %s cannot complete under host_build_graph (no task runs before the orchestration returns)", what));
+    auto deadline = Clock::now() + std::chrono::duration<double>(r->cfg.timeout_s);
+    for (;;) {
+        if (r->failed) {
+            lk.unlock();
+            throw RunAbort();
+        }
+        bool all = true;
+        for (uint64_t p : prods) {
+            Task* t = lookup(r, p);
+            if (t && !t->completed) all = false;
+        }
+        if (all) return;
+        r->orch_waiting = true;
+        auto st = r->orch_cv.wait_until(lk, deadline);
+        r->orch_waiting = false;
+        if (st == std::cv_status::timeout)
+            fail_throw(r, lk, PTO2_ERR_TENSOR_WAIT_TIMEOUT, fmt("tensor-wait timeout: %s did not complete within %.3g s", what, r->cfg.timeout_s));
+    }
+}
+
+void op_wait_tensor(void* rtp, const ChipTensor* t) {
+    Run* r = static_cast<Run*>(rtp);
+    std::unique_lock<std::mutex> lk(r->dev->mu);
+    std::vector<uint64_t> prods;
+    if (t->owner_task_id != PTO2_INVALID_TASK_ID && lookup(r, t->owner_task_id)) prods.push_back(t->owner_task_id);
+    tensormap_lookup(r, *t, prods);
+    wait_for_producers(r, lk, prods, "the writers of a tensor");
+}
+
+void op_wait_task(void* rtp, PTO2TaskId id) {
+    Run* r = static_cast<Run*>(rtp);
+    std::unique_lock<std::mutex> lk(r->dev->mu);
+    std::vector<uint64_t> prods;
+    if (lookup(r, id)) prods.push_back(id);
+    wait_for_producers(r, lk, prods, "a task");
+}
+
+const PTO2RuntimeOps g_ops = {PTO2_RUNTIME_OPS_VERSION, sizeof(PTO2RuntimeOps), op_submit, op_scope_begin,
+                              op_scope_end, op_fatal, op_wait_tensor, op_wait_task};
+
+// ---------------------------------------------------------------------------
+// the orchestrator thread
+// ---------------------------------------------------------------------------
+
+void orchestration_done(Run* r) {
+    Device* d = r->dev;
+    std::unique_lock<std::mutex> lk(d->mu);
+    for (int i = 0; i < kRings; ++i) release_range(r, i, 0);
+    r->depth = 0;
+    r->orch_done = true;
+    if (r->hbg && !r->failed) {
+        r->dispatch_enabled = true;
+        Ring& rg = r->ring(0);
+        for (uint64_t l = rg.tail; rg.size && l < rg.head; ++l) {
+            Task& t = rg.slot(l);
+            if (t.pending == 0 && !t.completed) make_ready(r, &t);
+        }
+        dispatch_locked(r, nullptr);
+    }
+    check_finished(r);
+    lk.unlock();
+    flush_wakes();
+}
+
+void orch_main(Run* r) {
+    setup_altstack();
+    t_jctx = &r->orch_jctx;
+    try {
+        if (sigsetjmp(r->orch_jctx.jb, 1) == 0) {
+            r->orch_jctx.armed = 1;
+            r->bind(&g_ops, r);
+            if (r->config) {
+                PTO2OrchestrationConfig c = r->config(r->orch_args);
+                if (c.expected_arg_count != (int32_t)r->orch_args.arg_count()) {
+                    r->orch_jctx.armed = 0;
+                    std::unique_lock<std::mutex> lk(r->dev->mu);
+                    fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("orchestration '%s' expects %d args, got %u (%u tensors + %u scalars)", r->orch_name.c_str(), c.expected_arg_count, r->orch_args.arg_count(), r->orch_args.tensor_count(), r->orch_args.scalar_count()));
+                }
+            }
+            r->entry(r->orch_args);
+            r->orch_jctx.armed = 0;
+        } else {
+            std::unique_lock<std::mutex> lk(r->dev->mu);
+            fail_locked(r, PTO2_ERR_KERNEL_FAULT, fmt("orchestration '%s' crashed with %s (address %p)", r->orch_name.c_str(), signame(r->orch_jctx.sig), r->orch_jctx.addr));
+        }
+    } catch (RunAbort&) {
+    } catch (std::exception& e) {
+        std::unique_lock<std::mutex> lk(r->dev->mu);
+        fail_locked(r, PTO2_ERR_EXPLICIT_FATAL, fmt("orchestration '%s' threw: %s", r->orch_name.c_str(), e.what()));
+    } catch (...) {
+        std::unique_lock<std::mutex> lk(r->dev->mu);
+        fail_locked(r, PTO2_ERR_EXPLICIT_FATAL, fmt("orchestration '%s' threw a C++ exception", r->orch_name.c_str()));
+    }
+    r->orch_jctx.armed = 0;
+    t_jctx = nullptr;
+    orchestration_done(r);
+    std::lock_guard<std::mutex> lk(r->dev->mu);
+    r->orch_exited = true;
+    r->done_cv.notify_all();
+}
+
+void* orch_thread(void* arg) {
+    orch_main(static_cast<Run*>(arg));
+    return nullptr;
+}
+
+}  // namespace

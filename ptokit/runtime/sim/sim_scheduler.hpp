@@ -1,0 +1,247 @@
+// sim_scheduler.hpp -- ready queues, dispatch and the core threads (part of the single
+// translation unit ptosim.cpp; not a public header).
+//
+// Owns: how ready tasks reach cores and how finished blocks come back.  Ready queues per
+// task kind (mixed, AIC, AIV; FIFO within a kind, a task stays at the head until all
+// its blocks are dispatched); placement: a single-core task goes to a free core of its
+// type (the dispatching core itself first, then round-robin), a mixed task takes every
+// lane it uses of one whole free cluster, and a sync-start task waits until all its
+// blocks can start together.  Scheduling is done by the threads that change the state
+// (the orchestrator on submit, a core when it finishes a block), with at most one
+// wake-up in flight per core type.  Also: the core thread loop, running one block with
+// crash containment, completion (dependents become ready, producers may retire) and the
+// stall diagnosis of a scheduler timeout.  All with `Device::mu` held unless said
+// otherwise.
+#pragma once
+
+#include "sim_common.hpp"
+#include "sim_device.hpp"
+#include "sim_rings.hpp"
+#include "sim_run.hpp"
+
+namespace {
+
+void make_ready(Run* r, Task* t) {
+    t->t_ready = mono_ns();
+    r->queues[t->kind].push_back(t);
+}
+
+void assign(Run* r, Core* c, Task* t, int32_t block, int32_t func, Core* self) {
+    Device* d = r->dev;
+    c->busy = true;
+    d->free_count[c->type]--;
+    uint64_t ri = r->alloc_rec();
+    PtoSimBlockRecord* rec = r->rec(ri);
+    rec->task_seq = t->seq;
+    rec->task_id = t->id;
+    rec->func_id = func;
+    rec->block_idx = block;
+    rec->core_id = c->id;
+    rec->lane = c->lane;
+    rec->submit_ns = r->rel(t->t_submit);
+    rec->ready_ns = r->rel(t->t_ready);
+    rec->dispatch_ns = r->rel(mono_ns());
+    rec->start_ns = rec->end_ns = 0;
+    c->work.task = t;
+    c->work.block_idx = block;
+    c->work.func_id = func;
+    c->work.rec = ri;
+    c->has_work = true;
+    ++r->blocks;
+    if (c != self && c->sleeping && !c->woken) {
+        c->woken = true;
+        d->waking[c->type]++;
+        t_wakes.push_back(c);
+    }
+}
+
+Core* pick_core(Device* d, int type, Core* self) {
+    if (self && !self->busy && self->type == type) return self;
+    int n = d->ncores_of(type);
+    int base = type == CT_AIC ? 0 : d->clusters;
+    for (int k = 0; k < n; ++k) {
+        int i = (int)((d->rr[type] + k) % n);
+        Core* c = d->core(base + i);
+        if (!c->busy) {
+            d->rr[type] = (uint32_t)(i + 1);
+            return c;
+        }
+    }
+    return nullptr;
+}
+
+Core* lane_core(Device* d, int cluster, int lane) {
+    return lane == 0 ? d->core(cluster) : d->core(d->clusters + 2 * cluster + (lane - 1));
+}
+
+bool cluster_free_for(Device* d, int cl, const Task* t) {
+    for (int l = 0; l < 3; ++l)
+        if (t->func[l] != INVALID_KERNEL_ID && lane_core(d, cl, l)->busy) return false;
+    return true;
+}
+
+int free_clusters_for(Device* d, const Task* t) {
+    int n = 0;
+    for (int cl = 0; cl < d->clusters; ++cl) n += cluster_free_for(d, cl, t) ? 1 : 0;
+    return n;
+}
+
+void dispatch_locked(Run* r, Core* self) {
+    if (!r || r->failed || !r->dispatch_enabled) return;
+    Device* d = r->dev;
+    static const int order[3] = {PTO2_TASK_MIXED, PTO2_TASK_AIC, PTO2_TASK_AIV};
+    for (int kind : order) {
+        auto& q = r->queues[kind];
+        while (!q.empty()) {
+            Task* t = q.front();
+            if (kind == PTO2_TASK_MIXED) {
+                if (t->sync_start && t->next_block == 0 && free_clusters_for(d, t) < t->block_num) break;
+                int chosen = -1;
+                if (self && cluster_free_for(d, self->cluster, t)) chosen = self->cluster;
+                for (int cl = 0; chosen < 0 && cl < d->clusters; ++cl)
+                    if (cluster_free_for(d, cl, t)) chosen = cl;
+                if (chosen < 0) break;
+                for (int l = 0; l < 3; ++l)
+                    if (t->func[l] != INVALID_KERNEL_ID)
+                        assign(r, lane_core(d, chosen, l), t, t->next_block, t->func[l], self);
+            } else {
+                int type = kind == PTO2_TASK_AIC ? CT_AIC : CT_AIV;
+                if (d->free_count[type] == 0) break;
+                if (t->sync_start && t->next_block == 0 && d->free_count[type] < t->block_num) break;
+                Core* c = pick_core(d, type, self);
+                if (!c) break;
+                // Wake one sleeping core at a time: while a woken core has not started yet,
+                // further ready tasks wait in the queue; that core wakes the next one when it
+                // starts (and busy cores take queued work as they finish), so a burst of tiny
+                // tasks does not cost one thread wake-up per task.
+                if (c != self && c->sleeping && d->waking[type] > 0 && !t->sync_start) break;
+                assign(r, c, t, t->next_block, t->func[0], self);
+            }
+            if (++t->next_block == t->block_num) q.pop_front();
+        }
+    }
+}
+
+void complete_task(Run* r, Task* t) {
+    t->completed = true;
+    ++r->completed;
+    for (uint64_t cid : t->fanout) {
+        Task* ct = lookup(r, cid);
+        if (ct && --ct->pending == 0 && r->dispatch_enabled) make_ready(r, ct);
+    }
+    for (uint64_t pid : t->fanin) {
+        Task* pt = lookup(r, pid);
+        if (pt) {
+            pt->fanout_refs--;
+            if (pt->ring != t->ring) try_retire(r, pt->ring);
+        }
+    }
+    try_retire(r, t->ring);
+    if (r->orch_waiting) r->orch_cv.notify_all();
+    check_finished(r);
+}
+
+bool run_block(Core* c, Run* r, const Work& w) {
+    Task* t = w.task;
+    PtoSimBlockRecord* rec = r->rec(w.rec);
+    for (uint32_t i = 0; i < t->ntensors; ++i) c->args[i] = (int64_t)(uintptr_t)&t->tensors[i];
+    for (uint32_t j = 0; j < t->nscalars; ++j) c->args[t->ntensors + j] = (int64_t)t->scalars[j];
+    c->lc.block_idx = w.block_idx;
+    c->lc.block_num = t->block_num;
+    c->lc.task_id = t->id;
+    c->lc.core_id = c->id;
+    c->args[PTO_ARGS_LOCAL_CONTEXT_INDEX] = (int64_t)(uintptr_t)&c->lc;
+    c->args[PTO_ARGS_GLOBAL_CONTEXT_INDEX] = (int64_t)(uintptr_t)&c->gc;
+    KernelFn fn = r->kernels[w.func_id].fn;
+    c->jctx.sig = 0;
+    c->jctx.msg[0] = 0;
+    rec->start_ns = r->rel(mono_ns());
+    ++r->progress;
+    volatile bool ok = false;
+    if (sigsetjmp(c->jctx.jb, 1) == 0) {
+        c->jctx.armed = 1;
+        fn(c->args);
+        c->jctx.armed = 0;
+        ok = true;
+    }
+    c->jctx.armed = 0;
+    rec->end_ns = r->rel(mono_ns());
+    return ok;
+}
+
+void block_done(Run* r, Core* c, const Work& w, bool ok) {
+    Device* d = r->dev;
+    c->busy = false;
+    d->free_count[c->type]++;
+    ++r->progress;
+    Task* t = w.task;
+    if (!ok) {
+        const std::string& kn = r->kernels[w.func_id].name;
+        std::string what = c->jctx.sig ? fmt("crashed with %s (address %p)", signame(c->jctx.sig), c->jctx.addr)
+                                       : fmt("failed: %s", c->jctx.msg);
+        fail_locked(r, PTO2_ERR_KERNEL_FAULT, fmt("kernel '%s' (func_id %d) %s in task %llu (id 0x%llx), block %d on core %d", kn.c_str(), w.func_id, what.c_str(), (unsigned long long)t->seq, (unsigned long long)t->id, w.block_idx, c->id));
+    }
+    if (++t->lanes_done == t->block_num * t->lanes_per_block) complete_task(r, t);
+    if (r->failed) r->done_cv.notify_all();
+}
+
+void core_main(Core* c) {
+    setup_altstack();
+    t_core = c;
+    t_jctx = &c->jctx;
+    Device* d = c->dev;
+    std::unique_lock<std::mutex> lk(d->mu);
+    for (;;) {
+        if (c->has_work) {
+            Work w = c->work;
+            c->has_work = false;
+            if (c->woken) {
+                c->woken = false;
+                d->waking[c->type]--;
+                if (d->run && (!d->run->queues[PTO2_TASK_AIV].empty() || !d->run->queues[PTO2_TASK_AIC].empty()))
+                    dispatch_locked(d->run, nullptr);
+            }
+            c->cur = w;
+            c->cur_start = mono_ns();
+            Run* r = d->run;
+            lk.unlock();
+            flush_wakes();
+            bool ok = run_block(c, r, w);
+            lk.lock();
+            if (d->abandoned) break;
+            block_done(r, c, w, ok);
+            dispatch_locked(r, c);
+            if (!t_wakes.empty()) {
+                lk.unlock();
+                flush_wakes();
+                lk.lock();
+            }
+            continue;
+        }
+        if (d->shutdown || d->abandoned) break;
+        c->sleeping = true;
+        c->cv.wait_for(lk, std::chrono::seconds(1));
+        c->sleeping = false;
+    }
+}
+
+std::string diagnose_stall(Run* r) {
+    Device* d = r->dev;
+    int64_t now = mono_ns();
+    for (auto& c : d->cores) {
+        if (c->busy && !c->has_work && c->cur.task) {
+            const Work& w = c->cur;
+            return fmt("task %llu (kernel '%s', func_id %d, block %d) stalled running on core %d for %.3f s", (unsigned long long)w.task->seq, r->kernels[w.func_id].name.c_str(), w.func_id, w.block_idx, c->id, (now - c->cur_start) / 1e9);
+        }
+    }
+    size_t ready = r->queues[0].size() + r->queues[1].size() + r->queues[2].size();
+    if (ready) {
+        const char* k = !r->queues[PTO2_TASK_MIXED].empty() ? "a mixed task needs a whole free cluster" : "no free core of the right type";
+        return fmt("%zu ready task(s) but no core takes them (%s)", ready, k);
+    }
+    if (!r->orch_done)
+        return fmt("orchestrator starved: the orchestration function has not returned (%llu task(s) submitted, %llu completed)", (unsigned long long)r->seq, (unsigned long long)r->completed);
+    return fmt("dependency cycle: %llu task(s) wait on dependencies that never complete", (unsigned long long)(r->seq - r->completed));
+}
+
+}  // namespace
