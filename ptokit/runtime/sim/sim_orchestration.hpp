@@ -24,16 +24,23 @@ constexpr size_t kOrchStack = 256ull << 20;  // virtual; pages are touched only 
 // the orchestration function table
 // ---------------------------------------------------------------------------
 
-void op_submit(void* rtp, int32_t kind, const int32_t* ids, const CoreTaskArgs* a, TaskOutputTensors* out) {
-    Run* r = static_cast<Run*>(rtp);
+// What op_submit has worked out about one submission before it takes a task slot.
+struct Submission {
+    uint64_t seq = 0;
+    int32_t kind = 0;
+    int32_t func[3] = {INVALID_KERNEL_ID, INVALID_KERNEL_ID, INVALID_KERNEL_ID};
+    int32_t block_num = 1;
+    uint64_t heap_bytes = 0;      // outputs, each rounded up to kHeapAlign
+    std::vector<uint64_t> prods;  // live producers, without duplicates
+    uint64_t off = 0, len = 0;    // heap placement found by heap_fit (len includes wrap waste)
+};
+
+// Validate the kind, kernel ids, launch spec and tensor args (errors 5 / 7); a MixedKernels
+// with a single valid id becomes a plain AIC or AIV task.
+void check_submission(Run* r, std::unique_lock<std::mutex>& lk, int32_t kind, const int32_t* ids,
+                      const CoreTaskArgs* a, Submission& s) {
     Device* d = r->dev;
-    std::unique_lock<std::mutex> lk(d->mu);
-    if (r->failed) {
-        lk.unlock();
-        throw RunAbort();
-    }
-    const uint64_t seq = r->seq;
-    // ---- validation (error 5 / 7)
+    const uint64_t seq = s.seq;
     if (a->error_ != PTO2_ARG_OK) {
         std::string why;
         switch (a->error_) {
@@ -79,22 +86,29 @@ void op_submit(void* rtp, int32_t kind, const int32_t* ids, const CoreTaskArgs* 
         if (block_num > cap)
             fail_throw(r, lk, PTO2_ERR_INVALID_SYNC_START, fmt("invalid sync-start: task %llu asks %d blocks to start together but only %d %s are simulated", (unsigned long long)seq, block_num, cap, kind == PTO2_TASK_MIXED ? "clusters" : "cores of its type"));
     }
-    const uint32_t nt = a->tensor_count_, ns = a->scalar_count_;
+    const uint32_t nt = a->tensor_count_;
     uint64_t heap_bytes = 0;
-    uint32_t nout = 0;
     for (uint32_t i = 0; i < nt; ++i) {
         const ChipTensor& t = a->tensors_[i];
         if (t.ndims < 1 || t.ndims > (uint32_t)CHIP_TENSOR_MAX_DIMS || get_element_size(t.dtype) == 0)
             fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("task %llu: tensor arg %u has invalid ndims %u or dtype %u", (unsigned long long)seq, i, t.ndims, (unsigned)t.dtype));
         if (a->kinds_[i] == PTO2ArgKind::OUTPUT) {
             heap_bytes += align_up(std::max<uint64_t>(t.numel() * get_element_size(t.dtype), 1), kHeapAlign);
-            ++nout;
         } else if (t.buffer.addr == 0) {
             fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("task %llu: tensor arg %u has a null buffer", (unsigned long long)seq, i));
         }
     }
-    // ---- dependencies
-    std::vector<uint64_t> prods;
+    s.kind = kind;
+    for (int l = 0; l < 3; ++l) s.func[l] = func[l];
+    s.block_num = block_num;
+    s.heap_bytes = heap_bytes;
+}
+
+// Producers of the task: owners and TensorMap writers of its inputs, and explicit deps.
+void find_producers(Run* r, std::unique_lock<std::mutex>& lk, const CoreTaskArgs* a, Submission& s) {
+    const uint64_t seq = s.seq;
+    const uint32_t nt = a->tensor_count_;
+    std::vector<uint64_t>& prods = s.prods;
     for (uint32_t i = 0; i < nt; ++i) {
         PTO2ArgKind k = a->kinds_[i];
         if (k == PTO2ArgKind::OUTPUT || k == PTO2ArgKind::NO_DEP) continue;
@@ -102,8 +116,6 @@ void op_submit(void* rtp, int32_t kind, const int32_t* ids, const CoreTaskArgs* 
         if (t.owner_task_id != PTO2_INVALID_TASK_ID && lookup(r, t.owner_task_id)) add_unique(prods, t.owner_task_id);
         if (!t.manual_dep) tensormap_lookup(r, t, prods);
     }
-    const int ringi = r->hbg ? 0 : r->depth;
-    Ring& rg = r->ring(ringi);
     for (uint32_t i = 0; i < a->dep_count_; ++i) {
         uint64_t id = a->deps_[i];
         uint64_t dr = id >> kRingShift;
@@ -111,14 +123,23 @@ void op_submit(void* rtp, int32_t kind, const int32_t* ids, const CoreTaskArgs* 
             fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("task %llu: explicit dep on unknown task id 0x%llx", (unsigned long long)seq, (unsigned long long)id));
         if (lookup(r, id)) add_unique(prods, id);
     }
-    // ---- ring space (back-pressure)
+}
+
+// Back-pressure: wait until ring `ringi` has a slot, heap room for the outputs and
+// dependency-pool room; fail on what can never drain (host_build_graph, an open scope
+// holding the ring, no retirement within the timeout).
+void wait_for_ring_space(Run* r, std::unique_lock<std::mutex>& lk, Ring& rg, int ringi, Submission& s) {
+    const uint64_t seq = s.seq;
+    const uint64_t heap_bytes = s.heap_bytes;
+    const std::vector<uint64_t>& prods = s.prods;
+    uint64_t& off = s.off;
+    uint64_t& len = s.len;
     ensure_ring(r->cfg, rg);
     if (!rg.heap) fail_throw(r, lk, PTO2_ERR_HEAP_RING_DEADLOCK, fmt("cannot map a heap ring of heap_size=%llu bytes", (unsigned long long)r->cfg.heap_size));
     if (heap_bytes > rg.heap_size)
         fail_throw(r, lk, PTO2_ERR_HEAP_RING_DEADLOCK, fmt("heap-ring deadlock: task %llu needs %llu bytes of outputs but heap_size=%llu", (unsigned long long)seq, (unsigned long long)heap_bytes, (unsigned long long)rg.heap_size));
     if (prods.size() > rg.dep_cap)
         fail_throw(r, lk, PTO2_ERR_DEP_POOL_OVERFLOW, fmt("dependency-pool overflow: task %llu has %zu dependencies but dep_pool_size=%llu", (unsigned long long)seq, prods.size(), (unsigned long long)rg.dep_cap));
-    uint64_t off = 0, len = 0;
     uint64_t seen_retired = r->retired;
     auto deadline = Clock::now() + std::chrono::duration<double>(r->cfg.timeout_s);
     for (;;) {
@@ -155,7 +176,18 @@ void op_submit(void* rtp, int32_t kind, const int32_t* ids, const CoreTaskArgs* 
             fail_throw(r, lk, PTO2_ERR_FLOW_CONTROL_DEADLOCK, fmt("flow-control deadlock: no task retired for %.3g s while the orchestrator waits for ring space (depth %d)", r->cfg.timeout_s, ringi));
         }
     }
-    // ---- commit
+}
+
+// Take the slot: fill the task, place its outputs in the heap, link it to its producers
+// and register what it writes in the TensorMap.
+Task& commit_task(Run* r, Ring& rg, int ringi, const CoreTaskArgs* a, const Submission& s, TaskOutputTensors* out) {
+    const uint64_t seq = s.seq;
+    const int32_t kind = s.kind;
+    const int32_t* func = s.func;
+    const int32_t block_num = s.block_num;
+    const uint32_t nt = a->tensor_count_, ns = a->scalar_count_;
+    const uint64_t off = s.off, len = s.len, heap_bytes = s.heap_bytes;
+    const std::vector<uint64_t>& prods = s.prods;
     const uint64_t local = rg.head++;
     Task& t = rg.slot(local);
     t.id = ((uint64_t)ringi << kRingShift) | local;
@@ -232,6 +264,25 @@ void op_submit(void* rtp, int32_t kind, const int32_t* ids, const CoreTaskArgs* 
         if ((k == PTO2ArgKind::INOUT || k == PTO2ArgKind::OUTPUT_EXISTING) && !t.tensors[i].manual_dep)
             tensormap_register(r, t.tensors[i], t.id);
     }
+    return t;
+}
+
+void op_submit(void* rtp, int32_t kind, const int32_t* ids, const CoreTaskArgs* a, TaskOutputTensors* out) {
+    Run* r = static_cast<Run*>(rtp);
+    Device* d = r->dev;
+    std::unique_lock<std::mutex> lk(d->mu);
+    if (r->failed) {
+        lk.unlock();
+        throw RunAbort();
+    }
+    Submission s;
+    s.seq = r->seq;
+    check_submission(r, lk, kind, ids, a, s);
+    find_producers(r, lk, a, s);
+    const int ringi = r->hbg ? 0 : r->depth;
+    Ring& rg = r->ring(ringi);
+    wait_for_ring_space(r, lk, rg, ringi, s);
+    Task& t = commit_task(r, rg, ringi, a, s, out);
     ++r->seq;
     ++r->progress;
     if (t.pending == 0 && r->dispatch_enabled) {
