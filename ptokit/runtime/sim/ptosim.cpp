@@ -49,6 +49,101 @@ void* load_so(const std::string& path, std::string& err) {
     return h;
 }
 
+// Load the orchestration and kernel objects of a run and look up their entry points;
+// 0, or PTO2_ERR_LOAD with `msg` saying what is missing.
+int load_program(Run* r, const char* orch_path, const PtoSimKernel* kernels, int32_t nkernels, std::string& msg) {
+    auto fail = [&](const std::string& m) {
+        msg = m;
+        return PTO2_ERR_LOAD;
+    };
+    std::string e;
+    void* oh = load_so(orch_path, e);
+    if (!oh) return fail(fmt("cannot load the orchestration %s: %s", orch_path, e.c_str()));
+    r->bind = (BindFn)dlsym(oh, "pto2_orchestration_bind");
+    r->entry = (EntryFn)dlsym(oh, r->orch_name.c_str());
+    r->config = (ConfigFn)dlsym(oh, "aicpu_orchestration_config");
+    if (!r->bind)
+        return fail(fmt("%s does not export pto2_orchestration_bind: build it with ptokit's pto_orchestration_api.h included in exactly one source file", orch_path));
+    if (!r->entry) return fail(fmt("%s does not export the orchestration function '%s'", orch_path, r->orch_name.c_str()));
+    for (int32_t i = 0; i < nkernels; ++i) {
+        const PtoSimKernel& k = kernels[i];
+        if (k.func_id < 0 || k.func_id > 1 << 20) return fail(fmt("invalid func_id %d", k.func_id));
+        void* kh = load_so(k.path, e);
+        if (!kh) return fail(fmt("cannot load kernel '%s' (%s): %s", k.name ? k.name : "?", k.path, e.c_str()));
+        KernelFn fn = (KernelFn)dlsym(kh, "kernel_entry");
+        if (!fn) return fail(fmt("kernel '%s' (%s) does not export kernel_entry", k.name ? k.name : "?", k.path));
+        if ((int32_t)r->kernels.size() <= k.func_id) r->kernels.resize(k.func_id + 1);
+        r->kernels[k.func_id].fn = fn;
+        r->kernels[k.func_id].name = k.name ? k.name : fmt("func_%d", k.func_id);
+        r->kernels[k.func_id].core_type = k.core_type;
+    }
+    return 0;
+}
+
+// The device for this run's platform and cluster count (rebuilt only when they change),
+// reset for the run and attached to it.
+Device* attach_device(Run* r, const PtoSimConfig* cfg) {
+    if (g_dev && (g_dev->platform != cfg->platform || g_dev->clusters != cfg->clusters)) {
+        destroy_device(g_dev);
+        g_dev = nullptr;
+    }
+    if (!g_dev) g_dev = create_device(cfg->platform, cfg->clusters);
+    Device* d = g_dev;
+    r->dev = d;
+    {
+        std::lock_guard<std::mutex> lk(d->mu);
+        for (auto& rg : d->rings) ring_reset(rg);
+        for (auto& c : d->cores) c->hw.debug_nan_fill = cfg->debug_nan_fill;
+        std::lock_guard<std::mutex> fl(d->fifo_mu);
+        d->fifos.clear();
+        ensure_ring(r->cfg, d->rings[0]);
+        r->dispatch_enabled = !r->hbg;
+        d->run = r;
+    }
+    return d;
+}
+
+// Wait for the run to finish or fail (failing it on a no-progress timeout), then for the
+// orchestrator and every core to be idle; true when they did not within the grace time
+// and the device had to be abandoned.
+bool monitor_run(Run* r, Device* d, const PtoSimConfig* cfg) {
+    bool abandoned = false;
+    std::unique_lock<std::mutex> lk(d->mu);
+    uint64_t seen = r->progress.load();
+    auto window = std::chrono::duration<double>(cfg->timeout_s);
+    auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(window);
+    while (!r->finished && !r->failed) {
+        if (r->done_cv.wait_until(lk, deadline) == std::cv_status::timeout) {
+            if (r->finished || r->failed) break;
+            if (r->progress != seen) {
+                seen = r->progress;
+                deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(window);
+                continue;
+            }
+            fail_locked(r, PTO2_ERR_SCHEDULER_TIMEOUT, fmt("scheduler timeout: no progress for %.3g s: %s", cfg->timeout_s, diagnose_stall(r).c_str()));
+        }
+    }
+    // quiesce: the orchestrator has exited and no core is inside a kernel
+    auto grace = Clock::now() + std::chrono::milliseconds(r->failed ? 500 : 60000);
+    auto idle = [&] {
+        return r->orch_exited && d->free_count[CT_AIC] == d->clusters && d->free_count[CT_AIV] == 2 * d->clusters;
+    };
+    while (!idle()) {
+        if (r->done_cv.wait_until(lk, grace) == std::cv_status::timeout && !idle()) {
+            abandoned = true;
+            break;
+        }
+    }
+    if (abandoned) {
+        d->abandoned = true;
+        r->abandoned = true;
+        for (auto& c : d->cores) c->cv.notify_all();
+    } else {
+        d->run = nullptr;
+    }
+    return abandoned;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -112,26 +207,8 @@ extern "C" __attribute__((visibility("default"))) int ptosim_run(
     r->hbg = cfg->runtime_kind == 1;
     r->orch_name = orch_func ? orch_func : "aicpu_orchestration_entry";
     std::string e;
-    void* oh = load_so(orch_path, e);
-    if (!oh) return set_err(PTO2_ERR_LOAD, fmt("cannot load the orchestration %s: %s", orch_path, e.c_str()));
-    r->bind = (BindFn)dlsym(oh, "pto2_orchestration_bind");
-    r->entry = (EntryFn)dlsym(oh, r->orch_name.c_str());
-    r->config = (ConfigFn)dlsym(oh, "aicpu_orchestration_config");
-    if (!r->bind)
-        return set_err(PTO2_ERR_LOAD, fmt("%s does not export pto2_orchestration_bind: build it with ptokit's pto_orchestration_api.h included in exactly one source file", orch_path));
-    if (!r->entry) return set_err(PTO2_ERR_LOAD, fmt("%s does not export the orchestration function '%s'", orch_path, r->orch_name.c_str()));
-    for (int32_t i = 0; i < nkernels; ++i) {
-        const PtoSimKernel& k = kernels[i];
-        if (k.func_id < 0 || k.func_id > 1 << 20) return set_err(PTO2_ERR_LOAD, fmt("invalid func_id %d", k.func_id));
-        void* kh = load_so(k.path, e);
-        if (!kh) return set_err(PTO2_ERR_LOAD, fmt("cannot load kernel '%s' (%s): %s", k.name ? k.name : "?", k.path, e.c_str()));
-        KernelFn fn = (KernelFn)dlsym(kh, "kernel_entry");
-        if (!fn) return set_err(PTO2_ERR_LOAD, fmt("kernel '%s' (%s) does not export kernel_entry", k.name ? k.name : "?", k.path));
-        if ((int32_t)r->kernels.size() <= k.func_id) r->kernels.resize(k.func_id + 1);
-        r->kernels[k.func_id].fn = fn;
-        r->kernels[k.func_id].name = k.name ? k.name : fmt("func_%d", k.func_id);
-        r->kernels[k.func_id].core_type = k.core_type;
-    }
+    int lc = load_program(r.get(), orch_path, kernels, nkernels, e);
+    if (lc) return set_err(lc, e);
     r->orch_tensors.assign(tensors, tensors + ntensors);
     r->orch_scalars.assign(scalars, scalars + nscalars);
     r->orch_args.tensors_ = r->orch_tensors.data();
@@ -141,23 +218,7 @@ extern "C" __attribute__((visibility("default"))) int ptosim_run(
     for (auto& t : r->orch_tensors) r->gm.emplace_back(t.buffer.addr, t.buffer.addr + t.buffer.size);
 
     // ---- device
-    if (g_dev && (g_dev->platform != cfg->platform || g_dev->clusters != cfg->clusters)) {
-        destroy_device(g_dev);
-        g_dev = nullptr;
-    }
-    if (!g_dev) g_dev = create_device(cfg->platform, cfg->clusters);
-    Device* d = g_dev;
-    r->dev = d;
-    {
-        std::lock_guard<std::mutex> lk(d->mu);
-        for (auto& rg : d->rings) ring_reset(rg);
-        for (auto& c : d->cores) c->hw.debug_nan_fill = cfg->debug_nan_fill;
-        std::lock_guard<std::mutex> fl(d->fifo_mu);
-        d->fifos.clear();
-        ensure_ring(r->cfg, d->rings[0]);
-        r->dispatch_enabled = !r->hbg;
-        d->run = r.get();
-    }
+    Device* d = attach_device(r.get(), cfg);
     g_active_run.store(r.get(), std::memory_order_release);
     install_handlers();
     r->t0 = mono_ns();
@@ -180,42 +241,7 @@ extern "C" __attribute__((visibility("default"))) int ptosim_run(
             return set_err(PTO2_ERR_LOAD, "cannot start the orchestrator thread");
         }
     }
-    bool abandoned = false;
-    {
-        std::unique_lock<std::mutex> lk(d->mu);
-        uint64_t seen = r->progress.load();
-        auto window = std::chrono::duration<double>(cfg->timeout_s);
-        auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(window);
-        while (!r->finished && !r->failed) {
-            if (r->done_cv.wait_until(lk, deadline) == std::cv_status::timeout) {
-                if (r->finished || r->failed) break;
-                if (r->progress != seen) {
-                    seen = r->progress;
-                    deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(window);
-                    continue;
-                }
-                fail_locked(r.get(), PTO2_ERR_SCHEDULER_TIMEOUT, fmt("scheduler timeout: no progress for %.3g s: %s", cfg->timeout_s, diagnose_stall(r.get()).c_str()));
-            }
-        }
-        // quiesce: the orchestrator has exited and no core is inside a kernel
-        auto grace = Clock::now() + std::chrono::milliseconds(r->failed ? 500 : 60000);
-        auto idle = [&] {
-            return r->orch_exited && d->free_count[CT_AIC] == d->clusters && d->free_count[CT_AIV] == 2 * d->clusters;
-        };
-        while (!idle()) {
-            if (r->done_cv.wait_until(lk, grace) == std::cv_status::timeout && !idle()) {
-                abandoned = true;
-                break;
-            }
-        }
-        if (abandoned) {
-            d->abandoned = true;
-            r->abandoned = true;
-            for (auto& c : d->cores) c->cv.notify_all();
-        } else {
-            d->run = nullptr;
-        }
-    }
+    bool abandoned = monitor_run(r.get(), d, cfg);
     int64_t elapsed = mono_ns() - r->t0;
     restore_handlers();
     g_active_run.store(nullptr, std::memory_order_release);
