@@ -21,6 +21,10 @@
 
 namespace {
 
+// ---------------------------------------------------------------------------
+// ready queues and dispatch
+// ---------------------------------------------------------------------------
+
 void make_ready(Run* r, Task* t) {
     t->t_ready = mono_ns();
     r->queues[t->kind].push_back(t);
@@ -122,6 +126,8 @@ void dispatch_locked(Run* r, Core* self) {
     }
 }
 
+// All blocks of `t` are done: its dependents lose a pending producer, its producers lose
+// a reference (and may retire), and the run may be finished.
 void complete_task(Run* r, Task* t) {
     t->completed = true;
     ++r->completed;
@@ -141,6 +147,12 @@ void complete_task(Run* r, Task* t) {
     check_finished(r);
 }
 
+// ---------------------------------------------------------------------------
+// core threads
+// ---------------------------------------------------------------------------
+
+// Run one block on core `c` without the lock; false when the kernel crashed or called
+// pto_cpu_fatal (the reason is in c->jctx).
 bool run_block(Core* c, Run* r, const Work& w) {
     Task* t = w.task;
     PtoSimBlockRecord* rec = r->rec(w.rec);
@@ -225,6 +237,11 @@ void core_main(Core* c) {
     }
 }
 
+// ---------------------------------------------------------------------------
+// stall diagnosis
+// ---------------------------------------------------------------------------
+
+// Why a run made no progress for the timeout (for the scheduler-timeout message).
 std::string diagnose_stall(Run* r) {
     Device* d = r->dev;
     int64_t now = mono_ns();
