@@ -382,3 +382,38 @@ class ControlFlow:
              y: pl.Out[pl.Tensor[[5 * R, N], pl.FP32]]):
         y = self.k(x, mode, y)
         return y
+
+
+K2 = pl.dynamic("K2")
+
+
+@pl.program
+class AuditFixes:
+    """Names first bound in both arms of an if, pl.reshape, a Vec->Vec move and a tile alias,
+    and a tensor whose dynamic dimension (K * 2) is never used to address it."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP32], b: pl.Tensor[[K2 * 2, 64], pl.FP32],
+          n: pl.Scalar[pl.INT32], y: pl.Out[pl.Tensor[[32, 64], pl.FP32]],
+          z: pl.Out[pl.Tensor[[64, 32], pl.FP32]]):
+        acc = pl.load(a, [0, 0], [32, 64])
+        if n > 2:
+            off = 32
+            r = pl.adds(acc, 1.0)
+        else:
+            off = 0
+            r = pl.subs(acc, 1.0)
+        t = pl.load(a, [off, 0], [32, 64])
+        c = pl.move(t, target_memory=pl.Mem.Vec)
+        d = c
+        u = pl.add(pl.add(r, d), pl.load(b, [0, 0], [32, 64]))
+        y = pl.store(u, [0, 0], y)
+        z = pl.store(pl.reshape(pl.exp(u), [64, 32]), [0, 0], z)
+        return y, z
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP32], b: pl.Tensor[[K2 * 2, 64], pl.FP32],
+             n: pl.Scalar[pl.INT32], y: pl.Out[pl.Tensor[[32, 64], pl.FP32]],
+             z: pl.Out[pl.Tensor[[64, 32], pl.FP32]]):
+        y, z = self.k(a, b, n, y, z)
+        return y, z

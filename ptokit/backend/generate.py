@@ -164,7 +164,7 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
                        orchestration=OrchestrationEntry(source=out_dir / "orchestration" / f"{orch.name}.cpp",
                                                         function_name="aicpu_orchestration_entry",
                                                         signature=sig, params=_orch_params(orch)),
-                       kernels=kernels, root=out_dir)
+                       kernels=kernels, root=out_dir, platform=ctx.platform)
     write_kernel_config(out_dir / "kernel_config.py", cfg)
     times.config += time.perf_counter() - t0
     return cfg

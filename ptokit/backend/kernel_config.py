@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..errors import UserError
-from ..passes.context import RuntimeKind, runtime_kind_from_name, runtime_kind_to_name
+from ..passes.context import PLATFORMS, RuntimeKind, runtime_kind_from_name, runtime_kind_to_name
 
 CORE_TYPES = ("aiv", "aic")
 DIRECTIONS = ("IN", "OUT", "INOUT")
@@ -55,6 +55,7 @@ class KernelConfig:
     orchestration: OrchestrationEntry
     kernels: list[KernelEntry]
     root: Path
+    platform: Optional[str] = None     # RUNTIME_CONFIG["platform"]: what the tree was compiled for
 
     def kernel(self, func_id: int) -> KernelEntry:
         for k in self.kernels:
@@ -116,6 +117,7 @@ def render_kernel_config(cfg: KernelConfig, base_dir: Optional[Path] = None) -> 
         "RUNTIME_CONFIG = {",
         f"\t\"runtime\": {_literal(runtime_kind_to_name(cfg.runtime))},",
         f"\t\"aicpu_thread_num\": {int(cfg.aicpu_thread_num)},",
+    ] + ([f"\t\"platform\": {_literal(cfg.platform)},"] if cfg.platform else []) + [
         "}",
         "ORCHESTRATION = {",
         f"\t\"source\": {_source_expr(cfg.orchestration.source, base, root)},",
@@ -214,6 +216,9 @@ def read_kernel_config(path) -> KernelConfig:
     except ValueError as exc:
         raise ValueError(f"{path}: RUNTIME_CONFIG['runtime']: {exc}") from None
     threads = rc.get("aicpu_thread_num", 0)
+    platform = rc.get("platform")
+    if platform is not None and platform not in PLATFORMS:
+        raise _err(path, "RUNTIME_CONFIG['platform']", f"expected one of {', '.join(PLATFORMS)}, got {platform!r}")
     if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
         raise _err(path, "RUNTIME_CONFIG['aicpu_thread_num']", f"expected a non-negative int, got {threads!r}")
 
@@ -272,6 +277,7 @@ def read_kernel_config(path) -> KernelConfig:
         orchestration=OrchestrationEntry(source=osrc, function_name=fname, signature=osig, params=params),
         kernels=kernels,
         root=root,
+        platform=platform,
     )
 
 

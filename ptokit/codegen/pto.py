@@ -101,6 +101,7 @@ class _Emitter:
         self.buffer_of = fn.attrs.get("buffer_of", {})
         self.addr = fn.attrs.get("tile_addr", {})
         self.views: Dict[str, str] = {}
+        self.tile_views: Dict[str, str] = {}     # tile var -> its own tile_buf over a shared buffer
         self.pview_count: Dict[str, int] = {}
         self.lane_conds: Dict[Tuple, str] = {}
 
@@ -226,6 +227,8 @@ class _Emitter:
 
     # ------------------------------------------------------------ tiles
     def buffer(self, var: N.Var) -> str:
+        if var.name in self.tile_views:
+            return self.tile_views[var.name]
         rep = self.buffer_of.get(var.name, var.name)
         if rep not in self.values:
             raise InternalError(f"codegen: tile {var.name!r} has no buffer yet in {self.fn.name}")
@@ -238,10 +241,16 @@ class _Emitter:
 
     def alloc(self, var: N.Var, depth: int, loc, static_valid=False) -> str:
         rep = self.buffer_of.get(var.name, var.name)
+        if var.name in self.tile_views:
+            return self.tile_views[var.name]
+        view = False
         if rep in self.values:
-            return self.values[rep][0]
+            held = self.values[rep][1]
+            if (held.shape, held.dtype, held.memory) == (var.type.shape, var.type.dtype, var.type.memory):
+                return self.values[rep][0]
+            view = True      # the same bytes seen with another shape (pl.reshape): its own tile_buf
         t: TileType = var.type
-        name = self.fresh(rep)
+        name = self.fresh(var.name if view else rep)
         valid = t.valid if (t.valid and not static_valid) else (t.rows, t.cols)
         vr = self._valid_dim(valid[0], depth)
         vc = self._valid_dim(valid[1], depth)
@@ -249,7 +258,10 @@ class _Emitter:
         if rep in self.addr:
             addr = f"addr = {self.const(self.addr[rep], 'i64')} "
         self.emit(depth, f"{name} = pto.alloc_tile {addr}valid_row = {vr} valid_col = {vc} : {tile_type_str(t)}", loc)
-        self.values[rep] = (name, t)
+        if view:
+            self.tile_views[var.name] = name
+        else:
+            self.values[rep] = (name, t)
         return name
 
     def _valid_dim(self, d, depth) -> str:

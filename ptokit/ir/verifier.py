@@ -34,9 +34,13 @@ def _verify_body(fn, body, defined, after, ssa, seen_defs):
             _verify_body(fn, s.body, inner, after, ssa, seen_defs)
             defs = [r.name for r in s.results]
         elif isinstance(s, N.If):
-            _verify_body(fn, s.then_body, set(defined), after, ssa, seen_defs)
-            _verify_body(fn, s.else_body, set(defined), after, ssa, seen_defs)
+            then_defined, else_defined = set(defined), set(defined)
+            _verify_body(fn, s.then_body, then_defined, after, ssa, seen_defs)
+            _verify_body(fn, s.else_body, else_defined, after, ssa, seen_defs)
             defs = [r.name for r in s.results]
+            if not ssa:
+                # before SSA conversion a name assigned in both arms is defined after the if
+                defs += sorted((then_defined & else_defined) - defined)
         elif isinstance(s, N.Scope):
             _verify_body(fn, s.body, defined, after, ssa, seen_defs)
         for d in defs:

@@ -27,7 +27,8 @@ def classify_kernels(prog: N.Program, ctx) -> N.Program:
                     spaces = {a.type.memory for a in sub.args if isinstance(a.type, TileType)}
                     if isinstance(sub.type, TileType):
                         spaces.add(sub.type.memory)
-                    is_cube = OPS[sub.op].cube or bool(spaces & _CUBE_SPACES)
+                    # a move is cube work only when it touches a cube buffer (Vec->Vec is a vector copy)
+                    is_cube = (OPS[sub.op].cube and sub.op != "move") or bool(spaces & _CUBE_SPACES)
                     is_vec = MemorySpace.Vec in spaces
                     if is_cube and sub.op in ("store",) and spaces == {MemorySpace.Acc}:
                         is_vec = False

@@ -61,6 +61,11 @@ def make_inputs(params, input_files=(), scalars=None, dims=None, seed=0):
             for d, n in zip(shape, arr.shape):
                 if not isinstance(d, int):
                     dims.setdefault(str(d), int(n))
+    unknown = sorted(set(scalars) - {str(p.get("name")) for p in params if p.get("kind") == "scalar"})
+    if unknown:
+        known = [str(p.get("name")) for p in params if p.get("kind") == "scalar"]
+        raise UserError(f"--scalar {', '.join(unknown)}: the program has no such scalar parameter "
+                        f"(its scalars: {', '.join(known) or 'none'})")
     args, names = [], []
     t_index = 0
     for p in params:
@@ -111,7 +116,8 @@ def run_main(argv) -> int:
     ap.add_argument("--scalar", action="append", default=[], metavar="NAME=VALUE", help="value of a scalar parameter")
     ap.add_argument("--dim", action="append", default=[], metavar="NAME=N", help="value of a dynamic dimension")
     ap.add_argument("--seed", type=int, default=0, help="seed of generated inputs")
-    ap.add_argument("--platform", default="a2a3sim", help="a2a3sim (default) or a5sim")
+    ap.add_argument("--platform", default=None, help="a2a3sim or a5sim (default: what the tree was compiled for, "
+                    "else a2a3sim)")
     ap.add_argument("--runtime", default=None, help="override the tree's runtime kind")
     ap.add_argument("--runtime-threads", type=int, default=0, help="aicpu_thread_num (0 = the tree's / default)")
     ap.add_argument("--clusters", type=int, default=8)
@@ -127,28 +133,46 @@ def run_main(argv) -> int:
     from .launcher import run_tree
 
     kc = read_kernel_config(a.tree)
+    platform = a.platform or (kc.platform if kc.platform in ("a2a3sim", "a5sim") else None) or "a2a3sim"
+    if kc.platform and kc.platform not in ("a2a3sim", "a5sim"):
+        raise UserError(f"{a.tree} was compiled for the {kc.platform!r} hardware platform; running it needs the "
+                        f"vendor toolchain and device (compile with --platform {kc.platform}sim to simulate it)")
     params = kc.orchestration.params
     if params is None:
         if not a.inputs:
-            raise UserError(f"{a.tree}: kernel_config.py has no ORCHESTRATION params; pass every argument "
-                            f"with --inputs (tensors only)")
+            raise UserError(f"{a.tree}: kernel_config.py has no ORCHESTRATION params; pass the tensors with "
+                            f"--inputs and the scalars with --scalar NAME=VALUE, in the order the "
+                            f"orchestration reads them")
         params = [{"name": f"arg{i}", "kind": "tensor", "direction": d,
                    "dtype": None} for i, d in enumerate(kc.orchestration.signature)]
         args = [np.load(f) for f in a.inputs]
         if len(args) != len(params):
             raise UserError(f"{len(args)} --inputs given, the program has {len(params)} tensor parameters")
         names = [p["name"] for p in params]
+        # no params: scalars follow the tensors in the order given (an int or a float literal)
+        for name, text in _parse_assignments(a.scalar, "scalar").items():
+            try:
+                args.append(int(text, 0))
+            except ValueError:
+                try:
+                    args.append(float(text))
+                except ValueError:
+                    raise UserError(f"--scalar {name}={text}: not a number") from None
+            names.append(name)
     else:
         args, names = make_inputs(params, a.inputs, _parse_assignments(a.scalar, "scalar"),
                                   _parse_assignments(a.dim, "dim"), a.seed)
     try:
-        config = RunConfig(platform=a.platform, runtime=a.runtime, aicpu_thread_num=a.runtime_threads,
+        config = RunConfig(platform=platform, runtime=a.runtime, aicpu_thread_num=a.runtime_threads,
                            clusters=a.clusters, timeout=a.timeout, trace=a.trace)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    res = run_tree(a.tree, args, config, quiet=a.quiet)
+    try:
+        res = run_tree(a.tree, args, config, quiet=a.quiet)
+    except ValueError as exc:          # platform or argument mismatch: the user's to fix
+        raise UserError(str(exc)) from None
     print(f"ran {res.tasks} task(s), {res.blocks} block(s) in {res.elapsed * 1e3:.3f} ms "
-          f"({res.runtime.value if res.runtime else ''}, {a.platform})")
+          f"({res.runtime.value if res.runtime else ''}, {platform})")
     out_dir = Path(a.save_outputs) if a.save_outputs else None
     if out_dir:
         out_dir.mkdir(parents=True, exist_ok=True)

@@ -5,12 +5,31 @@ import dataclasses
 from pathlib import Path
 from typing import Optional, Sequence
 
+from ..passes.context import SIM_PLATFORMS
 from .config import RunConfig, valid_aicpu_thread_nums
+
+
+def check_platform(kernel_config, config: Optional[RunConfig]) -> Optional[RunConfig]:
+    """A tree compiled for hardware is not run; a simulator tree runs on its own platform."""
+    tree_platform = getattr(kernel_config, "platform", None)
+    where = Path(kernel_config.root) / "kernel_config.py"
+    if tree_platform is None:
+        return config
+    if tree_platform not in SIM_PLATFORMS:
+        raise ValueError(f"{where} was compiled for the {tree_platform!r} hardware platform; running it needs "
+                         f"the vendor toolchain and device. Compile with --platform {tree_platform}sim to run it "
+                         f"on the CPU simulator")
+    if config is None:
+        return RunConfig(platform=tree_platform)
+    if config.platform != tree_platform:
+        raise ValueError(f"{where} was compiled for {tree_platform}, but the run asks for {config.platform}; "
+                         f"compile it for {config.platform} (buffer capacities and kernels differ)")
+    return config
 
 
 def resolve_config(kernel_config, config: Optional[RunConfig]) -> RunConfig:
     """``config`` with the tree's runtime kind / aicpu_thread_num filled in where unset."""
-    config = config or RunConfig()
+    config = check_platform(kernel_config, config) or RunConfig()
     changes = {}
     if config.runtime is None:
         changes["runtime"] = kernel_config.runtime
@@ -51,6 +70,9 @@ def run_tree(tree_dir, args: list, config: Optional[RunConfig] = None, *, jobs: 
     from .build import build_tree
     from .callable import pack_tree
     from .sim import run_image
+
+    from ..backend.kernel_config import read_kernel_config
+    check_platform(read_kernel_config(tree_dir), config)      # before spending time on a build
 
     from .progress import BuildProgress
     with BuildProgress(label=f"building {Path(tree_dir).name}", quiet=bool(quiet)) as progress:

@@ -199,3 +199,17 @@ def test_run_config_can_ask_for_another_platform_and_dumps(tmp_path):
     assert not (tmp_path / "tree" / "ptoas_passes").exists()
     with pytest.raises(ValueError, match="valid values are 0, 2, 3, 4, 5"):
         RunConfig(platform="a5sim", aicpu_thread_num=1)
+
+
+@pytest.mark.parametrize("n", [3, 1])
+def test_if_bound_names_reshape_vec_move_and_unused_dyn_dim(runtime, n, tmp_path_factory):
+    a = rand(64, 64, seed=30)
+    b = rand(80, 64, seed=31)              # K2 = 40: only rows 0..31 are read
+    y = np.zeros((32, 64), np.float32)
+    z = np.zeros((64, 32), np.float32)
+    compiled(programs.AuditFixes, runtime, tmp_path_factory)(a, b, n, y, z)
+    r = a[:32] + 1 if n > 2 else a[:32] - 1
+    t = a[32:] if n > 2 else a[:32]
+    u = r + t + b[:32]
+    np.testing.assert_allclose(y, u, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(z, np.exp(u).reshape(64, 32), rtol=1e-5)

@@ -104,6 +104,13 @@ class FuncEmitter:
             for op in block.ops:
                 if op.name in PURE_ARITH or op.name == "pto.partition_view":
                     pure_ops.append(op)
+                elif op.name == "pto.make_tensor_view":
+                    # lowered through its base pointer and strides; the shape only documents the
+                    # view, so values computed for it alone are dead (and would trip -Wunused)
+                    shape_uses = {id(u) for u in op.group("shape").uses}
+                    for u in op.operands:
+                        if id(u) not in shape_uses:
+                            self.live.add(id(u.value))
                 else:
                     for u in op.operands:
                         self.live.add(id(u.value))
