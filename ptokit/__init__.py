@@ -6,6 +6,7 @@ The DSL lives in ``ptokit.language`` (``import ptokit.language as pl``).
 from .passes.context import PassContext, RuntimeKind
 
 __version__ = "0.1.0"
+version = __version__
 
 
 def compile(program, output_dir=None, platform="a2a3sim", runtime=None, dump_passes=False,
@@ -25,4 +26,4 @@ def __getattr__(name):
     raise AttributeError(f"module 'ptokit' has no attribute {name!r}")
 
 
-__all__ = ["compile", "RuntimeKind", "PassContext", "__version__"]
+__all__ = ["compile", "RuntimeKind", "PassContext", "version", "__version__"]

@@ -20,7 +20,26 @@ from ..ir import nodes as N
 from ..ir.types import ScalarType, TensorType
 
 
+# runtime.md: at most 32 tensors and 16 scalars per task; 256 tensors for the whole program
+MAX_TASK_TENSORS, MAX_TASK_SCALARS, MAX_PROGRAM_TENSORS = 32, 16, 256
+
+
+def _check_arg_counts(fn: N.Function) -> None:
+    tensors = sum(isinstance(p.type, TensorType) for p in fn.params)
+    scalars = sum(isinstance(p.type, ScalarType) for p in fn.params)
+    if fn.kind is N.FunctionType.Orchestration:
+        if tensors > MAX_PROGRAM_TENSORS:
+            raise CompileError(f"{fn.name} takes {tensors} tensors; a program takes at most {MAX_PROGRAM_TENSORS}",
+                               fn.loc)
+        return
+    if tensors > MAX_TASK_TENSORS or scalars > MAX_TASK_SCALARS:
+        raise CompileError(f"kernel {fn.name} takes {tensors} tensors and {scalars} scalars; a task passes at most "
+                           f"{MAX_TASK_TENSORS} tensors and {MAX_TASK_SCALARS} scalars", fn.loc)
+
+
 def derive_directions(prog: N.Program, ctx) -> N.Program:
+    for fn in prog.functions.values():
+        _check_arg_counts(fn)
     for fn in prog.of_kind(N.FunctionType.Orchestration):
         kernel_ids = {}
         created = set()

@@ -161,3 +161,12 @@ def test_public_surface_is_reachable_from_import_ptokit():
             "print(c.platform, ptokit.RuntimeKind.HOST_BUILD_GRAPH.value, ptokit.PassContext.__name__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["a5sim", "host_build_graph", "PassContext"]
+
+
+def test_too_many_tensors_for_one_task(tmp_path):
+    from . import too_many_tensors
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(too_many_tensors.TooManyTensors, output_dir=tmp_path)
+    err = info.value
+    assert "kernel k takes 33 tensors and 0 scalars; a task passes at most 32 tensors and 16 scalars" in str(err)
+    assert err.loc is not None and err.loc.file == too_many_tensors.__file__ and err.loc.line == 8
