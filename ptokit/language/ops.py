@@ -15,6 +15,8 @@ _TILE_OPS = [
     "reshape", "concat", "slice", "assemble", "fillpad", "matmul", "matmul_acc", "create_tensor",
 ]
 _SPMD_OPS = ["get_block_idx", "get_block_num", "get_subblock_idx"]
+# cross-core FIFO (pl.tile only): aic -> aiv, and the aiv -> aic direction
+_FIFO_OPS = ["tpush_to_aiv", "tpop_from_aic", "tfree_from_aic", "tpush_to_aic", "tpop_from_aiv", "tfree_from_aiv"]
 
 
 def _marker(name):
@@ -25,4 +27,4 @@ OPS = {name: _marker(name) for name in _TILE_OPS}
 globals().update(OPS)
 
 # pl.tile.<op>: the same ops, plus the SPMD identity ops
-tile = _types.SimpleNamespace(**OPS, **{n: _marker(n) for n in _SPMD_OPS})
+tile = _types.SimpleNamespace(**OPS, **{n: _marker(n) for n in _SPMD_OPS + _FIFO_OPS})

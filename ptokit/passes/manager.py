@@ -15,6 +15,7 @@ from ..ir.verifier import verify_program
 from .classify import classify_kernels
 from .context import PassContext
 from .directions import derive_directions
+from .fifo_to_move import fifo_to_move
 from .inline import inline_functions
 from .memory_plan import plan_memory
 from .memory_space import check_memory_spaces
@@ -24,6 +25,7 @@ from .ssa import flatten, to_ssa
 # (name used in dumps, function, IR is in SSA form afterwards)
 PIPELINE: List[Tuple[str, Callable, bool]] = [
     ("InlineFunctions", inline_functions, False),
+    ("FifoToMove", fifo_to_move, False),
     ("Flatten", flatten, False),
     ("ConvertToSSA", to_ssa, True),
     ("InferMemorySpace", check_memory_spaces, True),

@@ -213,3 +213,55 @@ class BlockRows:
         with pl.spmd(4):
             y = self.rows(x, y)
         return y
+
+
+@pl.program
+class ExplicitFifo:
+    """y = exp(a @ b) + 1 with the cross-core FIFO written out: push, pop, free."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def mm_exp(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+               y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        ta = pl.move(pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        tb = pl.move(pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        acc = pl.matmul(ta, tb)
+        pl.tile.tpush_to_aiv(acc)
+        v = pl.tile.tpop_from_aic(shape=[64, 64], dtype=pl.FP32)
+        y = pl.store(pl.adds(pl.exp(v), 1.0), [0, 0], y)
+        pl.tile.tfree_from_aic(v)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = self.mm_exp(a, b, y)
+        return y
+
+
+@pl.program
+class UnpairedPop:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        v = pl.tile.tpop_from_aic(shape=[64, 64], dtype=pl.FP32)
+        y = pl.store(v, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = self.k(y)
+        return y
+
+
+@pl.program
+class ReverseFifo:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        t = pl.load(x, [0, 0], [64, 64])
+        pl.tile.tpush_to_aic(t)
+        y = pl.store(t, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = self.k(x, y)
+        return y
