@@ -178,7 +178,7 @@ def test_dump_passes_writes_every_stage(tmp_path):
     assert dumps == ["00_frontend.py"] + [f"{i:02d}_after_{name}.py" for i, (name, _, _) in enumerate(PIPELINE, 1)]
     for name in ("InlineFunctions", "ConvertToSSA", "ClassifyKernels", "PlanMemory", "DeriveArgDirections"):
         assert any(d.endswith(f"_after_{name}.py") for d in dumps), name
-    ssa = (c.output_dir / "passes_dump" / "03_after_ConvertToSSA.py").read_text()
+    ssa = next((c.output_dir / "passes_dump").glob("*_after_ConvertToSSA.py")).read_text()
     assert "# merged: t_3, shift_2" in ssa and "affine_u_0" in ssa
     # the dump is Python: it parses
     import ast
