@@ -48,6 +48,7 @@ ROW_KEYS = [
     "dsl_chain_tmr", "dsl_chain_hbg",
     "ew_numpy", "ew_sim", "ew_sim_spmd", "ew_numpy_large", "ew_sim_large", "ew_sim_copy", "ew_numpy_copy", "ew_call",
     "matmul_f32_tile", "matmul_f32_numpy", "matmul_f16_tile", "matmul_f16_numpy",
+    "jit_small_cold", "jit_small_hit", "jit_small_disk", "jit_ten_cold", "jit_ten_hit", "jit_ten_disk",
 ]
 
 
@@ -507,10 +508,25 @@ print(statistics.median(ts))
                 return float(p.stdout.strip().splitlines()[-1]) * 1e6, "; ".join(notes)
         raise RuntimeError(f"numpy matmul measurement failed: {p.stderr.strip()[-500:]}")
 
+    def jit_calls(self):
+        """@pl.jit: cold first call, in-process hit, new-process disk hit (bench/bench_jit.py)."""
+        import bench_jit
+        folder = self.fresh_dir("jit")
+        rows = self.with_cache(folder / "cache", lambda: bench_jit.measure(folder, repeat=self.reps))
+        for r in rows:
+            what = f"{r['name']} ({r['kernels']} kernel{'s' if r['kernels'] > 1 else ''})"
+            self.add(f"jit_{r['name']}_cold", f"@pl.jit {what}: first call, empty cache", r["cold"], "s",
+                     notes="specialize + codegen + g++ + run")
+            self.add(f"jit_{r['name']}_hit", f"@pl.jit {what}: in-process hit", r["hit"] * 1e3, "ms",
+                     notes="key check + run", reps=self.reps)
+            self.add(f"jit_{r['name']}_disk", f"@pl.jit {what}: new process, disk hit", r["disk"], "s",
+                     notes="first call in a fresh process: no codegen, no g++")
+
     def run_all(self):
         steps = [("import time", self.import_time), ("compile", self.compile_times), ("assembler", self.assembler),
                  ("builds", self.builds), ("one-task run", self.one_task), ("task overhead", self.overhead),
-                 ("elementwise throughput", self.elementwise), ("matmul tile", self.matmul)]
+                 ("elementwise throughput", self.elementwise), ("matmul tile", self.matmul),
+                 ("@pl.jit calls", self.jit_calls)]
         for name, fn in steps:
             self.log(f"[bench] {name} ...")
             t0 = time.perf_counter()
