@@ -516,11 +516,11 @@ print(statistics.median(ts))
         for r in rows:
             what = f"{r['name']} ({r['kernels']} kernel{'s' if r['kernels'] > 1 else ''})"
             self.add(f"jit_{r['name']}_cold", f"@pl.jit {what}: first call, empty cache", r["cold"], "s",
-                     notes="specialize + codegen + g++ + run")
+                     notes="specialize + codegen + g++ + run", reps=1)
             self.add(f"jit_{r['name']}_hit", f"@pl.jit {what}: in-process hit", r["hit"] * 1e3, "ms",
                      notes="key check + run", reps=self.reps)
             self.add(f"jit_{r['name']}_disk", f"@pl.jit {what}: new process, disk hit", r["disk"], "s",
-                     notes="first call in a fresh process: no codegen, no g++")
+                     notes="first call in a fresh process: no codegen, no g++", reps=1)
 
     def run_all(self):
         steps = [("import time", self.import_time), ("compile", self.compile_times), ("assembler", self.assembler),
