@@ -4,36 +4,14 @@ Sizes are module constants so the table's units can quote them.
 """
 import ptokit.language as pl
 
-# --- a two-kernel program (compile-time rows) -------------------------------
+# --- a two-kernel program (compile-time rows): the README's example -------------
+import sys as _sys  # noqa: E402
+from pathlib import Path as _Path  # noqa: E402
+
+_sys.path.insert(0, str(_Path(__file__).resolve().parents[1] / "examples"))
+from add_scale import AddScale as TwoKernels  # noqa: E402  (add, then exp(x * s), via a runtime tensor)
+
 N = 64
-
-
-@pl.program
-class TwoKernels:
-    """add, then exp(x * s): two vector kernels chained through a runtime-allocated tensor."""
-
-    @pl.function(type=pl.FunctionType.InCore)
-    def add(self, a: pl.Tensor[[N, N], pl.FP32], b: pl.Tensor[[N, N], pl.FP32],
-            out: pl.Out[pl.Tensor[[N, N], pl.FP32]]) -> pl.Tensor[[N, N], pl.FP32]:
-        ta = pl.load(a, [0, 0], [N, N])
-        tb = pl.load(b, [0, 0], [N, N])
-        out = pl.store(pl.add(ta, tb), [0, 0], out)
-        return out
-
-    @pl.function(type=pl.FunctionType.InCore)
-    def scale_exp(self, x: pl.Tensor[[N, N], pl.FP32], s: pl.Scalar[pl.FP32],
-                  out: pl.Out[pl.Tensor[[N, N], pl.FP32]]) -> pl.Tensor[[N, N], pl.FP32]:
-        t = pl.load(x, [0, 0], [N, N])
-        out = pl.store(pl.exp(pl.mul(t, s)), [0, 0], out)
-        return out
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[N, N], pl.FP32], b: pl.Tensor[[N, N], pl.FP32], s: pl.Scalar[pl.FP32],
-             y: pl.Out[pl.Tensor[[N, N], pl.FP32]]) -> pl.Tensor[[N, N], pl.FP32]:
-        tmp = pl.create_tensor([N, N], dtype=pl.FP32)
-        tmp = self.add(a, b, tmp)
-        y = self.scale_exp(tmp, s, y)
-        return y
 
 
 # --- one small task (run latency) -------------------------------------------
