@@ -9,9 +9,7 @@ import sys as _sys  # noqa: E402
 from pathlib import Path as _Path  # noqa: E402
 
 _sys.path.insert(0, str(_Path(__file__).resolve().parents[1] / "examples"))
-from add_scale import AddScale as TwoKernels  # noqa: E402  (add, then exp(x * s), via a runtime tensor)
-
-N = 64
+from add_scale import AddScale as TwoKernels  # noqa: E402,F401  (add, then exp(x * s), via a runtime tensor)
 
 
 # --- one small task (run latency) -------------------------------------------

@@ -14,7 +14,7 @@ import dataclasses
 import datetime
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
@@ -23,7 +23,7 @@ from ..codegen.pto import emit_pto
 from ..errors import CompileError, PtokitError, UserError
 from ..ir import nodes as N
 from ..ir.types import ScalarType, TensorType
-from ..passes.context import PassContext, coerce_runtime_kind, target_arch, validate_platform
+from ..passes.context import PassContext, coerce_runtime_kind, validate_platform
 from ..passes.manager import run_passes
 from .kernel_config import KernelConfig, KernelEntry, OrchestrationEntry, write_kernel_config
 from .ptoas import assemble

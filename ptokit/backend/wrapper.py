@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import List, Tuple
+from typing import List
 
 from ..codegen.abi import DTYPES, DynDim, KernelABI
 from ..errors import CompileError

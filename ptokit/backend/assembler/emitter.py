@@ -8,7 +8,7 @@ from . import optable
 from .ast import Block, Func, Module, Op
 from .lexer import SourceText
 from .sema import ValueInfo, float_literal
-from .types import (SCALARS, PartitionViewType, PtrType, ScalarType, TensorViewType, TileBufType)
+from .types import SCALARS, PartitionViewType, PtrType, ScalarType, TileBufType
 
 PURE_ARITH = optable.ARITH_OPS
 CUBE_LOCS = {"mat", "left", "right", "acc", "bias"}
