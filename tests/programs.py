@@ -417,3 +417,27 @@ class AuditFixes:
              z: pl.Out[pl.Tensor[[64, 32], pl.FP32]]):
         y, z = self.k(a, b, n, y, z)
         return y, z
+
+
+@pl.program
+class DynamicIntermediate:
+    """A runtime-created intermediate whose shape has a dynamic dimension."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def plus1(self, x: pl.Tensor[[M, N], pl.FP32], t: pl.Out[pl.Tensor[[M, N], pl.FP32]]):
+        for i in pl.range(M // R):
+            t = pl.store(pl.adds(pl.load(x, [i * R, 0], [R, N]), 1.0), [i * R, 0], t)
+        return t
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def expk(self, t: pl.Tensor[[M, N], pl.FP32], y: pl.Out[pl.Tensor[[M, N], pl.FP32]]):
+        for i in pl.range(M // R):
+            y = pl.store(pl.exp(pl.load(t, [i * R, 0], [R, N])), [i * R, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[M, N], pl.FP32], y: pl.Out[pl.Tensor[[M, N], pl.FP32]]):
+        t = pl.create_tensor([M, N], dtype=pl.FP32)
+        t = self.plus1(x, t)
+        y = self.expk(t, y)
+        return y

@@ -151,7 +151,8 @@ class _Orch:
                     raise CompileError(f"tensor {a.name!r} is created inside a loop or branch and written "
                                        f"more than once as a new output", call.loc)
                 shape = info.type.shape
-                dims = ", ".join(self.dim(d) for d in shape)
+                dims = ", ".join(self.dim(d) if isinstance(d, int) else f"static_cast<uint32_t>({self.dim(d)})"
+                                 for d in shape)
                 self.emit(depth, f"uint32_t {a.name}_shapes[{len(shape)}] = {{{dims}}};")
                 self.emit(depth, f"TensorCreateInfo {a.name}_ci({a.name}_shapes, {len(shape)}, "
                                  f"DataType::{DATATYPE_CPP[info.type.dtype]});")

@@ -70,7 +70,7 @@ def test_tree_bytes_are_deterministic(tmp_path):
 
 
 ALL_PROGRAMS = ["Elementwise", "ScalarOperand", "DynamicRows", "LoopSum", "SoftmaxRows", "LayerNormish",
-                "MatmulKLoop", "FusedLinear", "FFN", "ControlFlow", "AuditFixes"]
+                "MatmulKLoop", "FusedLinear", "FFN", "ControlFlow", "AuditFixes", "DynamicIntermediate"]
 
 
 @pytest.mark.parametrize("name", ALL_PROGRAMS)

@@ -213,3 +213,11 @@ def test_if_bound_names_reshape_vec_move_and_unused_dyn_dim(runtime, n, tmp_path
     u = r + t + b[:32]
     np.testing.assert_allclose(y, u, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(z, np.exp(u).reshape(64, 32), rtol=1e-5)
+
+
+@pytest.mark.parametrize("rows", [32, 96])
+def test_runtime_intermediate_with_a_dynamic_dimension(runtime, rows, tmp_path_factory):
+    x = rand(rows, 64, seed=40)
+    y = np.zeros_like(x)
+    compiled(programs.DynamicIntermediate, runtime, tmp_path_factory)(x, y)
+    np.testing.assert_allclose(y, np.exp(x + 1), rtol=1e-5)
