@@ -7,6 +7,9 @@ import pytest
 # the shared DSL programs (tests/programs.py) import as a plain module
 sys.path.insert(0, str(Path(__file__).parent))
 
+# every artifact tree the suite builds must compile without a warning (-Wall -Werror)
+os.environ.setdefault("PTOKIT_WERROR", "1")
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _isolated_cache(tmp_path_factory):

@@ -201,6 +201,7 @@ class _Orch:
             self.tensors[n] = n
         if name is not None:
             self.emit(depth, f"PTO2TaskId {name} = outs_t{t}.task_id();")
+            self.emit(depth, f"(void){name};   // named with `as`; used only if a later deps= names it")
             self.task_ids[name] = name
 
     def _scalar_arg(self, a: N.Expr, callee: N.Function, call) -> str:

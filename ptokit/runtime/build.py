@@ -362,15 +362,22 @@ def runtime_include_dirs() -> list[Path]:
     return dirs
 
 
+def tree_flags() -> tuple:
+    """Extra flags for a tree's sources: ``PTOKIT_WERROR=1`` turns warnings into errors (the test
+    suite sets it, so every generated file it builds is proven warning-free under -Wall)."""
+    return ("-Werror",) if os.environ.get("PTOKIT_WERROR") == "1" else ()
+
+
 def tree_jobs(config) -> list[BuildJob]:
     """The orchestration job first, then one per kernel in func_id order."""
     base = runtime_include_dirs()
+    extra = tree_flags()
     orch = config.orchestration
-    jobs = [BuildJob(orch.source, ("__CPU_SIM",), base + [Path(orch.source).parent],
+    jobs = [BuildJob(orch.source, ("__CPU_SIM",), base + [Path(orch.source).parent], extra,
                      name_hint=f"orchestration:{Path(orch.source).stem}")]
     for k in config.kernels:
         jobs.append(BuildJob(k.source, ("__CPU_SIM", CORE_DEFINES[k.core_type]),
-                             base + [Path(k.source).parent], name_hint=f"kernel:{k.name}"))
+                             base + [Path(k.source).parent], extra, name_hint=f"kernel:{k.name}"))
     return jobs
 
 
