@@ -21,7 +21,6 @@ changed relative to the closest earlier entry of the same function (logger
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import hashlib
 import json
@@ -35,6 +34,8 @@ import time
 import uuid
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
+
+from ..locks import exclusive_lock
 
 log = logging.getLogger("ptokit.jit")
 
@@ -294,13 +295,8 @@ def validate_entry(entry: Path, key: str) -> Tuple[bool, str]:
 @contextlib.contextmanager
 def key_lock(group_dir: Path, key: str):
     group_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(group_dir / f"{key}.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with exclusive_lock(group_dir / f"{key}.lock", what=f"the jit entry {group_dir.name}/{key[:12]}"):
         yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
 
 
 def new_temp_dir(group_dir: Path, key: str) -> Path:

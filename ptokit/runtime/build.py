@@ -24,7 +24,6 @@ Cache root: ``$PTOKIT_CACHE_DIR``, else ``$XDG_CACHE_HOME/ptokit``, else
 """
 from __future__ import annotations
 
-import fcntl
 import functools
 import hashlib
 import json
@@ -39,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence, Union
 
+from ..locks import exclusive_lock
 from ..errors import BuildError, UserError
 
 BASE_FLAGS = ("-std=c++17", "-O2", "-fvect-cost-model=dynamic", "-fPIC", "-shared", "-Wall")
@@ -247,37 +247,33 @@ def compile_shared(source, *, defines=(), include_dirs=(), extra_flags=(), name_
     if _cached_ok(obj, sidecar):
         return obj
     folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / f"{key}.lock", "a+") as lock:
-        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+    with exclusive_lock(folder / f"{key}.lock", what=f"{src.name}{f' ({name_hint})' if name_hint else ''}"):
+        if _cached_ok(obj, sidecar):  # another builder finished while we waited
+            return obj
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".so.tmp", dir=folder)
+        os.close(fd)
+        tmp = Path(tmp_name)
+        cmd = ([compiler()] + _flag_list(defines, extra_flags)
+               + [f"-I{d}" for d in inc] + [str(src), "-o", str(tmp)])
         try:
-            if _cached_ok(obj, sidecar):  # another builder finished while we waited
-                return obj
-            fd, tmp_name = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".so.tmp", dir=folder)
-            os.close(fd)
-            tmp = Path(tmp_name)
-            cmd = ([compiler()] + _flag_list(defines, extra_flags)
-                   + [f"-I{d}" for d in inc] + [str(src), "-o", str(tmp)])
             try:
-                try:
-                    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-                except (OSError, subprocess.TimeoutExpired) as exc:
-                    raise BuildError(f"cannot run the compiler: {exc}\ncommand: {' '.join(cmd)}") from exc
-                if proc.returncode != 0:
-                    out = _trim((proc.stderr or "") + (proc.stdout or ""))
-                    label = f" ({name_hint})" if name_hint else ""
-                    raise BuildError(f"g++ failed on {src}{label}\ncommand: {' '.join(cmd)}\n{out}")
-                digest = _sha256_file(tmp)
-                meta = {"sha256": digest, "size": tmp.stat().st_size, "name": name_hint or src.stem,
-                        "source": str(src), "command": cmd[:-1] + ["<out>"]}
-                side_tmp = sidecar.with_name(f".{sidecar.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-                side_tmp.write_text(json.dumps(meta, indent=1))
-                os.replace(tmp, obj)
-                os.replace(side_tmp, sidecar)
-            finally:
-                if tmp.exists():
-                    tmp.unlink()
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                raise BuildError(f"cannot run the compiler: {exc}\ncommand: {' '.join(cmd)}") from exc
+            if proc.returncode != 0:
+                out = _trim((proc.stderr or "") + (proc.stdout or ""))
+                label = f" ({name_hint})" if name_hint else ""
+                raise BuildError(f"g++ failed on {src}{label}\ncommand: {' '.join(cmd)}\n{out}")
+            digest = _sha256_file(tmp)
+            meta = {"sha256": digest, "size": tmp.stat().st_size, "name": name_hint or src.stem,
+                    "source": str(src), "command": cmd[:-1] + ["<out>"]}
+            side_tmp = sidecar.with_name(f".{sidecar.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+            side_tmp.write_text(json.dumps(meta, indent=1))
+            os.replace(tmp, obj)
+            os.replace(side_tmp, sidecar)
         finally:
-            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+            if tmp.exists():
+                tmp.unlink()
     if not _cached_ok(obj, sidecar):
         raise BuildError(f"build cache: object {obj} does not match its recorded hash right after writing it")
     return obj
