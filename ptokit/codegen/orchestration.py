@@ -171,7 +171,7 @@ class _Orch:
         if fifo and fifo.get("gm_pipe"):
             # the group's GM pipe buffer: a runtime-created intermediate, one shard per SPMD block,
             # passed right after the user's tensors (docs/mixed-kernels.md)
-            per_block = fifo["slot_size"] * fifo["slot_num"]
+            per_block = fifo.get("gm_bytes", fifo["slot_size"] * fifo["slot_num"])   # both directions when dir_mask is 3
             nblk = f" * static_cast<uint32_t>({block_num})" if block_num is not None else ""
             self.emit(depth, f"uint32_t gm_pipe_t{t}_shapes[1] = {{{per_block}u{nblk}}};")
             self.emit(depth, f"TensorCreateInfo gm_pipe_t{t}_ci(gm_pipe_t{t}_shapes, 1, DataType::UINT8);")

@@ -309,11 +309,11 @@ class _Emitter:
             e = s.expr
             if isinstance(e, N.OpCall) and e.op == "store":
                 self.store(e, depth, s.loc)
-            elif isinstance(e, N.OpCall) and e.op == "tpush_to_aiv":
+            elif isinstance(e, N.OpCall) and e.op in ("tpush_to_aiv", "tpush_to_aic"):
                 n, ty = self.tile_arg(e.args[0])
-                self.emit(depth, f"pto.tpush_to_aiv({n} : {ty}) {{split = {e.attrs.get('split', 0)}}}", e.loc)
-            elif isinstance(e, N.OpCall) and e.op == "tfree_from_aic":
-                self.emit(depth, f"pto.tfree_from_aic {{split = {e.attrs.get('split', 0)}}}", e.loc)
+                self.emit(depth, f"pto.{e.op}({n} : {ty}) {{split = {e.attrs.get('split', 0)}}}", e.loc)
+            elif isinstance(e, N.OpCall) and e.op in ("tfree_from_aic", "tfree_from_aiv"):
+                self.emit(depth, f"pto.{e.op} {{split = {e.attrs.get('split', 0)}}}", e.loc)
             elif isinstance(e, N.OpCall) and not isinstance(e.type, TileType):
                 pass   # a scalar expression with no effect
             else:
@@ -360,10 +360,10 @@ class _Emitter:
         if v.op == "create_tile":
             self.alloc(target, depth, s.loc)
             return
-        if v.op == "tpop_from_aic":
+        if v.op in ("tpop_from_aic", "tpop_from_aiv"):
             rep = self.buffer_of.get(target.name, target.name)
             name = self.fresh(rep)
-            self.emit(depth, f"{name} = pto.tpop_from_aic {{split = {v.attrs.get('split', 0)}}} -> "
+            self.emit(depth, f"{name} = pto.{v.op} {{split = {v.attrs.get('split', 0)}}} -> "
                              f"{tile_type_str(target.type)}", v.loc)
             self.values[rep] = (name, target.type)
             return
@@ -546,18 +546,28 @@ class _Emitter:
     def fifo_prologue(self, fifo: dict, gm_pipe: Optional[str], loc):
         """Pipe plumbing of a split mixed kernel (docs/mixed-kernels.md)."""
         role = fifo["role"]
-        buf = self.fresh(fifo["buffer"])
         size, num = fifo["slot_size"], fifo["slot_num"]
-        if role == "aiv":
-            self.emit(1, f'{buf} = pto.reserve_buffer {{name = "{fifo["buffer"]}", size = {size * num}, '
-                         f'location = #pto.address_space<vec>, auto = false, base = {fifo["base"]}}} -> i32', loc)
-        else:
-            self.emit(1, f'{buf} = pto.import_reserved_buffer {{name = "{fifo["buffer"]}", '
-                         f'peer_func = @{fifo["aiv"]}}} -> i32', loc)
+        mask = fifo["dir_mask"]
+        bufs = {}
+        # each direction's consumer reserves its slot buffer (C2V: the AIV side in Vec, V2C: the AIC side
+        # in Mat); the producer imports it from its peer
+        for bit, key, consumer, space, base in ((1, "buffer", "aiv", "vec", fifo["base"]),
+                                                (2, "v2c_buffer", "aic", "mat", fifo.get("v2c_base", 0))):
+            if not mask & bit:
+                continue
+            label = fifo[key]
+            buf = bufs[bit] = self.fresh(label)
+            if role == consumer:
+                self.emit(1, f'{buf} = pto.reserve_buffer {{name = "{label}", size = {size * num}, '
+                             f'location = #pto.address_space<{space}>, auto = false, base = {base}}} -> i32', loc)
+            else:
+                self.emit(1, f'{buf} = pto.import_reserved_buffer {{name = "{label}", '
+                             f'peer_func = @{fifo[consumer]}}} -> i32', loc)
         zero = self.const(0, "i32")
         gm = f"gm_slot_buffer = {gm_pipe} : !pto.ptr<ui8>, " if gm_pipe else ""
-        self.emit(1, f"pto.{role}_initialize_pipe {{dir_mask = {fifo['dir_mask']}, slot_size = {size}, "
-                     f"slot_num = {num}}} ({gm}c2v_consumer_buf = {buf} : i32, v2c_consumer_buf = {zero} : i32)", loc)
+        self.emit(1, f"pto.{role}_initialize_pipe {{dir_mask = {mask}, slot_size = {size}, "
+                     f"slot_num = {num}}} ({gm}c2v_consumer_buf = {bufs.get(1, zero)} : i32, "
+                     f"v2c_consumer_buf = {bufs.get(2, zero)} : i32)", loc)
         if role == "aiv":
             lane = self.temp()
             self.emit(1, f"{lane} = arith.index_cast %__pypto_spmd_subblock_idx : i32 to index")

@@ -293,7 +293,12 @@ def _move(ts, attrs):
     arch = attrs.get("arch", "a2a3")
     if (a.memory, dst) == (MemorySpace.Acc, MemorySpace.Vec):
         # crosses from the cube core to a vector core: the kernel becomes a mixed AIC+AIV group and
-        # the split pass (passes/split_mixed.py) turns this move into a TPUSH/TPOP pair
+        # the split pass (passes/split_mixed.py) turns this move into a TPUSH/TPOP pair (C2V)
+        return a.with_(memory=dst, pad=PadValue.null)
+    if (a.memory, dst) == (MemorySpace.Vec, MemorySpace.Mat):
+        # a vector tile handed to the cube: a kernel holding it does vector and cube work, so it is
+        # mixed, and the split pass turns the move into the V2C TPUSH/TPOP pair on every platform
+        # (also on a5, whose same-core Vec->Mat path is not used by split kernels)
         return a.with_(memory=dst, pad=PadValue.null)
     if (a.memory, dst) not in _MOVES[arch]:
         legal = ", ".join(f"{s.name}->{d.name}" for s, d in sorted(_MOVES[arch], key=lambda p: (p[0].name, p[1].name)))
@@ -331,29 +336,37 @@ _reg("matmul_acc", "pto.tmatmul.acc", "ternary", _matmul_acc, cube=True)
 
 
 # ---------------------------------------------------------------- cross-core FIFO
-# Created by passes/split_mixed.py only (not DSL ops): the two ends of an Acc->Vec move.
+# Created by passes/split_mixed.py (the DSL's pl.tile.* spellings become moves in FifoToMove):
+# the two ends of an Acc->Vec move (C2V) and of a Vec->Mat move (V2C).
 
-def _tpush(ts, attrs):
-    t = _tile(ts[0], "tpush_to_aiv")
-    if t.memory is not MemorySpace.Acc:
-        raise OpTypeError(f"tpush_to_aiv pushes an Acc tile, but got a {t.memory.name} tile")
-    return t
+def _push(name, space):
+    def infer_push(ts, attrs):
+        t = _tile(ts[0], name)
+        if t.memory is not space:
+            raise OpTypeError(f"{name} pushes a {space.name} tile, but got a {t.memory.name} tile")
+        return t
+    return infer_push
 
 
-def _tpop(ts, attrs):
-    t = attrs.get("tile_type")
-    if not isinstance(t, TileType) or t.memory is not MemorySpace.Vec:
-        raise OpTypeError("tpop_from_aic needs tile_type=<a Vec TileType>")
-    return t
+def _pop(name, space):
+    def infer_pop(ts, attrs):
+        t = attrs.get("tile_type")
+        if not isinstance(t, TileType) or t.memory is not space:
+            raise OpTypeError(f"{name} needs tile_type=<a {space.name} TileType>")
+        return t
+    return infer_pop
 
 
 def _tfree(ts, attrs):
     return BOOL
 
 
-_reg("tpush_to_aiv", "pto.tpush_to_aiv", "fifo", _tpush, cube=True)
-_reg("tpop_from_aic", "pto.tpop_from_aic", "fifo", _tpop)
+_reg("tpush_to_aiv", "pto.tpush_to_aiv", "fifo", _push("tpush_to_aiv", MemorySpace.Acc), cube=True)
+_reg("tpop_from_aic", "pto.tpop_from_aic", "fifo", _pop("tpop_from_aic", MemorySpace.Vec))
 _reg("tfree_from_aic", "pto.tfree_from_aic", "fifo", _tfree)
+_reg("tpush_to_aic", "pto.tpush_to_aic", "fifo", _push("tpush_to_aic", MemorySpace.Vec))
+_reg("tpop_from_aiv", "pto.tpop_from_aiv", "fifo", _pop("tpop_from_aiv", MemorySpace.Mat), cube=True)
+_reg("tfree_from_aiv", "pto.tfree_from_aiv", "fifo", _tfree, cube=True)
 
 
 # ---------------------------------------------------------------- SPMD identity

@@ -36,6 +36,8 @@ _MISSING = object()
 _EXAMPLE = {DType: "pl.FP32", MemorySpace: "pl.Mem.Vec", PadValue: "pl.PadValue.zero"}
 
 
+_FIFO = ("tpush_to_aiv", "tpop_from_aic", "tfree_from_aic", "tpush_to_aic", "tpop_from_aiv", "tfree_from_aiv")
+
 class OpCallMixin:
     def call(self, e: ast.Call) -> N.Expr:
         f = e.func
@@ -111,11 +113,8 @@ class OpCallMixin:
         return N.ListExpr(items, loc=self.loc(node))
 
     def op_call(self, op: str, e: ast.Call) -> N.Expr:
-        if op in ("tpush_to_aiv", "tpop_from_aic", "tfree_from_aic"):
+        if op in _FIFO:
             return self.fifo_call(op, e)
-        if op in ("tpush_to_aic", "tpop_from_aiv", "tfree_from_aiv"):
-            raise self.err(f"pl.tile.{op}: the vector-to-cube FIFO direction is not supported yet; mixed kernels "
-                           f"send Acc tiles from the cube to the vector lanes (tpush_to_aiv / tpop_from_aic)", e)
         b = self._bind(op, e)
         attrs: Dict[str, object] = {}
         if op == "load":
@@ -193,27 +192,31 @@ class OpCallMixin:
         raise self.err(f"pl.{op} is not supported here", e)
 
     def fifo_call(self, op: str, e: ast.Call) -> N.Expr:
-        """``pl.tile.tpush_to_aiv(acc)``, ``v = pl.tile.tpop_from_aic(shape=[r, c], dtype=pl.FP32)``,
-        ``pl.tile.tfree_from_aic(v)``; ``split=`` and ``id=`` keywords (only split 0, pipe 0).
-        The FifoToMove pass pairs each pop with its push (docs/mixed-kernels.md)."""
+        """The cross-core FIFO, both directions (docs/mixed-kernels.md):
+        cube -> vector: ``pl.tile.tpush_to_aiv(acc)``, ``v = pl.tile.tpop_from_aic(shape=[r, c], dtype=pl.FP32)``,
+        ``pl.tile.tfree_from_aic(v)``; vector -> cube: ``pl.tile.tpush_to_aic(vec)``,
+        ``m = pl.tile.tpop_from_aiv(shape=[r, c], dtype=pl.FP16)`` (a Mat tile), ``pl.tile.tfree_from_aiv(m)``.
+        ``split=`` and ``id=`` keywords (only split 0, pipe 0). The FifoToMove pass pairs each pop with its push."""
         kw = {k.arg: k.value for k in e.keywords}
         for key in ("split", "id"):
             if key in kw:
                 v = self.expr(kw.pop(key))
                 if not (isinstance(v, N.Const) and v.value == 0):
                     raise self.err(f"pl.tile.{op}: only {key}=0 is supported (one pipe, no split)", e)
-        if op == "tpush_to_aiv":
+        if op.startswith("tpush"):
+            what = "Acc" if op == "tpush_to_aiv" else "Vec"
             if len(e.args) != 1 or kw:
-                raise self.err("pl.tile.tpush_to_aiv takes the Acc tile to push", e)
+                raise self.err(f"pl.tile.{op} takes the {what} tile to push", e)
             return self._typed_op(op, [self.expr(e.args[0])], {"split": 0}, e)
-        if op == "tpop_from_aic":
+        if op.startswith("tpop"):
             if e.args or set(kw) != {"shape", "dtype"}:
-                raise self.err("pl.tile.tpop_from_aic takes shape=[rows, cols] and dtype= keywords", e)
-            shape = self._static_list(kw["shape"], "tpop_from_aic shape")
+                raise self.err(f"pl.tile.{op} takes shape=[rows, cols] and dtype= keywords", e)
+            shape = self._static_list(kw["shape"], f"{op} shape")
             dtype = self._static_attr(kw["dtype"], DType, "dtype")
-            return self._typed_op(op, [], {"split": 0, "tile_type": TileType(tuple(shape), dtype, MemorySpace.Vec)}, e)
+            space = MemorySpace.Vec if op == "tpop_from_aic" else MemorySpace.Mat
+            return self._typed_op(op, [], {"split": 0, "tile_type": TileType(tuple(shape), dtype, space)}, e)
         if len(e.args) > 1 or kw:
-            raise self.err("pl.tile.tfree_from_aic takes at most the popped tile", e)
+            raise self.err(f"pl.tile.{op} takes at most the popped tile", e)
         return self._typed_op(op, [self.expr(a) for a in e.args], {"split": 0}, e)
 
     def func_call(self, name: str, e: ast.Call) -> N.Expr:

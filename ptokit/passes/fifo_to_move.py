@@ -1,19 +1,31 @@
-"""FifoToMove: explicit cross-core FIFO ops written by the user become the Acc->Vec moves
-that SplitMixed understands.
+"""FifoToMove: explicit cross-core FIFO ops written by the user become the moves that
+SplitMixed understands, in either direction.
 
-``pl.tile.tpush_to_aiv(acc)`` ... ``v = pl.tile.tpop_from_aic(shape=..., dtype=...)`` pairs
-the k-th pop of a block with the k-th push before it (FIFO order) and becomes
-``v = pl.move(acc, target_memory=pl.Mem.Vec)``; ``pl.tile.tfree_from_aic(...)`` is dropped,
-since SplitMixed frees each slot after the popped tile's last use.  Pushes and pops must
-pair up within one block (a loop body, an if arm, or the function body).
+* cube -> vector (C2V): ``pl.tile.tpush_to_aiv(acc)`` ... ``v = pl.tile.tpop_from_aic(shape=..., dtype=...)``
+  becomes ``v = pl.move(acc, target_memory=pl.Mem.Vec)``;
+* vector -> cube (V2C): ``pl.tile.tpush_to_aic(t)`` ... ``m = pl.tile.tpop_from_aiv(shape=..., dtype=...)``
+  becomes ``m = pl.move(t, target_memory=pl.Mem.Mat)``.
+
+Each direction is its own FIFO: the k-th pop of a block pairs with the k-th push of the same
+direction before it.  ``pl.tile.tfree_from_aic/tfree_from_aiv(...)`` are dropped, since
+SplitMixed frees each slot after the popped tile's last use.  Pushes and pops must pair up
+within one block (a loop body, an if arm, or the function body).
 """
 from __future__ import annotations
 
-from typing import List, Tuple
+from typing import Dict, List, Tuple
 
 from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.types import MemorySpace, TileType
+
+# pop op -> (its push, the free, the memory space the popped tile lives in)
+_DIRS = {
+    "tpop_from_aic": ("tpush_to_aiv", "tfree_from_aic", MemorySpace.Vec),
+    "tpop_from_aiv": ("tpush_to_aic", "tfree_from_aiv", MemorySpace.Mat),
+}
+_PUSH_TO_POP = {push: pop for pop, (push, _, _) in _DIRS.items()}
+_FREES = {free for _, free, _ in _DIRS.values()}
 
 
 def fifo_to_move(prog: N.Program, ctx) -> N.Program:
@@ -22,38 +34,40 @@ def fifo_to_move(prog: N.Program, ctx) -> N.Program:
     return prog
 
 
-def _is(s: N.Stmt, op: str) -> bool:
+def _op(s: N.Stmt):
     e = s.value if isinstance(s, N.Assign) else s.expr if isinstance(s, N.ExprStmt) else None
-    return isinstance(e, N.OpCall) and e.op == op
+    return e.op if isinstance(e, N.OpCall) else None
 
 
 def _pair(body: List[N.Stmt]) -> List[N.Stmt]:
-    pushed: List[Tuple[N.Expr, N.Stmt]] = []
+    pushed: Dict[str, List[Tuple[N.Expr, N.Stmt]]] = {pop: [] for pop in _DIRS}
     out: List[N.Stmt] = []
     for s in body:
         for sub in N.child_bodies(s):
             sub[:] = _pair(sub)
-        if _is(s, "tpush_to_aiv"):
-            pushed.append((s.expr.args[0], s))
+        op = _op(s)
+        if op in _PUSH_TO_POP:
+            pushed[_PUSH_TO_POP[op]].append((s.expr.args[0], s))
             continue
-        if _is(s, "tfree_from_aic"):
+        if op in _FREES:
             continue
-        if _is(s, "tpop_from_aic"):
+        if op in _DIRS:
+            push, _, space = _DIRS[op]
             if not isinstance(s, N.Assign):
-                raise CompileError("the tile popped by pl.tile.tpop_from_aic must be assigned to a name", s.loc)
-            if not pushed:
-                raise CompileError("pl.tile.tpop_from_aic has no matching pl.tile.tpush_to_aiv before it in the "
-                                   "same block", s.loc)
-            src, _ = pushed.pop(0)
+                raise CompileError(f"the tile popped by pl.tile.{op} must be assigned to a name", s.loc)
+            if not pushed[op]:
+                raise CompileError(f"pl.tile.{op} has no matching pl.tile.{push} before it in the same block", s.loc)
+            src, _ = pushed[op].pop(0)
             want: TileType = s.value.type
             got = src.type
             if (got.shape, got.dtype) != (want.shape, want.dtype):
-                raise CompileError(f"pl.tile.tpop_from_aic receives {want} but the matching push sends {got}", s.loc)
-            out.append(N.Assign(s.targets, N.OpCall("move", [src], {"target_memory": MemorySpace.Vec},
+                raise CompileError(f"pl.tile.{op} receives {want} but the matching push sends {got}", s.loc)
+            out.append(N.Assign(s.targets, N.OpCall("move", [src], {"target_memory": space},
                                                     type=want, loc=s.value.loc), loc=s.loc))
             continue
         out.append(s)
-    if pushed:
-        raise CompileError("pl.tile.tpush_to_aiv has no matching pl.tile.tpop_from_aic after it in the same block",
-                           pushed[0][1].loc)
+    for pop, left in pushed.items():
+        if left:
+            raise CompileError(f"pl.tile.{_DIRS[pop][0]} has no matching pl.tile.{pop} after it in the same block",
+                               left[0][1].loc)
     return out

@@ -35,8 +35,16 @@ from ..ir.ops import OPS
 from ..ir.types import ALIGNMENT, CAPACITY, MemorySpace, ScalarType, TileType
 
 _CUBE = {MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc, MemorySpace.Bias}
-FIFO_OPS = ("tpush_to_aiv", "tpop_from_aic", "tfree_from_aic")
+FIFO_OPS = ("tpush_to_aiv", "tpop_from_aic", "tfree_from_aic", "tpush_to_aic", "tpop_from_aiv", "tfree_from_aiv")
 C2V_BUFFER = "c2v_slot_buffer"
+V2C_BUFFER = "v2c_slot_buffer"
+# direction -> (source space, target space, push op (producer side), pop op, free op (consumer side))
+_DIR = {
+    "c2v": (MemorySpace.Acc, MemorySpace.Vec, "tpush_to_aiv", "tpop_from_aic", "tfree_from_aic"),
+    "v2c": (MemorySpace.Vec, MemorySpace.Mat, "tpush_to_aic", "tpop_from_aiv", "tfree_from_aiv"),
+}
+_PRODUCER = {"c2v": "aic", "v2c": "aiv"}
+_POPS = {"tpop_from_aic": "c2v", "tpop_from_aiv": "v2c"}
 
 
 def split_mixed(prog: N.Program, ctx) -> N.Program:
@@ -76,10 +84,20 @@ def _tile_spaces(e: N.Expr) -> Set[MemorySpace]:
     return spaces
 
 
+def _boundary(s: N.Stmt) -> Optional[str]:
+    """'c2v' for ``v = pl.move(acc, Vec)``, 'v2c' for ``m = pl.move(vec, Mat)``, else None."""
+    if not (isinstance(s, N.Assign) and isinstance(s.value, N.OpCall) and s.value.op == "move"
+            and isinstance(s.value.args[0].type, TileType) and isinstance(s.targets[0].type, TileType)):
+        return None
+    spaces = (s.value.args[0].type.memory, s.targets[0].type.memory)
+    for d, (src, dst, *_ops) in _DIR.items():
+        if spaces == (src, dst):
+            return d
+    return None
+
+
 def _is_boundary(s: N.Stmt) -> bool:
-    return (isinstance(s, N.Assign) and isinstance(s.value, N.OpCall) and s.value.op == "move"
-            and isinstance(s.value.args[0].type, TileType) and s.value.args[0].type.memory is MemorySpace.Acc
-            and isinstance(s.targets[0].type, TileType) and s.targets[0].type.memory is MemorySpace.Vec)
+    return _boundary(s) is not None
 
 
 def _side_of_op(e: N.Expr) -> Optional[str]:
@@ -102,18 +120,22 @@ def _side_of_type(t) -> Optional[str]:
 
 # ----------------------------------------------------------------- partition
 
-def _part(body: List[N.Stmt], side: str, pushed: List[TileType]) -> List[N.Stmt]:
+def _part(body: List[N.Stmt], side: str, pushed: Dict[str, list]) -> List[N.Stmt]:
+    """The statements of ``side``; a boundary move becomes this side's end of the FIFO (the
+    producer's push, or the consumer's pop); ``pushed[dir]`` collects the producer's pushed types."""
     out: List[N.Stmt] = []
     for s in body:
         if isinstance(s, N.Assign):
-            if _is_boundary(s):
+            d = _boundary(s)
+            if d is not None:
                 src, dst = s.value.args[0], s.targets[0]
-                if side == "aic":
-                    pushed.append(src.type)
-                    out.append(N.ExprStmt(N.OpCall("tpush_to_aiv", [src], {"split": 0}, type=src.type,
+                _, _, push, pop, _ = _DIR[d]
+                if side == _PRODUCER[d]:
+                    pushed[d].append((src.type, s.loc))
+                    out.append(N.ExprStmt(N.OpCall(push, [src], {"split": 0}, type=src.type,
                                                    loc=s.value.loc), loc=s.loc))
                 else:
-                    out.append(N.Assign([dst], N.OpCall("tpop_from_aic", [], {"split": 0},
+                    out.append(N.Assign([dst], N.OpCall(pop, [], {"split": 0},
                                                         type=dst.type, loc=s.value.loc), loc=s.loc))
                 continue
             if all(isinstance(t.type, ScalarType) for t in s.targets):
@@ -231,7 +253,7 @@ def _prune(body: List[N.Stmt]) -> List[N.Stmt]:
 # ----------------------------------------------------------------- AIV: frees and lane guards
 
 def _is_pop(s: N.Stmt) -> bool:
-    return isinstance(s, N.Assign) and isinstance(s.value, N.OpCall) and s.value.op == "tpop_from_aic"
+    return isinstance(s, N.Assign) and isinstance(s.value, N.OpCall) and s.value.op in _POPS
 
 
 def _has_fifo(s: N.Stmt) -> bool:
@@ -242,9 +264,8 @@ def _has_fifo(s: N.Stmt) -> bool:
     return any(_has_fifo(x) for sub in N.child_bodies(s) for x in sub)
 
 
-def _free(loc) -> N.Stmt:
-    return N.ExprStmt(N.OpCall("tfree_from_aic", [], {"split": 0}, type=ScalarType(_bool_dtype()), loc=loc),
-                      loc=loc)
+def _free(op: str, loc) -> N.Stmt:
+    return N.ExprStmt(N.OpCall(op, [], {"split": 0}, type=ScalarType(_bool_dtype()), loc=loc), loc=loc)
 
 
 def _bool_dtype():
@@ -273,16 +294,26 @@ def _insert_frees(body: List[N.Stmt], buffer_of: Dict[str, str]) -> List[N.Stmt]
         for j in range(i + 1, len(body)):
             if _reads(body[j]) & sharing:
                 last = j
-        nxt = pops[k + 1] if k + 1 < len(pops) else None
+        d = _POPS[s.value.op]
+        free = _DIR[d][4]
+        same = [j for j in pops if _POPS[body[j].value.op] == d]
+        nxt = next((j for j in same if j > i), None)
         if len(sharing) > 1 or (nxt is not None and last > nxt):
+            if d == "v2c":
+                # a Mat tile cannot be copied on the cube core (no Mat->Mat move): it must die in its slot
+                why = ("shares its buffer with other tiles (loop-carried or merged)" if len(sharing) > 1 else
+                       "is still read after the next vector-to-cube transfer")
+                raise CompileError(f"the Mat tile {v.name!r} received from the vector side {why}; the cube reads "
+                                   f"it straight from its FIFO slot, which is released before the next transfer. "
+                                   f"Move it to Left/Right (pl.move) before the next Vec->Mat move", s.loc)
             # the tile must outlive its slot: copy it out of the slot and free the slot at once
             slot = N.Var(f"{v.name}__slot", type=v.type, loc=v.loc)
             pop = N.Assign([slot], s.value, loc=s.loc)
             cp = N.Assign([v], N.OpCall("move", [N.Var(slot.name, type=v.type)],
                                         {"target_memory": MemorySpace.Vec}, type=v.type, loc=s.loc), loc=s.loc)
-            replace[i] = [pop, cp, _free(s.loc)]
+            replace[i] = [pop, cp, _free(free, s.loc)]
         else:
-            after.setdefault(last, []).append(_free(s.loc))
+            after.setdefault(last, []).append(_free(free, s.loc))
     out: List[N.Stmt] = []
     for i, s in enumerate(body):
         out.extend(replace.get(i, [s]))
@@ -335,30 +366,18 @@ def _split(fn: N.Function, ctx):
     if not any(_is_boundary(s) for s in N.walk_stmts(fn.body)):
         cube_at, vec_at = fn.attrs.get("mixed_at", (fn.loc, fn.loc))
         raise CompileError(f"kernel {fn.name} mixes cube work (line {cube_at.line if cube_at else '?'}) and vector "
-                           f"work but never moves an Acc tile to Vec; a mixed kernel hands the cube's result to "
-                           f"the vector side with pl.move(acc, target_memory=pl.Mem.Vec) (the cross-core FIFO). "
+                           f"work but never moves an Acc tile to Vec or a Vec tile to Mat; a mixed kernel hands "
+                           f"the cube's result to the vector side with pl.move(acc, target_memory=pl.Mem.Vec) and a "
+                           f"vector tile to the cube with pl.move(t, target_memory=pl.Mem.Mat) (the cross-core FIFO). "
                            f"Otherwise split it into two InCore functions", vec_at or fn.loc)
-    arch = ctx.arch
     buffer_of = dict(fn.attrs.get("buffer_of", {}))
-    pushed: List[TileType] = []
-    aic_body = _prune(_part(copy.deepcopy(fn.body), "aic", pushed))
-    aiv_body = _part(copy.deepcopy(fn.body), "aiv", [])
+    pushed: Dict[str, list] = {"c2v": [], "v2c": []}
+    aic_body = _part(copy.deepcopy(fn.body), "aic", pushed)
+    aic_body = _prune(_insert_frees(aic_body, buffer_of))
+    aiv_body = _part(copy.deepcopy(fn.body), "aiv", pushed)
     aiv_body = _prune(_insert_frees(aiv_body, buffer_of))
     aiv_body = _guard(aiv_body)
-
-    slot_size = max(t.nbytes for t in pushed)
-    peak = fn.attrs.get("memory_peak", {}).get("Vec", 0)
-    align = ALIGNMENT[MemorySpace.Vec]
-    base = (peak + align - 1) // align * align
-    cap = CAPACITY[arch][MemorySpace.Vec]
-    slot_num = 2 if base + 2 * slot_size <= cap else 1
-    if base + slot_num * slot_size > cap:
-        raise CompileError(f"kernel {fn.name}: the cross-core FIFO slot buffer ({slot_size} bytes, the pushed Acc "
-                           f"tile) does not fit in Vec (UB) after the kernel's tiles: {base} + {slot_size} bytes "
-                           f"needed, capacity on {arch} is {cap} bytes", fn.loc)
-    fifo = {"slot_size": slot_size, "slot_num": slot_num, "base": base, "split": 0, "dir_mask": 1,
-            "buffer": C2V_BUFFER, "gm_pipe": arch == "a2a3",
-            "aic": f"{fn.name}_aic", "aiv": f"{fn.name}_aiv", "group": fn.name}
+    fifo = _geometry(fn, ctx.arch, pushed)
 
     def member(name, kind, core, body, role):
         attrs = {k: v for k, v in fn.attrs.items() if k not in ("mixed", "mixed_at")}
@@ -369,8 +388,44 @@ def _split(fn: N.Function, ctx):
 
     aic = member(fifo["aic"], N.FunctionType.AIC, "aic", aic_body, "aic")
     aiv = member(fifo["aiv"], N.FunctionType.AIV, "aiv", aiv_body, "aiv")
-    aiv.attrs["memory_peak"] = dict(aiv.attrs.get("memory_peak", {}), Vec=base + slot_num * slot_size)
+    size, num = fifo["slot_size"], fifo["slot_num"]
+    if fifo["dir_mask"] & 1:
+        aiv.attrs["memory_peak"] = dict(aiv.attrs.get("memory_peak", {}), Vec=fifo["base"] + num * size)
+    if fifo["dir_mask"] & 2:
+        aic.attrs["memory_peak"] = dict(aic.attrs.get("memory_peak", {}), Mat=fifo["v2c_base"] + num * size)
     group = N.Function(fn.name, N.FunctionType.Group, list(fn.params), list(fn.return_types),
                        [N.Return([], loc=fn.loc)], loc=fn.loc,
                        attrs={"aic": aic.name, "aiv": aiv.name, "core_type": "mixed", "fifo": fifo})
     return group, aic, aiv
+
+
+def _geometry(fn: N.Function, arch: str, pushed: Dict[str, list]) -> dict:
+    """One pipe (FlagID 0) for the used directions: dir_mask 1 (C2V), 2 (V2C) or 3 (both).
+    ``slot_size`` = the largest pushed tile of either direction; each consumer reserves
+    ``slot_num`` slots after its planned tiles (C2V: the AIV side, in Vec; V2C: the AIC side, in
+    Mat).  ``slot_num``: 2 when they fit, else 1 (one direction); 4, else 2, else 1 (both)."""
+    dir_mask = (1 if pushed["c2v"] else 0) | (2 if pushed["v2c"] else 0)
+    slot_size = max(t.nbytes for t, _ in pushed["c2v"] + pushed["v2c"])
+    peaks = fn.attrs.get("memory_peak", {})
+    consumers = []       # (direction, space, base)
+    for d, bit in (("c2v", 1), ("v2c", 2)):
+        if dir_mask & bit:
+            space = _DIR[d][1]
+            align = ALIGNMENT[space]
+            base = (peaks.get(space.name, 0) + align - 1) // align * align
+            consumers.append((d, space, base))
+    choices = (4, 2, 1) if dir_mask == 3 else (2, 1)
+    slot_num = next((n for n in choices
+                     if all(base + n * slot_size <= CAPACITY[arch][space] for _, space, base in consumers)), None)
+    if slot_num is None:
+        d, space, base = next(c for c in consumers if c[2] + slot_size > CAPACITY[arch][c[1]])
+        what = "the largest pushed tile" if dir_mask == 3 else {"c2v": "the pushed Acc tile", "v2c": "the pushed Vec tile"}[d]
+        unit = {"Vec": "Vec (UB)", "Mat": "Mat (L1)"}[space.name]
+        raise CompileError(f"kernel {fn.name}: the cross-core FIFO slot buffer ({slot_size} bytes, {what}) does not "
+                           f"fit in {unit} after the kernel's tiles: {base} + {slot_size} bytes needed, capacity on "
+                           f"{arch} is {CAPACITY[arch][space]} bytes", fn.loc)
+    bases = {d: base for d, _, base in consumers}
+    return {"slot_size": slot_size, "slot_num": slot_num, "base": bases.get("c2v", 0), "split": 0,
+            "dir_mask": dir_mask, "buffer": C2V_BUFFER, "v2c_base": bases.get("v2c", 0), "v2c_buffer": V2C_BUFFER,
+            "gm_pipe": arch == "a2a3", "gm_bytes": slot_size * slot_num * (2 if dir_mask == 3 else 1),
+            "aic": f"{fn.name}_aic", "aiv": f"{fn.name}_aiv", "group": fn.name}

@@ -29,6 +29,7 @@ def test_pop_without_push_is_a_located_error(tmp_path):
     assert info.value.loc.file == mp.__file__
 
 
-def test_vector_to_cube_direction_is_reported(tmp_path):
-    with pytest.raises(CompileError, match="vector-to-cube FIFO direction is not supported yet"):
+def test_push_to_cube_without_pop_is_a_located_error(tmp_path):
+    with pytest.raises(CompileError, match="tpush_to_aic has no matching pl.tile.tpop_from_aiv after it") as info:
         ptokit.compile(mp.ReverseFifo, output_dir=tmp_path)
+    assert info.value.loc.file == mp.__file__

@@ -38,10 +38,12 @@ struct TPipe {
 };
 
 namespace cpu {
+// The direction a call moves data in. On a DIR_BOTH pipe it follows from the caller and the op: the
+// cube pushes C2V and pops/frees V2C, a vector core pushes V2C and pops/frees C2V.
 template <typename Pipe>
-inline int fifo_dir(const PtoCpuCore* c) {
+inline int fifo_dir(const PtoCpuCore* c, bool producing) {
     if (Pipe::dirType == DIR_C2V || Pipe::dirType == DIR_V2C) return Pipe::dirType;
-    return c->lane < 0 ? PTO_CPU_FIFO_C2V : PTO_CPU_FIFO_V2C;  // DIR_BOTH: the cube produces C2V
+    return (c->lane < 0) == producing ? PTO_CPU_FIFO_C2V : PTO_CPU_FIFO_V2C;
 }
 
 inline const char* fifo_dir_name(int d) { return d == PTO_CPU_FIFO_C2V ? "C2V" : "V2C"; }
@@ -74,7 +76,7 @@ inline void fifo_push(const char* instr, TileT& tile, int split) {
     auto hook = PTO_CPU_HOOK(pto_cpu_fifo_push);
     if (!hook) fatal(instr, "the cross-core FIFO needs the simulator (pto_cpu_fifo_push is missing)");
     PtoCpuCore* c = core();
-    const int dir = fifo_dir<Pipe>(c);
+    const int dir = fifo_dir<Pipe>(c, true);
     const T* p = ptr(tile, instr);
     const bool cube = c->lane < 0;
     const bool both = cube && split == TILE_NO_SPLIT && Pipe::NO_SPLIT_BOTH_LANES;
@@ -100,7 +102,7 @@ inline void fifo_pop(const char* instr, TileT& tile, int split) {
     auto hook = PTO_CPU_HOOK(pto_cpu_fifo_pop);
     if (!hook) fatal(instr, "the cross-core FIFO needs the simulator (pto_cpu_fifo_pop is missing)");
     PtoCpuCore* c = core();
-    const int dir = fifo_dir<Pipe>(c);
+    const int dir = fifo_dir<Pipe>(c, false);
     T* p = ptr(tile, instr);
     const bool cube = c->lane < 0;
     const bool both = cube && split == TILE_NO_SPLIT && Pipe::NO_SPLIT_BOTH_LANES;
@@ -123,7 +125,7 @@ inline void fifo_free(const char* instr, int split) {
     auto hook = PTO_CPU_HOOK(pto_cpu_fifo_free);
     if (!hook) fatal(instr, "the cross-core FIFO needs the simulator (pto_cpu_fifo_free is missing)");
     PtoCpuCore* c = core();
-    const int dir = fifo_dir<Pipe>(c);
+    const int dir = fifo_dir<Pipe>(c, false);
     const bool cube = c->lane < 0;
     const bool both = cube && split == TILE_NO_SPLIT && Pipe::NO_SPLIT_BOTH_LANES;
     const int parts = (cube && (split != TILE_NO_SPLIT || both)) ? 2 : 1;
