@@ -28,3 +28,6 @@ globals().update(OPS)
 
 # pl.tile.<op>: the same ops, plus the SPMD identity ops
 tile = _types.SimpleNamespace(**OPS, **{n: _marker(n) for n in _SPMD_OPS + _FIFO_OPS})
+
+# ``out, tid = pl.spmd_submit(self.kernel, *args, core_num=n)`` in orchestration (parser.py spmd_submit)
+spmd_submit = dsl_marker("spmd_submit")

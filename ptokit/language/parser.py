@@ -282,6 +282,8 @@ class FunctionParser(OpCallMixin):
         if isinstance(target, ast.Subscript):
             raise self.err("writing a window of a tensor (x[a:b] = ...) is not supported in this "
                            "function; use pl.store or pl.assemble", target)
+        if isinstance(s.value, ast.Call) and getattr(self._resolve(s.value.func), "__pto_marker__", None) == "spmd_submit":
+            return self.spmd_submit(target, s.value, s)
         value = self.expr(s.value)
         if isinstance(target, ast.Tuple):
             names = []
@@ -310,6 +312,54 @@ class FunctionParser(OpCallMixin):
         self.env[name] = value.type
         self.alias.pop(name, None)
         return [N.Assign([N.Var(name, type=value.type, loc=self.loc(target))], value, loc=loc)]
+
+    def spmd_submit(self, target, call: ast.Call, node) -> List[N.Stmt]:
+        """``out, tid = pl.spmd_submit(self.kernel, *args, core_num=n, deps=[t0])``: the function-call
+        form of ``with pl.at(deps=[t0]) as tid:`` around ``with pl.spmd(n): out = self.kernel(*args)``
+        (the same IR scopes).  ``(a, b), tid = ...`` binds several results; ``_`` drops the task id."""
+        usage = "out, tid = pl.spmd_submit(self.kernel, *args, core_num=N, deps=[...])"
+        if self.fn is None or self.fn.kind is not N.FunctionType.Orchestration:
+            raise self.err("pl.spmd_submit submits a task and belongs in an Orchestration function", call)
+        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name)):
+            raise self.err(f"pl.spmd_submit returns the kernel's result(s) and a task id: write `{usage}`", target)
+        if not call.args or not (isinstance(call.args[0], ast.Attribute) and isinstance(call.args[0].value, ast.Name)
+                                 and call.args[0].value.id == "self"):
+            raise self.err(f"pl.spmd_submit takes the kernel (self.kernel) first: `{usage}`", call)
+        kw = {k.arg: k.value for k in call.keywords}
+        if None in kw:
+            raise self.err("pl.spmd_submit does not take **kwargs", call)
+        unknown = set(kw) - {"core_num", "deps", "sync_start", "allow_early_resolve"}
+        if unknown:
+            raise self.err(f"pl.spmd_submit has no keyword {sorted(unknown)[0]!r} (core_num=, deps=, "
+                           f"sync_start=, allow_early_resolve=)", call)
+        if "core_num" not in kw:
+            raise self.err(f"pl.spmd_submit needs the block count as core_num=: `{usage}`", call)
+        if "sync_start" in kw and _eval_static(kw["sync_start"], self.src, self.g, "sync_start"):
+            raise self.err("pl.spmd_submit(sync_start=True) is not supported: blocks start as cores free up",
+                           kw["sync_start"])
+        if "allow_early_resolve" in kw:
+            _eval_static(kw["allow_early_resolve"], self.src, self.g, "allow_early_resolve")   # a hint; no effect
+        attrs: Dict[str, object] = {}
+        if "deps" in kw:
+            if not isinstance(kw["deps"], (ast.List, ast.Tuple)) or not all(isinstance(d, ast.Name)
+                                                                            for d in kw["deps"].elts):
+                raise self.err("deps= takes a list of task names", kw["deps"])
+            attrs["deps"] = [d.id for d in kw["deps"].elts]
+        tid = target.elts[1].id
+        if tid != "_":
+            attrs["name"] = tid
+        n = self.expr(kw["core_num"])
+        if not isinstance(n.type, ScalarType) or n.type.dtype.is_float:
+            raise self.err(f"core_num must be an integer, but got {n.type}", kw["core_num"])
+        kcall = ast.Call(func=call.args[0], args=list(call.args[1:]), keywords=[])
+        ast.copy_location(kcall, call)
+        kcall.end_lineno, kcall.end_col_offset = call.end_lineno, call.end_col_offset
+        inner = ast.Assign(targets=[target.elts[0]], value=kcall)
+        ast.copy_location(inner, node)
+        inner.end_lineno, inner.end_col_offset = node.end_lineno, node.end_col_offset
+        body = self.assign(inner)
+        loc = self.loc(node)
+        return [N.Scope("at", [N.Scope("spmd", body, {"block_num": n}, loc=loc)], attrs, loc=loc)]
 
     def _alias(self, name, tensor_expr):
         if not isinstance(tensor_expr, N.Var):

@@ -265,3 +265,165 @@ class ReverseFifo:
     def main(self, x: pl.Tensor[[64, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
         y = self.k(x, y)
         return y
+
+
+# ----------------------------------------------------------------- vector -> cube (V2C)
+
+@pl.program
+class FusedMlp:
+    """y = relu(x @ w1) @ w2 in ONE mixed kernel: the first product goes to the vector side (C2V),
+    relu + cast to fp16 there, and the result comes back to the cube (V2C) for the second product."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def mlp(self, x: pl.Tensor[[64, 64], pl.FP16], w1: pl.Tensor[[64, 64], pl.FP16],
+            w2: pl.Tensor[[64, 64], pl.FP16], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        tx = pl.move(pl.load(x, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        t1 = pl.move(pl.load(w1, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        h = pl.move(pl.matmul(tx, t1), target_memory=pl.Mem.Vec)
+        hm = pl.move(pl.cast(pl.relu(h), target_type=pl.FP16), target_memory=pl.Mem.Mat)
+        hl = pl.move(hm, target_memory=pl.Mem.Left)
+        t2 = pl.move(pl.load(w2, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        y = pl.store(pl.matmul(hl, t2), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 64], pl.FP16], w1: pl.Tensor[[64, 64], pl.FP16],
+             w2: pl.Tensor[[64, 64], pl.FP16], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = self.mlp(x, w1, w2, y)
+        return y
+
+
+@pl.program
+class ExplicitV2C:
+    """y = exp(x) @ w with the vector-to-cube FIFO written out (V2C only, dir_mask 2)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def vexp_mm(self, x: pl.Tensor[[32, 64], pl.FP16], w: pl.Tensor[[64, 32], pl.FP16],
+                y: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+        e = pl.cast(pl.exp(pl.cast(pl.load(x, [0, 0], [32, 64]), target_type=pl.FP32)), target_type=pl.FP16)
+        pl.tile.tpush_to_aic(e)
+        m = pl.tile.tpop_from_aiv(shape=[32, 64], dtype=pl.FP16)
+        tl = pl.move(m, target_memory=pl.Mem.Left)
+        pl.tile.tfree_from_aiv(m)
+        tw = pl.move(pl.load(w, [0, 0], [64, 32], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        y = pl.store(pl.matmul(tl, tw), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[32, 64], pl.FP16], w: pl.Tensor[[64, 32], pl.FP16],
+             y: pl.Out[pl.Tensor[[32, 32], pl.FP32]]):
+        y = self.vexp_mm(x, w, y)
+        return y
+
+
+@functools.lru_cache(maxsize=None)
+def make_fused_mlp_spmd(blocks, submit=False):
+    """y[b] = relu(x[b] @ w1) @ w2 per SPMD block b (64 rows each), C2V and V2C in one group;
+    ``submit=True`` launches it with pl.spmd_submit instead of ``with pl.spmd``."""
+    rows = blocks * 64
+
+    @pl.program
+    class FusedMlpSpmd:
+        @pl.function(type=pl.FunctionType.InCore)
+        def mlp(self, x: pl.Tensor[[rows, 64], pl.FP16], w1: pl.Tensor[[64, 64], pl.FP16],
+                w2: pl.Tensor[[64, 32], pl.FP16], y: pl.Out[pl.Tensor[[rows, 32], pl.FP32]]) -> pl.Tensor[[rows, 32], pl.FP32]:
+            b = pl.tile.get_block_idx()
+            tx = pl.move(pl.load(x, [b * 64, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+            t1 = pl.move(pl.load(w1, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+            h = pl.move(pl.matmul(tx, t1), target_memory=pl.Mem.Vec)
+            hm = pl.move(pl.cast(pl.relu(h), target_type=pl.FP16), target_memory=pl.Mem.Mat)
+            t2 = pl.move(pl.load(w2, [0, 0], [64, 32], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+            y = pl.store(pl.matmul(pl.move(hm, target_memory=pl.Mem.Left), t2), [b * 64, 0], y)
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[rows, 64], pl.FP16], w1: pl.Tensor[[64, 64], pl.FP16],
+                 w2: pl.Tensor[[64, 32], pl.FP16], y: pl.Out[pl.Tensor[[rows, 32], pl.FP32]]):
+            with pl.spmd(blocks):
+                y = self.mlp(x, w1, w2, y)
+            return y
+
+    @pl.program
+    class FusedMlpSubmit:
+        @pl.function(type=pl.FunctionType.InCore)
+        def mlp(self, x: pl.Tensor[[rows, 64], pl.FP16], w1: pl.Tensor[[64, 64], pl.FP16],
+                w2: pl.Tensor[[64, 32], pl.FP16], y: pl.Out[pl.Tensor[[rows, 32], pl.FP32]]) -> pl.Tensor[[rows, 32], pl.FP32]:
+            b = pl.tile.get_block_idx()
+            tx = pl.move(pl.load(x, [b * 64, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+            t1 = pl.move(pl.load(w1, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+            h = pl.move(pl.matmul(tx, t1), target_memory=pl.Mem.Vec)
+            hm = pl.move(pl.cast(pl.relu(h), target_type=pl.FP16), target_memory=pl.Mem.Mat)
+            t2 = pl.move(pl.load(w2, [0, 0], [64, 32], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+            y = pl.store(pl.matmul(pl.move(hm, target_memory=pl.Mem.Left), t2), [b * 64, 0], y)
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[rows, 64], pl.FP16], w1: pl.Tensor[[64, 64], pl.FP16],
+                 w2: pl.Tensor[[64, 32], pl.FP16], y: pl.Out[pl.Tensor[[rows, 32], pl.FP32]]):
+            y, _ = pl.spmd_submit(self.mlp, x, w1, w2, y, core_num=blocks)
+            return y
+
+    return FusedMlpSubmit if submit else FusedMlpSpmd
+
+
+AQ = 32     # query rows of OneKernelAttention (two blocks of 16)
+
+
+@pl.program
+class OneKernelAttention:
+    """o = softmax(q @ k^T / 8) @ v in ONE mixed kernel, per 16-row query block: scores go to the
+    vector side (C2V), the fp16 probabilities come back to the cube (V2C) for p @ v."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def attn(self, q: pl.Tensor[[AQ, HD], pl.FP16], kt: pl.Tensor[[HD, BS], pl.FP16],
+             v: pl.Tensor[[BS, HD], pl.FP16], o: pl.Out[pl.Tensor[[AQ, HD], pl.FP32]]) -> pl.Tensor[[AQ, HD], pl.FP32]:
+        tk = pl.move(pl.load(kt, [0, 0], [HD, BS], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        tv = pl.move(pl.load(v, [0, 0], [BS, HD], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        tmp = pl.create_tile([16, BS], dtype=pl.FP32)
+        for i in pl.range(AQ // 16):
+            tq = pl.move(pl.load(q, [i * 16, 0], [16, HD], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+            s = pl.muls(pl.move(pl.matmul(tq, tk), target_memory=pl.Mem.Vec), 0.125)
+            e = pl.exp(pl.row_expand_sub(s, pl.row_max(s, tmp)))
+            p = pl.cast(pl.row_expand_div(e, pl.row_sum(e, tmp)), target_type=pl.FP16)
+            tp = pl.move(pl.move(p, target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+            o = pl.store(pl.matmul(tp, tv), [i * 16, 0], o)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, q: pl.Tensor[[AQ, HD], pl.FP16], kt: pl.Tensor[[HD, BS], pl.FP16],
+             v: pl.Tensor[[BS, HD], pl.FP16], o: pl.Out[pl.Tensor[[AQ, HD], pl.FP32]]):
+        o = self.attn(q, kt, v, o)
+        return o
+
+
+@pl.program
+class UnpairedPopFromAiv:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, w: pl.Tensor[[64, 64], pl.FP16], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        m = pl.tile.tpop_from_aiv(shape=[64, 64], dtype=pl.FP16)
+        tw = pl.move(pl.load(w, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        y = pl.store(pl.matmul(pl.move(m, target_memory=pl.Mem.Left), tw), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, w: pl.Tensor[[64, 64], pl.FP16], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = self.k(w, y)
+        return y
+
+
+@pl.program
+class MatTileOutlivesSlot:
+    """Two Vec->Mat transfers whose Mat tiles are both read after the second: a located error."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 64], pl.FP16], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        a = pl.move(pl.load(x, [0, 0], [64, 64]), target_memory=pl.Mem.Mat)
+        b = pl.move(pl.load(x, [0, 0], [64, 64]), target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(a, target_memory=pl.Mem.Left), pl.move(b, target_memory=pl.Mem.Right))
+        y = pl.store(acc, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 64], pl.FP16], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = self.k(x, y)
+        return y

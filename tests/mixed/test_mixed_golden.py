@@ -21,6 +21,8 @@ CASES = {
     "spmd_sibling": P.SpmdSibling,                  # SPMD group, AIC member without block identity
     "split_mixed": P.MatmulExp,                     # matmul -> FIFO -> exp
     "split_loop_a5": (P.RowBlocksLoop, "a5sim"),    # loop around the boundary, no GM pipe on a5
+    "split_v2c": P.ExplicitV2C,                     # vector -> cube only (dir_mask 2)
+    "split_both": P.FusedMlp,                       # C2V then V2C in one group (dir_mask 3)
 }
 
 
@@ -107,3 +109,35 @@ def test_a5_has_no_gm_pipe(trees):
     assert "gm_slot_buffer" not in pto and "__gm_pipe_buffer" not in (
         trees["split_loop_a5"] / "kernels" / "aiv" / "rows_aiv.cpp").read_text()
     assert "scf.for" in pto and pto.count("pto.tpop_from_aic") == 1 and pto.count("pto.tpush_to_aiv") == 1
+
+
+def test_v2c_structure(trees):
+    pto = (trees["split_v2c"] / "ptoas" / "vexp_mm.pto").read_text()
+    aic, aiv = pto.split("func.func @vexp_mm_aiv")
+    # the consumer (cube) reserves its slots in Mat after its planned tiles; the producer imports them
+    assert ('%v2c_slot_buffer = pto.reserve_buffer {name = "v2c_slot_buffer", size = 8192, '
+            'location = #pto.address_space<mat>, auto = false, base = 4096} -> i32') in aic
+    assert ('pto.aic_initialize_pipe {dir_mask = 2, slot_size = 4096, slot_num = 2} (gm_slot_buffer = %arg3 : '
+            '!pto.ptr<ui8>, c2v_consumer_buf = %c0_i32 : i32, v2c_consumer_buf = %v2c_slot_buffer : i32)') in aic
+    assert '%v2c_slot_buffer = pto.import_reserved_buffer {name = "v2c_slot_buffer", peer_func = @vexp_mm_aic}' in aiv
+    assert "pto.aiv_initialize_pipe {dir_mask = 2," in aiv and "c2v_slot_buffer" not in pto
+    assert "%m = pto.tpop_from_aiv {split = 0} -> !pto.tile_buf<loc=mat, dtype=f16, rows=32, cols=64" in aic
+    assert aic.index("pto.tfree_from_aiv {split = 0}") > aic.index("outs(%tl")      # freed after its last use
+    # both lanes push (lane 1's tile is the "empty push" the cube drops): the push is outside the lane guard
+    guard_end = aiv.rindex("  }\n  pto.tpush_to_aic(")
+    assert aiv.count("scf.if %is_lane0") == 1 and guard_end > aiv.index("scf.if %is_lane0")
+    aic_cpp = (trees["split_v2c"] / "kernels" / "aic" / "vexp_mm_aic.cpp").read_text()
+    assert "TPipe<0, Direction::DIR_V2C, 4096, 2, 2, true>" in aic_cpp and "TASSIGN(" in aic_cpp
+    orch = (trees["split_v2c"] / "orchestration" / "main.cpp").read_text()
+    assert "gm_pipe_t0_shapes[1] = {8192u}" in orch
+
+
+def test_both_directions_structure(trees):
+    t = trees["split_both"]
+    pto = (t / "ptoas" / "mlp.pto").read_text()
+    assert pto.count("dir_mask = 3, slot_size = 16384, slot_num = 4") == 2       # 4 slots per direction
+    assert 'location = #pto.address_space<vec>, auto = false, base = 24576}' in pto
+    assert 'location = #pto.address_space<mat>, auto = false, base = 8192}' in pto
+    assert pto.count("c2v_consumer_buf = %c2v_slot_buffer : i32, v2c_consumer_buf = %v2c_slot_buffer : i32") == 2
+    orch = (t / "orchestration" / "main.cpp").read_text()
+    assert "gm_pipe_t0_shapes[1] = {131072u}" in orch      # both directions' slots through GM on a2a3
