@@ -125,3 +125,25 @@ class NoOrchestration:
     def k(self, a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
         out = pl.store(pl.load(a, [0, 0], [64, 64]), [0, 0], out)
         return out
+
+
+@pl.program
+class DtypeMismatch:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP32], b: pl.Tensor[[64, 64], pl.FP16],
+          out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        out = pl.store(pl.mul(pl.load(a, [0, 0], [64, 64]), pl.load(b, [0, 0], [64, 64])), [0, 0], out)
+        return out
+
+
+@pl.program
+class ArgumentType:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        out = pl.store(pl.load(a, [0, 0], [64, 64]), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a16: pl.Tensor[[64, 64], pl.FP16], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = self.k(a16, y)
+        return y

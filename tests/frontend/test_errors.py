@@ -170,3 +170,16 @@ def test_too_many_tensors_for_one_task(tmp_path):
     err = info.value
     assert "kernel k takes 33 tensors and 0 scalars; a task passes at most 32 tensors and 16 scalars" in str(err)
     assert err.loc is not None and err.loc.file == too_many_tensors.__file__ and err.loc.line == 8
+
+
+def test_dtype_mismatch_names_both_dtypes(tmp_path):
+    err = compile_error(bad.DtypeMismatch, tmp_path)
+    assert "tile.mul requires matching dtypes, but got pl.FP32 and pl.FP16" in str(err)
+    assert_located(err, "pl.mul(pl.load(a")
+
+
+def test_argument_type_mismatch(tmp_path):
+    err = compile_error(bad.ArgumentType, tmp_path)
+    assert ("argument 'a' of k expects pl.Tensor[[64, 64], pl.FP32], but got pl.Tensor[[64, 64], pl.FP16]"
+            in str(err))
+    assert_located(err, "self.k(a16, y)")

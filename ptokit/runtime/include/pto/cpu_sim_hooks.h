@@ -44,7 +44,7 @@ typedef struct PtoCpuCore {
 enum { PTO_CPU_FIFO_C2V = 1, PTO_CPU_FIFO_V2C = 2 };
 enum {
     PTO_CPU_FIFO_OK = 0,
-    PTO_CPU_FIFO_TIMEOUT = 1,   /* the wait exceeded the run's timeout */
+    PTO_CPU_FIFO_TIMEOUT = 1,   /* the wait exceeded 0.9 x the run's timeout (so it fails before the run's watchdog) */
     PTO_CPU_FIFO_BAD_SIZE = 2,  /* popped slot holds a different byte count, or bytes > slot_size */
     PTO_CPU_FIFO_ERROR = 3      /* anything else (no such FIFO, run aborted, ...) */
 };
