@@ -7,17 +7,21 @@ that ClassifyKernels marked ``attrs["mixed"]``:
   matmul, Acc stores, DDR->Mat loads) goes to ``<fn>_aic``; vector work (Vec
   tiles) to ``<fn>_aiv``; scalar statements and control flow are duplicated on
   both sides and pruned where unused;
-* the cross-core boundary ``v = pl.move(acc, target_memory=pl.Mem.Vec)`` becomes
-  ``tpush_to_aiv(acc)`` on the AIC side and ``v = tpop_from_aic()`` on the AIV
-  side, followed by ``tfree_from_aic()`` after the last use of ``v`` in the
-  pop's block (when ``v`` shares a buffer with other tiles, or is still live at
-  the next pop, it is copied out of the slot first and freed at once);
+* the cross-core boundaries become the two ends of one FIFO pipe:
+  ``v = pl.move(acc, target_memory=pl.Mem.Vec)`` (C2V) is ``tpush_to_aiv(acc)`` on
+  the AIC side and ``v = tpop_from_aic()`` on the AIV side; ``m = pl.move(t,
+  target_memory=pl.Mem.Mat)`` (V2C) is ``tpush_to_aic(t)`` on the AIV side and
+  ``m = tpop_from_aiv()`` on the AIC side.  Each pop is followed by its free after
+  the last use of the popped tile in the pop's block (a C2V tile that shares a
+  buffer or is live at the next pop is copied out of its slot first; a V2C Mat
+  tile cannot be copied, so that case is a located error);
 * on the AIV side the vector work is guarded by ``lane == 0`` (an IR ``Scope``
-  of kind ``lane_guard``); both lanes execute the pops and frees (the "empty
-  pop" of lane 1), because a NO_SPLIT push reaches both lanes;
-* the consumer slot buffer (``slot_num`` slots of ``slot_size`` = the largest
-  pushed tile's bytes) is reserved in Vec after the planned tiles; two slots
-  when they fit, else one, else a located CompileError.
+  of kind ``lane_guard``); both lanes execute every push, pop and free, because a
+  NO_SPLIT transfer is 1:2 (a cube push reaches both lanes; a cube pop takes one
+  tile from each lane and keeps lane 0's: lane 1's is "the empty push");
+* each direction's consumer reserves ``slot_num`` slots of ``slot_size`` (the
+  largest pushed tile) after its planned tiles: C2V in Vec (AIV), V2C in Mat
+  (AIC); ``dir_mask`` 1, 2 or 3; a located CompileError when one slot does not fit.
 
 The original function stays in the program as kind Group with
 ``attrs = {"aic": "<fn>_aic", "aiv": "<fn>_aiv", "fifo": {...}}``; the
