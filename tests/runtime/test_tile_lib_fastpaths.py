@@ -4,8 +4,9 @@
   rows last-to-first unless the destination partially overlaps a source. The cases below are
   compiled twice, with and without ``-DPTO_CPU_NO_AVX2``; both builds must agree bit for bit,
   and with numpy, for full, partial-valid, in-place, disjoint and partially overlapping tiles.
-* TLOAD/TSTORE of >= 1 KiB prefetch their GM region (whole block or row by row) before the
-  copy: results must equal a plain copy for full, partial-valid, strided and unaligned views.
+* TLOAD/TSTORE copy a tile whose rows are contiguous in GM as one block, otherwise row by row:
+  both must copy exactly (full and partial-valid tiles, strided windows, unaligned GM
+  pointers, tiles above and below 1 KiB), in both builds.
 """
 from __future__ import annotations
 

@@ -101,7 +101,8 @@ inline bool disjoint(const void* a, size_t an, const void* b, size_t bn) {
 // Row order of an element-wise pass. Rows run last to first when that cannot change the
 // result: the destination is exactly a source (in place, same row stride) or shares no byte
 // with it. A pass that follows a tile load then starts on the rows the load touched last,
-// which are still in the L1 cache. Partially overlapping views keep the first-to-last order.
+// which are still in the L1 cache (two 32 KiB tiles do not fit a 32 KiB L1 together; a few
+// per cent on load-add-store loops). Partially overlapping views keep the first-to-last order.
 template <typename DT, typename ST>
 inline bool reverse_ok(const DT* d, int64_t ld, const ST* s, int64_t ls, int vr, int vc) {
     if ((const void*)d == (const void*)s && sizeof(DT) == sizeof(ST) && ld == ls) return true;
@@ -111,8 +112,9 @@ inline bool reverse_ok(const DT* d, int64_t ld, const ST* s, int64_t ls, int vr,
 }
 
 // dst row r = f(a row r, b row r) for r over [0, vr), in the given order. Row pointers and
-// ivdep: the destination may be one of the sources (in place, same index), never a shifted
-// view of one, so the inner loop has no carried dependency and g++ vectorises it at -O2.
+// ivdep: within a row the destination may be a source (in place, same index), never a view
+// shifted inside the row, so the inner loop has no carried dependency and g++ vectorises it
+// at -O2 (a view shifted by whole rows is fine: the rows keep their first-to-last order).
 template <typename DT, typename AT, typename BT, typename F>
 __attribute__((always_inline)) inline void binary_rows(DT* d, const AT* pa, const BT* pb, int vr, int vc, int64_t ld,
                                                        int64_t la, int64_t lb, bool rev, F f) {
@@ -367,22 +369,6 @@ inline void matmul(const char* name, AccT& acc, InT* acc_in, LT& left, RT& right
     }
 }
 
-// Reads [p, p+bytes) into the cache ahead of a tile load's copy: every miss of the region is
-// in flight at once, where the copy alone gets one hardware-prefetch stream whose misses wait
-// behind the copy's stores (a 64x128 f32 load from a 24 MiB tensor: 1.8 -> 1.4 us). A hint
-// only: no fault, no change to memory. Small regions gain nothing and skip it.
-constexpr size_t kPrefetchMin = 1024;
-inline void prefetch_read(const void* p, size_t bytes) {
-    const char* c = (const char*)p;
-    for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch(c + i, 0, 3);
-    __builtin_prefetch(c + bytes - 1, 0, 3);   // the last line when p is not line-aligned
-}
-inline void prefetch_write(void* p, size_t bytes) {
-    char* c = (char*)p;
-    for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch(c + i, 1, 3);
-    __builtin_prefetch(c + bytes - 1, 1, 3);
-}
-
 template <TileType D, TileType S>
 constexpr bool tmov_allowed() {
     return (S == TileType::Mat && (D == TileType::Left || D == TileType::Right || D == TileType::Bias)) ||
@@ -403,14 +389,8 @@ inline RecordEvent TLOAD(TileData& dst, GlobalData& src) {
     const ST* g = src.data_;
     const int64_t cs = GlobalData::layout == Layout::NZ ? 0 : v.st[4];
     if (v.flat && cs == 1 && v.st[3] == vc && TileData::Cols == vc && std::is_same<DT, ST>::value) {
-        const size_t bytes = sizeof(DT) * (size_t)vr * (size_t)vc;   // one block
-        if (bytes >= cpu::kPrefetchMin) cpu::prefetch_read(g + v.offset(0, 0), bytes);
-        memcpy((void*)d, (const void*)(g + v.offset(0, 0)), bytes);
+        memcpy((void*)d, (const void*)(g + v.offset(0, 0)), sizeof(DT) * (size_t)vr * (size_t)vc);   // one block
         return {};
-    }
-    if (GlobalData::layout != Layout::NZ && cs == 1 && std::is_same<DT, ST>::value &&
-        sizeof(DT) * (size_t)vr * (size_t)vc >= cpu::kPrefetchMin) {
-        for (int r = 0; r < vr; ++r) cpu::prefetch_read(g + v.offset(r, 0), sizeof(DT) * (size_t)vc);   // row by row
     }
     for (int r = 0; r < vr; ++r) {
         DT* drow = d + cpu::at<TileData>(r, 0);
@@ -434,9 +414,7 @@ inline RecordEvent TSTORE(GlobalData& dst, TileData& src) {
     DT* g = dst.data_;
     const int64_t cs = GlobalData::layout == Layout::NZ ? 0 : v.st[4];
     if (v.flat && cs == 1 && v.st[3] == vc && TileData::Cols == vc && std::is_same<DT, ST>::value) {
-        const size_t bytes = sizeof(DT) * (size_t)vr * (size_t)vc;   // one block
-        if (bytes >= cpu::kPrefetchMin) cpu::prefetch_write(g + v.offset(0, 0), bytes);
-        memcpy((void*)(g + v.offset(0, 0)), (const void*)s, bytes);
+        memcpy((void*)(g + v.offset(0, 0)), (const void*)s, sizeof(DT) * (size_t)vr * (size_t)vc);   // one block
         return {};
     }
     for (int r = 0; r < vr; ++r) {
