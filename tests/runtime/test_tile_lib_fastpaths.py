@@ -1,9 +1,9 @@
 """Fast paths of the CPU tile library against its slow paths and numpy.
 
-* Element-wise passes have an AVX2 build of the same loops (runtime dispatch) and run their
-  rows last-to-first unless the destination partially overlaps a source. The cases below are
-  compiled twice, with and without ``-DPTO_CPU_NO_AVX2``; both builds must agree bit for bit,
-  and with numpy, for full, partial-valid, in-place, disjoint and partially overlapping tiles.
+* Element-wise passes have an AVX2 build of the same loops, chosen at run time. The cases
+  below are compiled twice, with and without ``-DPTO_CPU_NO_AVX2``; both builds must agree
+  bit for bit, and with numpy, for full, partial-valid, in-place, disjoint and row-shifted
+  (partially overlapping, rows must run first to last) destinations.
 * TLOAD/TSTORE copy a tile whose rows are contiguous in GM as one block, otherwise row by row:
   both must copy exactly (full and partial-valid tiles, strided windows, unaligned GM
   pointers, tiles above and below 1 KiB), in both builds.

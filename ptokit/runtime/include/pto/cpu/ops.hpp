@@ -92,35 +92,15 @@ inline bool cpu_has_avx2() {
 #define PTO_CPU_AVX2_DISPATCH 0
 #endif
 
-// True when [a, a+an) and [b, b+bn) (bytes) share no byte.
-inline bool disjoint(const void* a, size_t an, const void* b, size_t bn) {
-    const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    return x + an <= y || y + bn <= x;
-}
-
-// Row order of an element-wise pass. Rows run last to first when that cannot change the
-// result: the destination is exactly a source (in place, same row stride) or shares no byte
-// with it. A pass that follows a tile load then starts on the rows the load touched last,
-// which are still in the L1 cache (two 32 KiB tiles do not fit a 32 KiB L1 together; a few
-// per cent on load-add-store loops). Partially overlapping views keep the first-to-last order.
-template <typename DT, typename ST>
-inline bool reverse_ok(const DT* d, int64_t ld, const ST* s, int64_t ls, int vr, int vc) {
-    if ((const void*)d == (const void*)s && sizeof(DT) == sizeof(ST) && ld == ls) return true;
-    const size_t dn = ((size_t)(vr - 1) * (size_t)ld + (size_t)vc) * sizeof(DT);
-    const size_t sn = ((size_t)(vr - 1) * (size_t)ls + (size_t)vc) * sizeof(ST);
-    return disjoint(d, dn, s, sn);
-}
-
-// dst row r = f(a row r, b row r) for r over [0, vr), in the given order. Row pointers and
-// ivdep: within a row the destination may be a source (in place, same index), never a view
-// shifted inside the row, so the inner loop has no carried dependency and g++ vectorises it
-// at -O2 (a view shifted by whole rows is fine: the rows keep their first-to-last order).
+// dst row r = f(a row r, b row r), rows first to last. Row pointers and ivdep: within a row
+// the destination may be a source (in place, same index), never a view shifted inside the
+// row, so the inner loop has no carried dependency and g++ vectorises it at -O2 (a view
+// shifted by whole rows is fine: each row reads its sources after the rows above were written).
 template <typename DT, typename AT, typename BT, typename F>
 __attribute__((always_inline)) inline void binary_rows(DT* d, const AT* pa, const BT* pb, int vr, int vc, int64_t ld,
-                                                       int64_t la, int64_t lb, bool rev, F f) {
+                                                       int64_t la, int64_t lb, F f) {
     using CT = calc_t<DT>;
-    for (int k = 0; k < vr; ++k) {
-        const int r = rev ? vr - 1 - k : k;
+    for (int r = 0; r < vr; ++r) {
         DT* dr = d + (int64_t)r * ld;
         const AT* ar = pa + (int64_t)r * la;
         const BT* br = pb + (int64_t)r * lb;
@@ -131,10 +111,9 @@ __attribute__((always_inline)) inline void binary_rows(DT* d, const AT* pa, cons
 
 template <typename DT, typename ST, typename F>
 __attribute__((always_inline)) inline void unary_rows(DT* d, const ST* ps, int vr, int vc, int64_t ld, int64_t ls,
-                                                      bool rev, F f) {
+                                                      F f) {
     using CT = calc_t<DT>;
-    for (int k = 0; k < vr; ++k) {
-        const int r = rev ? vr - 1 - k : k;
+    for (int r = 0; r < vr; ++r) {
         DT* dr = d + (int64_t)r * ld;
         const ST* sr = ps + (int64_t)r * ls;
 #pragma GCC ivdep
@@ -145,13 +124,13 @@ __attribute__((always_inline)) inline void unary_rows(DT* d, const ST* ps, int v
 #if PTO_CPU_AVX2_DISPATCH
 template <typename DT, typename AT, typename BT, typename F>
 __attribute__((target("avx2"), noinline)) void binary_rows_avx2(DT* d, const AT* pa, const BT* pb, int vr, int vc,
-                                                              int64_t ld, int64_t la, int64_t lb, bool rev, F f) {
-    binary_rows(d, pa, pb, vr, vc, ld, la, lb, rev, f);
+                                                              int64_t ld, int64_t la, int64_t lb, F f) {
+    binary_rows(d, pa, pb, vr, vc, ld, la, lb, f);
 }
 template <typename DT, typename ST, typename F>
 __attribute__((target("avx2"), noinline)) void unary_rows_avx2(DT* d, const ST* ps, int vr, int vc, int64_t ld,
-                                                             int64_t ls, bool rev, F f) {
-    unary_rows(d, ps, vr, vc, ld, ls, rev, f);
+                                                             int64_t ls, F f) {
+    unary_rows(d, ps, vr, vc, ld, ls, f);
 }
 #endif
 
@@ -162,15 +141,13 @@ inline void binary(const char* name, D& dst, A& a, B& b, F f) {
     const typename A::DType* pa = ptr(a, name);
     const typename B::DType* pb = ptr(b, name);
     const int vr = vrows(dst), vc = vcols(dst);
-    if (vr <= 0 || vc <= 0) return;
-    const bool rev = reverse_ok(d, D::Cols, pa, A::Cols, vr, vc) && reverse_ok(d, D::Cols, pb, B::Cols, vr, vc);
 #if PTO_CPU_AVX2_DISPATCH
     if (cpu_has_avx2()) {
-        binary_rows_avx2(d, pa, pb, vr, vc, D::Cols, A::Cols, B::Cols, rev, f);
+        binary_rows_avx2(d, pa, pb, vr, vc, D::Cols, A::Cols, B::Cols, f);
         return;
     }
 #endif
-    binary_rows(d, pa, pb, vr, vc, D::Cols, A::Cols, B::Cols, rev, f);
+    binary_rows(d, pa, pb, vr, vc, D::Cols, A::Cols, B::Cols, f);
 }
 
 template <typename D, typename S, typename F>
@@ -179,15 +156,13 @@ inline void unary(const char* name, D& dst, S& src, F f) {
     DT* d = ptr(dst, name);
     const typename S::DType* ps = ptr(src, name);
     const int vr = vrows(dst), vc = vcols(dst);
-    if (vr <= 0 || vc <= 0) return;
-    const bool rev = reverse_ok(d, D::Cols, ps, S::Cols, vr, vc);
 #if PTO_CPU_AVX2_DISPATCH
     if (cpu_has_avx2()) {
-        unary_rows_avx2(d, ps, vr, vc, D::Cols, S::Cols, rev, f);
+        unary_rows_avx2(d, ps, vr, vc, D::Cols, S::Cols, f);
         return;
     }
 #endif
-    unary_rows(d, ps, vr, vc, D::Cols, S::Cols, rev, f);
+    unary_rows(d, ps, vr, vc, D::Cols, S::Cols, f);
 }
 
 template <typename T>
