@@ -441,3 +441,101 @@ class DynamicIntermediate:
         t = self.plus1(x, t)
         y = self.expk(t, y)
         return y
+
+
+# ---------------------------------------------------------------- tensor windows (row blocks) as task args
+
+@pl.program
+class WindowRowBlocks:
+    """One task per 32-row block of a [256, 64] input, each writing the matching rows of y."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def blk(self, x: pl.Tensor[[R, N], pl.FP32], s: pl.Scalar[pl.FP32],
+            o: pl.Out[pl.Tensor[[R, N], pl.FP32]]) -> pl.Tensor[[R, N], pl.FP32]:
+        o = pl.store(pl.adds(pl.muls(pl.load(x, [0, 0], [R, N]), s), 1.0), [0, 0], o)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[256, N], pl.FP32], y: pl.Out[pl.Tensor[[256, N], pl.FP32]]):
+        for i in pl.range(8):
+            y = self.blk(x[i * R:(i + 1) * R, :], i + 1.0 - 1.0, y[i * R:(i + 1) * R, :])
+        return y
+
+
+@pl.program
+class WindowDynamicRows:
+    """Row blocks of a tensor with a dynamic row count; blocks of 32 rows and a 64-row block."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def neg(self, x: pl.Tensor[[R, N], pl.FP32], o: pl.Out[pl.Tensor[[R, N], pl.FP32]]):
+        o = pl.store(pl.neg(pl.load(x, [0, 0], [R, N])), [0, 0], o)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[M, N], pl.FP32], y: pl.Out[pl.Tensor[[M, N], pl.FP32]]):
+        for i in pl.range(M // R):
+            self.neg(x[i * R:i * R + R], y[R * i:R * i + R, 0:N])
+        return y
+
+
+@pl.program
+class WindowIntermediate:
+    """A runtime intermediate t written whole by one task, one window of it doubled in place,
+    then read back in row windows by four tasks."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def plus1(self, x: pl.Tensor[[128, N], pl.FP32], t: pl.Out[pl.Tensor[[128, N], pl.FP32]]):
+        for i in pl.range(4):
+            t = pl.store(pl.adds(pl.load(x, [i * R, 0], [R, N]), 1.0), [i * R, 0], t)
+        return t
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def dbl(self, t: pl.InOut[pl.Tensor[[R, N], pl.FP32]]):
+        t = pl.store(pl.muls(pl.load(t, [0, 0], [R, N]), 2.0), [0, 0], t)
+        return t
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def expk(self, t: pl.Tensor[[R, N], pl.FP32], y: pl.Out[pl.Tensor[[R, N], pl.FP32]]):
+        y = pl.store(pl.exp(pl.load(t, [0, 0], [R, N])), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[128, N], pl.FP32], y: pl.Out[pl.Tensor[[128, N], pl.FP32]]):
+        t = pl.create_tensor([128, N], dtype=pl.FP32)
+        t = self.plus1(x, t)
+        t = self.dbl(t[64:96, :])
+        for i in pl.range(4):
+            y = self.expk(t[i * R:(i + 1) * R, :], y[i * R:(i + 1) * R, :])
+        return y
+
+
+@pl.program
+class WindowOrder:
+    """Statement order is not dependency order: blocks of u are written last-first, a whole-u
+    reader waits for all four, a window reader only for its block, an unrelated task for none."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def plus1(self, x: pl.Tensor[[R, N], pl.FP32], o: pl.Out[pl.Tensor[[R, N], pl.FP32]]):
+        o = pl.store(pl.adds(pl.load(x, [0, 0], [R, N]), 1.0), [0, 0], o)
+        return o
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def twice(self, x: pl.Tensor[[R, N], pl.FP32], o: pl.Out[pl.Tensor[[R, N], pl.FP32]]):
+        o = pl.store(pl.muls(pl.load(x, [0, 0], [R, N]), 2.0), [0, 0], o)
+        return o
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def expk(self, u: pl.Tensor[[128, N], pl.FP32], o: pl.Out[pl.Tensor[[128, N], pl.FP32]]):
+        for i in pl.range(4):
+            o = pl.store(pl.exp(pl.load(u, [i * R, 0], [R, N])), [i * R, 0], o)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[128, N], pl.FP32], u: pl.Out[pl.Tensor[[128, N], pl.FP32]],
+             z: pl.Out[pl.Tensor[[128, N], pl.FP32]], w: pl.Out[pl.Tensor[[R * 2, N], pl.FP32]]):
+        for i in pl.range(4):
+            u = self.plus1(x[(3 - i) * R:(4 - i) * R, :], u[(3 - i) * R:(4 - i) * R, :])
+        w = self.twice(x[0:R, :], w[R:2 * R, :])
+        z = self.expk(u, z)
+        w = self.twice(u[R:2 * R], w[0:R, :])
+        return u, z, w

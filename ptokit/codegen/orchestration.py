@@ -144,6 +144,11 @@ class _Orch:
         self.task += 1
         p = f"params_t{t}"
         created = []
+        targs: Dict[int, str] = {}      # argument index -> C++ tensor expression
+        for j, (a, k) in enumerate(zip(call.args, kinds)):
+            if k == "scalar" or k == "output_new":
+                continue
+            targs[j] = self.tensor_arg(a, f"win_t{t}_{j}", depth, call)
         for a, k in zip(call.args, kinds):
             if k == "output_new":
                 info = self.pending.pop(a.name, None)
@@ -157,13 +162,13 @@ class _Orch:
                 self.emit(depth, f"TensorCreateInfo {a.name}_ci({a.name}_shapes, {len(shape)}, "
                                  f"DataType::{DATATYPE_CPP[info.type.dtype]});")
         self.emit(depth, f"CoreTaskArgs {p};")
-        for a, k in zip(call.args, kinds):
+        for j, (a, k) in enumerate(zip(call.args, kinds)):
             if k == "input":
-                self.emit(depth, f"{p}.add_input({self.tensors[a.name]});")
+                self.emit(depth, f"{p}.add_input({targs[j]});")
             elif k == "output":
-                self.emit(depth, f"{p}.add_output({self.tensors[a.name]});")
+                self.emit(depth, f"{p}.add_output({targs[j]});")
             elif k == "inout":
-                self.emit(depth, f"{p}.add_inout({self.tensors[a.name]});")
+                self.emit(depth, f"{p}.add_inout({targs[j]});")
             elif k == "output_new":
                 self.emit(depth, f"{p}.add_output({a.name}_ci);")
                 created.append(a.name)
@@ -203,6 +208,29 @@ class _Orch:
             self.emit(depth, f"PTO2TaskId {name} = outs_t{t}.task_id();")
             self.emit(depth, f"(void){name};   // named with `as`; used only if a later deps= names it")
             self.task_ids[name] = name
+
+    def tensor_arg(self, a: N.Expr, vname: str, depth, call) -> str:
+        """The C++ tensor for a task argument; a window ``x[a:b, :]`` becomes a
+        ``make_tensor_view`` of its base declared just before the task."""
+        if isinstance(a, N.Var):
+            if a.name not in self.tensors:
+                raise InternalError(f"orchestration: tensor {a.name!r} undefined")
+            return self.tensors[a.name]
+        if not (isinstance(a, N.OpCall) and a.op == "tensor_view"):
+            raise CompileError("a task's tensor argument must be a tensor variable or a window of one", call.loc)
+        base, offs = a.args
+        if base.name not in self.tensors:
+            raise InternalError(f"orchestration: tensor {base.name!r} undefined")
+        n = len(a.type.shape)
+        dims = ", ".join(f"{d}u" if isinstance(d, int) else f"static_cast<uint32_t>({self.dim(d)})"
+                         for d in a.type.shape)
+        starts = ", ".join(f"{o.value}u" if isinstance(o, N.Const) else f"static_cast<uint32_t>({self.scalar(o)})"
+                           for o in offs.items)
+        self.emit(depth, f"uint32_t {vname}_shapes[{n}] = {{{dims}}};")
+        self.emit(depth, f"uint32_t {vname}_offs[{n}] = {{{starts}}};")
+        self.emit(depth, f"ChipTensor {vname} = make_tensor_view({self.tensors[base.name]}, {vname}_shapes, "
+                         f"{vname}_offs, {n});")
+        return vname
 
     def _scalar_arg(self, a: N.Expr, callee: N.Function, call) -> str:
         idx = call.args.index(a)

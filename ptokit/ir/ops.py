@@ -434,5 +434,20 @@ def _create_tensor(ts, attrs):
 _reg("create_tensor", None, "orch", _create_tensor)
 
 
+def _tensor_view(ts, attrs):
+    # args: (base tensor, ListExpr of offsets); attrs["shape"]: the window's shape (the parser has
+    # already checked it is a contiguous row block inside the base; see docs/language.md)
+    base = ts[0]
+    if not isinstance(base, TensorType):
+        raise OpTypeError(f"a tensor window needs a tensor, but got {base}")
+    if len(attrs["shape"]) != len(base.shape):
+        raise OpTypeError(f"a window of a {len(base.shape)}-D tensor needs {len(base.shape)} dimensions, "
+                          f"got {len(attrs['shape'])}")
+    return TensorType(tuple(attrs["shape"]), base.dtype)
+
+
+_reg("tensor_view", None, "orch", _tensor_view)
+
+
 def infer(name: str, arg_types, attrs) -> object:
     return OPS[name].rule(list(arg_types), attrs)

@@ -41,6 +41,17 @@ def fmt_expr(e: N.Expr) -> str:
             return f"(-{fmt_expr(e.args[0])})"
         if e.op in ("scalar.min", "scalar.max"):
             return f"{e.op[7:]}({fmt_expr(e.args[0])}, {fmt_expr(e.args[1])})"
+        if e.op == "tensor_view":
+            base, offs = e.args
+            parts = []
+            for o, ext, full in zip(offs.items, e.attrs["shape"], base.type.shape):
+                if isinstance(o, N.Const) and o.value == 0 and ext == full:
+                    parts.append(":")
+                elif isinstance(o, N.Const) and isinstance(ext, int):
+                    parts.append(f"{o.value}:{o.value + ext}")
+                else:
+                    parts.append(f"{fmt_expr(o)}:{fmt_expr(o)} + {ext}")
+            return f"{fmt_expr(base)}[{', '.join(parts)}]"
         if e.op == "store":
             tile, tensor, offsets = e.args
             return f"pl.store({fmt_expr(tile)}, {fmt_expr(offsets)}, {fmt_expr(tensor)})"

@@ -38,7 +38,136 @@ _EXAMPLE = {DType: "pl.FP32", MemorySpace: "pl.Mem.Vec", PadValue: "pl.PadValue.
 
 _FIFO = ("tpush_to_aiv", "tpop_from_aic", "tfree_from_aic", "tpush_to_aic", "tpop_from_aiv", "tfree_from_aiv")
 
+_CONTIG = ("the kernel ABI assumes each tensor argument is a contiguous row-major tensor, so a window "
+           "may only slice the leading dimension(s) and must keep every trailing dimension whole")
+
+
+def _linear(e):
+    """An integer scalar expression as a linear form ({atom: coeff}, const), or None.
+
+    Atoms are variables and any other sub-expression (keyed by its printed form), so
+    ``(i + 1) * 32 - i * 32`` folds to 32 and ``(i // 2) * 8 + 8 - (i // 2) * 8`` to 8."""
+    from ..ir.printer import fmt_expr
+    if isinstance(e, N.Const):
+        if isinstance(e.value, bool) or not isinstance(e.value, int):
+            return None
+        return {}, e.value
+    if isinstance(e, N.OpCall) and e.op in ("scalar.add", "scalar.sub"):
+        a, b = _linear(e.args[0]), _linear(e.args[1])
+        if a is None or b is None:
+            return None
+        sign = 1 if e.op == "scalar.add" else -1
+        terms = dict(a[0])
+        for k, v in b[0].items():
+            terms[k] = terms.get(k, 0) + sign * v
+        return {k: v for k, v in terms.items() if v}, a[1] + sign * b[1]
+    if isinstance(e, N.OpCall) and e.op == "scalar.neg":
+        a = _linear(e.args[0])
+        return None if a is None else ({k: -v for k, v in a[0].items()}, -a[1])
+    if isinstance(e, N.OpCall) and e.op == "scalar.mul":
+        a, b = _linear(e.args[0]), _linear(e.args[1])
+        if a is None or b is None:
+            return None
+        if not a[0]:
+            a, b = b, a
+        if b[0]:
+            return {fmt_expr(e): 1}, 0      # a product of two non-constants: one atom
+        return {k: v * b[1] for k, v in a[0].items() if v * b[1]}, a[1] * b[1]
+    if isinstance(e.type, ScalarType) and not e.type.dtype.is_float:
+        return {fmt_expr(e): 1}, 0
+    return None
+
+
 class OpCallMixin:
+    def tensor_window(self, e: ast.Subscript) -> N.Expr:
+        """``x[a:b, :]`` in an Orchestration function: a row-block view of tensor ``x`` passed to a
+        task.  IR: ``OpCall("tensor_view", [x, ListExpr(offsets)], {"shape": window_shape})``."""
+        base = self.expr(e.value)
+        if not isinstance(base.type, TensorType) or not isinstance(base, N.Var):
+            raise self.err(f"only tensors can be windowed with x[a:b], but {ast.unparse(e.value)!r} is "
+                           f"{base.type}", e.value)
+        shape = base.type.shape
+        ndim = len(shape)
+        items = list(e.slice.elts) if isinstance(e.slice, ast.Tuple) else [e.slice]
+        if len(items) > ndim:
+            raise self.err(f"{len(items)} slices for the {ndim}-D tensor {base.name!r}", e)
+        offsets, extents, whole = [], [], []
+        for d, it in enumerate(items):
+            where = ast.unparse(it)
+            if not isinstance(it, ast.Slice):
+                raise self.err(f"a tensor window takes slices such as x[a:b, :], but {where!r} is an index; "
+                               f"write it as a slice of extent 1 ({where}:{where} + 1)", it)
+            if it.step is not None:
+                raise self.err(f"a tensor window cannot have a step ({where!r}): {_CONTIG}", it.step)
+            if it.lower is None:
+                lo = self._const(0, it)
+            else:
+                lo = self.expr(it.lower)
+                if not isinstance(lo.type, ScalarType) or lo.type.dtype.is_float:
+                    raise self.err(f"a window bound must be an integer or integer scalar, but got {lo.type}",
+                                   it.lower)
+            dim = shape[d]
+            if it.upper is None:
+                hi = None
+            else:
+                hi = self.expr(it.upper)
+                if not isinstance(hi.type, ScalarType) or hi.type.dtype.is_float:
+                    raise self.err(f"a window bound must be an integer or integer scalar, but got {hi.type}",
+                                   it.upper)
+            lo0 = isinstance(lo, N.Const) and lo.value == 0
+            if hi is None or (isinstance(dim, str) and isinstance(hi, N.Var) and hi.name == dim):
+                if not lo0:
+                    if isinstance(dim, int):
+                        hi = self._const(dim, it)
+                    else:
+                        raise self.err(f"the window {where!r} of dimension {d} (size {dim}) runs to the end of a "
+                                       f"dynamic dimension, so its size is not a compile-time constant", it)
+                else:
+                    offsets.append(lo)
+                    extents.append(dim)
+                    whole.append(True)
+                    continue
+            a, b = _linear(lo), _linear(hi)
+            diff = None
+            if a is not None and b is not None:
+                terms = dict(b[0])
+                for k, v in a[0].items():
+                    terms[k] = terms.get(k, 0) - v
+                if not any(terms.values()):
+                    diff = b[1] - a[1]
+            if diff is None:
+                raise self.err(f"the window size {ast.unparse(it.upper)} - ({ast.unparse(it.lower) if it.lower else 0}) "
+                               f"is not a compile-time constant; write the bounds as a:a + size or "
+                               f"i * size:(i + 1) * size", it)
+            if isinstance(lo, N.Const) and lo.value < 0:
+                raise self.err(f"the window {where!r} starts at {lo.value}, before the start of dimension {d} of "
+                               f"{base.name!r} (negative indices do not count from the end here)", it)
+            if diff <= 0:
+                raise self.err(f"the window {where!r} is empty (size {diff})", it)
+            if isinstance(dim, int):
+                start = lo.value if isinstance(lo, N.Const) else None
+                if diff > dim or (start is not None and (start < 0 or start + diff > dim)):
+                    rng = f"[{start}, {start + diff})" if start is not None else f"of size {diff}"
+                    raise self.err(f"the window {where!r} {rng} is out of bounds of dimension {d} of "
+                                   f"{base.name!r} {base.type}", it)
+            offsets.append(lo)
+            extents.append(diff)
+            whole.append(isinstance(dim, int) and lo0 and diff == dim)
+        for d in range(len(items), ndim):
+            offsets.append(self._const(0, e))
+            extents.append(shape[d])
+            whole.append(True)
+        partial = [d for d in range(ndim) if not whole[d]]
+        if partial:
+            k = partial[-1]
+            bad = [d for d in range(k) if extents[d] != 1]
+            if bad:
+                raise self.err(f"the window {ast.unparse(e)} of {base.name!r} {base.type} is not contiguous in "
+                               f"memory (dimension {k} is cut while dimension {bad[-1]} spans "
+                               f"{extents[bad[-1]]} rows): {_CONTIG}", e)
+        attrs = {"shape": [dim_str(x) for x in extents]}
+        return self._typed_op("tensor_view", [base, N.ListExpr(offsets, loc=self.loc(e))], attrs, e)
+
     def call(self, e: ast.Call) -> N.Expr:
         f = e.func
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":

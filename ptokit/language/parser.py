@@ -309,6 +309,9 @@ class FunctionParser(OpCallMixin):
         if isinstance(value.type, TensorType) and isinstance(value, N.Var):
             self._alias(name, value)
             return []
+        if isinstance(value, N.OpCall) and value.op == "tensor_view":
+            raise self.err(f"a tensor window cannot be bound to a name; pass {ast.unparse(s.value)} directly as "
+                           f"a task argument", s.value)
         self.env[name] = value.type
         self.alias.pop(name, None)
         return [N.Assign([N.Var(name, type=value.type, loc=self.loc(target))], value, loc=loc)]
@@ -396,6 +399,8 @@ class FunctionParser(OpCallMixin):
                 raise self.err(f"{call.callee} must return its Out/InOut tensor parameters so the caller can "
                                f"bind them", node)
             arg = call.args[pidx]
+            if isinstance(arg, N.OpCall) and arg.op == "tensor_view":
+                arg = arg.args[0]     # `y = self.k(..., y[a:b, :])`: the name is the whole tensor again
             if not isinstance(arg, N.Var):
                 raise self.err("an Out argument must be a tensor variable", node)
             self._alias(name, arg)
@@ -537,6 +542,13 @@ class FunctionParser(OpCallMixin):
             return self.scalar_op(op, self.expr(e.left), self.expr(e.comparators[0]), e)
         if isinstance(e, ast.Call):
             return self.call(e)
+        if isinstance(e, ast.Subscript):
+            if type(self) is FunctionParser and self.fn is not None and \
+                    self.fn.kind is N.FunctionType.Orchestration:
+                return self.tensor_window(e)
+            if type(self) is FunctionParser:
+                raise self.err(f"a tensor window {ast.unparse(e)!r} is a task argument of an Orchestration "
+                               f"function; kernel code reads tensors with pl.load", e)
         raise self.err(f"unsupported expression {ast.unparse(e)!r} in a DSL function", e)
 
     def _static_value(self, val, node):

@@ -10,6 +10,10 @@ For every kernel call in an Orchestration function this pass records, in
 * ``inout``      -- read and written (``add_inout``)
 * ``scalar``     -- a by-value scalar (``add_scalar``)
 
+A tensor argument may be a window ``x[a:b, :]`` (``OpCall("tensor_view")``): it takes its
+direction from the kernel parameter like a whole tensor, and the created-tensor rules apply to
+its base tensor -- a ``pl.create_tensor`` must be written whole by its first writer.
+
 It also numbers the kernels by first use (``fn.attrs["kernel_ids"]``), which
 is the ``func_id`` of ``kernel_config.py``.
 """
@@ -60,26 +64,31 @@ def derive_directions(prog: N.Program, ctx) -> N.Program:
                         if isinstance(p.type, ScalarType):
                             kinds.append("scalar")
                             continue
-                        if not isinstance(p.type, TensorType) or not isinstance(a, N.Var):
+                        view = isinstance(a, N.OpCall) and a.op == "tensor_view"
+                        base = a.args[0] if view else a
+                        if not isinstance(p.type, TensorType) or not isinstance(base, N.Var):
                             raise CompileError(f"argument {p.name!r} of task {call.callee} must be a tensor "
-                                               f"variable", call.loc)
+                                               f"variable or a window of one", call.loc)
+                        fresh = base.name in created and base.name not in written
                         if p.direction is N.Direction.IN:
-                            if a.name in created and a.name not in written:
-                                raise CompileError(f"tensor {a.name!r} is read by {call.callee} before any task "
-                                                   f"writes it", call.loc)
+                            if fresh:
+                                raise CompileError(f"tensor {base.name!r} is read by {call.callee} before any task "
+                                                   f"writes it", (a.loc if view else call.loc))
                             kinds.append("input")
                         elif p.direction is N.Direction.OUT:
-                            if a.name in created and a.name not in written:
-                                kinds.append("output_new")
-                            else:
-                                kinds.append("output")
-                            written.add(a.name)
+                            if fresh and view:
+                                raise CompileError(f"tensor {base.name!r} is created by pl.create_tensor and first "
+                                                   f"written through a window by {call.callee}; its first writer "
+                                                   f"must take it whole (the runtime allocates it for that task), "
+                                                   f"later tasks may write windows of it", (a.loc if view else call.loc))
+                            kinds.append("output_new" if fresh else "output")
+                            written.add(base.name)
                         else:
-                            if a.name in created and a.name not in written:
-                                raise CompileError(f"tensor {a.name!r} is passed as InOut to {call.callee} "
-                                                   f"before any task writes it", call.loc)
+                            if fresh:
+                                raise CompileError(f"tensor {base.name!r} is passed as InOut to {call.callee} "
+                                                   f"before any task writes it", (a.loc if view else call.loc))
                             kinds.append("inout")
-                            written.add(a.name)
+                            written.add(base.name)
                     call.attrs["arg_kinds"] = kinds
         fn.attrs["kernel_ids"] = kernel_ids
     return prog
