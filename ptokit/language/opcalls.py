@@ -163,8 +163,8 @@ class OpCallMixin:
             bad = [d for d in range(k) if extents[d] != 1]
             if bad:
                 raise self.err(f"the window {ast.unparse(e)} of {base.name!r} {base.type} is not contiguous in "
-                               f"memory (dimension {k} is cut while dimension {bad[-1]} spans "
-                               f"{extents[bad[-1]]} rows): {_CONTIG}", e)
+                               f"memory (it cuts dimension {k} but takes {extents[bad[-1]]} entries of dimension "
+                               f"{bad[-1]}, so its pieces are not adjacent): {_CONTIG}", e)
         attrs = {"shape": [dim_str(x) for x in extents]}
         return self._typed_op("tensor_view", [base, N.ListExpr(offsets, loc=self.loc(e))], attrs, e)
 

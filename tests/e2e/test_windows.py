@@ -5,8 +5,27 @@ import numpy as np
 import pytest
 
 import ptokit
+import ptokit.language as pl
+from ptokit.errors import RuntimeFailure
 
 import programs
+
+
+@pl.program
+class WindowRuntimeBound:
+    """The block count is a runtime scalar: a window past the end is caught by the runtime."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def neg(self, x: pl.Tensor[[32, 64], pl.FP32], o: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+        o = pl.store(pl.neg(pl.load(x, [0, 0], [32, 64])), [0, 0], o)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[128, 64], pl.FP32], n: pl.Scalar[pl.INT32],
+             y: pl.Out[pl.Tensor[[128, 64], pl.FP32]]):
+        for i in pl.range(n):
+            self.neg(x[i * 32:(i + 1) * 32, :], y[i * 32:(i + 1) * 32, :])
+        return y
 
 RUNTIMES = ["tensormap_and_ringbuffer", "host_build_graph"]
 _COMPILED = {}
@@ -101,3 +120,14 @@ def test_window_ir_prints_as_slices(tmp_path):
     text = (out / "passes_dump" / "00_frontend.py").read_text()
     assert "self.plus1(x[((3 - i) * 32):((3 - i) * 32) + 32, :], u[((3 - i) * 32):((3 - i) * 32) + 32, :])" in text
     assert "self.twice(u[32:64, :], w[0:32, :])" in text
+
+
+def test_window_past_the_end_at_run_time_is_error_5(tmp_path_factory):
+    c = compiled(WindowRuntimeBound, RUNTIMES[0], tmp_path_factory)
+    x = rand(128, 64, seed=6)
+    y = np.zeros_like(x)
+    c(x, 3, y)
+    np.testing.assert_array_equal(y[:96], -x[:96])
+    with pytest.raises(RuntimeFailure) as info:
+        c(x, 5, np.zeros_like(x))
+    assert info.value.code == 5 and "view exceeds the base tensor's shape" in info.value.message
