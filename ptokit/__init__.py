@@ -3,7 +3,8 @@
 Public surface: ``compile``, ``RuntimeKind``, ``PassContext``, ``__version__``.
 The DSL lives in ``ptokit.language`` (``import ptokit.language as pl``).
 """
-from .passes.context import PassContext, RuntimeKind
+from .passes.context import PassContext
+from .targets import RuntimeKind
 
 __version__ = "0.1.0"
 version = __version__

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
-from ..passes.context import PLATFORMS
+from ..targets import PLATFORMS
 
 
 def load_program(spec: str):

@@ -13,8 +13,8 @@ from typing import Callable, Dict, Optional
 import numpy as np
 
 from ..ir.types import DType, dtype_from_numpy
-from ..passes.context import SIM_PLATFORMS, RuntimeKind
-from .kernel_config import KernelConfig
+from ..targets import SIM_PLATFORMS, RuntimeKind
+from ..artifacts.kernel_config import KernelConfig
 
 
 @dataclass

@@ -23,9 +23,10 @@ from ..codegen.pto import emit_pto
 from ..errors import CompileError, PtokitError, UserError
 from ..ir import nodes as N
 from ..ir.types import ScalarType, TensorType
-from ..passes.context import PassContext, coerce_runtime_kind, validate_platform
+from ..passes.context import PassContext
+from ..targets import coerce_runtime_kind, validate_platform
 from ..passes.manager import run_passes
-from .kernel_config import KernelConfig, KernelEntry, OrchestrationEntry, write_kernel_config
+from ..artifacts.kernel_config import KernelConfig, KernelEntry, OrchestrationEntry, write_kernel_config
 from .ptoas import assemble
 from .wrapper import select_function, wrap_kernel
 

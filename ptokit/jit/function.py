@@ -268,7 +268,7 @@ class JitFunction:
         compiled = self._get(specs, platform, runtime, dump_passes, dump_ptoas_passes)
         if output_dir is not None:
             from ..backend.compiled import CompiledProgram
-            from ..backend.kernel_config import read_kernel_config
+            from ..artifacts.kernel_config import read_kernel_config
             out = Path(output_dir)
             shutil.copytree(compiled.output_dir, out, dirs_exist_ok=True)
             compiled = CompiledProgram(out.resolve(), read_kernel_config(out), compiled.platform, compiled.runtime,
@@ -365,7 +365,7 @@ class JitFunction:
                         shutil.rmtree(tmp, ignore_errors=True)
                         raise
         from ..backend.compiled import CompiledProgram
-        from ..backend.kernel_config import read_kernel_config
+        from ..artifacts.kernel_config import read_kernel_config
         compiled = CompiledProgram(entry.resolve(), read_kernel_config(entry), ctx.platform, ctx.runtime_kind, times)
         self._ensure_dumps(entry, specs, ctx, dump_passes, dump_ptoas)
         self._memory.setdefault(mem_key, []).append(_MemEntry(deps, compiled, key))

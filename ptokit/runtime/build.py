@@ -339,7 +339,7 @@ def build_many(jobs: Iterable[JobLike], max_workers: Optional[int] = None,
 
 @dataclass
 class BuiltTree:
-    config: "KernelConfig"  # noqa: F821 (ptokit.backend.kernel_config)
+    config: "KernelConfig"  # noqa: F821 (ptokit.artifacts.kernel_config)
     orchestration_so: Path
     kernel_sos: dict = field(default_factory=dict)  # func_id -> Path
 
@@ -380,7 +380,7 @@ def tree_jobs(config) -> list[BuildJob]:
 def build_tree(tree_dir, jobs: Optional[int] = None,
                progress: Optional[Callable[[int, int], None]] = None) -> BuiltTree:
     """Build every source named by ``tree_dir/kernel_config.py`` (any tool's tree)."""
-    from ..backend.kernel_config import read_kernel_config
+    from ..artifacts.kernel_config import read_kernel_config
 
     config = read_kernel_config(tree_dir)
     for src in [config.orchestration.source] + [k.source for k in config.kernels]:

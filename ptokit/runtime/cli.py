@@ -128,7 +128,7 @@ def run_main(argv) -> int:
     ap.add_argument("--top", type=int, default=5, help="kernels/cores listed in the summary (default 5)")
     ap.add_argument("-q", "--quiet", action="store_true", help="no build progress line (also PTOKIT_PROGRESS=0)")
     a = ap.parse_args(argv)
-    from ..backend.kernel_config import read_kernel_config
+    from ..artifacts.kernel_config import read_kernel_config
     from .config import RunConfig
     from .launcher import run_tree
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from ..passes.context import PLATFORMS, SIM_PLATFORMS, RuntimeKind, coerce_runtime_kind
+from ..targets import PLATFORMS, SIM_PLATFORMS, RuntimeKind, coerce_runtime_kind
 
 DEFAULT_AICPU_THREADS = {"a2a3sim": 4, "a5sim": 5}
 HARDWARE_CLUSTERS = {"a2a3sim": 24, "a5sim": 36}

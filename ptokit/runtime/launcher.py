@@ -5,7 +5,7 @@ import dataclasses
 from pathlib import Path
 from typing import Optional, Sequence
 
-from ..passes.context import SIM_PLATFORMS
+from ..targets import SIM_PLATFORMS
 from .config import RunConfig, valid_aicpu_thread_nums
 
 
@@ -71,7 +71,7 @@ def run_tree(tree_dir, args: list, config: Optional[RunConfig] = None, *, jobs: 
     from .callable import pack_tree
     from .sim import run_image
 
-    from ..backend.kernel_config import read_kernel_config
+    from ..artifacts.kernel_config import read_kernel_config
     check_platform(read_kernel_config(tree_dir), config)      # before spending time on a build
 
     from .progress import BuildProgress

@@ -224,7 +224,7 @@ def load_document(path) -> dict:
 
 def read_trace(path):
     """Read a trace written by ``write_trace`` back into a ``RunResult``."""
-    from ..passes.context import runtime_kind_from_name
+    from ..targets import runtime_kind_from_name
     from .sim.driver import BLOCK_RECORD_DTYPE, EDGE_DTYPE, FIFO_WAIT_DTYPE, RunResult, Timeline
 
     doc = load_document(path)

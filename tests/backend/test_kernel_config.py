@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from ptokit.backend.kernel_config import (
+from ptokit.artifacts.kernel_config import (
     KernelConfig, KernelEntry, OrchestrationEntry, read_kernel_config, write_kernel_config,
 )
 from ptokit.errors import UserError
-from ptokit.passes.context import RuntimeKind
+from ptokit.targets import RuntimeKind
 
 GOLDEN = '''# Kernel and Orchestration Configuration
 from pathlib import Path

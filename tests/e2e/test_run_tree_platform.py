@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import ptokit
-from ptokit.backend.kernel_config import read_kernel_config
+from ptokit.artifacts.kernel_config import read_kernel_config
 from ptokit.errors import UserError
 from ptokit.runtime import RunConfig, cli
 from ptokit.runtime.launcher import run_tree

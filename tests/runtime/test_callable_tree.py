@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ptokit.backend.kernel_config import KernelConfig, KernelEntry, OrchestrationEntry, write_kernel_config
-from ptokit.passes.context import RuntimeKind
+from ptokit.artifacts.kernel_config import KernelConfig, KernelEntry, OrchestrationEntry, write_kernel_config
+from ptokit.targets import RuntimeKind
 from ptokit.runtime import callable as cc
 from ptokit.runtime.build import build_tree
 

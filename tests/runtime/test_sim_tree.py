@@ -6,9 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ptokit.backend.kernel_config import KernelConfig, KernelEntry, OrchestrationEntry, write_kernel_config
+from ptokit.artifacts.kernel_config import KernelConfig, KernelEntry, OrchestrationEntry, write_kernel_config
 from ptokit.errors import RuntimeFailure
-from ptokit.passes.context import RuntimeKind
+from ptokit.targets import RuntimeKind
 from ptokit.runtime import cli
 from ptokit.runtime.config import RunConfig
 from ptokit.runtime.launcher import run_tree

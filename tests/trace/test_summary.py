@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ptokit.passes.context import RuntimeKind
+from ptokit.targets import RuntimeKind
 from ptokit.runtime.sim.driver import BLOCK_RECORD_DTYPE, EDGE_DTYPE, RunResult, Timeline
 from ptokit.runtime.summary import core_label, summarize
 from ptokit.runtime.trace import read_trace, write_trace

@@ -20,7 +20,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ...errors import RuntimeFailure
-from ...passes.context import RuntimeKind, runtime_kind_from_name
+from ...targets import RuntimeKind, runtime_kind_from_name
 from .. import abi
 from ..config import RunConfig
 

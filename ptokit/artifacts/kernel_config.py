@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..errors import UserError
-from ..passes.context import PLATFORMS, RuntimeKind, runtime_kind_from_name, runtime_kind_to_name
+from ..targets import PLATFORMS, RuntimeKind, runtime_kind_from_name, runtime_kind_to_name
 
 CORE_TYPES = ("aiv", "aic")
 DIRECTIONS = ("IN", "OUT", "INOUT")
