@@ -76,13 +76,7 @@ def kernel_abi(fn: N.Function) -> KernelABI:
 
 
 def _spmd_used(fn: N.Function) -> set:
-    used = set()
-    for s in N.walk_stmts(fn.body):
-        for e in N.stmt_exprs(s):
-            for sub in N.walk_expr(e):
-                if isinstance(sub, N.OpCall) and sub.op in SPMD_NAMES:
-                    used.add(sub.op)
-    return used
+    return {e.op for _, e in N.walk_ops(fn.body, *SPMD_NAMES)}
 
 
 class _Emitter:
@@ -639,13 +633,7 @@ class _Emitter:
 
 
 def _used_names(fn: N.Function) -> set:
-    used = set()
-    for s in N.walk_stmts(fn.body):
-        for e in N.stmt_exprs(s):
-            for sub in N.walk_expr(e):
-                if isinstance(sub, N.Var):
-                    used.add(sub.name)
-    return used
+    return {e.name for _, e in N.iter_exprs(fn.body) if isinstance(e, N.Var)}
 
 
 def _bits(t: str) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import enum
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from ..errors import SourceLoc
 
@@ -224,3 +224,26 @@ def stmt_exprs(s: Stmt) -> List[Expr]:
     if isinstance(s, Scope):
         return [v for v in s.attrs.values() if isinstance(v, Expr)]
     return []
+
+
+def iter_exprs(body: List[Stmt]) -> Iterator[Tuple[Stmt, Expr]]:
+    """Every expression node under ``body`` with the statement that holds it: each statement's own
+    expressions (``stmt_exprs``) and all their sub-expressions, nested bodies included."""
+    for s in walk_stmts(body):
+        for e in stmt_exprs(s):
+            for sub in walk_expr(e):
+                yield s, sub
+
+
+def walk_ops(body: List[Stmt], *names: str) -> Iterator[Tuple[Stmt, "OpCall"]]:
+    """The op calls under ``body`` (only those named ``names`` when given), with their statements."""
+    for s, e in iter_exprs(body):
+        if isinstance(e, OpCall) and (not names or e.op in names):
+            yield s, e
+
+
+def walk_calls(body: List[Stmt]) -> Iterator[Tuple[Stmt, "FuncCall"]]:
+    """The calls of program functions under ``body``, with their statements."""
+    for s, e in iter_exprs(body):
+        if isinstance(e, FuncCall):
+            yield s, e

@@ -319,22 +319,20 @@ def tensor_uses(body: List[N.Stmt], functions: Dict[str, N.Function]) -> Tuple[S
     """Names of tensor variables loaded from (reads) and stored to (writes) in ``body``."""
     reads: Set[str] = set()
     writes: Set[str] = set()
-    for s in N.walk_stmts(body):
-        for e in N.stmt_exprs(s):
-            for sub in N.walk_expr(e):
-                if isinstance(sub, N.OpCall) and sub.op == "load" and isinstance(sub.args[0], N.Var):
-                    reads.add(sub.args[0].name)
-                elif isinstance(sub, N.OpCall) and sub.op == "store" and isinstance(sub.args[1], N.Var):
-                    writes.add(sub.args[1].name)
-                elif isinstance(sub, N.FuncCall) and sub.callee in functions:
-                    callee = functions[sub.callee]
-                    r, w = callee.attrs.get("jit_uses", (set(), set()))
-                    for p, a in zip(callee.params, sub.args):
-                        if isinstance(a, N.Var) and isinstance(p.type, TensorType):
-                            if p.name in r or p.direction is N.Direction.INOUT:
-                                reads.add(a.name)
-                            if p.name in w or p.direction is not N.Direction.IN:
-                                writes.add(a.name)
+    for _, sub in N.iter_exprs(body):
+        if isinstance(sub, N.OpCall) and sub.op == "load" and isinstance(sub.args[0], N.Var):
+            reads.add(sub.args[0].name)
+        elif isinstance(sub, N.OpCall) and sub.op == "store" and isinstance(sub.args[1], N.Var):
+            writes.add(sub.args[1].name)
+        elif isinstance(sub, N.FuncCall) and sub.callee in functions:
+            callee = functions[sub.callee]
+            r, w = callee.attrs.get("jit_uses", (set(), set()))
+            for p, a in zip(callee.params, sub.args):
+                if isinstance(a, N.Var) and isinstance(p.type, TensorType):
+                    if p.name in r or p.direction is N.Direction.INOUT:
+                        reads.add(a.name)
+                    if p.name in w or p.direction is not N.Direction.IN:
+                        writes.add(a.name)
     return reads, writes
 
 

@@ -13,29 +13,26 @@ from ..ir.ops import OPS
 from ..ir.types import MemorySpace, TileType
 
 _CUBE_SPACES = {MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc, MemorySpace.Bias}
-_VECTOR_ONLY = {"binary", "scalar", "reduce_tmp", "expand"}
 
 
 def classify_kernels(prog: N.Program, ctx) -> N.Program:
     for fn in prog.of_kind(N.FunctionType.InCore):
         cube_at = vec_at = None
-        for s in N.walk_stmts(fn.body):
-            for e in N.stmt_exprs(s):
-                for sub in N.walk_expr(e):
-                    if not isinstance(sub, N.OpCall) or sub.op.startswith("scalar."):
-                        continue
-                    spaces = {a.type.memory for a in sub.args if isinstance(a.type, TileType)}
-                    if isinstance(sub.type, TileType):
-                        spaces.add(sub.type.memory)
-                    # a move is cube work only when it touches a cube buffer (Vec->Vec is a vector copy)
-                    is_cube = (OPS[sub.op].cube and sub.op != "move") or bool(spaces & _CUBE_SPACES)
-                    is_vec = MemorySpace.Vec in spaces
-                    if is_cube and sub.op in ("store",) and spaces == {MemorySpace.Acc}:
-                        is_vec = False
-                    if is_cube and cube_at is None:
-                        cube_at = sub.loc or s.loc
-                    if is_vec and vec_at is None:
-                        vec_at = sub.loc or s.loc
+        for s, sub in N.walk_ops(fn.body):
+            if sub.op.startswith("scalar."):
+                continue
+            spaces = {a.type.memory for a in sub.args if isinstance(a.type, TileType)}
+            if isinstance(sub.type, TileType):
+                spaces.add(sub.type.memory)
+            # a move is cube work only when it touches a cube buffer (Vec->Vec is a vector copy)
+            is_cube = (OPS[sub.op].cube and sub.op != "move") or bool(spaces & _CUBE_SPACES)
+            is_vec = MemorySpace.Vec in spaces
+            if is_cube and sub.op in ("store",) and spaces == {MemorySpace.Acc}:
+                is_vec = False
+            if is_cube and cube_at is None:
+                cube_at = sub.loc or s.loc
+            if is_vec and vec_at is None:
+                vec_at = sub.loc or s.loc
         if cube_at is not None and vec_at is not None:
             fn.attrs["mixed"] = True
             fn.attrs["mixed_at"] = (cube_at, vec_at)

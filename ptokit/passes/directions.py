@@ -48,47 +48,45 @@ def derive_directions(prog: N.Program, ctx) -> N.Program:
         kernel_ids = {}
         created = set()
         written = set()
-        for s in N.walk_stmts(fn.body):
-            if isinstance(s, N.Assign) and isinstance(s.value, N.OpCall) and s.value.op == "create_tensor":
+        for s, call in N.iter_exprs(fn.body):
+            if isinstance(call, N.OpCall) and call.op == "create_tensor" and isinstance(s, N.Assign):
                 created.add(s.targets[0].name)
-            for e in N.stmt_exprs(s):
-                for call in N.walk_expr(e):
-                    if not isinstance(call, N.FuncCall):
-                        continue
-                    callee = prog.functions[call.callee]
-                    if callee.kind is N.FunctionType.Orchestration:
-                        raise CompileError("an Orchestration function cannot call another one", call.loc)
-                    kernel_ids.setdefault(call.callee, len(kernel_ids))
-                    kinds = []
-                    for a, p in zip(call.args, callee.params):
-                        if isinstance(p.type, ScalarType):
-                            kinds.append("scalar")
-                            continue
-                        view = isinstance(a, N.OpCall) and a.op == "tensor_view"
-                        base = a.args[0] if view else a
-                        if not isinstance(p.type, TensorType) or not isinstance(base, N.Var):
-                            raise CompileError(f"argument {p.name!r} of task {call.callee} must be a tensor "
-                                               f"variable or a window of one", call.loc)
-                        fresh = base.name in created and base.name not in written
-                        if p.direction is N.Direction.IN:
-                            if fresh:
-                                raise CompileError(f"tensor {base.name!r} is read by {call.callee} before any task "
-                                                   f"writes it", (a.loc if view else call.loc))
-                            kinds.append("input")
-                        elif p.direction is N.Direction.OUT:
-                            if fresh and view:
-                                raise CompileError(f"tensor {base.name!r} is created by pl.create_tensor and first "
-                                                   f"written through a window by {call.callee}; its first writer "
-                                                   f"must take it whole (the runtime allocates it for that task), "
-                                                   f"later tasks may write windows of it", (a.loc if view else call.loc))
-                            kinds.append("output_new" if fresh else "output")
-                            written.add(base.name)
-                        else:
-                            if fresh:
-                                raise CompileError(f"tensor {base.name!r} is passed as InOut to {call.callee} "
-                                                   f"before any task writes it", (a.loc if view else call.loc))
-                            kinds.append("inout")
-                            written.add(base.name)
-                    call.attrs["arg_kinds"] = kinds
+            if not isinstance(call, N.FuncCall):
+                continue
+            callee = prog.functions[call.callee]
+            if callee.kind is N.FunctionType.Orchestration:
+                raise CompileError("an Orchestration function cannot call another one", call.loc)
+            kernel_ids.setdefault(call.callee, len(kernel_ids))
+            kinds = []
+            for a, p in zip(call.args, callee.params):
+                if isinstance(p.type, ScalarType):
+                    kinds.append("scalar")
+                    continue
+                view = isinstance(a, N.OpCall) and a.op == "tensor_view"
+                base = a.args[0] if view else a
+                if not isinstance(p.type, TensorType) or not isinstance(base, N.Var):
+                    raise CompileError(f"argument {p.name!r} of task {call.callee} must be a tensor "
+                                       f"variable or a window of one", call.loc)
+                fresh = base.name in created and base.name not in written
+                if p.direction is N.Direction.IN:
+                    if fresh:
+                        raise CompileError(f"tensor {base.name!r} is read by {call.callee} before any task "
+                                           f"writes it", (a.loc if view else call.loc))
+                    kinds.append("input")
+                elif p.direction is N.Direction.OUT:
+                    if fresh and view:
+                        raise CompileError(f"tensor {base.name!r} is created by pl.create_tensor and first "
+                                           f"written through a window by {call.callee}; its first writer "
+                                           f"must take it whole (the runtime allocates it for that task), "
+                                           f"later tasks may write windows of it", (a.loc if view else call.loc))
+                    kinds.append("output_new" if fresh else "output")
+                    written.add(base.name)
+                else:
+                    if fresh:
+                        raise CompileError(f"tensor {base.name!r} is passed as InOut to {call.callee} "
+                                           f"before any task writes it", (a.loc if view else call.loc))
+                    kinds.append("inout")
+                    written.add(base.name)
+            call.attrs["arg_kinds"] = kinds
         fn.attrs["kernel_ids"] = kernel_ids
     return prog

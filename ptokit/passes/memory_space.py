@@ -42,15 +42,14 @@ def check_memory_spaces(prog: N.Program, ctx) -> N.Program:
                         if problem:
                             raise CompileError(f"tile {t.name!r} {t.type} has an unsupported shape: {problem}",
                                                s.loc)
-            for e in N.stmt_exprs(s):
-                for sub in N.walk_expr(e):
-                    if isinstance(sub, N.OpCall) and sub.op == "move":
-                        attrs = dict(sub.attrs, arch=arch)
-                        try:
-                            infer("move", [a.type for a in sub.args], attrs)
-                        except OpTypeError as exc:
-                            raise CompileError(str(exc), sub.loc or s.loc) from None
-                    if isinstance(sub, N.OpCall) and isinstance(sub.type, TileType) and fn.kind is N.FunctionType.Orchestration:
-                        raise CompileError(f"tile op pl.{sub.op} in an Orchestration function; tile ops "
-                                           f"belong in InCore functions", sub.loc or s.loc)
+        for s, sub in N.walk_ops(fn.body):
+            if sub.op == "move":
+                attrs = dict(sub.attrs, arch=arch)
+                try:
+                    infer("move", [a.type for a in sub.args], attrs)
+                except OpTypeError as exc:
+                    raise CompileError(str(exc), sub.loc or s.loc) from None
+            if isinstance(sub.type, TileType) and fn.kind is N.FunctionType.Orchestration:
+                raise CompileError(f"tile op pl.{sub.op} in an Orchestration function; tile ops "
+                                   f"belong in InCore functions", sub.loc or s.loc)
     return prog
