@@ -9,6 +9,12 @@ This module is the only place that turns a :class:`RuntimeKind` into its wire
 name and back, and it does so only through ``runtime_kind_to_name`` /
 ``runtime_kind_from_name``.
 
+Reading never runs the file: it is parsed with ``ast`` and only a closed subset is
+evaluated (``ptokit.artifacts.config_eval``): literals, the two imports and the
+``Path(__file__).parent`` / ``str(ROOT / "a" / "b.cpp")`` / ``ArgDirection`` forms
+that ptokit's writer and the peer toolchain's writer produce.  Anything else is a
+located ``UserError``.
+
 Reading is tolerant of trees written by other tools: ``RUNTIME_CONFIG`` may be
 absent (defaults: ``tensormap_and_ringbuffer``, ``aicpu_thread_num`` 0), a kernel
 may omit ``name`` (the source's stem is used) and ``signature`` (empty), and
@@ -18,12 +24,12 @@ from __future__ import annotations
 
 import json
 import os
-import runpy
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
 from ..errors import UserError
+from .config_eval import load_config_namespace
 from ..targets import PLATFORMS, RuntimeKind, runtime_kind_from_name, runtime_kind_to_name
 
 CORE_TYPES = ("aiv", "aic")
@@ -160,6 +166,10 @@ def write_kernel_config(path, cfg: KernelConfig) -> Path:
 # reader
 # ---------------------------------------------------------------------------
 
+class KernelConfigValueError(UserError, ValueError):
+    """A value in kernel_config.py that the toolchain does not know (an unknown runtime name)."""
+
+
 def _err(path: Path, key: str, what: str) -> UserError:
     return UserError(f"{path}: {key}: {what}")
 
@@ -190,11 +200,13 @@ def _signature(value: Any, path: Path, key: str) -> list[str]:
 
 
 def read_kernel_config(path) -> KernelConfig:
-    """Load a ``kernel_config.py`` (``runpy.run_path`` only) and validate it.
+    """Read a ``kernel_config.py`` as data (never executed) and validate it.
 
     ``path`` may be the file or the tree folder holding it.  Problems are a
-    ``UserError`` naming the file and the key; an unknown runtime wire name is
-    the ``ValueError`` of ``runtime_kind_from_name`` (it lists the valid names).
+    ``UserError`` naming the file and the line (a form the reader does not accept)
+    or the key (a bad value); an unknown runtime wire name is a
+    ``KernelConfigValueError`` (a ``UserError`` and a ``ValueError``) carrying the
+    message of ``runtime_kind_from_name`` (it lists the valid names).
     """
     path = Path(path)
     if path.is_dir():
@@ -203,10 +215,7 @@ def read_kernel_config(path) -> KernelConfig:
     if not path.is_file():
         raise UserError(f"{path}: no kernel_config.py there")
     root = path.parent
-    try:
-        ns = runpy.run_path(str(path))
-    except Exception as exc:  # any error executing a foreign file is the user's to fix
-        raise UserError(f"{path}: cannot load: {type(exc).__name__}: {exc}") from exc
+    ns = load_config_namespace(path)
 
     rc = ns.get("RUNTIME_CONFIG", {})
     if not isinstance(rc, dict):
@@ -214,7 +223,7 @@ def read_kernel_config(path) -> KernelConfig:
     try:
         runtime = runtime_kind_from_name(rc.get("runtime", runtime_kind_to_name(RuntimeKind.TENSORMAP_AND_RINGBUFFER)))
     except ValueError as exc:
-        raise ValueError(f"{path}: RUNTIME_CONFIG['runtime']: {exc}") from None
+        raise KernelConfigValueError(f"{path}: RUNTIME_CONFIG['runtime']: {exc}") from None
     threads = rc.get("aicpu_thread_num", 0)
     platform = rc.get("platform")
     if platform is not None and platform not in PLATFORMS:
@@ -283,5 +292,5 @@ def read_kernel_config(path) -> KernelConfig:
 
 __all__ = [
     "KernelEntry", "OrchestrationEntry", "KernelConfig",
-    "write_kernel_config", "read_kernel_config", "render_kernel_config",
+    "write_kernel_config", "read_kernel_config", "render_kernel_config", "KernelConfigValueError",
 ]
