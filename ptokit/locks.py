@@ -24,7 +24,7 @@ class LockTimeout(PtokitError):
 @contextlib.contextmanager
 def exclusive_lock(path: Path, timeout: float = LOCK_TIMEOUT, what: str = "a cache entry"):
     path = Path(path)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         deadline = time.monotonic() + timeout
         delay = 0.002

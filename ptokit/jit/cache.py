@@ -5,7 +5,7 @@ i.e. ``$PTOKIT_CACHE_DIR`` / ``$XDG_CACHE_HOME/ptokit`` / ``~/.cache/ptokit``)::
 
     <group>/<key>/            one entry: the artifact tree + manifest.json
     <group>/<key>.lock        flock serialising builders of one key
-    <group>/.tmp-*            entries being written (never read)
+    <group>/.tmp-*            entries being written (never read; a dead writer's are swept)
 
 ``<group>`` names the jit function (``module.qualname`` + a short hash).  An entry
 is written into a temporary folder and published with one ``os.rename``, so a
@@ -269,8 +269,18 @@ def read_manifest(entry: Path) -> Optional[dict]:
     return m
 
 
+def _checked_group(group_dir: Path) -> Path:
+    """``group_dir`` created ``0700``, after checking the cache root (``cachedir.check_root``)."""
+    from ..runtime.cachedir import checked_root, ensure_dir
+    checked_root()
+    return ensure_dir(group_dir)
+
+
 def validate_entry(entry: Path, key: str) -> Tuple[bool, str]:
-    """(ok, why not): the manifest is intact, names this key, and every file matches its hash."""
+    """(ok, why not): the manifest is intact, names this key, and every file matches its hash.
+    A cache root that others may write is refused first (``UnsafeCacheError``)."""
+    from ..runtime.cachedir import checked_root
+    checked_root()
     if not entry.is_dir():
         return False, "missing"
     m = read_manifest(entry)
@@ -294,14 +304,32 @@ def validate_entry(entry: Path, key: str) -> Tuple[bool, str]:
 
 @contextlib.contextmanager
 def key_lock(group_dir: Path, key: str):
-    group_dir.mkdir(parents=True, exist_ok=True)
+    _checked_group(group_dir)
     with exclusive_lock(group_dir / f"{key}.lock", what=f"the jit entry {group_dir.name}/{key[:12]}"):
         yield
 
 
+def sweep_stale_entries(group_dir: Path) -> int:
+    """Remove the temporary folders of dead or long-gone writers (``.tmp-*``) and leftover
+    ``.trash-*`` folders of this group; returns how many."""
+    from ..runtime.cachedir import DEAD_WRITER_GRACE, is_stale_temp
+    now = time.time()
+    n = 0
+    for p in list(group_dir.glob(".tmp-*")) + list(group_dir.glob(".trash-*")):
+        try:
+            age = now - p.lstat().st_mtime
+        except OSError:
+            continue
+        if p.is_dir() and (is_stale_temp(p.name, age) or (p.name.startswith(".trash-") and age > DEAD_WRITER_GRACE)):
+            shutil.rmtree(p, ignore_errors=True)
+            n += 1
+    return n
+
+
 def new_temp_dir(group_dir: Path, key: str) -> Path:
-    group_dir.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=f".tmp-{key[:12]}-{os.getpid()}-", dir=group_dir))
+    _checked_group(group_dir)
+    sweep_stale_entries(group_dir)
+    return Path(tempfile.mkdtemp(prefix=f".tmp-{key[:12]}.pid{os.getpid()}.", dir=group_dir))
 
 
 def discard(path: Path) -> None:
@@ -316,8 +344,19 @@ def discard(path: Path) -> None:
     shutil.rmtree(trash, ignore_errors=True)
 
 
+def _make_private(folder: Path) -> None:
+    """Folders ``0700``, files ``0600`` under ``folder`` (generated files follow the umask)."""
+    from ..runtime.cachedir import DIR_MODE, FILE_MODE
+    os.chmod(folder, DIR_MODE)
+    for p in folder.rglob("*"):
+        if p.is_symlink():
+            continue
+        os.chmod(p, DIR_MODE if p.is_dir() else FILE_MODE)
+
+
 def publish(tmp: Path, entry: Path, key: str) -> Path:
     """Atomically make ``tmp`` the entry for ``key``; if a valid entry already exists keep it."""
+    _make_private(tmp)
     for _ in range(5):
         try:
             os.rename(tmp, entry)

@@ -17,7 +17,11 @@ Objects live at ``<cache>/build/<key[:2]>/<key>.so`` with a sidecar
 ``<key>.json`` recording the object's own sha256.  Objects are written to a
 temporary file in the same folder and ``os.replace``d into place, under a per-key
 ``flock`` so that two processes building the same key never interleave; a
-cached object whose bytes no longer match its sidecar is rebuilt, never used.
+cached object whose bytes no longer match its sidecar (or that is not a private
+file of the user) is rebuilt, never used.  Folders are ``0700``, files ``0600``
+(objects ``0700``) whatever the umask, and nothing is used from a cache root that
+others may write (``ptokit.runtime.cachedir``).  Temporary files left by a killed
+build are swept by the next one.
 
 Cache root: ``$PTOKIT_CACHE_DIR``, else ``$XDG_CACHE_HOME/ptokit``, else
 ``~/.cache/ptokit``.  The compiler is ``$PTOKIT_CXX`` or ``g++``.
@@ -31,7 +35,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -40,6 +43,8 @@ from typing import Callable, Iterable, Optional, Sequence, Union
 
 from ..locks import exclusive_lock
 from ..errors import BuildError, UserError
+from . import cachedir
+from .cachedir import cache_path
 
 BASE_FLAGS = ("-std=c++17", "-O2", "-fvect-cost-model=dynamic", "-fPIC", "-shared", "-Wall")
 KEY_VERSION = "ptokit-build-1"
@@ -51,19 +56,24 @@ _MAX_OUTPUT_CHARS = 6000
 # ---------------------------------------------------------------------------
 
 
-def cache_path() -> Path:
-    """The cache root (not only the build part of it)."""
-    env = os.environ.get("PTOKIT_CACHE_DIR")
-    if env:
-        return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg:
-        return Path(xdg).expanduser() / "ptokit"
-    return Path.home() / ".cache" / "ptokit"
-
-
 def _build_dir() -> Path:
     return cache_path() / "build"
+
+
+_swept_roots: set = set()   # build folders whose stale temp files this process has swept
+
+
+def sweep_build_temps(build_dir: Path) -> int:
+    """Remove the stale temporary files of killed builds in every folder of ``build_dir``
+    (``cachedir.is_stale_temp``); returns how many."""
+    n = 0
+    try:
+        folders = [p for p in build_dir.iterdir() if p.is_dir()]
+    except OSError:
+        return 0
+    for folder in folders:
+        n += cachedir.sweep_temp_files(folder)
+    return n
 
 
 def cache_stat() -> dict:
@@ -207,12 +217,18 @@ def _sha256_file(path: Path) -> str:
 
 
 def _cached_ok(obj: Path, sidecar: Path) -> bool:
-    """True when ``obj`` exists and its sha256 matches the sidecar's record."""
+    """True when ``obj`` and its sidecar are private files of the user and the object's
+    sha256 matches the sidecar's record."""
     try:
-        meta = json.loads(sidecar.read_text())
-        return isinstance(meta, dict) and meta.get("sha256") == _sha256_file(obj)
+        with open(sidecar, "rb") as fh:
+            if not cachedir.private_file_ok(os.fstat(fh.fileno())):
+                return False
+            meta = json.loads(fh.read())
     except (OSError, ValueError):
         return False
+    if not isinstance(meta, dict) or not isinstance(meta.get("sha256"), str):
+        return False
+    return cachedir.sha256_verified(obj, meta["sha256"]) is not None
 
 
 def build_key(source, *, defines=(), include_dirs=(), extra_flags=()) -> str:
@@ -241,18 +257,24 @@ def compile_shared(source, *, defines=(), include_dirs=(), extra_flags=(), name_
     src = src.resolve()
     inc = [Path(d) for d in include_dirs]
     key = build_key(src, defines=defines, include_dirs=inc, extra_flags=extra_flags)
-    folder = _build_dir() / key[:2]
+    build_dir = cachedir.checked_root() / "build"
+    folder = build_dir / key[:2]
     obj = folder / f"{key}.so"
     sidecar = folder / f"{key}.json"
     if _cached_ok(obj, sidecar):
         return obj
-    folder.mkdir(parents=True, exist_ok=True)
+    cachedir.ensure_dir(folder)
+    if build_dir not in _swept_roots:      # once per process: leftovers of killed builds anywhere
+        _swept_roots.add(build_dir)
+        sweep_build_temps(build_dir)
+    else:
+        cachedir.sweep_temp_files(folder)
     with exclusive_lock(folder / f"{key}.lock", what=f"{src.name}{f' ({name_hint})' if name_hint else ''}"):
         if _cached_ok(obj, sidecar):  # another builder finished while we waited
             return obj
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".so.tmp", dir=folder)
-        os.close(fd)
-        tmp = Path(tmp_name)
+        tmp = cachedir.temp_path(folder, key[:16], ".so.tmp")
+        side_tmp = cachedir.temp_path(folder, f"{key[:16]}.json")
+        os.close(cachedir.create_private(tmp))
         cmd = ([compiler()] + _flag_list(defines, extra_flags)
                + [f"-I{d}" for d in inc] + [str(src), "-o", str(tmp)])
         try:
@@ -264,16 +286,18 @@ def compile_shared(source, *, defines=(), include_dirs=(), extra_flags=(), name_
                 out = _trim((proc.stderr or "") + (proc.stdout or ""))
                 label = f" ({name_hint})" if name_hint else ""
                 raise BuildError(f"g++ failed on {src}{label}\ncommand: {' '.join(cmd)}\n{out}")
+            os.chmod(tmp, cachedir.EXEC_MODE)    # the linker recreates the file with the umask's mode
             digest = _sha256_file(tmp)
             meta = {"sha256": digest, "size": tmp.stat().st_size, "name": name_hint or src.stem,
                     "source": str(src), "command": cmd[:-1] + ["<out>"]}
-            side_tmp = sidecar.with_name(f".{sidecar.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-            side_tmp.write_text(json.dumps(meta, indent=1))
+            with os.fdopen(cachedir.create_private(side_tmp), "w") as fh:
+                fh.write(json.dumps(meta, indent=1))
             os.replace(tmp, obj)
             os.replace(side_tmp, sidecar)
         finally:
-            if tmp.exists():
-                tmp.unlink()
+            for t in (tmp, side_tmp):
+                if t.exists():
+                    t.unlink()
     if not _cached_ok(obj, sidecar):
         raise BuildError(f"build cache: object {obj} does not match its recorded hash right after writing it")
     return obj
@@ -394,4 +418,5 @@ def build_tree(tree_dir, jobs: Optional[int] = None,
 __all__ = [
     "compile_shared", "build_many", "build_tree", "BuildJob", "BuiltTree", "build_key",
     "cache_path", "cache_stat", "cache_clear", "compiler_identity", "INCLUDE_DIR", "BASE_FLAGS",
+    "sweep_build_temps",
 ]

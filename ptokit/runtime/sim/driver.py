@@ -1,7 +1,8 @@
 """Python driver of the simulator runtime library (libptosim).
 
-``run_image`` unpacks a callable image, writes each binary to a content-addressed
-file, and hands the paths, the device tensors and the scalars to ``ptosim_run``.
+``run_image`` unpacks a callable image, puts each binary into a sealed in-memory file
+(``_image_path``; a re-hashed content-addressed file where that is not available), and
+hands the paths, the device tensors and the scalars to ``ptosim_run``.
 ``run_binaries`` is the same without the image (paths of already-built objects).
 """
 from __future__ import annotations
@@ -11,7 +12,6 @@ import ctypes
 import hashlib
 import os
 import sys
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -393,27 +393,63 @@ def _decode_task_args(words: np.ndarray) -> dict:
 
 
 def _image_dir() -> Path:
-    from ..build import cache_path
-    return cache_path() / "sim_images"
+    from ..cachedir import checked_subdir
+    return checked_subdir("sim_images")
 
 
 def _content_file(data: bytes, suffix: str = ".so") -> Path:
-    """Write ``data`` to a file named by its sha256 (left alone when it exists)."""
+    """A file named by the sha256 of ``data`` holding exactly ``data`` (the fallback of
+    ``_image_path``): an existing one is re-hashed before every use (a private file of the
+    user whose content matches its name), anything else is replaced, never loaded."""
+    from ..cachedir import EXEC_MODE, ensure_dir, sha256_verified, sweep_temp_files, write_private
     digest = hashlib.sha256(data).hexdigest()
     folder = _image_dir() / digest[:2]
     path = folder / f"{digest}{suffix}"
-    if path.is_file() and path.stat().st_size == len(data):
+    if sha256_verified(path, digest):
         return path
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{digest[:16]}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    ensure_dir(folder)
+    sweep_temp_files(folder)
+    write_private(path, data, EXEC_MODE)
+    if not sha256_verified(path, digest):
+        raise RuntimeFailure(10, f"{path} does not hold the bytes just written to it; "
+                                 f"is another process writing the cache?")
     return path
+
+
+_memfds: dict = {}            # sha256 -> fd of a sealed in-memory file with those bytes (kept open:
+_memfd_lock = threading.Lock()  # the simulator never dlcloses, and the path names the content)
+_SEALS = ("F_SEAL_SEAL", "F_SEAL_SHRINK", "F_SEAL_GROW", "F_SEAL_WRITE")
+
+
+def _image_path(data: bytes, label: str = "so") -> str:
+    """A path the simulator can ``dlopen`` that holds exactly ``data``.
+
+    The bytes go into a sealed ``memfd`` (no write, shrink or grow once sealed) opened as
+    ``/proc/self/fd/N``: nothing on disk is loaded, so nothing on disk can be swapped in.
+    Where that is not available, a content-named file in the cache, re-hashed before use.
+    """
+    digest = hashlib.sha256(data).hexdigest()
+    with _memfd_lock:
+        fd = _memfds.get(digest)
+        if fd is None and hasattr(os, "memfd_create") and os.path.isdir("/proc/self/fd"):
+            import fcntl
+            try:
+                fd = os.memfd_create(f"ptokit-{label[:40]}-{digest[:12]}", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+            except OSError:       # no memfd (or out of descriptors): the file fallback below
+                fd = None
+            if fd is not None:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                seals = 0
+                for name in _SEALS:
+                    seals |= getattr(fcntl, name, 0)
+                if hasattr(fcntl, "F_ADD_SEALS"):
+                    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, seals)
+                _memfds[digest] = fd
+    if fd is None:
+        return str(_content_file(data))
+    return f"/proc/self/fd/{fd}"
 
 
 def run_image(image: bytes, args: list, config: Optional[RunConfig] = None, kernel_names=None, *,
@@ -426,10 +462,11 @@ def run_image(image: bytes, args: list, config: Optional[RunConfig] = None, kern
     from ..callable import unpack_chip_callable
     config = config or RunConfig()
     view = unpack_chip_callable(image)
-    orch = _content_file(view.orchestration)
+    orch = _image_path(view.orchestration, view.func_name or "orchestration")
     names = dict(kernel_names or {})
     types = dict(kernel_core_types or {})
-    kernels = [KernelBinary(c.func_id, str(_content_file(c.binary)), names.get(c.func_id, f"func_{c.func_id}"),
+    kernels = [KernelBinary(c.func_id, _image_path(c.binary, names.get(c.func_id, f"func_{c.func_id}")),
+                            names.get(c.func_id, f"func_{c.func_id}"),
                             types.get(c.func_id)) for c in view.children]
     return run_binaries(str(orch), kernels, args, config, func_name=view.func_name or "aicpu_orchestration_entry",
                         signature=list(view.signature) or None, scalar_dtypes=scalar_dtypes)
