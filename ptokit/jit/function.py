@@ -24,6 +24,7 @@ from ..errors import UserError
 from ..language.types import DimExpr, DynamicDim
 from . import cache as C
 from .helpers import JitHelper, function_scope
+from ..runtime.abi import scalar_value
 from .specialize import (ArgSpec, ParamInfo, is_contiguous, is_torch_tensor, output_like, param_info,
                          specialize)
 
@@ -239,8 +240,7 @@ class JitFunction:
                 if s.direction != "IN":
                     outputs.append(a)
             elif s.kind == "scalar":
-                v = a.item() if isinstance(a, np.generic) else a
-                run_args.append(float(v) if s.dtype.is_float else int(v))
+                run_args.append(scalar_value(a, s.dtype.name, f"argument {s.name!r}"))
         if omitted and any(is_torch_tensor(a) for a in full if a is not None):
             import torch  # only when the caller already uses torch
             outputs = [torch.from_numpy(o) if isinstance(o, np.ndarray) else o for o in outputs]

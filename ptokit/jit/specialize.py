@@ -21,6 +21,7 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from ..errors import UserError
+from ..runtime.abi import number_kind, scalar_value
 from ..ir.types import DType, dtype_from_numpy
 from ..language.types import DimExpr, DirAnnot, DynamicDim, ScalarAnnot, Scalar, Tensor, TensorAnnot
 
@@ -84,7 +85,7 @@ def is_contiguous(x) -> bool:
 
 
 def _is_number(v) -> bool:
-    return isinstance(v, (numbers.Number, np.generic)) and not isinstance(v, complex)
+    return number_kind(v) != ""
 
 
 def _py_number(v):
@@ -94,9 +95,11 @@ def _py_number(v):
 
 
 def _scalar_dtype(v) -> DType:
-    if isinstance(v, bool):
+    """The dtype of an unannotated ``pl.Scalar`` from its (checked) value."""
+    kind = number_kind(v)
+    if kind == "bool":
         return DType.BOOL
-    if isinstance(v, int):
+    if kind == "int":
         return DType.INDEX
     return DType.FP32
 
@@ -134,15 +137,12 @@ def param_info(name: str, annot) -> ParamInfo:
                     f"pl.Out[pl.Tensor], pl.Scalar[dtype], or a plain number)")
 
 
-def _coerce_const(v, dtype: Optional[DType]):
-    v = _py_number(v)
+def _coerce_const(v, dtype: Optional[DType], what: str):
+    """A folded constant: with a declared dtype, the same exact-conversion rule as run-time
+    scalars (``scalar_value``: a TypeError naming the parameter otherwise)."""
     if dtype is None:
-        return v
-    if dtype.is_float:
-        return float(v)
-    if dtype is DType.BOOL:
-        return bool(v)
-    return int(v)
+        return _py_number(v)
+    return scalar_value(v, dtype.name, what).item()
 
 
 def specialize(infos: List[ParamInfo], args: list) -> Tuple[List[ArgSpec], dict]:
@@ -177,15 +177,14 @@ def specialize(infos: List[ParamInfo], args: list) -> Tuple[List[ArgSpec], dict]
                 raise UserError(f"{what} is an output and must be a contiguous (row-major) array")
             specs.append(ArgSpec(info.name, "tensor", info.direction, tuple(sym), dt))
         elif role == "scalar":
-            if not _is_number(a):
-                raise UserError(f"{what} is a pl.Scalar and needs a number, got {type(a).__name__}")
-            dt = info.dtype or _scalar_dtype(_py_number(a))
+            v = scalar_value(a, info.dtype.name if info.dtype else None, what)   # TypeError when not exact
+            dt = info.dtype or _scalar_dtype(v)
             specs.append(ArgSpec(info.name, "scalar", dtype=dt))
         else:
-            if not _is_number(a):
+            if info.dtype is None and not _is_number(a):
                 raise UserError(f"{what}: expected a number (folded into the program) or an array, got "
                                 f"{type(a).__name__}")
-            specs.append(ArgSpec(info.name, "const", value=_coerce_const(a, info.dtype)))
+            specs.append(ArgSpec(info.name, "const", value=_coerce_const(a, info.dtype, what)))
     return specs, dyn
 
 

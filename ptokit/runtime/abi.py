@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import enum
 import struct
+import sys
 
 import numpy as np
 
@@ -173,30 +174,98 @@ def make_chip_tensor(addr: int, nbytes: int, shape, dtype: DataType, *, owner_ta
     return t
 
 
-def to_u64(value, dtype=None) -> int:
+def _scalar_numpy_dtype(dtype) -> np.dtype:
+    """numpy dtype of a scalar parameter: an IR dtype name ("FP32", "INDEX", ...) or a numpy dtype."""
+    if isinstance(dtype, str) and dtype.upper() == "INDEX":
+        return np.dtype(np.int64)
+    if isinstance(dtype, str) and dtype.upper() in IR_DTYPE_TO_DATATYPE:
+        return numpy_dtype_of(IR_DTYPE_TO_DATATYPE[dtype.upper()])
+    return np.dtype(dtype)
+
+
+def number_kind(v) -> str:
+    """'bool' | 'int' | 'float' | '' (not a real number) of a Python or numpy scalar."""
+    if isinstance(v, (bool, np.bool_)):
+        return "bool"
+    if isinstance(v, (int, np.integer)):
+        return "int"
+    if isinstance(v, (float, np.floating)):
+        return "float"
+    if isinstance(v, np.generic) and v.dtype.name == "bfloat16":
+        return "float"
+    return ""
+
+
+def _unwrap_scalar(value, name: str):
+    """A 0-d numpy array or a 0-d torch tensor (torch only if already imported) as its element."""
+    if isinstance(value, np.ndarray):
+        if value.ndim != 0:
+            raise TypeError(f"{name}: expected a number, got an array of shape {value.shape}")
+        return value[()]
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, getattr(torch, "Tensor", ())):
+        if value.dim() != 0:
+            raise TypeError(f"{name}: expected a number, got a tensor of shape {tuple(value.shape)}")
+        return value.item()
+    return value
+
+
+def scalar_value(value, dtype=None, name: str = "scalar argument") -> np.generic:
+    """``value`` as a numpy scalar of the parameter's dtype -- the one check every scalar
+    argument passes (compiled programs, ``run_tree``/``run_image``, ``@pl.jit``).
+
+    Accepted: Python and numpy numbers, 0-d numpy arrays and 0-d torch tensors, of a kind
+    that converts exactly to the dtype: ``bool`` for BOOL; an integer within the type's range
+    for the integer dtypes (INDEX is int64); an integer or a real float for the float dtypes
+    (a finite value must stay finite).  An integral float for an integer parameter is
+    rejected (see docs/decisions.md).  ``dtype=None`` (unknown): a numpy scalar keeps its
+    dtype, ``bool`` -> bool, ``int`` -> int64, ``float`` -> float32.  Anything else (None,
+    strings, complex, other objects) is a ``TypeError`` naming ``name``.
+    """
+    v = _unwrap_scalar(value, name)
+    kind = number_kind(v)
+    if not kind:
+        raise TypeError(f"{name}: expected a number, got {type(value).__name__} {value!r}")
+    if dtype is None:
+        if isinstance(v, np.generic):
+            return v
+        dt = np.dtype({"bool": np.bool_, "int": np.int64, "float": np.float32}[kind])
+    else:
+        dt = _scalar_numpy_dtype(dtype)
+    label = dtype.upper() if isinstance(dtype, str) else dt.name
+    if dt.kind == "b":
+        if kind != "bool":
+            raise TypeError(f"{name}: a {label} parameter takes True or False, got {type(value).__name__} {v!r}")
+        return np.bool_(bool(v))
+    if dt.kind in "iu":
+        if kind != "int":
+            raise TypeError(f"{name}: a {label} parameter takes an integer, got {type(value).__name__} {v!r}")
+        info = np.iinfo(dt)
+        if not info.min <= int(v) <= info.max:
+            raise TypeError(f"{name}: {int(v)} is out of the range of {label} ({info.min}..{info.max})")
+        return dt.type(int(v))
+    if dt.kind == "f" or dt.name == "bfloat16":
+        if kind == "bool":
+            raise TypeError(f"{name}: a {label} parameter takes a real number, got {type(value).__name__} {v!r}")
+        try:
+            f = float(v)
+        except OverflowError:
+            raise TypeError(f"{name}: {v} is out of the range of {label}") from None
+        with np.errstate(over="ignore"):
+            out = dt.type(f)
+        if np.isfinite(f) and not np.isfinite(float(out)):
+            raise TypeError(f"{name}: {v} is out of the range of {label}")
+        return out
+    raise TypeError(f"{name}: parameters of dtype {label} cannot be passed as scalars")
+
+
+def to_u64(value, dtype=None, name: str = "scalar argument") -> int:
     """The 64-bit pattern of a scalar arg: the value's bytes in the low bytes, rest zero.
 
-    ``dtype`` is an IR dtype name ("FP32", "INT32", ...), a numpy dtype, or None
-    (Python float -> f32, bool -> 1 byte, int -> int64; numpy scalars use their own dtype).
+    ``dtype`` is an IR dtype name ("FP32", "INT32", ...), a numpy dtype, or None; the value
+    is checked and converted by ``scalar_value`` (a TypeError naming ``name`` otherwise).
     """
-    if dtype is None:
-        if isinstance(value, np.generic):
-            dt = np.dtype(value.dtype)
-        elif isinstance(value, bool):
-            dt = np.dtype(np.bool_)
-        elif isinstance(value, float):
-            dt = np.dtype(np.float32)
-        elif isinstance(value, int):
-            dt = np.dtype(np.int64)
-        else:
-            raise TypeError(f"scalar argument {value!r}: expected a number")
-    elif isinstance(dtype, str) and dtype.upper() in ("INDEX",):
-        dt = np.dtype(np.int64)
-    elif isinstance(dtype, str) and dtype.upper() in IR_DTYPE_TO_DATATYPE:
-        dt = numpy_dtype_of(IR_DTYPE_TO_DATATYPE[dtype.upper()])
-    else:
-        dt = np.dtype(dtype)
-    raw = np.array(value).astype(dt).tobytes()
+    raw = np.asarray(scalar_value(value, dtype, name)).tobytes()
     return struct.unpack("<Q", raw.ljust(8, b"\0"))[0]
 
 

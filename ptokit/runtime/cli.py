@@ -77,7 +77,7 @@ def make_inputs(params, input_files=(), scalars=None, dims=None, seed=0):
                 text = scalars[name]
                 v = float(text) if dt.kind == "f" else (text.lower() in ("1", "true") if dt.kind == "b" else int(text, 0))
             else:
-                v = float(np.round(rng.uniform(0.5, 2.0), 3)) if dt.kind == "f" else 1
+                v = float(np.round(rng.uniform(0.5, 2.0), 3)) if dt.kind == "f" else (True if dt.kind == "b" else 1)
             args.append(v)
             continue
         if t_index < len(files):

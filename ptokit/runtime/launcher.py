@@ -52,10 +52,16 @@ def scalar_dtypes_of(kernel_config) -> Optional[list]:
 
 
 def check_args(kernel_config, args: Sequence) -> None:
+    """Argument count against ``params``, and every scalar through ``abi.scalar_value`` (a
+    TypeError naming the parameter when it does not convert exactly to its dtype)."""
     params = kernel_config.orchestration.params
     if params is not None and len(params) != len(args):
         names = ", ".join(str(p.get("name")) for p in params)
         raise ValueError(f"the program takes {len(params)} arguments ({names}), {len(args)} were given")
+    from .abi import scalar_value
+    for i, (p, a) in enumerate(zip(params or (), args)):
+        if p.get("kind") == "scalar":
+            scalar_value(a, p.get("dtype"), f"argument {i} ({p.get('name')})")
 
 
 def run_tree(tree_dir, args: list, config: Optional[RunConfig] = None, *, jobs: Optional[int] = None,

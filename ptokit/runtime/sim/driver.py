@@ -239,6 +239,8 @@ def marshal_args(args: Sequence, signature: Optional[Sequence[int]] = None,
     t_index = 0
     for i, a in enumerate(args):
         host, is_tensor = _host_array(a)
+        if is_tensor and host.ndim == 0 and per_arg and signature[i] == SCALAR:
+            is_tensor = False          # a 0-d array where the program takes a scalar: its value
         if is_tensor:
             if host.ndim > abi.MAX_DIMS:
                 raise ValueError(f"argument {i}: {host.ndim}-d array, the device supports at most {abi.MAX_DIMS} dims")
@@ -264,7 +266,7 @@ def marshal_args(args: Sequence, signature: Optional[Sequence[int]] = None,
             if per_arg and signature[i] != SCALAR:
                 raise ValueError(f"argument {i} ({a!r}) is a scalar but the program expects a tensor there")
             dtype = scalar_dtypes[i] if scalar_dtypes and i < len(scalar_dtypes) else None
-            scalars.append(abi.to_u64(a, dtype))
+            scalars.append(abi.to_u64(a, dtype, f"argument {i}"))
     if len(descs) > abi.CHIP_MAX_TENSOR_ARGS:
         raise ValueError(f"{len(descs)} tensor arguments: at most {abi.CHIP_MAX_TENSOR_ARGS}")
     tarr = (abi.ChipTensor * max(len(descs), 1))(*descs)
