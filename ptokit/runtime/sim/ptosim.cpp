@@ -103,28 +103,28 @@ Device* attach_device(Run* r, const PtoSimConfig* cfg) {
     return d;
 }
 
-// Wait for the run to finish or fail (failing it on a no-progress timeout), then for the
-// orchestrator and every core to be idle; true when they did not within the grace time
-// and the device had to be abandoned.
+// Wait for the run to finish or fail (failing it when nothing progressed for the timeout,
+// measured from the last progress event, so a stuck kernel is reported `timeout` after it
+// started), then for the orchestrator and every core to be idle; true when they did not
+// within the grace time and the device had to be abandoned.
+constexpr int kFailGraceMs = 200;   // after a failure: how long cores get to come back
+
 bool monitor_run(Run* r, Device* d, const PtoSimConfig* cfg) {
     bool abandoned = false;
     std::unique_lock<std::mutex> lk(d->mu);
-    uint64_t seen = r->progress.load();
-    auto window = std::chrono::duration<double>(cfg->timeout_s);
-    auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(window);
+    const int64_t window = (int64_t)(cfg->timeout_s * 1e9);
     while (!r->finished && !r->failed) {
+        const int64_t last = r->progress_ns.load(std::memory_order_relaxed);
+        const Clock::time_point deadline{std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(last + window))};
         if (r->done_cv.wait_until(lk, deadline) == std::cv_status::timeout) {
             if (r->finished || r->failed) break;
-            if (r->progress != seen) {
-                seen = r->progress;
-                deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(window);
-                continue;
-            }
-            fail_locked(r, PTO2_ERR_SCHEDULER_TIMEOUT, fmt("scheduler timeout: no progress for %.3g s: %s", cfg->timeout_s, diagnose_stall(r).c_str()));
+            const int64_t idle = mono_ns() - r->progress_ns.load(std::memory_order_relaxed);
+            if (idle < window) continue;   // something progressed meanwhile
+            fail_locked(r, PTO2_ERR_SCHEDULER_TIMEOUT, fmt("scheduler timeout: no progress for %.3f s (timeout %.3g s): %s", idle / 1e9, cfg->timeout_s, diagnose_stall(r).c_str()));
         }
     }
     // quiesce: the orchestrator has exited and no core is inside a kernel
-    auto grace = Clock::now() + std::chrono::milliseconds(r->failed ? 500 : 60000);
+    auto grace = Clock::now() + std::chrono::milliseconds(r->failed ? kFailGraceMs : 60000);
     auto idle = [&] {
         return r->orch_exited && d->free_count[CT_AIC] == d->clusters && d->free_count[CT_AIV] == 2 * d->clusters;
     };
@@ -222,6 +222,7 @@ extern "C" __attribute__((visibility("default"))) int ptosim_run(
     g_active_run.store(r.get(), std::memory_order_release);
     install_handlers();
     r->t0 = mono_ns();
+    note_progress(r.get(), r->t0);
 
     // ---- run and monitor
     // The orchestrator gets a large stack: generated orchestration functions keep one

@@ -82,7 +82,7 @@ extern "C" __attribute__((visibility("default"))) int pto_cpu_fifo_push(PtoCpuCo
     if (rc) return rc;
     if (waited) fifo_note_wait(r, core, pipe_id, dir, lane, 0, waited);
     f->queued.emplace_back((const uint8_t*)src, (const uint8_t*)src + bytes);
-    ++r->progress;
+    note_progress(r, mono_ns());
     d->fifo_cv.notify_all();
     return PTO_CPU_FIFO_OK;
 }
@@ -108,7 +108,7 @@ extern "C" __attribute__((visibility("default"))) int pto_cpu_fifo_pop(PtoCpuCor
     memcpy(dst, slot.data(), bytes);
     f->queued.pop_front();
     f->held = true;
-    ++r->progress;
+    note_progress(r, mono_ns());
     d->fifo_cv.notify_all();
     return PTO_CPU_FIFO_OK;
 }

@@ -125,6 +125,14 @@ void find_producers(Run* r, std::unique_lock<std::mutex>& lk, const CoreTaskArgs
     }
 }
 
+// What to do about a ring that an open scope fills up (error 1, 2 or 4).
+std::string scope_remedy(const char* limit, const char* what) {
+    return fmt("Either raise the limit above the number of %s (RunConfig(%s=...)), or give each loop "
+               "iteration a scope of its own, so that the tasks of finished iterations retire "
+               "(in hand-written orchestration C++: PTO2_SCOPE() { ... } around the iteration's submissions)",
+               what, limit);
+}
+
 // Back-pressure: wait until ring `ringi` has a slot, heap room for the outputs and
 // dependency-pool room; fail on what can never drain (host_build_graph, an open scope
 // holding the ring, no retirement within the timeout).
@@ -160,11 +168,13 @@ void wait_for_ring_space(Run* r, std::unique_lock<std::mutex>& lk, Ring& rg, int
         }
         if (rg.tail < rg.head && !rg.slot(rg.tail).scope_released) {
             // the ring is held by the scope that is still open: it can never drain
+            const std::string held = ringi == 0 ? std::string("held until the orchestration function returns (they were submitted outside any PTO2_SCOPE)")
+                                                : fmt("held by the open PTO2_SCOPE (depth %d)", ringi);
             if (!slot_ok)
-                fail_throw(r, lk, PTO2_ERR_SCOPE_DEADLOCK, fmt("scope deadlock: the task ring of scope depth %d is full (task_ring_size=%llu) with tasks held by the open PTO2_SCOPE; task %llu cannot be submitted", ringi, (unsigned long long)rg.size, (unsigned long long)seq));
+                fail_throw(r, lk, PTO2_ERR_SCOPE_DEADLOCK, fmt("scope deadlock: task %llu cannot be submitted: the task ring of scope depth %d is full (task_ring_size=%llu) of tasks %s. %s", (unsigned long long)seq, ringi, (unsigned long long)rg.size, held.c_str(), scope_remedy("task_ring_size", "tasks one scope submits").c_str()));
             if (!heap_ok)
-                fail_throw(r, lk, PTO2_ERR_HEAP_RING_DEADLOCK, fmt("heap-ring deadlock: the heap ring of scope depth %d (heap_size=%llu) is full of outputs held by the open PTO2_SCOPE; task %llu needs %llu bytes", ringi, (unsigned long long)rg.heap_size, (unsigned long long)seq, (unsigned long long)heap_bytes));
-            fail_throw(r, lk, PTO2_ERR_DEP_POOL_OVERFLOW, fmt("dependency-pool overflow: the dependency pool of scope depth %d (dep_pool_size=%llu) is full of edges held by the open PTO2_SCOPE", ringi, (unsigned long long)rg.dep_cap));
+                fail_throw(r, lk, PTO2_ERR_HEAP_RING_DEADLOCK, fmt("heap-ring deadlock: task %llu needs %llu bytes of outputs but the heap ring of scope depth %d (heap_size=%llu) is full of outputs of tasks %s. %s", (unsigned long long)seq, (unsigned long long)heap_bytes, ringi, (unsigned long long)rg.heap_size, held.c_str(), scope_remedy("heap_size", "output bytes one scope creates").c_str()));
+            fail_throw(r, lk, PTO2_ERR_DEP_POOL_OVERFLOW, fmt("dependency-pool overflow: the dependency pool of scope depth %d (dep_pool_size=%llu) is full of edges of tasks %s. %s", ringi, (unsigned long long)rg.dep_cap, held.c_str(), scope_remedy("dep_pool_size", "dependencies one scope creates").c_str()));
         }
         r->orch_waiting = true;
         auto st = r->orch_cv.wait_until(lk, deadline);
@@ -284,7 +294,7 @@ void op_submit(void* rtp, int32_t kind, const int32_t* ids, const CoreTaskArgs* 
     wait_for_ring_space(r, lk, rg, ringi, s);
     Task& t = commit_task(r, rg, ringi, a, s, out);
     ++r->seq;
-    ++r->progress;
+    note_progress(r, t.t_submit);
     if (t.pending == 0 && r->dispatch_enabled) {
         make_ready(r, &t);
         dispatch_locked(r, nullptr);

@@ -47,7 +47,7 @@ struct Run {
 
     int32_t depth = 0;
     uint64_t seq = 0, completed = 0, blocks = 0, retired = 0;
-    std::atomic<uint64_t> progress{0};
+    std::atomic<int64_t> progress_ns{0};  // mono_ns of the last progress event (submit, block start/end, FIFO move)
     bool orch_done = false, orch_exited = false, finished = false, failed = false, dispatch_enabled = false;
     bool orch_waiting = false, abandoned = false;
     int32_t code = 0;
@@ -70,6 +70,10 @@ struct Run {
     Ring& ring(int i) { return dev->rings[i]; }
     int64_t rel(int64_t t) const { return t - t0; }
 };
+
+// A task was submitted, a block started or ended, or a FIFO moved data, at `now` (mono_ns):
+// the monitor fails the run when nothing like it happens for the timeout.
+inline void note_progress(Run* r, int64_t now) { r->progress_ns.store(now, std::memory_order_relaxed); }
 
 // The run the tile-library hooks check GM accesses against (set while a run is active).
 std::atomic<Run*> g_active_run{nullptr};

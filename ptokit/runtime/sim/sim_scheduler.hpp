@@ -167,8 +167,9 @@ bool run_block(Core* c, Run* r, const Work& w) {
     KernelFn fn = r->kernels[w.func_id].fn;
     c->jctx.sig = 0;
     c->jctx.msg[0] = 0;
-    rec->start_ns = r->rel(mono_ns());
-    ++r->progress;
+    const int64_t start = mono_ns();
+    rec->start_ns = r->rel(start);
+    note_progress(r, start);
     volatile bool ok = false;
     if (sigsetjmp(c->jctx.jb, 1) == 0) {
         c->jctx.armed = 1;
@@ -185,7 +186,7 @@ void block_done(Run* r, Core* c, const Work& w, bool ok) {
     Device* d = r->dev;
     c->busy = false;
     d->free_count[c->type]++;
-    ++r->progress;
+    note_progress(r, r->t0 + r->rec(w.rec)->end_ns);
     Task* t = w.task;
     if (!ok) {
         const std::string& kn = r->kernels[w.func_id].name;
