@@ -45,6 +45,7 @@ ROW_KEYS = [
     "build_kernel_cold", "build_gxx_floor", "build_kernel_cached", "build_tree_cold", "build_tree_cached",
     "run_one_task", "run_one_task_sim",
     "chain_tmr", "fan_tmr", "chain_hbg", "fan_hbg",
+    "chain_10k_tmr", "chain_scoped_1k_tmr", "chain_scoped_100k_tmr",
     "dsl_chain_tmr", "dsl_chain_hbg",
     "ew_numpy", "ew_sim", "ew_sim_spmd", "ew_numpy_large", "ew_sim_large", "ew_sim_copy", "ew_numpy_copy", "ew_call",
     "matmul_f32_tile", "matmul_f32_numpy", "matmul_f16_tile", "matmul_f16_numpy",
@@ -326,8 +327,9 @@ class Bench:
         src = CASES / "overhead.cpp"
         jobs = [BuildJob(src, ("__CPU_SIM", "__DAV_VEC__", "B_NOOP"), [INCLUDE_DIR], ["-Werror"], "bench:noop"),
                 BuildJob(src, ("__CPU_SIM", "B_CHAIN"), [INCLUDE_DIR], ["-Werror"], "bench:chain"),
-                BuildJob(src, ("__CPU_SIM", "B_FAN"), [INCLUDE_DIR], ["-Werror"], "bench:fan")]
-        noop, chain, fan = build_many(jobs)
+                BuildJob(src, ("__CPU_SIM", "B_FAN"), [INCLUDE_DIR], ["-Werror"], "bench:fan"),
+                BuildJob(src, ("__CPU_SIM", "B_CHAIN_SCOPED"), [INCLUDE_DIR], ["-Werror"], "bench:chain_scoped")]
+        noop, chain, fan, scoped = build_many(jobs)
         kernels = [KernelBinary(0, str(noop), "noop", "aiv")]
         y = np.zeros(16, np.float32)
         reps = max(3, self.reps - 2)
@@ -347,6 +349,23 @@ class Bench:
                        ("; " if key == "chain" else "") + f"{runtime}, no-op kernels, {r.schedulers} schedulers"
                 self.add(f"{key}_{tag}", f"per-task overhead: {label} of {N_TASKS} {kind} tasks [{tag}]",
                          statistics.median(per), "us/task", "<=", target, notes=note, reps=reps)
+
+        # growth: the per-task cost must stay flat from 1k to 100k tasks. One scope holds at most
+        # task_ring_size (16384) tasks, so the 100k chain gives each task a scope of its own
+        cfg = RunConfig(runtime="tensormap_and_ringbuffer")
+        for key, orch, n, label in (("chain_10k_tmr", chain, 10_000, "chain of 10k dependent tasks, one scope"),
+                                    ("chain_scoped_1k_tmr", scoped, 1_000, "chain of 1k tasks, a scope per task"),
+                                    ("chain_scoped_100k_tmr", scoped, 100_000,
+                                     "chain of 100k tasks, a scope per task")):
+            run_binaries(str(orch), kernels, [y, n], cfg)   # warm
+            per = []
+            for _ in range(reps if n < 100_000 else max(1, reps // 2)):
+                r = run_binaries(str(orch), kernels, [y, n], cfg)
+                if r.tasks != n:
+                    raise RuntimeError(f"{label}: {r.tasks} tasks")
+                per.append(r.elapsed / n * 1e6)
+            self.add(key, f"per-task overhead: {label} [tmr]", statistics.median(per), "us/task", "<=", 15.0,
+                     notes="flat growth: compare with the 1k rows above", reps=len(per))
 
         # the same chain from the DSL, with a real (8x8 tile) kernel per task
         import ptokit

@@ -2,7 +2,9 @@
 // Built once per role:
 //   -DB_NOOP   a kernel that does nothing (kernel_entry);
 //   -DB_CHAIN  orchestration (y, n): n no-op tasks, each INOUT on y -> a chain of n-1 edges;
-//   -DB_FAN    orchestration (x, n): n no-op tasks that only read x -> no edges.
+//   -DB_FAN    orchestration (x, n): n no-op tasks that only read x -> no edges;
+//   -DB_CHAIN_SCOPED  the chain with one PTO2_SCOPE per task (outside any outer scope), so
+//              finished tasks retire and n is not bounded by the task ring.
 #include <stdint.h>
 
 #if defined(B_NOOP)
@@ -23,6 +25,15 @@ __attribute__((visibility("default"))) PTO2OrchestrationConfig aicpu_orchestrati
 __attribute__((visibility("default"))) void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {
     const ChipTensor& t = orch_args.tensor(0).ref();
     const int64_t n = from_u64<int64_t>(orch_args.scalar(0));
+#if defined(B_CHAIN_SCOPED)
+    for (int64_t i = 0; i < n; ++i) {
+        PTO2_SCOPE() {
+            CoreTaskArgs p;
+            p.add_inout(t);
+            rt_submit_aiv_task(0, p);
+        }
+    }
+#else
     PTO2_SCOPE() {
         for (int64_t i = 0; i < n; ++i) {
             CoreTaskArgs p;
@@ -36,6 +47,7 @@ __attribute__((visibility("default"))) void aicpu_orchestration_entry(const Chip
             rt_submit_aiv_task(0, p);
         }
     }
+#endif
 }
 }
 #endif
