@@ -355,6 +355,16 @@ class FuncEmitter:
         name = self.new_name(res)
         self.out(depth, f"{gt} {name} =")
         self.out(depth + 2, f"{gt}({ptr_expr}, {shape_v}, {stride_v});")
+        self.emit_gm_origin(name, base, depth)
+
+    def emit_gm_origin(self, gt_name: str, base, depth: int) -> None:
+        """CPU simulator only: record which kernel parameter the view derives from, so TLOAD/TSTORE
+        check its accesses against that tensor argument's bounds (docs/simulator.md)."""
+        if not any(a.value is base.value for a in self.f.args):
+            return
+        self.lines.append("#if defined(PTO_CPU_GM_ORIGIN)")
+        self.out(depth, f"{gt_name}.origin_ = {self.ex(base)};")
+        self.lines.append("#endif")
 
     def emit_alloc(self, op: Op, depth: int) -> None:
         res = op.extra["result_infos"][0]

@@ -180,6 +180,89 @@ extern "C" __attribute__((visibility("default"))) int pto_cpu_check_gm(const voi
     return 0;
 }
 
+namespace {
+
+const char* dtype_name(uint8_t dt) {
+    static const char* const names[] = {"float32", "float16", "int32",  "int16",  "int8",   "uint8",
+                                        "bfloat16", "int64",  "uint64", "uint16", "uint32", "bool"};
+    return dt < sizeof names / sizeof names[0] ? names[dt] : "?";
+}
+
+const char* arg_kind_name(uint8_t k) {
+    switch ((PTO2ArgKind)k) {
+        case PTO2ArgKind::INPUT: return "input";
+        case PTO2ArgKind::OUTPUT: return "output";
+        case PTO2ArgKind::OUTPUT_EXISTING: return "output";
+        case PTO2ArgKind::INOUT: return "inout";
+        case PTO2ArgKind::NO_DEP: return "no-dep input";
+    }
+    return "?";
+}
+
+// "tensor argument 1 (input float32[64, 64], elements [0, 4095])"
+std::string describe_arg(const Task* t, const ArgRegion& rg, uint32_t i, uint64_t elem) {
+    const ChipTensor& x = t->tensors[i];
+    std::string shape;
+    for (uint32_t d = 0; d < x.ndims && d < (uint32_t)CHIP_TENSOR_MAX_DIMS; ++d)
+        shape += fmt("%s%u", d ? ", " : "", x.shapes[d]);
+    const uint64_t n = elem ? rg.bytes / elem : 0;
+    std::string valid = n ? fmt("elements [0, %llu]", (unsigned long long)(n - 1)) : std::string("no elements");
+    return fmt("tensor argument %u (%s %s[%s], %s)", i, arg_kind_name(t->kinds[i]), dtype_name((uint8_t)x.dtype), shape.c_str(),
+               valid.c_str());
+}
+
+}  // namespace
+
+// The access [p, p+bytes) must lie inside the tensor argument `origin` names (the kernel
+// parameter its view was made from), or -- origin unknown or naming no argument -- inside one
+// tensor argument of the running block; see docs/simulator.md, "What ptokit checks".
+extern "C" __attribute__((visibility("default"))) void pto_cpu_check_gm_access(const char* instr, const void* origin,
+                                                                               const void* p, uint64_t bytes,
+                                                                               uint64_t elem) {
+    Core* c = t_core;
+    const Task* t = c ? c->cur.task : nullptr;
+    char msg[512];  // pto_cpu_fatal does not return: no live std::string may be left behind it
+    if (!t || t->ntensors == 0) {   // not a task with tensor arguments: the live-buffer check
+        if (pto_cpu_check_gm(p, bytes)) return;
+        snprintf(msg, sizeof msg, "global access of %llu bytes at %p is outside every live buffer", (unsigned long long)bytes, p);
+        pto_cpu_fatal(instr, msg);
+    }
+    const uint64_t a = (uint64_t)(uintptr_t)p, e = a + bytes, o = (uint64_t)(uintptr_t)origin;
+    auto inside = [&](uint32_t i) { return a >= c->regions[i].base && e <= c->regions[i].base + c->regions[i].bytes; };
+    int named = -1;
+    for (uint32_t i = 0; origin && i < t->ntensors; ++i) {
+        if (c->regions[i].base != o) continue;
+        if (inside(i)) return;
+        if (named < 0) named = (int)i;
+    }
+    if (named < 0) {                 // provenance unknown: any one argument that holds the whole span
+        for (uint32_t i = 0; i < t->ntensors; ++i)
+            if (inside(i)) return;
+        uint64_t best = UINT64_MAX;  // report against the nearest argument
+        for (uint32_t i = 0; i < t->ntensors; ++i) {
+            const ArgRegion& rg = c->regions[i];
+            uint64_t dist = a < rg.base ? rg.base - a : (a < rg.base + rg.bytes ? 0 : a - (rg.base + rg.bytes));
+            if (dist < best) best = dist, named = (int)i;
+        }
+    }
+    {
+        const ArgRegion& rg = c->regions[named];
+        if (!elem) elem = 1;
+        const long long lo = (long long)((int64_t)(a - rg.base) / (int64_t)elem);
+        const long long hi = (long long)((int64_t)(e - rg.base) / (int64_t)elem) - 1;
+        std::string where;
+        for (uint32_t i = 0; i < t->ntensors; ++i)
+            if ((int)i != named && a < c->regions[i].base + c->regions[i].bytes && e > c->regions[i].base) {
+                where = fmt("; those bytes belong to tensor argument %u", i);
+                break;
+            }
+        const bool store = instr && strcmp(instr, "TSTORE") == 0;
+        snprintf(msg, sizeof msg, "%s elements [%lld, %lld] of %s: out of its bounds%s", store ? "writes" : "reads", lo,
+                 hi, describe_arg(t, rg, (uint32_t)named, elem).c_str(), where.c_str());
+    }
+    pto_cpu_fatal(instr, msg);
+}
+
 // ---------------------------------------------------------------------------
 // C API
 // ---------------------------------------------------------------------------

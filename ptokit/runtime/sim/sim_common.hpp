@@ -59,6 +59,7 @@ typedef struct PtoCpuCore {
 PtoCpuCore* pto_cpu_current_core(void);
 void pto_cpu_fatal(const char* instr, const char* message);
 int pto_cpu_check_gm(const void* p, uint64_t bytes);
+void pto_cpu_check_gm_access(const char* instr, const void* origin, const void* p, uint64_t bytes, uint64_t elem_size);
 }
 #endif
 

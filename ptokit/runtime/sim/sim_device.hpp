@@ -40,6 +40,12 @@ struct Work {
     uint64_t rec = 0;
 };
 
+// The bytes a tensor argument of the running block spans: [base, base + bytes), base being
+// the kernel parameter pointer (buffer.addr + start_offset elements), bytes its extent.
+struct ArgRegion {
+    uint64_t base = 0, bytes = 0;
+};
+
 struct Core {
     int32_t id = 0, cluster = 0, lane = -1, type = CT_AIC;
     Device* dev = nullptr;
@@ -54,6 +60,7 @@ struct Core {
     LocalContext lc;
     GlobalContext gc;
     alignas(64) int64_t args[PTO_ARGS_ARRAY_SIZE];
+    ArgRegion regions[CORE_MAX_TENSOR_ARGS];  // of the block running now (GM bounds checks)
     JumpCtx jctx;
 };
 

@@ -228,6 +228,7 @@ Task& commit_task(Run* r, Ring& rg, int ringi, const CoreTaskArgs* a, const Subm
     t.ntensors = nt;
     t.nscalars = ns;
     t.tensors.assign(a->tensors_, a->tensors_ + nt);
+    for (uint32_t i = 0; i < nt; ++i) t.kinds[i] = (uint8_t)a->kinds_[i];
     memcpy(t.scalars, a->scalars_, sizeof(uint64_t) * ns);
     if (r->cfg.record_args) {  // for traces: kind, dtype and shape of each tensor arg
         r->targs.push_back((uint32_t)seq);

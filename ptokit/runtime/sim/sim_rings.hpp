@@ -32,6 +32,7 @@ struct Task {
     uint32_t ntensors = 0, nscalars = 0;
     std::vector<uint64_t> fanout, fanin;
     std::vector<ChipTensor> tensors;
+    uint8_t kinds[CORE_MAX_TENSOR_ARGS];  // PTO2ArgKind of each tensor arg
     uint64_t scalars[CORE_MAX_SCALAR_ARGS];
 };
 

@@ -156,7 +156,12 @@ void complete_task(Run* r, Task* t) {
 bool run_block(Core* c, Run* r, const Work& w) {
     Task* t = w.task;
     PtoSimBlockRecord* rec = r->rec(w.rec);
-    for (uint32_t i = 0; i < t->ntensors; ++i) c->args[i] = (int64_t)(uintptr_t)&t->tensors[i];
+    for (uint32_t i = 0; i < t->ntensors; ++i) {
+        const ChipTensor& x = t->tensors[i];
+        c->args[i] = (int64_t)(uintptr_t)&x;
+        c->regions[i].base = x.buffer.addr + x.start_offset * x.element_size();
+        c->regions[i].bytes = x.extent_elems() * x.element_size();
+    }
     for (uint32_t j = 0; j < t->nscalars; ++j) c->args[t->ntensors + j] = (int64_t)t->scalars[j];
     c->lc.block_idx = w.block_idx;
     c->lc.block_num = t->block_num;

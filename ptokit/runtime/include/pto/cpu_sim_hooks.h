@@ -61,6 +61,17 @@ PTO_CPU_HOOK_DECL PtoCpuCore* pto_cpu_current_core(void);
 PTO_CPU_HOOK_DECL void pto_cpu_fatal(const char* instr, const char* message);
 /* 1 if [p, p+bytes) is inside a live GM buffer, else 0. */
 PTO_CPU_HOOK_DECL int pto_cpu_check_gm(const void* p, uint64_t bytes);
+/*
+ * The global-memory span [p, p+bytes) that instruction `instr` (TLOAD, TSTORE) touches must lie
+ * inside the tensor argument of the running task it derives from: `origin` is the kernel
+ * parameter pointer (the argument's `buffer.addr + start_offset`) its GlobalTensor was made
+ * from, or NULL when unknown (then: inside one tensor argument, whichever). elem_size: bytes
+ * per element, for the message. Returns when the access is in bounds; otherwise fails the task
+ * (never returns) with a message naming the argument and the element range. The library
+ * prefers this hook over pto_cpu_check_gm when the runtime defines it.
+ */
+PTO_CPU_HOOK_DECL void pto_cpu_check_gm_access(const char* instr, const void* origin, const void* p, uint64_t bytes,
+                                               uint64_t elem_size);
 
 /*
  * Cross-core FIFO. One FIFO per (core->cluster_id, pipe_id, dir, lane); lane is the

@@ -13,6 +13,9 @@ __global__ AICORE void rowexp(__gm__ float* v1, __gm__ float* v2, int64_t v3) {
   pto::Stride<-1, -1, -1, 64, 1> v7 = pto::Stride<-1, -1, -1, 64, 1>(v4 * 64, v4 * 64, v4 * 64, 64, 1);
   GlobalTensor<float, pto::Shape<1, 1, 1, -1, 64>, pto::Stride<-1, -1, -1, 64, 1>, pto::Layout::ND> v8 =
       GlobalTensor<float, pto::Shape<1, 1, 1, -1, 64>, pto::Stride<-1, -1, -1, 64, 1>, pto::Layout::ND>(v1, v6, v7);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v8.origin_ = v1;
+#endif
   TLOAD(v5, v8);
   // rowexp.py:7
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v9 =
@@ -26,6 +29,9 @@ __global__ AICORE void rowexp(__gm__ float* v1, __gm__ float* v2, int64_t v3) {
   pto::Stride<-1, -1, -1, 64, 1> v11 = pto::Stride<-1, -1, -1, 64, 1>(v4 * 64, v4 * 64, v4 * 64, 64, 1);
   GlobalTensor<float, pto::Shape<1, 1, 1, -1, 64>, pto::Stride<-1, -1, -1, 64, 1>, pto::Layout::ND> v12 =
       GlobalTensor<float, pto::Shape<1, 1, 1, -1, 64>, pto::Stride<-1, -1, -1, 64, 1>, pto::Layout::ND>(v2, v10, v11);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v12.origin_ = v2;
+#endif
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v12, v9);

@@ -28,6 +28,9 @@ __global__ AICORE void blocked_add(__gm__ float* v1, __gm__ float* v2, __gm__ fl
     pto::Stride<-1, -1, -1, 32, 1> v16 = pto::Stride<-1, -1, -1, 32, 1>(v12 * 32, v12 * 32, v12 * 32, 32, 1);
     GlobalTensor<float, pto::Shape<1, 1, 1, -1, 32>, pto::Stride<-1, -1, -1, 32, 1>, pto::Layout::ND> v17 =
         GlobalTensor<float, pto::Shape<1, 1, 1, -1, 32>, pto::Stride<-1, -1, -1, 32, 1>, pto::Layout::ND>(v1 + v9 * 32, v15, v16);
+#if defined(PTO_CPU_GM_ORIGIN)
+    v17.origin_ = v1;
+#endif
     TLOAD(v14, v17);
     // blocked.py:13
     Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v18 =
@@ -37,6 +40,9 @@ __global__ AICORE void blocked_add(__gm__ float* v1, __gm__ float* v2, __gm__ fl
     pto::Stride<-1, -1, -1, 32, 1> v20 = pto::Stride<-1, -1, -1, 32, 1>(v12 * 32, v12 * 32, v12 * 32, 32, 1);
     GlobalTensor<float, pto::Shape<1, 1, 1, -1, 32>, pto::Stride<-1, -1, -1, 32, 1>, pto::Layout::ND> v21 =
         GlobalTensor<float, pto::Shape<1, 1, 1, -1, 32>, pto::Stride<-1, -1, -1, 32, 1>, pto::Layout::ND>(v2 + v9 * 32, v19, v20);
+#if defined(PTO_CPU_GM_ORIGIN)
+    v21.origin_ = v2;
+#endif
     TLOAD(v18, v21);
     // blocked.py:14
     Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v22 =
@@ -50,6 +56,9 @@ __global__ AICORE void blocked_add(__gm__ float* v1, __gm__ float* v2, __gm__ fl
     pto::Stride<-1, -1, -1, 32, 1> v24 = pto::Stride<-1, -1, -1, 32, 1>(v12 * 32, v12 * 32, v12 * 32, 32, 1);
     GlobalTensor<float, pto::Shape<1, 1, 1, -1, 32>, pto::Stride<-1, -1, -1, 32, 1>, pto::Layout::ND> v25 =
         GlobalTensor<float, pto::Shape<1, 1, 1, -1, 32>, pto::Stride<-1, -1, -1, 32, 1>, pto::Layout::ND>(v3 + v9 * 32, v23, v24);
+#if defined(PTO_CPU_GM_ORIGIN)
+    v25.origin_ = v3;
+#endif
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
     TSTORE(v25, v22);

@@ -11,6 +11,9 @@ __global__ AICORE void matmul(__gm__ float* v1, __gm__ float* v2, __gm__ float* 
   pto::Stride<1024, 1024, 1024, 32, 1> v6 = pto::Stride<1024, 1024, 1024, 32, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 32, 32>, pto::Stride<1024, 1024, 1024, 32, 1>, pto::Layout::ND> v7 =
       GlobalTensor<float, pto::Shape<1, 1, 1, 32, 32>, pto::Stride<1024, 1024, 1024, 32, 1>, pto::Layout::ND>(v1, v5, v6);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v7.origin_ = v1;
+#endif
   TLOAD(v4, v7);
   // mm.py:7
   Tile<TileType::Mat, float, 32, 32, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v8 =
@@ -20,6 +23,9 @@ __global__ AICORE void matmul(__gm__ float* v1, __gm__ float* v2, __gm__ float* 
   pto::Stride<1024, 1024, 1024, 32, 1> v10 = pto::Stride<1024, 1024, 1024, 32, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 32, 32>, pto::Stride<1024, 1024, 1024, 32, 1>, pto::Layout::ND> v11 =
       GlobalTensor<float, pto::Shape<1, 1, 1, 32, 32>, pto::Stride<1024, 1024, 1024, 32, 1>, pto::Layout::ND>(v2, v9, v10);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v11.origin_ = v2;
+#endif
   TLOAD(v8, v11);
   // mm.py:8
   Tile<TileType::Left, float, 32, 32, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v12 =
@@ -45,6 +51,9 @@ __global__ AICORE void matmul(__gm__ float* v1, __gm__ float* v2, __gm__ float* 
   pto::Stride<1024, 1024, 1024, 32, 1> v16 = pto::Stride<1024, 1024, 1024, 32, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 32, 32>, pto::Stride<1024, 1024, 1024, 32, 1>, pto::Layout::ND> v17 =
       GlobalTensor<float, pto::Shape<1, 1, 1, 32, 32>, pto::Stride<1024, 1024, 1024, 32, 1>, pto::Layout::ND>(v3, v15, v16);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v17.origin_ = v3;
+#endif
   set_flag(PIPE_M, PIPE_FIX, EVENT_ID2);
   wait_flag(PIPE_M, PIPE_FIX, EVENT_ID2);
   TSTORE(v17, v14);

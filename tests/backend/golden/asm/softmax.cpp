@@ -11,6 +11,9 @@ __global__ AICORE void softmax(__gm__ float* v1, __gm__ float* v2) {
   pto::Stride<1024, 1024, 1024, 64, 1> v5 = pto::Stride<1024, 1024, 1024, 64, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 16, 64>, pto::Stride<1024, 1024, 1024, 64, 1>, pto::Layout::ND> v6 =
       GlobalTensor<float, pto::Shape<1, 1, 1, 16, 64>, pto::Stride<1024, 1024, 1024, 64, 1>, pto::Layout::ND>(v1, v4, v5);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v6.origin_ = v1;
+#endif
   TLOAD(v3, v6);
   Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v7 =
       Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 64);
@@ -40,6 +43,9 @@ __global__ AICORE void softmax(__gm__ float* v1, __gm__ float* v2) {
   pto::Stride<1024, 1024, 1024, 64, 1> v12 = pto::Stride<1024, 1024, 1024, 64, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 16, 64>, pto::Stride<1024, 1024, 1024, 64, 1>, pto::Layout::ND> v13 =
       GlobalTensor<float, pto::Shape<1, 1, 1, 16, 64>, pto::Stride<1024, 1024, 1024, 64, 1>, pto::Layout::ND>(v2, v11, v12);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v13.origin_ = v2;
+#endif
   // softmax.py:12
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);

@@ -15,6 +15,9 @@ __global__ AICORE void relu_blocks(__gm__ float* v1, __gm__ float* v2, int32_t v
   pto::Stride<512, 512, 512, 32, 1> v9 = pto::Stride<512, 512, 512, 32, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 16, 32>, pto::Stride<512, 512, 512, 32, 1>, pto::Layout::ND> v10 =
       GlobalTensor<float, pto::Shape<1, 1, 1, 16, 32>, pto::Stride<512, 512, 512, 32, 1>, pto::Layout::ND>(v1 + v6 * 32, v8, v9);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v10.origin_ = v1;
+#endif
   TLOAD(v7, v10);
   // relu.py:7
   Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v11 =
@@ -27,6 +30,9 @@ __global__ AICORE void relu_blocks(__gm__ float* v1, __gm__ float* v2, int32_t v
   pto::Stride<512, 512, 512, 32, 1> v13 = pto::Stride<512, 512, 512, 32, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 16, 32>, pto::Stride<512, 512, 512, 32, 1>, pto::Layout::ND> v14 =
       GlobalTensor<float, pto::Shape<1, 1, 1, 16, 32>, pto::Stride<512, 512, 512, 32, 1>, pto::Layout::ND>(v2 + v6 * 32, v12, v13);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v14.origin_ = v2;
+#endif
   // relu.py:8
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);

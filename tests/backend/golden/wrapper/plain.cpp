@@ -28,6 +28,9 @@ static __aicore__ void vadd(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3
   pto::Stride<1024, 1024, 1024, 32, 1> v6 = pto::Stride<1024, 1024, 1024, 32, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 32, 32>, pto::Stride<1024, 1024, 1024, 32, 1>, pto::Layout::ND> v7 =
       GlobalTensor<float, pto::Shape<1, 1, 1, 32, 32>, pto::Stride<1024, 1024, 1024, 32, 1>, pto::Layout::ND>(v1, v5, v6);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v7.origin_ = v1;
+#endif
   TLOAD(v4, v7);
   // vadd.py:11
   Tile<TileType::Vec, float, 32, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v8 =
@@ -37,6 +40,9 @@ static __aicore__ void vadd(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3
   pto::Stride<1024, 1024, 1024, 32, 1> v10 = pto::Stride<1024, 1024, 1024, 32, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 32, 32>, pto::Stride<1024, 1024, 1024, 32, 1>, pto::Layout::ND> v11 =
       GlobalTensor<float, pto::Shape<1, 1, 1, 32, 32>, pto::Stride<1024, 1024, 1024, 32, 1>, pto::Layout::ND>(v2, v9, v10);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v11.origin_ = v2;
+#endif
   TLOAD(v8, v11);
   // vadd.py:12
   Tile<TileType::Vec, float, 32, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v12 =
@@ -50,6 +56,9 @@ static __aicore__ void vadd(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3
   pto::Stride<1024, 1024, 1024, 32, 1> v14 = pto::Stride<1024, 1024, 1024, 32, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 32, 32>, pto::Stride<1024, 1024, 1024, 32, 1>, pto::Layout::ND> v15 =
       GlobalTensor<float, pto::Shape<1, 1, 1, 32, 32>, pto::Stride<1024, 1024, 1024, 32, 1>, pto::Layout::ND>(v3, v13, v14);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v15.origin_ = v3;
+#endif
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v15, v12);

@@ -28,6 +28,9 @@ static __aicore__ void axpb(__gm__ float* v1, __gm__ float* v2, float v3) {
   pto::Stride<1024, 1024, 1024, 64, 1> v6 = pto::Stride<1024, 1024, 1024, 64, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 16, 64>, pto::Stride<1024, 1024, 1024, 64, 1>, pto::Layout::ND> v7 =
       GlobalTensor<float, pto::Shape<1, 1, 1, 16, 64>, pto::Stride<1024, 1024, 1024, 64, 1>, pto::Layout::ND>(v1, v5, v6);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v7.origin_ = v1;
+#endif
   TLOAD(v4, v7);
   // axpb.py:8
   Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v8 =
@@ -43,6 +46,9 @@ static __aicore__ void axpb(__gm__ float* v1, __gm__ float* v2, float v3) {
   pto::Stride<1024, 1024, 1024, 64, 1> v10 = pto::Stride<1024, 1024, 1024, 64, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 16, 64>, pto::Stride<1024, 1024, 1024, 64, 1>, pto::Layout::ND> v11 =
       GlobalTensor<float, pto::Shape<1, 1, 1, 16, 64>, pto::Stride<1024, 1024, 1024, 64, 1>, pto::Layout::ND>(v2, v9, v10);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v11.origin_ = v2;
+#endif
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v11, v8);

@@ -76,10 +76,18 @@ inline PtoCpuCore* core() {
     abort();
 }
 
-// [p, p+bytes) must lie in a live GM buffer (checked only when the simulator provides the hook).
-inline void check_gm(const char* instr, const void* p, uint64_t bytes, int rows, int cols) {
+// [p, p+bytes) must lie in the tensor argument `origin` names (pto_cpu_check_gm_access), or, with
+// a runtime that only has the older hook, in a live GM buffer (checked only when the simulator
+// provides a hook).
+inline void check_gm(const char* instr, const void* origin, const void* p, uint64_t bytes, uint64_t elem_size,
+                     int rows, int cols) {
+    if (!bytes) return;
+    if (auto access = PTO_CPU_HOOK(pto_cpu_check_gm_access)) {
+        access(instr, origin, p, bytes, elem_size);
+        return;
+    }
     auto hook = PTO_CPU_HOOK(pto_cpu_check_gm);
-    if (hook && bytes && !hook(p, bytes))
+    if (hook && !hook(p, bytes))
         fatal(instr, "global access of %llu bytes at %p (tile %dx%d) is outside every live buffer",
               (unsigned long long)bytes, p, rows, cols);
 }

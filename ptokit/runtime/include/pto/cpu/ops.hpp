@@ -40,7 +40,8 @@ struct GmView {
     }
 };
 
-// Checks the shape covers a vr x vc region and the whole touched span is live GM.
+// Checks the shape covers a vr x vc region and the whole touched span lies in the tensor argument
+// the view derives from (check_gm).
 template <typename GT>
 inline void check_region(const char* instr, const GT& g, const GmView<GT>& v, int vr, int vc) {
     if (!g.data_) fatal(instr, "global tensor has a null data pointer");
@@ -51,7 +52,8 @@ inline void check_region(const char* instr, const GT& g, const GmView<GT>& v, in
     int64_t lo = v.offset(0, 0), hi = lo;
     if (v.flat && v.st[3] >= 0 && v.st[4] >= 0) {   // monotone in r and c: the corners bound it
         hi = v.offset(vr - 1, vc - 1);
-        check_gm(instr, g.data_ + lo, (uint64_t)(hi - lo + 1) * sizeof(typename GT::DType), vr, vc);
+        check_gm(instr, g.origin_, g.data_ + lo, (uint64_t)(hi - lo + 1) * sizeof(typename GT::DType),
+                 sizeof(typename GT::DType), vr, vc);
         return;
     }
     for (int r = 0; r < vr; ++r) {
@@ -69,7 +71,8 @@ inline void check_region(const char* instr, const GT& g, const GmView<GT>& v, in
             hi = o1 > hi ? o1 : hi;
         }
     }
-    check_gm(instr, g.data_ + lo, (uint64_t)(hi - lo + 1) * sizeof(typename GT::DType), vr, vc);
+    check_gm(instr, g.origin_, g.data_ + lo, (uint64_t)(hi - lo + 1) * sizeof(typename GT::DType),
+             sizeof(typename GT::DType), vr, vc);
 }
 
 // ---------------------------------------------------------------- loop helpers

@@ -101,7 +101,13 @@ struct GlobalTensor {
     DType* data_;
     Shape_ shape_;
     Stride_ stride_;
+    // The kernel parameter this view was made from (set by ptokit's assembler output under
+    // PTO_CPU_GM_ORIGIN; null when unknown): TLOAD/TSTORE check the access against that tensor
+    // argument's bounds (pto_cpu_check_gm_access).
+    const void* origin_ = nullptr;
 };
+// ptokit's tile library records GlobalTensor::origin_ (the vendor's has no such member).
+#define PTO_CPU_GM_ORIGIN 1
 
 template <TileType Loc_, typename Element_, const int Rows_, const int Cols_,
           const BLayout BFractal_ = BLayout::RowMajor, const int RowValid_ = Rows_, const int ColValid_ = Cols_,

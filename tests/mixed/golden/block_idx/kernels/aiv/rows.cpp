@@ -30,6 +30,9 @@ static __aicore__ void rows(__gm__ float* v1, __gm__ float* v2, int32_t v3, int3
   pto::Stride<2048, 2048, 2048, 64, 1> v9 = pto::Stride<2048, 2048, 2048, 64, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 32, 64>, pto::Stride<2048, 2048, 2048, 64, 1>, pto::Layout::ND> v10 =
       GlobalTensor<float, pto::Shape<1, 1, 1, 32, 64>, pto::Stride<2048, 2048, 2048, 64, 1>, pto::Layout::ND>(v1 + v7 * 64, v8, v9);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v10.origin_ = v1;
+#endif
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v11 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
   TASSIGN(v11, 0);
@@ -52,6 +55,9 @@ static __aicore__ void rows(__gm__ float* v1, __gm__ float* v2, int32_t v3, int3
   pto::Stride<2048, 2048, 2048, 64, 1> v19 = pto::Stride<2048, 2048, 2048, 64, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 32, 64>, pto::Stride<2048, 2048, 2048, 64, 1>, pto::Layout::ND> v20 =
       GlobalTensor<float, pto::Shape<1, 1, 1, 32, 64>, pto::Stride<2048, 2048, 2048, 64, 1>, pto::Layout::ND>(v2 + v17 * 64, v18, v19);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v20.origin_ = v2;
+#endif
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v20, v15);

@@ -30,6 +30,9 @@ static __aicore__ void mlp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3
   pto::Stride<4096, 4096, 4096, 64, 1> v8 = pto::Stride<4096, 4096, 4096, 64, 1>();
   GlobalTensor<half, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND> v9 =
       GlobalTensor<half, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND>(v1, v7, v8);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v9.origin_ = v1;
+#endif
   Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v10 =
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v10, 0);
@@ -45,6 +48,9 @@ static __aicore__ void mlp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3
   pto::Stride<4096, 4096, 4096, 64, 1> v13 = pto::Stride<4096, 4096, 4096, 64, 1>();
   GlobalTensor<half, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND> v14 =
       GlobalTensor<half, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND>(v2, v12, v13);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v14.origin_ = v2;
+#endif
   Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v15 =
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v15, 0);
@@ -81,6 +87,9 @@ static __aicore__ void mlp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3
   pto::Stride<4096, 4096, 4096, 64, 1> v21 = pto::Stride<4096, 4096, 4096, 64, 1>();
   GlobalTensor<half, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND> v22 =
       GlobalTensor<half, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND>(v3, v20, v21);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v22.origin_ = v3;
+#endif
   Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v23 =
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v23, 0);
@@ -102,6 +111,9 @@ static __aicore__ void mlp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3
   pto::Stride<4096, 4096, 4096, 64, 1> v27 = pto::Stride<4096, 4096, 4096, 64, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND> v28 =
       GlobalTensor<float, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND>(v4, v26, v27);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v28.origin_ = v4;
+#endif
   set_flag(PIPE_M, PIPE_FIX, EVENT_ID5);
   wait_flag(PIPE_M, PIPE_FIX, EVENT_ID5);
   TSTORE(v28, v25);

@@ -28,6 +28,9 @@ static __aicore__ void rows_aic(__gm__ half* v1, __gm__ half* v2, __gm__ float* 
   pto::Stride<4096, 4096, 4096, 64, 1> v6 = pto::Stride<4096, 4096, 4096, 64, 1>();
   GlobalTensor<half, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND> v7 =
       GlobalTensor<half, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND>(v2, v5, v6);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v7.origin_ = v2;
+#endif
   Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v8 =
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v8, 0);
@@ -46,6 +49,9 @@ static __aicore__ void rows_aic(__gm__ half* v1, __gm__ half* v2, __gm__ float* 
     pto::Stride<1024, 1024, 1024, 64, 1> v14 = pto::Stride<1024, 1024, 1024, 64, 1>();
     GlobalTensor<half, pto::Shape<1, 1, 1, 16, 64>, pto::Stride<1024, 1024, 1024, 64, 1>, pto::Layout::ND> v15 =
         GlobalTensor<half, pto::Shape<1, 1, 1, 16, 64>, pto::Stride<1024, 1024, 1024, 64, 1>, pto::Layout::ND>(v1 + v12 * 64, v13, v14);
+#if defined(PTO_CPU_GM_ORIGIN)
+    v15.origin_ = v1;
+#endif
     Tile<TileType::Mat, half, 16, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v16 =
         Tile<TileType::Mat, half, 16, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(16, 64);
     TASSIGN(v16, 0);

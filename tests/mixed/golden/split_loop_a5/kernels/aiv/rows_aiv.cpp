@@ -60,6 +60,9 @@ static __aicore__ void rows_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float* 
       pto::Stride<1024, 1024, 1024, 64, 1> v15 = pto::Stride<1024, 1024, 1024, 64, 1>();
       GlobalTensor<float, pto::Shape<1, 1, 1, 16, 64>, pto::Stride<1024, 1024, 1024, 64, 1>, pto::Layout::ND> v16 =
           GlobalTensor<float, pto::Shape<1, 1, 1, 16, 64>, pto::Stride<1024, 1024, 1024, 64, 1>, pto::Layout::ND>(v3 + v13 * 64, v14, v15);
+#if defined(PTO_CPU_GM_ORIGIN)
+      v16.origin_ = v3;
+#endif
       set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
       wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
       TSTORE(v16, v9);

@@ -29,6 +29,9 @@ static __aicore__ void mm_exp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ float
   pto::Stride<4096, 4096, 4096, 64, 1> v7 = pto::Stride<4096, 4096, 4096, 64, 1>();
   GlobalTensor<half, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND> v8 =
       GlobalTensor<half, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND>(v1, v6, v7);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v8.origin_ = v1;
+#endif
   Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v9 =
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v9, 0);
@@ -44,6 +47,9 @@ static __aicore__ void mm_exp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ float
   pto::Stride<4096, 4096, 4096, 64, 1> v12 = pto::Stride<4096, 4096, 4096, 64, 1>();
   GlobalTensor<half, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND> v13 =
       GlobalTensor<half, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND>(v2, v11, v12);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v13.origin_ = v2;
+#endif
   Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v14 =
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v14, 0);

@@ -53,6 +53,9 @@ static __aicore__ void mm_exp_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float
     pto::Stride<4096, 4096, 4096, 64, 1> v12 = pto::Stride<4096, 4096, 4096, 64, 1>();
     GlobalTensor<float, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND> v13 =
         GlobalTensor<float, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND>(v3, v11, v12);
+#if defined(PTO_CPU_GM_ORIGIN)
+    v13.origin_ = v3;
+#endif
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     TSTORE(v13, v9);

@@ -43,6 +43,9 @@ static __aicore__ void vexp_mm_aic(__gm__ half* v1, __gm__ half* v2, __gm__ floa
   pto::Stride<2048, 2048, 2048, 32, 1> v9 = pto::Stride<2048, 2048, 2048, 32, 1>();
   GlobalTensor<half, pto::Shape<1, 1, 1, 64, 32>, pto::Stride<2048, 2048, 2048, 32, 1>, pto::Layout::ND> v10 =
       GlobalTensor<half, pto::Shape<1, 1, 1, 64, 32>, pto::Stride<2048, 2048, 2048, 32, 1>, pto::Layout::ND>(v2, v8, v9);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v10.origin_ = v2;
+#endif
   Tile<TileType::Mat, half, 64, 32, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v11 =
       Tile<TileType::Mat, half, 64, 32, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 32);
   TASSIGN(v11, 0);
@@ -64,6 +67,9 @@ static __aicore__ void vexp_mm_aic(__gm__ half* v1, __gm__ half* v2, __gm__ floa
   pto::Stride<1024, 1024, 1024, 32, 1> v15 = pto::Stride<1024, 1024, 1024, 32, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 32, 32>, pto::Stride<1024, 1024, 1024, 32, 1>, pto::Layout::ND> v16 =
       GlobalTensor<float, pto::Shape<1, 1, 1, 32, 32>, pto::Stride<1024, 1024, 1024, 32, 1>, pto::Layout::ND>(v3, v14, v15);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v16.origin_ = v3;
+#endif
   set_flag(PIPE_M, PIPE_FIX, EVENT_ID2);
   wait_flag(PIPE_M, PIPE_FIX, EVENT_ID2);
   TSTORE(v16, v13);

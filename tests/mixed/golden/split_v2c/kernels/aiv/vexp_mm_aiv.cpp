@@ -44,6 +44,9 @@ static __aicore__ void vexp_mm_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ floa
     pto::Stride<2048, 2048, 2048, 64, 1> v14 = pto::Stride<2048, 2048, 2048, 64, 1>();
     GlobalTensor<half, pto::Shape<1, 1, 1, 32, 64>, pto::Stride<2048, 2048, 2048, 64, 1>, pto::Layout::ND> v15 =
         GlobalTensor<half, pto::Shape<1, 1, 1, 32, 64>, pto::Stride<2048, 2048, 2048, 64, 1>, pto::Layout::ND>(v1, v13, v14);
+#if defined(PTO_CPU_GM_ORIGIN)
+    v15.origin_ = v1;
+#endif
     TLOAD(v9, v15);
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);

@@ -60,6 +60,9 @@ static __aicore__ void scaled_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float
     pto::Stride<4096, 4096, 4096, 64, 1> v20 = pto::Stride<4096, 4096, 4096, 64, 1>();
     GlobalTensor<float, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND> v21 =
         GlobalTensor<float, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND>(v3 + v18 * 64, v19, v20);
+#if defined(PTO_CPU_GM_ORIGIN)
+    v21.origin_ = v3;
+#endif
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     TSTORE(v21, v11);

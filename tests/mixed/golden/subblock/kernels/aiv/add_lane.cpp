@@ -28,6 +28,9 @@ static __aicore__ void add_lane(__gm__ float* v1, __gm__ float* v2, int32_t v3) 
   pto::Stride<2048, 2048, 2048, 64, 1> v6 = pto::Stride<2048, 2048, 2048, 64, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 32, 64>, pto::Stride<2048, 2048, 2048, 64, 1>, pto::Layout::ND> v7 =
       GlobalTensor<float, pto::Shape<1, 1, 1, 32, 64>, pto::Stride<2048, 2048, 2048, 64, 1>, pto::Layout::ND>(v1, v5, v6);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v7.origin_ = v1;
+#endif
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v8 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
   TASSIGN(v8, 0);
@@ -44,6 +47,9 @@ static __aicore__ void add_lane(__gm__ float* v1, __gm__ float* v2, int32_t v3) 
   pto::Stride<2048, 2048, 2048, 64, 1> v13 = pto::Stride<2048, 2048, 2048, 64, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 32, 64>, pto::Stride<2048, 2048, 2048, 64, 1>, pto::Layout::ND> v14 =
       GlobalTensor<float, pto::Shape<1, 1, 1, 32, 64>, pto::Stride<2048, 2048, 2048, 64, 1>, pto::Layout::ND>(v2, v12, v13);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v14.origin_ = v2;
+#endif
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v14, v11);
