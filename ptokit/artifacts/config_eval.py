@@ -24,6 +24,7 @@ Anything else -- another import, a call, a loop, a comprehension, an f-string --
 from __future__ import annotations
 
 import ast
+import warnings
 from pathlib import Path
 from typing import Any, Dict
 
@@ -196,7 +197,9 @@ def load_config_namespace(path: Path) -> Dict[str, Any]:
     text = data.decode("utf-8", "replace")
     lines = text.splitlines()
     try:
-        tree = ast.parse(data, filename=str(path))
+        with warnings.catch_warnings():           # odd literals warn; the file is data, not code
+            warnings.simplefilter("ignore")
+            tree = ast.parse(data, filename=str(path))
     except SyntaxError as exc:
         line, col = exc.lineno or 1, exc.offset or 1
         raise _located(path, lines, line, col, f"cannot load: not valid Python syntax ({exc.msg})") from None

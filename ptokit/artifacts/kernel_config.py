@@ -249,9 +249,22 @@ def read_kernel_config(path) -> KernelConfig:
             for key in ("name", "kind"):
                 if key not in p:
                     raise _err(path, f"ORCHESTRATION['params'][{i}][{key!r}]", "missing key")
+            where = f"ORCHESTRATION['params'][{i}]"
             if p["kind"] not in ("tensor", "scalar"):
-                raise _err(path, f"ORCHESTRATION['params'][{i}]['kind']",
-                           f"{p['kind']!r} is not 'tensor' or 'scalar'")
+                raise _err(path, f"{where}['kind']", f"{p['kind']!r} is not 'tensor' or 'scalar'")
+            if not isinstance(p["name"], str) or not p["name"]:
+                raise _err(path, f"{where}['name']", f"expected a non-empty string, got {p['name']!r}")
+            if not isinstance(p.get("dtype", ""), str):
+                raise _err(path, f"{where}['dtype']", f"expected a dtype name such as 'FP32', got {p['dtype']!r}")
+            if p["kind"] == "tensor":
+                d = p.get("direction", "IN")
+                if not isinstance(d, str) or d.upper() not in DIRECTIONS:
+                    raise _err(path, f"{where}['direction']", f"direction {d!r} is not one of {', '.join(DIRECTIONS)}")
+                shape = p.get("shape", [])
+                if not isinstance(shape, (list, tuple)) or not all(
+                        isinstance(x, str) or (isinstance(x, int) and not isinstance(x, bool) and x >= 0) for x in shape):
+                    raise _err(path, f"{where}['shape']",
+                               f"expected a list of sizes (non-negative ints or dimension names), got {shape!r}")
         params = [dict(p) for p in params]
 
     if "KERNELS" not in ns:

@@ -231,7 +231,10 @@ def scalar_value(value, dtype=None, name: str = "scalar argument") -> np.generic
             return v
         dt = np.dtype({"bool": np.bool_, "int": np.int64, "float": np.float32}[kind])
     else:
-        dt = _scalar_numpy_dtype(dtype)
+        try:
+            dt = _scalar_numpy_dtype(dtype)
+        except TypeError:
+            raise TypeError(f"{name}: unknown scalar dtype {dtype!r}") from None
     label = dtype.upper() if isinstance(dtype, str) else dt.name
     if dt.kind == "b":
         if kind != "bool":
