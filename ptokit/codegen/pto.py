@@ -17,20 +17,18 @@ from typing import Dict, List, Optional, Tuple
 
 from ..errors import CompileError, InternalError
 from ..ir import nodes as N
-from ..ir.ops import OPS
+from ..ir.ops import OPS, SCALAR_OPERATORS
+from ..ir.ops.spmd import SPMD_PARAMS as SPMD_NAMES
 from ..ir.types import (INDEX, TILE_LAYOUTS, DType, MemorySpace, ScalarType, TensorType, TileType,
                         dim_vars)
 from .abi import DynDim, KernelABI, ScalarArg, TensorArg
 
-_ARITH_INT = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli", "floordiv": "arith.floordivsi",
-              "mod": "arith.remsi", "min": "arith.minsi", "max": "arith.maxsi"}
-_ARITH_FLOAT = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf", "truediv": "arith.divf",
-                "min": "arith.minimumf", "max": "arith.maximumf"}
-_CMP_INT = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq", "ne": "ne"}
-_CMP_FLOAT = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq", "ne": "one"}
+# scalar operator -> arith op (binary) or predicate (comparison), from the operator table
+_ARITH_INT = {o.name: o.arith_int for o in SCALAR_OPERATORS.values() if not o.compare and o.arith_int}
+_ARITH_FLOAT = {o.name: o.arith_float for o in SCALAR_OPERATORS.values() if not o.compare and o.arith_float}
+_CMP_INT = {o.name: o.arith_int for o in SCALAR_OPERATORS.values() if o.compare}
+_CMP_FLOAT = {o.name: o.arith_float for o in SCALAR_OPERATORS.values() if o.compare}
 GM_PIPE_BUFFER = "__gm_pipe_buffer"
-SPMD_NAMES = {"get_block_idx": "__pypto_spmd_block_idx", "get_block_num": "__pypto_spmd_block_num",
-              "get_subblock_idx": "__pypto_spmd_subblock_idx"}
 
 
 def tile_type_str(t: TileType) -> str:
