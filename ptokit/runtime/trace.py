@@ -37,6 +37,8 @@ from typing import Optional
 
 import numpy as np
 
+from ..targets import runtime_kind_from_name
+from .records import BLOCK_RECORD_DTYPE, EDGE_DTYPE, FIFO_WAIT_DTYPE, RunResult, Timeline
 from .summary import all_cores, core_label
 
 FORMAT_NAME = "ptokit-trace"
@@ -224,9 +226,6 @@ def load_document(path) -> dict:
 
 def read_trace(path):
     """Read a trace written by ``write_trace`` back into a ``RunResult``."""
-    from ..targets import runtime_kind_from_name
-    from .sim.driver import BLOCK_RECORD_DTYPE, EDGE_DTYPE, FIFO_WAIT_DTYPE, RunResult, Timeline
-
     doc = load_document(path)
     other = doc["otherData"]
     recs, flows, targs, fifo = [], {}, {}, []
