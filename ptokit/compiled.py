@@ -12,9 +12,11 @@ from typing import Callable, Dict, Optional
 
 import numpy as np
 
-from ..ir.types import DType, dtype_from_numpy
-from ..targets import SIM_PLATFORMS, RuntimeKind
-from ..artifacts.kernel_config import KernelConfig
+from .artifacts.kernel_config import KernelConfig
+from .ir.types import DType, dtype_from_numpy
+from .runtime.config import RunConfig
+from .runtime.launcher import run_tree
+from .targets import SIM_PLATFORMS, RuntimeKind
 
 
 @dataclass
@@ -40,11 +42,9 @@ class CompiledProgram:
                                  f"artifact tree is in {self.output_dir}, but running it needs the vendor "
                                  f"toolchain and device; compile with platform='{self.platform}sim' to run "
                                  f"on the CPU simulator")
-            from ..runtime.config import RunConfig
             config = RunConfig(platform=self.platform)
         target = self._for_config(config)
         target.check_args(args)
-        from ..runtime.launcher import run_tree
         return run_tree(target.output_dir, list(args), config)
 
     def _for_config(self, config) -> "CompiledProgram":
