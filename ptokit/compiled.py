@@ -15,7 +15,6 @@ import numpy as np
 from .artifacts.kernel_config import KernelConfig
 from .ir.types import DType, dtype_from_numpy
 from .runtime.config import RunConfig
-from .runtime.launcher import run_tree
 from .targets import SIM_PLATFORMS, RuntimeKind
 
 
@@ -45,6 +44,9 @@ class CompiledProgram:
             config = RunConfig(platform=self.platform)
         target = self._for_config(config)
         target.check_args(args)
+        # lazy: the simulator (ctypes driver, build cache; ~60 ms to load) is needed by a run, not
+        # by compiling, and compile-only use (a hardware platform, `ptokit compile`) never runs
+        from .runtime.launcher import run_tree
         return run_tree(target.output_dir, list(args), config)
 
     def _for_config(self, config) -> "CompiledProgram":

@@ -6,7 +6,8 @@ has to reach forward to the next one:
 * ``compile_program(program, ...)`` is ``ptokit.compile``: parse a ``@pl.program`` class, run
   the passes and write the tree (``backend.generate.generate_tree``);
 * ``lower_to_tree(ir, out_dir, ctx, ...)`` is the part after the front end, shared with
-  ``@pl.jit`` (whose front end is ``jit.frontend.build_program``);
+  ``@pl.jit`` (whose front end is ``jit.frontend.build_program``; ``StageTimes`` is re-exported
+  for it);
 * ``resolve_context(platform, runtime)`` merges the arguments with an active ``PassContext``;
 * ``load_program("file.py:Name")`` imports a user file and returns its ``@pl.program``.
 """

@@ -29,7 +29,7 @@ RULES = {
     "artifacts": ("only", FLOOR - {"artifacts"}),
     "ir":        ("only", {"errors", "targets", "pto"}),
     "runtime":   ("not", {"backend", "codegen", "passes", "language", "jit", "cli", "toolchain", "compiled"}),
-    "backend":   ("not", {"runtime", "jit", "cli", "toolchain", "compiled"}),
+    "backend":   ("not", {"runtime", "jit", "language", "cli", "toolchain", "compiled"}),
     "codegen":   ("not", {"backend", "runtime", "jit", "language", "cli", "toolchain", "compiled"}),
     "passes":    ("not", {"codegen", "backend", "runtime", "jit", "language", "cli", "toolchain", "compiled"}),
     "launch":    ("not", {"jit", "backend", "language", "cli", "toolchain", "compiled"}),
@@ -181,3 +181,79 @@ def test_floor_rules(layer):
 def test_known_edge_is_gone(edge):
     importer, imported = edge
     assert imported not in GRAPH[importer], KNOWN_EDGES[edge]
+
+
+# ------------------------------------------------------------------ function-level imports
+
+# Modules whose function-level imports are being reworked elsewhere (the front end, the IR and the
+# .pto dialect); each must still have an unexplained one (strict xfail), so the entry has to go
+# when it is fixed.
+UNEXPLAINED_LAZY_IMPORTS = {
+    "ptokit.backend.assembler", "ptokit.codegen.pto", "ptokit.ir", "ptokit.ir.types", "ptokit.jit.frontend",
+    "ptokit.language.decorators", "ptokit.language.opcalls", "ptokit.language.parser",
+}
+
+
+def _unexplained_function_level_imports(path: Path) -> list:
+    """Imports inside a function with no ``lazy`` comment on their line or in the comment/import
+    lines right above them."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    bad = []
+
+    def explained(lineno: int) -> bool:
+        if "lazy" in lines[lineno - 1].split("#", 1)[-1] and "#" in lines[lineno - 1]:
+            return True
+        i = lineno - 2
+        while i >= 0:
+            text = lines[i].strip()
+            if text.startswith("#"):
+                if "lazy" in text:
+                    return True
+            elif not (text.startswith("from ") or text.startswith("import ")):
+                return False
+            elif "#" in text and "lazy" in text.split("#", 1)[1]:
+                return True
+            i -= 1
+        return False
+
+    class Visitor(ast.NodeVisitor):
+        depth = 0
+
+        def visit_FunctionDef(self, node):
+            self.depth += 1
+            self.generic_visit(node)
+            self.depth -= 1
+
+        visit_AsyncFunctionDef = visit_FunctionDef
+
+        def visit_Import(self, node):
+            if self.depth and not explained(node.lineno):
+                bad.append(f"{path.name}:{node.lineno}: {lines[node.lineno - 1].strip()}")
+
+        visit_ImportFrom = visit_Import
+
+    Visitor().visit(ast.parse("\n".join(lines), str(path)))
+    return bad
+
+
+_MODULES = _modules()
+
+
+@pytest.mark.parametrize("module", sorted(set(_MODULES) - UNEXPLAINED_LAZY_IMPORTS))
+def test_function_level_imports_say_why(module):
+    bad = _unexplained_function_level_imports(_MODULES[module])
+    assert not bad, ("an import inside a function either moves to the top of the module or says why it is "
+                     "lazy (a `# lazy: ...` comment):\n  " + "\n  ".join(bad))
+
+
+@pytest.mark.parametrize("module", sorted(UNEXPLAINED_LAZY_IMPORTS))
+@pytest.mark.xfail(strict=True, reason="function-level imports being reworked; delete the entry when done")
+def test_pending_function_level_imports(module):
+    assert not _unexplained_function_level_imports(_MODULES[module])
+
+
+def test_lazy_import_checker_itself(tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text("import os\n\n\ndef a():\n    import json\n\n\ndef b():\n    # lazy: costly\n    import json\n"
+                 "    from x import y\n\n\ndef c():\n    import json  # lazy: costly\n")
+    assert _unexplained_function_level_imports(f) == ["m.py:5: import json"]

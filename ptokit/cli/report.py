@@ -10,7 +10,7 @@
   full traceback (under the cache folder's ``logs/``, else the temp folder); exit 70
   (``EX_SOFTWARE``).
 
-``SystemExit`` passes through (argparse's usage errors exit 2); Ctrl-C exits 130.
+A ``SystemExit`` becomes the return code (argparse's usage errors: 2); Ctrl-C exits 130.
 """
 from __future__ import annotations
 
@@ -103,6 +103,11 @@ def run_command(command: str, handler: Callable[[list], Optional[int]], argv: Se
     argv = list(argv)
     try:
         return int(handler(argv) or 0)
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            return int(exc.code or 0)
+        print(f"{prog}: {exc.code}", file=sys.stderr)
+        return USER_ERROR_EXIT
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return INTERRUPTED_EXIT

@@ -21,18 +21,17 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from ..artifacts.kernel_config import read_kernel_config
-from ..backend.generate import StageTimes
 from ..compiled import CompiledProgram
 from ..errors import UserError
-from ..language.parser import _Source
 from ..language.types import DimExpr, DynamicDim
-from ..passes.manager import run_passes
-from ..toolchain import lower_to_tree, resolve_context
 from . import cache as C
-from .frontend import build_program
 from .helpers import JitHelper, function_scope
 from .specialize import (ArgSpec, ParamInfo, is_contiguous, is_torch_tensor, output_like, param_info,
                          specialize)
+
+# The compiler (``jit.frontend``, ``ptokit.toolchain``: DSL parser, passes, backend; ~150 ms to
+# load) is imported inside the methods that compile, marked "lazy: the compiler": a module that
+# defines @pl.jit functions runs this decorator at its own import time, which must stay cheap.
 
 _MISSING = object()
 
@@ -104,6 +103,7 @@ class Dependencies:
 
 
 def _src_digest(fn) -> Tuple[str, ast.FunctionDef]:
+    from ..language.parser import _Source   # lazy: the compiler
     src = _Source(fn)
     text = "".join(src.lines)
     return hashlib.sha256(text.encode()).hexdigest(), src.tree.body[0]
@@ -255,12 +255,15 @@ class JitFunction:
     # ------------------------------------------------------------ stages
     def parse(self, *args, **kwargs):
         """The IR program of this call's specialization, before the passes."""
+        from .frontend import build_program   # lazy: the compiler
         specs, _, _, _ = self.specialize(*args, **kwargs)
         return build_program(self.fn, specs)
 
     def lower(self, *args, platform: Optional[str] = None, runtime=None, dump_dir=None, **kwargs):
         """Run the front end and the passes only; returns the post-pass ``ir.Program``
         (``ptokit.ir.printer.print_program`` prints it as DSL text)."""
+        from ..passes.manager import run_passes   # lazy: the compiler
+        from ..toolchain import resolve_context
         ctx = resolve_context(platform or self.platform, runtime if runtime is not None else self.runtime)
         return run_passes(self.parse(*args, **kwargs), ctx, Path(dump_dir) if dump_dir else None)
 
@@ -296,6 +299,7 @@ class JitFunction:
         self._memory.clear()
 
     def _get(self, specs: List[ArgSpec], platform, runtime, dump_passes, dump_ptoas_passes):
+        from ..toolchain import resolve_context   # lazy: the compiler
         ctx = resolve_context(platform or self.platform, runtime if runtime is not None else self.runtime)
         dump_passes = self.dump_passes if dump_passes is None else dump_passes
         dump_ptoas = self.dump_ptoas_passes if dump_ptoas_passes is None else dump_ptoas_passes
@@ -382,6 +386,8 @@ class JitFunction:
                       f" (closest earlier entry: {closest.name})")
 
     def _codegen(self, specs, ctx, out: Path, dump_passes: bool, dump_ptoas: bool):
+        from ..toolchain import StageTimes, lower_to_tree   # lazy: the compiler
+        from .frontend import build_program
         C.STATS["codegen_runs"] += 1
         times = StageTimes()
         t0 = time.perf_counter()

@@ -39,6 +39,8 @@ class JitHelper:
 
     def source(self):
         if self._src is None:
+            # lazy: this module loads with `import ptokit.language` (pl.jit.incore), which must not pay
+            # for the DSL parser; a helper's source is only read when a jit function is compiled
             from ..language.parser import _Source
             self._src = _Source(self.fn)
         return self._src

@@ -36,7 +36,7 @@ from typing import Dict, List, Optional, Set
 from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import OPS
-from ..ir.types import ALIGNMENT, CAPACITY, MemorySpace, ScalarType, TileType
+from ..ir.types import ALIGNMENT, CAPACITY, DType, MemorySpace, ScalarType, TileType
 
 _CUBE = {MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc, MemorySpace.Bias}
 FIFO_OPS = ("tpush_to_aiv", "tpop_from_aic", "tfree_from_aic", "tpush_to_aic", "tpop_from_aiv", "tfree_from_aiv")
@@ -273,7 +273,6 @@ def _free(op: str, loc) -> N.Stmt:
 
 
 def _bool_dtype():
-    from ..ir.types import DType
     return DType.BOOL
 
 
