@@ -10,6 +10,7 @@ The rules are the table in docs/contracts.md ("Layering").
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ RULES = {
     "targets":   ("only", {"errors"}),
     "locks":     ("only", {"errors"}),
     "artifacts": ("only", FLOOR - {"artifacts"}),
+    "pto":       ("only", {"errors", "targets"}),     # the .pto dialect package, once it exists
     "ir":        ("only", {"errors", "targets", "pto"}),
     "runtime":   ("not", {"backend", "codegen", "passes", "language", "jit", "cli", "toolchain", "compiled"}),
     "backend":   ("not", {"runtime", "jit", "language", "cli", "toolchain", "compiled"}),
@@ -257,3 +259,29 @@ def test_lazy_import_checker_itself(tmp_path):
     f.write_text("import os\n\n\ndef a():\n    import json\n\n\ndef b():\n    # lazy: costly\n    import json\n"
                  "    from x import y\n\n\ndef c():\n    import json  # lazy: costly\n")
     assert _unexplained_function_level_imports(f) == ["m.py:5: import json"]
+
+
+def test_docs_state_the_same_rules():
+    """docs/contracts.md "Layering" renders RULES; a change to one must be made to the other."""
+    text = (PKG.parent / "docs" / "contracts.md").read_text(encoding="utf-8")
+    section = text.split("## Layering", 1)[1].split("\n## ", 1)[0]
+    documented = {}
+    for row in section.splitlines():
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        if len(cells) != 2 or not cells[0].startswith("`"):
+            continue
+        layers = [part.split("`")[1] for part in cells[0].split(",")]
+        may = cells[1]
+        names = set(re.findall(r"`([a-z]+)`", may))
+        if may == "nothing":
+            rule = ("only", set())
+        elif may == "anything":
+            rule = None
+        elif may.startswith("anything but"):
+            rule = ("not", names)
+        else:
+            rule = ("only", names)
+        for layer in layers:
+            documented[layer] = rule
+    assert {k: v for k, v in documented.items() if v is not None} == RULES
+    assert set(documented) == FLOOR | STAGES

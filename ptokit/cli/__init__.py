@@ -11,7 +11,7 @@ import importlib
 import sys
 
 from .. import __version__
-from .report import run_command
+from .report import output_closed, run_command
 
 # subcommand -> (module, function, one-line help)
 COMMANDS = {
@@ -35,6 +35,13 @@ def _usage() -> str:
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(argv)
+    except BrokenPipeError:
+        return output_closed()
+
+
+def _dispatch(argv) -> int:
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(_usage())
         return 0

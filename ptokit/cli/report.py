@@ -97,6 +97,16 @@ def report_internal(prog: str, command: str, argv: Sequence[str], exc: BaseExcep
     return INTERNAL_ERROR_EXIT
 
 
+def output_closed() -> int:
+    """The reader of our output went away (``ptokit ... | head``): nothing is left to tell anyone;
+    point stdout at /dev/null so the interpreter's final flush does not complain either."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return USER_ERROR_EXIT
+
+
 def run_command(command: str, handler: Callable[[list], Optional[int]], argv: Sequence[str]) -> int:
     """Run ``handler(argv)`` and turn every failure into a message and an exit code."""
     prog = f"ptokit {command}"
@@ -117,12 +127,7 @@ def run_command(command: str, handler: Callable[[list], Optional[int]], argv: Se
         print(f"{prog}: {user_message(exc)}", file=sys.stderr)
         return USER_ERROR_EXIT
     except BrokenPipeError:
-        # the reader of our output went away (`ptokit ... | head`): nothing left to tell anyone
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
-        return USER_ERROR_EXIT
+        return output_closed()
     except OSError as exc:
         print(f"{prog}: {os_message(exc)}", file=sys.stderr)
         return USER_ERROR_EXIT
