@@ -22,7 +22,7 @@ import numpy as np
 from ...errors import InternalError, RuntimeFailure
 from ...targets import RuntimeKind, runtime_kind_from_name
 from .. import abi
-from ..build import INCLUDE_DIR, cache_path, compile_shared
+from .. import build
 from ..callable import unpack_chip_callable
 from ..config import RunConfig
 from ..records import BLOCK_RECORD_DTYPE, EDGE_DTYPE, FIFO_WAIT_DTYPE, RunResult, Timeline
@@ -74,8 +74,8 @@ _zombie_buffers: list = []   # device buffers of abandoned runs: a stuck kernel 
 
 def library_path() -> Path:
     """Build (or find in the build cache) libptosim and return its path."""
-    return compile_shared(RUNTIME_SOURCE, include_dirs=[INCLUDE_DIR], extra_flags=["-pthread", "-Werror"],
-                          name_hint="libptosim")
+    return build.compile_shared(RUNTIME_SOURCE, include_dirs=[build.INCLUDE_DIR],
+                                extra_flags=["-pthread", "-Werror"], name_hint="libptosim")
 
 
 def load_library() -> ctypes.CDLL:
@@ -341,7 +341,7 @@ def _decode_task_args(words: np.ndarray) -> dict:
 
 
 def _image_dir() -> Path:
-    return cache_path() / "sim_images"
+    return build.cache_path() / "sim_images"
 
 
 def _content_file(data: bytes, suffix: str = ".so") -> Path:
