@@ -257,3 +257,11 @@ def test_entry_point_process_reports_without_traceback(tree, tmp_path):
                        text=True, env=env, timeout=120)
     assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
     assert p.stderr.startswith("ptokit run: error: ") and "is out of range" in p.stderr
+
+
+def test_compile_command_still_writes_the_tree(tmp_path, capsys):
+    rc, out, err = _run(capsys, "compile", f"{REPO / 'tests' / 'programs.py'}:ScalarOperand", "-o", tmp_path / "t",
+                        "--platform", "a5sim", "--runtime", "host_build_graph")
+    assert rc == 0 and out.strip() == str((tmp_path / "t").resolve()) and not err
+    cfg = read_kernel_config(tmp_path / "t")
+    assert cfg.platform == "a5sim" and cfg.runtime.value == "host_build_graph"
