@@ -23,6 +23,7 @@ import numpy as np
 from ..artifacts.kernel_config import read_kernel_config
 from ..compiled import CompiledProgram
 from ..errors import UserError
+from ..language.source import Source
 from ..language.types import DimExpr, DynamicDim
 from . import cache as C
 from .helpers import JitHelper, function_scope
@@ -103,8 +104,7 @@ class Dependencies:
 
 
 def _src_digest(fn) -> Tuple[str, ast.FunctionDef]:
-    from ..language.parser import _Source   # lazy: the compiler
-    src = _Source(fn)
+    src = Source(fn)
     text = "".join(src.lines)
     return hashlib.sha256(text.encode()).hexdigest(), src.tree.body[0]
 
@@ -164,6 +164,8 @@ class _MemEntry:
 
 class JitFunction:
     """A ``@pl.jit`` function: specialized per call signature, compiled once, cached."""
+
+    __pto_jit__ = True     # how the front end recognises an entry point called from a jit body
 
     def __init__(self, fn, *, platform: str = "a2a3sim", runtime=None, dump_passes: bool = False,
                  dump_ptoas_passes: bool = False, with_loc: bool = True):

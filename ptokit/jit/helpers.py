@@ -4,6 +4,7 @@ from __future__ import annotations
 import inspect
 
 from ..ir.nodes import FunctionType
+from ..language.source import Source
 
 
 def function_scope(fn) -> dict:
@@ -39,10 +40,7 @@ class JitHelper:
 
     def source(self):
         if self._src is None:
-            # lazy: this module loads with `import ptokit.language` (pl.jit.incore), which must not pay
-            # for the DSL parser; a helper's source is only read when a jit function is compiled
-            from ..language.parser import _Source
-            self._src = _Source(self.fn)
+            self._src = Source(self.fn)
         return self._src
 
     def scope(self) -> dict:
