@@ -1,14 +1,14 @@
-"""Recursive-descent parser: PTO-dialect MLIR text -> ast.Module.
+"""Recursive-descent parser: PTO-dialect MLIR text -> ``ast.Module``.
 
-Syntax only: SSA resolution and type checks are done by sema.py.  Every
-error is an AssemblerError located at the offending token.
+Syntax only (op names come from the dialect table); SSA resolution and type checks are the
+built-in assembler's sema.  Every error is an AssemblerError located at the offending token.
 """
 from __future__ import annotations
 
 from typing import List, Optional
 
-from ...errors import AssemblerError
-from . import optable
+from ..errors import AssemblerError
+from . import dialect as optable
 from .ast import Attr, Block, BlockArg, Clause, Func, Module, Op, ResultDef, Use
 from .lexer import (AT, EOF, FLOAT, HASH, IDENT, INT, PERCENT, PUNCT, STRING, TYPE, SourceText, Token, int_value,
                     tokenize)
@@ -107,6 +107,9 @@ class Parser:
                 if self.tok.kind == EOF:
                     break
                 funcs.append(self.parse_func())
+            if not funcs:
+                # the real assembler refuses an input without a module as well
+                raise self.error("expected a module ('module { ... }') or a 'func.func'")
         if self.tok.kind != EOF:
             raise self.error(f"unexpected {_describe(self.tok)} after the module")
         return Module(attrs, order, funcs, name, dict(self.type_aliases))
@@ -352,6 +355,8 @@ class Parser:
                 op.clauses.append(Clause("operand", "", [self.parse_use()], line=t.line, col=t.col))
                 continue
             if self.is_punct("{"):
+                if op.attr_pos is None:
+                    op.attr_pos = len(op.clauses)
                 attrs, order = self.parse_attr_dict()
                 for k in order:
                     op.set_attr(k, attrs[k])
