@@ -250,8 +250,11 @@ class _Emitter:
         return self.scalar(d, "index", b)
 
     def row_views(self, spec: dialect.OpSpec, ins: List[Value], outs: List[Value], b: Builder,
-                  loc) -> Tuple[List[Value], List[Value]]:
-        """Operands the op wants row-major, seen as ``[1, r]`` rows when they are ``[r, 1]`` columns."""
+                  loc, what: str, dsl_loc) -> Tuple[List[Value], List[Value]]:
+        """Operands the op wants row-major, seen as ``[1, r]`` rows when they are ``[r, 1]`` columns.
+
+        Only element-wise ops may: the same elements in the same order give the same result.
+        """
         seen: Dict[str, Value] = {}
 
         def fix(operand: dialect.Operand, v: Value) -> Value:
@@ -260,6 +263,10 @@ class _Emitter:
                 return v
             if t.loc != "vec" or t.cols != 1:
                 raise InternalError(f"codegen: {spec.name} needs a row-major {operand.role}, got {t}")
+            if not spec.elementwise:
+                raise CompileError(f"{what} of a [{t.rows}, 1] column tile is not supported: the PTO assembler "
+                                   f"takes only row-major tiles there ({spec.name} {operand.role}), and a column is "
+                                   f"stored column-major", dsl_loc)
             if v.name not in seen:
                 seen[v.name] = b.view("pto.treshape", self.fresh(f"{v.name}_row"), v, t.reshaped(1, t.rows), loc)
             return seen[v.name]
@@ -380,7 +387,7 @@ class _Emitter:
             attrs["rmode"] = Attr.dialect("pto", f"round_mode {v.attrs['mode']}")
         outs = [dst]
         if spec.row_major:
-            ins, outs = self.row_views(spec, ins, outs, b, loc)
+            ins, outs = self.row_views(spec, ins, outs, b, loc, f"pl.{v.op}", v.loc)
         b.dps(op.pto, ins, outs, attrs, loc)
 
     def view(self, target: N.Var, v: N.OpCall, spec: dialect.OpSpec, b: Builder, loc) -> None:

@@ -13,6 +13,8 @@ from typing import Optional, Tuple, Union
 
 import numpy as np
 
+from ..pto.types import ALIGN as _PTO_ALIGN
+from ..pto.types import CAPACITY as _PTO_CAPACITY
 from ..pto.types import LOC_DEFAULTS, SCALARS
 
 
@@ -104,15 +106,9 @@ class MemorySpace(enum.Enum):
 # blayout, slayout, fractal per on-chip memory space (the PTO dialect's defaults, artifacts.md)
 TILE_LAYOUTS = {m: LOC_DEFAULTS[m.value] for m in MemorySpace if m.value in LOC_DEFAULTS}
 
-# runtime.md buffer capacities (bytes) and address alignment
-CAPACITY = {
-    "a2a3": {MemorySpace.Vec: 188416, MemorySpace.Mat: 524288, MemorySpace.Left: 65536,
-             MemorySpace.Right: 65536, MemorySpace.Acc: 131072, MemorySpace.Bias: 1024},
-    "a5": {MemorySpace.Vec: 245760, MemorySpace.Mat: 524288, MemorySpace.Left: 65536,
-           MemorySpace.Right: 65536, MemorySpace.Acc: 262144, MemorySpace.Bias: 4096},
-}
-ALIGNMENT = {MemorySpace.Vec: 128, MemorySpace.Mat: 128, MemorySpace.Acc: 128,
-             MemorySpace.Left: 64, MemorySpace.Right: 64, MemorySpace.Bias: 64}
+# runtime.md buffer capacities (bytes) and address alignment, per arch and memory space
+CAPACITY = {arch: {m: caps[m.value] for m in TILE_LAYOUTS} for arch, caps in _PTO_CAPACITY.items()}
+ALIGNMENT = {m: _PTO_ALIGN[m.value] for m in TILE_LAYOUTS}
 
 
 class PadValue(enum.IntEnum):

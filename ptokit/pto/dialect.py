@@ -62,6 +62,7 @@ class OpSpec:
     cxx: Optional[str] = None          # C++ function (or type) of the CPU tile library it lowers to
     row_major: Tuple[str, ...] = ()    # operand roles the real assembler requires to be row_major tiles
     layout_error: str = "each"         # "each": one message per role; "all": one message naming every role
+    elementwise: bool = False          # each result element depends on the same element of each tile operand
 
     @property
     def operands(self) -> Tuple[Operand, ...]:
@@ -108,16 +109,17 @@ def _dps(name: str, cxx: str, ins: str, outs: str = "dst:T", **kw) -> None:
 
 def _binary(n: str) -> None:
     """``pto.t<n>``: element-wise on two tiles; row-major tiles only (the real assembler's rule)."""
-    _dps(f"pto.t{n}", f"T{n.upper()}", "src0:T src1:T", row_major=("src0", "src1", "dst"), layout_error="all")
+    _dps(f"pto.t{n}", f"T{n.upper()}", "src0:T src1:T", row_major=("src0", "src1", "dst"), layout_error="all",
+         elementwise=True)
 
 
 def _scalar(n: str) -> None:
     """``pto.t<n>s``: tile and a scalar (last operand, typed); any layout."""
-    _dps(f"pto.t{n}s", f"T{n.upper()}S", "src:T scalar:S")
+    _dps(f"pto.t{n}s", f"T{n.upper()}S", "src:T scalar:S", elementwise=True)
 
 
 def _unary(n: str, row_major: bool = True) -> None:
-    _dps(f"pto.t{n}", f"T{n.upper()}", "src:T", row_major=("src", "dst") if row_major else ())
+    _dps(f"pto.t{n}", f"T{n.upper()}", "src:T", row_major=("src", "dst") if row_major else (), elementwise=True)
 
 
 def _row_reduce(n: str) -> None:
@@ -237,11 +239,6 @@ KNOWN_OPS = set(PTO_OPS) | ARITH_OPS | SCF_OPS | RETURN_OPS
 def spec(name: str) -> OpSpec:
     """The row of a ``pto.*`` op (KeyError for an op that is not in the dialect)."""
     return PTO_OPS[name]
-
-
-def tile_ops():
-    """Rows of the ops that compute on tiles (DPS and views)."""
-    return [s for s in PTO_OPS.values() if s.form in ("dps", "view")]
 
 
 # ---------------------------------------------------------------- operand kinds

@@ -54,3 +54,20 @@ def expected(x):
     cols = [a, b, c, d, e, f, a + b, c - d, e * m, m / (s + 1), np.maximum(m, c), np.minimum(m, c), m * 3,
             -m, np.abs(m), 1 / np.sqrt(m * m + 0.5)]
     return np.stack(cols, axis=1).astype(np.float32)
+
+
+@pl.program
+class ReduceColumn:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[R, N], pl.FP32], out: pl.Out[pl.Tensor[[R, 1], pl.FP32]]) -> pl.Tensor[[R, 1], pl.FP32]:
+        t = pl.load(x, [0, 0], [R, N])
+        s = pl.row_sum(t, pl.create_tile([R, N], dtype=pl.FP32))
+        c = pl.row_sum(s, pl.create_tile([R, 1], dtype=pl.FP32))
+        out = pl.store(c, [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[R, N], pl.FP32], y: pl.Out[pl.Tensor[[R, 1], pl.FP32]]):
+        y = self.k(x, y)
+        return y
+

@@ -1,8 +1,12 @@
 """Columns through row-major-only ops: the `.pto` views them as rows (pto.treshape), the built-in
 assembler accepts it as the real one does, and the numbers are right on the simulator."""
+from pathlib import Path
+
 import numpy as np
+import pytest
 
 import ptokit
+from ptokit.errors import CompileError
 from ptokit.pto import dialect
 from ptokit.pto.parser import parse
 
@@ -40,3 +44,12 @@ def test_every_row_major_op_on_a_column_reads_row_views(tmp_path):
     y = np.zeros((C.R, C.K), np.float32)
     compiled(x, y)
     np.testing.assert_allclose(y, C.expected(x), rtol=2e-5, atol=1e-6)
+
+
+def test_reducing_a_column_is_a_located_error(tmp_path):
+    with pytest.raises(CompileError) as ei:
+        ptokit.compile(C.ReduceColumn, output_dir=tmp_path)
+    assert ei.value.message == ("pl.row_sum of a [16, 1] column tile is not supported: the PTO assembler takes only "
+                                "row-major tiles there (pto.trowsum src), and a column is stored column-major")
+    lines = Path(C.__file__).read_text().splitlines()
+    assert ei.value.loc.line == lines.index("        c = pl.row_sum(s, pl.create_tile([R, 1], dtype=pl.FP32))") + 1

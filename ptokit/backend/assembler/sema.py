@@ -402,9 +402,6 @@ class Sema:
         self.bind_results(op, [tt])
 
     def check_tile_op(self, op: Op, spec: dialect.OpSpec) -> None:
-        nl, nc = op.extra["name_tok"]
-        if spec.name == "pto.treshape":  # pragma: no cover - treshape is a view (check_view)
-            raise self.error("internal: treshape is not a DPS op", nl, nc)
         self._no_other_clauses(op, {("group", "ins"), ("group", "outs")})
         ins = self._clause(op, "group", "ins")
         outs = self._clause(op, "group", "outs")
