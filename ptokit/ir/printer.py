@@ -9,11 +9,10 @@ from __future__ import annotations
 from typing import List
 
 from . import nodes as N
+from .ops import SCALAR_OPERATORS
 from .types import DType, MemorySpace, PadValue, ScalarType, TensorType, TileType
 
-_INFIX = {"scalar.add": "+", "scalar.sub": "-", "scalar.mul": "*", "scalar.floordiv": "//",
-          "scalar.mod": "%", "scalar.truediv": "/", "scalar.lt": "<", "scalar.le": "<=",
-          "scalar.gt": ">", "scalar.ge": ">=", "scalar.eq": "==", "scalar.ne": "!="}
+_INFIX = {name: o.symbol for name, o in SCALAR_OPERATORS.items() if o.python is not None}
 
 
 def fmt_type(t) -> str:

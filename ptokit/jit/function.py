@@ -21,6 +21,7 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from ..errors import UserError
+from ..language.source import Source
 from ..language.types import DimExpr, DynamicDim
 from . import cache as C
 from .helpers import JitHelper, function_scope
@@ -97,8 +98,7 @@ class Dependencies:
 
 
 def _src_digest(fn) -> Tuple[str, ast.FunctionDef]:
-    from ..language.parser import _Source
-    src = _Source(fn)
+    src = Source(fn)
     text = "".join(src.lines)
     return hashlib.sha256(text.encode()).hexdigest(), src.tree.body[0]
 
@@ -158,6 +158,8 @@ class _MemEntry:
 
 class JitFunction:
     """A ``@pl.jit`` function: specialized per call signature, compiled once, cached."""
+
+    __pto_jit__ = True     # how the front end recognises an entry point called from a jit body
 
     def __init__(self, fn, *, platform: str = "a2a3sim", runtime=None, dump_passes: bool = False,
                  dump_ptoas_passes: bool = False, with_loc: bool = True):
