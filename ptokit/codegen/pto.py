@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ..errors import CompileError, InternalError
 from ..ir import nodes as N
-from ..ir.ops import OPS
+from ..ir.ops import BY_PYTHON, OPS, SCALAR_OPERATORS
 from ..ir.types import INDEX, DType, MemorySpace, ScalarType, TensorType, TileType, dim_vars
 from ..pto import dialect
 from ..pto import types as P
@@ -190,17 +190,17 @@ class _Emitter:
                     return b.arith("arith.negf", [a], _scalar_t(rt), self.temp(), loc), rt
                 zero = self.const(0, rt)
                 return b.arith("arith.subi", [zero, a], _scalar_t(rt), self.temp(), loc), rt
-            if op in dialect.CMP_OPERATORS:
+            so = SCALAR_OPERATORS[e.op]
+            if so.compare:
                 ta = _common(e.args[0].type.dtype, e.args[1].type.dtype)
                 x = self.scalar(e.args[0], ta.mlir, b)
                 y = self.scalar(e.args[1], ta.mlir, b)
-                ipred, fpred = dialect.CMP_OPERATORS[op]
                 if ta.is_float:
-                    return b.cmp("arith.cmpf", fpred, x, y, _scalar_t(ta.mlir), self.temp(), loc), "i1"
-                return b.cmp("arith.cmpi", ipred, x, y, _scalar_t(ta.mlir), self.temp(), loc), "i1"
+                    return b.cmp("arith.cmpf", so.arith_float, x, y, _scalar_t(ta.mlir), self.temp(), loc), "i1"
+                return b.cmp("arith.cmpi", so.arith_int, x, y, _scalar_t(ta.mlir), self.temp(), loc), "i1"
             x = self.scalar(e.args[0], rt, b)
             y = self.scalar(e.args[1], rt, b)
-            mnemonic = dialect.ARITH_OPERATORS.get(op, (None, None))[1 if e.type.dtype.is_float else 0]
+            mnemonic = so.arith_float if e.type.dtype.is_float else so.arith_int
             if mnemonic is None:
                 raise CompileError(f"scalar operator {op} is not supported for {e.type}", e.loc)
             return b.arith(mnemonic, [x, y], _scalar_t(rt), self.temp(), loc), rt
@@ -250,11 +250,12 @@ class _Emitter:
         return self.scalar(d, "index", b)
 
     def row_views(self, spec: dialect.OpSpec, ins: List[Value], outs: List[Value], b: Builder,
-                  loc, what: str, dsl_loc) -> Tuple[List[Value], List[Value]]:
+                  loc, call: N.OpCall) -> Tuple[List[Value], List[Value]]:
         """Operands the op wants row-major, seen as ``[1, r]`` rows when they are ``[r, 1]`` columns.
 
         Only element-wise ops may: the same elements in the same order give the same result.
         """
+        elementwise = OPS[call.op].has("elementwise")
         seen: Dict[str, Value] = {}
 
         def fix(operand: dialect.Operand, v: Value) -> Value:
@@ -263,10 +264,10 @@ class _Emitter:
                 return v
             if t.loc != "vec" or t.cols != 1:
                 raise InternalError(f"codegen: {spec.name} needs a row-major {operand.role}, got {t}")
-            if not spec.elementwise:
-                raise CompileError(f"{what} of a [{t.rows}, 1] column tile is not supported: the PTO assembler "
+            if not elementwise:
+                raise CompileError(f"pl.{call.op} of a [{t.rows}, 1] column tile is not supported: the PTO assembler "
                                    f"takes only row-major tiles there ({spec.name} {operand.role}), and a column is "
-                                   f"stored column-major", dsl_loc)
+                                   f"stored column-major", call.loc)
             if v.name not in seen:
                 seen[v.name] = b.view("pto.treshape", self.fresh(f"{v.name}_row"), v, t.reshaped(1, t.rows), loc)
             return seen[v.name]
@@ -387,7 +388,7 @@ class _Emitter:
             attrs["rmode"] = Attr.dialect("pto", f"round_mode {v.attrs['mode']}")
         outs = [dst]
         if spec.row_major:
-            ins, outs = self.row_views(spec, ins, outs, b, loc, f"pl.{v.op}", v.loc)
+            ins, outs = self.row_views(spec, ins, outs, b, loc, v)
         b.dps(op.pto, ins, outs, attrs, loc)
 
     def view(self, target: N.Var, v: N.OpCall, spec: dialect.OpSpec, b: Builder, loc) -> None:
@@ -569,19 +570,17 @@ class _Emitter:
         tree = ast.parse(str(d), mode="eval").body
         return self._dim_ast(tree)
 
-    _DIM_OPERATORS = {"Add": "add", "Sub": "sub", "Mult": "mul", "FloorDiv": "floordiv", "Mod": "mod"}
-
     def _dim_ast(self, node) -> Value:
         import ast
         if isinstance(node, ast.Constant):
             return self.const(node.value, "index")
         if isinstance(node, ast.Name):
             return self.values[node.id][0]
-        if isinstance(node, ast.BinOp) and type(node.op).__name__ in self._DIM_OPERATORS:
+        so = BY_PYTHON.get(type(node.op)) if isinstance(node, ast.BinOp) else None
+        if so is not None and not so.compare and so.arith_int is not None:
             a = self._dim_ast(node.left)
             b = self._dim_ast(node.right)
-            mnemonic = dialect.ARITH_OPERATORS[self._DIM_OPERATORS[type(node.op).__name__]][0]
-            return self.top.arith(mnemonic, [a, b], _scalar_t("index"), self.temp())
+            return self.top.arith(so.arith_int, [a, b], _scalar_t("index"), self.temp())
         raise CompileError(f"unsupported dimension expression {ast.unparse(node)!r}", self.fn.loc)
 
     def _strides(self, shape) -> List[Value]:

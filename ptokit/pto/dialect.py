@@ -62,7 +62,6 @@ class OpSpec:
     cxx: Optional[str] = None          # C++ function (or type) of the CPU tile library it lowers to
     row_major: Tuple[str, ...] = ()    # operand roles the real assembler requires to be row_major tiles
     layout_error: str = "each"         # "each": one message per role; "all": one message naming every role
-    elementwise: bool = False          # each result element depends on the same element of each tile operand
 
     @property
     def operands(self) -> Tuple[Operand, ...]:
@@ -109,17 +108,16 @@ def _dps(name: str, cxx: str, ins: str, outs: str = "dst:T", **kw) -> None:
 
 def _binary(n: str) -> None:
     """``pto.t<n>``: element-wise on two tiles; row-major tiles only (the real assembler's rule)."""
-    _dps(f"pto.t{n}", f"T{n.upper()}", "src0:T src1:T", row_major=("src0", "src1", "dst"), layout_error="all",
-         elementwise=True)
+    _dps(f"pto.t{n}", f"T{n.upper()}", "src0:T src1:T", row_major=("src0", "src1", "dst"), layout_error="all")
 
 
 def _scalar(n: str) -> None:
     """``pto.t<n>s``: tile and a scalar (last operand, typed); any layout."""
-    _dps(f"pto.t{n}s", f"T{n.upper()}S", "src:T scalar:S", elementwise=True)
+    _dps(f"pto.t{n}s", f"T{n.upper()}S", "src:T scalar:S")
 
 
 def _unary(n: str, row_major: bool = True) -> None:
-    _dps(f"pto.t{n}", f"T{n.upper()}", "src:T", row_major=("src", "dst") if row_major else (), elementwise=True)
+    _dps(f"pto.t{n}", f"T{n.upper()}", "src:T", row_major=("src", "dst") if row_major else ())
 
 
 def _row_reduce(n: str) -> None:
@@ -216,17 +214,6 @@ CMPI_PREDS = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge"
               "ult": "<", "ule": "<=", "ugt": ">", "uge": ">="}
 CMPF_PREDS = {"oeq": "==", "one": "!=", "olt": "<", "ole": "<=", "ogt": ">", "oge": ">=",
               "ueq": "==", "une": "!=", "ult": "<", "ule": "<=", "ugt": ">", "uge": ">="}
-
-# A writer's operator (signed integers / floats) -> (integer op, float op); None: no such op.
-ARITH_OPERATORS = {
-    "add": ("arith.addi", "arith.addf"), "sub": ("arith.subi", "arith.subf"),
-    "mul": ("arith.muli", "arith.mulf"), "floordiv": ("arith.floordivsi", None),
-    "mod": ("arith.remsi", None), "truediv": (None, "arith.divf"),
-    "min": ("arith.minsi", "arith.minimumf"), "max": ("arith.maxsi", "arith.maximumf"),
-}
-# comparison -> (arith.cmpi predicate, arith.cmpf predicate)
-CMP_OPERATORS = {"lt": ("slt", "olt"), "le": ("sle", "ole"), "gt": ("sgt", "ogt"), "ge": ("sge", "oge"),
-                 "eq": ("eq", "oeq"), "ne": ("ne", "one")}
 
 ARITH_OPS = (set(ARITH_INT_BINARY) | set(ARITH_FLOAT_BINARY) | set(ARITH_UNARY) | ARITH_CASTS
              | {"arith.constant", "arith.cmpi", "arith.cmpf", "arith.select"})
