@@ -23,11 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from ..errors import UserError
+from ..errors import ConfigError, UserError
 from ..targets import PLATFORMS, RuntimeKind, runtime_kind_from_name, runtime_kind_to_name
 
 CORE_TYPES = ("aiv", "aic")
 DIRECTIONS = ("IN", "OUT", "INOUT")
+FUNC_ID_MAX = 2**31 - 1     # the callable image stores func_ids as int32 (runtime.md: child_func_ids)
 HEADER_COMMENT = "# Kernel and Orchestration Configuration"
 
 
@@ -193,8 +194,8 @@ def read_kernel_config(path) -> KernelConfig:
     """Load a ``kernel_config.py`` (``runpy.run_path`` only) and validate it.
 
     ``path`` may be the file or the tree folder holding it.  Problems are a
-    ``UserError`` naming the file and the key; an unknown runtime wire name is
-    the ``ValueError`` of ``runtime_kind_from_name`` (it lists the valid names).
+    ``UserError`` naming the file and the key; an unknown runtime wire name is a
+    ``ConfigError`` (a UserError that is also a ValueError) listing the valid names.
     """
     path = Path(path)
     if path.is_dir():
@@ -214,7 +215,7 @@ def read_kernel_config(path) -> KernelConfig:
     try:
         runtime = runtime_kind_from_name(rc.get("runtime", runtime_kind_to_name(RuntimeKind.TENSORMAP_AND_RINGBUFFER)))
     except ValueError as exc:
-        raise ValueError(f"{path}: RUNTIME_CONFIG['runtime']: {exc}") from None
+        raise ConfigError(f"{path}: RUNTIME_CONFIG['runtime']: {exc}") from None
     threads = rc.get("aicpu_thread_num", 0)
     platform = rc.get("platform")
     if platform is not None and platform not in PLATFORMS:
@@ -258,6 +259,8 @@ def read_kernel_config(path) -> KernelConfig:
         fid = _require(k, "func_id", path, where)
         if not isinstance(fid, int) or isinstance(fid, bool) or fid < 0:
             raise _err(path, f"{where}['func_id']", f"expected a non-negative int, got {fid!r}")
+        if fid > FUNC_ID_MAX:
+            raise _err(path, f"{where}['func_id']", f"{fid} is out of range: a func_id is an int32 (at most {FUNC_ID_MAX})")
         src = _as_path(_require(k, "source", path, where), path, f"{where}['source']", root)
         ctype = _require(k, "core_type", path, where)
         if ctype not in CORE_TYPES:

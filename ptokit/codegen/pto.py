@@ -16,12 +16,14 @@ Loop-carried and merged *tiles* need no SSA plumbing: they share one buffer
 """
 from __future__ import annotations
 
+import ast
 import os
 from typing import Dict, List, Optional, Tuple
 
 from ..errors import CompileError, InternalError
 from ..ir import nodes as N
 from ..ir.ops import BY_PYTHON, OPS, SCALAR_OPERATORS
+from ..ir.ops.spmd import SPMD_PARAMS as SPMD_NAMES
 from ..ir.types import INDEX, DType, MemorySpace, ScalarType, TensorType, TileType, dim_vars
 from ..pto import dialect
 from ..pto import types as P
@@ -31,8 +33,6 @@ from ..pto.printer import print_module
 from .abi import DynDim, KernelABI, ScalarArg, TensorArg
 
 GM_PIPE_BUFFER = "__gm_pipe_buffer"
-SPMD_NAMES = {"get_block_idx": "__pypto_spmd_block_idx", "get_block_num": "__pypto_spmd_block_num",
-              "get_subblock_idx": "__pypto_spmd_subblock_idx"}
 _INTS = ("index", "i64", "i32", "i16", "i8", "i1")
 _PIPE_INIT = {"aic": "pto.aic_initialize_pipe", "aiv": "pto.aiv_initialize_pipe"}
 
@@ -566,12 +566,10 @@ class _Emitter:
             return self.const(d, "index")
         if d in self.values:
             return self.values[d][0]
-        import ast
         tree = ast.parse(str(d), mode="eval").body
         return self._dim_ast(tree)
 
     def _dim_ast(self, node) -> Value:
-        import ast
         if isinstance(node, ast.Constant):
             return self.const(node.value, "index")
         if isinstance(node, ast.Name):

@@ -35,7 +35,9 @@ import uuid
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+from .. import __version__
 from ..locks import exclusive_lock
+from ..runtime.build import cache_path, compiler, compiler_identity
 
 log = logging.getLogger("ptokit.jit")
 
@@ -74,7 +76,6 @@ def explain(message: str) -> None:
 # ---------------------------------------------------------------- locations
 
 def jit_cache_dir() -> Path:
-    from ..runtime.build import cache_path
     return cache_path() / "jit"
 
 
@@ -154,8 +155,7 @@ def _sha(data: bytes) -> str:
 @functools.lru_cache(maxsize=None)
 def ptokit_identity() -> str:
     """ptokit's version plus a hash of its installed Python code and bundled C++ headers/sources."""
-    import ptokit
-    pkg = Path(ptokit.__file__).resolve().parent
+    pkg = Path(__file__).resolve().parents[1]
     h = hashlib.sha256()
     for p in sorted(pkg.rglob("*")):
         if "__pycache__" in p.parts or not p.is_file():
@@ -165,11 +165,10 @@ def ptokit_identity() -> str:
         h.update(str(p.relative_to(pkg)).encode() + b"\0")
         h.update(p.read_bytes())
         h.update(b"\0")
-    return f"{ptokit.__version__}+{h.hexdigest()[:20]}"
+    return f"{__version__}+{h.hexdigest()[:20]}"
 
 
 def compiler_id() -> str:
-    from ..runtime.build import compiler, compiler_identity
     try:
         return compiler_identity(compiler())
     except Exception as exc:  # noqa: BLE001 - no g++: compile-only use still works

@@ -31,8 +31,6 @@ from .types import DynamicDim
 from .windows import WindowMixin
 
 _MISSING = object()
-# a tile operand of a Python operator: the op to use instead
-_TILE_OPERATOR_HINT = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div"}
 
 
 def parse_program(spec) -> N.Program:
@@ -504,10 +502,9 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
         return N.Const(val, loc=self.loc(node))
 
     def scalar_op(self, op, a, b, node):
-        if isinstance(a.type, TileType) or isinstance(b.type, TileType):
-            raise self.err(f"operator on tiles: use pl.{_TILE_OPERATOR_HINT.get(op, op)}(...) "
-                           f"instead of a Python operator", node)
         o = SCALAR_OPERATORS[f"scalar.{op}"]
+        if isinstance(a.type, TileType) or isinstance(b.type, TileType):
+            raise self.err(f"operator on tiles: use pl.{o.tile_op or op}(...) instead of a Python operator", node)
         if isinstance(a, N.Const) and isinstance(b, N.Const) and o.fold is not None and not o.compare and \
                 isinstance(a.value, (int, float)) and isinstance(b.value, (int, float)):
             try:

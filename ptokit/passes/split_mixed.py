@@ -37,7 +37,7 @@ from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import OPS, ops_with
 from ..ir.ops.fifo import DIRECTIONS
-from ..ir.types import ALIGNMENT, CAPACITY, MemorySpace, ScalarType, TileType
+from ..ir.types import ALIGNMENT, CAPACITY, DType, MemorySpace, ScalarType, TileType
 
 _CUBE = {MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc, MemorySpace.Bias}
 FIFO_OPS = ops_with("fifo")
@@ -271,7 +271,6 @@ def _free(op: str, loc) -> N.Stmt:
 
 
 def _bool_dtype():
-    from ..ir.types import DType
     return DType.BOOL
 
 

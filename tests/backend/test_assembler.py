@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from ptokit.backend.assembler import assemble_text
-from ptokit.backend.assembler.cli import main as ptoas_main
+from ptokit.cli.ptoas import main as ptoas_main
 from ptokit.pto.parser import parse
 from ptokit.pto.printer import print_module
 from ptokit.errors import AssemblerError

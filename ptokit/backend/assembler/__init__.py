@@ -11,6 +11,11 @@ from pathlib import Path
 from typing import Optional
 
 from ...errors import AssemblerError
+from ...pto.parser import parse
+from ...pto.printer import print_module
+from .emitter import emit_module
+from .plan import plan_function, planned_module
+from .sema import Sema
 
 __all__ = ["assemble_text", "AssemblerError", "normalize_arch"]
 
@@ -28,12 +33,6 @@ def normalize_arch(arch: str) -> str:
 def assemble_text(text: str, filename: str = "<pto>", arch: str = "a2a3", insert_sync: bool = True,
                   level: str = "level3", dump_dir: Optional[os.PathLike] = None) -> str:
     """Assemble PTO text into C++ source text (deterministic)."""
-    from ...pto.parser import parse
-    from ...pto.printer import print_module
-    from .emitter import emit_module
-    from .plan import plan_function, planned_module
-    from .sema import Sema
-
     arch = normalize_arch(arch)
     if level not in ("level2", "level3"):
         raise AssemblerError(f"unknown --pto-level {level!r} (expected level2 or level3)")

@@ -22,15 +22,16 @@ class ScalarOperator:
     arith_float: Optional[str]        # PTO: arith op or cmpf predicate
     cxx: Optional[str] = None         # orchestration C++ infix operator, when it means the same as Python's
     compare: bool = False
+    tile_op: Optional[str] = None     # the tile op to call instead when an operand is a tile
 
 
 ARITH = [
-    ScalarOperator("add", "+", ast.Add, operator.add, "arith.addi", "arith.addf", "+"),
-    ScalarOperator("sub", "-", ast.Sub, operator.sub, "arith.subi", "arith.subf", "-"),
-    ScalarOperator("mul", "*", ast.Mult, operator.mul, "arith.muli", "arith.mulf", "*"),
+    ScalarOperator("add", "+", ast.Add, operator.add, "arith.addi", "arith.addf", "+", tile_op="add"),
+    ScalarOperator("sub", "-", ast.Sub, operator.sub, "arith.subi", "arith.subf", "-", tile_op="sub"),
+    ScalarOperator("mul", "*", ast.Mult, operator.mul, "arith.muli", "arith.mulf", "*", tile_op="mul"),
     ScalarOperator("floordiv", "//", ast.FloorDiv, operator.floordiv, "arith.floordivsi", None),
     ScalarOperator("mod", "%", ast.Mod, operator.mod, "arith.remsi", None),
-    ScalarOperator("truediv", "/", ast.Div, operator.truediv, None, "arith.divf", "/"),
+    ScalarOperator("truediv", "/", ast.Div, operator.truediv, None, "arith.divf", "/", tile_op="div"),
     ScalarOperator("min", "min", None, None, "arith.minsi", "arith.minimumf"),
     ScalarOperator("max", "max", None, None, "arith.maxsi", "arith.maximumf"),
 ]

@@ -12,9 +12,10 @@ from typing import Callable, Dict, Optional
 
 import numpy as np
 
-from ..ir.types import DType, dtype_from_numpy
-from ..targets import SIM_PLATFORMS, RuntimeKind
-from ..artifacts.kernel_config import KernelConfig
+from .artifacts.kernel_config import KernelConfig
+from .ir.types import DType, dtype_from_numpy
+from .runtime.config import RunConfig
+from .targets import SIM_PLATFORMS, RuntimeKind
 
 
 @dataclass
@@ -40,11 +41,12 @@ class CompiledProgram:
                                  f"artifact tree is in {self.output_dir}, but running it needs the vendor "
                                  f"toolchain and device; compile with platform='{self.platform}sim' to run "
                                  f"on the CPU simulator")
-            from ..runtime.config import RunConfig
             config = RunConfig(platform=self.platform)
         target = self._for_config(config)
         target.check_args(args)
-        from ..runtime.launcher import run_tree
+        # lazy: the simulator (ctypes driver, build cache; ~60 ms to load) is needed by a run, not
+        # by compiling, and compile-only use (a hardware platform, `ptokit compile`) never runs
+        from .runtime.launcher import run_tree
         return run_tree(target.output_dir, list(args), config)
 
     def _for_config(self, config) -> "CompiledProgram":

@@ -1,11 +1,12 @@
-"""`ptokit ptoas`: the built-in assembler with the ptoas command line (artifacts.md)."""
+"""``ptokit ptoas``: the built-in assembler with the ptoas command line (artifacts.md)."""
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
 
-from ...errors import AssemblerError
+from ..backend.assembler import assemble_text
+from ..errors import AssemblerError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -24,8 +25,6 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    from . import assemble_text
-
     path = Path(args.input)
     try:
         text = path.read_text(encoding="utf-8")
@@ -47,5 +46,6 @@ def main(argv=None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":     # python -m ptokit.cli.ptoas: a drop-in `ptoas`
+    from .report import run_command
+    sys.exit(run_command("ptoas", main, sys.argv[1:]))

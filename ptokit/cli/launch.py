@@ -1,36 +1,24 @@
-"""``ptokit inspect-elf`` and ``ptokit callable-layout``."""
+"""``ptokit inspect-elf`` and ``ptokit callable-layout``: the a5 launch gate's checks."""
 from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 
-
-def _bytes_arg(text: str) -> int:
-    """``16384``, ``16K``, ``16KB``, ``0x4000``."""
-    m = re.fullmatch(r"\s*(0x[0-9a-fA-F]+|\d+)\s*([kKmM]i?[bB]?)?\s*", text)
-    if not m:
-        raise argparse.ArgumentTypeError(f"not a byte count: {text!r}")
-    n = int(m.group(1), 0)
-    unit = (m.group(2) or "").lower()
-    if unit.startswith("k"):
-        n *= 1024
-    elif unit.startswith("m"):
-        n *= 1024 * 1024
-    return n
+from ..errors import UserError
+from ..launch.elf_meta import ElfMetaError, format_report, inspect_elf
+from ..runtime import callable as cc
+from .args import byte_count
 
 
 def inspect_elf_main(argv) -> int:
-    from .elf_meta import ElfMetaError, format_report, inspect_elf
-
     ap = argparse.ArgumentParser(prog="ptokit inspect-elf",
                                  description="Check the .ascend.meta kernel classification of an a5 kernel ELF. "
                                              "Exit 0 only when every entry passes; 1 when one fails; "
                                              "2 when the file cannot be read.")
     ap.add_argument("file")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
-    ap.add_argument("--local-memory", type=_bytes_arg, default=0, metavar="N",
+    ap.add_argument("--local-memory", type=byte_count, default=0, metavar="N",
                     help="localMemorySize added to TLV7 for the 224 KB budget (bytes; 16K accepted)")
     ap.add_argument("--aiv", action="append", default=[], metavar="ENTRY", help="treat ENTRY as an AIV entry")
     ap.add_argument("--aic", action="append", default=[], metavar="ENTRY", help="treat ENTRY as an AIC entry")
@@ -55,9 +43,6 @@ def inspect_elf_main(argv) -> int:
 
 
 def callable_layout_main(argv) -> int:
-    from ..runtime import callable as cc
-    from ..errors import UserError
-
     ap = argparse.ArgumentParser(prog="ptokit callable-layout",
                                  description="Print the ChipCallable field offsets, offsetof(storage) and the "
                                              "SIMT code-alignment verdict (the packer's asserts). "
