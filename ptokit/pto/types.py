@@ -1,10 +1,14 @@
-"""MLIR types of the PTO dialect, parsed into small value objects.
+"""Types of the PTO dialect: scalars, ``!pto.ptr``, tensor and partition views, ``!pto.tile_buf``.
 
-Each type prints back to canonical MLIR text with ``str()``; two types are
-equal when their canonical forms are equal.
+The one home of the dialect's type facts that both the writer (PTO codegen) and the reader
+(the built-in assembler) use: MLIR scalar names with their C++ types and sizes, the memory
+spaces with their per-space layout defaults (artifacts.md), pad codes, and the buffer
+capacities per architecture.  Each type prints back to canonical MLIR text with ``str()``;
+two types are equal when their canonical forms are equal.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Optional, Tuple
@@ -28,6 +32,12 @@ SCALARS = {
 }
 FLOAT_SCALARS = {"f32", "f16", "bf16", "f64"}
 INT_SCALARS = set(SCALARS) - FLOAT_SCALARS
+
+
+def bit_width(name: str) -> int:
+    """Bits of an MLIR scalar type (``i1`` is 1 bit, ``index`` 64)."""
+    return 1 if name == "i1" else SCALARS[name][1] * 8
+
 # element types a tile or tensor may hold
 ELEM_TYPES = {"f32", "f16", "bf16", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "i1"}
 
@@ -46,6 +56,26 @@ LOC_DEFAULTS = {
     "acc": ("col_major", "row_major", 1024),
     "bias": ("row_major", "none_box", 512),
 }
+# bytes per memory space (runtime.md "Buffer capacities") and the alignment of planned addresses
+CAPACITY = {
+    "a2a3": {"vec": 188416, "mat": 524288, "left": 65536, "right": 65536, "acc": 131072, "bias": 1024},
+    "a5": {"vec": 245760, "mat": 524288, "left": 65536, "right": 65536, "acc": 262144, "bias": 4096},
+}
+ALIGN = {"vec": 128, "mat": 128, "acc": 128, "left": 64, "right": 64, "bias": 64}
+
+
+def default_layout(loc: str, rows: int, cols: int) -> Tuple[str, str, int]:
+    """(blayout, slayout, fractal) a writer gives a ``rows x cols`` tile in ``loc``.
+
+    The per-space defaults, except that a column vector (``[r, 1]`` Vec tile, r > 1) is
+    ``col_major``: the tile ISA wants a row-major row to be a multiple of 32 bytes, which a
+    single column never is (docs/decisions.md).  Readers fill missing fields from
+    ``LOC_DEFAULTS`` alone.
+    """
+    bl, sl, fr = LOC_DEFAULTS[loc]
+    if loc == "vec" and cols == 1 and rows > 1:
+        bl = "col_major"
+    return bl, sl, fr
 
 
 class TypeSyntaxError(Exception):
@@ -120,6 +150,24 @@ class TileBufType:
     fractal: int
     pad: int
     compact: int = 0
+
+    @classmethod
+    def of(cls, loc: str, dtype: str, rows: int, cols: int, pad: int = 0,
+           v_row: Optional[int] = None, v_col: Optional[int] = None) -> "TileBufType":
+        """A tile type with the writer's default layout for its space and shape."""
+        bl, sl, fr = default_layout(loc, rows, cols)
+        return cls(loc, dtype, rows, cols, v_row, v_col, bl, sl, fr, pad)
+
+    def reshaped(self, rows: int, cols: int, v_row: Optional[int] = None,
+                 v_col: Optional[int] = None) -> "TileBufType":
+        """The same bytes seen as a ``rows x cols`` tile of the same space, dtype and pad."""
+        bl, sl, fr = default_layout(self.loc, rows, cols)
+        return dataclasses.replace(self, rows=rows, cols=cols, v_row=v_row, v_col=v_col,
+                                   blayout=bl, slayout=sl, fractal=fr)
+
+    @property
+    def boxed(self) -> bool:
+        return self.slayout != "none_box"
 
     def __str__(self) -> str:
         vr = "?" if self.v_row is None else str(self.v_row)

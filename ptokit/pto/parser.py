@@ -1,14 +1,14 @@
-"""Recursive-descent parser: PTO-dialect MLIR text -> ast.Module.
+"""Recursive-descent parser: PTO-dialect MLIR text -> ``ast.Module``.
 
-Syntax only: SSA resolution and type checks are done by sema.py.  Every
-error is an AssemblerError located at the offending token.
+Syntax only (op names come from the dialect table); SSA resolution and type checks are the
+built-in assembler's sema.  Every error is an AssemblerError located at the offending token.
 """
 from __future__ import annotations
 
 from typing import List, Optional
 
-from ...errors import AssemblerError
-from . import optable
+from ..errors import AssemblerError
+from . import dialect
 from .ast import Attr, Block, BlockArg, Clause, Func, Module, Op, ResultDef, Use
 from .lexer import (AT, EOF, FLOAT, HASH, IDENT, INT, PERCENT, PUNCT, STRING, TYPE, SourceText, Token, int_value,
                     tokenize)
@@ -107,6 +107,9 @@ class Parser:
                 if self.tok.kind == EOF:
                     break
                 funcs.append(self.parse_func())
+            if not funcs:
+                # the real assembler refuses an input without a module as well
+                raise self.error("expected a module ('module { ... }') or a 'func.func'")
         if self.tok.kind != EOF:
             raise self.error(f"unexpected {_describe(self.tok)} after the module")
         return Module(attrs, order, funcs, name, dict(self.type_aliases))
@@ -207,7 +210,7 @@ class Parser:
             raise self.error(f"expected an operation name, found {_describe(self.tok)}")
         ntok = self.next()
         name = ntok.text
-        if name not in optable.KNOWN_OPS:
+        if name not in dialect.KNOWN_OPS:
             raise self.error(f"unknown operation '{name}'", ntok)
         op = Op(name, ntok.line, ntok.col, results)
         if results:
@@ -219,7 +222,7 @@ class Parser:
             pred = self.tok
             if pred.kind != IDENT:
                 raise self.error(f"expected a comparison predicate, found {_describe(pred)}")
-            preds = optable.CMPI_PREDS if name == "arith.cmpi" else optable.CMPF_PREDS
+            preds = dialect.CMPI_PREDS if name == "arith.cmpi" else dialect.CMPF_PREDS
             if pred.text not in preds:
                 raise self.error(f"unknown {name} predicate '{pred.text}'", pred)
             self.next()
@@ -229,7 +232,7 @@ class Parser:
             self.parse_opt_attrs(op)
             self.expect(":", "before the operand type")
             op.colon_types = [self.parse_type()]
-        elif name in optable.ARITH_CASTS:
+        elif name in dialect.ARITH_CASTS:
             op.operands = self.parse_operand_list(min_count=1)
             self.parse_opt_attrs(op)
             self.expect(":", "before the source type")
@@ -245,7 +248,7 @@ class Parser:
             self.parse_for(op)
         elif name == "scf.if":
             self.parse_if(op)
-        elif name == "scf.yield" or name in optable.RETURN_OPS:
+        elif name == "scf.yield" or name in dialect.RETURN_OPS:
             if self.tok.kind == PERCENT:
                 op.operands = self.parse_operand_list()
                 self.expect(":", "before the yielded types")
@@ -325,7 +328,7 @@ class Parser:
             if t.kind == PUNCT and t.text == ",":
                 self.next()
                 continue
-            if t.kind == IDENT and "." not in t.text and t.text != "loc" and t.text not in optable.RETURN_OPS:
+            if t.kind == IDENT and "." not in t.text and t.text != "loc" and t.text not in dialect.RETURN_OPS:
                 nxt = self.peek()
                 if self.is_punct("(", nxt):
                     self.next()
@@ -352,6 +355,8 @@ class Parser:
                 op.clauses.append(Clause("operand", "", [self.parse_use()], line=t.line, col=t.col))
                 continue
             if self.is_punct("{"):
+                if op.attr_pos is None:
+                    op.attr_pos = len(op.clauses)
                 attrs, order = self.parse_attr_dict()
                 for k in order:
                     op.set_attr(k, attrs[k])

@@ -1,4 +1,10 @@
-"""The small op AST the parser builds: module, functions, ops, regions."""
+"""The op AST of a ``.pto`` module: module, functions, ops, regions, attributes.
+
+The parser builds it from text, the builder (``ptokit.pto.builder``) builds it for writers,
+and the printer turns it back into text; sema and the emitter of the built-in assembler
+annotate it.  Attribute values keep their MLIR text; the factories below make them from
+Python values so no writer formats attribute text itself.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -11,6 +17,29 @@ class Attr:
 
     text: str
     value: Any = None
+
+    # ------------------------------------------------------------ factories (writers)
+    @staticmethod
+    def string(s: str) -> "Attr":
+        esc = s.replace("\\", "\\\\").replace('"', '\\"')
+        return Attr(f'"{esc}"', s)
+
+    @staticmethod
+    def int(v: int) -> "Attr":
+        return Attr(str(int(v)), int(v))
+
+    @staticmethod
+    def bool(v: bool) -> "Attr":
+        return Attr("true" if v else "false", bool(v))
+
+    @staticmethod
+    def symbol(name: str) -> "Attr":
+        return Attr(f"@{name}", ("@", name))
+
+    @staticmethod
+    def dialect(name: str, body: str) -> "Attr":
+        """``#name<body>``, e.g. ``#pto.kernel_kind<vector>`` or ``#pto<round_mode CAST_RINT>``."""
+        return Attr(f"#{name}<{body}>", (name, body))
 
 
 @dataclass
@@ -75,6 +104,7 @@ class Op:
     regions: List[Block] = field(default_factory=list)
     srcloc: Optional[Tuple[str, int, int]] = None          # loc("file.py":line:col)
     clauses: List[Clause] = field(default_factory=list)    # generic form
+    attr_pos: Optional[int] = None     # generic form: the attr dict stands before clauses[attr_pos]
     colon_types: List[Any] = field(default_factory=list)
     arrow_types: List[Any] = field(default_factory=list)
     result_types: List[Any] = field(default_factory=list)

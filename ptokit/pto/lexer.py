@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional
 
-from ...errors import AssemblerError, SourceLoc
+from ..errors import AssemblerError, SourceLoc
 
 # token kinds
 PERCENT = "percent"      # %name, %0, %r#1
