@@ -144,7 +144,7 @@ _unary("neg", row_major=False)
 for _n in ("sum", "max", "min"):
     _row_reduce(_n)
     _col_reduce(_n)
-for _n in ("add", "sub", "mul", "div"):
+for _n in ("add", "sub", "mul", "div", "max", "min"):
     _expand_binary("row", _n)
     _expand_binary("col", _n)
 _dps("pto.trowexpand", "TROWEXPAND", "src:T")

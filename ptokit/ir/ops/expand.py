@@ -37,7 +37,7 @@ def _expand(op, want_rows: bool):
     return rule
 
 
-_COMBINE = {"add": "t + v", "sub": "t - v", "mul": "t * v", "div": "t / v"}
+_COMBINE = {"add": "t + v", "sub": "t - v", "mul": "t * v", "div": "t / v", "max": "max(t, v)", "min": "min(t, v)"}
 
 for _n, _how in _COMBINE.items():
     declare(f"row_expand_{_n}", (P("tile"), P("row_vec")), _row_expand_op(f"row_expand_{_n}"),
