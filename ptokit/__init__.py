@@ -3,6 +3,8 @@
 Public surface: ``compile``, ``RuntimeKind``, ``PassContext``, ``__version__``.
 The DSL lives in ``ptokit.language`` (``import ptokit.language as pl``).
 """
+import importlib
+
 from .passes.context import PassContext
 from .targets import RuntimeKind
 
@@ -13,7 +15,9 @@ version = __version__
 def compile(program, output_dir=None, platform="a2a3sim", runtime=None, dump_passes=False,
             dump_ptoas_passes=False, **options):
     """Compile a ``@pl.program`` class into an artifact tree; returns a CompiledProgram."""
-    from .backend.generate import compile_program
+    # lazy: the compiler (front end, passes, backend; numpy) loads on the first compile, so that
+    # `import ptokit` stays a few milliseconds
+    from .toolchain import compile_program
     return compile_program(program, output_dir=output_dir, platform=platform, runtime=runtime,
                            dump_passes=dump_passes, dump_ptoas_passes=dump_ptoas_passes, **options)
 
@@ -22,7 +26,6 @@ def __getattr__(name):
     # `import ptokit` then `ptokit.runtime.RunConfig(...)` (language.md) without paying for the
     # submodules' imports up front
     if name in ("runtime", "language", "ir", "passes", "jit", "launch", "backend", "codegen", "errors"):
-        import importlib
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'ptokit' has no attribute {name!r}")
 

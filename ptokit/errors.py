@@ -2,7 +2,7 @@
 
 * ``UserError``   -- something in the user's program or input is wrong.  When it
   has a source location the message shows ``file:line:col``, the source line and
-  a caret under the column.
+  a caret under the column.  Kinds: ``CompileError``, ``AssemblerError``, ``ConfigError``.
 * ``InternalError`` -- a bug in ptokit itself; the message says so.
 * ``RuntimeFailure`` -- a simulated run failed; carries the runtime's error code.
 * ``BuildError`` -- g++ (or an external tool) failed on generated or given code.
@@ -51,6 +51,11 @@ class UserError(PtokitError):
         super().__init__(format_located(message, loc))
 
 
+class ConfigError(UserError, ValueError):
+    """A bad value in a configuration the user wrote (a ``kernel_config.py`` entry); also a
+    ``ValueError``, which is what such a value was reported as before."""
+
+
 class CompileError(UserError):
     """A DSL program that cannot be compiled (type, shape, capacity, ...)."""
 
@@ -83,7 +88,7 @@ def source_loc_from_file(path: str, line: int, col: int) -> SourceLoc:
     """Build a SourceLoc, reading the source line from ``path`` when possible."""
     src = None
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8", errors="replace") as fh:
             for i, text in enumerate(fh, start=1):
                 if i == line:
                     src = text

@@ -28,12 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from ..errors import UserError
+from ..errors import ConfigError, UserError
 from .config_eval import load_config_namespace
 from ..targets import PLATFORMS, RuntimeKind, runtime_kind_from_name, runtime_kind_to_name
 
 CORE_TYPES = ("aiv", "aic")
 DIRECTIONS = ("IN", "OUT", "INOUT")
+FUNC_ID_MAX = 2**31 - 1     # the callable image stores func_ids as int32 (runtime.md: child_func_ids)
 HEADER_COMMENT = "# Kernel and Orchestration Configuration"
 
 
@@ -166,10 +167,6 @@ def write_kernel_config(path, cfg: KernelConfig) -> Path:
 # reader
 # ---------------------------------------------------------------------------
 
-class KernelConfigValueError(UserError, ValueError):
-    """A value in kernel_config.py that the toolchain does not know (an unknown runtime name)."""
-
-
 def _err(path: Path, key: str, what: str) -> UserError:
     return UserError(f"{path}: {key}: {what}")
 
@@ -204,9 +201,8 @@ def read_kernel_config(path) -> KernelConfig:
 
     ``path`` may be the file or the tree folder holding it.  Problems are a
     ``UserError`` naming the file and the line (a form the reader does not accept)
-    or the key (a bad value); an unknown runtime wire name is a
-    ``KernelConfigValueError`` (a ``UserError`` and a ``ValueError``) carrying the
-    message of ``runtime_kind_from_name`` (it lists the valid names).
+    or the key (a bad value); an unknown runtime wire name is a ``ConfigError``
+    (a UserError that is also a ValueError) listing the valid names.
     """
     path = Path(path)
     if path.is_dir():
@@ -223,7 +219,7 @@ def read_kernel_config(path) -> KernelConfig:
     try:
         runtime = runtime_kind_from_name(rc.get("runtime", runtime_kind_to_name(RuntimeKind.TENSORMAP_AND_RINGBUFFER)))
     except ValueError as exc:
-        raise KernelConfigValueError(f"{path}: RUNTIME_CONFIG['runtime']: {exc}") from None
+        raise ConfigError(f"{path}: RUNTIME_CONFIG['runtime']: {exc}") from None
     threads = rc.get("aicpu_thread_num", 0)
     platform = rc.get("platform")
     if platform is not None and platform not in PLATFORMS:
@@ -260,11 +256,6 @@ def read_kernel_config(path) -> KernelConfig:
                 d = p.get("direction", "IN")
                 if not isinstance(d, str) or d.upper() not in DIRECTIONS:
                     raise _err(path, f"{where}['direction']", f"direction {d!r} is not one of {', '.join(DIRECTIONS)}")
-                shape = p.get("shape", [])
-                if not isinstance(shape, (list, tuple)) or not all(
-                        isinstance(x, str) or (isinstance(x, int) and not isinstance(x, bool) and x >= 0) for x in shape):
-                    raise _err(path, f"{where}['shape']",
-                               f"expected a list of sizes (non-negative ints or dimension names), got {shape!r}")
         params = [dict(p) for p in params]
 
     if "KERNELS" not in ns:
@@ -280,6 +271,8 @@ def read_kernel_config(path) -> KernelConfig:
         fid = _require(k, "func_id", path, where)
         if not isinstance(fid, int) or isinstance(fid, bool) or fid < 0:
             raise _err(path, f"{where}['func_id']", f"expected a non-negative int, got {fid!r}")
+        if fid > FUNC_ID_MAX:
+            raise _err(path, f"{where}['func_id']", f"{fid} is out of range: a func_id is an int32 (at most {FUNC_ID_MAX})")
         src = _as_path(_require(k, "source", path, where), path, f"{where}['source']", root)
         ctype = _require(k, "core_type", path, where)
         if ctype not in CORE_TYPES:
@@ -305,5 +298,5 @@ def read_kernel_config(path) -> KernelConfig:
 
 __all__ = [
     "KernelEntry", "OrchestrationEntry", "KernelConfig",
-    "write_kernel_config", "read_kernel_config", "render_kernel_config", "KernelConfigValueError",
+    "write_kernel_config", "read_kernel_config", "render_kernel_config",
 ]

@@ -1,6 +1,7 @@
 """The artifact tree: codegen -> assembler -> wrapper -> orchestration -> config.
 
-``generate_tree`` writes, for a program that has been through the passes::
+``generate_tree`` writes, for a program that has been through the passes (the pipeline that
+gets it there is ``ptokit.toolchain``)::
 
     ptoas/<kernel>.pto, ptoas/<kernel>.cpp, kernels/aiv|aic/<kernel>.cpp,
     orchestration/<orch>.cpp, kernel_config.py  (+ passes_dump/, ptoas_passes/)
@@ -11,7 +12,6 @@ others, and every failure (unit, stage, message) is reported at the end.
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -24,9 +24,8 @@ from ..errors import CompileError, PtokitError, UserError
 from ..ir import nodes as N
 from ..ir.types import ScalarType, TensorType
 from ..passes.context import PassContext
-from ..targets import coerce_runtime_kind, validate_platform
-from ..passes.manager import run_passes
 from ..artifacts.kernel_config import KernelConfig, KernelEntry, OrchestrationEntry, write_kernel_config
+from ..launch.simt_anchor import write_anchor_header
 from .ptoas import assemble
 from .wrapper import select_function, wrap_kernel
 
@@ -148,7 +147,6 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
         raise TreeError(failures, out_dir)
 
     if anchor:
-        from ..launch.simt_anchor import write_anchor_header
         write_anchor_header(out_dir)
 
     t0 = time.perf_counter()
@@ -169,46 +167,3 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
     write_kernel_config(out_dir / "kernel_config.py", cfg)
     times.config += time.perf_counter() - t0
     return cfg
-
-
-def _resolve_context(platform: str, runtime) -> PassContext:
-    validate_platform(platform)
-    active = PassContext.current()
-    kind = coerce_runtime_kind(runtime)
-    if active is not None and active.runtime is not None and kind is not None:
-        raise ValueError("runtime= was given to compile() inside a PassContext that also sets the runtime "
-                         "kind; give it in one place only")
-    if kind is None and active is not None:
-        kind = active.runtime
-    verify = active.verify if active is not None else True
-    return PassContext(platform=platform, runtime=kind, verify=verify)
-
-
-def default_output_dir(name: str) -> Path:
-    stamp = datetime.datetime.now().strftime("%Y%m%d_%H%M%S_%f")
-    return Path("build_output") / f"{name}_{stamp}"
-
-
-def compile_program(program, output_dir=None, platform="a2a3sim", runtime=None, dump_passes=False,
-                    dump_ptoas_passes=False, with_loc=True, times: Optional[StageTimes] = None):
-    """``ptokit.compile``: parse, run the passes, write the artifact tree."""
-    from ..language.decorators import ProgramSpec
-    from ..language.parser import parse_program
-    from .compiled import CompiledProgram
-
-    if not isinstance(program, ProgramSpec):
-        raise TypeError(f"ptokit.compile expects a @pl.program class, got {program!r}")
-    ctx = _resolve_context(platform, runtime)
-    times = times or StageTimes()
-    t0 = time.perf_counter()
-    ir = parse_program(program)
-    times.parse += time.perf_counter() - t0
-    out = (Path(output_dir) if output_dir is not None else default_output_dir(program.name)).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    lowered = run_passes(ir, ctx, out / "passes_dump" if dump_passes else None)
-    times.passes += time.perf_counter() - t0
-    cfg = generate_tree(lowered, out, ctx, dump_ptoas_passes=dump_ptoas_passes, with_loc=with_loc, times=times)
-    def recompile(**kw):
-        return compile_program(program, runtime=ctx.runtime_kind, with_loc=with_loc, **kw)
-    return CompiledProgram(out.resolve(), cfg, platform, ctx.runtime_kind, times, recompile=recompile)

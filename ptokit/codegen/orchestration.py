@@ -12,13 +12,14 @@ from typing import Dict, List
 
 from ..errors import CompileError, InternalError
 from ..ir import nodes as N
+from ..ir.ops import SCALAR_OPERATORS
 from ..ir.types import DATATYPE_CPP, DType, ScalarType, TensorType
 
 _CPP_SCALAR = {DType.FP32: "float", DType.FP16: "uint16_t", DType.BF16: "uint16_t", DType.INT8: "int8_t",
                DType.INT16: "int16_t", DType.INT32: "int32_t", DType.INT64: "int64_t", DType.UINT8: "uint8_t",
                DType.BOOL: "bool", DType.INDEX: "int64_t"}
-_CPP_OP = {"scalar.add": "+", "scalar.sub": "-", "scalar.mul": "*", "scalar.truediv": "/", "scalar.lt": "<",
-           "scalar.le": "<=", "scalar.gt": ">", "scalar.ge": ">=", "scalar.eq": "==", "scalar.ne": "!="}
+# operators whose C++ spelling means what the Python one does (floordiv, mod, min, max are spelled out)
+_CPP_OP = {name: o.cxx for name, o in SCALAR_OPERATORS.items() if o.cxx is not None}
 
 
 class _Orch:

@@ -5,44 +5,49 @@ dynamic dims, synthetic SPMD parameters), constants first and deduplicated
 (``%c<N>_<type>``, ``%cst``), one ``pto.make_tensor_view`` per used tensor,
 ``pto.alloc_tile`` where a buffer is first defined, destination-passing tile
 ops, ``scf.for`` / ``scf.if`` control flow and ``arith`` index arithmetic.
+Ops are built with ``ptokit.pto.builder`` (checked against the dialect table as they
+are made) and printed by ``ptokit.pto.printer``; no ``.pto`` text is formatted here.
 
 Loop-carried and merged *tiles* need no SSA plumbing: they share one buffer
 (memory planning grouped them), so ops simply write that buffer.  Loop-carried
-*scalars* travel through ``iter_args`` / ``scf.yield``.
+*scalars* travel through ``iter_args`` / ``scf.yield``.  A ``[r, 1]`` column tile is
+``col_major``; an op the real assembler wants row-major operands for sees it as a
+``[1, r]`` row through ``pto.treshape`` views (same bytes, docs/decisions.md).
 """
 from __future__ import annotations
 
+import ast
 import os
 from typing import Dict, List, Optional, Tuple
 
 from ..errors import CompileError, InternalError
 from ..ir import nodes as N
-from ..ir.ops import OPS
-from ..ir.types import (INDEX, TILE_LAYOUTS, DType, MemorySpace, ScalarType, TensorType, TileType,
-                        dim_vars)
+from ..ir.ops import BY_PYTHON, OPS, SCALAR_OPERATORS
+from ..ir.ops.spmd import SPMD_PARAMS as SPMD_NAMES
+from ..ir.types import INDEX, DType, MemorySpace, ScalarType, TensorType, TileType, dim_vars
+from ..pto import dialect
+from ..pto import types as P
+from ..pto.ast import Attr
+from ..pto.builder import Builder, Value, add_function, new_module
+from ..pto.printer import print_module
 from .abi import DynDim, KernelABI, ScalarArg, TensorArg
 
-_ARITH_INT = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli", "floordiv": "arith.floordivsi",
-              "mod": "arith.remsi", "min": "arith.minsi", "max": "arith.maxsi"}
-_ARITH_FLOAT = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf", "truediv": "arith.divf",
-                "min": "arith.minimumf", "max": "arith.maximumf"}
-_CMP_INT = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq", "ne": "ne"}
-_CMP_FLOAT = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq", "ne": "one"}
 GM_PIPE_BUFFER = "__gm_pipe_buffer"
-SPMD_NAMES = {"get_block_idx": "__pypto_spmd_block_idx", "get_block_num": "__pypto_spmd_block_num",
-              "get_subblock_idx": "__pypto_spmd_subblock_idx"}
+_INTS = ("index", "i64", "i32", "i16", "i8", "i1")
+_PIPE_INIT = {"aic": "pto.aic_initialize_pipe", "aiv": "pto.aiv_initialize_pipe"}
 
 
-def tile_type_str(t: TileType) -> str:
-    bl, sl, fr = TILE_LAYOUTS[t.memory]
-    if t.memory is MemorySpace.Vec and t.cols == 1 and t.rows > 1:
-        bl = "col_major"          # a column vector ([r, 1], e.g. a row reduction): stored column-major
-    return (f"!pto.tile_buf<loc={t.memory.value}, dtype={t.dtype.mlir}, rows={t.rows}, cols={t.cols}, "
-            f"v_row=?, v_col=?, blayout={bl}, slayout={sl}, fractal={fr}, pad={int(t.pad)}>")
+def tile_buf(t: TileType) -> P.TileBufType:
+    """The ``!pto.tile_buf`` of an IR tile type (valid sizes are operands: ``v_row=?, v_col=?``)."""
+    return P.TileBufType.of(t.memory.value, t.dtype.mlir, t.rows, t.cols, pad=int(t.pad))
 
 
-def _tv_type(rank: int, dtype: DType) -> str:
-    return f"!pto.tensor_view<{'x'.join('?' * rank)}x{dtype.mlir}>"
+def _scalar_t(mtype: str) -> P.ScalarType:
+    return P.ScalarType(mtype)
+
+
+def _tv_type(rank: int, dtype: DType) -> P.TensorViewType:
+    return P.TensorViewType((None,) * rank, dtype.mlir)
 
 
 def kernel_abi(fn: N.Function) -> KernelABI:
@@ -84,20 +89,20 @@ class _Emitter:
         self.fn = fn
         self.arch = arch
         self.with_loc = with_loc
-        self.consts: Dict[Tuple, str] = {}
-        self.const_lines: List[str] = []
+        self.consts: Dict[Tuple, Value] = {}
         self.float_count = 0
-        self.lines: List[str] = []
-        self.values: Dict[str, Tuple[str, object]] = {}    # IR var -> (ssa name, IR type)
+        self.values: Dict[str, Tuple[Value, object]] = {}    # IR var -> (SSA value, IR type)
         self.names_used = set()
         self.tmp = 0
-        self.allocated = set()
         self.buffer_of = fn.attrs.get("buffer_of", {})
         self.addr = fn.attrs.get("tile_addr", {})
-        self.views: Dict[str, str] = {}
-        self.tile_views: Dict[str, str] = {}     # tile var -> its own tile_buf over a shared buffer
+        self.views: Dict[str, Value] = {}
+        self.tile_views: Dict[str, Value] = {}    # tile var -> its own tile_buf over a shared buffer
         self.pview_count: Dict[str, int] = {}
-        self.lane_conds: Dict[Tuple, str] = {}
+        self.lane_conds: Dict[Tuple, Value] = {}
+        self.spmd: Dict[str, Value] = {}
+        self.prologue: Optional[Builder] = None   # constants (printed first)
+        self.top: Optional[Builder] = None        # the function body
 
     # ------------------------------------------------------------ naming
     def fresh(self, base: str) -> str:
@@ -107,7 +112,7 @@ class _Emitter:
             k += 1
             name = f"{base}_{k}"
         self.names_used.add(name)
-        return f"%{name}"
+        return name
 
     def temp(self) -> str:
         while True:
@@ -115,199 +120,199 @@ class _Emitter:
             self.tmp += 1
             if name not in self.names_used:
                 self.names_used.add(name)
-                return f"%{name}"
+                return name
 
-    def const(self, value, mtype: str) -> str:
+    def const(self, value, mtype: str) -> Value:
         key = (mtype, value)
         if key in self.consts:
             return self.consts[key]
         if mtype in ("f32", "f16", "bf16"):
-            name = "%cst" if self.float_count == 0 else f"%cst_{self.float_count}"
+            name = "cst" if self.float_count == 0 else f"cst_{self.float_count}"
             self.float_count += 1
-            text = f"{float(value):e}"
         else:
             v = int(value)
-            name = f"%c{v}_{mtype}" if v >= 0 else f"%cn{-v}_{mtype}"
-            text = "true" if mtype == "i1" and v else ("false" if mtype == "i1" else str(v))
-        self.consts[key] = name
-        self.const_lines.append(f"  {name} = arith.constant {text} : {mtype}")
-        return name
+            name = f"c{v}_{mtype}" if v >= 0 else f"cn{-v}_{mtype}"
+        val = self.consts[key] = self.prologue.constant(name, value, _scalar_t(mtype))
+        return val
 
-    def loc_suffix(self, loc) -> str:
+    def srcloc(self, loc):
         if not self.with_loc or loc is None:
-            return ""
-        return f' loc("{os.path.basename(loc.file)}":{loc.line}:{loc.col})'
-
-    def emit(self, depth: int, text: str, loc=None):
-        self.lines.append("  " * depth + text + self.loc_suffix(loc))
+            return None
+        return (os.path.basename(loc.file), loc.line, loc.col)
 
     # ------------------------------------------------------------ scalars
-    def scalar(self, e: N.Expr, want: Optional[str], depth: int) -> str:
-        """Emit a scalar expression; returns the SSA name, converted to MLIR type ``want``."""
-        name, mtype = self._scalar(e, depth)
+    def scalar(self, e: N.Expr, want: Optional[str], b: Builder) -> Value:
+        """Emit a scalar expression; returns its value, converted to MLIR type ``want``."""
+        val, mtype = self._scalar(e, b)
         if want is None or want == mtype:
-            return name
-        return self.convert(name, mtype, want, depth, e.loc)
+            return val
+        return self.convert(val, mtype, want, b, e.loc)
 
-    def convert(self, name, src, dst, depth, loc=None) -> str:
+    def convert(self, val: Value, src: str, dst: str, b: Builder, loc=None) -> Value:
         if src == dst:
-            return name
+            return val
         out = self.temp()
-        ints = ("index", "i64", "i32", "i16", "i8", "i1")
-        if src in ints and dst in ints:
+        if src in _INTS and dst in _INTS:
             if "index" in (src, dst):
-                self.emit(depth, f"{out} = arith.index_cast {name} : {src} to {dst}")
-            elif _bits(src) < _bits(dst):
-                self.emit(depth, f"{out} = arith.extsi {name} : {src} to {dst}")
-            else:
-                self.emit(depth, f"{out} = arith.trunci {name} : {src} to {dst}")
-        elif src in ints:
+                return b.cast("arith.index_cast", val, _scalar_t(dst), out)
+            if P.bit_width(src) < P.bit_width(dst):
+                return b.cast("arith.extsi", val, _scalar_t(dst), out)
+            return b.cast("arith.trunci", val, _scalar_t(dst), out)
+        if src in _INTS:
             if src == "index":
-                mid = self.temp()
-                self.emit(depth, f"{mid} = arith.index_cast {name} : index to i64")
-                name, src = mid, "i64"
-            self.emit(depth, f"{out} = arith.sitofp {name} : {src} to {dst}")
-        elif dst in ints:
+                val = b.cast("arith.index_cast", val, _scalar_t("i64"), self.temp())
+            return b.cast("arith.sitofp", val, _scalar_t(dst), out)
+        if dst in _INTS:
             raise CompileError(f"cannot use a floating-point scalar ({src}) where an integer ({dst}) is needed", loc)
-        else:
-            op = "arith.extf" if _bits(src) < _bits(dst) else "arith.truncf"
-            self.emit(depth, f"{out} = {op} {name} : {src} to {dst}")
-        return out
+        op = "arith.extf" if P.bit_width(src) < P.bit_width(dst) else "arith.truncf"
+        return b.cast(op, val, _scalar_t(dst), out)
 
-    def _scalar(self, e: N.Expr, depth: int) -> Tuple[str, str]:
+    def _scalar(self, e: N.Expr, b: Builder) -> Tuple[Value, str]:
         if isinstance(e, N.Const):
             t = e.type.dtype if isinstance(e.type, ScalarType) else DType.INDEX
             return self.const(e.value, t.mlir), t.mlir
         if isinstance(e, N.Var):
             if e.name not in self.values:
                 raise InternalError(f"codegen: scalar {e.name!r} has no value in {self.fn.name}")
-            name, t = self.values[e.name]
-            return name, t.dtype.mlir
+            val, t = self.values[e.name]
+            return val, t.dtype.mlir
         if isinstance(e, N.OpCall) and e.op in SPMD_NAMES:
-            out = self.temp()
-            self.emit(depth, f"{out} = arith.index_cast %{SPMD_NAMES[e.op]} : i32 to index", e.loc)
+            out = b.cast("arith.index_cast", self.spmd[SPMD_NAMES[e.op]], _scalar_t("index"), self.temp(),
+                         self.srcloc(e.loc))
             return out, "index"
         if isinstance(e, N.OpCall) and e.op.startswith("scalar."):
             op = e.op[len("scalar."):]
             rt = e.type.dtype.mlir
+            loc = self.srcloc(e.loc)
             if op == "neg":
-                a = self.scalar(e.args[0], rt, depth)
-                out = self.temp()
+                a = self.scalar(e.args[0], rt, b)
                 if e.type.dtype.is_float:
-                    self.emit(depth, f"{out} = arith.negf {a} : {rt}", e.loc)
-                else:
-                    zero = self.const(0, rt)
-                    self.emit(depth, f"{out} = arith.subi {zero}, {a} : {rt}", e.loc)
-                return out, rt
-            if op in _CMP_INT:
+                    return b.arith("arith.negf", [a], _scalar_t(rt), self.temp(), loc), rt
+                zero = self.const(0, rt)
+                return b.arith("arith.subi", [zero, a], _scalar_t(rt), self.temp(), loc), rt
+            so = SCALAR_OPERATORS[e.op]
+            if so.compare:
                 ta = _common(e.args[0].type.dtype, e.args[1].type.dtype)
-                a = self.scalar(e.args[0], ta.mlir, depth)
-                b = self.scalar(e.args[1], ta.mlir, depth)
-                out = self.temp()
+                x = self.scalar(e.args[0], ta.mlir, b)
+                y = self.scalar(e.args[1], ta.mlir, b)
                 if ta.is_float:
-                    self.emit(depth, f"{out} = arith.cmpf {_CMP_FLOAT[op]}, {a}, {b} : {ta.mlir}", e.loc)
-                else:
-                    self.emit(depth, f"{out} = arith.cmpi {_CMP_INT[op]}, {a}, {b} : {ta.mlir}", e.loc)
-                return out, "i1"
-            a = self.scalar(e.args[0], rt, depth)
-            b = self.scalar(e.args[1], rt, depth)
-            table = _ARITH_FLOAT if e.type.dtype.is_float else _ARITH_INT
-            if op not in table:
+                    return b.cmp("arith.cmpf", so.arith_float, x, y, _scalar_t(ta.mlir), self.temp(), loc), "i1"
+                return b.cmp("arith.cmpi", so.arith_int, x, y, _scalar_t(ta.mlir), self.temp(), loc), "i1"
+            x = self.scalar(e.args[0], rt, b)
+            y = self.scalar(e.args[1], rt, b)
+            mnemonic = so.arith_float if e.type.dtype.is_float else so.arith_int
+            if mnemonic is None:
                 raise CompileError(f"scalar operator {op} is not supported for {e.type}", e.loc)
-            out = self.temp()
-            self.emit(depth, f"{out} = {table[op]} {a}, {b} : {rt}", e.loc)
-            return out, rt
+            return b.arith(mnemonic, [x, y], _scalar_t(rt), self.temp(), loc), rt
         raise InternalError(f"codegen: unexpected scalar expression {e!r}")
 
     # ------------------------------------------------------------ tiles
     def buffer(self, var: N.Var) -> str:
         if var.name in self.tile_views:
-            return self.tile_views[var.name]
+            return self.tile_views[var.name].name
         rep = self.buffer_of.get(var.name, var.name)
         if rep not in self.values:
             raise InternalError(f"codegen: tile {var.name!r} has no buffer yet in {self.fn.name}")
-        return self.values[rep][0]
+        return self.values[rep][0].name
 
-    def tile_arg(self, e: N.Expr) -> Tuple[str, str]:
+    def tile_arg(self, e: N.Expr) -> Value:
+        """The tile an operand names, typed as the operand's IR type says."""
         if not isinstance(e, N.Var) or not isinstance(e.type, TileType):
             raise InternalError(f"codegen: expected a tile variable, got {e!r}")
-        return self.buffer(e), tile_type_str(e.type)
+        return Value(self.buffer(e), tile_buf(e.type))
 
-    def alloc(self, var: N.Var, depth: int, loc, static_valid=False) -> str:
+    def alloc(self, var: N.Var, b: Builder, loc, static_valid=False) -> Value:
         rep = self.buffer_of.get(var.name, var.name)
         if var.name in self.tile_views:
-            return self.tile_views[var.name]
+            return Value(self.tile_views[var.name].name, tile_buf(var.type))
         view = False
         if rep in self.values:
             held = self.values[rep][1]
             if (held.shape, held.dtype, held.memory) == (var.type.shape, var.type.dtype, var.type.memory):
-                return self.values[rep][0]
+                return Value(self.values[rep][0].name, tile_buf(var.type))
             view = True      # the same bytes seen with another shape (pl.reshape): its own tile_buf
         t: TileType = var.type
         name = self.fresh(var.name if view else rep)
         valid = t.valid if (t.valid and not static_valid) else (t.rows, t.cols)
-        vr = self._valid_dim(valid[0], depth)
-        vc = self._valid_dim(valid[1], depth)
-        addr = ""
-        if rep in self.addr:
-            addr = f"addr = {self.const(self.addr[rep], 'i64')} "
-        self.emit(depth, f"{name} = pto.alloc_tile {addr}valid_row = {vr} valid_col = {vc} : {tile_type_str(t)}", loc)
+        vr = self._valid_dim(valid[0], b)
+        vc = self._valid_dim(valid[1], b)
+        addr = self.const(self.addr[rep], "i64") if rep in self.addr else None
+        val = b.alloc_tile(name, tile_buf(t), vr, vc, addr, self.srcloc(loc))
         if view:
-            self.tile_views[var.name] = name
+            self.tile_views[var.name] = val
         else:
-            self.values[rep] = (name, t)
-        return name
+            self.values[rep] = (val, t)
+        return val
 
-    def _valid_dim(self, d, depth) -> str:
+    def _valid_dim(self, d, b: Builder) -> Value:
         if isinstance(d, int):
             return self.const(d, "index")
-        return self.scalar(d, "index", depth)
+        return self.scalar(d, "index", b)
 
-    def partition(self, tensor: N.Var, offsets: N.ListExpr, sizes, depth, loc) -> Tuple[str, str]:
-        view, tv_type = self.views[tensor.name]
+    def row_views(self, spec: dialect.OpSpec, ins: List[Value], outs: List[Value], b: Builder,
+                  loc, call: N.OpCall) -> Tuple[List[Value], List[Value]]:
+        """Operands the op wants row-major, seen as ``[1, r]`` rows when they are ``[r, 1]`` columns.
+
+        Only element-wise ops may: the same elements in the same order give the same result.
+        """
+        elementwise = OPS[call.op].has("elementwise")
+        seen: Dict[str, Value] = {}
+
+        def fix(operand: dialect.Operand, v: Value) -> Value:
+            t = v.type
+            if operand.role not in spec.row_major or not isinstance(t, P.TileBufType) or t.blayout == "row_major":
+                return v
+            if t.loc != "vec" or t.cols != 1:
+                raise InternalError(f"codegen: {spec.name} needs a row-major {operand.role}, got {t}")
+            if not elementwise:
+                raise CompileError(f"pl.{call.op} of a [{t.rows}, 1] column tile is not supported: the PTO assembler "
+                                   f"takes only row-major tiles there ({spec.name} {operand.role}), and a column is "
+                                   f"stored column-major", call.loc)
+            if v.name not in seen:
+                seen[v.name] = b.view("pto.treshape", self.fresh(f"{v.name}_row"), v, t.reshaped(1, t.rows), loc)
+            return seen[v.name]
+
+        return ([fix(o, v) for o, v in zip(spec.ins, ins)], [fix(o, v) for o, v in zip(spec.outs, outs)])
+
+    def partition(self, tensor: N.Var, offsets: N.ListExpr, sizes, b: Builder, loc) -> Value:
+        view = self.views[tensor.name]
         t: TensorType = tensor.type
         offs = []
         for o in offsets.items:
             if isinstance(o, N.Const):
                 offs.append(self.const(o.value, "index"))
             else:
-                v = self.scalar(o, "index", depth)
-                clamped = self.temp()
-                self.emit(depth, f"{clamped} = arith.maxsi {v}, {self.const(0, 'index')} : index")
-                offs.append(clamped)
-        size_names, size_txt = [], []
-        for s in sizes:
-            if isinstance(s, int):
-                size_names.append(self.const(s, "index"))
-                size_txt.append(str(s))
+                v = self.scalar(o, "index", b)
+                offs.append(b.arith("arith.maxsi", [v, self.const(0, "index")], _scalar_t("index"), self.temp()))
+        size_vals, size_dims = [], []
+        for sz in sizes:
+            if isinstance(sz, int):
+                size_vals.append(self.const(sz, "index"))
+                size_dims.append(sz)
             else:
-                size_names.append(self.scalar(s, "index", depth))
-                size_txt.append("?")
+                size_vals.append(self.scalar(sz, "index", b))
+                size_dims.append(None)
         k = self.pview_count.get(tensor.name, 0)
         self.pview_count[tensor.name] = k + 1
-        pv = self.fresh(f"{tensor.name}_pview")
-        ptype = f"!pto.partition_tensor_view<{'x'.join(size_txt)}x{t.dtype.mlir}>"
-        self.emit(depth, f"{pv} = pto.partition_view {view}, offsets = [{', '.join(offs)}], "
-                         f"sizes = [{', '.join(size_names)}] : {tv_type} -> {ptype}", loc)
-        return pv, ptype
+        ptype = P.PartitionViewType(tuple(size_dims), t.dtype.mlir)
+        return b.partition_view(self.fresh(f"{tensor.name}_pview"), view, offs, size_vals, ptype, self.srcloc(loc))
 
     # ------------------------------------------------------------ statements
-    def body(self, stmts: List[N.Stmt], depth: int):
+    def body(self, stmts: List[N.Stmt], b: Builder):
         for s in stmts:
-            self.stmt(s, depth)
+            self.stmt(s, b)
 
-    def stmt(self, s: N.Stmt, depth: int):
+    def stmt(self, s: N.Stmt, b: Builder):
         if isinstance(s, N.Assign):
-            self.assign(s, depth)
+            self.assign(s, b)
         elif isinstance(s, N.ExprStmt):
             e = s.expr
             if isinstance(e, N.OpCall) and e.op == "store":
-                self.store(e, depth, s.loc)
+                self.store(e, b, s.loc)
             elif isinstance(e, N.OpCall) and e.op in ("tpush_to_aiv", "tpush_to_aic"):
-                n, ty = self.tile_arg(e.args[0])
-                self.emit(depth, f"pto.{e.op}({n} : {ty}) {{split = {e.attrs.get('split', 0)}}}", e.loc)
+                b.push(OPS[e.op].pto, self.tile_arg(e.args[0]), e.attrs.get("split", 0), self.srcloc(e.loc))
             elif isinstance(e, N.OpCall) and e.op in ("tfree_from_aic", "tfree_from_aiv"):
-                self.emit(depth, f"pto.{e.op} {{split = {e.attrs.get('split', 0)}}}", e.loc)
+                b.free(OPS[e.op].pto, e.attrs.get("split", 0), self.srcloc(e.loc))
             elif isinstance(e, N.OpCall) and not isinstance(e.type, TileType):
                 pass   # a scalar expression with no effect
             else:
@@ -315,233 +320,203 @@ class _Emitter:
         elif isinstance(s, N.Return):
             pass       # kernels return through their Out tensors
         elif isinstance(s, N.For):
-            self.for_loop(s, depth)
+            self.for_loop(s, b)
         elif isinstance(s, N.If):
-            self.if_stmt(s, depth)
+            self.if_stmt(s, b)
         elif isinstance(s, N.Scope) and s.kind == "lane_guard":
-            self.emit(depth, f"scf.if {self.lane_cond(s.attrs.get('lane', 0))} {{")
-            self.body(s.body, depth + 1)
-            self.emit(depth, "}")
+            then, _, _ = b.if_(self.lane_cond(s.attrs.get("lane", 0)))
+            self.body(s.body, then)
         else:
             raise CompileError(f"{type(s).__name__} is not allowed inside a kernel", s.loc)
 
-    def lane_cond(self, lane: int) -> str:
+    def lane_cond(self, lane: int) -> Value:
         key = ("lane", lane)
         if key not in self.lane_conds:
             raise InternalError(f"codegen: lane guard in {self.fn.name} without a lane parameter")
         return self.lane_conds[key]
 
-    def assign(self, s: N.Assign, depth: int):
+    def assign(self, s: N.Assign, b: Builder):
         v = s.value
         target = s.targets[0]
         if isinstance(target.type, ScalarType):
-            name = self.scalar(v, target.type.dtype.mlir, depth)
-            self.values[target.name] = (name, target.type)
+            val = self.scalar(v, target.type.dtype.mlir, b)
+            self.values[target.name] = (val, target.type)
             return
         if not isinstance(target.type, TileType) or not isinstance(v, N.OpCall):
             raise CompileError(f"unsupported assignment in a kernel: {target.name} = {v!r}", s.loc)
         op = OPS[v.op]
+        loc = self.srcloc(v.loc)
         if v.op == "load":
             tensor, offsets = v.args
             t: TileType = v.type
             rank = len(tensor.type.shape)
             valid = t.valid or (t.rows, t.cols)
             sizes = [1] * (rank - 2) + list(valid) if rank >= 2 else [valid[1]]
-            pv, ptype = self.partition(tensor, offsets, sizes, depth, v.loc)
-            dst = self.alloc(target, depth, s.loc)
-            self.emit(depth, f"pto.tload ins({pv} : {ptype}) outs({dst} : {tile_type_str(t)})", v.loc)
+            pv = self.partition(tensor, offsets, sizes, b, v.loc)
+            dst = self.alloc(target, b, s.loc)
+            b.dps(op.pto, [pv], [Value(dst.name, tile_buf(t))], loc=loc)
             return
         if v.op == "create_tile":
-            self.alloc(target, depth, s.loc)
+            self.alloc(target, b, s.loc)
             return
         if v.op in ("tpop_from_aic", "tpop_from_aiv"):
             rep = self.buffer_of.get(target.name, target.name)
-            name = self.fresh(rep)
-            self.emit(depth, f"{name} = pto.{v.op} {{split = {v.attrs.get('split', 0)}}} -> "
-                             f"{tile_type_str(target.type)}", v.loc)
-            self.values[rep] = (name, target.type)
+            val = b.pop(op.pto, self.fresh(rep), tile_buf(target.type), v.attrs.get("split", 0), loc)
+            self.values[rep] = (val, target.type)
             return
-        ins = []
-        types = []
+        spec = dialect.spec(op.pto)
+        if spec.form == "view":
+            self.view(target, v, spec, b, loc)
+            return
+        ins: List[Value] = []
         if op.form in ("binary", "unary", "reduce_tmp", "ternary"):
-            for a in v.args:
-                n, ty = self.tile_arg(a)
-                ins.append(n)
-                types.append(ty)
+            ins = [self.tile_arg(a) for a in v.args]
         elif op.form == "scalar":
-            n, ty = self.tile_arg(v.args[0])
             want = _scalar_operand_type(v.args[0].type, v.args[1])
-            ins += [n, self.scalar(v.args[1], want, depth)]
-            types += [ty, want]
+            ins = [self.tile_arg(v.args[0]), self.scalar(v.args[1], want, b)]
         elif op.form == "expand":
-            n, ty = self.tile_arg(v.args[0])
-            ins.append(n)
-            types.append(ty)
+            ins = [self.tile_arg(v.args[0])]
         elif op.form == "slice":
-            n, ty = self.tile_arg(v.args[0])
-            r, c = (self.scalar(o, "index", depth) for o in v.args[1].items)
-            ins += [n, r, c]
-            types += [ty, "index", "index"]
+            ins = [self.tile_arg(v.args[0])] + [self.scalar(o, "index", b) for o in v.args[1].items]
         elif op.form == "insert":
-            n, ty = self.tile_arg(v.args[1])
-            r, c = (self.scalar(o, "index", depth) for o in v.args[2].items)
-            ins += [n, r, c]
-            types += [ty, "index", "index"]
+            ins = [self.tile_arg(v.args[1])] + [self.scalar(o, "index", b) for o in v.args[2].items]
         else:
             raise InternalError(f"codegen: no PTO form for op {v.op}")
-        dst = self.alloc(target, depth, s.loc)
-        attr = ""
+        dst = Value(self.alloc(target, b, s.loc).name, tile_buf(target.type))
+        attrs = {}
         if v.op == "cast" and v.attrs.get("mode"):
-            attr = f" {{rmode = #pto<round_mode {v.attrs['mode']}>}}"
-        self.emit(depth, f"{op.pto} ins({', '.join(ins)} : {', '.join(types)}) "
-                         f"outs({dst} : {tile_type_str(target.type)}){attr}", v.loc)
+            attrs["rmode"] = Attr.dialect("pto", f"round_mode {v.attrs['mode']}")
+        outs = [dst]
+        if spec.row_major:
+            ins, outs = self.row_views(spec, ins, outs, b, loc, v)
+        b.dps(op.pto, ins, outs, attrs, loc)
 
-    def store(self, e: N.OpCall, depth: int, loc):
+    def view(self, target: N.Var, v: N.OpCall, spec: dialect.OpSpec, b: Builder, loc) -> None:
+        """``%t = pto.treshape %src : T1 -> T2``: the result names the source's bytes with its own type."""
+        if target.name in self.tile_views:
+            return   # hoisted: it already has its own tile_buf over the shared buffer
+        src = self.tile_arg(v.args[0])
+        self.tile_views[target.name] = b.view(spec.name, self.fresh(target.name), src, tile_buf(target.type), loc)
+
+    def store(self, e: N.OpCall, b: Builder, loc):
         tile, tensor, offsets = e.args
-        src, ttype = self.tile_arg(tile)
+        src = self.tile_arg(tile)
         rank = len(tensor.type.shape)
         valid = tile.type.valid or (tile.type.rows, tile.type.cols)
         sizes = [1] * (rank - 2) + list(valid) if rank >= 2 else [valid[1]]
-        pv, ptype = self.partition(tensor, offsets, sizes, depth, e.loc)
-        self.emit(depth, f"pto.tstore ins({src} : {ttype}) outs({pv} : {ptype})", e.loc)
+        pv = self.partition(tensor, offsets, sizes, b, e.loc)
+        b.dps(OPS["store"].pto, [src], [pv], loc=self.srcloc(e.loc))
 
-    def _carried_scalars(self, pairs):
-        return [(i, p) for i, p in enumerate(pairs) if isinstance(p.type, ScalarType)]
-
-    def for_loop(self, s: N.For, depth: int):
-        lo = self.scalar(s.start, "index", depth)
-        hi = self.scalar(s.stop, "index", depth)
-        st = self.scalar(s.step, "index", depth)
+    def for_loop(self, s: N.For, b: Builder):
+        lo = self.scalar(s.start, "index", b)
+        hi = self.scalar(s.stop, "index", b)
+        st = self.scalar(s.step, "index", b)
         iv = self.fresh(s.var.name)
-        self.values[s.var.name] = (iv, INDEX)
+        self.values[s.var.name] = (Value(iv, _scalar_t("index")), INDEX)
         # tiles carried by the loop share their buffer: make sure it exists before the loop
         for (p, init) in s.iter_args:
             if isinstance(p.type, TileType):
                 rep = self.buffer_of.get(p.name, p.name)
                 if rep not in self.values and isinstance(init, N.Var):
-                    self.alloc(init, depth, s.loc)
+                    self.alloc(init, b, s.loc)
         sc = [(p, init, y, r) for (p, init), y, r in zip(s.iter_args, s.yields, s.results)
               if isinstance(p.type, ScalarType)]
-        header = f"scf.for {iv} = {lo} to {hi} step {st}"
+        iter_args = []
+        res = ""
         if sc:
-            inits = []
-            for p, init, _, _ in sc:
-                inits.append(self.scalar(init, p.type.dtype.mlir, depth))
-            params = []
+            inits = [self.scalar(init, p.type.dtype.mlir, b) for p, init, _, _ in sc]
             for (p, _, _, _), i in zip(sc, inits):
-                pn = self.fresh(p.name)
-                self.values[p.name] = (pn, p.type)
-                params.append(f"{pn} = {i}")
+                iter_args.append((self.fresh(p.name), i))
             res_names = [self.fresh(r.name) for _, _, _, r in sc]
-            types = ", ".join(p.type.dtype.mlir for p, _, _, _ in sc)
-            res = res_names[0] if len(res_names) == 1 else f"{res_names[0].split('_')[0]}_res"
-            if len(res_names) > 1:
-                res = self.fresh("loop_res")
-            header = f"{res}{':' + str(len(sc)) if len(sc) > 1 else ''} = {header} iter_args({', '.join(params)}) -> ({types})"
-        self.emit(depth, header + " {")
-        self.body(s.body, depth + 1)
+            res = res_names[0] if len(res_names) == 1 else self.fresh("loop_res")
+        body, _, iters, results = b.for_(iv, lo, hi, st, iter_args, res)
+        for (p, _, _, _), it in zip(sc, iters):
+            self.values[p.name] = (it, p.type)
+        self.body(s.body, body)
         if sc:
-            ys = [self.scalar(y, p.type.dtype.mlir, depth + 1) for p, _, y, _ in sc]
-            types = ", ".join(p.type.dtype.mlir for p, _, _, _ in sc)
-            self.emit(depth + 1, f"scf.yield {', '.join(ys)} : {types}")
-        self.emit(depth, "}")
-        if sc:
-            if len(sc) == 1:
-                self.values[sc[0][3].name] = (res, sc[0][3].type)
-            else:
-                for k, (_, _, _, r) in enumerate(sc):
-                    self.values[r.name] = (f"{res}#{k}", r.type)
+            body.yield_([self.scalar(y, p.type.dtype.mlir, body) for p, _, y, _ in sc])
+        for (_, _, _, r), val in zip(sc, results):
+            self.values[r.name] = (val, r.type)
 
-    def if_stmt(self, s: N.If, depth: int):
-        cond = self.scalar(s.cond, "i1", depth)
+    def if_stmt(self, s: N.If, b: Builder):
+        cond = self.scalar(s.cond, "i1", b)
         # merged tiles: allocate the shared buffer before the branch (static valid shape)
         for r, ty, ey in zip(s.results, s.then_yields, s.else_yields):
             if isinstance(r.type, TileType):
-                self.alloc(r, depth, s.loc, static_valid=True)
+                self.alloc(r, b, s.loc, static_valid=True)
         sc = [(r, ty, ey) for r, ty, ey in zip(s.results, s.then_yields, s.else_yields)
               if isinstance(r.type, ScalarType)]
-        types = ", ".join(r.type.dtype.mlir for r, _, _ in sc)
-        prefix = ""
+        res = self.fresh(sc[0][0].name if len(sc) == 1 else "if_res") if sc else ""
+        types = [_scalar_t(r.type.dtype.mlir) for r, _, _ in sc]
+        then, other, results = b.if_(cond, types, res, with_else=bool(s.else_body))
+        self.body(s.then_body, then)
         if sc:
-            res = self.fresh(sc[0][0].name if len(sc) == 1 else "if_res")
-            prefix = f"{res}{':' + str(len(sc)) if len(sc) > 1 else ''} = "
-            self.emit(depth, f"{prefix}scf.if {cond} -> ({types}) {{")
-        else:
-            self.emit(depth, f"scf.if {cond} {{")
-        self.body(s.then_body, depth + 1)
-        if sc:
-            ys = [self.scalar(ty, r.type.dtype.mlir, depth + 1) for r, ty, _ in sc]
-            self.emit(depth + 1, f"scf.yield {', '.join(ys)} : {types}")
-        if s.else_body or sc:
-            self.emit(depth, "} else {")
-            self.body(s.else_body, depth + 1)
+            then.yield_([self.scalar(ty, r.type.dtype.mlir, then) for r, ty, _ in sc])
+        if other is not None:
+            self.body(s.else_body, other)
             if sc:
-                ys = [self.scalar(ey, r.type.dtype.mlir, depth + 1) for r, _, ey in sc]
-                self.emit(depth + 1, f"scf.yield {', '.join(ys)} : {types}")
-        self.emit(depth, "}")
-        for k, (r, _, _) in enumerate(sc):
-            self.values[r.name] = (res if len(sc) == 1 else f"{res}#{k}", r.type)
+                other.yield_([self.scalar(ey, r.type.dtype.mlir, other) for r, _, ey in sc])
+        for (r, _, _), val in zip(sc, results):
+            self.values[r.name] = (val, r.type)
 
     # ------------------------------------------------------------ function
-    def function(self, abi: KernelABI) -> List[str]:
+    def function(self, mod, abi: KernelABI) -> None:
         fn = self.fn
         params = []
-        argn = 0
         tensors = [p for p in fn.params if isinstance(p.type, TensorType)]
         scalars = [p for p in fn.params if isinstance(p.type, ScalarType)]
         used = _used_names(fn)
+        bound = []    # (IR name or None, param index)
         for p in tensors:
-            name = f"%arg{argn}"
-            argn += 1
-            params.append(f"{name}: !pto.ptr<{p.type.dtype.mlir}>")
-            self.values[p.name] = (name, p.type)
+            params.append((f"arg{len(params)}", P.PtrType(p.type.dtype.mlir)))
+            bound.append((p.name, p.type))
         fifo = fn.attrs.get("fifo")
-        gm_pipe = None
+        gm_index = None
         if fifo and fifo.get("gm_pipe"):
-            gm_pipe = f"%arg{argn}"
-            argn += 1
-            params.append(f"{gm_pipe}: !pto.ptr<ui8>")
+            gm_index = len(params)
+            params.append((f"arg{len(params)}", P.PtrType("ui8")))
+            bound.append((None, None))
         for p in scalars:
-            name = f"%arg{argn}"
-            argn += 1
-            params.append(f"{name}: {p.type.dtype.mlir}")
-            self.values[p.name] = (name, p.type)
+            params.append((f"arg{len(params)}", _scalar_t(p.type.dtype.mlir)))
+            bound.append((p.name, p.type))
         for d in abi.dyn_dims:
-            name = f"%arg{argn}"
-            argn += 1
-            params.append(f"{name}: index")
-            self.values[d.name] = (name, INDEX)
+            params.append((f"arg{len(params)}", _scalar_t("index")))
+            bound.append((d.name, INDEX))
+        spmd = []
         if abi.uses_block:
-            params += ["%__pypto_spmd_block_idx: i32", "%__pypto_spmd_block_num: i32"]
+            spmd += ["__pypto_spmd_block_idx", "__pypto_spmd_block_num"]
         if abi.uses_subblock or abi.split_lane:
-            params.append("%__pypto_spmd_subblock_idx: i32")
-        self.names_used.update(v[0][1:] for v in self.values.values())
+            spmd.append("__pypto_spmd_subblock_idx")
+        params += [(n, _scalar_t("i32")) for n in spmd]
         kind = "cube" if abi.core_type == "aic" else "vector"
+        fb = add_function(mod, fn.name, params,
+                          {"pto.kernel_kind": Attr.dialect("pto.kernel_kind", kind)})
+        self.prologue, self.top = fb.prologue, fb.body
+        for (ir_name, ir_type), val in zip(bound, fb.params):
+            if ir_name is not None:
+                self.values[ir_name] = (val, ir_type)
+        self.spmd = {v.name: v for v in fb.params[len(bound):]}
+        self.names_used.update(v[0].name for v in self.values.values())
         # tensor views
         for p in tensors:
             if p.name not in used:
                 continue
-            shape = [self._dim_value(d, 1) for d in p.type.shape]
+            shape = [self._dim_value(d) for d in p.type.shape]
             strides = self._strides(p.type.shape)
-            view = self.fresh(f"{p.name}_view")
-            tv = _tv_type(len(shape), p.type.dtype)
-            self.views[p.name] = (view, tv)
-            self.emit(1, f"{view} = pto.make_tensor_view {self.values[p.name][0]}, shape = [{', '.join(shape)}], "
-                         f"strides = [{', '.join(strides)}] {{layout = #pto.layout<nd>}} : {tv}", p.loc)
+            self.views[p.name] = self.top.make_tensor_view(
+                self.fresh(f"{p.name}_view"), self.values[p.name][0], shape, strides,
+                _tv_type(len(shape), p.type.dtype), loc=self.srcloc(p.loc))
         if fifo:
-            self.fifo_prologue(fifo, gm_pipe, fn.loc)
-        self.body(fn.body, 1)
-        self.emit(1, "return")
-        head = [f"  func.func @{fn.name}({', '.join(params)}) attributes "
-                f"{{pto.kernel_kind = #pto.kernel_kind<{kind}>}} {{"]
-        # constants are emitted at the first level of the body
-        return head + self.const_lines + self.lines + ["  }"]
+            self.fifo_prologue(fifo, fb.params[gm_index] if gm_index is not None else None, fn.loc)
+        self.body(fn.body, self.top)
+        self.top.return_()
 
-    def fifo_prologue(self, fifo: dict, gm_pipe: Optional[str], loc):
+    def fifo_prologue(self, fifo: dict, gm_pipe: Optional[Value], loc):
         """Pipe plumbing of a split mixed kernel (docs/mixed-kernels.md)."""
         role = fifo["role"]
         size, num = fifo["slot_size"], fifo["slot_num"]
         mask = fifo["dir_mask"]
+        loc = self.srcloc(loc)
         bufs = {}
         # each direction's consumer reserves its slot buffer (C2V: the AIV side in Vec, V2C: the AIC side
         # in Mat); the producer imports it from its peer
@@ -550,24 +525,26 @@ class _Emitter:
             if not mask & bit:
                 continue
             label = fifo[key]
-            buf = bufs[bit] = self.fresh(label)
+            name = self.fresh(label)
             if role == consumer:
-                self.emit(1, f'{buf} = pto.reserve_buffer {{name = "{label}", size = {size * num}, '
-                             f'location = #pto.address_space<{space}>, auto = false, base = {base}}} -> i32', loc)
+                bufs[bit] = self.top.reserve("pto.reserve_buffer", name, {
+                    "name": Attr.string(label), "size": Attr.int(size * num),
+                    "location": Attr.dialect("pto.address_space", space), "auto": Attr.bool(False),
+                    "base": Attr.int(base)}, loc)
             else:
-                self.emit(1, f'{buf} = pto.import_reserved_buffer {{name = "{label}", '
-                             f'peer_func = @{fifo[consumer]}}} -> i32', loc)
+                bufs[bit] = self.top.reserve("pto.import_reserved_buffer", name, {
+                    "name": Attr.string(label), "peer_func": Attr.symbol(fifo[consumer])}, loc)
         zero = self.const(0, "i32")
-        gm = f"gm_slot_buffer = {gm_pipe} : !pto.ptr<ui8>, " if gm_pipe else ""
-        self.emit(1, f"pto.{role}_initialize_pipe {{dir_mask = {mask}, slot_size = {size}, "
-                     f"slot_num = {num}}} ({gm}c2v_consumer_buf = {bufs.get(1, zero)} : i32, "
-                     f"v2c_consumer_buf = {bufs.get(2, zero)} : i32)", loc)
+        operands = [("gm_slot_buffer", gm_pipe)] if gm_pipe is not None else []
+        operands += [("c2v_consumer_buf", bufs.get(1, zero)), ("v2c_consumer_buf", bufs.get(2, zero))]
+        self.top.initialize_pipe(_PIPE_INIT[role], {
+            "dir_mask": Attr.int(mask), "slot_size": Attr.int(size), "slot_num": Attr.int(num)}, operands, loc)
         if role == "aiv":
-            lane = self.temp()
-            self.emit(1, f"{lane} = arith.index_cast %__pypto_spmd_subblock_idx : i32 to index")
+            lane = self.top.cast("arith.index_cast", self.spmd["__pypto_spmd_subblock_idx"], _scalar_t("index"),
+                                 self.temp())
             cond = self.fresh("is_lane0")
-            self.emit(1, f"{cond} = arith.cmpi eq, {lane}, {self.const(0, 'index')} : index")
-            self.lane_conds[("lane", 0)] = cond
+            self.lane_conds[("lane", 0)] = self.top.cmp("arith.cmpi", "eq", lane, self.const(0, "index"),
+                                                         _scalar_t("index"), cond)
             self.hoist_allocs()
 
     def hoist_allocs(self):
@@ -582,37 +559,32 @@ class _Emitter:
             if t.type.valid and not all(isinstance(d, int) for d in t.type.valid):
                 raise CompileError(f"tile {t.name!r} of mixed kernel {self.fn.attrs.get('group')} has a dynamic "
                                    f"valid shape; the vector side of a mixed kernel needs static tile shapes", s.loc)
-            self.alloc(t, 1, s.loc)
+            self.alloc(t, self.top, s.loc)
 
-    def _dim_value(self, d, depth) -> str:
+    def _dim_value(self, d) -> Value:
         if isinstance(d, int):
             return self.const(d, "index")
         if d in self.values:
             return self.values[d][0]
-        import ast
         tree = ast.parse(str(d), mode="eval").body
-        return self._dim_ast(tree, depth)
+        return self._dim_ast(tree)
 
-    def _dim_ast(self, node, depth) -> str:
-        import ast
+    def _dim_ast(self, node) -> Value:
         if isinstance(node, ast.Constant):
             return self.const(node.value, "index")
         if isinstance(node, ast.Name):
             return self.values[node.id][0]
-        if isinstance(node, ast.BinOp):
-            ops = {ast.Add: "arith.addi", ast.Sub: "arith.subi", ast.Mult: "arith.muli",
-                   ast.FloorDiv: "arith.floordivsi", ast.Mod: "arith.remsi"}
-            a = self._dim_ast(node.left, depth)
-            b = self._dim_ast(node.right, depth)
-            out = self.temp()
-            self.emit(depth, f"{out} = {ops[type(node.op)]} {a}, {b} : index")
-            return out
+        so = BY_PYTHON.get(type(node.op)) if isinstance(node, ast.BinOp) else None
+        if so is not None and not so.compare and so.arith_int is not None:
+            a = self._dim_ast(node.left)
+            b = self._dim_ast(node.right)
+            return self.top.arith(so.arith_int, [a, b], _scalar_t("index"), self.temp())
         raise CompileError(f"unsupported dimension expression {ast.unparse(node)!r}", self.fn.loc)
 
-    def _strides(self, shape) -> List[str]:
+    def _strides(self, shape) -> List[Value]:
         """Row-major strides as SSA values (products of dynamic dims are computed once)."""
-        strides: List[str] = []
-        acc: object = 1                      # int while static, else an SSA name
+        strides: List[Value] = []
+        acc: object = 1                      # int while static, else a Value
         dims = list(reversed(shape))
         for k, d in enumerate(dims):
             strides.append(self.const(acc, "index") if isinstance(acc, int) else acc)
@@ -622,22 +594,16 @@ class _Emitter:
                 acc = acc * d
             else:
                 prev = self.const(acc, "index") if isinstance(acc, int) else acc
-                cur = self._dim_value(d, 1)
+                cur = self._dim_value(d)
                 if acc == 1:
                     acc = cur
                 else:
-                    out = self.temp()
-                    self.emit(1, f"{out} = arith.muli {prev}, {cur} : index")
-                    acc = out
+                    acc = self.top.arith("arith.muli", [prev, cur], _scalar_t("index"), self.temp())
         return list(reversed(strides))
 
 
 def _used_names(fn: N.Function) -> set:
     return {e.name for _, e in N.iter_exprs(fn.body) if isinstance(e, N.Var)}
-
-
-def _bits(t: str) -> int:
-    return {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "index": 64, "f16": 16, "bf16": 16, "f32": 32}.get(t, 64)
 
 
 def _common(a: DType, b: DType) -> DType:
@@ -656,15 +622,13 @@ def _scalar_operand_type(tile_t: TileType, scalar: N.Expr) -> str:
 
 def emit_pto(fns: List[N.Function], arch: str, with_loc: bool = True) -> Tuple[str, List[KernelABI]]:
     """One ``.pto`` module holding the given kernel functions."""
-    out = [f'module attributes {{pto.target_arch = "{arch}"}} {{']
+    mod = new_module({"pto.target_arch": Attr.string(arch)})
     abis = []
     for fn in fns:
         abi = kernel_abi(fn)
         abis.append(abi)
-        em = _Emitter(fn, arch, with_loc)
-        out.extend(em.function(abi))
-    out.append("}")
-    return "\n".join(out) + "\n", abis
+        _Emitter(fn, arch, with_loc).function(mod, abi)
+    return print_module(mod), abis
 
 
-__all__ = ["emit_pto", "kernel_abi", "tile_type_str", "MemorySpace"]
+__all__ = ["emit_pto", "kernel_abi", "tile_buf", "MemorySpace"]

@@ -6,6 +6,8 @@
 
 def __getattr__(name):
     if name == "compile":
+        # lazy, and only for this alias: pypto spells it pypto.ir.compile, and the IR never needs the
+        # compiler driver itself (importing it here would make the IR depend on every later stage)
         from .. import compile as _compile
         return _compile
     raise AttributeError(name)

@@ -9,11 +9,10 @@ from __future__ import annotations
 from typing import List
 
 from . import nodes as N
+from .ops import SCALAR_OPERATORS
 from .types import DType, MemorySpace, PadValue, ScalarType, TensorType, TileType
 
-_INFIX = {"scalar.add": "+", "scalar.sub": "-", "scalar.mul": "*", "scalar.floordiv": "//",
-          "scalar.mod": "%", "scalar.truediv": "/", "scalar.lt": "<", "scalar.le": "<=",
-          "scalar.gt": ">", "scalar.ge": ">=", "scalar.eq": "==", "scalar.ne": "!="}
+_INFIX = {name: o.symbol for name, o in SCALAR_OPERATORS.items() if o.python is not None}
 
 
 def fmt_type(t) -> str:
@@ -81,11 +80,22 @@ def fmt_expr(e: N.Expr) -> str:
 
 
 class _Printer:
-    def __init__(self):
+    def __init__(self, fn: N.Function = None):
         self.lines: List[str] = []
+        attrs = fn.attrs if fn is not None else {}
+        self.buffer_of = attrs.get("buffer_of", {})
+        self.addr = attrs.get("tile_addr", {})
 
     def emit(self, depth, text):
         self.lines.append("    " * depth + text)
+
+    def _placement(self, var: N.Var) -> str:
+        """After memory planning: the tile's buffer (when shared) and its address."""
+        rep = self.buffer_of.get(var.name, var.name)
+        if rep not in self.addr:
+            return ""
+        shared = f" (buffer of {rep})" if rep != var.name else ""
+        return f"  # {var.type.memory.name}@{self.addr[rep]}{shared}"
 
     def body(self, stmts, depth):
         if not stmts:
@@ -99,11 +109,13 @@ class _Printer:
             ann = ""
             if len(s.targets) == 1:
                 ann = f": {fmt_type(s.targets[0].type)}"
-            addr = s.targets[0].__dict__.get("addr") if len(s.targets) == 1 else None
-            comment = f"  # addr={addr}" if addr is not None else ""
+            comment = ""
+            if len(s.targets) == 1 and isinstance(s.targets[0].type, TileType):
+                comment = self._placement(s.targets[0])
             self.emit(depth, f"{tgt}{ann} = {fmt_expr(s.value)}{comment}")
         elif isinstance(s, N.ExprStmt):
-            self.emit(depth, fmt_expr(s.expr))
+            kinds = s.expr.attrs.get("arg_kinds") if isinstance(s.expr, N.FuncCall) else None
+            self.emit(depth, fmt_expr(s.expr) + (f"  # args: {', '.join(kinds)}" if kinds else ""))
         elif isinstance(s, N.Return):
             self.emit(depth, "return " + ", ".join(fmt_expr(v) for v in s.values) if s.values else "return")
         elif isinstance(s, N.For):
@@ -140,7 +152,7 @@ class _Printer:
 
 
 def print_function(fn: N.Function) -> str:
-    p = _Printer()
+    p = _Printer(fn)
     p.emit(1, f"@pl.function(type={fn.kind!r})")
     params = ["self"]
     for prm in fn.params:

@@ -13,30 +13,36 @@ from typing import Optional, Tuple, Union
 
 import numpy as np
 
+from ..pto.types import ALIGN as _PTO_ALIGN
+from ..pto.types import CAPACITY as _PTO_CAPACITY
+from ..pto.types import LOC_DEFAULTS, SCALARS
+
 
 class DType(enum.Enum):
-    FP16 = ("FP16", 2, "f16", "half")
-    BF16 = ("BF16", 2, "bf16", "bfloat16_t")
-    FP32 = ("FP32", 4, "f32", "float")
-    INT8 = ("INT8", 1, "i8", "int8_t")
-    INT16 = ("INT16", 2, "i16", "int16_t")
-    INT32 = ("INT32", 4, "i32", "int32_t")
-    INT64 = ("INT64", 8, "i64", "int64_t")
-    UINT8 = ("UINT8", 1, "ui8", "uint8_t")
-    BOOL = ("BOOL", 1, "i1", "bool")
-    INDEX = ("INDEX", 8, "index", "int64_t")
+    """A DSL dtype, named by its MLIR scalar type; size and C++ type come from the PTO dialect."""
+
+    FP16 = ("FP16", "f16")
+    BF16 = ("BF16", "bf16")
+    FP32 = ("FP32", "f32")
+    INT8 = ("INT8", "i8")
+    INT16 = ("INT16", "i16")
+    INT32 = ("INT32", "i32")
+    INT64 = ("INT64", "i64")
+    UINT8 = ("UINT8", "ui8")
+    BOOL = ("BOOL", "i1")
+    INDEX = ("INDEX", "index")
 
     @property
     def size(self) -> int:
-        return self.value[1]
+        return SCALARS[self.value[1]][1]
 
     @property
     def mlir(self) -> str:
-        return self.value[2]
+        return self.value[1]
 
     @property
     def ctype(self) -> str:
-        return self.value[3]
+        return SCALARS[self.value[1]][0]
 
     @property
     def is_float(self) -> bool:
@@ -51,7 +57,7 @@ class DType(enum.Enum):
 
     def numpy(self):
         if self is DType.BF16:
-            import ml_dtypes
+            import ml_dtypes   # lazy: ~0.5 s to import, and only bf16 arrays need it
             return np.dtype(ml_dtypes.bfloat16)
         return np.dtype(_NUMPY[self])
 
@@ -97,25 +103,12 @@ class MemorySpace(enum.Enum):
         return f"pl.Mem.{self.name}"
 
 
-# blayout, slayout, fractal per memory space (artifacts.md)
-TILE_LAYOUTS = {
-    MemorySpace.Vec: ("row_major", "none_box", 512),
-    MemorySpace.Mat: ("col_major", "row_major", 512),
-    MemorySpace.Left: ("col_major", "row_major", 512),
-    MemorySpace.Right: ("row_major", "col_major", 512),
-    MemorySpace.Acc: ("col_major", "row_major", 1024),
-    MemorySpace.Bias: ("row_major", "none_box", 512),
-}
+# blayout, slayout, fractal per on-chip memory space (the PTO dialect's defaults, artifacts.md)
+TILE_LAYOUTS = {m: LOC_DEFAULTS[m.value] for m in MemorySpace if m.value in LOC_DEFAULTS}
 
-# runtime.md buffer capacities (bytes) and address alignment
-CAPACITY = {
-    "a2a3": {MemorySpace.Vec: 188416, MemorySpace.Mat: 524288, MemorySpace.Left: 65536,
-             MemorySpace.Right: 65536, MemorySpace.Acc: 131072, MemorySpace.Bias: 1024},
-    "a5": {MemorySpace.Vec: 245760, MemorySpace.Mat: 524288, MemorySpace.Left: 65536,
-           MemorySpace.Right: 65536, MemorySpace.Acc: 262144, MemorySpace.Bias: 4096},
-}
-ALIGNMENT = {MemorySpace.Vec: 128, MemorySpace.Mat: 128, MemorySpace.Acc: 128,
-             MemorySpace.Left: 64, MemorySpace.Right: 64, MemorySpace.Bias: 64}
+# runtime.md buffer capacities (bytes) and address alignment, per arch and memory space
+CAPACITY = {arch: {m: caps[m.value] for m in TILE_LAYOUTS} for arch, caps in _PTO_CAPACITY.items()}
+ALIGNMENT = {m: _PTO_ALIGN[m.value] for m in TILE_LAYOUTS}
 
 
 class PadValue(enum.IntEnum):

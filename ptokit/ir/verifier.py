@@ -1,14 +1,30 @@
 """Structural checks run after each pass (when the PassContext asks for them).
 
-A failure here is a ptokit bug, not a user error: it raises InternalError
-naming the pass that broke the invariant.
+The IR's invariants are named *properties*.  Every pass declares which properties it requires
+and which it establishes or gives up (``passes/manager.py``); after a pass the verifier checks
+every property the pipeline claims at that point.  A failure here is a ptokit bug, not a user
+error: it raises InternalError naming the pass that broke the invariant.
+
+Properties:
+
+* ``defined`` (always): every name is defined before use and every value is typed.
+* ``ssa``: every name is defined once; loop-carried and merged values are explicit.
+* ``inlined``: no call of an ``Inline`` function is left.
+* ``no_fifo``: no cross-core FIFO op is left (they are moves until SplitMixed).
+* ``flat``: no tile op is nested inside another op's arguments.
+* ``classified``: every ``InCore`` kernel is ``AIC``, ``AIV`` or marked mixed.
+* ``planned``: every kernel has a buffer and an address for each tile it defines.
+* ``directions``: every task call in orchestration has its argument kinds.
+* ``split``: no mixed kernel is left (each became an AIC + AIV group).
 """
 from __future__ import annotations
 
-from typing import Set
+from typing import Callable, Dict, Set
 
 from ..errors import InternalError
 from . import nodes as N
+from .ops import OPS
+from .types import TileType
 
 
 def verify_program(prog: N.Program, after: str, ssa: bool) -> None:
@@ -48,3 +64,90 @@ def _verify_body(fn, body, defined, after, ssa, seen_defs):
                 raise InternalError(f"after {after}: {fn.name} defines {d!r} twice (not SSA)")
             seen_defs.add(d)
             defined.add(d)
+
+
+# ----------------------------------------------------------------- properties
+
+def _fail(after: str, fn: N.Function, prop: str, what: str):
+    raise InternalError(f"after {after}: {fn.name} breaks '{prop}': {what}")
+
+
+def _check_inlined(prog: N.Program, after: str) -> None:
+    for fn in prog.functions.values():
+        for _, call in N.walk_calls(fn.body):
+            callee = prog.functions.get(call.callee)
+            if callee is not None and callee.kind is N.FunctionType.Inline:
+                _fail(after, fn, "inlined", f"it still calls Inline function {call.callee}")
+
+
+def _check_no_fifo(prog: N.Program, after: str) -> None:
+    for fn in prog.functions.values():
+        for _, op in N.walk_ops(fn.body):
+            if OPS[op.op].fifo:
+                _fail(after, fn, "no_fifo", f"it still holds {op.op}")
+
+
+def _check_flat(prog: N.Program, after: str) -> None:
+    for fn in prog.functions.values():
+        for _, op in N.walk_ops(fn.body):
+            for a in op.args:
+                if isinstance(a, N.OpCall) and isinstance(a.type, TileType):
+                    _fail(after, fn, "flat", f"{a.op} is nested in the arguments of {op.op}")
+
+
+def _check_classified(prog: N.Program, after: str) -> None:
+    for fn in prog.of_kind(N.FunctionType.InCore):
+        if not fn.attrs.get("mixed"):
+            _fail(after, fn, "classified", "an InCore kernel is neither AIC, AIV nor mixed")
+
+
+def _check_planned(prog: N.Program, after: str) -> None:
+    for fn in prog.of_kind(N.FunctionType.AIC, N.FunctionType.AIV, N.FunctionType.InCore):
+        buffer_of = fn.attrs.get("buffer_of")
+        addr = fn.attrs.get("tile_addr")
+        if buffer_of is None or addr is None:
+            _fail(after, fn, "planned", "it has no memory plan")
+        for s in N.walk_stmts(fn.body):
+            popped = isinstance(s, N.Assign) and isinstance(s.value, N.OpCall) and \
+                (OPS[s.value.op].fifo or ("", ""))[1] == "pop"     # lives in the FIFO's slot buffer
+            if isinstance(s, N.Assign) and not popped:
+                for t in s.targets:
+                    if isinstance(t.type, TileType) and buffer_of.get(t.name, t.name) not in addr:
+                        _fail(after, fn, "planned", f"tile {t.name!r} has no address")
+
+
+def _check_directions(prog: N.Program, after: str) -> None:
+    for fn in prog.of_kind(N.FunctionType.Orchestration):
+        if "kernel_ids" not in fn.attrs:
+            _fail(after, fn, "directions", "it has no kernel ids")
+        for _, call in N.walk_calls(fn.body):
+            if "arg_kinds" not in call.attrs:
+                _fail(after, fn, "directions", f"the call of {call.callee} has no argument kinds")
+
+
+def _check_split(prog: N.Program, after: str) -> None:
+    for fn in prog.of_kind(N.FunctionType.InCore):
+        if fn.attrs.get("mixed"):
+            _fail(after, fn, "split", "a mixed kernel is left")
+
+
+PROPERTY_CHECKS: Dict[str, Callable[[N.Program, str], None]] = {
+    "inlined": _check_inlined,
+    "no_fifo": _check_no_fifo,
+    "flat": _check_flat,
+    "classified": _check_classified,
+    "planned": _check_planned,
+    "directions": _check_directions,
+    "split": _check_split,
+}
+PROPERTIES = frozenset({"defined", "ssa"}) | frozenset(PROPERTY_CHECKS)
+
+
+def verify_properties(prog: N.Program, after: str, props: Set[str]) -> None:
+    """Check every property in ``props`` (``defined`` always, ``ssa`` when claimed)."""
+    unknown = set(props) - PROPERTIES
+    if unknown:
+        raise InternalError(f"after {after}: unknown IR properties {sorted(unknown)}")
+    verify_program(prog, after, "ssa" in props)
+    for name in sorted(props & set(PROPERTY_CHECKS)):
+        PROPERTY_CHECKS[name](prog, after)

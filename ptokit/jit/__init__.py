@@ -8,6 +8,8 @@ from .helpers import JitHelper, incore, inline
 
 def jit(fn=None, **options):
     """``@pl.jit`` or ``@pl.jit(platform="a5sim", runtime="host_build_graph", dump_passes=True)``."""
+    # lazy: `import ptokit.language` reaches this module (pl.jit), and JitFunction brings in the
+    # whole compiler; it loads at the first decoration instead
     from .function import JitFunction
 
     if fn is None:

@@ -35,7 +35,10 @@ import uuid
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+from .. import __version__
 from ..locks import exclusive_lock
+from ..runtime.build import cache_path, compiler, compiler_identity
+from ..runtime.cachedir import DEAD_WRITER_GRACE, DIR_MODE, FILE_MODE, checked_root, ensure_dir, is_stale_temp
 
 log = logging.getLogger("ptokit.jit")
 
@@ -74,7 +77,6 @@ def explain(message: str) -> None:
 # ---------------------------------------------------------------- locations
 
 def jit_cache_dir() -> Path:
-    from ..runtime.build import cache_path
     return cache_path() / "jit"
 
 
@@ -154,8 +156,7 @@ def _sha(data: bytes) -> str:
 @functools.lru_cache(maxsize=None)
 def ptokit_identity() -> str:
     """ptokit's version plus a hash of its installed Python code and bundled C++ headers/sources."""
-    import ptokit
-    pkg = Path(ptokit.__file__).resolve().parent
+    pkg = Path(__file__).resolve().parents[1]
     h = hashlib.sha256()
     for p in sorted(pkg.rglob("*")):
         if "__pycache__" in p.parts or not p.is_file():
@@ -165,11 +166,10 @@ def ptokit_identity() -> str:
         h.update(str(p.relative_to(pkg)).encode() + b"\0")
         h.update(p.read_bytes())
         h.update(b"\0")
-    return f"{ptokit.__version__}+{h.hexdigest()[:20]}"
+    return f"{__version__}+{h.hexdigest()[:20]}"
 
 
 def compiler_id() -> str:
-    from ..runtime.build import compiler, compiler_identity
     try:
         return compiler_identity(compiler())
     except Exception as exc:  # noqa: BLE001 - no g++: compile-only use still works
@@ -271,7 +271,6 @@ def read_manifest(entry: Path) -> Optional[dict]:
 
 def _checked_group(group_dir: Path) -> Path:
     """``group_dir`` created ``0700``, after checking the cache root (``cachedir.check_root``)."""
-    from ..runtime.cachedir import checked_root, ensure_dir
     checked_root()
     return ensure_dir(group_dir)
 
@@ -279,7 +278,6 @@ def _checked_group(group_dir: Path) -> Path:
 def validate_entry(entry: Path, key: str) -> Tuple[bool, str]:
     """(ok, why not): the manifest is intact, names this key, and every file matches its hash.
     A cache root that others may write is refused first (``UnsafeCacheError``)."""
-    from ..runtime.cachedir import checked_root
     checked_root()
     if not entry.is_dir():
         return False, "missing"
@@ -312,7 +310,6 @@ def key_lock(group_dir: Path, key: str):
 def sweep_stale_entries(group_dir: Path) -> int:
     """Remove the temporary folders of dead or long-gone writers (``.tmp-*``) and leftover
     ``.trash-*`` folders of this group; returns how many."""
-    from ..runtime.cachedir import DEAD_WRITER_GRACE, is_stale_temp
     now = time.time()
     n = 0
     for p in list(group_dir.glob(".tmp-*")) + list(group_dir.glob(".trash-*")):
@@ -346,7 +343,6 @@ def discard(path: Path) -> None:
 
 def _make_private(folder: Path) -> None:
     """Folders ``0700``, files ``0600`` under ``folder`` (generated files follow the umask)."""
-    from ..runtime.cachedir import DIR_MODE, FILE_MODE
     os.chmod(folder, DIR_MODE)
     for p in folder.rglob("*"):
         if p.is_symlink():

@@ -20,13 +20,20 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from ..artifacts.kernel_config import read_kernel_config
+from ..compiled import CompiledProgram
 from ..errors import UserError
+from ..language.source import Source
 from ..language.types import DimExpr, DynamicDim
 from . import cache as C
 from .helpers import JitHelper, function_scope
 from ..runtime.abi import scalar_value
 from .specialize import (ArgSpec, ParamInfo, is_contiguous, is_torch_tensor, output_like, param_info,
                          specialize)
+
+# The compiler (``jit.frontend``, ``ptokit.toolchain``: DSL parser, passes, backend; ~150 ms to
+# load) is imported inside the methods that compile, marked "lazy: the compiler": a module that
+# defines @pl.jit functions runs this decorator at its own import time, which must stay cheap.
 
 _MISSING = object()
 
@@ -98,8 +105,7 @@ class Dependencies:
 
 
 def _src_digest(fn) -> Tuple[str, ast.FunctionDef]:
-    from ..language.parser import _Source
-    src = _Source(fn)
+    src = Source(fn)
     text = "".join(src.lines)
     return hashlib.sha256(text.encode()).hexdigest(), src.tree.body[0]
 
@@ -159,6 +165,8 @@ class _MemEntry:
 
 class JitFunction:
     """A ``@pl.jit`` function: specialized per call signature, compiled once, cached."""
+
+    __pto_jit__ = True     # how the front end recognises an entry point called from a jit body
 
     def __init__(self, fn, *, platform: str = "a2a3sim", runtime=None, dump_passes: bool = False,
                  dump_ptoas_passes: bool = False, with_loc: bool = True):
@@ -242,23 +250,23 @@ class JitFunction:
             elif s.kind == "scalar":
                 run_args.append(scalar_value(a, s.dtype.name, f"argument {s.name!r}"))
         if omitted and any(is_torch_tensor(a) for a in full if a is not None):
-            import torch  # only when the caller already uses torch
+            import torch  # lazy: torch is optional; reached only when the caller passes torch tensors
             outputs = [torch.from_numpy(o) if isinstance(o, np.ndarray) else o for o in outputs]
         return specs, run_args, outputs, bool(omitted)
 
     # ------------------------------------------------------------ stages
     def parse(self, *args, **kwargs):
         """The IR program of this call's specialization, before the passes."""
-        from .frontend import build_program
+        from .frontend import build_program   # lazy: the compiler
         specs, _, _, _ = self.specialize(*args, **kwargs)
         return build_program(self.fn, specs)
 
     def lower(self, *args, platform: Optional[str] = None, runtime=None, dump_dir=None, **kwargs):
         """Run the front end and the passes only; returns the post-pass ``ir.Program``
         (``ptokit.ir.printer.print_program`` prints it as DSL text)."""
-        from ..backend.generate import _resolve_context
-        from ..passes.manager import run_passes
-        ctx = _resolve_context(platform or self.platform, runtime if runtime is not None else self.runtime)
+        from ..passes.manager import run_passes   # lazy: the compiler
+        from ..toolchain import resolve_context
+        ctx = resolve_context(platform or self.platform, runtime if runtime is not None else self.runtime)
         return run_passes(self.parse(*args, **kwargs), ctx, Path(dump_dir) if dump_dir else None)
 
     def compile(self, *args, platform: Optional[str] = None, runtime=None, dump_passes: Optional[bool] = None,
@@ -267,8 +275,6 @@ class JitFunction:
         specs, _, _, _ = self.specialize(*args, **kwargs)
         compiled = self._get(specs, platform, runtime, dump_passes, dump_ptoas_passes)
         if output_dir is not None:
-            from ..backend.compiled import CompiledProgram
-            from ..artifacts.kernel_config import read_kernel_config
             out = Path(output_dir)
             shutil.copytree(compiled.output_dir, out, dirs_exist_ok=True)
             compiled = CompiledProgram(out.resolve(), read_kernel_config(out), compiled.platform, compiled.runtime,
@@ -295,8 +301,8 @@ class JitFunction:
         self._memory.clear()
 
     def _get(self, specs: List[ArgSpec], platform, runtime, dump_passes, dump_ptoas_passes):
-        from ..backend.generate import _resolve_context
-        ctx = _resolve_context(platform or self.platform, runtime if runtime is not None else self.runtime)
+        from ..toolchain import resolve_context   # lazy: the compiler
+        ctx = resolve_context(platform or self.platform, runtime if runtime is not None else self.runtime)
         dump_passes = self.dump_passes if dump_passes is None else dump_passes
         dump_ptoas = self.dump_ptoas_passes if dump_ptoas_passes is None else dump_ptoas_passes
         options = {"with_loc": bool(self.with_loc)}
@@ -364,8 +370,6 @@ class JitFunction:
                     except BaseException:
                         shutil.rmtree(tmp, ignore_errors=True)
                         raise
-        from ..backend.compiled import CompiledProgram
-        from ..artifacts.kernel_config import read_kernel_config
         compiled = CompiledProgram(entry.resolve(), read_kernel_config(entry), ctx.platform, ctx.runtime_kind, times)
         self._ensure_dumps(entry, specs, ctx, dump_passes, dump_ptoas)
         self._memory.setdefault(mem_key, []).append(_MemEntry(deps, compiled, key))
@@ -384,20 +388,15 @@ class JitFunction:
                       f" (closest earlier entry: {closest.name})")
 
     def _codegen(self, specs, ctx, out: Path, dump_passes: bool, dump_ptoas: bool):
-        from ..backend.compiled import CompiledProgram
-        from ..backend.generate import StageTimes, generate_tree
-        from ..passes.manager import run_passes
+        from ..toolchain import StageTimes, lower_to_tree   # lazy: the compiler
         from .frontend import build_program
         C.STATS["codegen_runs"] += 1
         times = StageTimes()
         t0 = time.perf_counter()
         ir = build_program(self.fn, specs)
         times.parse += time.perf_counter() - t0
-        t0 = time.perf_counter()
-        lowered = run_passes(ir, ctx, out / "passes_dump" if dump_passes else None)
-        times.passes += time.perf_counter() - t0
-        cfg = generate_tree(lowered, out, ctx, dump_ptoas_passes=dump_ptoas, with_loc=self.with_loc, times=times)
-        return CompiledProgram(out.resolve(), cfg, ctx.platform, ctx.runtime_kind, times)
+        return lower_to_tree(ir, out, ctx, dump_passes=dump_passes, dump_ptoas_passes=dump_ptoas,
+                             with_loc=self.with_loc, times=times)
 
     def _ensure_dumps(self, entry: Path, specs, ctx, dump_passes: bool, dump_ptoas: bool) -> None:
         """Diagnostics are not part of the key: on a hit, produce the requested dumps if the entry lacks them."""

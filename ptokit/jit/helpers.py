@@ -4,6 +4,7 @@ from __future__ import annotations
 import inspect
 
 from ..ir.nodes import FunctionType
+from ..language.source import Source
 
 
 def function_scope(fn) -> dict:
@@ -39,8 +40,7 @@ class JitHelper:
 
     def source(self):
         if self._src is None:
-            from ..language.parser import _Source
-            self._src = _Source(self.fn)
+            self._src = Source(self.fn)
         return self._src
 
     def scope(self) -> dict:

@@ -9,6 +9,7 @@ import inspect
 from typing import Optional
 
 from ..ir.nodes import FunctionType
+from .parser import parse_program
 
 
 class ProgramSpec:
@@ -23,7 +24,6 @@ class ProgramSpec:
     @property
     def ir(self):
         if self._ir is None:
-            from .parser import parse_program
             self._ir = parse_program(self)
         return self._ir
 

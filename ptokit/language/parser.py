@@ -1,75 +1,41 @@
-"""Python ``ast`` -> IR, with type inference and located errors.
+"""Python ``ast`` -> IR, with type inference and located errors: the one front end.
 
-The function bodies are never executed.  Names in them resolve, in order, to
-local variables, the program's dynamic dimensions, and the defining module's
-globals (DSL ops, dtypes, module-level int constants).  Every IR node records
-the DSL source location it came from.
+The function bodies are never executed.  Names in them resolve, in order, to local variables,
+the program's dynamic dimensions, and the defining module's globals (DSL ops, dtypes,
+module-level int constants).  Every IR node records the DSL source location it came from.
+
+``FunctionParser`` parses statements and expressions; its mixins hold the shared pieces: op
+calls bound to the op table (``binding``), tensor windows (``windows``), ``pl.at``/``pl.spmd``
+arguments (``scopes``) and program-function calls (``signatures``).  ``@pl.jit``
+(``ptokit.jit.frontend``) subclasses it and customises it only through the hook methods
+marked "hook" below.
 """
 from __future__ import annotations
 
 import ast
+import builtins
 import inspect
-import linecache
 import sys
-import textwrap
 from typing import Dict, List, Optional
 
-from ..errors import CompileError, InternalError, SourceLoc
+from ..errors import CompileError, InternalError
 from ..ir import nodes as N
-from ..ir.ops import OpTypeError, infer
-from ..ir.types import (BOOL, INDEX, DType, MemorySpace, PadValue, ScalarType, TensorType,
-                        TileType, dim_str, dim_vars)
-from .opcalls import _MISSING, OpCallMixin  # noqa: F401  (_MISSING: shared sentinel)
-from .types import DimExpr, DirAnnot, DynamicDim, ScalarAnnot, TensorAnnot, TileAnnot
+from ..ir.ops import BY_PYTHON, SCALAR_OPERATORS
+from ..ir.types import BOOL, INDEX, DType, MemorySpace, PadValue, ScalarType, TensorType, TileType, dim_vars
+from .annotations import annot_to_type
+from .binding import OpBinder
+from .scopes import AtSpec, ScopeMixin
+from .signatures import CallMixin, Signature, return_types, returned_params
+from .source import Source, eval_static
+from .types import DynamicDim
+from .windows import WindowMixin
 
-# keyword signatures of the DSL ops: (positional names, defaults)
-_PYBINOP = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.FloorDiv: "floordiv", ast.Mod: "mod",
-            ast.Div: "truediv"}
-_PYCMP = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
-_FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-         "floordiv": lambda a, b: a // b, "mod": lambda a, b: a % b, "truediv": lambda a, b: a / b}
-
-
-class _Source:
-    """The DSL source of one class or function, and how to map ast positions back."""
-
-    def __init__(self, obj):
-        try:
-            lines, start = inspect.getsourcelines(obj)
-            self.file = inspect.getsourcefile(obj) or "<unknown>"
-        except (OSError, TypeError) as exc:
-            raise CompileError(f"cannot read the source of {obj!r}: ptokit parses DSL programs from "
-                               f"their source file ({exc})") from None
-        text = "".join(lines)
-        dedented = textwrap.dedent(text)
-        first = lines[0]
-        self.indent = len(first) - len(first.lstrip()) if dedented != text else 0
-        self.start = start
-        self.tree = ast.parse(dedented)
-        self.lines = lines
-
-    def loc(self, node) -> Optional[SourceLoc]:
-        if node is None or not hasattr(node, "lineno"):
-            return None
-        line = self.start + node.lineno - 1
-        src = linecache.getline(self.file, line) or None
-        if src is None:
-            idx = node.lineno - 1
-            src = self.lines[idx] if 0 <= idx < len(self.lines) else None
-        return SourceLoc(self.file, line, node.col_offset + 1 + self.indent, src)
-
-
-class Signature:
-    """What a caller needs to know about a program function."""
-
-    def __init__(self, fn: N.Function, returns_params: List[int]):
-        self.fn = fn
-        self.returns_params = returns_params   # for each returned value, the param index it is
+_MISSING = object()
 
 
 def parse_program(spec) -> N.Program:
     cls = spec.cls
-    src = _Source(cls)
+    src = Source(cls)
     module_globals = dict(sys.modules[cls.__module__].__dict__) if cls.__module__ in sys.modules else {}
     cdef = src.tree.body[0]
     if not isinstance(cdef, ast.ClassDef):
@@ -92,70 +58,26 @@ def parse_program(spec) -> N.Program:
                 pass
     if not methods:
         raise CompileError(f"program {cls.__name__} has no @pl.function methods", src.loc(cdef))
-    dyn = _collect_dyn_vars(module_globals)
+    dyn = dyn_dims_of(module_globals)
     headers = {}
     for item, kind, name in methods:
-        headers[name] = _parse_header(item, kind, name, src, module_globals, method=True,
-                                      evaluated=annotations.get(name))
-    sigs = {name: Signature(fn, _returned_params(item, fn, src)) for (item, _, name), fn
-            in zip(methods, headers.values())}
+        headers[name] = parse_header(item, kind, name, src, module_globals, method=True,
+                                     evaluated=annotations.get(name))
+    sigs = {name: Signature(fn, returned_params(item, fn)) for (item, _, name), fn in zip(methods, headers.values())}
     # Inline functions first: their callers need their return types.
     for item, kind, name in sorted(methods, key=lambda m: m[1] is not N.FunctionType.Inline):
         fp = FunctionParser(src, module_globals, sigs, dyn)
         fn = headers[name]
         fn.body = fp.parse_body(item, fn)
-        fn.return_types = _return_types(fn.body)
+        fn.return_types = return_types(fn.body)
     return N.Program(cls.__name__, headers, src.file, tuple(sorted(dyn)))
 
 
-def _collect_dyn_vars(g) -> Dict[str, DynamicDim]:
-    return {v.name: v for v in g.values() if isinstance(v, DynamicDim)}
+def dyn_dims_of(scope: dict) -> Dict[str, DynamicDim]:
+    return {v.name: v for v in scope.values() if isinstance(v, DynamicDim)}
 
 
-def _eval_static(node, src: _Source, g, what: str):
-    """Evaluate a type annotation or decorator argument (never code with effects)."""
-    try:
-        return eval(compile(ast.Expression(node), src.file, "eval"), dict(g))  # noqa: S307
-    except Exception as exc:  # noqa: BLE001 - report any failure at the annotation
-        raise CompileError(f"cannot evaluate {what} {ast.unparse(node)!r}: {exc}", src.loc(node)) from None
-
-
-def annot_to_type(annot, loc) -> tuple:
-    """DSL annotation object -> (IR type, direction)."""
-    direction = N.Direction.IN
-    if isinstance(annot, DirAnnot):
-        direction = N.Direction(annot.direction)
-        annot = annot.inner
-    if isinstance(annot, type) and annot.__name__ == "Tensor":
-        raise CompileError("a bare pl.Tensor needs a shape and dtype here: pl.Tensor[[d0, d1], dtype] "
-                           "(bare tensors are only for @pl.jit)", loc)
-    if isinstance(annot, TensorAnnot):
-        shape = tuple(_dim(d, loc) for d in annot.shape)
-        if not isinstance(annot.dtype, DType):
-            raise CompileError(f"expected a dtype such as pl.FP32 in pl.Tensor[...], got {annot.dtype!r}", loc)
-        return TensorType(shape, annot.dtype), direction
-    if isinstance(annot, TileAnnot):
-        if len(annot.shape) != 2 or not all(isinstance(d, int) for d in annot.shape):
-            raise CompileError(f"expected a static 2-D tile shape, got {list(annot.shape)}", loc)
-        return TileType(tuple(annot.shape), annot.dtype, annot.memory), direction
-    if isinstance(annot, ScalarAnnot):
-        return ScalarType(annot.dtype or DType.INDEX), direction
-    if isinstance(annot, DType):
-        return ScalarType(annot), direction
-    raise CompileError(f"expected a type annotation such as pl.Tensor[[64, 64], pl.FP32], got {annot!r}", loc)
-
-
-def _dim(d, loc):
-    if isinstance(d, bool) or not isinstance(d, (int, DimExpr)):
-        raise CompileError(f"expected a shape dimension (int constant or pl.dynamic), got {d!r}", loc)
-    if isinstance(d, int):
-        if d <= 0:
-            raise CompileError(f"shape dimensions must be positive, got {d}", loc)
-        return d
-    return dim_str(d.text)
-
-
-def _parse_header(item: ast.FunctionDef, kind, name, src, g, method: bool, evaluated=None) -> N.Function:
+def parse_header(item: ast.FunctionDef, kind, name, src, g, method: bool, evaluated=None) -> N.Function:
     args = item.args.args
     if method:
         if not args or args[0].arg != "self":
@@ -167,31 +89,14 @@ def _parse_header(item: ast.FunctionDef, kind, name, src, g, method: bool, evalu
             raise CompileError(f"parameter {a.arg!r} needs a type annotation", src.loc(a))
         annot = (evaluated or {}).get(a.arg)
         if annot is None or isinstance(annot, str):
-            annot = _eval_static(a.annotation, src, g, "annotation")
+            annot = eval_static(a.annotation, src, g, "annotation")
         ty, direction = annot_to_type(annot, src.loc(a.annotation))
         params.append(N.Param(a.arg, ty, direction, src.loc(a)))
     return N.Function(name, kind, params, [], [], src.loc(item))
 
 
-def _returned_params(item: ast.FunctionDef, fn: N.Function, src) -> List[int]:
-    """Which parameters a function returns (``return out`` / ``return a, b``)."""
-    names = [p.name for p in fn.params]
-    result: List[int] = []
-    for node in ast.walk(item):
-        if isinstance(node, ast.Return) and node.value is not None:
-            vals = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
-            idx = []
-            for v in vals:
-                if isinstance(v, ast.Name) and v.id in names:
-                    idx.append(names.index(v.id))
-                else:
-                    idx.append(-1)
-            result = idx
-    return result
-
-
-class FunctionParser(OpCallMixin):
-    def __init__(self, src: _Source, g, sigs: Dict[str, Signature], dyn: Dict[str, DynamicDim]):
+class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
+    def __init__(self, src: Source, g, sigs: Dict[str, Signature], dyn: Dict[str, DynamicDim]):
         self.src = src
         self.g = g
         self.sigs = sigs
@@ -199,6 +104,8 @@ class FunctionParser(OpCallMixin):
         self.env: Dict[str, object] = {}      # name -> IR type
         self.alias: Dict[str, str] = {}       # tensor name -> underlying tensor variable name
         self.fn: Optional[N.Function] = None
+        self.pre: List[N.Stmt] = []           # statements hoisted out of the current statement
+        self.direct_call = None               # the call that is the whole value of the current statement
 
     # ------------------------------------------------------------ helpers
     def err(self, msg, node) -> CompileError:
@@ -206,6 +113,10 @@ class FunctionParser(OpCallMixin):
 
     def loc(self, node):
         return self.src.loc(node)
+
+    @property
+    def in_orchestration(self) -> bool:
+        return self.fn is not None and self.fn.kind is N.FunctionType.Orchestration
 
     def parse_body(self, item: ast.FunctionDef, fn: N.Function) -> List[N.Stmt]:
         self.fn = fn
@@ -223,14 +134,50 @@ class FunctionParser(OpCallMixin):
             out.extend(self.stmt(s))
         return out
 
+    # ------------------------------------------------------------ hooks
+    def call_hook(self, target, e: ast.Call) -> Optional[N.Expr]:
+        """hook: a call of a name that is not a DSL op (default: none handled here)."""
+        return None
+
+    def subscript(self, e: ast.Subscript) -> N.Expr:
+        """hook: ``x[...]`` read as a value."""
+        if self.in_orchestration:
+            return self.tensor_window(e)
+        raise self.err(f"a tensor window {ast.unparse(e)!r} is a task argument of an Orchestration "
+                       f"function; kernel code reads tensors with pl.load", e)
+
+    def assign_subscript(self, target: ast.Subscript, s) -> List[N.Stmt]:
+        """hook: ``x[...] = value``."""
+        raise self.err("writing a window of a tensor (x[a:b] = ...) is not supported in this "
+                       "function; use pl.store or pl.assemble", target)
+
+    def at_block(self, s: ast.With, spec: AtSpec) -> N.Stmt:
+        """hook: ``with pl.at(...)``: in a program's orchestration, a scope around task submissions."""
+        body = self.block(s.body)
+        return N.Scope("at", body, spec.scope_attrs(), loc=self.loc(s))
+
     # ------------------------------------------------------------ statements
     def stmt(self, s) -> List[N.Stmt]:
+        saved = self.pre, self.direct_call
+        self.pre = []
+        self.direct_call = None
+        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
+            self.direct_call = s.value
+        elif isinstance(s, ast.Assign) and isinstance(s.value, ast.Call) and \
+                isinstance(s.targets[0], (ast.Name, ast.Tuple)):
+            self.direct_call = s.value
+        try:
+            out = self._stmt(s)
+            return self.pre + out
+        finally:
+            self.pre, self.direct_call = saved
+
+    def _stmt(self, s) -> List[N.Stmt]:
         loc = self.loc(s)
         if isinstance(s, ast.Expr):
             if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
                 return []       # docstring
             e = self.expr(s.value)
-            self._bind_call_aliases(None, e)
             return [N.ExprStmt(e, loc=loc)]
         if isinstance(s, ast.Pass):
             return []
@@ -252,25 +199,28 @@ class FunctionParser(OpCallMixin):
         if isinstance(s, ast.For):
             return [self.for_loop(s)]
         if isinstance(s, ast.If):
-            cond = self.expr(s.test)
-            if not isinstance(cond.type, ScalarType):
-                raise self.err(f"an if condition must be a scalar, but got {cond.type}", s.test)
-            saved = dict(self.env)
-            then_body = self.block(s.body)
-            then_env = self.env
-            self.env = dict(saved)
-            else_body = self.block(s.orelse)
-            else_env = self.env
-            self.env = dict(saved)
-            for name in set(then_env) | set(else_env):
-                if name in then_env and name in else_env:
-                    self.env[name] = then_env[name]
-                elif name in saved:
-                    self.env[name] = saved[name]
-            return [N.If(cond, then_body, else_body, loc=loc)]
+            return [self.if_stmt(s)]
         if isinstance(s, ast.With):
             return [self.with_block(s)]
         raise self.err(f"unsupported statement in a DSL function: {type(s).__name__}", s)
+
+    def if_stmt(self, s: ast.If) -> N.Stmt:
+        cond = self.expr(s.test)
+        if not isinstance(cond.type, ScalarType):
+            raise self.err(f"an if condition must be a scalar, but got {cond.type}", s.test)
+        saved = dict(self.env)
+        then_body = self.block(s.body)
+        then_env = self.env
+        self.env = dict(saved)
+        else_body = self.block(s.orelse)
+        else_env = self.env
+        self.env = dict(saved)
+        for name in set(then_env) | set(else_env):
+            if name in then_env and name in else_env:
+                self.env[name] = then_env[name]
+            elif name in saved:
+                self.env[name] = saved[name]
+        return N.If(cond, then_body, else_body, loc=self.loc(s))
 
     def assign(self, s) -> List[N.Stmt]:
         loc = self.loc(s)
@@ -280,8 +230,7 @@ class FunctionParser(OpCallMixin):
         if s.value is None:
             raise self.err("a declaration needs a value", s)
         if isinstance(target, ast.Subscript):
-            raise self.err("writing a window of a tensor (x[a:b] = ...) is not supported in this "
-                           "function; use pl.store or pl.assemble", target)
+            return self.assign_subscript(target, s)
         if isinstance(s.value, ast.Call) and getattr(self._resolve(s.value.func), "__pto_marker__", None) == "spmd_submit":
             return self.spmd_submit(target, s.value, s)
         value = self.expr(s.value)
@@ -298,7 +247,7 @@ class FunctionParser(OpCallMixin):
             raise self.err("assignment target must be a name", target)
         name = target.id
         if isinstance(s, ast.AnnAssign):
-            annot = _eval_static(s.annotation, self.src, self.g, "annotation")
+            annot = eval_static(s.annotation, self.src, self.g, "annotation")
             want, _ = annot_to_type(annot, self.loc(s.annotation))
             self._check_annot(want, value, s)
         if isinstance(value, N.FuncCall):
@@ -319,9 +268,9 @@ class FunctionParser(OpCallMixin):
     def spmd_submit(self, target, call: ast.Call, node) -> List[N.Stmt]:
         """``out, tid = pl.spmd_submit(self.kernel, *args, core_num=n, deps=[t0])``: the function-call
         form of ``with pl.at(deps=[t0]) as tid:`` around ``with pl.spmd(n): out = self.kernel(*args)``
-        (the same IR scopes).  ``(a, b), tid = ...`` binds several results; ``_`` drops the task id."""
+        (same IR scopes).  ``(a, b), tid = ...`` binds several results; ``_`` drops the task id."""
         usage = "out, tid = pl.spmd_submit(self.kernel, *args, core_num=N, deps=[...])"
-        if self.fn is None or self.fn.kind is not N.FunctionType.Orchestration:
+        if not self.in_orchestration:
             raise self.err("pl.spmd_submit submits a task and belongs in an Orchestration function", call)
         if not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name)):
             raise self.err(f"pl.spmd_submit returns the kernel's result(s) and a task id: write `{usage}`", target)
@@ -337,20 +286,15 @@ class FunctionParser(OpCallMixin):
                            f"sync_start=, allow_early_resolve=)", call)
         if "core_num" not in kw:
             raise self.err(f"pl.spmd_submit needs the block count as core_num=: `{usage}`", call)
-        if "sync_start" in kw and _eval_static(kw["sync_start"], self.src, self.g, "sync_start"):
+        if "sync_start" in kw and eval_static(kw["sync_start"], self.src, self.g, "sync_start"):
             raise self.err("pl.spmd_submit(sync_start=True) is not supported: blocks start as cores free up",
                            kw["sync_start"])
         if "allow_early_resolve" in kw:
-            _eval_static(kw["allow_early_resolve"], self.src, self.g, "allow_early_resolve")   # a hint; no effect
-        attrs: Dict[str, object] = {}
-        if "deps" in kw:
-            if not isinstance(kw["deps"], (ast.List, ast.Tuple)) or not all(isinstance(d, ast.Name)
-                                                                            for d in kw["deps"].elts):
-                raise self.err("deps= takes a list of task names", kw["deps"])
-            attrs["deps"] = [d.id for d in kw["deps"].elts]
+            eval_static(kw["allow_early_resolve"], self.src, self.g, "allow_early_resolve")   # a hint; no effect
+        spec = AtSpec(deps=self.deps_list(kw["deps"]) if "deps" in kw else [])
         tid = target.elts[1].id
         if tid != "_":
-            attrs["name"] = tid
+            spec.name = tid
         n = self.expr(kw["core_num"])
         if not isinstance(n.type, ScalarType) or n.type.dtype.is_float:
             raise self.err(f"core_num must be an integer, but got {n.type}", kw["core_num"])
@@ -362,22 +306,13 @@ class FunctionParser(OpCallMixin):
         inner.end_lineno, inner.end_col_offset = node.end_lineno, node.end_col_offset
         body = self.assign(inner)
         loc = self.loc(node)
-        return [N.Scope("at", [N.Scope("spmd", body, {"block_num": n}, loc=loc)], attrs, loc=loc)]
+        return [N.Scope("at", [N.Scope("spmd", body, {"block_num": n}, loc=loc)], spec.scope_attrs(), loc=loc)]
 
     def _alias(self, name, tensor_expr):
         if not isinstance(tensor_expr, N.Var):
             raise InternalError(f"tensor alias of a non-variable {tensor_expr!r}")
         self.alias[name] = self.alias.get(tensor_expr.name, tensor_expr.name)
         self.env[name] = tensor_expr.type
-
-    def _bind_call_aliases(self, names, call):
-        """A call returning its Out tensors: bind result names to the caller's arguments."""
-        if not isinstance(call, N.FuncCall) or names is None:
-            return
-        sig = self.sigs[call.callee]
-        for name, pidx in zip(names, sig.returns_params):
-            if pidx >= 0 and isinstance(call.args[pidx], N.Var):
-                self._alias(name, call.args[pidx])
 
     def _assign_call(self, names, call: N.FuncCall, loc, node) -> List[N.Stmt]:
         sig = self.sigs[call.callee]
@@ -393,7 +328,8 @@ class FunctionParser(OpCallMixin):
                 targets.append(N.Var(name, type=t, loc=loc))
             return [N.Assign(targets, call, loc=loc)]
         if len(sig.returns_params) != len(names):
-            raise self.err(f"{call.callee} returns {len(sig.returns_params)} values, but {len(names)} names are bound", node)
+            raise self.err(f"{call.callee} returns {len(sig.returns_params)} values, but {len(names)} names are bound",
+                           node)
         for name, pidx in zip(names, sig.returns_params):
             if pidx < 0:
                 raise self.err(f"{call.callee} must return its Out/InOut tensor parameters so the caller can "
@@ -427,6 +363,8 @@ class FunctionParser(OpCallMixin):
                 kind = "range"
             else:
                 raise self.err("loops must iterate over pl.range(...), pl.parallel(...) or pl.unroll(...)", it)
+        if it.keywords:
+            raise self.err(f"pl.{kind} takes its bounds positionally (start, stop, step)", it.keywords[0].value)
         bounds = [self.expr(a) for a in it.args]
         for b, a in zip(bounds, it.args):
             if not isinstance(b.type, ScalarType) or b.type.dtype.is_float:
@@ -461,26 +399,15 @@ class FunctionParser(OpCallMixin):
             raise self.err("expected `with pl.spmd(n):` or `with pl.at(...):`", call)
         marker = getattr(self._resolve(call.func), "__pto_marker__", None)
         if marker == "spmd":
-            if len(call.args) != 1:
-                raise self.err("pl.spmd takes the block count", call)
-            n = self.expr(call.args[0])
+            if item.optional_vars is not None:
+                raise self.err("`with pl.spmd(n)` binds no name; put it inside `with pl.at(...) as tid:`",
+                               item.optional_vars)
+            n = self.parse_spmd(call)
             body = self.block(s.body)
             return N.Scope("spmd", body, {"block_num": n}, loc=self.loc(s))
         if marker == "at":
-            attrs = {}
-            for kw in call.keywords:
-                if kw.arg == "deps":
-                    if not isinstance(kw.value, (ast.List, ast.Tuple)):
-                        raise self.err("deps= takes a list of task names", kw.value)
-                    attrs["deps"] = [d.id for d in kw.value.elts if isinstance(d, ast.Name)]
-                elif kw.arg in ("level", "name_hint"):
-                    attrs[kw.arg] = _eval_static(kw.value, self.src, self.g, kw.arg)
-            if item.optional_vars is not None:
-                if not isinstance(item.optional_vars, ast.Name):
-                    raise self.err("`as` needs a simple name", item.optional_vars)
-                attrs["name"] = item.optional_vars.id
-            body = self.block(s.body)
-            return N.Scope("at", body, attrs, loc=self.loc(s))
+            spec = self.parse_at(call, item.optional_vars)
+            return self.at_block(s, spec)
         raise self.err("expected `with pl.spmd(n):` or `with pl.at(...):`", call)
 
     # ------------------------------------------------------------ expressions
@@ -493,7 +420,6 @@ class FunctionParser(OpCallMixin):
         if isinstance(node, ast.Name):
             if node.id in self.g:
                 return self.g[node.id]
-            import builtins
             return getattr(builtins, node.id, _MISSING)
         if isinstance(node, ast.Attribute):
             base = self._resolve(node.value)
@@ -501,6 +427,23 @@ class FunctionParser(OpCallMixin):
                 return _MISSING
             return getattr(base, node.attr, _MISSING)
         return _MISSING
+
+    def call(self, e: ast.Call) -> N.Expr:
+        f = e.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
+            return self.func_call(f.attr, e)
+        target = self._resolve(f) if not (isinstance(f, ast.Name) and f.id in self.env) else _MISSING
+        handled = self.call_hook(target, e)
+        if handled is not None:
+            return handled
+        op = getattr(target, "__pto_op__", None)
+        if op is None:
+            if target in (min, max):
+                if len(e.args) != 2 or e.keywords:
+                    raise self.err(f"{target.__name__}() takes two scalars here", e)
+                return self.scalar_op(target.__name__, self.expr(e.args[0]), self.expr(e.args[1]), e)
+            raise self.err(f"{ast.unparse(f)!r} is not a DSL op or program function", f)
+        return self.op_call(op, e)
 
     def expr(self, e) -> N.Expr:
         loc = self.loc(e)
@@ -524,31 +467,26 @@ class FunctionParser(OpCallMixin):
         if isinstance(e, (ast.List, ast.Tuple)):
             return N.ListExpr([self.expr(x) for x in e.elts], loc=loc)
         if isinstance(e, ast.BinOp):
-            op = _PYBINOP.get(type(e.op))
-            if op is None:
+            o = BY_PYTHON.get(type(e.op))
+            if o is None or o.compare:
                 raise self.err(f"unsupported operator {type(e.op).__name__}", e)
-            return self.scalar_op(op, self.expr(e.left), self.expr(e.right), e)
+            return self.scalar_op(o.name, self.expr(e.left), self.expr(e.right), e)
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
             v = self.expr(e.operand)
             if isinstance(v, N.Const):
                 return N.Const(-v.value, type=v.type, loc=loc)
-            return self._typed_op("scalar.neg", [v], {}, e)
+            return self.typed_op("scalar.neg", [v], {}, e)
         if isinstance(e, ast.Compare):
             if len(e.ops) != 1:
                 raise self.err("chained comparisons are not supported", e)
-            op = _PYCMP.get(type(e.ops[0]))
-            if op is None:
+            o = BY_PYTHON.get(type(e.ops[0]))
+            if o is None or not o.compare:
                 raise self.err(f"unsupported comparison {type(e.ops[0]).__name__}", e)
-            return self.scalar_op(op, self.expr(e.left), self.expr(e.comparators[0]), e)
+            return self.scalar_op(o.name, self.expr(e.left), self.expr(e.comparators[0]), e)
         if isinstance(e, ast.Call):
             return self.call(e)
         if isinstance(e, ast.Subscript):
-            if type(self) is FunctionParser and self.fn is not None and \
-                    self.fn.kind is N.FunctionType.Orchestration:
-                return self.tensor_window(e)
-            if type(self) is FunctionParser:
-                raise self.err(f"a tensor window {ast.unparse(e)!r} is a task argument of an Orchestration "
-                               f"function; kernel code reads tensors with pl.load", e)
+            return self.subscript(e)
         raise self.err(f"unsupported expression {ast.unparse(e)!r} in a DSL function", e)
 
     def _static_value(self, val, node):
@@ -564,29 +502,14 @@ class FunctionParser(OpCallMixin):
         return N.Const(val, loc=self.loc(node))
 
     def scalar_op(self, op, a, b, node):
+        o = SCALAR_OPERATORS[f"scalar.{op}"]
         if isinstance(a.type, TileType) or isinstance(b.type, TileType):
-            raise self.err(f"operator on tiles: use pl.{ {'add': 'add', 'sub': 'sub', 'mul': 'mul', 'truediv': 'div'}.get(op, op)}(...) "
-                           f"instead of a Python operator", node)
-        if isinstance(a, N.Const) and isinstance(b, N.Const) and op in _FOLD and \
+            raise self.err(f"operator on tiles: use pl.{o.tile_op or op}(...) instead of a Python operator", node)
+        if isinstance(a, N.Const) and isinstance(b, N.Const) and o.fold is not None and not o.compare and \
                 isinstance(a.value, (int, float)) and isinstance(b.value, (int, float)):
             try:
-                v = _FOLD[op](a.value, b.value)
+                v = o.fold(a.value, b.value)
             except ZeroDivisionError:
                 raise self.err("division by zero in a constant expression", node) from None
             return self._const(v, node)
-        return self._typed_op(f"scalar.{op}", [a, b], {}, node)
-
-    def _typed_op(self, name, args, attrs, node):
-        try:
-            t = infer(name, [a.type for a in args], attrs)
-        except OpTypeError as exc:
-            raise self.err(str(exc), node) from None
-        return N.OpCall(name, args, attrs, type=t, loc=self.loc(node))
-
-def _return_types(body) -> list:
-    for s in N.walk_stmts(body):
-        if isinstance(s, N.Return):
-            return [v.type for v in s.values]
-    return []
-
-
+        return self.typed_op(f"scalar.{op}", [a, b], {}, node)

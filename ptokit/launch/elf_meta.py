@@ -154,6 +154,8 @@ class ElfReport:
 
 
 def _open_elf(data: bytes, where: str):
+    # lazy: pyelftools takes ~40 ms to import and only reading an ELF needs it (launch/ is also
+    # loaded by every compile, for the SIMT anchor header)
     from elftools.elf.elffile import ELFFile
     if len(data) < 4 or data[:4] != b"\x7fELF":
         raise ElfMetaError(f"{where}: not an ELF file (no \\x7fELF magic)")
@@ -188,7 +190,7 @@ def read_meta_sections(data: bytes, where: str = "<elf>") -> dict[str, bytes]:
 
 def read_function_symbols(data: bytes, where: str = "<elf>") -> list[Symbol]:
     """Defined FUNC symbols of ``.symtab`` (or ``.dynsym`` when stripped)."""
-    from elftools.elf.sections import SymbolTableSection
+    from elftools.elf.sections import SymbolTableSection   # lazy: see _open_elf
     elf = _open_elf(data, where)
     syms: list[Symbol] = []
     try:

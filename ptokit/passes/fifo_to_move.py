@@ -17,13 +17,11 @@ from typing import Dict, List, Tuple
 
 from ..errors import CompileError
 from ..ir import nodes as N
-from ..ir.types import MemorySpace, TileType
+from ..ir.ops.fifo import DIRECTIONS
+from ..ir.types import TileType
 
 # pop op -> (its push, the free, the memory space the popped tile lives in)
-_DIRS = {
-    "tpop_from_aic": ("tpush_to_aiv", "tfree_from_aic", MemorySpace.Vec),
-    "tpop_from_aiv": ("tpush_to_aic", "tfree_from_aiv", MemorySpace.Mat),
-}
+_DIRS = {d.pop: (d.push, d.free, d.target) for d in DIRECTIONS.values()}
 _PUSH_TO_POP = {push: pop for pop, (push, _, _) in _DIRS.items()}
 _FREES = {free for _, free, _ in _DIRS.values()}
 

@@ -1,17 +1,21 @@
 """PassManager: the fixed pipeline of IR passes, with dumps and verification.
 
-``run_passes(program, ctx, dump_dir)`` copies the program, runs every pass in
-order, verifies the IR after each (``ctx.verify``) and, with a dump folder,
-writes ``00_frontend.py`` then ``NN_after_<PassName>.py``.
+Each pass is declared with the IR properties it requires, establishes and gives up
+(``ptokit.ir.verifier`` names and checks them).  ``run_passes(program, ctx, dump_dir)`` copies
+the program, runs every pass in order, checks that each pass's requirements hold, verifies every
+property the pipeline claims after each pass (``ctx.verify``) and, with a dump folder, writes
+``00_frontend.py`` then ``NN_after_<PassName>.py``.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, FrozenSet, List, Optional
 
+from ..errors import InternalError
 from ..ir.nodes import Program, copy_program
 from ..ir.printer import print_program
-from ..ir.verifier import verify_program
+from ..ir.verifier import PROPERTIES, verify_properties
 from .classify import classify_kernels
 from .context import PassContext
 from .directions import derive_directions
@@ -22,17 +26,37 @@ from .memory_space import check_memory_spaces
 from .split_mixed import split_mixed
 from .ssa import flatten, to_ssa
 
-# (name used in dumps, function, IR is in SSA form afterwards)
-PIPELINE: List[Tuple[str, Callable, bool]] = [
-    ("InlineFunctions", inline_functions, False),
-    ("FifoToMove", fifo_to_move, False),
-    ("Flatten", flatten, False),
-    ("ConvertToSSA", to_ssa, True),
-    ("InferMemorySpace", check_memory_spaces, True),
-    ("ClassifyKernels", classify_kernels, True),
-    ("PlanMemory", plan_memory, True),
-    ("DeriveArgDirections", derive_directions, True),
-    ("SplitMixed", split_mixed, True),
+
+@dataclass(frozen=True)
+class Pass:
+    name: str                              # used in dumps and error messages
+    run: Callable[[Program, PassContext], Program]
+    requires: FrozenSet[str] = frozenset()
+    produces: FrozenSet[str] = frozenset()
+    gives_up: FrozenSet[str] = frozenset()
+
+    def __post_init__(self):
+        bad = (self.requires | self.produces | self.gives_up) - PROPERTIES
+        if bad:
+            raise ValueError(f"pass {self.name}: unknown IR properties {sorted(bad)}")
+
+
+def _p(*names: str) -> FrozenSet[str]:
+    return frozenset(names)
+
+
+PIPELINE: List[Pass] = [
+    Pass("InlineFunctions", inline_functions, produces=_p("inlined")),
+    Pass("FifoToMove", fifo_to_move, requires=_p("inlined"), produces=_p("no_fifo")),
+    Pass("Flatten", flatten, requires=_p("inlined"), produces=_p("flat")),
+    Pass("ConvertToSSA", to_ssa, requires=_p("flat"), produces=_p("ssa")),
+    Pass("InferMemorySpace", check_memory_spaces, requires=_p("ssa")),
+    Pass("ClassifyKernels", classify_kernels, requires=_p("ssa", "no_fifo"), produces=_p("classified")),
+    Pass("PlanMemory", plan_memory, requires=_p("ssa", "classified"), produces=_p("planned")),
+    Pass("DeriveArgDirections", derive_directions, requires=_p("ssa", "inlined"), produces=_p("directions")),
+    # the split kernels hold FIFO ops again, and the AIC/AIV halves keep the group's memory plan
+    Pass("SplitMixed", split_mixed, requires=_p("planned", "directions"), produces=_p("split"),
+         gives_up=_p("no_fifo")),
 ]
 
 
@@ -42,10 +66,16 @@ def run_passes(program: Program, ctx: PassContext, dump_dir: Optional[Path] = No
         dump_dir = Path(dump_dir)
         dump_dir.mkdir(parents=True, exist_ok=True)
         (dump_dir / "00_frontend.py").write_text(print_program(prog))
-    for i, (name, fn, ssa) in enumerate(PIPELINE, start=1):
-        prog = fn(prog, ctx)
+    held = {"defined"}
+    for i, p in enumerate(PIPELINE, start=1):
+        missing = p.requires - held
+        if missing:
+            raise InternalError(f"pass {p.name} needs IR properties {sorted(missing)} that no earlier pass "
+                                f"established")
+        prog = p.run(prog, ctx)
+        held = (held - p.gives_up) | p.produces
         if ctx.verify:
-            verify_program(prog, name, ssa)
+            verify_properties(prog, p.name, held)
         if dump_dir is not None:
-            (dump_dir / f"{i:02d}_after_{name}.py").write_text(print_program(prog))
+            (dump_dir / f"{i:02d}_after_{p.name}.py").write_text(print_program(prog))
     return prog

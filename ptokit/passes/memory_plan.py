@@ -20,7 +20,11 @@ from typing import Dict, List, Tuple
 
 from ..errors import CompileError
 from ..ir import nodes as N
+from ..ir.ops import ops_with
 from ..ir.types import ALIGNMENT, CAPACITY, MemorySpace, TileType, fmt_shape
+
+_ELEMENTWISE = ops_with("elementwise")
+_SHARES_OPERAND0 = ops_with("shares_operand0")   # assemble, matmul_acc: in place; reshape: a view
 
 _SPACE_NAMES = {MemorySpace.Vec: "Vec (UB)", MemorySpace.Mat: "Mat (L1)", MemorySpace.Left: "Left (L0A)",
                 MemorySpace.Right: "Right (L0B)", MemorySpace.Acc: "Acc (L0C)", MemorySpace.Bias: "Bias"}
@@ -167,7 +171,7 @@ def _plan_function(fn: N.Function, arch: str):
                         in_place.add(t.name)
                 # ops whose result lives in an operand's storage: assemble/matmul_acc write in place,
                 # reshape makes a view of its source's bytes
-                if isinstance(s.value, N.OpCall) and s.value.op in ("assemble", "matmul_acc", "reshape"):
+                if isinstance(s.value, N.OpCall) and s.value.op in _SHARES_OPERAND0:
                     tgt = s.value.args[0]
                     if isinstance(tgt, N.Var) and tgt.name in tiles:
                         uf.union(tgt.name, s.targets[0].name)
@@ -270,8 +274,6 @@ def _plan_function(fn: N.Function, arch: str):
     fn.attrs["memory_peak"] = {s.name: v for s, v in peak.items()}
 
 
-_ELEMENTWISE = {"add", "sub", "mul", "div", "maximum", "minimum", "adds", "subs", "muls", "divs", "maxs",
-                "mins", "exp", "log", "sqrt", "rsqrt", "recip", "neg", "abs", "relu", "cast"}
 
 
 def _in_place_capable(value, target: N.Var) -> bool:

@@ -35,20 +35,18 @@ from typing import Dict, List, Optional, Set
 
 from ..errors import CompileError
 from ..ir import nodes as N
-from ..ir.ops import OPS
-from ..ir.types import ALIGNMENT, CAPACITY, MemorySpace, ScalarType, TileType
+from ..ir.ops import OPS, ops_with
+from ..ir.ops.fifo import DIRECTIONS
+from ..ir.types import ALIGNMENT, CAPACITY, DType, MemorySpace, ScalarType, TileType
 
 _CUBE = {MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc, MemorySpace.Bias}
-FIFO_OPS = ("tpush_to_aiv", "tpop_from_aic", "tfree_from_aic", "tpush_to_aic", "tpop_from_aiv", "tfree_from_aiv")
+FIFO_OPS = ops_with("fifo")
 C2V_BUFFER = "c2v_slot_buffer"
 V2C_BUFFER = "v2c_slot_buffer"
 # direction -> (source space, target space, push op (producer side), pop op, free op (consumer side))
-_DIR = {
-    "c2v": (MemorySpace.Acc, MemorySpace.Vec, "tpush_to_aiv", "tpop_from_aic", "tfree_from_aic"),
-    "v2c": (MemorySpace.Vec, MemorySpace.Mat, "tpush_to_aic", "tpop_from_aiv", "tfree_from_aiv"),
-}
-_PRODUCER = {"c2v": "aic", "v2c": "aiv"}
-_POPS = {"tpop_from_aic": "c2v", "tpop_from_aiv": "v2c"}
+_DIR = {d.name: (d.source, d.target, d.push, d.pop, d.free) for d in DIRECTIONS.values()}
+_PRODUCER = {d.name: d.producer for d in DIRECTIONS.values()}
+_POPS = {d.pop: d.name for d in DIRECTIONS.values()}
 
 
 def split_mixed(prog: N.Program, ctx) -> N.Program:
@@ -273,7 +271,6 @@ def _free(op: str, loc) -> N.Stmt:
 
 
 def _bool_dtype():
-    from ..ir.types import DType
     return DType.BOOL
 
 

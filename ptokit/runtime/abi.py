@@ -77,7 +77,7 @@ def numpy_dtype_of(dt: DataType) -> np.dtype:
     """The numpy dtype of a DataType (bfloat16 needs ml_dtypes)."""
     dt = DataType(dt)
     if dt == DataType.BFLOAT16:
-        import ml_dtypes
+        import ml_dtypes   # lazy: half a second to import, and only bfloat16 needs it
         return np.dtype(ml_dtypes.bfloat16)
     for name, d in _NUMPY_NAMES.items():
         if d == dt:

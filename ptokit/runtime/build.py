@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence, Union
 
+from ..artifacts.kernel_config import read_kernel_config
 from ..locks import exclusive_lock
 from ..errors import BuildError, UserError
 from . import cachedir
@@ -404,8 +405,6 @@ def tree_jobs(config) -> list[BuildJob]:
 def build_tree(tree_dir, jobs: Optional[int] = None,
                progress: Optional[Callable[[int, int], None]] = None) -> BuiltTree:
     """Build every source named by ``tree_dir/kernel_config.py`` (any tool's tree)."""
-    from ..artifacts.kernel_config import read_kernel_config
-
     config = read_kernel_config(tree_dir)
     for src in [config.orchestration.source] + [k.source for k in config.kernels]:
         if not Path(src).is_file():

@@ -1,6 +1,7 @@
 """RunConfig: how a program is run on the CPU simulator."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Optional, Union
 
@@ -69,5 +70,4 @@ class RunConfig:
         return self.aicpu_thread_num or DEFAULT_AICPU_THREADS[self.platform]
 
     def replace(self, **changes) -> "RunConfig":
-        import dataclasses
         return dataclasses.replace(self, **changes)

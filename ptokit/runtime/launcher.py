@@ -5,8 +5,14 @@ import dataclasses
 from pathlib import Path
 from typing import Optional, Sequence
 
+from ..artifacts.kernel_config import read_kernel_config
 from ..targets import SIM_PLATFORMS
+from .abi import scalar_value
+from .build import build_tree
+from .callable import pack_tree
 from .config import RunConfig, valid_aicpu_thread_nums
+from .progress import BuildProgress
+from .sim import run_image
 
 
 def check_platform(kernel_config, config: Optional[RunConfig]) -> Optional[RunConfig]:
@@ -58,7 +64,6 @@ def check_args(kernel_config, args: Sequence) -> None:
     if params is not None and len(params) != len(args):
         names = ", ".join(str(p.get("name")) for p in params)
         raise ValueError(f"the program takes {len(params)} arguments ({names}), {len(args)} were given")
-    from .abi import scalar_value
     for i, (p, a) in enumerate(zip(params or (), args)):
         if p.get("kind") == "scalar":
             scalar_value(a, p.get("dtype"), f"argument {i} ({p.get('name')})")
@@ -73,14 +78,7 @@ def run_tree(tree_dir, args: list, config: Optional[RunConfig] = None, *, jobs: 
 
     Output and inout tensors are written back into the caller's arrays; returns a RunResult.
     """
-    from .build import build_tree
-    from .callable import pack_tree
-    from .sim import run_image
-
-    from ..artifacts.kernel_config import read_kernel_config
     check_platform(read_kernel_config(tree_dir), config)      # before spending time on a build
-
-    from .progress import BuildProgress
     with BuildProgress(label=f"building {Path(tree_dir).name}", quiet=bool(quiet)) as progress:
         built = build_tree(tree_dir, jobs=jobs, progress=progress)
     kc = built.config

@@ -37,6 +37,9 @@ from typing import Optional
 
 import numpy as np
 
+from ..errors import UserError
+from ..targets import runtime_kind_from_name
+from .records import BLOCK_RECORD_DTYPE, EDGE_DTYPE, FIFO_WAIT_DTYPE, RunResult, Timeline
 from .summary import all_cores, core_label
 
 FORMAT_NAME = "ptokit-trace"
@@ -186,14 +189,21 @@ def write_trace(path, result, *, clusters: Optional[int] = None, platform: Optio
     """Write the trace of ``result`` (a ``RunResult``) to ``path`` (atomically); returns the path."""
     path = Path(path)
     doc = trace_events(result, clusters=clusters, platform=platform)
-    if path.parent and not path.parent.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent or "."))
+    if path.is_dir():
+        raise UserError(f"cannot write the trace to {path}: it is a folder (give a file name)")
+    try:
+        if path.parent and not path.parent.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent or "."))
+    except OSError as exc:
+        raise UserError(f"cannot write the trace to {path}: {exc.strerror or exc}") from None
     try:
         text = json.dumps(doc, separators=(",", ":"))   # dumps uses the C encoder (dump does not)
         with os.fdopen(fd, "w") as fh:
             fh.write(text)
         os.replace(tmp, path)
+    except OSError as exc:
+        raise UserError(f"cannot write the trace to {path}: {exc.strerror or exc}") from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -209,14 +219,17 @@ def load_document(path) -> dict:
     try:
         with open(path) as fh:
             doc = json.load(fh)
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise TraceFormatError(f"{path}: not a JSON trace ({exc})") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("traceEvents"), list):
         raise TraceFormatError(f"{path}: not a trace-event JSON object (no traceEvents array)")
     other = doc.get("otherData")
     if not isinstance(other, dict) or other.get("format") != FORMAT_NAME:
         raise TraceFormatError(f"{path}: not a ptokit run trace (otherData.format is not {FORMAT_NAME!r})")
-    if int(other.get("version", 0)) > FORMAT_VERSION:
+    version = other.get("version", 0)
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise TraceFormatError(f"{path}: damaged trace (otherData.version is {version!r}, not an integer)")
+    if version > FORMAT_VERSION:
         raise TraceFormatError(f"{path}: trace format version {other.get('version')} is newer than this "
                                f"ptokit reads ({FORMAT_VERSION})")
     return doc
@@ -224,9 +237,6 @@ def load_document(path) -> dict:
 
 def read_trace(path):
     """Read a trace written by ``write_trace`` back into a ``RunResult``."""
-    from ..targets import runtime_kind_from_name
-    from .sim.driver import BLOCK_RECORD_DTYPE, EDGE_DTYPE, FIFO_WAIT_DTYPE, RunResult, Timeline
-
     doc = load_document(path)
     other = doc["otherData"]
     recs, flows, targs, fifo = [], {}, {}, []
@@ -245,23 +255,26 @@ def read_trace(path):
             elif cat == "dep" and ph in ("s", "i"):
                 a = e["args"]
                 flows[int(e.get("id", -1 - len(flows)))] = (int(a["producer"]), int(a["consumer"]))
-    except (KeyError, TypeError, ValueError) as exc:
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
         raise TraceFormatError(f"{path}: damaged trace event ({type(exc).__name__}: {exc})") from None
-    blocks = np.array(recs, dtype=BLOCK_RECORD_DTYPE) if recs else np.zeros(0, BLOCK_RECORD_DTYPE)
-    ordered = [flows[k] for k in sorted(flows, key=lambda k: (k < 0, abs(k)))]
-    edges = np.array(ordered, dtype=EDGE_DTYPE) if ordered else np.zeros(0, EDGE_DTYPE)
-    names = {int(k): str(v) for k, v in (other.get("kernel_names") or {}).items()}
-    runtime = other.get("runtime") or None
     try:
-        runtime = runtime_kind_from_name(runtime) if runtime else None
-    except ValueError:
-        runtime = None
-    waits = np.array(fifo, dtype=FIFO_WAIT_DTYPE) if fifo else None
-    return RunResult(elapsed=float(other.get("elapsed_s", 0.0)), tasks=int(other.get("tasks", 0)),
-                     blocks=int(other.get("blocks", len(blocks))), timeline=Timeline(blocks, edges, names, targs, waits),
-                     schedulers=int(other.get("schedulers", 0)), runtime=runtime,
-                     clusters=int(other.get("clusters", 0)), platform=str(other.get("platform", "")))
-
+        blocks = np.array(recs, dtype=BLOCK_RECORD_DTYPE) if recs else np.zeros(0, BLOCK_RECORD_DTYPE)
+        ordered = [flows[k] for k in sorted(flows, key=lambda k: (k < 0, abs(k)))]
+        edges = np.array(ordered, dtype=EDGE_DTYPE) if ordered else np.zeros(0, EDGE_DTYPE)
+        names = {int(k): str(v) for k, v in (other.get("kernel_names") or {}).items()}
+        runtime = other.get("runtime") or None
+        try:
+            runtime = runtime_kind_from_name(runtime) if runtime else None
+        except ValueError:
+            runtime = None
+        waits = np.array(fifo, dtype=FIFO_WAIT_DTYPE) if fifo else None
+        return RunResult(elapsed=float(other.get("elapsed_s", 0.0)), tasks=int(other.get("tasks", 0)),
+                         blocks=int(other.get("blocks", len(blocks))),
+                         timeline=Timeline(blocks, edges, names, targs, waits),
+                         schedulers=int(other.get("schedulers", 0)), runtime=runtime,
+                         clusters=int(other.get("clusters", 0)), platform=str(other.get("platform", "")))
+    except (AttributeError, OverflowError, TypeError, ValueError) as exc:
+        raise TraceFormatError(f"{path}: damaged trace (otherData or records: {type(exc).__name__}: {exc})") from None
 
 __all__ = ["write_trace", "read_trace", "trace_events", "load_document", "TraceFormatError",
            "FORMAT_NAME", "FORMAT_VERSION"]

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from ptokit.backend.assembler import assemble_text
-from ptokit.backend.assembler.cli import main as ptoas_main
-from ptokit.backend.assembler.parser import parse
-from ptokit.backend.assembler.printer import print_module
+from ptokit.cli.ptoas import main as ptoas_main
+from ptokit.pto.parser import parse
+from ptokit.pto.printer import print_module
 from ptokit.errors import AssemblerError
 
 HERE = Path(__file__).parent

@@ -247,3 +247,30 @@ def test_fuzz_mutation(edits):
 @given(st.text(max_size=200))
 def test_fuzz_garbage(text):
     _only_assembler_errors(text)
+
+
+# ---------------------------------------------------------------- inputs the real assembler refuses too
+
+@pytest.mark.parametrize("text", ["", "   \n\n", "// only a comment\n", "#loc1 = loc(\"x.py\":1:1)\n"])
+def test_input_without_a_module_is_an_error(text):
+    e = err_of(text)
+    assert e.message == "unexpected end of file: expected a module ('module { ... }') or a 'func.func'"
+    assert e.loc.line == text.count("\n") + 1      # at the end of the input, where a module was due
+
+
+def test_empty_module_is_still_accepted():
+    assert "#include" in assemble_text("module {\n}\n", "t.pto")
+
+
+def test_index_value_as_an_address_is_an_error():
+    text = kernel(f"    %i = arith.constant 64 : index\n"
+                  f"    %c = pto.alloc_tile addr = %i valid_row = %c16 valid_col = %c16 : {TB}")
+    e = err_of(text)
+    assert e.message == "address '%i' of 'pto.alloc_tile' must be an i64, not index"
+    at(e, "%c = pto.alloc_tile", "%i valid_row")
+
+
+def test_i32_address_is_an_error_too():
+    text = kernel(f"    %i = arith.constant 64 : i32\n"
+                  f"    %c = pto.alloc_tile addr = %i valid_row = %c16 valid_col = %c16 : {TB}")
+    assert "must be an i64, not i32" in err_of(text).message

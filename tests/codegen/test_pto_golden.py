@@ -54,7 +54,7 @@ def test_a5_target_arch():
 
 def test_loc_suffix_can_be_turned_off(tmp_path):
     ptokit.compile(programs.Elementwise, output_dir=tmp_path / "on")
-    from ptokit.backend.generate import compile_program
+    from ptokit.toolchain import compile_program
     compile_program(programs.Elementwise, output_dir=tmp_path / "off", with_loc=False)
     assert ' loc("programs.py":' in (tmp_path / "on" / "ptoas" / "add.pto").read_text()
     assert " loc(" not in (tmp_path / "off" / "ptoas" / "add.pto").read_text()

@@ -10,7 +10,8 @@ import pytest
 import ptokit
 from ptokit.artifacts.kernel_config import read_kernel_config
 from ptokit.errors import UserError
-from ptokit.runtime import RunConfig, cli
+from ptokit.cli import run as cli_run
+from ptokit.runtime import RunConfig
 from ptokit.runtime.launcher import run_tree
 
 import programs
@@ -28,12 +29,12 @@ def test_hardware_tree_is_not_run(tmp_path):
     with pytest.raises(ValueError, match="'a5' hardware platform; running it needs the vendor toolchain"):
         run_tree(c.output_dir, [x, 1.0, np.zeros_like(x)])
     with pytest.raises(UserError, match="hardware platform"):
-        cli.run_main([str(c.output_dir), "-q", "--no-summary"])
+        cli_run.run_main([str(c.output_dir), "-q", "--no-summary"])
 
 
 def test_simulator_tree_runs_on_its_own_platform(tmp_path, capsys):
     c = ptokit.compile(programs.ScalarOperand, output_dir=tmp_path / "a5", platform="a5sim")
-    assert cli.run_main([str(c.output_dir), "-q", "--no-summary", "--scalar", "alpha=2"]) == 0
+    assert cli_run.run_main([str(c.output_dir), "-q", "--no-summary", "--scalar", "alpha=2"]) == 0
     assert re.search(r"ran 1 task\(s\).*a5sim\)", capsys.readouterr().out)
     x = np.ones((64, 64), np.float32)
     with pytest.raises(ValueError, match="compiled for a5sim, but the run asks for a2a3sim"):
@@ -43,7 +44,7 @@ def test_simulator_tree_runs_on_its_own_platform(tmp_path, capsys):
 def test_unknown_scalar_name_is_an_error(tmp_path):
     c = ptokit.compile(programs.ScalarOperand, output_dir=tmp_path / "t")
     with pytest.raises(UserError, match="--scalar q: the program has no such scalar parameter .its scalars: alpha."):
-        cli.run_main([str(c.output_dir), "-q", "--scalar", "q=1"])
+        cli_run.run_main([str(c.output_dir), "-q", "--scalar", "q=1"])
 
 
 def test_scalars_reach_a_tree_without_params(tmp_path):
@@ -61,7 +62,7 @@ def test_scalars_reach_a_tree_without_params(tmp_path):
     np.save(tmp_path / "x.npy", x)
     np.save(tmp_path / "y.npy", np.zeros_like(x))
     out = tmp_path / "out"
-    assert cli.run_main([str(tree), "-q", "--no-summary", "--inputs", str(tmp_path / "x.npy"),
+    assert cli_run.run_main([str(tree), "-q", "--no-summary", "--inputs", str(tmp_path / "x.npy"),
                          str(tmp_path / "y.npy"), "--scalar", "alpha=0.5", "--save-outputs", str(out)]) == 0
     saved = sorted(out.glob("*.npy"))
     assert saved, "no outputs saved"

@@ -175,7 +175,7 @@ def test_dump_passes_writes_every_stage(tmp_path):
     c = ptokit.compile(programs.ControlFlow, output_dir=tmp_path, dump_passes=True)
     dumps = sorted(p.name for p in (c.output_dir / "passes_dump").iterdir())
     from ptokit.passes.manager import PIPELINE
-    assert dumps == ["00_frontend.py"] + [f"{i:02d}_after_{name}.py" for i, (name, _, _) in enumerate(PIPELINE, 1)]
+    assert dumps == ["00_frontend.py"] + [f"{i:02d}_after_{p.name}.py" for i, p in enumerate(PIPELINE, 1)]
     for name in ("InlineFunctions", "ConvertToSSA", "ClassifyKernels", "PlanMemory", "DeriveArgDirections"):
         assert any(d.endswith(f"_after_{name}.py") for d in dumps), name
     ssa = next((c.output_dir / "passes_dump").glob("*_after_ConvertToSSA.py")).read_text()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -37,6 +38,16 @@ def _env(**extra):
     env = dict(os.environ, **extra)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     return env
+
+
+def _own_tree(scalar_tree, tmp_path, tag: str) -> Path:
+    """A copy of the tree whose kernel binary is this test's own (a tagged symbol), so tests that
+    tamper with its image file never meet another test's runs (xdist workers share the cache)."""
+    tree = tmp_path / f"tree_{tag}"
+    shutil.copytree(scalar_tree.output_dir, tree)
+    src = next((tree / "kernels" / "aiv").glob("*.cpp"))
+    src.write_text(src.read_text() + f'\nextern "C" const char ptokit_test_tag[] = "{tag}";\n')
+    return tree
 
 
 def _kernel_image(tree):
@@ -70,7 +81,7 @@ def _run_in_subprocess(tree, alpha, marker: Path, use_memfd: bool) -> np.ndarray
 
 @pytest.mark.parametrize("use_memfd", [True, False], ids=["memfd", "file"])
 def test_planted_same_size_object_never_runs(scalar_tree, tmp_path, use_memfd):
-    tree = scalar_tree.output_dir
+    tree = _own_tree(scalar_tree, tmp_path, f"planted_{use_memfd}")
     genuine, image = _kernel_image(tree)
     planted = compile_shared(CASES / "planted.cpp", name_hint="planted").read_bytes()
     assert len(planted) < len(genuine)
@@ -88,9 +99,9 @@ def test_planted_same_size_object_never_runs(scalar_tree, tmp_path, use_memfd):
         assert image.read_bytes() == genuine                   # rewritten from the image
 
 
-def test_same_size_edit_is_rewritten_before_use(scalar_tree, monkeypatch):
+def test_same_size_edit_is_rewritten_before_use(scalar_tree, tmp_path, monkeypatch):
     monkeypatch.delattr(os, "memfd_create")                   # the file fallback
-    tree = scalar_tree.output_dir
+    tree = _own_tree(scalar_tree, tmp_path, "same_size_edit")
     x = rand(64, 64, seed=2)
     run_tree(tree, [x, 2.0, np.zeros_like(x)], quiet=True)
     genuine, image = _kernel_image(tree)

@@ -9,7 +9,7 @@ import pytest
 from ptokit.artifacts.kernel_config import KernelConfig, KernelEntry, OrchestrationEntry, write_kernel_config
 from ptokit.errors import RuntimeFailure
 from ptokit.targets import RuntimeKind
-from ptokit.runtime import cli
+from ptokit.cli import cache as cli_cache, run as cli_run, trace as cli_trace
 from ptokit.runtime.config import RunConfig
 from ptokit.runtime.launcher import run_tree
 
@@ -80,12 +80,12 @@ def test_run_image_kernel_names_in_errors(trees):
 
 def test_cli_build_run_cache(trees, tmp_path, capsys):
     tree = str(trees[RuntimeKind.TENSORMAP_AND_RINGBUFFER])
-    assert cli.build_main([tree, "-q"]) == 0
+    assert cli_run.build_main([tree, "-q"]) == 0
     assert "kernel 0" in capsys.readouterr().out
     x = np.arange(16, dtype=np.float32).reshape(8, 2)
     np.save(tmp_path / "x.npy", x)
     outdir = tmp_path / "outs"
-    assert cli.run_main([tree, "--inputs", str(tmp_path / "x.npy"), "--scalar", "s=1.5",
+    assert cli_run.run_main([tree, "--inputs", str(tmp_path / "x.npy"), "--scalar", "s=1.5",
                          "--save-outputs", str(outdir)]) == 0
     text = capsys.readouterr().out
     assert "ran 2 task(s)" in text and "out: float32[8, 2]" in text
@@ -93,11 +93,11 @@ def test_cli_build_run_cache(trees, tmp_path, capsys):
     # generated inputs: the dynamic dimension must be given
     from ptokit.errors import UserError
     with pytest.raises(UserError, match="--dim N=N"):
-        cli.run_main([tree])
-    assert cli.run_main([tree, "--dim", "N=4", "--runtime", "host_build_graph", "--runtime-threads", "3"]) == 0
+        cli_run.run_main([tree])
+    assert cli_run.run_main([tree, "--dim", "N=4", "--runtime", "host_build_graph", "--runtime-threads", "3"]) == 0
     assert "host_build_graph" in capsys.readouterr().out
     with pytest.raises(UserError, match="vendor toolchain"):
-        cli.run_main([tree, "--dim", "N=4", "--platform", "a2a3"])
-    assert cli.cache_main(["path"]) == 0
+        cli_run.run_main([tree, "--dim", "N=4", "--platform", "a2a3"])
+    assert cli_cache.cache_main(["path"]) == 0
     assert capsys.readouterr().out.strip()
-    assert cli.trace_main(["summarize", "x"]) == 2
+    assert cli_trace.trace_main(["summarize", "x"]) == 2

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import ptokit
-from ptokit.runtime import cli, progress
+from ptokit.cli import run as cli_run, trace as cli_trace
+from ptokit.runtime import progress
 from ptokit.runtime.config import RunConfig
 from ptokit.runtime.progress import BuildProgress, progress_enabled
 from ptokit.runtime.trace import read_trace
@@ -34,7 +35,7 @@ def no_env(monkeypatch):
 
 def test_run_prints_summary_and_writes_trace(tree, tmp_path, capsys, no_env):
     path = tmp_path / "sub" / "run.json"
-    assert cli.run_main([str(tree.output_dir), "--trace", str(path), "--clusters", "2", "--top", "3"]) == 0
+    assert cli_run.run_main([str(tree.output_dir), "--trace", str(path), "--clusters", "2", "--top", "3"]) == 0
     out = capsys.readouterr().out
     assert "ran 9 task(s), 9 block(s)" in out
     assert "run summary: 9 task(s), 9 block(s), 7 dependency edge(s)" in out
@@ -45,24 +46,24 @@ def test_run_prints_summary_and_writes_trace(tree, tmp_path, capsys, no_env):
     assert back.tasks == 9 and back.clusters == 2
     # `ptokit trace summarize` prints the summary the run printed
     live = out[out.index("run summary:"):out.index("trace written")].rstrip("\n")
-    assert cli.trace_main(["summarize", str(path), "--top", "3"]) == 0
+    assert cli_trace.trace_main(["summarize", str(path), "--top", "3"]) == 0
     assert capsys.readouterr().out.rstrip("\n") == live
-    assert cli.trace_main(["summarize", str(path), "--json"]) == 0
+    assert cli_trace.trace_main(["summarize", str(path), "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["tasks"] == 9 and d["critical_path_by_count"] == [4, 5, 7, 8] and len(d["cores"]) == 6
-    assert cli.run_main([str(tree.output_dir), "--no-summary", "--clusters", "2"]) == 0
+    assert cli_run.run_main([str(tree.output_dir), "--no-summary", "--clusters", "2"]) == 0
     assert "run summary" not in capsys.readouterr().out
 
 
 def test_trace_summarize_errors(tmp_path, capsys):
-    assert cli.trace_main(["summarize", str(tmp_path / "missing.json")]) == 2
+    assert cli_trace.trace_main(["summarize", str(tmp_path / "missing.json")]) == 2
     assert "cannot read" in capsys.readouterr().err
     bad = tmp_path / "other.json"
     bad.write_text(json.dumps({"traceEvents": [{"name": "x", "ph": "i", "ts": 0, "pid": 1, "tid": 1}]}))
-    assert cli.trace_main(["summarize", str(bad)]) == 2
+    assert cli_trace.trace_main(["summarize", str(bad)]) == 2
     assert "not a ptokit run trace" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        cli.trace_main([])
+        cli_trace.trace_main([])
 
 
 def test_progress_on_a_terminal_only(no_env, monkeypatch):
@@ -101,21 +102,21 @@ def test_progress_waits_for_a_long_build(no_env):
 def test_build_command_progress(tree, monkeypatch, capsys, no_env):
     tty = FakeTTY()
     monkeypatch.setattr(sys, "stderr", tty)
-    assert cli.build_main([str(tree.output_dir)]) == 0
+    assert cli_run.build_main([str(tree.output_dir)]) == 0
     n = 1 + len(tree.config.kernels)
     assert f"[{n}/{n}] built" in tty.getvalue()
     assert "orchestration" in capsys.readouterr().out
     tty = FakeTTY()
     monkeypatch.setattr(sys, "stderr", tty)
-    assert cli.build_main([str(tree.output_dir), "--quiet"]) == 0
+    assert cli_run.build_main([str(tree.output_dir), "--quiet"]) == 0
     assert tty.getvalue() == ""
     monkeypatch.setenv(progress.ENV_VAR, "0")
-    assert cli.build_main([str(tree.output_dir)]) == 0
+    assert cli_run.build_main([str(tree.output_dir)]) == 0
     assert tty.getvalue() == ""
     monkeypatch.delenv(progress.ENV_VAR)
     plain = io.StringIO()
     monkeypatch.setattr(sys, "stderr", plain)
-    assert cli.build_main([str(tree.output_dir)]) == 0
+    assert cli_run.build_main([str(tree.output_dir)]) == 0
     assert plain.getvalue() == ""
 
 

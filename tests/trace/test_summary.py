@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ptokit.targets import RuntimeKind
-from ptokit.runtime.sim.driver import BLOCK_RECORD_DTYPE, EDGE_DTYPE, RunResult, Timeline
+from ptokit.runtime.records import BLOCK_RECORD_DTYPE, EDGE_DTYPE, FIFO_WAIT_DTYPE, RunResult, Timeline
 from ptokit.runtime.summary import core_label, summarize
 from ptokit.runtime.trace import read_trace, write_trace
 
@@ -86,7 +86,6 @@ def test_empty_and_unknown_cluster_count(tmp_path):
 
 
 def test_fifo_waits_are_drawn_counted_and_read_back(tmp_path):
-    from ptokit.runtime.sim.driver import FIFO_WAIT_DTYPE
     r = make_result()
     # task 5's AIC block waited 4 ns in a TPUSH (C2V pipe 0, lane 1); the AIV of cluster 0 6 ns in a TPOP
     r.timeline.fifo_waits = np.array([(5, 0, -1, 0, 1, 0, 1, 72, 76), (1, 2, 0, 0, 1, 1, 0, 116, 122)],

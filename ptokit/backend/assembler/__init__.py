@@ -1,8 +1,8 @@
 """The built-in PTO assembler: `.pto` (PTO-dialect MLIR text) -> C++ against the PTO tile API.
 
-Stages: lexer -> parser (ast) -> sema (SSA and type checks) -> plan (memory for
-tiles without an address) -> emitter (C++).  Every malformed input is an
-AssemblerError located at the offending token; see docs/assembler.md.
+Stages: parse (``ptokit.pto``: lexer, parser, AST) -> sema (SSA and type checks against the
+dialect table) -> plan (memory for tiles without an address) -> emitter (C++).  Every
+malformed input is an AssemblerError located at the offending token; see docs/assembler.md.
 """
 from __future__ import annotations
 
@@ -11,6 +11,11 @@ from pathlib import Path
 from typing import Optional
 
 from ...errors import AssemblerError
+from ...pto.parser import parse
+from ...pto.printer import print_module
+from .emitter import emit_module
+from .plan import plan_function, planned_module
+from .sema import Sema
 
 __all__ = ["assemble_text", "AssemblerError", "normalize_arch"]
 
@@ -28,12 +33,6 @@ def normalize_arch(arch: str) -> str:
 def assemble_text(text: str, filename: str = "<pto>", arch: str = "a2a3", insert_sync: bool = True,
                   level: str = "level3", dump_dir: Optional[os.PathLike] = None) -> str:
     """Assemble PTO text into C++ source text (deterministic)."""
-    from .emitter import emit_module
-    from .parser import parse
-    from .plan import plan_function
-    from .printer import print_module
-    from .sema import Sema
-
     arch = normalize_arch(arch)
     if level not in ("level2", "level3"):
         raise AssemblerError(f"unknown --pto-level {level!r} (expected level2 or level3)")
@@ -48,7 +47,7 @@ def assemble_text(text: str, filename: str = "<pto>", arch: str = "a2a3", insert
         plans = {f.name: plan_function(f, arch, src, plan_all=False) for f in module.funcs}
         merged = {k: v for p in plans.values() for k, v in p.items()}
         if dump is not None:
-            (dump / "01_after_plan_memory.mlir").write_text(print_module(module, merged))
+            (dump / "01_after_plan_memory.mlir").write_text(print_module(planned_module(module, merged)))
         cpp = emit_module(module, src, insert_sync, plans)
         if dump is not None:
             (dump / "02_emit.cpp").write_text(cpp)

@@ -4,13 +4,13 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from ...errors import AssemblerError
-from . import optable
-from .ast import Block, Func, Module, Op
-from .lexer import SourceText
+from ...pto import dialect
+from ...pto.ast import Block, Func, Module, Op
+from ...pto.lexer import SourceText
+from ...pto.types import SCALARS, PartitionViewType, PtrType, ScalarType, TileBufType
 from .sema import ValueInfo, float_literal
-from .types import SCALARS, PartitionViewType, PtrType, ScalarType, TileBufType
 
-PURE_ARITH = optable.ARITH_OPS
+PURE_ARITH = dialect.ARITH_OPS
 CUBE_LOCS = {"mat", "left", "right", "acc", "bias"}
 LAYOUTS = {"nd": "ND", "dn": "DN", "nz": "NZ"}
 
@@ -65,6 +65,7 @@ class FuncEmitter:
         self.event = 0
         self.reserved: Dict[tuple, int] = {}  # (func, buffer name) -> base, for import_reserved_buffer
         self.pipes: List[dict] = []           # initialized cross-core pipes of this function
+        self.alias: Dict[int, ValueInfo] = {}  # id(treshape result) -> its source
 
     # ------------------------------------------------------------------ helpers
     def err(self, message: str, op: Op) -> AssemblerError:
@@ -184,7 +185,7 @@ class FuncEmitter:
     # ------------------------------------------------------------------ ops
     def emit_op(self, op: Op, depth: int) -> None:
         name = op.name
-        if name in optable.RETURN_OPS or name == "scf.yield":
+        if name in dialect.RETURN_OPS or name == "scf.yield":
             return  # yields are emitted by their parent
         results = op.extra.get("result_infos", [])
         if name == "arith.constant":
@@ -204,15 +205,20 @@ class FuncEmitter:
             self.emit_partition(op, depth)
             return
         self.loc_comment(op, depth)
-        if name == "pto.alloc_tile":
-            self.emit_alloc(op, depth)
-        elif name in optable.TILE_OPS:
-            self.emit_tile_op(op, optable.TILE_OPS[name], depth)
-        elif name == "scf.for":
+        spec = dialect.PTO_OPS.get(name)
+        if name == "scf.for":
             self.emit_for(op, depth)
         elif name == "scf.if":
             self.emit_if(op, depth)
-        elif name in optable.PTO_CROSS_CORE:
+        elif spec is None:  # pragma: no cover - sema accepted only ops of the dialect
+            raise self.err(f"cannot lower '{name}'", op)
+        elif spec.form == "alloc":
+            self.emit_alloc(op, depth)
+        elif spec.form == "dps":
+            self.emit_tile_op(op, spec, depth)
+        elif spec.form == "view":
+            self.emit_view(op, spec, depth)
+        elif spec.form in dialect.FIFO_FORMS:
             self.emit_cross_core(op, depth)
         else:  # pragma: no cover
             raise self.err(f"cannot lower '{name}'", op)
@@ -224,8 +230,8 @@ class FuncEmitter:
         cty = _cxx_scalar(ty)
         ops = op.operands
         # constant folding of integer index arithmetic (keeps static shapes static)
-        if name in optable.ARITH_INT_BINARY and all(self.const_of(u) is not None for u in ops) and ty.name != "i1":
-            v = _fold_int(optable.ARITH_INT_BINARY[name], self.const_of(ops[0]), self.const_of(ops[1]))
+        if name in dialect.ARITH_INT_BINARY and all(self.const_of(u) is not None for u in ops) and ty.name != "i1":
+            v = _fold_int(dialect.ARITH_INT_BINARY[name], self.const_of(ops[0]), self.const_of(ops[1]))
             if v is not None:
                 res.const = v
                 return
@@ -233,8 +239,8 @@ class FuncEmitter:
                 and self.const_of(ops[0]) is not None:
             res.const = self.const_of(ops[0])
             return
-        if name in optable.ARITH_INT_BINARY or name in optable.ARITH_FLOAT_BINARY:
-            sym = optable.ARITH_INT_BINARY.get(name) or optable.ARITH_FLOAT_BINARY[name]
+        if name in dialect.ARITH_INT_BINARY or name in dialect.ARITH_FLOAT_BINARY:
+            sym = dialect.ARITH_INT_BINARY.get(name) or dialect.ARITH_FLOAT_BINARY[name]
             a, b = self.ex(ops[0]), self.ex(ops[1])
             bpos = self.const_of(ops[1]) is not None and self.const_of(ops[1]) > 0
             if sym == "floordiv" and bpos:
@@ -264,7 +270,7 @@ class FuncEmitter:
             expr = f"-{a}" if cty not in ("half", "bfloat16_t") else f"{cty}(-static_cast<float>({a}))"
         elif name in ("arith.cmpi", "arith.cmpf"):
             pred = op.extra["pred"]
-            sym = (optable.CMPI_PREDS if name == "arith.cmpi" else optable.CMPF_PREDS)[pred]
+            sym = (dialect.CMPI_PREDS if name == "arith.cmpi" else dialect.CMPF_PREDS)[pred]
             a, b = self.ex(ops[0]), self.ex(ops[1])
             if name == "arith.cmpi" and pred.startswith("u"):
                 ut = "u" + _cxx_scalar(ops[0].value.type) if _cxx_scalar(ops[0].value.type).startswith("int") \
@@ -274,7 +280,7 @@ class FuncEmitter:
                 expr = f"{a} {sym} {b}"
         elif name == "arith.select":
             expr = f"{self.ex(ops[0])} ? {self.ex(ops[1])} : {self.ex(ops[2])}"
-        elif name in optable.ARITH_CASTS:
+        elif name in dialect.ARITH_CASTS:
             expr = f"static_cast<{cty}>({self.ex(ops[0])})"
         else:  # pragma: no cover
             raise self.err(f"cannot lower '{name}'", op)
@@ -388,7 +394,7 @@ class FuncEmitter:
         self.out(depth, f"TASSIGN({name}, {a});")
 
     # ------------------------------------------------------------------ tile ops and sync
-    def op_pipe(self, op: Op, spec: optable.TileOpSpec) -> str:
+    def op_pipe(self, op: Op, spec: dialect.OpSpec) -> str:
         ins = op.group("ins").uses
         outs = op.group("outs").uses
         if op.name == "pto.tstore" and ins[0].value.type.loc == "acc":
@@ -402,9 +408,15 @@ class FuncEmitter:
             return "MTE1"
         return spec.pipe
 
+    def root(self, vi: ValueInfo) -> ValueInfo:
+        """The tile whose bytes a value names (a pto.treshape result names its source's)."""
+        while id(vi) in self.alias:
+            vi = self.alias[id(vi)]
+        return vi
+
     def sync_before(self, op: Op, pipe: str, reads, depth: int) -> None:
         for u in reads:
-            src = self.pending.get(id(u.value))
+            src = self.pending.get(id(self.root(u.value)))
             if src is not None and src != pipe:
                 ev = f"EVENT_ID{self.event % 8}"
                 self.event += 1
@@ -413,7 +425,17 @@ class FuncEmitter:
                 for k in [k for k, v in self.pending.items() if v == src]:
                     del self.pending[k]
 
-    def emit_tile_op(self, op: Op, spec: optable.TileOpSpec, depth: int) -> None:
+    def emit_view(self, op: Op, spec: dialect.OpSpec, depth: int) -> None:
+        """``%d = pto.treshape %s : T1 -> T2``: a tile of type T2 over the same bytes (no pipe, no copy)."""
+        res = op.extra["result_infos"][0]
+        src = op.operands[0]
+        t = op.result_types[0].cxx()
+        name = self.new_name(res)
+        self.alias[id(res)] = src.value
+        self.out(depth, f"{t} {name};")
+        self.out(depth, f"{spec.cxx}({name}, {self.ex(src)});")
+
+    def emit_tile_op(self, op: Op, spec: dialect.OpSpec, depth: int) -> None:
         ins = op.group("ins").uses[:len(spec.ins) - spec.optional] if spec.optional else op.group("ins").uses
         outs = op.group("outs").uses
         if self.insert_sync:
@@ -432,7 +454,7 @@ class FuncEmitter:
         if self.insert_sync:
             for u in outs:
                 if isinstance(u.value.type, TileBufType):
-                    self.pending[id(u.value)] = pipe
+                    self.pending[id(self.root(u.value))] = pipe
 
     # ------------------------------------------------------------------ cross-core FIFO
     _FIFO_DIR = {  # op -> (direction bit, kernel kind that may use it)
@@ -570,7 +592,8 @@ class FuncEmitter:
 
     def _has_tile_ops(self, block: Block) -> bool:
         for op in block.ops:
-            if op.name in optable.TILE_OPS:
+            spec = dialect.PTO_OPS.get(op.name)
+            if spec is not None and spec.form in ("dps", "view"):
                 return True
             if any(self._has_tile_ops(r) for r in op.regions):
                 return True

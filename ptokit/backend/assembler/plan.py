@@ -7,18 +7,12 @@ fit is an AssemblerError located at the first tile that overflows.
 """
 from __future__ import annotations
 
+import copy
 from typing import Dict
 
-from .ast import Block, Func
-from .lexer import SourceText
-from .types import TILE_LOCS
-
-# bytes per memory space (runtime.md "Buffer capacities")
-CAPACITY = {
-    "a2a3": {"vec": 188416, "mat": 524288, "left": 65536, "right": 65536, "acc": 131072, "bias": 1024},
-    "a5": {"vec": 245760, "mat": 524288, "left": 65536, "right": 65536, "acc": 262144, "bias": 4096},
-}
-ALIGN = {"vec": 128, "mat": 128, "acc": 128, "left": 64, "right": 64, "bias": 64}
+from ...pto.ast import Block, Clause, Func, Module, Op, ResultDef, Use
+from ...pto.lexer import SourceText
+from ...pto.types import ALIGN, CAPACITY, TILE_LOCS, ScalarType
 
 
 def _align(x: int, a: int) -> int:
@@ -62,3 +56,32 @@ def plan_function(f: Func, arch: str, src: SourceText, plan_all: bool) -> Dict[i
         planned[id(op)] = off
         used[tt.loc] = off + tt.nbytes
     return planned
+
+
+def planned_module(mod: Module, planned: Dict[int, int]) -> Module:
+    """A copy of ``mod`` whose planned tiles carry ``addr = %__plan_<N>_i64`` (the level2 dump).
+
+    Each function that got planned addresses starts with their ``arith.constant``s, so the dump
+    is itself valid input.
+    """
+    memo: dict = {}
+    out = copy.deepcopy(mod, memo)
+    for f, f_copy in zip(mod.funcs, out.funcs):
+        if f.body is None:
+            continue
+        addrs = set()
+        for op in _allocs(f.body):
+            if id(op) in planned and op.group("addr") is None:
+                a = planned[id(op)]
+                addrs.add(a)
+                twin = memo[id(op)]
+                twin.clauses.insert(0, Clause("kw", "addr", [Use(f"__plan_{a}_i64", op.line, op.col)],
+                                              line=op.line, col=op.col))
+        consts = []
+        for a in sorted(addrs):
+            c = Op("arith.constant", f.line, f.col, [ResultDef(f"__plan_{a}_i64", 1, f.line, f.col)])
+            c.extra["literal"] = str(a)
+            c.colon_types = [ScalarType("i64")]
+            consts.append(c)
+        f_copy.body.ops[:0] = consts
+    return out

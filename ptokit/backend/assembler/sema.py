@@ -11,13 +11,14 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
 from ...errors import AssemblerError
-from . import optable
-from .ast import Block, Func, Module, Op, Use
-from .lexer import SourceText, int_value
-from .types import (PartitionViewType, PtrType, ScalarType, TensorViewType, TileBufType)
+from ...pto import dialect
+from ...pto.ast import Block, Func, Module, Op, Use
+from ...pto.lexer import SourceText, int_value
+from ...pto.types import (PartitionViewType, PtrType, ScalarType, TensorViewType, TileBufType)
 
 INDEX = ScalarType("index")
 I1 = ScalarType("i1")
+I64 = ScalarType("i64")
 
 
 @dataclass(eq=False)
@@ -103,7 +104,7 @@ class Sema:
         if f.body is not None:
             self.check_block(f.body, parent=None)
             for i, op in enumerate(f.body.ops):
-                if op.name in optable.RETURN_OPS and i != len(f.body.ops) - 1:
+                if op.name in dialect.RETURN_OPS and i != len(f.body.ops) - 1:
                     raise self.error("'return' must be the last operation of the function", op.line, op.col)
         self.scopes = []
 
@@ -116,7 +117,7 @@ class Sema:
                     raise self.error("'scf.yield' must be the last operation of its region", op.line, op.col)
                 self.check_yield(op, results)
                 continue
-            if op.name in optable.RETURN_OPS:
+            if op.name in dialect.RETURN_OPS:
                 if parent is not None:
                     raise self.error(f"'{op.name}' inside a {parent.name} region", op.line, op.col)
                 if op.operands:
@@ -165,13 +166,13 @@ class Sema:
         nl, nc = op.extra["name_tok"]
         if name == "arith.constant":
             self.check_constant(op)
-        elif name in optable.ARITH_INT_BINARY or name in optable.ARITH_FLOAT_BINARY or name in optable.ARITH_UNARY:
-            arity = 1 if name in optable.ARITH_UNARY else 2
+        elif name in dialect.ARITH_INT_BINARY or name in dialect.ARITH_FLOAT_BINARY or name in dialect.ARITH_UNARY:
+            arity = 1 if name in dialect.ARITH_UNARY else 2
             self.count(op, op.operands, arity, "operands")
             if len(op.colon_types) != 1:
                 raise self.error(f"'{name}' takes one type after ':'", nl, nc)
             ty = op.colon_types[0]
-            want_float = name not in optable.ARITH_INT_BINARY
+            want_float = name not in dialect.ARITH_INT_BINARY
             if not isinstance(ty, ScalarType) or (ty.is_float != want_float):
                 raise self.error(f"'{name}' needs {'a float' if want_float else 'an integer or index'} type, got {ty}",
                                  nl, nc)
@@ -205,7 +206,7 @@ class Sema:
             for u in op.operands:
                 self.resolve(u)
             self.bind_results(op, [ty])
-        elif name in optable.ARITH_CASTS:
+        elif name in dialect.ARITH_CASTS:
             self.count(op, op.operands, 1, "operands")
             src, dst = op.colon_types[0], op.arrow_types[0]
             for t in (src, dst):
@@ -218,16 +219,11 @@ class Sema:
             self.check_for(op)
         elif name == "scf.if":
             self.check_if(op)
-        elif name == "pto.make_tensor_view":
-            self.check_make_tensor_view(op)
-        elif name == "pto.partition_view":
-            self.check_partition_view(op)
-        elif name == "pto.alloc_tile":
-            self.check_alloc_tile(op)
-        elif name in optable.TILE_OPS:
-            self.check_tile_op(op, optable.TILE_OPS[name])
-        elif name in optable.PTO_CROSS_CORE:
-            self.check_cross_core(op)
+        elif name in dialect.PTO_OPS:
+            spec = dialect.PTO_OPS[name]
+            check = {"tensor_view": self.check_make_tensor_view, "partition_view": self.check_partition_view,
+                     "alloc": self.check_alloc_tile, "dps": self.check_tile_op, "view": self.check_view}
+            check.get(spec.form, self.check_cross_core)(op, spec)
         else:  # pragma: no cover - KNOWN_OPS and this dispatch agree
             raise self.error(f"unknown operation '{name}'", nl, nc)
 
@@ -343,7 +339,7 @@ class Sema:
             raise self.error(f"'{op.name}' needs {what}", nl, nc)
         return types[0]
 
-    def check_make_tensor_view(self, op: Op) -> None:
+    def check_make_tensor_view(self, op: Op, spec: dialect.OpSpec) -> None:
         self._no_other_clauses(op, {("operand", ""), ("list", "shape"), ("list", "strides")})
         ptrs = [c for c in op.clauses if c.kind == "operand"]
         self.count(op, ptrs, 1, "base pointer operand")
@@ -365,7 +361,7 @@ class Sema:
         self._index_operands(strides.uses, "stride")
         self.bind_results(op, [vt])
 
-    def check_partition_view(self, op: Op) -> None:
+    def check_partition_view(self, op: Op, spec: dialect.OpSpec) -> None:
         self._no_other_clauses(op, {("operand", ""), ("list", "offsets"), ("list", "sizes")})
         srcs = [c for c in op.clauses if c.kind == "operand"]
         self.count(op, srcs, 1, "source view operand")
@@ -385,12 +381,17 @@ class Sema:
         self._index_operands(sizes.uses, "size")
         self.bind_results(op, [pt])
 
-    def check_alloc_tile(self, op: Op) -> None:
+    def check_alloc_tile(self, op: Op, spec: dialect.OpSpec) -> None:
         self._no_other_clauses(op, {("kw", "addr"), ("kw", "valid_row"), ("kw", "valid_col")})
         tt = self._single_type(op, op.colon_types, TileBufType, "a result type ': !pto.tile_buf<...>'")
         addr = self._clause(op, "kw", "addr", required=False)
         if addr is not None:
-            self._index_operands(addr.uses, "address")
+            # a byte offset in the tile's memory space: exactly an i64, as the real assembler wants
+            u = addr.uses[0]
+            vi = self.resolve(u)
+            if vi.type != I64:
+                raise self.error(f"address '%{u.name}' of 'pto.alloc_tile' must be an i64, not {vi.type}",
+                                 u.line, u.col)
         for key, dyn in (("valid_row", tt.v_row is None), ("valid_col", tt.v_col is None)):
             c = self._clause(op, "kw", key, required=False)
             if c is None and dyn:
@@ -400,8 +401,7 @@ class Sema:
                 self._index_operands(c.uses, key)
         self.bind_results(op, [tt])
 
-    def check_tile_op(self, op: Op, spec: optable.TileOpSpec) -> None:
-        nl, nc = op.extra["name_tok"]
+    def check_tile_op(self, op: Op, spec: dialect.OpSpec) -> None:
         self._no_other_clauses(op, {("group", "ins"), ("group", "outs")})
         ins = self._clause(op, "group", "ins")
         outs = self._clause(op, "group", "outs")
@@ -416,37 +416,73 @@ class Sema:
         if len(outs.uses) != len(spec.outs):
             raise self.error(f"'{op.name}' expects {len(spec.outs)} operand(s) in outs(...), got {len(outs.uses)}",
                              outs.line, outs.col)
-        for grp, kinds in ((ins, spec.ins), (outs, spec.outs)):
+        roles = []
+        for grp, operands in ((ins, spec.ins), (outs, spec.outs)):
             if not grp.typed:
                 raise self.error(f"'{grp.name}(...)' of '{op.name}' needs ': types' for its operands",
                                  grp.line, grp.col)
             if len(grp.types) != len(grp.uses):
                 raise self.error(f"'{grp.name}(...)' has {len(grp.uses)} operand(s) but {len(grp.types)} type(s)",
                                  grp.line, grp.col)
-            for i, (u, ty, kind) in enumerate(zip(grp.uses, grp.types, kinds)):
+            for i, (u, ty, operand) in enumerate(zip(grp.uses, grp.types, operands)):
                 u.type = ty
                 vi = self.resolve(u)
-                ok = {
-                    "T": isinstance(vi.type, TileBufType),
-                    "G": isinstance(vi.type, PartitionViewType),
-                    "S": isinstance(vi.type, ScalarType),
-                    "I": isinstance(vi.type, ScalarType) and vi.type.is_int,
-                }[kind]
-                if not ok:
-                    want = {"T": "a tile (!pto.tile_buf)", "G": "a partition view", "S": "a scalar",
-                            "I": "an index"}[kind]
-                    raise self.error(f"{grp.name} operand {i + 1} of '{op.name}' must be {want}, got "
-                                     f"{_kind_name(vi.type)}", u.line, u.col)
-        if op.name == "pto.tcvt" and "rmode" in op.attrs:
-            val = op.attrs["rmode"].value
-            mode = val[1].split()[-1] if isinstance(val, tuple) and val[1] else None
-            if mode not in ("CAST_NONE", "CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC",
-                            "CAST_ODD"):
-                raise self.error(f"unknown rounding mode {op.attrs['rmode'].text}", nl, nc)
+                if not dialect.accepts(operand.kind, vi.type):
+                    raise self.error(f"{grp.name} operand {i + 1} of '{op.name}' must be "
+                                     f"{dialect.kind_name(operand.kind)}, got {_kind_name(vi.type)}", u.line, u.col)
+                roles.append((operand.role, u, vi.type))
+        # the real assembler's layout rule: these operands must be row-major tiles (a [r, 1] column is
+        # col_major; writers view it as a [1, r] row through pto.treshape)
+        for role, u, ty in roles:
+            if role in spec.row_major and isinstance(ty, TileBufType) and ty.blayout != "row_major":
+                raise self.error(spec.layout_message(role), u.line, u.col)
+        self.check_attrs(op, spec)
         self.bind_results(op, [])
 
-    def check_cross_core(self, op: Op) -> None:
-        self.check_cross_core_form(op)
+    def check_attrs(self, op: Op, spec: dialect.OpSpec) -> None:
+        """Declared attributes of a pto op: presence, kind and allowed values (others pass through)."""
+        nl, nc = op.extra["name_tok"]
+        for a in spec.attrs:
+            got = op.attrs.get(a.name)
+            if got is None:
+                if a.required:
+                    raise self.error(f"'{op.name}': missing {a.kind} attribute '{a.name}'", nl, nc)
+                continue
+            if a.kind == "round_mode":
+                val = got.value
+                mode = val[1].split()[-1] if isinstance(val, tuple) and val[1] else None
+                if mode not in a.allowed:
+                    raise self.error(f"unknown rounding mode {got.text}", nl, nc)
+
+    def check_view(self, op: Op, spec: dialect.OpSpec) -> None:
+        """``%dst = pto.treshape %src : T1 -> T2``: the same bytes seen as another tile type."""
+        nl, nc = op.extra["name_tok"]
+        groups = [c for c in op.clauses if c.kind == "group"]
+        if groups:
+            g = groups[0]
+            raise self.error(f"'{op.name}' is an SSA view: write '%dst = {op.name} %src : !pto.tile_buf<...> -> "
+                             f"!pto.tile_buf<...>' (the ins(...) outs(...) form is not accepted)", g.line, g.col)
+        self._no_other_clauses(op, {("operand", "")})
+        srcs = [c for c in op.clauses if c.kind == "operand"]
+        self.count(op, srcs, 1, "source operand")
+        st = self._single_type(op, op.colon_types, TileBufType, "': !pto.tile_buf<...> -> !pto.tile_buf<...>'")
+        dt = self._single_type(op, op.arrow_types, TileBufType, "a result type '-> !pto.tile_buf<...>'")
+        if sum(r.count for r in op.results) != 1:
+            raise self.error(f"'{op.name}' has one result: '%dst = {op.name} %src : T1 -> T2'", nl, nc)
+        u = srcs[0].uses[0]
+        u.type = st
+        self.resolve(u)
+        if st.loc != dt.loc:
+            raise self.error(f"'{op.name}' op expects src and dst to use the same loc", nl, nc)
+        if st.nbytes != dt.nbytes:
+            raise self.error(f"'{op.name}' op expects src and dst to have the same total byte size "
+                             f"({st.nbytes} vs {dt.nbytes})", nl, nc)
+        if st.boxed != dt.boxed:
+            raise self.error(f"'{op.name}' op cannot reshape between boxed and non-boxed tile layouts", nl, nc)
+        self.bind_results(op, [dt])
+
+    def check_cross_core(self, op: Op, spec: dialect.OpSpec) -> None:
+        self.check_cross_core_form(op, spec)
         for c in op.clauses:
             if c.kind == "group" and c.typed:
                 if len(c.types) != len(c.uses):
@@ -461,7 +497,7 @@ class Sema:
 
 
     # ------------------------------------------------------------------ cross-core forms
-    def check_cross_core_form(self, op: Op) -> None:
+    def check_cross_core_form(self, op: Op, spec: dialect.OpSpec) -> None:
         """The shapes of docs/mixed-kernels.md; each problem is located at the op."""
         nl, nc = op.extra.get("name_tok", (op.line, op.col))
         name = op.name
@@ -469,17 +505,18 @@ class Sema:
         def fail(msg):
             return self.error(f"'{name}': {msg}", nl, nc)
 
-        def int_attr(key, required=True, allowed=None, positive=False):
+        def int_attr(key):
+            want = spec.attr(key)
             a = op.attrs.get(key)
             if a is None:
-                if required:
+                if want.required:
                     raise fail(f"missing integer attribute '{key}'")
                 return None
             if not isinstance(a.value, int) or isinstance(a.value, bool):
                 raise fail(f"attribute '{key}' must be an integer, got {a.text}")
-            if allowed is not None and a.value not in allowed:
-                raise fail(f"attribute '{key}' must be one of {sorted(allowed)}, got {a.value}")
-            if positive and a.value <= 0:
+            if want.allowed is not None and a.value not in want.allowed:
+                raise fail(f"attribute '{key}' must be one of {sorted(want.allowed)}, got {a.value}")
+            if want.positive and a.value <= 0:
                 raise fail(f"attribute '{key}' must be positive, got {a.value}")
             return a.value
 
@@ -499,9 +536,10 @@ class Sema:
                 raise fail("expected '%buf = " + name + " {...} -> i32'")
             str_attr("name")
             if name == "pto.reserve_buffer":
-                int_attr("size", positive=True)
+                int_attr("size")
                 loc = op.attrs.get("location")
-                if loc is not None and not (isinstance(loc.value, tuple) and loc.value[1] in ("vec", "mat")):
+                places = spec.attr("location").allowed
+                if loc is not None and not (isinstance(loc.value, tuple) and loc.value[1] in places):
                     raise fail(f"location must be #pto.address_space<vec> or <mat>, got {loc.text}")
                 auto = op.attrs.get("auto")
                 if op.attrs.get("base") is None:
@@ -515,14 +553,14 @@ class Sema:
                 if peer is None or not (isinstance(peer.value, tuple) and peer.value[0] == "@"):
                     raise fail("needs 'peer_func = @function'")
         elif name in ("pto.aic_initialize_pipe", "pto.aiv_initialize_pipe"):
-            int_attr("dir_mask", allowed={1, 2, 3})
-            int_attr("slot_size", positive=True)
-            int_attr("slot_num", required=False, positive=True)
+            int_attr("dir_mask")
+            int_attr("slot_size")
+            int_attr("slot_num")
             if n_res or len(groups) != 1 or not groups[0].keys:
                 raise fail("expected '{dir_mask = D, slot_size = S} (c2v_consumer_buf = %a : i32, "
                            "v2c_consumer_buf = %b : i32)' with no results")
             g = groups[0]
-            allowed = {"gm_slot_buffer", "c2v_consumer_buf", "v2c_consumer_buf"}
+            allowed = {o.role for o in spec.ins}
             for k, u, t in zip(g.keys, g.uses, g.types):
                 if k not in allowed:
                     raise self.error(f"'{name}': unknown operand '{k}' (expected {', '.join(sorted(allowed))})",
@@ -537,17 +575,17 @@ class Sema:
                 if k not in g.keys:
                     raise fail(f"missing operand '{k}'")
         elif name in ("pto.tpush_to_aiv", "pto.tpush_to_aic"):
-            int_attr("split", allowed={0, 1, 2})
+            int_attr("split")
             if n_res or len(groups) != 1 or len(groups[0].uses) != 1 or not groups[0].typed:
                 raise fail("expected '" + name + "(%tile : !pto.tile_buf<...>) {split = N}'")
             if not isinstance(groups[0].types[0], TileBufType):
                 raise fail(f"pushes a tile, got {groups[0].types[0]}")
         elif name in ("pto.tpop_from_aic", "pto.tpop_from_aiv"):
-            int_attr("split", allowed={0, 1, 2})
+            int_attr("split")
             if groups or n_res != 1 or len(op.arrow_types) != 1 or not isinstance(op.arrow_types[0], TileBufType):
                 raise fail("expected '%t = " + name + " {split = N} -> !pto.tile_buf<...>'")
         elif name in ("pto.tfree_from_aic", "pto.tfree_from_aiv"):
-            int_attr("split", allowed={0, 1, 2})
+            int_attr("split")
             if groups or n_res:
                 raise fail("expected '" + name + " {split = N}' with no operands or results")
 

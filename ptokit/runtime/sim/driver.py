@@ -9,20 +9,26 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import fcntl
 import hashlib
 import os
 import sys
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
 import numpy as np
 
-from ...errors import RuntimeFailure
+from ...errors import InternalError, RuntimeFailure
 from ...targets import RuntimeKind, runtime_kind_from_name
 from .. import abi
+from .. import build
+from .. import cachedir
+from ..callable import unpack_chip_callable
 from ..config import RunConfig
+from ..records import BLOCK_RECORD_DTYPE, EDGE_DTYPE, FIFO_WAIT_DTYPE, RunResult, Timeline
+from ..trace import write_trace
 
 SIM_DIR = Path(__file__).resolve().parent
 RUNTIME_SOURCE = SIM_DIR / "ptosim.cpp"
@@ -55,17 +61,6 @@ class PtoSimStats(ctypes.Structure):
                 ("schedulers", ctypes.c_int32)]
 
 
-BLOCK_RECORD_DTYPE = np.dtype([
-    ("task_seq", "<u8"), ("task_id", "<u8"), ("func_id", "<i4"), ("block_idx", "<i4"),
-    ("core_id", "<i4"), ("lane", "<i4"), ("submit_ns", "<i8"), ("ready_ns", "<i8"),
-    ("dispatch_ns", "<i8"), ("start_ns", "<i8"), ("end_ns", "<i8"),
-])
-EDGE_DTYPE = np.dtype([("producer", "<u8"), ("consumer", "<u8")])
-# a TPUSH (op 0) / TPOP (op 1) that had to wait on a cross-core FIFO (dir 1 = C2V, 2 = V2C)
-FIFO_WAIT_DTYPE = np.dtype([
-    ("task_seq", "<u8"), ("core_id", "<i4"), ("lane", "<i4"), ("pipe", "<i4"), ("dir", "<i4"), ("op", "<i4"),
-    ("fifo_lane", "<i4"), ("start_ns", "<i8"), ("end_ns", "<i8"),
-])
 _SIZEOF_IDS = {0: abi.ChipTensor, 1: PtoSimConfig, 2: PtoSimKernel, 3: PtoSimStats, 6: abi.LocalContext,
                7: abi.GlobalContext}
 
@@ -81,9 +76,8 @@ _zombie_buffers: list = []   # device buffers of abandoned runs: a stuck kernel 
 
 def library_path() -> Path:
     """Build (or find in the build cache) libptosim and return its path."""
-    from ..build import INCLUDE_DIR, compile_shared
-    return compile_shared(RUNTIME_SOURCE, include_dirs=[INCLUDE_DIR], extra_flags=["-pthread", "-Werror"],
-                          name_hint="libptosim")
+    return build.compile_shared(RUNTIME_SOURCE, include_dirs=[build.INCLUDE_DIR],
+                                extra_flags=["-pthread", "-Werror"], name_hint="libptosim")
 
 
 def load_library() -> ctypes.CDLL:
@@ -117,7 +111,6 @@ def load_library() -> ctypes.CDLL:
         for which, size in sizes.items():
             got = lib.ptosim_sizeof(which)
             if got != size:
-                from ...errors import InternalError
                 raise InternalError(f"libptosim struct {which} is {got} bytes, the Python mirror {size}")
         atexit.register(lib.ptosim_shutdown)
         _lib = lib
@@ -128,48 +121,6 @@ def shutdown() -> None:
     """Join the simulator's device threads (they are restarted by the next run)."""
     if _lib is not None:
         _lib.ptosim_shutdown()
-
-
-# ---------------------------------------------------------------------------
-# results
-# ---------------------------------------------------------------------------
-
-
-@dataclass
-class Timeline:
-    """Per dispatched block (a mixed task has one record per lane): ``blocks`` is a numpy
-    structured array (BLOCK_RECORD_DTYPE, ns relative to the run start); ``edges`` holds
-    (producer, consumer) task submission numbers."""
-
-    blocks: np.ndarray
-    edges: np.ndarray
-    kernel_names: dict = field(default_factory=dict)
-    task_args: dict = field(default_factory=dict)   # seq -> ("in float32[32, 64]", ...); only when tracing
-    fifo_waits: Optional[np.ndarray] = None         # FIFO_WAIT_DTYPE records, when the simulator recorded them
-
-    def task_blocks(self, task_seq: int) -> np.ndarray:
-        return self.blocks[self.blocks["task_seq"] == task_seq]
-
-    def __len__(self) -> int:
-        return len(self.blocks)
-
-
-@dataclass
-class RunResult:
-    elapsed: float          # seconds, orchestration start to last task end
-    tasks: int
-    blocks: int
-    timeline: Timeline
-    schedulers: int = 0
-    runtime: Optional[RuntimeKind] = None
-    clusters: int = 0       # simulated clusters (core ids -> tracks / labels)
-    platform: str = ""
-
-    def summary(self):
-        """Run statistics (``ptokit.runtime.summary.RunSummary``): critical path, busy cores, waits."""
-        from ..summary import summarize
-        return summarize(self)
-
 
 # ---------------------------------------------------------------------------
 # arguments
@@ -192,7 +143,7 @@ def _host_array(arg):
         t = arg.detach()
         torch = sys.modules["torch"]
         if t.dtype == torch.bfloat16:
-            import ml_dtypes
+            import ml_dtypes   # lazy: half a second to import, and only a torch bfloat16 tensor needs it
             return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16), True
         return t.numpy(), True
     return None, False
@@ -364,7 +315,6 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
                        timeline=Timeline(blocks, edges, names, task_args, fifo_waits), schedulers=int(stats.schedulers),
                        runtime=kind, clusters=config.clusters, platform=config.platform)
     if config.trace:   # tracing hook (ptokit/runtime/trace.py); nothing to do when off
-        from ..trace import write_trace
         write_trace(config.trace, result)
     return result
 
@@ -395,24 +345,22 @@ def _decode_task_args(words: np.ndarray) -> dict:
 
 
 def _image_dir() -> Path:
-    from ..cachedir import checked_subdir
-    return checked_subdir("sim_images")
+    return cachedir.checked_subdir("sim_images")
 
 
 def _content_file(data: bytes, suffix: str = ".so") -> Path:
     """A file named by the sha256 of ``data`` holding exactly ``data`` (the fallback of
     ``_image_path``): an existing one is re-hashed before every use (a private file of the
     user whose content matches its name), anything else is replaced, never loaded."""
-    from ..cachedir import EXEC_MODE, ensure_dir, sha256_verified, sweep_temp_files, write_private
     digest = hashlib.sha256(data).hexdigest()
     folder = _image_dir() / digest[:2]
     path = folder / f"{digest}{suffix}"
-    if sha256_verified(path, digest):
+    if cachedir.sha256_verified(path, digest):
         return path
-    ensure_dir(folder)
-    sweep_temp_files(folder)
-    write_private(path, data, EXEC_MODE)
-    if not sha256_verified(path, digest):
+    cachedir.ensure_dir(folder)
+    cachedir.sweep_temp_files(folder)
+    cachedir.write_private(path, data, cachedir.EXEC_MODE)
+    if not cachedir.sha256_verified(path, digest):
         raise RuntimeFailure(10, f"{path} does not hold the bytes just written to it; "
                                  f"is another process writing the cache?")
     return path
@@ -434,7 +382,6 @@ def _image_path(data: bytes, label: str = "so") -> str:
     with _memfd_lock:
         fd = _memfds.get(digest)
         if fd is None and hasattr(os, "memfd_create") and os.path.isdir("/proc/self/fd"):
-            import fcntl
             try:
                 fd = os.memfd_create(f"ptokit-{label[:40]}-{digest[:12]}", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
             except OSError:       # no memfd (or out of descriptors): the file fallback below
@@ -461,7 +408,6 @@ def run_image(image: bytes, args: list, config: Optional[RunConfig] = None, kern
     ``kernel_names`` / ``kernel_core_types``: optional ``{func_id: str}`` for messages and
     core-type checks.  The runtime kind is ``config.runtime`` (default tensormap_and_ringbuffer).
     """
-    from ..callable import unpack_chip_callable
     config = config or RunConfig()
     view = unpack_chip_callable(image)
     orch = _image_path(view.orchestration, view.func_name or "orchestration")

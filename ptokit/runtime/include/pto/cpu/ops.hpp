@@ -515,6 +515,8 @@ PTO_CPU_EXPAND(TCOLEXPANDADD, false, a + b)
 PTO_CPU_EXPAND(TCOLEXPANDSUB, false, a - b)
 PTO_CPU_EXPAND(TCOLEXPANDMUL, false, a * b)
 PTO_CPU_EXPAND(TCOLEXPANDDIV, false, cpu::div_(a, b))
+PTO_CPU_EXPAND(TCOLEXPANDMAX, false, cpu::max_(a, b))
+PTO_CPU_EXPAND(TCOLEXPANDMIN, false, cpu::min_(a, b))
 #undef PTO_CPU_EXPAND
 
 // ==================================================================== moves, views, sub-tiles

@@ -1,0 +1,51 @@
+"""``ptokit ptoas``: the built-in assembler with the ptoas command line (artifacts.md)."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..backend.assembler import assemble_text
+from ..errors import AssemblerError
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="ptokit ptoas", description="Assemble a .pto file into C++ (built-in ptoas).")
+    p.add_argument("input", help="input .pto file")
+    p.add_argument("-o", dest="output", required=True, help="output .cpp file")
+    p.add_argument("--enable-insert-sync", action="store_true", help="insert set_flag/wait_flag/pipe_barrier")
+    p.add_argument("--pto-level", default="level3", choices=["level2", "level3"],
+                   help="level3: tile addresses from the .pto; level2: the assembler plans memory")
+    p.add_argument("--pto-arch", default="a3", choices=["a3", "a5", "a2a3"], help="target architecture")
+    p.add_argument("--mlir-print-ir-after-all", action="store_true", help="dump the IR after each stage")
+    p.add_argument("--mlir-print-ir-module-scope", action="store_true", help="dump whole modules (always the case)")
+    p.add_argument("--mlir-print-ir-tree-dir", default=None, help="folder for the per-stage dumps")
+    return p
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    path = Path(args.input)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"ptoas: cannot read {path}: {exc}", file=sys.stderr)
+        return 1
+    dump = None
+    if args.mlir_print_ir_after_all:
+        dump = args.mlir_print_ir_tree_dir or (str(Path(args.output).with_suffix("")) + "_passes")
+    try:
+        cpp = assemble_text(text, filename=str(path), arch=args.pto_arch, insert_sync=args.enable_insert_sync,
+                            level=args.pto_level, dump_dir=dump)
+    except AssemblerError as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    out = Path(args.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(cpp)
+    return 0
+
+
+if __name__ == "__main__":     # python -m ptokit.cli.ptoas: a drop-in `ptoas`
+    from .report import run_command
+    sys.exit(run_command("ptoas", main, sys.argv[1:]))

@@ -1,0 +1,212 @@
+"""The op table's vocabulary: ``Param``, ``OpDef``, the registry and shared rule helpers.
+
+An op is declared once, as data: its DSL parameters (pypto's names, defaults and how the front
+end reads each argument), its attributes, its type rule, the dialect op it lowers to, and traits
+the passes ask about.  Family modules (``elementwise``, ``reduce``, ``memory``, ...) declare ops
+through small helpers; the front end, the jit, memory planning, classification, codegen and the
+docs read ``OPS``.  No other module lists op names.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Dict, FrozenSet, Optional, Tuple
+
+from ..types import MemorySpace, TileType, TupleType, fmt_shape
+
+
+class OpTypeError(Exception):
+    """A type rule failed; the front end turns it into a located CompileError.
+
+    ``param`` names the DSL parameter at fault (the error is then located at that argument);
+    without it the error points at the whole call."""
+
+    def __init__(self, message: str, param: Optional[str] = None):
+        super().__init__(message)
+        self.param = param
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED = _Required()
+
+# How the front end reads an argument (language/binding.py implements each kind).
+# Operand kinds become the op's IR arguments, in parameter order; the others become attributes.
+OPERAND_KINDS = frozenset({
+    "tile",        # an expression whose value is a tile (or, where the op allows it, a tensor)
+    "tensor",      # an expression whose value is a tensor
+    "scalar",      # a scalar expression; constants take the element kind of the op's tile operand
+    "offsets",     # a list of integer expressions -> ListExpr (typed as a TupleType of its items)
+})
+ATTR_KINDS = frozenset({
+    "shape",       # a list of compile-time positive ints
+    "dims",        # a list of ints or dynamic dimension names (tensor shapes)
+    "valid",       # a list of ints or integer scalar expressions (valid shapes)
+    "dtype", "memory", "pad",   # constants of those enums
+    "int", "bool", "str",       # compile-time constants
+    "mode",        # a rounding-mode constant (string)
+})
+
+
+@dataclass(frozen=True)
+class Param:
+    """One DSL parameter.  ``attr`` is the IR attribute key (default: the parameter's name);
+    ``aliases`` are other keyword spellings accepted for it (pypto spells some parameters
+    differently between ``pl.x`` and ``pl.tile.x``)."""
+
+    name: str
+    kind: str
+    default: object = REQUIRED
+    attr: Optional[str] = None
+    aliases: Tuple[str, ...] = ()
+    keyword_only: bool = False
+    static_attr: Optional[str] = None   # offsets: also record the constant ones under this attribute
+
+    def __post_init__(self):
+        if self.kind not in OPERAND_KINDS | ATTR_KINDS:
+            raise ValueError(f"unknown parameter kind {self.kind!r} of {self.name!r}")
+
+    @property
+    def is_operand(self) -> bool:
+        return self.kind in OPERAND_KINDS
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+    @property
+    def key(self) -> str:
+        return self.attr or self.name
+
+
+# Traits the passes and the front end ask about.
+TRAITS = frozenset({
+    "elementwise",   # per element over same-shaped tiles: may reuse a dying operand's buffer, and
+                     # accepts whole tensors in tensor-level kernel code
+    "float_only",    # needs a floating-point tile
+    "cube",          # runs on the cube unit (the kernel is AIC or mixed)
+    "fifo",          # a cross-core FIFO end (see OpDef.fifo)
+    "orchestration", # allowed in orchestration code (creates or views tensors)
+    "shares_operand0",  # the result lives in operand 0's storage (in-place update or a view)
+    "spmd",          # reads the SPMD identity of the running block
+    "scalar",        # scalar arithmetic (operands and result are scalars)
+})
+
+
+@dataclass(frozen=True)
+class OpDef:
+    name: str                       # IR op name (and the DSL name unless ``dsl`` differs)
+    params: Tuple[Param, ...]
+    rule: Callable                  # (arg_types, attrs) -> result type; raises OpTypeError
+    pto: Optional[str] = None       # dialect mnemonic it lowers to (None: lowered specially)
+    form: str = "generic"           # how PTO codegen lays out the dialect op's operands
+    traits: FrozenSet[str] = frozenset()
+    scalar_form: Optional[str] = None      # the op used when the second operand is a scalar
+    namespaces: Tuple[str, ...] = ("pl", "pl.tile")   # where the DSL exposes it
+    fifo: Optional[Tuple[str, str]] = None  # ("c2v" | "v2c", "push" | "pop" | "free")
+    operands: Optional[Tuple[str, ...]] = None   # IR argument order by parameter name (default: params)
+    doc: str = ""
+
+    def __post_init__(self):
+        bad = set(self.traits) - TRAITS
+        if bad:
+            raise ValueError(f"op {self.name}: unknown traits {sorted(bad)}")
+
+    @property
+    def cube(self) -> bool:
+        return "cube" in self.traits
+
+    def has(self, trait: str) -> bool:
+        return trait in self.traits
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name or name in p.aliases:
+                return p
+        raise KeyError(name)
+
+    @property
+    def operand_params(self) -> Tuple[Param, ...]:
+        """The operand parameters in IR argument order."""
+        ops = [p for p in self.params if p.is_operand]
+        if self.operands is None:
+            return tuple(ops)
+        by_name = {p.name: p for p in ops}
+        return tuple(by_name[n] for n in self.operands)
+
+
+OPS: Dict[str, OpDef] = {}
+
+
+def declare(name: str, params, rule, **kw) -> OpDef:
+    """Add one op to the table (family modules call this through their helpers)."""
+    if name in OPS:
+        raise ValueError(f"op {name!r} declared twice")
+    if "traits" in kw:
+        kw["traits"] = frozenset(kw["traits"])
+    op = OpDef(name, tuple(params), rule, **kw)
+    if op.scalar_form == name:
+        raise ValueError(f"op {name!r} names itself as its scalar form")
+    if op.operands is not None and sorted(op.operands) != sorted(p.name for p in params if p.is_operand):
+        raise ValueError(f"op {name!r}: operands= must name each operand parameter once")
+    OPS[name] = op
+    return op
+
+
+def lookup(name: str) -> OpDef:
+    return OPS[name]
+
+
+def infer(name: str, arg_types, attrs) -> object:
+    return OPS[name].rule(list(arg_types), attrs)
+
+
+def ops_with(trait: str) -> FrozenSet[str]:
+    return frozenset(n for n, op in OPS.items() if trait in op.traits)
+
+
+def fifo_ops(direction: str) -> Dict[str, str]:
+    """role -> op name of one FIFO direction ("c2v" or "v2c")."""
+    return {op.fifo[1]: n for n, op in OPS.items() if op.fifo and op.fifo[0] == direction}
+
+
+# ----------------------------------------------------------------- parameter helpers
+
+def P(name: str, kind: str = "tile", default=REQUIRED, **kw) -> Param:
+    return Param(name, kind, default, **kw)
+
+
+TILE = P("tile")
+LHS, RHS = P("lhs"), P("rhs")
+
+
+# ----------------------------------------------------------------- rule helpers
+
+def tile_of(t, op: str, what: str = "operand", param: Optional[str] = None) -> TileType:
+    if not isinstance(t, TileType):
+        raise OpTypeError(f"tile.{op} requires a tile {what}, but got {t}", param)
+    return t
+
+
+def same_shape(a: TileType, b: TileType, op: str) -> None:
+    if a.shape != b.shape:
+        raise OpTypeError(f"tile.{op} requires compatible shapes, but got {fmt_shape(a.shape)} and {fmt_shape(b.shape)}")
+    if a.dtype != b.dtype:
+        raise OpTypeError(f"tile.{op} requires matching dtypes, but got {a.dtype!r} and {b.dtype!r}")
+
+
+def vec_only(t: TileType, op: str) -> None:
+    if t.memory is not MemorySpace.Vec:
+        raise OpTypeError(f"tile.{op} runs on the vector unit and requires a Vec tile, but got a {t.memory.name} tile")
+
+
+def float_only(t: TileType, op: str) -> None:
+    if not t.dtype.is_float:
+        raise OpTypeError(f"tile.{op} requires a floating-point tile, but got {t.dtype!r}")
+
+
+def count_of(t) -> int:
+    """How many items an ``offsets`` operand holds (its type is a TupleType)."""
+    return len(t.items) if isinstance(t, TupleType) else -1

@@ -1,0 +1,51 @@
+"""Broadcasts of a row or column vector across a tile, alone or combined with the tile."""
+from __future__ import annotations
+
+from ..types import PadValue, fmt_shape
+from ._core import OpTypeError, P, declare, tile_of, vec_only
+
+
+def _row_expand_op(op):
+    def rule(ts, attrs):
+        a, col = tile_of(ts[0], op), tile_of(ts[1], op, "column", "row_vec")
+        vec_only(a, op)
+        if col.shape != (a.rows, 1):
+            raise OpTypeError(f"tile.{op} requires a [{a.rows}, 1] column tile, but got {fmt_shape(col.shape)}",
+                              "row_vec")
+        return a.with_(pad=PadValue.null)
+    return rule
+
+
+def _col_expand_op(op):
+    def rule(ts, attrs):
+        a, row = tile_of(ts[0], op), tile_of(ts[1], op, "row", "col_vec")
+        vec_only(a, op)
+        if row.shape != (1, a.cols):
+            raise OpTypeError(f"tile.{op} requires a [1, {a.cols}] row tile, but got {fmt_shape(row.shape)}",
+                              "col_vec")
+        return a.with_(pad=PadValue.null)
+    return rule
+
+
+def _expand(op, want_rows: bool):
+    def rule(ts, attrs):
+        src, like = tile_of(ts[0], op), tile_of(ts[1], op, "like", "like")
+        need = (like.rows, 1) if want_rows else (1, like.cols)
+        if src.shape != need:
+            raise OpTypeError(f"tile.{op} requires a {fmt_shape(need)} tile, but got {fmt_shape(src.shape)}", "tile")
+        return like.with_(dtype=src.dtype, pad=PadValue.null)
+    return rule
+
+
+_COMBINE = {"add": "t + v", "sub": "t - v", "mul": "t * v", "div": "t / v", "max": "max(t, v)", "min": "min(t, v)"}
+
+for _n, _how in _COMBINE.items():
+    declare(f"row_expand_{_n}", (P("tile"), P("row_vec")), _row_expand_op(f"row_expand_{_n}"),
+            pto=f"pto.trowexpand{_n}", form="binary", doc=f"{_how} with v[i] of a [rows, 1] vector on row i")
+    declare(f"col_expand_{_n}", (P("tile"), P("col_vec")), _col_expand_op(f"col_expand_{_n}"),
+            pto=f"pto.tcolexpand{_n}", form="binary", doc=f"{_how} with v[j] of a [1, cols] vector on column j")
+
+declare("row_expand", (P("tile"), P("like")), _expand("row_expand", True), pto="pto.trowexpand", form="expand",
+        doc="a [rows, 1] vector repeated across the columns of a tile shaped like `like`")
+declare("col_expand", (P("tile"), P("like")), _expand("col_expand", False), pto="pto.tcolexpand", form="expand",
+        doc="a [1, cols] vector repeated down the rows of a tile shaped like `like`")

@@ -1,0 +1,87 @@
+"""The two ends of the cross-core FIFO, in both directions.
+
+SplitMixed (passes/split_mixed.py) creates them from cross-core moves; the DSL's
+``pl.tile.tpush_*``/``tpop_*``/``tfree_*`` spellings become moves again in FifoToMove.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..types import BOOL, MemorySpace, TileType
+from ._core import OpTypeError, P, declare, tile_of
+
+
+@dataclass(frozen=True)
+class FifoDirection:
+    """One direction of the cross-core FIFO: what crosses, and the three ops of its two ends."""
+
+    name: str                # "c2v" | "v2c"
+    source: MemorySpace      # space of the pushed tile (on the producer core)
+    target: MemorySpace      # space of the popped tile (on the consumer core)
+    push: str
+    pop: str
+    free: str
+    producer: str            # "aic" | "aiv"
+    consumer: str
+
+
+DIRECTIONS = {
+    "c2v": FifoDirection("c2v", MemorySpace.Acc, MemorySpace.Vec, "tpush_to_aiv", "tpop_from_aic", "tfree_from_aic",
+                         "aic", "aiv"),
+    "v2c": FifoDirection("v2c", MemorySpace.Vec, MemorySpace.Mat, "tpush_to_aic", "tpop_from_aiv", "tfree_from_aiv",
+                         "aiv", "aic"),
+}
+
+_FIFO_NS = ("pl.tile",)
+
+
+def _split_zero(attrs, op):
+    for key in ("split", "id"):
+        if attrs.get(key, 0) != 0:
+            raise OpTypeError(f"pl.tile.{op}: only {key}=0 is supported (one pipe, no split)", key)
+
+
+def _push(name, space):
+    def infer_push(ts, attrs):
+        _split_zero(attrs, name)
+        t = tile_of(ts[0], name)
+        if t.memory is not space:
+            raise OpTypeError(f"{name} pushes a {space.name} tile, but got a {t.memory.name} tile")
+        return t
+    return infer_push
+
+
+def _pop(name, space):
+    def infer_pop(ts, attrs):
+        _split_zero(attrs, name)
+        shape, dtype = attrs.get("shape"), attrs.get("dtype")
+        if shape is None or dtype is None:
+            raise OpTypeError(f"pl.tile.{name} takes shape=[rows, cols] and dtype= keywords")
+        if len(shape) != 2:
+            raise OpTypeError(f"pl.tile.{name} needs a 2-D shape=[rows, cols]", "shape")
+        return TileType(tuple(shape), dtype, space)
+    return infer_pop
+
+
+def _free(name):
+    def infer_free(ts, attrs):
+        _split_zero(attrs, name)
+        return BOOL
+    return infer_free
+
+
+_SPLIT = (P("split", "int", 0, keyword_only=True), P("id", "int", 0, keyword_only=True))
+
+for _d in DIRECTIONS.values():
+    _dir, _push_name, _pop_name, _free_name, _src, _dst = _d.name, _d.push, _d.pop, _d.free, _d.source, _d.target
+    _cube_end = "push" if _d.producer == "aic" else "pop"
+    declare(_push_name, (P("tile"),) + _SPLIT, _push(_push_name, _src), pto=f"pto.{_push_name}", form="fifo",
+            traits={"fifo", "cube"} if _cube_end == "push" else {"fifo"}, namespaces=_FIFO_NS,
+            fifo=(_dir, "push"), doc=f"send a {_src.name} tile to the peer core")
+    declare(_pop_name, (P("shape", "shape", None, keyword_only=True), P("dtype", "dtype", None, keyword_only=True))
+            + _SPLIT, _pop(_pop_name, _dst), pto=f"pto.{_pop_name}", form="fifo",
+            traits={"fifo", "cube"} if _cube_end == "pop" else {"fifo"}, namespaces=_FIFO_NS,
+            fifo=(_dir, "pop"), doc=f"receive the peer core's tile as a {_dst.name} tile")
+    declare(_free_name, (P("tile", default=None),) + _SPLIT, _free(_free_name), pto=f"pto.{_free_name}", form="fifo",
+            traits={"fifo", "cube"} if _cube_end == "pop" else {"fifo"}, namespaces=_FIFO_NS,
+            fifo=(_dir, "free"), doc="release the slot of the last popped tile")

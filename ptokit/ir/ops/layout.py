@@ -1,0 +1,80 @@
+"""Ops that move data between tiles without arithmetic: reshape, concat, slice, assemble, fillpad."""
+from __future__ import annotations
+
+from ..types import PadValue, TileType, fmt_shape
+from ._core import TILE, OpTypeError, P, count_of, declare, tile_of
+
+
+def _reshape(ts, attrs):
+    a = tile_of(ts[0], "reshape")
+    shape = attrs["shape"]
+    if len(shape) != 2 or shape[0] * shape[1] != a.rows * a.cols:
+        raise OpTypeError(f"tile.reshape requires the same number of elements, but got {fmt_shape(a.shape)} and "
+                          f"{fmt_shape(shape)}")
+    return TileType(tuple(shape), a.dtype, a.memory)
+
+
+declare("reshape", (TILE, P("shape", "shape")), _reshape, pto="pto.treshape", form="unary",
+        traits={"shares_operand0"}, doc="the same bytes seen with another 2-D shape")
+
+
+def _concat(ts, attrs):
+    a, b = tile_of(ts[0], "concat"), tile_of(ts[1], "concat")
+    if a.rows != b.rows or a.dtype != b.dtype:
+        raise OpTypeError(f"tile.concat requires equal row counts and dtypes, but got {fmt_shape(a.shape)} {a.dtype!r} "
+                          f"and {fmt_shape(b.shape)} {b.dtype!r}")
+    return TileType((a.rows, a.cols + b.cols), a.dtype, a.memory)
+
+
+# pypto: concat(src0, src1); ptokit's earlier spelling was (lhs, rhs)
+declare("concat", (P("src0", aliases=("lhs",)), P("src1", aliases=("rhs",))), _concat, pto="pto.tconcat",
+        form="binary", doc="[src0 | src1] along the columns")
+
+
+def _slice(ts, attrs):
+    a = tile_of(ts[0], "slice")
+    if count_of(ts[1]) != 2:
+        raise OpTypeError("pl.slice needs two offsets [row, col]", "offset")
+    shape = attrs["shape"]
+    offs = attrs["offsets_static"]
+    for d in range(2):
+        if offs[d] is not None and offs[d] + shape[d] > a.shape[d]:
+            raise OpTypeError(f"tile.slice of shape {fmt_shape(shape)} at offset {list(offs)} exceeds the tile's shape "
+                              f"{fmt_shape(a.shape)}")
+    return TileType(tuple(shape), a.dtype, a.memory)
+
+
+# pypto spells the offsets parameter `offset`; ptokit's earlier spelling `offsets` is kept as an alias
+declare("slice", (TILE, P("shape", "shape"), P("offset", "offsets", aliases=("offsets",), static_attr="offsets_static")),
+        _slice, pto="pto.subview", form="slice", doc="a copy of the [rows, cols] window at offset")
+
+
+def _assemble(ts, attrs):
+    dst, src = tile_of(ts[0], "assemble"), tile_of(ts[1], "assemble")
+    if count_of(ts[2]) != 2:
+        raise OpTypeError("pl.assemble needs two offsets [row, col]", "offset")
+    if dst.dtype != src.dtype:
+        raise OpTypeError(f"tile.assemble requires matching dtypes, but got {dst.dtype!r} and {src.dtype!r}")
+    offs = attrs["offsets_static"]
+    for d in range(2):
+        if offs[d] is not None and offs[d] + src.shape[d] > dst.shape[d]:
+            raise OpTypeError(f"tile.assemble of a {fmt_shape(src.shape)} tile at offset {list(offs)} exceeds the "
+                              f"destination's shape {fmt_shape(dst.shape)}")
+    return dst
+
+
+declare("assemble", (P("target"), P("source"), P("offset", "offsets", aliases=("offsets",), static_attr="offsets_static")),
+        _assemble, pto="pto.tinsert", form="insert", traits={"shares_operand0"},
+        doc="target with source written at offset (in place)")
+
+
+def _fillpad(ts, attrs):
+    a = tile_of(ts[0], "fillpad")
+    pad = attrs.get("pad_value")
+    if not isinstance(pad, PadValue) or pad is PadValue.null:
+        raise OpTypeError("tile.fillpad requires pad_value=pl.PadValue.zero, .max or .min", "pad_value")
+    return a.with_(pad=pad)
+
+
+declare("fillpad", (TILE, P("pad_value", "pad", PadValue.zero)), _fillpad, pto="pto.tfillpad", form="unary",
+        doc="the tile with every element outside its valid region set to pad_value")

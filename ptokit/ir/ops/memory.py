@@ -1,0 +1,98 @@
+"""Moving data: global memory <-> tiles (load/store), tile allocation, on-chip moves."""
+from __future__ import annotations
+
+from ..types import DType, MemorySpace, PadValue, TensorType, TileType, fmt_shape
+from ._core import TILE, OpTypeError, P, count_of, declare, tile_of
+
+
+def _load(ts, attrs):
+    t = ts[0]
+    if not isinstance(t, TensorType):
+        raise OpTypeError(f"tile.load requires a tensor, but got {t}", "tensor")
+    shape = attrs["shape"]
+    valid = attrs.get("valid")
+    if valid is not None and len(valid) != len(shape):
+        raise OpTypeError("valid_shape needs one entry per dimension", "valid_shape")
+    if count_of(ts[1]) != len(shape):
+        raise OpTypeError(f"pl.load got {count_of(ts[1])} offsets but {len(shape)} shapes")
+    if len(shape) != len(t.shape):
+        raise OpTypeError(f"tile.load requires {len(t.shape)} offsets and shapes for a {len(t.shape)}-D tensor, but "
+                          f"got {len(shape)}")
+    if any(s != 1 for s in shape[:-2]):
+        raise OpTypeError(f"tile.load of a tile must keep only the last two dimensions, but got shape {fmt_shape(shape)}")
+    mem = attrs.get("target_memory", MemorySpace.Vec)
+    if mem not in (MemorySpace.Vec, MemorySpace.Mat):
+        raise OpTypeError(f"tile.load can move data DDR->Vec or DDR->Mat only, but got target_memory={mem!r}")
+    tile_shape = tuple(shape[-2:]) if len(shape) >= 2 else (1, shape[0])
+    for d_t, d_s in zip(t.shape[-2:], tile_shape):
+        if isinstance(d_t, int) and d_s > d_t:
+            raise OpTypeError(f"tile.load window {fmt_shape(shape)} exceeds the tensor's shape {fmt_shape(t.shape)}")
+    return TileType(tile_shape, t.dtype, mem, tuple(valid[-2:]) if valid is not None else None)
+
+
+declare("load", (P("tensor", "tensor"), P("offsets", "offsets"), P("shapes", "shape", attr="shape"),
+                 P("valid_shape", "valid", None, attr="valid", aliases=("valid_shapes",)),
+                 P("target_memory", "memory", MemorySpace.Vec)),
+        _load, pto="pto.tload", form="load", doc="copy a window of a tensor into a Vec or Mat tile")
+
+
+def _store(ts, attrs):
+    tile, tensor = tile_of(ts[0], "store"), ts[1]
+    if not isinstance(tensor, TensorType):
+        raise OpTypeError(f"tile.store requires a tensor destination, but got {tensor}", "output_tensor")
+    if count_of(ts[2]) != len(tensor.shape):
+        raise OpTypeError(f"pl.store got {count_of(ts[2])} offsets for a {len(tensor.shape)}-D tensor")
+    if tile.dtype != tensor.dtype:
+        raise OpTypeError(f"tile.store requires matching dtypes, but got tile {tile.dtype!r} and tensor {tensor.dtype!r}")
+    if tile.memory not in (MemorySpace.Vec, MemorySpace.Acc):
+        raise OpTypeError(f"tile.store can move data Vec->DDR or Acc->DDR only, but got a {tile.memory.name} tile")
+    return tensor
+
+
+# IR operand order: (tile, tensor, offsets) — the DSL order is (tile, offsets, output_tensor)
+declare("store", (TILE, P("offsets", "offsets"), P("output_tensor", "tensor")), _store, pto="pto.tstore",
+        form="store", operands=("tile", "output_tensor", "offsets"), doc="copy a tile's valid region into a tensor at offsets; returns the tensor")
+
+
+def _create_tile(ts, attrs):
+    shape = attrs["shape"]
+    if len(shape) != 2 or not all(isinstance(d, int) and d > 0 for d in shape):
+        raise OpTypeError(f"tile.create_tile requires a static 2-D shape, but got {fmt_shape(shape)}", "shape")
+    return TileType(tuple(shape), attrs["dtype"], attrs.get("target_memory", MemorySpace.Vec))
+
+
+declare("create_tile", (P("shape", "shape", aliases=("shapes",)), P("dtype", "dtype", DType.FP32),
+                        P("target_memory", "memory", MemorySpace.Vec)),
+        _create_tile, form="alloc", doc="an uninitialised tile")
+
+# legal on-chip moves (runtime.md); Acc->Vec crosses cores and goes through the FIFO
+_MOVES = {
+    "a2a3": {(MemorySpace.Mat, MemorySpace.Left), (MemorySpace.Mat, MemorySpace.Right),
+             (MemorySpace.Mat, MemorySpace.Bias), (MemorySpace.Acc, MemorySpace.Mat),
+             (MemorySpace.Vec, MemorySpace.Vec)},
+}
+_MOVES["a5"] = _MOVES["a2a3"] | {(MemorySpace.Vec, MemorySpace.Mat)}
+
+
+def _move(ts, attrs):
+    a = tile_of(ts[0], "move")
+    dst = attrs.get("target_memory")
+    arch = attrs.get("arch", "a2a3")
+    if (a.memory, dst) == (MemorySpace.Acc, MemorySpace.Vec):
+        # crosses from the cube core to a vector core: the kernel becomes a mixed AIC+AIV group and
+        # the split pass (passes/split_mixed.py) turns this move into a TPUSH/TPOP pair (C2V)
+        return a.with_(memory=dst, pad=PadValue.null)
+    if (a.memory, dst) == (MemorySpace.Vec, MemorySpace.Mat):
+        # a vector tile handed to the cube: a kernel holding it does vector and cube work, so it is
+        # mixed, and the split pass turns the move into the V2C TPUSH/TPOP pair on every platform
+        # (also on a5, whose same-core Vec->Mat path is not used by split kernels)
+        return a.with_(memory=dst, pad=PadValue.null)
+    if (a.memory, dst) not in _MOVES[arch]:
+        legal = ", ".join(f"{s.name}->{d.name}" for s, d in sorted(_MOVES[arch], key=lambda p: (p[0].name, p[1].name)))
+        raise OpTypeError(f"tile.move {a.memory.name}->{dst.name if dst else dst} is not a legal move on {arch}; "
+                          f"legal moves: {legal}")
+    return a.with_(memory=dst)
+
+
+declare("move", (TILE, P("target_memory", "memory")), _move, pto="pto.tmov", form="unary", traits={"cube"},
+        doc="copy a tile into another memory space (legal moves depend on the platform)")

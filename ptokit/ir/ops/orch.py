@@ -1,0 +1,30 @@
+"""Orchestration-level tensor ops: creating tensors and taking windows of them."""
+from __future__ import annotations
+
+from ..types import DType, TensorType
+from ._core import OpTypeError, P, declare
+
+
+def _create_tensor(ts, attrs):
+    return TensorType(tuple(attrs["shape"]), attrs["dtype"])
+
+
+declare("create_tensor", (P("shape", "dims", aliases=("shapes",)), P("dtype", "dtype", DType.FP32)), _create_tensor,
+        form="orch", traits={"orchestration"}, doc="a new tensor allocated by the runtime")
+
+
+def _tensor_view(ts, attrs):
+    # args: (base tensor, offsets); attrs["shape"]: the window's shape (the front end has already
+    # checked it is a contiguous row block inside the base; see docs/language.md)
+    base = ts[0]
+    if not isinstance(base, TensorType):
+        raise OpTypeError(f"a tensor window needs a tensor, but got {base}")
+    if len(attrs["shape"]) != len(base.shape):
+        raise OpTypeError(f"a window of a {len(base.shape)}-D tensor needs {len(base.shape)} dimensions, "
+                          f"got {len(attrs['shape'])}")
+    return TensorType(tuple(attrs["shape"]), base.dtype)
+
+
+# written x[a:b, :] in orchestration code; not a DSL name
+declare("tensor_view", (P("tensor", "tensor"), P("offsets", "offsets"), P("shape", "dims")), _tensor_view,
+        form="orch", traits={"orchestration"}, namespaces=(), doc="a window of a tensor, passed as a task argument")

@@ -1,0 +1,34 @@
+"""Reductions over the last axis (row_*) or the first (col_*)."""
+from __future__ import annotations
+
+from ..types import MemorySpace, TileType, fmt_shape
+from ._core import OpTypeError, P, declare, tile_of, vec_only
+
+
+def _row_reduce(op):
+    def rule(ts, attrs):
+        a, tmp = tile_of(ts[0], op), tile_of(ts[1], op, "tmp", "tmp_tile")
+        vec_only(a, op)
+        if tmp.shape != a.shape:
+            raise OpTypeError(f"tile.{op} requires tmp of the input's shape {fmt_shape(a.shape)}, but got "
+                              f"{fmt_shape(tmp.shape)}", "tmp_tile")
+        valid = (a.valid[0], 1) if a.valid else None
+        return TileType((a.rows, 1), a.dtype, MemorySpace.Vec, valid)
+    return rule
+
+
+def _col_reduce(op):
+    def rule(ts, attrs):
+        a = tile_of(ts[0], op)
+        vec_only(a, op)
+        valid = (1, a.valid[1]) if a.valid else None
+        return TileType((1, a.cols), a.dtype, MemorySpace.Vec, valid)
+    return rule
+
+
+for _kind, _what in (("sum", "sum"), ("max", "maximum"), ("min", "minimum")):
+    # pypto: pl.row_sum(input, tmp_tile) / pl.tile.row_sum(tile, tmp_tile)
+    declare(f"row_{_kind}", (P("tile", aliases=("input",)), P("tmp_tile")), _row_reduce(f"row_{_kind}"),
+            pto=f"pto.trow{_kind}", form="reduce_tmp", doc=f"{_what} of each row -> [rows, 1]")
+    declare(f"col_{_kind}", (P("tile", aliases=("input",)),), _col_reduce(f"col_{_kind}"),
+            pto=f"pto.tcol{_kind}", form="unary", doc=f"{_what} of each column -> [1, cols]")

@@ -1,0 +1,89 @@
+"""Scalar arithmetic and comparisons: one table of operators, read by the front end (Python
+operators and constant folding), the IR printer, PTO codegen (``arith`` ops) and orchestration
+codegen (C++ expressions)."""
+from __future__ import annotations
+
+import ast
+import operator
+from dataclasses import dataclass
+from typing import Callable, Dict, Optional
+
+from ..types import BOOL, DType, ScalarType
+from ._core import OpTypeError, P, declare
+
+
+@dataclass(frozen=True)
+class ScalarOperator:
+    name: str                         # IR op "scalar.<name>"
+    symbol: str                       # Python (and IR printer) spelling: "+", "//", "min"
+    python: Optional[type]            # the ast operator class, or None for min/max
+    fold: Optional[Callable]          # constant folding (None: not folded)
+    arith_int: Optional[str]          # PTO: arith op (binary) or cmpi predicate (comparison)
+    arith_float: Optional[str]        # PTO: arith op or cmpf predicate
+    cxx: Optional[str] = None         # orchestration C++ infix operator, when it means the same as Python's
+    compare: bool = False
+    tile_op: Optional[str] = None     # the tile op to call instead when an operand is a tile
+
+
+ARITH = [
+    ScalarOperator("add", "+", ast.Add, operator.add, "arith.addi", "arith.addf", "+", tile_op="add"),
+    ScalarOperator("sub", "-", ast.Sub, operator.sub, "arith.subi", "arith.subf", "-", tile_op="sub"),
+    ScalarOperator("mul", "*", ast.Mult, operator.mul, "arith.muli", "arith.mulf", "*", tile_op="mul"),
+    ScalarOperator("floordiv", "//", ast.FloorDiv, operator.floordiv, "arith.floordivsi", None),
+    ScalarOperator("mod", "%", ast.Mod, operator.mod, "arith.remsi", None),
+    ScalarOperator("truediv", "/", ast.Div, operator.truediv, None, "arith.divf", "/", tile_op="div"),
+    ScalarOperator("min", "min", None, None, "arith.minsi", "arith.minimumf"),
+    ScalarOperator("max", "max", None, None, "arith.maxsi", "arith.maximumf"),
+]
+COMPARE = [
+    ScalarOperator("lt", "<", ast.Lt, operator.lt, "slt", "olt", "<", compare=True),
+    ScalarOperator("le", "<=", ast.LtE, operator.le, "sle", "ole", "<=", compare=True),
+    ScalarOperator("gt", ">", ast.Gt, operator.gt, "sgt", "ogt", ">", compare=True),
+    ScalarOperator("ge", ">=", ast.GtE, operator.ge, "sge", "oge", ">=", compare=True),
+    ScalarOperator("eq", "==", ast.Eq, operator.eq, "eq", "oeq", "==", compare=True),
+    ScalarOperator("ne", "!=", ast.NotEq, operator.ne, "ne", "one", "!=", compare=True),
+]
+SCALAR_OPERATORS: Dict[str, ScalarOperator] = {f"scalar.{o.name}": o for o in ARITH + COMPARE}
+BY_PYTHON: Dict[type, ScalarOperator] = {o.python: o for o in ARITH + COMPARE if o.python is not None}
+
+
+def _scalar_arith(op):
+    def rule(ts, attrs):
+        for t in ts:
+            if not isinstance(t, ScalarType):
+                raise OpTypeError(f"scalar.{op} requires scalar operands, but got {t}")
+        a, b = ts[0].dtype, ts[1].dtype
+        if a.is_float or b.is_float:
+            if op in ("floordiv", "mod"):
+                raise OpTypeError(f"scalar.{op} requires integer operands, but got {a!r} and {b!r}")
+            return ScalarType(a if a.is_float else b)
+        if op == "truediv":
+            raise OpTypeError(f"scalar division '/' requires floating-point operands, but got {a!r} and {b!r}; use '//'")
+        return ScalarType(a if a is not DType.INDEX else b) if a != b and DType.INDEX in (a, b) else ScalarType(a)
+    return rule
+
+
+def _scalar_cmp(ts, attrs):
+    for t in ts:
+        if not isinstance(t, ScalarType):
+            raise OpTypeError(f"scalar comparison requires scalar operands, but got {t}")
+    return BOOL
+
+
+_OPERANDS = (P("lhs", "scalar"), P("rhs", "scalar"))
+for _o in ARITH:
+    declare(f"scalar.{_o.name}", _OPERANDS, _scalar_arith(_o.name), form="scalar_arith", traits={"scalar"},
+            namespaces=(), doc=f"a {_o.symbol} b")
+for _o in COMPARE:
+    declare(f"scalar.{_o.name}", _OPERANDS, _scalar_cmp, form="scalar_cmp", traits={"scalar"}, namespaces=(),
+            doc=f"a {_o.symbol} b")
+
+
+def _scalar_neg(ts, attrs):
+    if not isinstance(ts[0], ScalarType):
+        raise OpTypeError(f"scalar negation requires a scalar, but got {ts[0]}")
+    return ts[0]
+
+
+declare("scalar.neg", (P("operand", "scalar"),), _scalar_neg, form="scalar_arith", traits={"scalar"}, namespaces=(),
+        doc="-a")

@@ -1,0 +1,43 @@
+"""DSL type annotations (``pl.Tensor[[64, "M"], pl.FP32]``, ``pl.Out[...]``, ...) -> IR types."""
+from __future__ import annotations
+
+from ..errors import CompileError
+from ..ir import nodes as N
+from ..ir.types import DType, ScalarType, TensorType, TileType, dim_str
+from .types import DimExpr, DirAnnot, ScalarAnnot, TensorAnnot, TileAnnot
+
+
+def annot_to_type(annot, loc) -> tuple:
+    """DSL annotation object -> (IR type, direction)."""
+    direction = N.Direction.IN
+    if isinstance(annot, DirAnnot):
+        direction = N.Direction(annot.direction)
+        annot = annot.inner
+    if isinstance(annot, type) and annot.__name__ == "Tensor":
+        raise CompileError("a bare pl.Tensor needs a shape and dtype here: pl.Tensor[[d0, d1], dtype] "
+                           "(bare tensors are only for @pl.jit)", loc)
+    if isinstance(annot, TensorAnnot):
+        shape = tuple(dim_of(d, loc) for d in annot.shape)
+        if not isinstance(annot.dtype, DType):
+            raise CompileError(f"expected a dtype such as pl.FP32 in pl.Tensor[...], got {annot.dtype!r}", loc)
+        return TensorType(shape, annot.dtype), direction
+    if isinstance(annot, TileAnnot):
+        if len(annot.shape) != 2 or not all(isinstance(d, int) for d in annot.shape):
+            raise CompileError(f"expected a static 2-D tile shape, got {list(annot.shape)}", loc)
+        return TileType(tuple(annot.shape), annot.dtype, annot.memory), direction
+    if isinstance(annot, ScalarAnnot):
+        return ScalarType(annot.dtype or DType.INDEX), direction
+    if isinstance(annot, DType):
+        return ScalarType(annot), direction
+    raise CompileError(f"expected a type annotation such as pl.Tensor[[64, 64], pl.FP32], got {annot!r}", loc)
+
+
+def dim_of(d, loc):
+    """One shape entry of an annotation: a positive int or a dimension expression."""
+    if isinstance(d, bool) or not isinstance(d, (int, DimExpr)):
+        raise CompileError(f"expected a shape dimension (int constant or pl.dynamic), got {d!r}", loc)
+    if isinstance(d, int):
+        if d <= 0:
+            raise CompileError(f"shape dimensions must be positive, got {d}", loc)
+        return d
+    return dim_str(d.text)

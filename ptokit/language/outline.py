@@ -1,0 +1,135 @@
+"""Outlining: the body of a ``with pl.at(level=pl.Level.CORE_GROUP, ...)`` block becomes an
+InCore kernel of its own, submitted where the block stood.
+
+The block's free variables become the kernel's parameters (tensors first, in the enclosing
+function's parameter order then in order of appearance; then scalars), tensors are IN when only
+loaded, OUT when only stored and INOUT when both, and the block is replaced by a call of the
+kernel inside an ``at`` scope that carries the block's ``deps=`` and ``as`` name.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Callable, Dict, List, Set, Tuple
+
+from ..ir import nodes as N
+from ..ir.types import INDEX, ScalarType, TensorType, dim_vars
+from .scopes import AtSpec
+from .signatures import Signature
+
+
+class Outliner:
+    """Owns the functions a front end creates while parsing one program, and their names."""
+
+    def __init__(self, program_name: str, functions: Dict[str, N.Function], sigs: Dict[str, Signature],
+                 used_names: Set[str]):
+        self.program_name = program_name
+        self.functions = functions
+        self.sigs = sigs
+        self.used_names = used_names
+        self.kernel_count = 0
+
+    def unique(self, base: str) -> str:
+        name, k = base, 1
+        while name in self.used_names:
+            name = f"{base}_{k}"
+            k += 1
+        self.used_names.add(name)
+        return name
+
+    def kernel_name(self, parser, spec: AtSpec) -> str:
+        if spec.name_hint is not None:
+            if spec.name_hint in self.used_names:
+                raise parser.err(f"name_hint {spec.name_hint!r} is already the name of another function of this "
+                                 f"program", spec.call)
+            self.used_names.add(spec.name_hint)
+            name = spec.name_hint
+        else:
+            name = self.unique(f"{self.program_name}_incore_{self.kernel_count}")
+        self.kernel_count += 1
+        return name
+
+    def outline(self, parser, s: ast.With, spec: AtSpec, kernel_parser: Callable) -> N.Stmt:
+        """Outline block ``s`` parsed by ``parser``; ``kernel_parser(kfn)`` makes the parser of
+        the kernel's body (same source and scope, kernel code)."""
+        if not s.body or all(isinstance(b, ast.Pass) for b in s.body):
+            raise parser.err("a pl.at block needs a body (the kernel's code)", s)
+        kname = self.kernel_name(parser, spec)
+        loads = sorted((n for b in s.body for n in ast.walk(b) if isinstance(n, ast.Name)
+                        and isinstance(n.ctx, ast.Load) and n.id in parser.env),
+                       key=lambda n: (n.lineno, n.col_offset))
+        tensors: Dict[str, str] = {}     # outer (alias-resolved) name -> kernel param name
+        scalars: Dict[str, str] = {}
+        local_alias: Dict[str, str] = {}
+        types: Dict[str, object] = {}
+        for n in loads:
+            t = parser.env[n.id]
+            outer = parser.alias.get(n.id, n.id)
+            if isinstance(t, TensorType):
+                tensors.setdefault(outer, outer)
+                local_alias[n.id] = outer
+                types[outer] = t
+            elif isinstance(t, ScalarType):
+                scalars.setdefault(n.id, n.id)
+                types[n.id] = t
+            else:
+                raise parser.err(f"{n.id!r} is a {t} defined outside this pl.at block; tiles live inside one "
+                                 f"kernel, so create it inside the block", n)
+        # enclosing parameters first, in their order; then other tensors in order of appearance
+        order = [p.name for p in parser.fn.params] if parser.fn is not None else []
+        tensors = dict(sorted(tensors.items(), key=lambda kv: (order.index(kv[0]) if kv[0] in order else len(order),)))
+        dims = {v for o in tensors for d in types[o].shape for v in dim_vars(d)}
+        scalar_names = [x for x in scalars if x not in dims]
+        params = [N.Param(o, types[o], N.Direction.IN, parser.loc(s)) for o in tensors]
+        params += [N.Param(x, types[x], N.Direction.IN, parser.loc(s)) for x in scalar_names]
+        kfn = N.Function(kname, N.FunctionType.InCore, params, [], [], parser.loc(s))
+        kfn.attrs["jit_outlined"] = True
+        inner = kernel_parser(kfn)
+        inner.fn = kfn
+        for p in params:
+            inner.env[p.name] = p.type
+            if isinstance(p.type, TensorType):
+                for d in p.type.shape:
+                    for v in dim_vars(d):
+                        inner.env.setdefault(v, INDEX)
+        for local, outer in local_alias.items():
+            inner.env[local] = types[outer]
+            if local != outer:
+                inner.alias[local] = outer
+        body = inner.block(s.body)
+        reads, writes = tensor_uses(body, self.functions)
+        outs = []
+        for i, p in enumerate(params):
+            if isinstance(p.type, TensorType) and p.name in writes:
+                p.direction = N.Direction.INOUT if p.name in reads else N.Direction.OUT
+                outs.append(i)
+        if outs:
+            body.append(N.Return([N.Var(params[i].name, type=params[i].type) for i in outs], loc=parser.loc(s)))
+        kfn.body = body
+        kfn.return_types = [params[i].type for i in outs]
+        self.functions[kname] = kfn
+        self.sigs[kname] = Signature(kfn, outs)
+        args = [N.Var(o, type=types[o], loc=parser.loc(s)) for o in tensors]
+        args += [N.Var(x, type=types[x], loc=parser.loc(s)) for x in scalar_names]
+        fcall = N.FuncCall(kname, args, loc=parser.loc(s))
+        return N.Scope("at", [N.ExprStmt(fcall, loc=parser.loc(s))], spec.scope_attrs(), loc=parser.loc(s))
+
+
+def tensor_uses(body: List[N.Stmt], functions: Dict[str, N.Function]) -> Tuple[Set[str], Set[str]]:
+    """Names of tensor variables loaded from (reads) and stored to (writes) in ``body``."""
+    reads: Set[str] = set()
+    writes: Set[str] = set()
+    for _, sub in N.iter_exprs(body):
+        if isinstance(sub, N.OpCall) and sub.op == "load" and isinstance(sub.args[0], N.Var):
+            reads.add(sub.args[0].name)
+        elif isinstance(sub, N.OpCall) and sub.op == "store" and isinstance(sub.args[1], N.Var):
+            writes.add(sub.args[1].name)
+        elif isinstance(sub, N.FuncCall) and sub.callee in functions:
+            callee = functions[sub.callee]
+            r, w = callee.attrs.get("jit_uses", (set(), set()))
+            for p, a in zip(callee.params, sub.args):
+                if isinstance(a, N.Var) and isinstance(p.type, TensorType):
+                    if p.name in r or p.direction is N.Direction.INOUT:
+                        reads.add(a.name)
+                    if p.name in w or p.direction is not N.Direction.IN:
+                        writes.add(a.name)
+    return reads, writes

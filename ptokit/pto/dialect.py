@@ -1,0 +1,250 @@
+"""The op table of the PTO dialect: every op a ``.pto`` module may hold, declared once.
+
+Both sides read it: PTO codegen builds ops through ``ptokit.pto.builder``, which checks each
+op against its row here, and the built-in assembler parses, checks (sema) and lowers
+(emitter) by the same rows.  A ``pto.*`` row gives the op's syntactic *form*, its operands
+(role and kind), the attributes it takes, the pipe that executes it and the C++ function it
+lowers to; ``arith`` and ``scf`` ops have their own small tables below.
+
+Operand kinds: ``T`` tile (``!pto.tile_buf``), ``S`` scalar, ``I`` integer or index scalar,
+``G`` partition view, ``V`` tensor view, ``P`` pointer (``!pto.ptr``).
+
+Adding an op is one row, usually through a family helper (``_binary``, ``_unary``,
+``_row_reduce``, ...); see docs/adding-an-op.md.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Optional, Tuple
+
+from .types import PartitionViewType, PtrType, ScalarType, TensorViewType, TileBufType
+
+
+@dataclass(frozen=True)
+class Operand:
+    role: str                 # name used in messages ("src", "dst", "src0", "tmp", ...)
+    kind: str                 # T S I G V P
+
+
+@dataclass(frozen=True)
+class AttrSpec:
+    name: str
+    kind: str                 # int | str | bool | symbol | round_mode | address_space | layout
+    required: bool = False
+    allowed: Optional[Tuple] = None
+    positive: bool = False
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One ``pto.*`` op.
+
+    Forms (the syntax; ``%r =`` only where the op has a result):
+      dps             ``pto.X ins(%a, ... : T, ...) outs(%d : T) [{attrs}]`` -> ``CXX(outs..., ins...)``
+      view            ``%r = pto.X %src : T1 -> T2`` (metadata only: the result aliases the source)
+      alloc           ``%t = pto.alloc_tile [addr = %a] [valid_row = %r] [valid_col = %c] : T``
+      tensor_view     ``%v = pto.make_tensor_view %ptr, shape = [...], strides = [...] {layout} : T``
+      partition_view  ``%p = pto.partition_view %v, offsets = [...], sizes = [...] : T1 -> T2``
+      push            ``pto.X(%t : T) {split = N}``
+      pop             ``%t = pto.X {split = N} -> T``
+      free            ``pto.X {split = N}``
+      reserve         ``%b = pto.X {name = "...", ...} -> i32``
+      pipe_init       ``pto.X {dir_mask = D, slot_size = S[, slot_num = N]} (key = %v : T, ...)``
+    """
+
+    name: str
+    form: str
+    ins: Tuple[Operand, ...] = ()
+    outs: Tuple[Operand, ...] = ()
+    optional: int = 0                  # trailing ins that may be omitted (and are not passed to C++)
+    attrs: Tuple[AttrSpec, ...] = ()
+    pipe: Optional[str] = None         # executing pipe (--enable-insert-sync); refined per operand in the emitter
+    cxx: Optional[str] = None          # C++ function (or type) of the CPU tile library it lowers to
+    row_major: Tuple[str, ...] = ()    # operand roles the real assembler requires to be row_major tiles
+    layout_error: str = "each"         # "each": one message per role; "all": one message naming every role
+
+    @property
+    def operands(self) -> Tuple[Operand, ...]:
+        return self.ins + self.outs
+
+    def attr(self, name: str) -> Optional[AttrSpec]:
+        for a in self.attrs:
+            if a.name == name:
+                return a
+        return None
+
+    def layout_message(self, role: str) -> str:
+        """The real assembler's words when ``role`` is not a row-major tile (same reason, same text)."""
+        if self.layout_error == "all":
+            roles = list(self.row_major)
+            joined = roles[0] if len(roles) == 1 else ", ".join(roles[:-1]) + ", and " + roles[-1]
+            return f"'{self.name}' op expects {joined} to use row-major layout"
+        return f"'{self.name}' op expects {role} to use the row_major blayout"
+
+
+PTO_OPS: Dict[str, OpSpec] = {}
+
+
+def _row(spec: OpSpec) -> None:
+    if spec.name in PTO_OPS:  # pragma: no cover - a table typo, caught at import
+        raise ValueError(f"duplicate dialect row {spec.name}")
+    PTO_OPS[spec.name] = spec
+
+
+def _operands(text: str) -> Tuple[Operand, ...]:
+    """``"src0:T src1:T"`` -> operands."""
+    out = []
+    for item in text.split():
+        role, _, kind = item.partition(":")
+        out.append(Operand(role, kind))
+    return tuple(out)
+
+
+def _dps(name: str, cxx: str, ins: str, outs: str = "dst:T", **kw) -> None:
+    _row(OpSpec(name, "dps", _operands(ins), _operands(outs), cxx=cxx, pipe=kw.pop("pipe", "V"), **kw))
+
+
+# ---------------------------------------------------------------- tile op families
+
+def _binary(n: str) -> None:
+    """``pto.t<n>``: element-wise on two tiles; row-major tiles only (the real assembler's rule)."""
+    _dps(f"pto.t{n}", f"T{n.upper()}", "src0:T src1:T", row_major=("src0", "src1", "dst"), layout_error="all")
+
+
+def _scalar(n: str) -> None:
+    """``pto.t<n>s``: tile and a scalar (last operand, typed); any layout."""
+    _dps(f"pto.t{n}s", f"T{n.upper()}S", "src:T scalar:S")
+
+
+def _unary(n: str, row_major: bool = True) -> None:
+    _dps(f"pto.t{n}", f"T{n.upper()}", "src:T", row_major=("src", "dst") if row_major else ())
+
+
+def _row_reduce(n: str) -> None:
+    """``pto.trow<n> ins(%src, %tmp) outs(%col)``; the source must be row-major."""
+    _dps(f"pto.trow{n}", f"TROW{n.upper()}", "src:T tmp:T", row_major=("src",))
+
+
+def _col_reduce(n: str) -> None:
+    """``pto.tcol<n> ins(%src[, %tmp]) outs(%row)``; the CPU API takes no tmp, so it is optional and dropped."""
+    _dps(f"pto.tcol{n}", f"TCOL{n.upper()}", "src:T tmp:T", optional=1, row_major=("src", "dst"))
+
+
+def _expand_binary(axis: str, n: str) -> None:
+    """``pto.t<axis>expand<n> ins(%src, %vec) outs(%dst)``: broadcast a column (row axis) or a row."""
+    _dps(f"pto.t{axis}expand{n}", f"T{axis.upper()}EXPAND{n.upper()}", "src0:T src1:T")
+
+
+for _n in ("add", "sub", "mul", "div", "max", "min"):
+    _binary(_n)
+    _scalar(_n)
+for _n in ("exp", "log", "sqrt", "rsqrt", "recip", "abs", "relu"):
+    _unary(_n)
+_unary("neg", row_major=False)
+for _n in ("sum", "max", "min"):
+    _row_reduce(_n)
+    _col_reduce(_n)
+for _n in ("add", "sub", "mul", "div", "max", "min"):
+    _expand_binary("row", _n)
+    _expand_binary("col", _n)
+_dps("pto.trowexpand", "TROWEXPAND", "src:T")
+_dps("pto.tcolexpand", "TCOLEXPAND", "src:T")
+
+_ROUND_MODES = ("CAST_NONE", "CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")
+_dps("pto.tcvt", "TCVT", "src:T", attrs=(AttrSpec("rmode", "round_mode", allowed=_ROUND_MODES),))
+_dps("pto.tload", "TLOAD", "src:G", pipe="MTE2")
+_dps("pto.tstore", "TSTORE", "src:T", "dst:G", pipe="MTE3")
+_dps("pto.tmov", "TMOV", "src:T", pipe="MTE1")
+_dps("pto.tmatmul", "TMATMUL", "lhs:T rhs:T", pipe="M")
+_dps("pto.tmatmul.acc", "TMATMUL_ACC", "acc:T lhs:T rhs:T", pipe="M")
+_dps("pto.subview", "TEXTRACT", "src:T row:I col:I")
+_dps("pto.textract", "TEXTRACT", "src:T row:I col:I")     # synonym of pto.subview
+_dps("pto.tinsert", "TINSERT", "src:T row:I col:I")
+_dps("pto.tconcat", "TCONCAT", "src0:T src1:T")
+_dps("pto.tfillpad", "TFILLPAD", "src:T")
+_row(OpSpec("pto.treshape", "view", _operands("src:T"), _operands("result:T"), cxx="TRESHAPE"))
+
+# ---------------------------------------------------------------- tiles and views
+_row(OpSpec("pto.alloc_tile", "alloc", _operands("addr:I valid_row:I valid_col:I"), _operands("tile:T"),
+            cxx="TASSIGN"))
+_row(OpSpec("pto.make_tensor_view", "tensor_view", _operands("ptr:P"), _operands("view:V"),
+            attrs=(AttrSpec("layout", "layout", allowed=("nd", "dn", "nz")),)))
+_row(OpSpec("pto.partition_view", "partition_view", _operands("view:V"), _operands("part:G"),
+            cxx="GlobalTensor"))
+
+# ---------------------------------------------------------------- cross-core FIFO (docs/mixed-kernels.md)
+_SPLIT = (AttrSpec("split", "int", required=True, allowed=(0, 1, 2)),)
+for _side, _peer in (("aiv", "aic"), ("aic", "aiv")):
+    _row(OpSpec(f"pto.tpush_to_{_side}", "push", _operands("tile:T"), attrs=_SPLIT, cxx="TPUSH"))
+    _row(OpSpec(f"pto.tpop_from_{_peer}", "pop", (), _operands("tile:T"), attrs=_SPLIT, cxx="TPOP"))
+    _row(OpSpec(f"pto.tfree_from_{_peer}", "free", attrs=_SPLIT, cxx="TFREE"))
+    _row(OpSpec(f"pto.{_side}_initialize_pipe", "pipe_init",
+                _operands("gm_slot_buffer:P c2v_consumer_buf:I v2c_consumer_buf:I"),
+                attrs=(AttrSpec("dir_mask", "int", required=True, allowed=(1, 2, 3)),
+                       AttrSpec("slot_size", "int", required=True, positive=True),
+                       AttrSpec("slot_num", "int", positive=True)),
+                cxx="TPipe"))
+_row(OpSpec("pto.reserve_buffer", "reserve", outs=_operands("base:I"),
+            attrs=(AttrSpec("name", "str", required=True), AttrSpec("size", "int", required=True, positive=True),
+                   AttrSpec("location", "address_space", allowed=("vec", "mat")), AttrSpec("auto", "bool"),
+                   AttrSpec("base", "int"))))
+_row(OpSpec("pto.import_reserved_buffer", "reserve", outs=_operands("base:I"),
+            attrs=(AttrSpec("name", "str", required=True), AttrSpec("peer_func", "symbol", required=True))))
+
+FIFO_FORMS = ("push", "pop", "free", "reserve", "pipe_init")
+
+# ---------------------------------------------------------------- arith (C++: operators)
+ARITH_INT_BINARY = {
+    "arith.addi": "+", "arith.subi": "-", "arith.muli": "*", "arith.divsi": "/", "arith.divui": "/",
+    "arith.remsi": "%", "arith.remui": "%", "arith.andi": "&", "arith.ori": "|", "arith.xori": "^",
+    "arith.shli": "<<", "arith.shrsi": ">>", "arith.shrui": ">>",
+    "arith.floordivsi": "floordiv", "arith.ceildivsi": "ceildiv",
+    "arith.maxsi": "max", "arith.minsi": "min", "arith.maxui": "max", "arith.minui": "min",
+}
+ARITH_FLOAT_BINARY = {
+    "arith.addf": "+", "arith.subf": "-", "arith.mulf": "*", "arith.divf": "/",
+    "arith.maximumf": "max", "arith.minimumf": "min", "arith.maxnumf": "max", "arith.minnumf": "min",
+}
+ARITH_UNARY = {"arith.negf": "-"}
+ARITH_CASTS = {
+    "arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci",
+    "arith.sitofp", "arith.uitofp", "arith.fptosi", "arith.fptoui", "arith.extf", "arith.truncf",
+}
+CMPI_PREDS = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=",
+              "ult": "<", "ule": "<=", "ugt": ">", "uge": ">="}
+CMPF_PREDS = {"oeq": "==", "one": "!=", "olt": "<", "ole": "<=", "ogt": ">", "oge": ">=",
+              "ueq": "==", "une": "!=", "ult": "<", "ule": "<=", "ugt": ">", "uge": ">="}
+
+ARITH_OPS = (set(ARITH_INT_BINARY) | set(ARITH_FLOAT_BINARY) | set(ARITH_UNARY) | ARITH_CASTS
+             | {"arith.constant", "arith.cmpi", "arith.cmpf", "arith.select"})
+SCF_OPS = {"scf.for", "scf.if", "scf.yield"}
+RETURN_OPS = {"return", "func.return"}
+
+KNOWN_OPS = set(PTO_OPS) | ARITH_OPS | SCF_OPS | RETURN_OPS
+
+
+def spec(name: str) -> OpSpec:
+    """The row of a ``pto.*`` op (KeyError for an op that is not in the dialect)."""
+    return PTO_OPS[name]
+
+
+# ---------------------------------------------------------------- operand kinds
+
+_KIND_NAMES = {"T": "a tile (!pto.tile_buf)", "G": "a partition view", "S": "a scalar", "I": "an index",
+               "V": "a tensor view", "P": "a pointer (!pto.ptr)"}
+
+
+def accepts(kind: str, ty) -> bool:
+    """Whether a value of type ``ty`` may stand where the table says ``kind``."""
+    return {
+        "T": isinstance(ty, TileBufType),
+        "G": isinstance(ty, PartitionViewType),
+        "V": isinstance(ty, TensorViewType),
+        "P": isinstance(ty, PtrType),
+        "S": isinstance(ty, ScalarType),
+        "I": isinstance(ty, ScalarType) and ty.is_int,
+    }[kind]
+
+
+def kind_name(kind: str) -> str:
+    return _KIND_NAMES[kind]

@@ -1,0 +1,168 @@
+"""THE printer of the PTO dialect: ``ast.Module`` -> ``.pto`` text.
+
+PTO codegen prints the modules it builds with it, and the built-in assembler prints its
+``--mlir-print-ir-*`` dumps with it, so parsing a printed module and printing it again gives
+the same text.  Layout: ``func.func`` and the ops of its body are indented by two spaces,
+each nested region by two more; every op takes one line with its optional
+``loc("file":line:col)`` at the end.
+"""
+from __future__ import annotations
+
+from typing import List
+
+from . import dialect
+from .ast import Block, Clause, Func, Module, Op
+
+INDENT = "  "
+
+
+def _use(u) -> str:
+    return "%" + u.name
+
+
+def _loc(srcloc) -> str:
+    if not srcloc:
+        return ""
+    f, line, col = srcloc
+    return f' loc("{f}":{line}:{col})'
+
+
+def attr_dict(attrs, order) -> str:
+    """``{k = v, unit_attr}`` (empty string for no attributes)."""
+    if not order:
+        return ""
+    return "{" + ", ".join(k if attrs[k].text == "unit" else f"{k} = {attrs[k].text}" for k in order) + "}"
+
+
+def _types(types) -> str:
+    return ", ".join(str(t) for t in types)
+
+
+def _clause(c: Clause) -> str:
+    if c.kind == "operand":
+        return _use(c.uses[0])
+    if c.kind == "kw":
+        return f"{c.name} = {_use(c.uses[0])}"
+    if c.kind == "list":
+        return f"{c.name} = [" + ", ".join(_use(u) for u in c.uses) + "]"
+    if c.keys:
+        return f"{c.name}(" + ", ".join(f"{k} = {_use(u)} : {t}" for k, u, t in zip(c.keys, c.uses, c.types)) + ")"
+    inner = ", ".join(_use(u) for u in c.uses)
+    if c.typed:
+        inner += " : " + _types(c.types)
+    return f"{c.name}({inner})"
+
+
+def _generic(op: Op) -> str:
+    """Clauses in order, the attr dict where it was written, then ``: types`` and ``-> types``."""
+    parts: List[str] = []
+    attrs = attr_dict(op.attrs, op.attr_order)
+    pos = len(op.clauses) if op.attr_pos is None else op.attr_pos
+    prev = None
+    for i, c in enumerate(op.clauses):
+        if i == pos and attrs:
+            parts.append(attrs)
+            prev = None
+        if prev is not None and c.kind in ("operand", "list") and prev.kind in ("operand", "list"):
+            parts[-1] += ","
+        parts.append(_clause(c))
+        prev = c
+    if pos >= len(op.clauses) and attrs:
+        parts.append(attrs)
+    body = " ".join(parts)
+    if op.colon_types:
+        body += " : " + _types(op.colon_types)
+    if op.arrow_types:
+        body += " -> " + _types(op.arrow_types)
+    # an unnamed group right after the mnemonic sticks to it: pto.tpush_to_aiv(%t : T)
+    glued = (bool(op.clauses) and op.clauses[0].kind == "group" and not op.clauses[0].name
+             and not (pos == 0 and attrs))
+    return body if glued else (" " + body if body else "")
+
+
+def _body(op: Op) -> str:
+    """Everything after the mnemonic (with its leading space), regions excluded."""
+    name = op.name
+    uses = ", ".join(map(_use, op.operands))
+    if name == "arith.constant":
+        attrs = attr_dict(op.attrs, op.attr_order)
+        return f" {op.extra['literal']}" + (f" {attrs}" if attrs else "") + f" : {op.colon_types[0]}"
+    if name in ("arith.cmpi", "arith.cmpf"):
+        return f" {op.extra['pred']}, {uses} : {op.colon_types[0]}"
+    if name in dialect.ARITH_CASTS:
+        return f" {_use(op.operands[0])} : {op.colon_types[0]} to {op.arrow_types[0]}"
+    if name.startswith("arith."):
+        return f" {uses} : {_types(op.colon_types)}"
+    if name == "scf.for":
+        lo, hi, st = op.operands[:3]
+        text = f" %{op.extra['iv'][0]} = {_use(lo)} to {_use(hi)} step {_use(st)}"
+        if op.extra["iter_args"]:
+            text += " iter_args(" + ", ".join(f"%{a[0]} = {_use(u)}" for a, u in
+                                             zip(op.extra["iter_args"], op.operands[3:])) + ")"
+            text += " -> (" + _types(op.arrow_types) + ")"
+        if op.extra.get("iv_type") is not None:
+            text += f" : {op.extra['iv_type']}"
+        return text
+    if name == "scf.if":
+        text = f" {_use(op.operands[0])}"
+        if op.arrow_types:
+            text += " -> (" + _types(op.arrow_types) + ")"
+        return text
+    if name == "scf.yield" or name in dialect.RETURN_OPS:
+        return f" {uses} : {_types(op.colon_types)}" if op.operands else ""
+    return _generic(op)
+
+
+def print_op(op: Op, depth: int, out: List[str]) -> None:
+    pad = INDENT * depth
+    res = ""
+    if op.results:
+        res = ", ".join("%" + r.name + (f":{r.count}" if r.count > 1 else "") for r in op.results) + " = "
+    line = f"{pad}{res}{op.name}{_body(op)}"
+    if not op.regions:
+        out.append(line + _loc(op.srcloc))
+        return
+    out.append(line + " {")
+    for i, region in enumerate(op.regions):
+        if i:
+            out.append(f"{pad}}} else {{")
+        print_block(region, depth + 1, out)
+    out.append(f"{pad}}}{_loc(op.srcloc)}")
+
+
+def print_block(block: Block, depth: int, out: List[str]) -> None:
+    for op in block.ops:
+        print_op(op, depth, out)
+
+
+def print_func(f: Func, out: List[str]) -> None:
+    args = ", ".join(f"%{a.name}: {a.type}" for a in f.args)
+    vis = f"{f.visibility} " if f.visibility else ""
+    head = f"{INDENT}func.func {vis}@{f.name}({args})"
+    attrs = attr_dict(f.attrs, f.attr_order)
+    if attrs:
+        head += " attributes " + attrs
+    if f.body is None:
+        out.append(head + _loc(f.srcloc))
+        return
+    out.append(head + " {")
+    print_block(f.body, 1, out)
+    out.append(INDENT + "}" + _loc(f.srcloc))
+
+
+def print_module(mod: Module) -> str:
+    out: List[str] = []
+    head = "module"
+    if mod.name:
+        head += f" @{mod.name}"
+    attrs = attr_dict(mod.attrs, mod.attr_order)
+    if attrs:
+        head += " attributes " + attrs
+    out.append(head + " {")
+    for f in mod.funcs:
+        print_func(f, out)
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["print_module", "print_op", "attr_dict"]

@@ -1,0 +1,67 @@
+"""Run records: what a simulated run returns, and the layout of its timeline records.
+
+``RunResult`` and ``Timeline`` are produced by the simulator driver (a live run) and by
+``trace.read_trace`` (a run read back from a trace file), and read by ``summary``.  The record
+dtypes mirror the simulator's C structs (``ptosim_api.h``; the driver checks their sizes against
+the library when it loads it).  This module imports no other part of the runtime but the
+summary, so the driver, the trace and the summary all depend on it and not on each other.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from ..targets import RuntimeKind
+from .summary import RunSummary, summarize
+
+BLOCK_RECORD_DTYPE = np.dtype([
+    ("task_seq", "<u8"), ("task_id", "<u8"), ("func_id", "<i4"), ("block_idx", "<i4"),
+    ("core_id", "<i4"), ("lane", "<i4"), ("submit_ns", "<i8"), ("ready_ns", "<i8"),
+    ("dispatch_ns", "<i8"), ("start_ns", "<i8"), ("end_ns", "<i8"),
+])
+EDGE_DTYPE = np.dtype([("producer", "<u8"), ("consumer", "<u8")])
+# a TPUSH (op 0) / TPOP (op 1) that had to wait on a cross-core FIFO (dir 1 = C2V, 2 = V2C)
+FIFO_WAIT_DTYPE = np.dtype([
+    ("task_seq", "<u8"), ("core_id", "<i4"), ("lane", "<i4"), ("pipe", "<i4"), ("dir", "<i4"), ("op", "<i4"),
+    ("fifo_lane", "<i4"), ("start_ns", "<i8"), ("end_ns", "<i8"),
+])
+
+
+@dataclass
+class Timeline:
+    """Per dispatched block (a mixed task has one record per lane): ``blocks`` is a numpy
+    structured array (BLOCK_RECORD_DTYPE, ns relative to the run start); ``edges`` holds
+    (producer, consumer) task submission numbers."""
+
+    blocks: np.ndarray
+    edges: np.ndarray
+    kernel_names: dict = field(default_factory=dict)
+    task_args: dict = field(default_factory=dict)   # seq -> ("in float32[32, 64]", ...); only when tracing
+    fifo_waits: Optional[np.ndarray] = None         # FIFO_WAIT_DTYPE records, when the simulator recorded them
+
+    def task_blocks(self, task_seq: int) -> np.ndarray:
+        return self.blocks[self.blocks["task_seq"] == task_seq]
+
+    def __len__(self) -> int:
+        return len(self.blocks)
+
+
+@dataclass
+class RunResult:
+    elapsed: float          # seconds, orchestration start to last task end
+    tasks: int
+    blocks: int
+    timeline: Timeline
+    schedulers: int = 0
+    runtime: Optional[RuntimeKind] = None
+    clusters: int = 0       # simulated clusters (core ids -> tracks / labels)
+    platform: str = ""
+
+    def summary(self) -> RunSummary:
+        """Run statistics (``ptokit.runtime.summary.RunSummary``): critical path, busy cores, waits."""
+        return summarize(self)
+
+
+__all__ = ["RunResult", "Timeline", "BLOCK_RECORD_DTYPE", "EDGE_DTYPE", "FIFO_WAIT_DTYPE"]

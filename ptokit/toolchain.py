@@ -1,0 +1,137 @@
+"""The compile pipeline: DSL program -> IR -> passes -> artifact tree -> ``CompiledProgram``.
+
+This is the one place that drives the stages in order; it sits above them all, so no stage
+has to reach forward to the next one:
+
+* ``compile_program(program, ...)`` is ``ptokit.compile``: parse a ``@pl.program`` class, run
+  the passes and write the tree (``backend.generate.generate_tree``);
+* ``lower_to_tree(ir, out_dir, ctx, ...)`` is the part after the front end, shared with
+  ``@pl.jit`` (whose front end is ``jit.frontend.build_program``; ``StageTimes`` is re-exported
+  for it);
+* ``resolve_context(platform, runtime)`` merges the arguments with an active ``PassContext``;
+* ``load_program("file.py:Name")`` imports a user file and returns its ``@pl.program``.
+"""
+from __future__ import annotations
+
+import datetime
+import importlib.util
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Optional
+
+from .backend.generate import StageTimes, generate_tree
+from .compiled import CompiledProgram
+from .errors import PtokitError, UserError, source_loc_from_file
+from .ir import nodes as N
+from .language.decorators import ProgramSpec
+from .language.parser import parse_program
+from .passes.context import PassContext
+from .passes.manager import run_passes
+from .targets import coerce_runtime_kind, validate_platform
+
+
+def resolve_context(platform: str, runtime) -> PassContext:
+    """The PassContext of one compile: ``platform``/``runtime`` merged with an active context."""
+    validate_platform(platform)
+    active = PassContext.current()
+    kind = coerce_runtime_kind(runtime)
+    if active is not None and active.runtime is not None and kind is not None:
+        raise ValueError("runtime= was given to compile() inside a PassContext that also sets the runtime "
+                         "kind; give it in one place only")
+    if kind is None and active is not None:
+        kind = active.runtime
+    verify = active.verify if active is not None else True
+    return PassContext(platform=platform, runtime=kind, verify=verify)
+
+
+def default_output_dir(name: str) -> Path:
+    stamp = datetime.datetime.now().strftime("%Y%m%d_%H%M%S_%f")
+    return Path("build_output") / f"{name}_{stamp}"
+
+
+def lower_to_tree(ir: N.Program, out: Path, ctx: PassContext, *, dump_passes: bool = False,
+                  dump_ptoas_passes: bool = False, with_loc: bool = True,
+                  times: Optional[StageTimes] = None) -> CompiledProgram:
+    """Run the passes on a parsed program and write its artifact tree into ``out``."""
+    times = times or StageTimes()
+    out = Path(out)
+    t0 = time.perf_counter()
+    lowered = run_passes(ir, ctx, out / "passes_dump" if dump_passes else None)
+    times.passes += time.perf_counter() - t0
+    cfg = generate_tree(lowered, out, ctx, dump_ptoas_passes=dump_ptoas_passes, with_loc=with_loc, times=times)
+    return CompiledProgram(out.resolve(), cfg, ctx.platform, ctx.runtime_kind, times)
+
+
+def compile_program(program, output_dir=None, platform="a2a3sim", runtime=None, dump_passes=False,
+                    dump_ptoas_passes=False, with_loc=True, times: Optional[StageTimes] = None) -> CompiledProgram:
+    """``ptokit.compile``: parse, run the passes, write the artifact tree."""
+    if not isinstance(program, ProgramSpec):
+        raise TypeError(f"ptokit.compile expects a @pl.program class, got {program!r}")
+    ctx = resolve_context(platform, runtime)
+    times = times or StageTimes()
+    t0 = time.perf_counter()
+    ir = parse_program(program)
+    times.parse += time.perf_counter() - t0
+    out = (Path(output_dir) if output_dir is not None else default_output_dir(program.name)).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    compiled = lower_to_tree(ir, out, ctx, dump_passes=dump_passes, dump_ptoas_passes=dump_ptoas_passes,
+                             with_loc=with_loc, times=times)
+
+    def recompile(**kw):
+        return compile_program(program, runtime=ctx.runtime_kind, with_loc=with_loc, **kw)
+    compiled.recompile = recompile
+    return compiled
+
+
+def load_program(spec: str) -> ProgramSpec:
+    """Import ``path/to/file.py:Name`` and return the ``@pl.program`` object ``Name``."""
+    if ":" not in spec:
+        raise UserError(f"expected FILE.py:ProgramName, got {spec!r}")
+    path, name = spec.rsplit(":", 1)
+    file = Path(path)
+    if not file.is_file():
+        raise UserError(f"no such file: {file}")
+    mod_name = f"_ptokit_user_{file.stem}"
+    mspec = importlib.util.spec_from_file_location(mod_name, file)
+    if mspec is None:
+        raise UserError(f"{file}: not a Python source file (expected FILE.py:ProgramName)")
+    module = importlib.util.module_from_spec(mspec)
+    sys.modules[mod_name] = module
+    sys.path.insert(0, str(file.parent.resolve()))
+    try:
+        mspec.loader.exec_module(module)
+    except PtokitError:               # ptokit's own error about the user's code: already clear
+        sys.modules.pop(mod_name, None)
+        raise
+    except SyntaxError as exc:
+        sys.modules.pop(mod_name, None)
+        loc = source_loc_from_file(exc.filename or str(file), exc.lineno or 1, exc.offset or 1)
+        raise UserError(f"{exc.msg} (while importing {file})", loc) from None
+    except SystemExit as exc:         # a program file is imported, not run: exiting is a mistake
+        sys.modules.pop(mod_name, None)
+        raise UserError(f"importing {file} called sys.exit({exc.code!r}); a program file must define the "
+                        f"@pl.program class without exiting") from None
+    except Exception as exc:  # noqa: BLE001 - the user's module failed: say where, as Python would
+        sys.modules.pop(mod_name, None)
+        raise UserError(_import_failure(file, exc)) from exc
+    finally:
+        sys.path.pop(0)
+    obj = getattr(module, name, None)
+    if not isinstance(obj, ProgramSpec):
+        raise UserError(f"{file} has no @pl.program named {name!r}")
+    return obj
+
+
+def _import_failure(file: Path, exc: BaseException) -> str:
+    """``importing F raised E: msg`` plus where, innermost frame first that is not ptokit's own."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    pkg = str(Path(__file__).resolve().parent)
+    user = [f for f in frames if not str(Path(f.filename).resolve()).startswith(pkg)
+            and "importlib" not in f.filename and not f.filename.startswith("<frozen")]
+    text = f"importing {file} raised {type(exc).__name__}: {exc}"
+    if user:
+        f = user[-1]
+        text += f"\n    at {f.filename}:{f.lineno}" + (f": {f.line}" if f.line else "")
+    return text

@@ -1,0 +1,26 @@
+"""Expand ops (row/col broadcast combined with a tile), for every dtype the tests run."""
+import ptokit.language as pl
+
+
+def make_expand_ops(dtype, rows=16, cols=64):
+    @pl.program
+    class ExpandOps:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tensor[[rows, cols], dtype], r: pl.Tensor[[rows, 1], dtype], c: pl.Tensor[[1, cols], dtype],
+              y: pl.Out[pl.Tensor[[4 * rows, cols], dtype]]):
+            t = pl.load(a, [0, 0], [rows, cols])
+            rv = pl.load(r, [0, 0], [rows, 1])
+            cv = pl.load(c, [0, 0], [1, cols])
+            y = pl.store(pl.row_expand_max(t, rv), [0, 0], y)
+            y = pl.store(pl.tile.row_expand_min(t, row_vec=rv), [rows, 0], y)
+            y = pl.store(pl.col_expand_max(t, cv), [2 * rows, 0], y)
+            y = pl.store(pl.col_expand_min(tile=t, col_vec=cv), [3 * rows, 0], y)
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[rows, cols], dtype], r: pl.Tensor[[rows, 1], dtype],
+                 c: pl.Tensor[[1, cols], dtype], y: pl.Out[pl.Tensor[[4 * rows, cols], dtype]]):
+            y = self.k(a, r, c, y)
+            return y
+
+    return ExpandOps

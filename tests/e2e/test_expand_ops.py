@@ -1,0 +1,27 @@
+"""row_expand_max/min and col_expand_max/min against numpy, for float and integer dtypes,
+under both runtime kinds (partial ties included: equal values pick either, same bits)."""
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ptokit
+import ptokit.language as pl
+
+from .expand_programs import make_expand_ops
+
+DTYPES = {"FP32": (pl.FP32, np.float32), "FP16": (pl.FP16, np.float16), "BF16": (pl.BF16, ml_dtypes.bfloat16),
+          "INT32": (pl.INT32, np.int32)}
+
+
+@pytest.mark.parametrize("runtime", ["tensormap_and_ringbuffer", "host_build_graph"])
+@pytest.mark.parametrize("dname", sorted(DTYPES))
+def test_expand_max_min(tmp_path, dname, runtime):
+    dt, npt = DTYPES[dname]
+    rng = np.random.default_rng(7)
+    a = rng.integers(-50, 50, (16, 64)).astype(npt)
+    r = rng.integers(-50, 50, (16, 1)).astype(npt)
+    c = rng.integers(-50, 50, (1, 64)).astype(npt)
+    y = np.zeros((64, 64), npt)
+    ptokit.compile(make_expand_ops(dt), output_dir=tmp_path / "out", runtime=runtime)(a, r, c, y)
+    want = np.concatenate([np.maximum(a, r), np.minimum(a, r), np.maximum(a, c), np.minimum(a, c)])
+    assert np.array_equal(y, want)

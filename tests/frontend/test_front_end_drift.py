@@ -1,0 +1,97 @@
+"""The drift fixed by the one op table and the one front end: parameter names are the table's
+(pypto's), and the program parser and @pl.jit read pl.at / pl.spmd / windows the same way."""
+import numpy as np
+import pytest
+
+import ptokit
+from ptokit.errors import CompileError
+
+from . import drift_programs as D
+
+SRC = D.__file__
+
+
+def _line_of(text, after=None):
+    seen = after is None
+    for i, line in enumerate(open(SRC), start=1):
+        seen = seen or after in line
+        if seen and text in line:
+            return i
+    raise AssertionError(text)
+
+
+def located(err, needle, after=None):
+    assert err.loc is not None and err.loc.file == SRC and err.loc.line == _line_of(needle, after), (err.loc, needle)
+    assert needle in str(err).splitlines()[1]
+
+
+def compile_error(program, tmp_path):
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(program, output_dir=tmp_path / "out")
+    return info.value
+
+
+def test_row_sum_names_its_real_parameters(tmp_path):
+    err = compile_error(D.RowSumTmpKeyword, tmp_path)
+    assert "pl.row_sum has no parameter 'tmp' (parameters: tile, tmp_tile)" in str(err)
+    located(err, "pl.row_sum(t, tmp=tmp)")
+    assert str(err).splitlines()[2].index("^") == str(err).splitlines()[1].index("tmp)")
+
+
+def test_pypto_spellings_and_aliases_run(tmp_path):
+    c = ptokit.compile(D.PyptoSpellings, output_dir=tmp_path / "out")
+    a = np.random.default_rng(1).standard_normal((16, 64)).astype(np.float32)
+    out = np.zeros_like(a)
+    c(a, out)
+    s = a.sum(axis=1, keepdims=True, dtype=np.float64).astype(np.float32)
+    r = (a - a.max(axis=1, keepdims=True)) + s
+    want = np.concatenate([r[:8] + 2, r[8:]], axis=1).reshape(16, 64)
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-4)
+    pto = (c.output_dir / "ptoas" / "k.pto").read_text()
+    assert "pto.trowsum" in pto and "pto.trowmax" in pto and "pto.tconcat" in pto
+    # pl.adds(top, 2) next to an f32 tile: an f32 constant, no integer-to-float conversion at run time
+    assert "arith.constant 2.000000e+00 : f32" in pto and "sitofp" not in pto
+
+
+@pytest.mark.parametrize("program,message,needle", [
+    (D.AtUnknownKeyword, "pl.at has no parameter 'windowize' (parameters: level, name_hint, deps)", "windowize=True"),
+    (D.AtDepsNotNames, "deps= takes a list of task names bound with `as`", "deps=[0]"),
+    (D.SpmdKeyword, "pl.spmd takes the block count", "pl.spmd(4, name_hint"),
+    (D.RangeKeyword, "pl.range takes its bounds positionally (start, stop, step)", "pl.range(2, step=1)"),
+])
+def test_orchestration_and_loops_reject_what_they_do_not_understand(tmp_path, program, message, needle):
+    err = compile_error(program, tmp_path)
+    assert message in str(err)
+    located(err, needle)
+
+
+def test_jit_reads_pl_at_like_programs(tmp_path, monkeypatch):
+    monkeypatch.setenv("PTOKIT_CACHE_DIR", str(tmp_path / "cache"))
+    x = np.zeros((64, 64), np.float32)
+    with pytest.raises(CompileError) as info:
+        D.jit_at_unknown_keyword.parse(x, np.zeros_like(x))
+    assert "pl.at has no parameter 'windowize' (parameters: level, name_hint, deps)" in str(info.value)
+    located(info.value, "windowize=True", after="def jit_at_unknown_keyword")
+
+
+def test_window_writes_fold_their_bounds(tmp_path, monkeypatch):
+    monkeypatch.setenv("PTOKIT_CACHE_DIR", str(tmp_path / "cache"))
+    x = np.zeros((32, 64), np.float32)
+    with pytest.raises(CompileError) as info:
+        D.window_write_mismatch.parse(x, np.zeros_like(x))
+    assert "is [32, 64] but the value is a [16, 64] tile" in str(info.value)
+    located(info.value, "y[i * 32:(i + 1) * 32, :] = t")
+    x = np.random.default_rng(2).standard_normal((32, 64)).astype(np.float32)
+    y = np.zeros_like(x)
+    D.window_write_folded(x, y)
+    np.testing.assert_allclose(y, np.exp(x), rtol=1e-6)
+
+
+@pytest.mark.parametrize("runtime", ["tensormap_and_ringbuffer", "host_build_graph"])
+def test_jit_bodies_pass_windows_as_task_arguments(tmp_path, monkeypatch, runtime):
+    monkeypatch.setenv("PTOKIT_CACHE_DIR", str(tmp_path / "cache"))
+    from ptokit.runtime import RunConfig
+    x = np.random.default_rng(3).standard_normal((64, 64)).astype(np.float32)
+    y = np.zeros_like(x)
+    D.jit_window_task_args(x, y, config=RunConfig(runtime=runtime))
+    np.testing.assert_allclose(y, np.exp(x), rtol=1e-6)

@@ -1,0 +1,129 @@
+"""Small programs, one per pass, each written to show what its pass changes.
+
+New programs go at the end: the goldens record line numbers of this file only through the
+source locations they do not print, so order does not matter, but keep each program minimal.
+"""
+import ptokit.language as pl
+
+
+@pl.program
+class InlineCall:
+    @pl.function(type=pl.FunctionType.Inline)
+    def scaled(self, t: pl.Tile[[16, 64], pl.FP32]) -> pl.Tile[[16, 64], pl.FP32]:
+        u = pl.muls(t, 2.0)
+        return u
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.load(x, [0, 0], [16, 64])
+        u = self.scaled(t)
+        y = pl.store(u, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        y = self.k(x, y)
+        return y
+
+
+@pl.program
+class ExplicitPipe:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16],
+          y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        am = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        bm = pl.load(b, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(am, target_memory=pl.Mem.Left), pl.move(bm, target_memory=pl.Mem.Right))
+        pl.tile.tpush_to_aiv(acc)
+        v = pl.tile.tpop_from_aic(shape=[16, 16], dtype=pl.FP32)
+        e = pl.exp(v)
+        pl.tile.tfree_from_aic(v)
+        y = pl.store(e, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16],
+             y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        y = self.k(a, b, y)
+        return y
+
+
+@pl.program
+class Nested:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.load(x, [0, 0], [16, 64])
+        u = pl.add(pl.exp(t), pl.muls(t, 3.0))
+        y = pl.store(u, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        y = self.k(x, y)
+        return y
+
+
+@pl.program
+class CarriedAndMerged:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 64], pl.FP32], n: pl.Scalar[pl.INDEX],
+          y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        acc = pl.load(x, [0, 0], [16, 64])
+        for i in pl.range(1, 4):
+            t = pl.load(x, [i * 16, 0], [16, 64])
+            acc = pl.add(acc, t)
+        if n > 2:
+            acc = pl.muls(acc, 0.5)
+        y = pl.store(acc, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 64], pl.FP32], n: pl.Scalar[pl.INDEX],
+             y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        y = self.k(x, n, y)
+        return y
+
+
+@pl.program
+class CubeAndVector:
+    @pl.function(type=pl.FunctionType.InCore)
+    def mm(self, a: pl.Tensor[[16, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16],
+           c: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        am = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        bm = pl.load(b, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(am, target_memory=pl.Mem.Left), pl.move(bm, target_memory=pl.Mem.Right))
+        c = pl.store(acc, [0, 0], c)
+        return c
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def act(self, c: pl.Tensor[[16, 16], pl.FP32], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t = pl.relu(pl.load(c, [0, 0], [16, 16]))
+        y = pl.store(t, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16],
+             y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        c = pl.create_tensor([16, 16], dtype=pl.FP32)
+        c = self.mm(a, b, c)
+        y = self.act(c, y)
+        return y
+
+
+@pl.program
+class MatmulExp:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16],
+          y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        am = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        bm = pl.load(b, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(am, target_memory=pl.Mem.Left), pl.move(bm, target_memory=pl.Mem.Right))
+        v = pl.move(acc, target_memory=pl.Mem.Vec)
+        y = pl.store(pl.exp(v), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16],
+             y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        y = self.k(a, b, y)
+        return y

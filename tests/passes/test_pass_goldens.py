@@ -1,0 +1,58 @@
+"""Before/after goldens, one per pass: the IR printed just before and just after the pass on a
+small program chosen to show what the pass does (docs/passes.md quotes them).
+
+Regenerate after an intended change with ``PTOKIT_UPDATE_GOLDEN=1 pytest tests/passes`` and
+review the diff.
+"""
+import os
+from pathlib import Path
+
+import pytest
+
+from ptokit.ir.printer import print_program
+from ptokit.language.parser import parse_program
+from ptokit.passes.context import PassContext
+from ptokit.passes.manager import PIPELINE
+
+from . import programs as P
+
+GOLDEN = Path(__file__).parent / "golden"
+CASES = {
+    "InlineFunctions": P.InlineCall,
+    "FifoToMove": P.ExplicitPipe,
+    "Flatten": P.Nested,
+    "ConvertToSSA": P.CarriedAndMerged,
+    "InferMemorySpace": P.CubeAndVector,
+    "ClassifyKernels": P.CubeAndVector,
+    "PlanMemory": P.CarriedAndMerged,
+    "DeriveArgDirections": P.CubeAndVector,
+    "SplitMixed": P.MatmulExp,
+}
+
+
+def before_after(program, name: str):
+    prog = parse_program(program)
+    ctx = PassContext(platform="a2a3sim")
+    for p in PIPELINE:
+        before = print_program(prog)
+        prog = p.run(prog, ctx)
+        if p.name == name:
+            return before, print_program(prog)
+    raise AssertionError(f"no pass {name}")
+
+
+def test_every_pass_has_a_golden():
+    assert sorted(CASES) == sorted(p.name for p in PIPELINE)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_pass_before_after(name):
+    before, after = before_after(CASES[name], name)
+    text = f"# ---- before {name}\n{before}\n# ---- after {name}\n{after}"
+    golden = GOLDEN / f"{name}.txt"
+    if os.environ.get("PTOKIT_UPDATE_GOLDEN") == "1":
+        golden.write_text(text)
+    assert golden.exists(), f"missing golden {golden}; run with PTOKIT_UPDATE_GOLDEN=1"
+    assert text == golden.read_text()
+    if name != "InferMemorySpace":         # a checking pass: it changes nothing on a valid program
+        assert before != after, f"{name} changed nothing on its program"
