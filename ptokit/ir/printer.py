@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import List
 
 from . import nodes as N
-from .ops import SCALAR_OPERATORS
+from .ops import OPS, SCALAR_OPERATORS
 from .types import DType, MemorySpace, PadValue, ScalarType, TensorType, TileType
 
 _INFIX = {name: o.symbol for name, o in SCALAR_OPERATORS.items() if o.python is not None}
@@ -72,7 +72,8 @@ def fmt_expr(e: N.Expr) -> str:
             else:
                 v = repr(v)
             args.append(f"{k}={v}")
-        prefix = "pl.tile." if e.op.startswith("get_") else "pl."
+        op = OPS.get(e.op)
+        prefix = "pl." if op is None or "pl" in op.namespaces else "pl.tile."
         return f"{prefix}{e.op}({', '.join(args)})"
     if isinstance(e, N.FuncCall):
         return f"self.{e.callee}({', '.join(fmt_expr(a) for a in e.args)})"
@@ -142,6 +143,8 @@ class _Printer:
         elif isinstance(s, N.Scope):
             if s.kind == "spmd":
                 self.emit(depth, f"with pl.spmd({fmt_expr(s.attrs['block_num'])}):")
+            elif s.kind == "lane_guard":
+                self.emit(depth, f"if pl.tile.get_subblock_idx() == {s.attrs.get('lane', 0)}:  # only this vector lane")
             else:
                 extra = ", ".join(f"{k}={v!r}" for k, v in s.attrs.items() if k != "name")
                 name = f" as {s.attrs['name']}" if "name" in s.attrs else ""
