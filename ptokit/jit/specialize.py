@@ -14,7 +14,6 @@ Arrays are numpy arrays (``ml_dtypes.bfloat16`` for BF16) or torch CPU tensors
 from __future__ import annotations
 
 import inspect
-import numbers
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
@@ -142,7 +141,10 @@ def _coerce_const(v, dtype: Optional[DType], what: str):
     scalars (``scalar_value``: a TypeError naming the parameter otherwise)."""
     if dtype is None:
         return _py_number(v)
-    return scalar_value(v, dtype.name, what).item()
+    checked = scalar_value(v, dtype.name, what)
+    if dtype.is_float:
+        return float(_py_number(v))          # the value as written; codegen rounds it to the dtype
+    return checked.item()
 
 
 def specialize(infos: List[ParamInfo], args: list) -> Tuple[List[ArgSpec], dict]:
