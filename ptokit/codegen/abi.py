@@ -13,7 +13,7 @@ from typing import Tuple
 from ..ir.types import DType
 
 # IR dtype name -> (MLIR type in .pto, C++ element type)
-DTYPES = {d.name: (d.mlir, d.ctype) for d in DType}
+DTYPES = {d.name: (d.mlir, d.ctype) for d in DType if d.supported}
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from ..ir.types import DATATYPE_CPP, DType, ScalarType, TensorType
 
 _CPP_SCALAR = {DType.FP32: "float", DType.FP16: "uint16_t", DType.BF16: "uint16_t", DType.INT8: "int8_t",
                DType.INT16: "int16_t", DType.INT32: "int32_t", DType.INT64: "int64_t", DType.UINT8: "uint8_t",
+               DType.UINT16: "uint16_t", DType.UINT32: "uint32_t", DType.UINT64: "uint64_t",
                DType.BOOL: "bool", DType.INDEX: "int64_t"}
 # operators whose C++ spelling means what the Python one does (floordiv, mod, min, max are spelled out)
 _CPP_OP = {name: o.cxx for name, o in SCALAR_OPERATORS.items() if o.cxx is not None}

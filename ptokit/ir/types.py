@@ -29,12 +29,33 @@ class DType(enum.Enum):
     INT32 = ("INT32", "i32")
     INT64 = ("INT64", "i64")
     UINT8 = ("UINT8", "ui8")
+    UINT16 = ("UINT16", "ui16")
+    UINT32 = ("UINT32", "ui32")
+    UINT64 = ("UINT64", "ui64")
     BOOL = ("BOOL", "i1")
     INDEX = ("INDEX", "index")
+    # pypto's narrow storage formats: names exist so programs import; values of them are not
+    # supported yet (a located error where a tensor or tile of one is declared)
+    FP8E4M3FN = ("FP8E4M3FN", None)
+    FP8E5M2 = ("FP8E5M2", None)
+    FP8E8M0 = ("FP8E8M0", None)
+    FP4 = ("FP4", None)
+    HF8 = ("HF8", None)
+    HF4 = ("HF4", None)
+    INT4 = ("INT4", None)
+    UINT4 = ("UINT4", None)
+
+    @property
+    def supported(self) -> bool:
+        return self.value[1] is not None
 
     @property
     def size(self) -> int:
-        return SCALARS[self.value[1]][1]
+        return SCALARS[self.value[1]][1] if self.supported else 1
+
+    def get_byte(self) -> int:
+        """Bytes per element (pypto's ``dtype.get_byte()``; 4-bit formats count as 1)."""
+        return self.size
 
     @property
     def mlir(self) -> str:
@@ -46,11 +67,15 @@ class DType(enum.Enum):
 
     @property
     def is_float(self) -> bool:
-        return self in (DType.FP16, DType.BF16, DType.FP32)
+        return self in _FLOATS
 
     @property
     def is_int(self) -> bool:
         return not self.is_float
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self in (DType.UINT8, DType.UINT16, DType.UINT32, DType.UINT64, DType.UINT4)
 
     def __repr__(self) -> str:
         return f"pl.{self.name}"
@@ -62,21 +87,23 @@ class DType(enum.Enum):
         return np.dtype(_NUMPY[self])
 
 
+_FLOATS = frozenset({DType.FP16, DType.BF16, DType.FP32, DType.FP8E4M3FN, DType.FP8E5M2, DType.FP8E8M0,
+                     DType.FP4, DType.HF8, DType.HF4})
 _NUMPY = {
     DType.FP16: np.float16, DType.FP32: np.float32, DType.INT8: np.int8, DType.INT16: np.int16,
-    DType.INT32: np.int32, DType.INT64: np.int64, DType.UINT8: np.uint8, DType.BOOL: np.bool_,
-    DType.INDEX: np.int64,
+    DType.INT32: np.int32, DType.INT64: np.int64, DType.UINT8: np.uint8, DType.UINT16: np.uint16,
+    DType.UINT32: np.uint32, DType.UINT64: np.uint64, DType.BOOL: np.bool_, DType.INDEX: np.int64,
 }
 
 # runtime.md DataType codes (tensor.h)
 DATATYPE_CODE = {
     DType.FP32: 0, DType.FP16: 1, DType.INT32: 2, DType.INT16: 3, DType.INT8: 4, DType.UINT8: 5,
-    DType.BF16: 6, DType.INT64: 7, DType.BOOL: 11,
+    DType.BF16: 6, DType.INT64: 7, DType.UINT64: 8, DType.UINT16: 9, DType.UINT32: 10, DType.BOOL: 11,
 }
 DATATYPE_CPP = {
     DType.FP32: "FLOAT32", DType.FP16: "FLOAT16", DType.INT32: "INT32", DType.INT16: "INT16",
     DType.INT8: "INT8", DType.UINT8: "UINT8", DType.BF16: "BFLOAT16", DType.INT64: "INT64",
-    DType.BOOL: "BOOL",
+    DType.UINT64: "UINT64", DType.UINT16: "UINT16", DType.UINT32: "UINT32", DType.BOOL: "BOOL",
 }
 
 

@@ -28,6 +28,7 @@ _TORCH_DTYPES = {
     "torch.float32": DType.FP32, "torch.float16": DType.FP16, "torch.bfloat16": DType.BF16,
     "torch.int8": DType.INT8, "torch.int16": DType.INT16, "torch.int32": DType.INT32,
     "torch.int64": DType.INT64, "torch.uint8": DType.UINT8, "torch.bool": DType.BOOL,
+    "torch.uint16": DType.UINT16, "torch.uint32": DType.UINT32, "torch.uint64": DType.UINT64,
 }
 
 

@@ -10,8 +10,10 @@ from .decorators import at, function, parallel, program, range, spmd, unroll  # 
 from .ops import *  # noqa: F401,F403
 from .ops import OPS as _OPS
 from .ops import tile
-from .types import (BF16, BOOL, FP16, FP32, INDEX, INT8, INT16, INT32, INT64, UINT8, InOut, Level,
-                    Mem, Out, Scalar, Tensor, Tile, dynamic)
+from .types import DTYPES as _DTYPES
+from .types import InOut, Level, Mem, Out, Scalar, Tensor, Tile, dynamic
+
+globals().update(_DTYPES)      # pl.FP32, pl.UINT16, ...
 
 
 def __getattr__(name):
@@ -27,5 +29,4 @@ def __getattr__(name):
 __all__ = [
     "FunctionType", "MemorySpace", "Mem", "PadValue", "Level", "Tensor", "Tile", "Scalar", "Out",
     "InOut", "dynamic", "program", "function", "range", "parallel", "unroll", "at", "spmd", "tile", "jit",
-    "FP16", "BF16", "FP32", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL", "INDEX",
-] + sorted(_OPS)
+] + sorted(_DTYPES) + sorted(_OPS)

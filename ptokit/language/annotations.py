@@ -7,6 +7,13 @@ from ..ir.types import DType, ScalarType, TensorType, TileType, dim_str
 from .types import DimExpr, DirAnnot, ScalarAnnot, TensorAnnot, TileAnnot
 
 
+def _held(dtype, loc, what):
+    if isinstance(dtype, DType) and not dtype.supported:
+        raise CompileError(f"{what} of {dtype!r} are not supported yet: ptokit computes FP32, FP16, BF16 and the "
+                           f"8- to 64-bit integer types (the narrow formats arrive with the MX matmul)", loc)
+    return dtype
+
+
 def annot_to_type(annot, loc) -> tuple:
     """DSL annotation object -> (IR type, direction)."""
     direction = N.Direction.IN
@@ -20,15 +27,15 @@ def annot_to_type(annot, loc) -> tuple:
         shape = tuple(dim_of(d, loc) for d in annot.shape)
         if not isinstance(annot.dtype, DType):
             raise CompileError(f"expected a dtype such as pl.FP32 in pl.Tensor[...], got {annot.dtype!r}", loc)
-        return TensorType(shape, annot.dtype), direction
+        return TensorType(shape, _held(annot.dtype, loc, "tensors")), direction
     if isinstance(annot, TileAnnot):
         if len(annot.shape) != 2 or not all(isinstance(d, int) for d in annot.shape):
             raise CompileError(f"expected a static 2-D tile shape, got {list(annot.shape)}", loc)
-        return TileType(tuple(annot.shape), annot.dtype, annot.memory), direction
+        return TileType(tuple(annot.shape), _held(annot.dtype, loc, "tiles"), annot.memory), direction
     if isinstance(annot, ScalarAnnot):
-        return ScalarType(annot.dtype or DType.INDEX), direction
+        return ScalarType(_held(annot.dtype, loc, "scalars") or DType.INDEX), direction
     if isinstance(annot, DType):
-        return ScalarType(annot), direction
+        return ScalarType(_held(annot, loc, "scalars")), direction
     raise CompileError(f"expected a type annotation such as pl.Tensor[[64, 64], pl.FP32], got {annot!r}", loc)
 
 

@@ -11,9 +11,9 @@ from typing import Optional, Tuple
 from ..ir.nodes import FunctionType  # noqa: F401  (re-exported by ptokit.language)
 from ..ir.types import DType, MemorySpace, PadValue  # noqa: F401
 
-FP16, BF16, FP32 = DType.FP16, DType.BF16, DType.FP32
-INT8, INT16, INT32, INT64 = DType.INT8, DType.INT16, DType.INT32, DType.INT64
-UINT8, BOOL, INDEX = DType.UINT8, DType.BOOL, DType.INDEX
+# every dtype by its DSL name: pl.FP32, pl.UINT16, pl.FP8E4M3FN, ...
+DTYPES = {d.name: d for d in DType}
+globals().update(DTYPES)
 Mem = MemorySpace
 
 

@@ -123,3 +123,24 @@ def jit_window_task_args(x: pl.Tensor, y: pl.Out[pl.Tensor]):
     for i in pl.range(2):
         y = exp_block(x[i * 32:(i + 1) * 32, :], y[i * 32:(i + 1) * 32, :])
     return y
+
+
+@pl.program
+class Fp8Tensor:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP8E4M3FN], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        out = pl.store(pl.cast(pl.load(a, [0, 0], [16, 64]), pl.FP32), [0, 0], out)
+        return out
+
+
+@pl.program
+class Uint16Copy:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.UINT16], out: pl.Out[pl.Tensor[[16, 64], pl.UINT16]]):
+        out = pl.store(pl.load(a, [0, 0], [16, 64]), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 64], pl.UINT16], out: pl.Out[pl.Tensor[[16, 64], pl.UINT16]]):
+        out = self.k(a, out)
+        return out
