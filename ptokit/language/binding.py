@@ -121,7 +121,7 @@ class OpBinder:
         if p.kind == "dims":
             return [dim_str(d) for d in self._static_list(node, what, allow_dyn=True)]
         if p.kind == "valid":
-            if isinstance(node, ast.Constant) and node.value is None:
+            if self._is_none(node):
                 return None
             return tuple(v.value if isinstance(v, N.Const) else v for v in self._index_list(node, p.name).items)
         if p.kind in _ENUM_OF:
@@ -135,13 +135,20 @@ class OpBinder:
             raise self.err(f"{what} must be a compile-time {want.__name__}", node)
         return v.value
 
+    def _list_items(self, node, what, example):
+        """The items of a list argument: a literal list/tuple, or any expression whose value is one
+        (a list from the enclosing scope, ``SHAPES[1]``); each item with the node to point at."""
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return [(self.expr(x), x) for x in node.elts]
+        v = self.expr(node)
+        if isinstance(v, N.ListExpr):
+            return [(x, node) for x in v.items]
+        raise self.err(f"{what} must be a list such as {example}", node)
+
     def _static_list(self, node, what, allow_dyn=False):
         """A list of static ints (or dynamic-dim names when allowed)."""
-        if not isinstance(node, (ast.List, ast.Tuple)):
-            raise self.err(f"{what} must be a list such as [64, 64]", node)
         out = []
-        for x in node.elts:
-            v = self.expr(x)
+        for v, x in self._list_items(node, what, "[64, 64]"):
             if isinstance(v, N.Const) and isinstance(v.value, int) and not isinstance(v.value, bool):
                 out.append(v.value)
             elif allow_dyn and isinstance(v, N.Var) and v.type == INDEX:
@@ -149,6 +156,15 @@ class OpBinder:
             else:
                 raise self.err(f"{what} must be compile-time integers, but {ast.unparse(x)!r} is not", x)
         return out
+
+    def _is_none(self, node) -> bool:
+        """``None`` written literally or held by a name from the enclosing scope."""
+        if isinstance(node, ast.Constant):
+            return node.value is None
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            v = self.expr(node)
+            return isinstance(v, N.Const) and v.value is None
+        return False
 
     def _static_attr(self, node, kinds, what):
         if isinstance(node, (DType, MemorySpace, PadValue)) or node is None:
@@ -159,11 +175,8 @@ class OpBinder:
         raise self.err(f"{what} must be a constant such as {_EXAMPLE.get(kinds, '...')}", node)
 
     def _index_list(self, node, what):
-        if not isinstance(node, (ast.List, ast.Tuple)):
-            raise self.err(f"{what} must be a list such as [0, 0]", node)
         items = []
-        for x in node.elts:
-            v = self.expr(x)
+        for v, x in self._list_items(node, what, "[0, 0]"):
             if not isinstance(v.type, ScalarType) or v.type.dtype.is_float:
                 raise self.err(f"{what} must be integers or integer scalars, but got {v.type}", x)
             items.append(v)

@@ -16,6 +16,8 @@ import ast
 import builtins
 import inspect
 import sys
+
+import numpy as np
 from typing import Dict, List, Optional
 
 from ..errors import CompileError, InternalError
@@ -486,14 +488,45 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
         if isinstance(e, ast.Call):
             return self.call(e)
         if isinstance(e, ast.Subscript):
+            static = self._static_subscript(e)
+            if static is not _MISSING:
+                return self._static_value(static, e)
             return self.subscript(e)
         raise self.err(f"unsupported expression {ast.unparse(e)!r} in a DSL function", e)
 
+    def _static_subscript(self, e: ast.Subscript):
+        """``SHAPE[0]`` / ``CFG["rows"]`` on a value from the enclosing scope, folded; _MISSING when
+        the subscripted value is a local (a tensor or tile) or the index is not a constant."""
+        base = e.value
+        if isinstance(base, ast.Name) and base.id in self.env:
+            return _MISSING
+        if not isinstance(base, (ast.Name, ast.Attribute, ast.Subscript)):
+            return _MISSING
+        container = self._static_subscript(base) if isinstance(base, ast.Subscript) else self._resolve(base)
+        if container is _MISSING or not isinstance(container, (list, tuple, dict)):
+            return _MISSING
+        if isinstance(e.slice, ast.Constant) and isinstance(e.slice.value, str):
+            idx = N.Const(e.slice.value)
+        else:
+            idx = self.expr(e.slice) if not isinstance(e.slice, ast.Slice) else None
+        if isinstance(idx, N.Const) and isinstance(idx.value, (int, str)) and not isinstance(idx.value, bool):
+            try:
+                return container[idx.value]
+            except (IndexError, KeyError):
+                raise self.err(f"{ast.unparse(e)}: index {idx.value!r} is out of range of {ast.unparse(base)}", e) from None
+        return _MISSING
+
     def _static_value(self, val, node):
+        """A value from the enclosing scope (closure, global, class attribute) as an IR constant:
+        numbers, nested lists/tuples of them (a ListExpr), dtypes, memory spaces and enums."""
         if val is _MISSING:
             raise self.err(f"name {ast.unparse(node)!r} is not defined", node)
         if isinstance(val, bool) or isinstance(val, (int, float)):
             return self._const(val, node)
+        if isinstance(val, np.generic) and isinstance(val.item(), (bool, int, float)):
+            return self._const(val.item(), node)
+        if isinstance(val, (list, tuple)):
+            return N.ListExpr([self._static_value(v, node) for v in val], loc=self.loc(node))
         if isinstance(val, (DType, MemorySpace, PadValue)):
             return N.Const(val, loc=self.loc(node))
         if isinstance(val, DynamicDim):
