@@ -27,7 +27,7 @@ from ..passes.context import PassContext
 from ..targets import coerce_runtime_kind, validate_platform
 from ..passes.manager import run_passes
 from ..artifacts.kernel_config import KernelConfig, KernelEntry, OrchestrationEntry, write_kernel_config
-from .ptoas import assemble
+from .ptoas import assemble, find_ptoas
 from .wrapper import select_function, wrap_kernel
 
 
@@ -110,6 +110,7 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
     times.pto += time.perf_counter() - t0
 
     failures: List[TreeFailure] = []
+    external = find_ptoas() is not None    # the vendor assembler writes the C++ (wrap_kernel external=)
 
     def build_unit(u):
         unit, fns, abis = u
@@ -123,7 +124,8 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
         asm = cpp_path.read_text()
         for fn, abi in zip(fns, abis):
             try:
-                wrapped = wrap_kernel(select_function(asm, fn.name) if len(fns) > 1 else asm, abi)
+                wrapped = wrap_kernel(select_function(asm, fn.name) if len(fns) > 1 else asm, abi,
+                                      external=external)
             except PtokitError as exc:
                 return TreeFailure(fn.name, "wrap", str(exc))
             (out_dir / "kernels" / abi.core_type / f"{fn.name}.cpp").write_text(wrapped)
