@@ -366,8 +366,11 @@ def tree_jobs(config, fifo_rule: str = toolchain.DEFAULT_FIFO_RULE) -> list[Buil
 
 
 def build_tree(tree_dir, jobs: Optional[int] = None,
-               progress: Optional[Callable[[int, int], None]] = None) -> BuiltTree:
-    """Build every source named by ``tree_dir/kernel_config.py`` (any tool's tree)."""
+               progress: Optional[Callable[[int, int], None]] = None,
+               fifo_rule: str = toolchain.DEFAULT_FIFO_RULE) -> BuiltTree:
+    """Build every source named by ``tree_dir/kernel_config.py`` (any tool's tree). ``fifo_rule``:
+    the unsplit-FIFO rule of mixed kernels (``toolchain.FIFO_RULES``; the hook for a later
+    ``ptoas_compat="0.27"`` option, which selects ``"ptoas-0.27"``)."""
     from ..artifacts.kernel_config import read_kernel_config
 
     config = read_kernel_config(tree_dir)
@@ -375,7 +378,7 @@ def build_tree(tree_dir, jobs: Optional[int] = None,
         if not Path(src).is_file():
             raise UserError(f"{config.root / 'kernel_config.py'}: source {src} does not exist")
     toolchain.vendor_preflight(config, INCLUDE_DIR)     # PTO_ISA_ROOT: refuse what cannot be right
-    objs = build_many(tree_jobs(config), max_workers=jobs, progress=progress)
+    objs = build_many(tree_jobs(config, fifo_rule), max_workers=jobs, progress=progress)
     return BuiltTree(config=config, orchestration_so=objs[0],
                      kernel_sos={k.func_id: p for k, p in zip(config.kernels, objs[1:])})
 
