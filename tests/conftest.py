@@ -10,6 +10,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 # every artifact tree the suite builds must compile without a warning (-Wall -Werror)
 os.environ.setdefault("PTOKIT_WERROR", "1")
 
+# The suite builds with the built-in assembler and ptokit's tile library. A vendor ptoas / pto-isa
+# given to the test run is kept for the interop tests that compare the combinations
+# (tests/interop/test_combinations.py), not applied to every test.
+for _var in ("PTOAS_ROOT", "PTO_ISA_ROOT"):
+    if os.environ.get(_var):
+        os.environ.setdefault(f"PTOKIT_TEST_{_var}", os.environ[_var])
+    os.environ.pop(_var, None)
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _isolated_cache(tmp_path_factory):

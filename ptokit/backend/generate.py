@@ -26,7 +26,7 @@ from ..ir.types import ScalarType, TensorType
 from ..passes.context import PassContext
 from ..artifacts.kernel_config import KernelConfig, KernelEntry, OrchestrationEntry, write_kernel_config
 from ..launch.simt_anchor import write_anchor_header
-from .ptoas import assemble
+from .ptoas import assemble, find_ptoas
 from .wrapper import select_function, wrap_kernel
 
 
@@ -109,6 +109,7 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
     times.pto += time.perf_counter() - t0
 
     failures: List[TreeFailure] = []
+    external = find_ptoas() is not None    # the vendor assembler writes the C++ (wrap_kernel external=)
 
     def build_unit(u):
         unit, fns, abis = u
@@ -122,7 +123,8 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
         asm = cpp_path.read_text()
         for fn, abi in zip(fns, abis):
             try:
-                wrapped = wrap_kernel(select_function(asm, fn.name) if len(fns) > 1 else asm, abi)
+                wrapped = wrap_kernel(select_function(asm, fn.name) if len(fns) > 1 else asm, abi,
+                                      external=external)
             except PtokitError as exc:
                 return TreeFailure(fn.name, "wrap", str(exc))
             (out_dir / "kernels" / abi.core_type / f"{fn.name}.cpp").write_text(wrapped)

@@ -13,7 +13,8 @@ from typing import List
 from ..codegen.abi import DTYPES, DynDim, KernelABI
 from ..errors import CompileError
 
-__all__ = ["wrap_kernel", "preprocess_asm", "invert_dim_expr", "select_function"]
+__all__ = ["wrap_kernel", "preprocess_asm", "invert_dim_expr", "select_function", "generated_region",
+           "EXTERNAL_IGNORED_WARNINGS"]
 
 _CXX_KEYWORDS = {
     "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
@@ -29,6 +30,16 @@ _CXX_KEYWORDS = {
 _INCLUDE_DUP = re.compile(r'^\s*#\s*include\s*[<"](?:pto/pto-inst\.hpp|cstdint|stdint\.h)[>"]\s*$')
 _USING_PTO = re.compile(r"^\s*using\s+namespace\s+pto\s*;\s*$")
 _GLOBAL_FN = re.compile(r'(?:extern\s+"C"\s+)?__global__\s+AICORE\s+void\b')
+# a kernel function of a mixed module as the vendor assembler writes it: `AICORE void f_aic(...)`
+# at the start of a line, without __global__ (a `static AICORE inline` helper does not match)
+_PLAIN_FN = re.compile(r'^(\s*)AICORE\s+void\b')
+# where a function of the assembler output starts (either form), and its name
+_FN_START = re.compile(r'\s*(?:extern\s+"C"\s+)?(?:__global__\s+)?AICORE\s+void\s+(\w+)\s*\(')
+
+# Warnings of external assembler output that are the tool's, not ptokit's: its unused locals and
+# `using T` typedefs, and unparenthesised && / || in its loop bounds. Ignored only around that
+# output (wrap_kernel(..., external=True)); ptokit's own code stays -Wall -Werror clean.
+EXTERNAL_IGNORED_WARNINGS = ("-Wunused-variable", "-Wunused-local-typedefs", "-Wparentheses")
 
 
 def preprocess_asm(asm_cpp: str) -> str:
@@ -40,6 +51,7 @@ def preprocess_asm(asm_cpp: str) -> str:
             continue
         line = re.sub(r"\bTensor\b", "ChipTensor", line)
         line = _GLOBAL_FN.sub("static __aicore__ void", line)
+        line = _PLAIN_FN.sub(r"\1static __aicore__ void", line)
         line = re.sub(r"\bAICORE\b", "__aicore__", line)
         lines.append(line)
     while lines and not lines[0].strip():
@@ -52,13 +64,13 @@ def preprocess_asm(asm_cpp: str) -> str:
 def select_function(asm_cpp: str, name: str) -> str:
     """Keep only function ``name`` of a multi-function assembler output (a mixed group's module holds
     the AIC and the AIV function; each wrapped kernel keeps its own, so no unused static function is
-    left behind for ``-Wall -Werror``).  Functions start at a ``__global__`` line and end at the next
-    ``}`` in column 0."""
+    left behind for ``-Wall -Werror``).  Functions start at a ``__global__ AICORE void f(`` line, or
+    ``AICORE void f(`` (the vendor assembler's mixed modules), and end at the next ``}`` in column 0."""
     lines = asm_cpp.splitlines()
     out: List[str] = []
     skipping = False
     for line in lines:
-        m = re.match(r'\s*(?:extern\s+"C"\s+)?__global__\s+AICORE\s+void\s+(\w+)\s*\(', line)
+        m = _FN_START.match(line)
         if m and m.group(1) != name:
             skipping = True
             continue
@@ -124,8 +136,31 @@ def invert_dim_expr(dd: DynDim, shape_expr: str) -> str:
     raise bad
 
 
-def wrap_kernel(asm_cpp: str, abi: KernelABI) -> str:
-    """The final kernel file for one InCore function (deterministic)."""
+def _diagnostics(action: str) -> List[str]:
+    lines = ["#if defined(__GNUC__)"]
+    if action == "push":
+        lines += ["// external assembler output: its own unused locals/typedefs and loop-bound parentheses",
+                  "#pragma GCC diagnostic push"]
+        lines += [f'#pragma GCC diagnostic ignored "{w}"' for w in EXTERNAL_IGNORED_WARNINGS]
+    else:
+        lines.append("#pragma GCC diagnostic pop")
+    return lines + ["#endif"]
+
+
+def generated_region(asm_cpp: str, *, external: bool = False) -> str:
+    """What a kernel file holds between ``// --- ptoas-generated code ---`` and ``// --- Kernel entry
+    point ---``: the preprocessed assembler output, inside the diagnostic push/pop when ``external``."""
+    body = preprocess_asm(asm_cpp)
+    if external:
+        body = "\n".join(_diagnostics("push") + [body] + _diagnostics("pop"))
+    return body
+
+
+def wrap_kernel(asm_cpp: str, abi: KernelABI, *, external: bool = False) -> str:
+    """The final kernel file for one InCore function (deterministic).
+
+    ``external``: the code comes from the vendor assembler; the warnings of
+    ``EXTERNAL_IGNORED_WARNINGS`` are ignored around it (and only there)."""
     if not re.search(r"\bvoid\s+" + re.escape(abi.name) + r"\s*\(", asm_cpp):
         raise CompileError(f"assembler output has no function '{abi.name}'")
     pass_block = abi.uses_block
@@ -155,7 +190,8 @@ def wrap_kernel(asm_cpp: str, abi: KernelABI) -> str:
         out.append('#include "intrinsic.h"')
     if abi.simt_anchor:
         out.append('#include "ptokit_simt_anchor.h"')
-    out += ["", "using namespace pto;", "", "// --- ptoas-generated code ---", preprocess_asm(asm_cpp), "",
+    out += ["", "using namespace pto;", "", "// --- ptoas-generated code ---",
+            generated_region(asm_cpp, external=external), "",
             "// --- Kernel entry point ---",
             "#if defined(__CPU_SIM) && defined(__GNUC__)",
             "// always_inline on an exported entry cannot be honoured by g++ (-Wattributes); harmless on the CPU",

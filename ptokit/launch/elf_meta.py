@@ -45,6 +45,7 @@ REASON_SIMD_ONLY = "AIV entry classified SIMD_VF_ONLY: SIMT path will not run"
 REASON_MISSING = "AIV entry has no AIV_TYPE_FLAG record (read as NO_VF): SIMT path will not run"
 REASON_SIMT_GLOBAL = "registered as a second kernel, 107000 (give the SIMT anchor static linkage)"
 REASON_EXTRA_GLOBAL = "GLOBAL function beyond the expected kernel entries: registered as a kernel too, 107000"
+DISPATCHER_SUFFIXES = ("_mix_aiv", "_mix_aic")   # the two entries of a mixed kernel's dispatcher
 
 
 class ElfMetaError(UserError):
@@ -301,8 +302,18 @@ def inspect_elf_bytes(data: bytes, local_memory: int = 0, entry_kinds: Optional[
     funcs = read_function_symbols(data, where)
     globals_ = [s for s in funcs if s.bind in ("GLOBAL", "WEAK")]
     locals_ = [s for s in funcs if s.bind == "LOCAL"]
-    expected = {e.name for e in entries} | set(expected_globals)
     exported = {s.name for s in globals_ if s.visibility in ("DEFAULT", "PROTECTED")}
+    # The mixed dispatcher's two entries are the kernels the launch path registers, with or without an
+    # .ascend.meta section of their own (an AIC entry needs no records; an AIV one without them reads
+    # as NO_VF and fails as such): judged as entries, never as extra GLOBALs.
+    have = {e.name for e in entries}
+    for name in sorted(exported - have):
+        if name.endswith(DISPATCHER_SUFFIXES):
+            e = judge_entry(name, b"", local_memory, entry_kinds)
+            e.section = "(none)"
+            e.notes.append(f"no {META_PREFIX}{name} section: a mixed dispatcher entry without records of its own")
+            entries.append(e)
+    expected = {e.name for e in entries} | set(expected_globals)
     problems = []
     for s in globals_:
         if s.name in expected or s.name in TOOLCHAIN_FUNCS or s.visibility not in ("DEFAULT", "PROTECTED"):

@@ -24,11 +24,11 @@ others may write (``ptokit.runtime.cachedir``).  Temporary files left by a kille
 build are swept by the next one.
 
 Cache root: ``$PTOKIT_CACHE_DIR``, else ``$XDG_CACHE_HOME/ptokit``, else
-``~/.cache/ptokit``.  The compiler is ``$PTOKIT_CXX`` or ``g++``.
+``~/.cache/ptokit``.  The compiler is ``$PTOKIT_CXX``, else ``$CXX``, else ``g++`` (compilers.py,
+which also holds the per-compiler base flags and the vendor tile library mode).
 """
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
@@ -44,10 +44,11 @@ from typing import Callable, Iterable, Optional, Sequence, Union
 from ..artifacts.kernel_config import read_kernel_config
 from ..locks import exclusive_lock
 from ..errors import BuildError, UserError
-from . import cachedir
+from . import cachedir, compilers
 from .cachedir import cache_path
+from .compilers import compiler, compiler_identity  # noqa: F401  (re-exported)
 
-BASE_FLAGS = ("-std=c++17", "-O2", "-fvect-cost-model=dynamic", "-fPIC", "-shared", "-Wall")
+BASE_FLAGS = compilers.GCC_BASE_FLAGS   # g++'s; compilers.base_flags(cxx) gives any compiler's
 KEY_VERSION = "ptokit-build-1"
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 _MAX_OUTPUT_CHARS = 6000
@@ -103,24 +104,6 @@ def cache_clear() -> int:
 # ---------------------------------------------------------------------------
 # compiler identity and header hashing
 # ---------------------------------------------------------------------------
-
-
-def compiler() -> str:
-    return os.environ.get("PTOKIT_CXX", "g++")
-
-
-@functools.lru_cache(maxsize=None)
-def compiler_identity(cxx: str = "g++") -> str:
-    """First line of ``cxx --version`` plus ``cxx -dumpmachine`` (once per process)."""
-    try:
-        ver = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=60)
-        mach = subprocess.run([cxx, "-dumpmachine"], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise BuildError(f"cannot run the C++ compiler {cxx!r}: {exc}") from exc
-    if ver.returncode != 0:
-        raise BuildError(f"{cxx} --version failed: {ver.stderr.strip()}")
-    first = (ver.stdout.splitlines() or [""])[0].strip()
-    return f"{cxx}|{first}|{mach.stdout.strip()}"
 
 
 _INCLUDE_RE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\r\n]+)[>"]', re.M)
@@ -232,32 +215,41 @@ def _cached_ok(obj: Path, sidecar: Path) -> bool:
     return cachedir.sha256_verified(obj, meta["sha256"]) is not None
 
 
-def build_key(source, *, defines=(), include_dirs=(), extra_flags=()) -> str:
+def build_key(source, *, defines=(), include_dirs=(), extra_flags=(), system_include_dirs=()) -> str:
     """The cache key of a compile (exposed for tests and tools)."""
     src = Path(source).resolve()
     flags = _flag_list(defines, extra_flags)
+    if system_include_dirs:
+        flags.append(f"-isystem x{len(system_include_dirs)}")   # the kind of folder, not its path
     h = hashlib.sha256()
     h.update(KEY_VERSION.encode() + b"\n")
     h.update(compiler_identity(compiler()).encode() + b"\n")
     h.update(json.dumps(flags).encode() + b"\n")
     h.update(b"source " + _file_info(src)[0].encode() + b"\n")
-    for line in _header_digests(src, [Path(d) for d in include_dirs]):
+    for line in _header_digests(src, [Path(d) for d in include_dirs] + [Path(d) for d in system_include_dirs]):
         h.update(line.encode() + b"\n")
     return h.hexdigest()
 
 
 def _flag_list(defines, extra_flags) -> list[str]:
-    return list(BASE_FLAGS) + [_define_flag(str(d)) for d in defines] + [str(f) for f in extra_flags]
+    extra = [str(f) for f in extra_flags]
+    base = list(compilers.base_flags(compiler()))
+    if any(f.startswith("-std=") for f in extra):     # a job's own language standard replaces the base one
+        base = [f for f in base if not f.startswith("-std=")]
+    return base + [_define_flag(str(d)) for d in defines] + extra
 
 
-def compile_shared(source, *, defines=(), include_dirs=(), extra_flags=(), name_hint="") -> Path:
-    """Compile ``source`` into a cached shared object and return its path."""
+def compile_shared(source, *, defines=(), include_dirs=(), extra_flags=(), name_hint="",
+                   system_include_dirs=()) -> Path:
+    """Compile ``source`` into a cached shared object and return its path (``system_include_dirs``:
+    ``-isystem`` folders, searched after ``include_dirs``; their headers' warnings are not reported)."""
     src = Path(source)
     if not src.is_file():
         raise UserError(f"C++ source not found: {src}")
     src = src.resolve()
     inc = [Path(d) for d in include_dirs]
-    key = build_key(src, defines=defines, include_dirs=inc, extra_flags=extra_flags)
+    sysinc = [Path(d) for d in system_include_dirs]
+    key = build_key(src, defines=defines, include_dirs=inc, extra_flags=extra_flags, system_include_dirs=sysinc)
     build_dir = cachedir.checked_root() / "build"
     folder = build_dir / key[:2]
     obj = folder / f"{key}.so"
@@ -277,7 +269,8 @@ def compile_shared(source, *, defines=(), include_dirs=(), extra_flags=(), name_
         side_tmp = cachedir.temp_path(folder, f"{key[:16]}.json")
         os.close(cachedir.create_private(tmp))
         cmd = ([compiler()] + _flag_list(defines, extra_flags)
-               + [f"-I{d}" for d in inc] + [str(src), "-o", str(tmp)])
+               + [f"-I{d}" for d in inc] + [a for d in sysinc for a in ("-isystem", str(d))]
+               + [str(src), "-o", str(tmp)])
         try:
             try:
                 proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -286,7 +279,7 @@ def compile_shared(source, *, defines=(), include_dirs=(), extra_flags=(), name_
             if proc.returncode != 0:
                 out = _trim((proc.stderr or "") + (proc.stdout or ""))
                 label = f" ({name_hint})" if name_hint else ""
-                raise BuildError(f"g++ failed on {src}{label}\ncommand: {' '.join(cmd)}\n{out}")
+                raise BuildError(f"{cmd[0]} failed on {src}{label}\ncommand: {' '.join(cmd)}\n{out}")
             os.chmod(tmp, cachedir.EXEC_MODE)    # the linker recreates the file with the umask's mode
             digest = _sha256_file(tmp)
             meta = {"sha256": digest, "size": tmp.stat().st_size, "name": name_hint or src.stem,
@@ -316,6 +309,7 @@ class BuildJob:
     include_dirs: Sequence[Path] = ()
     extra_flags: Sequence[str] = ()
     name_hint: str = ""
+    system_include_dirs: Sequence[Path] = ()
 
 
 JobLike = Union[BuildJob, dict]
@@ -339,7 +333,8 @@ def build_many(jobs: Iterable[JobLike], max_workers: Optional[int] = None,
         nonlocal done
         try:
             return compile_shared(job.source, defines=job.defines, include_dirs=job.include_dirs,
-                                  extra_flags=job.extra_flags, name_hint=job.name_hint)
+                                  extra_flags=job.extra_flags, name_hint=job.name_hint,
+                                  system_include_dirs=job.system_include_dirs)
         finally:
             if progress is not None:
                 with done_lock:
@@ -372,44 +367,40 @@ class BuiltTree:
 CORE_DEFINES = {"aiv": "__DAV_VEC__", "aic": "__DAV_CUBE__"}
 
 
-def runtime_include_dirs() -> list[Path]:
-    """Include path for simulator builds: ``$PTO_ISA_ROOT/include`` (when set) before the bundled one."""
-    dirs = []
-    isa = os.environ.get("PTO_ISA_ROOT")
-    if isa:
-        cand = Path(isa) / "include"
-        dirs.append(cand if cand.is_dir() else Path(isa))
-    dirs.append(INCLUDE_DIR)
-    return dirs
-
-
 def tree_flags() -> tuple:
     """Extra flags for a tree's sources: ``PTOKIT_WERROR=1`` turns warnings into errors (the test
     suite sets it, so every generated file it builds is proven warning-free under -Wall)."""
     return ("-Werror",) if os.environ.get("PTOKIT_WERROR") == "1" else ()
 
 
-def tree_jobs(config) -> list[BuildJob]:
-    """The orchestration job first, then one per kernel in func_id order."""
-    base = runtime_include_dirs()
+def tree_jobs(config, fifo_rule: str = compilers.DEFAULT_FIFO_RULE) -> list[BuildJob]:
+    """The orchestration job first, then one per kernel in func_id order. ``fifo_rule`` (a key of
+    ``compilers.FIFO_RULES``) selects the unsplit-FIFO rule the kernels are built with."""
     extra = tree_flags()
     orch = config.orchestration
-    jobs = [BuildJob(orch.source, ("__CPU_SIM",), base + [Path(orch.source).parent], extra,
-                     name_hint=f"orchestration:{Path(orch.source).stem}")]
+    inc, sysinc = compilers.tree_include_dirs(Path(orch.source).parent, INCLUDE_DIR)
+    jobs = [BuildJob(orch.source, ("__CPU_SIM",), inc, extra + compilers.orchestration_flags(),
+                     name_hint=f"orchestration:{Path(orch.source).stem}", system_include_dirs=sysinc)]
     for k in config.kernels:
-        jobs.append(BuildJob(k.source, ("__CPU_SIM", CORE_DEFINES[k.core_type]),
-                             base + [Path(k.source).parent], extra, name_hint=f"kernel:{k.name}"))
+        inc, sysinc = compilers.tree_include_dirs(Path(k.source).parent, INCLUDE_DIR)
+        defines, flags = compilers.kernel_flags(Path(k.source), fifo_rule)
+        jobs.append(BuildJob(k.source, ("__CPU_SIM", CORE_DEFINES[k.core_type]) + defines,
+                             inc, extra + flags, name_hint=f"kernel:{k.name}", system_include_dirs=sysinc))
     return jobs
 
 
 def build_tree(tree_dir, jobs: Optional[int] = None,
-               progress: Optional[Callable[[int, int], None]] = None) -> BuiltTree:
-    """Build every source named by ``tree_dir/kernel_config.py`` (any tool's tree)."""
+               progress: Optional[Callable[[int, int], None]] = None,
+               fifo_rule: str = compilers.DEFAULT_FIFO_RULE) -> BuiltTree:
+    """Build every source named by ``tree_dir/kernel_config.py`` (any tool's tree). ``fifo_rule``:
+    the unsplit-FIFO rule of mixed kernels (``compilers.FIFO_RULES``; the hook for a later
+    ``ptoas_compat="0.27"`` option, which selects ``"ptoas-0.27"``)."""
     config = read_kernel_config(tree_dir)
     for src in [config.orchestration.source] + [k.source for k in config.kernels]:
         if not Path(src).is_file():
             raise UserError(f"{config.root / 'kernel_config.py'}: source {src} does not exist")
-    objs = build_many(tree_jobs(config), max_workers=jobs, progress=progress)
+    compilers.vendor_preflight(config, INCLUDE_DIR)     # PTO_ISA_ROOT: refuse what cannot be right
+    objs = build_many(tree_jobs(config, fifo_rule), max_workers=jobs, progress=progress)
     return BuiltTree(config=config, orchestration_so=objs[0],
                      kernel_sos={k.func_id: p for k, p in zip(config.kernels, objs[1:])})
 

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from ptokit.cli import main as ptokit_main
 from ptokit.launch import ElfMetaError, decode_tlv, inspect_elf
 from ptokit.launch import elf_meta
+from ptokit.launch.elf_meta import format_report
 
 GOOD_AIV = "7,0,4,0, 0x00,0x20,0,0, 12,0,4,0, 4,0,0,0"      # 8 KB, SIMD_SIMT_MIX_VF
 AIC_META = "7,0,4,0, 0x00,0x20,0,0"                          # UB share only, no VF tag
@@ -41,6 +42,12 @@ FIXTURES = {
     "unknown_rec": _c([("vec_dispatch_mix_aiv", GOOD_AIV + ", 99,0,2,0, 0xab,0xcd")]),
     "no_suffix": _c([("dispatcher", GOOD_AIV), ("helper", AIC_META)]),
     "no_meta": "int f(int x) { return x + 1; }\n",
+    # the dispatcher's AIC entry is GLOBAL without a meta section of its own
+    "aic_no_meta": _c([("vec_dispatch_mix_aiv", GOOD_AIV)], extra="void cube_mix_aic(long *a) { if (a) a[1] = 2; }"),
+    "aic_no_meta_extra": _c([("vec_dispatch_mix_aiv", GOOD_AIV)],
+                            extra="void cube_mix_aic(long *a) { if (a) a[1] = 2; }\n"
+                                  "void helper_kernel(long *a) { if (a) a[2] = 3; }"),
+    "aiv_no_meta": _c([("cube_mix_aic", AIC_META)], extra="void vec_mix_aiv(long *a) { if (a) a[1] = 2; }"),
 }
 
 
@@ -229,3 +236,27 @@ def test_fuzz_section_reader_random(data):
             elf_meta.inspect_elf_bytes(blob)
         except ElfMetaError:
             pass
+
+
+def test_dispatcher_aic_entry_without_meta_is_expected(elfs):
+    rep = inspect_elf(elfs["aic_no_meta"])
+    assert rep.passed, format_report(rep)
+    aic = _entry(rep, "cube_mix_aic")
+    assert aic.kind == "aic" and aic.section == "(none)" and aic.records == [] and aic.passed
+    assert any("without records of its own" in n for n in aic.notes)
+    assert not rep.symbol_problems
+    assert ptokit_main(["inspect-elf", str(elfs["aic_no_meta"])]) == 0
+
+
+def test_only_globals_beyond_the_dispatcher_entries_are_107000(elfs):
+    rep = inspect_elf(elfs["aic_no_meta_extra"])
+    assert not rep.passed and all(e.passed for e in rep.entries)
+    assert rep.symbol_problems == [f"GLOBAL helper_kernel: {elf_meta.REASON_EXTRA_GLOBAL}"]
+    assert {e.name for e in rep.entries} == {"vec_dispatch_mix_aiv", "cube_mix_aic"}
+
+
+def test_dispatcher_aiv_entry_without_meta_fails_as_no_vf(elfs):
+    rep = inspect_elf(elfs["aiv_no_meta"])
+    assert not rep.passed and not rep.symbol_problems
+    assert _entry(rep, "vec_mix_aiv").reasons == [elf_meta.REASON_MISSING]
+    assert _entry(rep, "cube_mix_aic").passed

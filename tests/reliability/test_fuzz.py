@@ -29,7 +29,7 @@ from ptokit.backend.assembler import assemble_text
 from ptokit.backend.wrapper import wrap_kernel
 from ptokit.codegen.abi import KernelABI, ScalarArg, TensorArg
 from ptokit.errors import BuildError, RuntimeFailure, UserError
-from ptokit.runtime.build import build_tree, compile_shared, runtime_include_dirs
+from ptokit.runtime.build import INCLUDE_DIR, build_tree, compile_shared
 from ptokit.runtime.callable import pack_tree
 from ptokit.runtime.config import RunConfig
 from ptokit.runtime.sim import KernelBinary, run_binaries
@@ -160,7 +160,7 @@ def test_mutated_pto_is_an_error_or_runs(fuzz_tree, tmp_path):
         src.write_text(kernel)
         builds.append(src)
         try:
-            so = compile_shared(src, defines=("__CPU_SIM", "__DAV_VEC__"), include_dirs=runtime_include_dirs(),
+            so = compile_shared(src, defines=("__CPU_SIM", "__DAV_VEC__"), include_dirs=[INCLUDE_DIR],
                                 extra_flags=("-O0", "-Werror"), name_hint="fuzz")
         except BuildError as exc:                     # the assembler accepted it: it must compile
             pytest.fail(f"assembler output does not compile:\n{exc}\n--- .pto:\n{text}")

@@ -96,6 +96,7 @@ Device* attach_device(Run* r, const PtoSimConfig* cfg) {
         for (auto& c : d->cores) c->hw.debug_nan_fill = cfg->debug_nan_fill;
         std::lock_guard<std::mutex> fl(d->fifo_mu);
         d->fifos.clear();
+        for (auto& c : d->cores) c->fifo_part = Core::FifoPart();
         ensure_ring(r->cfg, d->rings[0]);
         r->dispatch_enabled = !r->hbg;
         d->run = r;

@@ -62,6 +62,14 @@ struct Core {
     alignas(64) int64_t args[PTO_ARGS_ARRAY_SIZE];
     ArgRegion regions[CORE_MAX_TENSOR_ARGS];  // of the block running now (GM bounds checks)
     JumpCtx jctx;
+    // A vector lane's part in the FIFOs of its current mixed-task block (guarded by
+    // Device::fifo_mu; see fifo_block_begin and pto_cpu_fifo_lane_joins).
+    struct FifoPart {
+        uint64_t seq = 0;        // the block it belongs to: task seq and block index
+        int32_t block = -1;
+        uint64_t pipes = 0;      // bit k: the kernel constructed pipe k (pto_cpu_fifo_attach)
+        bool ended = true;       // the kernel has returned
+    } fifo_part;
 };
 
 // A cross-core FIFO (TPUSH/TPOP); the hooks are in sim_fifo.hpp.
@@ -88,6 +96,26 @@ struct Device {
     Core* core(int i) { return cores[i].get(); }
     int32_t ncores_of(int type) const { return type == CT_AIC ? clusters : 2 * clusters; }
 };
+
+// A vector lane starts / ends its block of a mixed task: the cube's unsplit transfers wait
+// for each lane to either construct the pipe or return without it (docs/mixed-kernels.md,
+// "Which lanes take part").
+void fifo_block_begin(Core* c, const Task* t, int32_t block) {
+    if (c->type != CT_AIV || t->kind != PTO2_TASK_MIXED) return;
+    std::lock_guard<std::mutex> lk(c->dev->fifo_mu);
+    c->fifo_part.seq = t->seq;
+    c->fifo_part.block = block;
+    c->fifo_part.pipes = 0;
+    c->fifo_part.ended = false;
+    c->dev->fifo_cv.notify_all();
+}
+
+void fifo_block_end(Core* c, const Task* t) {
+    if (c->type != CT_AIV || t->kind != PTO2_TASK_MIXED) return;
+    std::lock_guard<std::mutex> lk(c->dev->fifo_mu);
+    c->fifo_part.ended = true;
+    c->dev->fifo_cv.notify_all();
+}
 
 // ---------------------------------------------------------------------------
 // thread-local identity and signal handling

@@ -113,6 +113,48 @@ extern "C" __attribute__((visibility("default"))) int pto_cpu_fifo_pop(PtoCpuCor
     return PTO_CPU_FIFO_OK;
 }
 
+// A vector core's kernel constructed pipe `pipe_id` (TPipe constructor): its lane takes part
+// in the pipe's unsplit transfers of the current block.
+extern "C" __attribute__((visibility("default"))) void pto_cpu_fifo_attach(PtoCpuCore* core, int32_t pipe_id) {
+    Device* d = nullptr;
+    if (!core_run(core, &d) || core->lane < 0 || pipe_id < 0 || pipe_id >= 64) return;
+    Core* c = static_cast<Core*>(core->runtime);
+    std::lock_guard<std::mutex> lk(d->fifo_mu);
+    c->fifo_part.pipes |= 1ull << pipe_id;
+    d->fifo_cv.notify_all();
+}
+
+// The cube asks whether vector lane `lane` of its cluster takes part in pipe `pipe_id` in the
+// block it runs: wait until that lane's kernel of the same block constructed the pipe (1) or
+// returned without it (0). A lane the task gives no kernel never takes part.
+extern "C" __attribute__((visibility("default"))) int pto_cpu_fifo_lane_joins(PtoCpuCore* core, int32_t pipe_id, int32_t lane,
+                                                                              int32_t* joins) {
+    Device* d = nullptr;
+    Run* r = core_run(core, &d);
+    Core* me = core ? static_cast<Core*>(core->runtime) : nullptr;
+    if (!r || !me || !me->cur.task || lane < 0 || lane > 1 || !joins) return PTO_CPU_FIFO_ERROR;
+    const Task* t = me->cur.task;
+    if (t->func[1 + lane] == INVALID_KERNEL_ID) {
+        *joins = 0;
+        return PTO_CPU_FIFO_OK;
+    }
+    if (pipe_id < 0 || pipe_id >= 64) {
+        *joins = 1;
+        return PTO_CPU_FIFO_OK;
+    }
+    const Core* v = lane_core(d, me->cluster, 1 + lane);
+    const uint64_t seq = t->seq, bit = 1ull << pipe_id;
+    const int32_t block = me->cur.block_idx;
+    std::unique_lock<std::mutex> lk(d->fifo_mu);
+    auto known = [&] {
+        return v->fifo_part.seq == seq && v->fifo_part.block == block && (v->fifo_part.ended || (v->fifo_part.pipes & bit));
+    };
+    int rc = fifo_wait(d, r, lk, known);
+    if (rc) return rc;
+    *joins = (v->fifo_part.pipes & bit) ? 1 : 0;
+    return PTO_CPU_FIFO_OK;
+}
+
 extern "C" __attribute__((visibility("default"))) int pto_cpu_fifo_free(PtoCpuCore* core, int32_t pipe_id, int32_t dir, int32_t lane) {
     Device* d = nullptr;
     Run* r = core_run(core, &d);

@@ -176,6 +176,7 @@ bool run_block(Core* c, Run* r, const Work& w) {
     rec->start_ns = r->rel(start);
     note_progress(r, start);
     volatile bool ok = false;
+    fifo_block_begin(c, t, w.block_idx);
     if (sigsetjmp(c->jctx.jb, 1) == 0) {
         c->jctx.armed = 1;
         fn(c->args);
@@ -183,6 +184,7 @@ bool run_block(Core* c, Run* r, const Work& w) {
         ok = true;
     }
     c->jctx.armed = 0;
+    fifo_block_end(c, t);
     rec->end_ns = r->rel(mono_ns());
     return ok;
 }

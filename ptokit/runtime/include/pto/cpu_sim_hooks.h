@@ -90,6 +90,16 @@ PTO_CPU_HOOK_DECL int pto_cpu_fifo_pop(PtoCpuCore* core, int32_t pipe_id, int32_
                                        void* dst, uint64_t bytes, uint32_t slot_size, uint32_t slot_num);
 PTO_CPU_HOOK_DECL int pto_cpu_fifo_free(PtoCpuCore* core, int32_t pipe_id, int32_t dir, int32_t lane);
 
+/*
+ * Which vector lanes take part in a pipe's unsplit 1:2 transfers (optional; without these two
+ * hooks both lanes always take part). A vector core's kernel that constructs a TPipe calls
+ * attach; the cube, before moving a lane's share of an unsplit transfer, calls lane_joins,
+ * which waits until that lane's kernel of the same dispatch has attached pipe_id (*joins = 1)
+ * or has returned without doing so (*joins = 0). lane_joins returns a PTO_CPU_FIFO_* code.
+ */
+PTO_CPU_HOOK_DECL void pto_cpu_fifo_attach(PtoCpuCore* core, int32_t pipe_id);
+PTO_CPU_HOOK_DECL int pto_cpu_fifo_lane_joins(PtoCpuCore* core, int32_t pipe_id, int32_t lane, int32_t* joins);
+
 #undef PTO_CPU_HOOK_DECL
 
 #ifdef __cplusplus

@@ -108,4 +108,14 @@ inline void* scratch(int slot, size_t bytes) {
 
 }}  // namespace pto::cpu
 
+// The calling core's vector lane (0 = AIV0, 1 = AIV1; 0 on the cube), as the vendor's
+// get_subblockid() returns it. The vendor assembler reads it to run an unsplit mixed kernel's
+// vector body on one lane only (docs/mixed-kernels.md, "Which lanes take part").
+#ifndef PTO_CPU_NO_SUBBLOCK_INTRINSICS
+inline uint32_t get_subblockid() {
+    const PtoCpuCore* c = pto::cpu::core();
+    return c->lane > 0 ? (uint32_t)c->lane : 0u;
+}
+#endif
+
 #endif

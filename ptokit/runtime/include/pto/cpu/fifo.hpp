@@ -19,6 +19,26 @@ enum Direction : uint8_t {
     DIR_BOTH = DIR_C2V | DIR_V2C,
 };
 
+namespace cpu {
+// A vector core's kernel constructed a pipe: its lane takes part in the pipe's unsplit 1:2
+// transfers of this dispatch (docs/mixed-kernels.md, "Which lanes take part").
+inline void fifo_attach(int pipe) {
+    PtoCpuCore* c = core();
+    if (c->lane < 0) return;
+    if (auto hook = PTO_CPU_HOOK(pto_cpu_fifo_attach)) hook(c, pipe);
+}
+}  // namespace cpu
+
+// The unsplit-pipe rule (docs/mixed-kernels.md). By default pypto HEAD's: an IsNoSplit pipe's
+// TILE_NO_SPLIT transfer is 1:2, with every vector lane whose kernel constructs the pipe.
+// PTO_CPU_FIFO_NOSPLIT_LANE0 selects ptoas 0.27's: an unsplit transfer is 1:1 with AIV0 whatever
+// IsNoSplit says (the build selects it with runtime/compilers.py's FIFO_RULES).
+#if defined(PTO_CPU_FIFO_NOSPLIT_LANE0)
+#define PTO_CPU_NOSPLIT_BOTH_LANES(is_no_split) false
+#else
+#define PTO_CPU_NOSPLIT_BOTH_LANES(is_no_split) (is_no_split)
+#endif
+
 template <uint8_t FlagID, uint8_t DirType, uint32_t SlotSize, uint32_t SlotNum, uint32_t LocalSlotNum = 2,
           bool IsNoSplit = false, bool EN_UNIT_FLAG = false>
 struct TPipe {
@@ -31,10 +51,21 @@ struct TPipe {
     // IsNoSplit: a TILE_NO_SPLIT transfer is 1:2 -- the cube's push reaches both vector lanes (each
     // pops and frees its own copy; a lane's slot is reused only after that lane freed it), and a
     // cube pop takes one tile from each lane (lane 0's data is kept). Without it, NO_SPLIT is 1:1
-    // with AIV0 (docs/tile-api.md, docs/mixed-kernels.md).
-    static constexpr bool NO_SPLIT_BOTH_LANES = IsNoSplit;
-    TPipe() {}
-    TPipe(void*, uint32_t, uint32_t) {}
+    // with AIV0 (docs/tile-api.md, docs/mixed-kernels.md). A lane whose kernel never constructs
+    // the pipe does not take part.
+    static constexpr bool NO_SPLIT_BOTH_LANES = PTO_CPU_NOSPLIT_BOTH_LANES(IsNoSplit);
+    TPipe() { cpu::fifo_attach(FlagID); }
+    // The consumer buffers are byte offsets in the consumer's space (C2V: the vector core's Vec,
+    // V2C: the cube's Mat); a TPOP binds its tile to slot (pops % LocalSlotNum) of its side's one.
+    TPipe(void*, uint32_t c2v_consumer_buf, uint32_t v2c_consumer_buf)
+        : cpu_has_bufs_(true), cpu_c2v_buf_(c2v_consumer_buf), cpu_v2c_buf_(v2c_consumer_buf) {
+        cpu::fifo_attach(FlagID);
+    }
+
+    // CPU internals (public for the instruction implementations).
+    bool cpu_has_bufs_ = false;
+    uint32_t cpu_c2v_buf_ = 0, cpu_v2c_buf_ = 0;
+    uint32_t cpu_pops_ = 0;
 };
 
 namespace cpu {
@@ -54,6 +85,17 @@ inline const char* fifo_dir_name(int d) { return d == PTO_CPU_FIFO_C2V ? "C2V" :
     if (rc == PTO_CPU_FIFO_BAD_SIZE)
         fatal(instr, "slot size mismatch on pipe %d (%s, lane %d)", pipe, fifo_dir_name(dir), lane);
     fatal(instr, "FIFO error %d on pipe %d (%s, lane %d)", rc, pipe, fifo_dir_name(dir), lane);
+}
+
+// Cube side of an unsplit 1:2 transfer: does vector lane `lane` take part (its kernel constructed
+// the pipe)? Waits until that is known; true when the simulator does not say.
+inline bool lane_joins(const char* instr, PtoCpuCore* c, int pipe, int dir, int lane) {
+    auto hook = PTO_CPU_HOOK(pto_cpu_fifo_lane_joins);
+    if (!hook) return true;
+    int32_t joins = 1;
+    const int rc = hook(c, pipe, lane, &joins);
+    if (rc != PTO_CPU_FIFO_OK) fifo_fail(instr, rc, pipe, dir, lane);
+    return joins != 0;
 }
 
 // The part of a vr x vc region that lane `part` handles under `split` (cube side).
@@ -82,6 +124,7 @@ inline void fifo_push(const char* instr, TileT& tile, int split) {
     const bool both = cube && split == TILE_NO_SPLIT && Pipe::NO_SPLIT_BOTH_LANES;
     const int parts = (cube && (split != TILE_NO_SPLIT || both)) ? 2 : 1;
     for (int part = 0; part < parts; ++part) {
+        if (both && !lane_joins(instr, c, Pipe::flagId, dir, part)) continue;
         int r0, c0, nr, nc;
         split_part(cube ? split : TILE_NO_SPLIT, part, vrows(tile), vcols(tile), &r0, &c0, &nr, &nc);
         const uint64_t bytes = sizeof(T) * (uint64_t)nr * (uint64_t)nc;
@@ -96,18 +139,33 @@ inline void fifo_push(const char* instr, TileT& tile, int split) {
     }
 }
 
+// A pipe built with its consumer buffers binds the popped tile to the next slot of its side's
+// buffer (as the vendor's TPOP does: its tile need not be TASSIGNed); without them the tile must
+// already be bound.
 template <typename Pipe, typename TileT>
-inline void fifo_pop(const char* instr, TileT& tile, int split) {
+inline void bind_pop_slot(Pipe& pipe, TileT& tile, int dir, const char* instr) {
+    if (!pipe.cpu_has_bufs_) return;
+    const uint64_t base = dir == PTO_CPU_FIFO_C2V ? pipe.cpu_c2v_buf_ : pipe.cpu_v2c_buf_;
+    const uint32_t slots = Pipe::LOCAL_SLOT_NUM ? Pipe::LOCAL_SLOT_NUM : 1u;
+    bind_tile(tile, (int64_t)(base + (uint64_t)(pipe.cpu_pops_ % slots) * Pipe::SLOT_SIZE), instr, false);
+    ++pipe.cpu_pops_;
+}
+
+template <typename Pipe, typename TileT>
+inline void fifo_pop(const char* instr, Pipe& pipe, TileT& tile, int split) {
     using T = typename TileT::DType;
     auto hook = PTO_CPU_HOOK(pto_cpu_fifo_pop);
     if (!hook) fatal(instr, "the cross-core FIFO needs the simulator (pto_cpu_fifo_pop is missing)");
     PtoCpuCore* c = core();
     const int dir = fifo_dir<Pipe>(c, false);
+    bind_pop_slot(pipe, tile, dir, instr);
     T* p = ptr(tile, instr);
     const bool cube = c->lane < 0;
     const bool both = cube && split == TILE_NO_SPLIT && Pipe::NO_SPLIT_BOTH_LANES;
     const int parts = (cube && (split != TILE_NO_SPLIT || both)) ? 2 : 1;
+    bool kept = false;  // a 1:2 transfer keeps the first taking-part lane's copy (lane 0's)
     for (int part = 0; part < parts; ++part) {
+        if (both && !lane_joins(instr, c, Pipe::flagId, dir, part)) continue;
         int r0, c0, nr, nc;
         split_part(cube ? split : TILE_NO_SPLIT, part, vrows(tile), vcols(tile), &r0, &c0, &nr, &nc);
         const uint64_t bytes = sizeof(T) * (uint64_t)nr * (uint64_t)nc;
@@ -115,9 +173,11 @@ inline void fifo_pop(const char* instr, TileT& tile, int split) {
         const int lane = cube ? part : c->lane;
         const int rc = hook(c, Pipe::flagId, dir, lane, buf, bytes, Pipe::SLOT_SIZE, Pipe::SLOT_NUM);
         if (rc != PTO_CPU_FIFO_OK) fifo_fail(instr, rc, Pipe::flagId, dir, lane);
-        if (both && part == 1) continue;  // lane 1's copy of a 1:2 transfer: popped and dropped
+        if (both && kept) continue;  // the other lane's copy of a 1:2 transfer: popped and dropped
+        kept = true;
         for (int r = 0; r < nr; ++r) memcpy(p + at<TileT>(r0 + r, c0), buf + (int64_t)r * nc, sizeof(T) * (size_t)nc);
     }
+    if (both && !kept) fatal(instr, "no vector lane of the cluster takes part in pipe %d", (int)Pipe::flagId);
 }
 
 template <typename Pipe>
@@ -130,6 +190,7 @@ inline void fifo_free(const char* instr, int split) {
     const bool both = cube && split == TILE_NO_SPLIT && Pipe::NO_SPLIT_BOTH_LANES;
     const int parts = (cube && (split != TILE_NO_SPLIT || both)) ? 2 : 1;
     for (int part = 0; part < parts; ++part) {
+        if (both && !lane_joins(instr, c, Pipe::flagId, dir, part)) continue;
         const int lane = cube ? part : c->lane;
         const int rc = hook(c, Pipe::flagId, dir, lane);
         if (rc != PTO_CPU_FIFO_OK) fifo_fail(instr, rc, Pipe::flagId, dir, lane);
@@ -146,8 +207,7 @@ inline RecordEvent TPUSH(Pipe& pipe, TileProd& tile) {
 
 template <typename Pipe, typename TileCons, TileSplitAxis Split = TileSplitAxis::TILE_NO_SPLIT>
 inline RecordEvent TPOP(Pipe& pipe, TileCons& tile) {
-    (void)pipe;
-    cpu::fifo_pop<Pipe>("TPOP", tile, Split);
+    cpu::fifo_pop<Pipe>("TPOP", pipe, tile, Split);
     return {};
 }
 
@@ -164,10 +224,9 @@ inline RecordEvent TPUSH(Pipe& pipe, TileProd& tile, int lane) {
 
 template <typename Pipe, typename TileCons, TileSplitAxis Split = TileSplitAxis::TILE_NO_SPLIT>
 inline RecordEvent TPOP(Pipe& pipe, TileCons& tile, int lane) {
-    (void)pipe;
     if (cpu::core()->lane >= 0 && lane != cpu::core()->lane)
         cpu::fatal("TPOP", "lane argument %d but the calling vector core is lane %d", lane, cpu::core()->lane);
-    cpu::fifo_pop<Pipe>("TPOP", tile, Split);
+    cpu::fifo_pop<Pipe>("TPOP", pipe, tile, Split);
     return {};
 }
 

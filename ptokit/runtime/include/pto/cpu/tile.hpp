@@ -262,13 +262,55 @@ template <typename TileT>
 inline int vcols(const TileT& t) { return t.cpu_vc_; }
 }  // namespace cpu
 
-// TASSIGN(tile, byte_offset) binds a tile; TASSIGN(global_tensor, ptr) rebinds a global tensor.
+namespace cpu {
+// The space of this core whose buffer holds host address `a`, or -1.
+inline int space_of_address(const PtoCpuCore* c, uint64_t a) {
+    for (int sp = 0; sp < PTO_CPU_NUM_SPACES; ++sp) {
+        const uint64_t base = (uint64_t)(uintptr_t)c->space_base[sp];
+        if (base && a >= base && a < base + c->space_size[sp]) return sp;
+    }
+    return -1;
+}
+
+// TASSIGN with a host address (the vendor assembler's second tile of an allocation:
+// `TASSIGN(t2, reinterpret_cast<uint64_t>(t1.data()))`): the address must lie in the calling
+// core's buffer of the tile's own space; the tile is bound to that offset, as a view of the
+// bytes already there (no debug NaN fill).
+template <typename TileT>
+inline void bind_tile_address(TileT& t, uint64_t a, const char* instr) {
+    PtoCpuCore* c = core();
+    const int sp = (int)TileT::Loc;
+    const int found = space_of_address(c, a);
+    if (found < 0)
+        fatal(instr, "address 0x%llx given to a %s tile is neither a byte offset in its space nor inside "
+              "this core's buffers", (unsigned long long)a, space_name(sp));
+    if (found != sp)
+        fatal(instr, "address 0x%llx given to a %s tile is inside this core's %s buffer", (unsigned long long)a,
+              space_name(sp), space_name(found));
+    bind_tile(t, (int64_t)(a - (uint64_t)(uintptr_t)c->space_base[sp]), instr, false);
+}
+}  // namespace cpu
+
+// TASSIGN(tile, byte_offset) binds a tile; so does TASSIGN(tile, host address inside the core's
+// buffer of that space) (an integer of that value or a pointer, e.g. another tile's data());
+// TASSIGN(global_tensor, ptr) rebinds a global tensor.
 template <typename T, typename AddrType>
 inline void TASSIGN(T& obj, AddrType addr) {
     if constexpr (is_tile<T>::value) {
-        static_assert(std::is_integral<AddrType>::value || std::is_enum<AddrType>::value,
-                      "TASSIGN(tile, offset): offset must be an integer byte offset");
-        cpu::bind_tile(obj, (int64_t)addr, "TASSIGN");
+        static_assert(std::is_integral<AddrType>::value || std::is_enum<AddrType>::value ||
+                          std::is_pointer<AddrType>::value,
+                      "TASSIGN(tile, addr): addr must be an integer byte offset or an address in the tile's space");
+        if constexpr (std::is_pointer<AddrType>::value) {
+            cpu::bind_tile_address(obj, (uint64_t)(uintptr_t)addr, "TASSIGN");
+        } else {
+            const int64_t v = (int64_t)addr;
+            const PtoCpuCore* c = cpu::core();
+            // a value beyond every capacity that lies in one of the core's buffers is an address
+            if (v >= 0 && (uint64_t)v >= c->space_size[(int)T::Loc] && cpu::space_of_address(c, (uint64_t)v) >= 0)
+                cpu::bind_tile_address(obj, (uint64_t)v, "TASSIGN");
+            else
+                cpu::bind_tile(obj, v, "TASSIGN");
+        }
     } else if constexpr (is_global<T>::value) {
         obj.data_ = (typename T::DType*)addr;
     } else {

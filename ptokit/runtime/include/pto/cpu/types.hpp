@@ -50,6 +50,13 @@ inline void wait_flag(int, int, int) {}
 inline void pipe_barrier(int) {}
 #endif
 
+// ---- vector-mask setup of an AIV body (the vendor assembler's first two lines): the CPU library
+// always works on a tile's valid region, so the mask mode and the mask itself change nothing ----
+#ifndef PTO_CPU_NO_MASK_INTRINSICS
+inline void set_mask_norm() {}
+inline void set_vector_mask(uint64_t, uint64_t) {}
+#endif
+
 // ---- 16-bit float storage types (global, like the vendor's CPU build) ----
 namespace pto { namespace cpu {
 inline uint32_t f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
