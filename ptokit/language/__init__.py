@@ -6,12 +6,12 @@ The front end that reads DSL code lives in this package's modules (``parser`` an
 """
 from ..ir.nodes import FunctionType
 from ..ir.types import MemorySpace, PadValue
-from .decorators import at, function, parallel, program, range, spmd, unroll  # noqa: A004
+from .decorators import at, func_attr, function, parallel, program, range, spmd, unroll  # noqa: A004
 from .ops import *  # noqa: F401,F403
 from .ops import OPS as _OPS
 from .ops import tile
 from .types import DTYPES as _DTYPES
-from .types import InOut, Level, Mem, Out, Scalar, Tensor, Tile, dynamic
+from .types import InOut, Level, Mem, Out, PipeType, Role, Scalar, ScopeMode, SplitMode, Tensor, Tile, dynamic
 
 globals().update(_DTYPES)      # pl.FP32, pl.UINT16, ...
 
@@ -28,5 +28,7 @@ def __getattr__(name):
 
 __all__ = [
     "FunctionType", "MemorySpace", "Mem", "PadValue", "Level", "Tensor", "Tile", "Scalar", "Out",
-    "InOut", "dynamic", "program", "function", "range", "parallel", "unroll", "at", "spmd", "tile", "jit",
+    "InOut", "dynamic", "program", "function", "range", "parallel", "unroll", "at", "spmd", "tile",
+    "jit",  # noqa: F405 (module __getattr__)
+    "func_attr", "SplitMode", "ScopeMode", "Role", "PipeType",
 ] + sorted(_DTYPES) + sorted(_OPS)

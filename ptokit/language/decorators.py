@@ -10,6 +10,7 @@ from typing import Optional
 
 from ..ir.nodes import FunctionType
 from .parser import parse_program
+from .types import FunctionDecl
 
 
 class ProgramSpec:
@@ -31,18 +32,34 @@ class ProgramSpec:
         return f"<ptokit program {self.name}>"
 
 
-def program(cls):
-    """Mark a class whose ``@pl.function`` methods form one program."""
-    if not inspect.isclass(cls):
-        raise TypeError("@pl.program decorates a class")
-    return ProgramSpec(cls)
+def program(cls=None, *, strict_ssa: bool = False):
+    """Mark a class whose ``@pl.function`` methods form one program (``strict_ssa=True``: every
+    function of it is written in SSA form, each name assigned once)."""
+    def make(c):
+        if not inspect.isclass(c):
+            raise TypeError("@pl.program decorates a class")
+        spec = ProgramSpec(c)
+        spec.strict_ssa = bool(strict_ssa)
+        return spec
+    if cls is not None:
+        return make(cls)
+    return make
 
 
-def function(fn=None, *, type: FunctionType = FunctionType.InCore, name: Optional[str] = None):
-    """Mark a method as a program function of the given ``pl.FunctionType``."""
+def function(fn=None, *, type: FunctionType = FunctionType.Opaque, name: Optional[str] = None, level=None,
+             role=None, attrs: Optional[dict] = None, auto_scope: Optional[bool] = None, strict_ssa: bool = False,
+             external_source=None):
+    """Mark a function (a program method, or a module-level function a program calls by name) as
+    a DSL function of the given ``pl.FunctionType``.  pypto's default is ``Opaque``: such a
+    function is the orchestration when it submits work (``pl.at`` blocks, task calls), and a
+    kernel otherwise."""
+    decl = FunctionDecl(type, name, level, role, dict(attrs) if attrs is not None else None, auto_scope,
+                        bool(strict_ssa), external_source)
+
     def mark(f):
         f.__pto_function__ = type
         f.__pto_name__ = name or f.__name__
+        f.__pto_decl__ = decl
         return f
     if fn is not None:
         return mark(fn)
@@ -69,3 +86,4 @@ parallel = _not_executable("parallel")
 unroll = _not_executable("unroll")
 at = _not_executable("at")
 spmd = _not_executable("spmd")
+func_attr = _not_executable("func_attr")   # `pl.func_attr({...})` as a function's first statement

@@ -37,15 +37,20 @@ class Outliner:
         return name
 
     def kernel_name(self, parser, spec: AtSpec) -> str:
-        if spec.name_hint is not None:
-            if spec.name_hint in self.used_names:
-                raise parser.err(f"name_hint {spec.name_hint!r} is already the name of another function of this "
-                                 f"program", spec.call)
-            self.used_names.add(spec.name_hint)
-            name = spec.name_hint
-        else:
-            name = self.unique(f"{self.program_name}_incore_{self.kernel_count}")
+        """``name_hint`` when free; the enclosing function's own name taken by the hint gives
+        ``<function>_<hint>``; still taken (a second block with the same hint, another function),
+        ``<name>_0``, ``<name>_1``, ...  Without a hint: ``<function>_incore_<n>``."""
+        enclosing = parser.fn.name if parser.fn is not None else self.program_name
         self.kernel_count += 1
+        if spec.name_hint is None:
+            return self.unique(f"{enclosing}_incore_{self.kernel_count - 1}")
+        name = spec.name_hint if spec.name_hint != enclosing else f"{enclosing}_{spec.name_hint}"
+        if name in self.used_names:
+            k = 0
+            while f"{name}_{k}" in self.used_names:
+                k += 1
+            name = f"{name}_{k}"
+        self.used_names.add(name)
         return name
 
     def outline(self, parser, s: ast.With, spec: AtSpec, kernel_parser: Callable) -> N.Stmt:

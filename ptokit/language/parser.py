@@ -14,20 +14,21 @@ from __future__ import annotations
 
 import ast
 import builtins
-import inspect
-import sys
+from typing import Dict, List, Optional, Set
 
 import numpy as np
-from typing import Dict, List, Optional
 
 from ..errors import CompileError, InternalError
 from ..ir import nodes as N
-from ..ir.ops import BY_PYTHON, SCALAR_OPERATORS
+from ..ir.ops import BY_PYTHON, OPS, SCALAR_OPERATORS
 from ..ir.types import BOOL, INDEX, DType, MemorySpace, PadValue, ScalarType, TensorType, TileType, dim_vars
+from . import program
 from .annotations import annot_to_type
 from .binding import OpBinder
+from .outline import Outliner
 from .scopes import AtSpec, ScopeMixin
-from .signatures import CallMixin, Signature, return_types, returned_params
+from .program import dyn_dims_of  # noqa: F401  (re-exported for the jit front end)
+from .signatures import CallMixin, Signature
 from .source import Source, eval_static
 from .types import DynamicDim
 from .windows import WindowMixin
@@ -36,65 +37,8 @@ _MISSING = object()
 
 
 def parse_program(spec) -> N.Program:
-    cls = spec.cls
-    src = Source(cls)
-    module_globals = dict(sys.modules[cls.__module__].__dict__) if cls.__module__ in sys.modules else {}
-    cdef = src.tree.body[0]
-    if not isinstance(cdef, ast.ClassDef):
-        raise CompileError("@pl.program must decorate a class", src.loc(cdef))
-    methods = []
-    annotations = {}
-    for item in cdef.body:
-        if isinstance(item, ast.FunctionDef):
-            pyfn = cls.__dict__.get(item.name)
-            kind = getattr(pyfn, "__pto_function__", None)
-            if kind is None:
-                continue
-            name = getattr(pyfn, "__pto_name__", item.name)
-            methods.append((item, kind, name))
-            annotations[name] = getattr(pyfn, "__annotations__", {})
-            # a program defined inside a function sees that function's locals (closure cells)
-            try:
-                module_globals.update(inspect.getclosurevars(pyfn).nonlocals)
-            except (TypeError, ValueError):
-                pass
-    if not methods:
-        raise CompileError(f"program {cls.__name__} has no @pl.function methods", src.loc(cdef))
-    dyn = dyn_dims_of(module_globals)
-    headers = {}
-    for item, kind, name in methods:
-        headers[name] = parse_header(item, kind, name, src, module_globals, method=True,
-                                     evaluated=annotations.get(name))
-    sigs = {name: Signature(fn, returned_params(item, fn)) for (item, _, name), fn in zip(methods, headers.values())}
-    # Inline functions first: their callers need their return types.
-    for item, kind, name in sorted(methods, key=lambda m: m[1] is not N.FunctionType.Inline):
-        fp = FunctionParser(src, module_globals, sigs, dyn)
-        fn = headers[name]
-        fn.body = fp.parse_body(item, fn)
-        fn.return_types = return_types(fn.body)
-    return N.Program(cls.__name__, headers, src.file, tuple(sorted(dyn)))
-
-
-def dyn_dims_of(scope: dict) -> Dict[str, DynamicDim]:
-    return {v.name: v for v in scope.values() if isinstance(v, DynamicDim)}
-
-
-def parse_header(item: ast.FunctionDef, kind, name, src, g, method: bool, evaluated=None) -> N.Function:
-    args = item.args.args
-    if method:
-        if not args or args[0].arg != "self":
-            raise CompileError(f"program function {item.name} must take self first", src.loc(item))
-        args = args[1:]
-    params = []
-    for a in args:
-        if a.annotation is None:
-            raise CompileError(f"parameter {a.arg!r} needs a type annotation", src.loc(a))
-        annot = (evaluated or {}).get(a.arg)
-        if annot is None or isinstance(annot, str):
-            annot = eval_static(a.annotation, src, g, "annotation")
-        ty, direction = annot_to_type(annot, src.loc(a.annotation))
-        params.append(N.Param(a.arg, ty, direction, src.loc(a)))
-    return N.Function(name, kind, params, [], [], src.loc(item))
+    """The IR program of a ``@pl.program`` class (``program.parse_program`` with this front end)."""
+    return program.parse_program(spec, FunctionParser)
 
 
 class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
@@ -108,6 +52,10 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
         self.fn: Optional[N.Function] = None
         self.pre: List[N.Stmt] = []           # statements hoisted out of the current statement
         self.direct_call = None               # the call that is the whole value of the current statement
+        self.strict_ssa = False               # every name assigned once (pl.function/pl.program strict_ssa=True)
+        self.assigned: Set[str] = set()
+        self.live_after: Set[str] = set()     # names read after the statement being parsed
+        self.outliner: Optional[Outliner] = None   # where pl.at blocks of kernel code become kernels
 
     # ------------------------------------------------------------ helpers
     def err(self, msg, node) -> CompileError:
@@ -132,9 +80,40 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
 
     def block(self, stmts) -> List[N.Stmt]:
         out: List[N.Stmt] = []
-        for s in stmts:
-            out.extend(self.stmt(s))
+        outer = self.live_after
+        later = [_names_read(s) for s in stmts]
+        try:
+            for i, s in enumerate(stmts):
+                if i == 0 and self._is_func_attr(s):
+                    continue          # read by the program front end (program._check_decl)
+                self.live_after = set(outer).union(*later[i + 1:])
+                out.extend(self.stmt(s))
+        finally:
+            self.live_after = outer
         return out
+
+    def _is_func_attr(self, s) -> bool:
+        return (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+                and getattr(self._resolve(s.value.func), "__pto_marker__", None) == "func_attr")
+
+    def declare_escaping(self, before: Dict[str, object], after: Dict[str, object], node) -> None:
+        """Names first bound inside a loop or one ``if`` arm and read after it stay visible, with
+        the value of the path that ran: a declaration before the statement makes them carried
+        (an uninitialised tile, or a zero scalar, for the paths that do not bind them)."""
+        for name in sorted(set(after) - set(before)):
+            if name not in self.live_after or name in self.alias:
+                continue
+            t = after[name]
+            loc = self.loc(node)
+            if isinstance(t, TileType):
+                init = N.OpCall("create_tile", [], {"shape": list(t.shape), "dtype": t.dtype,
+                                                    "target_memory": t.memory}, type=t.with_(valid=None), loc=loc)
+            elif isinstance(t, ScalarType):
+                init = N.Const(0.0 if t.dtype.is_float else (False if t.dtype is DType.BOOL else 0), type=t, loc=loc)
+            else:
+                continue
+            self.pre.append(N.Assign([N.Var(name, type=init.type, loc=loc)], init, loc=loc))
+            before[name] = t
 
     # ------------------------------------------------------------ hooks
     def call_hook(self, target, e: ast.Call) -> Optional[N.Expr]:
@@ -154,9 +133,32 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
                        "function; use pl.store or pl.assemble", target)
 
     def at_block(self, s: ast.With, spec: AtSpec) -> N.Stmt:
-        """hook: ``with pl.at(...)``: in a program's orchestration, a scope around task submissions."""
+        """hook: ``with pl.at(...)``: a body of kernel code is outlined into a kernel of its own; a
+        body that only submits program functions is a scope around those tasks."""
+        if self.outliner is not None and self._has_kernel_code(s.body):
+            if not self.in_orchestration:
+                raise self.err("a pl.at block of kernel code belongs in the orchestration, not inside a kernel", s)
+            return self.outliner.outline(self, s, spec, self._kernel_parser)
         body = self.block(s.body)
         return N.Scope("at", body, spec.scope_attrs(), loc=self.loc(s))
+
+    def _kernel_parser(self, kfn: N.Function) -> "FunctionParser":
+        p = type(self)(self.src, self.g, self.sigs, self.dyn)
+        p.strict_ssa = self.strict_ssa
+        p.outliner = self.outliner
+        return p
+
+    def _has_kernel_code(self, stmts) -> bool:
+        """Does a block hold DSL ops of kernel code (tile or tensor compute, loads, stores)?"""
+        for node in (n for s in stmts for n in ast.walk(s)):
+            if isinstance(node, ast.Call):
+                op = getattr(self._resolve(node.func), "__pto_op__", None)
+                if op is not None and not OPS[op].has("orchestration"):
+                    return True
+            if isinstance(node, (ast.Assign, ast.AugAssign)) and any(isinstance(t, ast.Subscript) for t in (
+                    node.targets if isinstance(node, ast.Assign) else [node.target])):
+                return True
+        return False
 
     # ------------------------------------------------------------ statements
     def stmt(self, s) -> List[N.Stmt]:
@@ -197,7 +199,15 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
             if s.value is None:
                 return [N.Return([], loc=loc)]
             vals = s.value.elts if isinstance(s.value, ast.Tuple) else [s.value]
-            return [N.Return([self.expr(v) for v in vals], loc=loc)]
+            out, values = [], []
+            for v in vals:
+                e = self.expr(v)
+                if isinstance(e, N.OpCall) and e.op == "store":
+                    # `return pl.store(t, off, out)`: the store happens, and the tensor is returned
+                    out.append(N.ExprStmt(e, loc=loc))
+                    e = N.Var(e.args[1].name, type=e.args[1].type, loc=e.loc)
+                values.append(e)
+            return out + [N.Return(values, loc=loc)]
         if isinstance(s, ast.For):
             return [self.for_loop(s)]
         if isinstance(s, ast.If):
@@ -222,6 +232,11 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
                 self.env[name] = then_env[name]
             elif name in saved:
                 self.env[name] = saved[name]
+            elif name in self.alias:
+                self.env[name] = then_env.get(name, else_env.get(name))
+        one_arm = {k: v for k, v in {**else_env, **then_env}.items() if k not in self.env}
+        self.declare_escaping(self.env, {**self.env, **one_arm}, s)
+        self.env.update({k: v for k, v in one_arm.items() if k in self.live_after and not isinstance(v, TensorType)})
         return N.If(cond, then_body, else_body, loc=self.loc(s))
 
     def assign(self, s) -> List[N.Stmt]:
@@ -241,6 +256,7 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
             for t in target.elts:
                 if not isinstance(t, ast.Name):
                     raise self.err("only names can be unpacked", t)
+                self._note_assigned(t.id, t)
                 names.append(t.id)
             if not isinstance(value, N.FuncCall):
                 raise self.err("tuple unpacking needs a function call returning several values", s.value)
@@ -248,6 +264,7 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
         if not isinstance(target, ast.Name):
             raise self.err("assignment target must be a name", target)
         name = target.id
+        self._note_assigned(name, target)
         if isinstance(s, ast.AnnAssign):
             annot = eval_static(s.annotation, self.src, self.g, "annotation")
             want, _ = annot_to_type(annot, self.loc(s.annotation))
@@ -266,6 +283,12 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
         self.env[name] = value.type
         self.alias.pop(name, None)
         return [N.Assign([N.Var(name, type=value.type, loc=self.loc(target))], value, loc=loc)]
+
+    def _note_assigned(self, name: str, node) -> None:
+        if self.strict_ssa and name in self.assigned:
+            raise self.err(f"{name!r} is assigned a second time, but this function is strict_ssa=True (each name "
+                           f"is assigned once; use a new name, or drop strict_ssa)", node)
+        self.assigned.add(name)
 
     def spmd_submit(self, target, call: ast.Call, node) -> List[N.Stmt]:
         """``out, tid = pl.spmd_submit(self.kernel, *args, core_num=n, deps=[t0])``: the function-call
@@ -389,7 +412,12 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
             if k in saved and saved[k] != v and isinstance(v, TileType) and isinstance(saved[k], TileType):
                 if v.shape != saved[k].shape or v.dtype != saved[k].dtype or v.memory != saved[k].memory:
                     raise self.err(f"loop-carried {k!r} changes type inside the loop: {saved[k]} before, {v} after", s)
-        self.env = {k: v for k, v in self.env.items() if k in saved}
+        inner = self.env
+        self.env = {k: v for k, v in inner.items() if k in saved}
+        self.declare_escaping(self.env, inner, s)
+        for k, v in inner.items():          # tensor names bound in the loop alias existing tensors
+            if k not in self.env and k in self.alias:
+                self.env[k] = v
         return N.For(var, bounds[0], bounds[1], bounds[2], body, kind=kind, loc=self.loc(s))
 
     def with_block(self, s: ast.With) -> N.Stmt:
@@ -438,6 +466,8 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
         handled = self.call_hook(target, e)
         if handled is not None:
             return handled
+        if getattr(target, "__pto_function__", None) is not None and target.__pto_name__ in self.sigs:
+            return self.func_call(target.__pto_name__, e)
         op = getattr(target, "__pto_op__", None)
         if op is None:
             if target in (min, max):
@@ -546,3 +576,7 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
                 raise self.err("division by zero in a constant expression", node) from None
             return self._const(v, node)
         return self.typed_op(f"scalar.{op}", [a, b], {}, node)
+
+
+def _names_read(node) -> Set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
