@@ -14,7 +14,7 @@ from typing import Dict
 
 from ..ir import nodes as N
 from ..ir.ops import OPS, OpDef, OpTypeError, Param, infer
-from ..ir.types import INDEX, DType, MemorySpace, PadValue, ScalarType, TileType, TupleType, dim_str
+from ..ir.types import INDEX, DType, MemorySpace, PadValue, ScalarType, TensorType, TileType, TupleType, dim_str
 
 _EXAMPLE = {DType: "pl.FP32", MemorySpace: "pl.Mem.Vec", PadValue: "pl.PadValue.zero"}
 _ENUM_OF = {"dtype": DType, "memory": MemorySpace, "pad": PadValue}
@@ -32,9 +32,6 @@ class OpBinder:
     def check_op_allowed(self, op: OpDef, e: ast.Call) -> None:
         """Raise a located error when ``op`` may not appear here (default: anywhere)."""
 
-    def operand_tile(self, value: N.Expr, node, op: OpDef) -> N.Expr:
-        """The IR value of a ``tile`` operand (default: as written)."""
-        return value
 
     # ------------------------------------------------------------ binding
     def bind(self, op: OpDef, e: ast.Call) -> Dict[str, object]:
@@ -68,6 +65,8 @@ class OpBinder:
     def op_call(self, name: str, e: ast.Call) -> N.Expr:
         op = OPS[name]
         self.check_op_allowed(op, e)
+        if op.kernel_form and self.kernel_code:
+            op = OPS[op.kernel_form]                # e.g. pl.create_tensor in a kernel: a scratch tile
         bound = self.bind(op, e)
         values: Dict[str, N.Expr] = {}
         attrs: Dict[str, object] = {}
@@ -75,23 +74,82 @@ class OpBinder:
             node = bound[p.name]
             if p.is_operand:
                 if isinstance(node, _Given):
-                    if node.value is not None:
+                    if node.value is not None and not p.scratch:
                         raise self.err(f"internal: operand {p.name!r} of pl.{op.name} has a non-None default", e)
                     continue
                 values[p.name] = self.read_operand(op, p, node)
-                if p.static_attr:
-                    attrs[p.static_attr] = tuple(o.value if isinstance(o, N.Const) else None
-                                                 for o in values[p.name].items)
             else:
                 attrs[p.key] = node.value if isinstance(node, _Given) else self.read_attr(op, p, node)
+        nodes = {p.name: bound.get(p.name) for p in op.params}
+        if op.tensor_target and self.kernel_code:
+            first = values.get(op.operand_params[0].name)
+            if first is not None and isinstance(first.type, TensorType):
+                # e.g. pl.assemble(out, v, offsets) on a tensor `out`: a store of v there
+                target, mapping = op.tensor_target
+                op = OPS[target]
+                values = {ours: values[theirs] for ours, theirs in mapping.items() if theirs in values}
+                nodes = {ours: nodes.get(theirs) for ours, theirs in mapping.items()}
+                keep = {p.key for p in op.params if not p.is_operand}
+                attrs = {k: v for k, v in attrs.items() if k in keep}
+        self._fold_tensor_windows(op, values)
+        for p in op.operand_params:
+            if p.kind == "tile" and p.name in values:
+                values[p.name] = self.operand_tile(values[p.name], nodes[p.name], op, p)
+            if p.static_attr and p.name in values:
+                attrs[p.static_attr] = tuple(o.value if isinstance(o, N.Const) else None
+                                             for o in values[p.name].items)
+        for p in op.operand_params:
+            if p.scratch and p.name not in values and p.scratch.like in values:
+                values[p.name] = self._scratch_like(values[p.scratch.like], e)
         if op.scalar_form is not None:
             rhs = values.get(op.operand_params[1].name)
             if rhs is not None and isinstance(rhs.type, ScalarType):
                 op = OPS[op.scalar_form]
+        if op.broadcast is not None:
+            op = self._broadcast(op, values)
         self._coerce_scalar_constants(op, values)
         args = [values[p.name] for p in op.operand_params if p.name in values]
-        nodes = {p.name: bound.get(p.name) for p in op.params}
         return self.typed_op(op.name, args, attrs, e, nodes)
+
+    def _fold_tensor_windows(self, op: OpDef, values) -> None:
+        """A window ``x[a:b, ...]`` given where an op takes a tensor and offsets (``pl.load``,
+        ``pl.store``): the op addresses the window's base tensor, its offsets shifted by the window's."""
+        offs = [p for p in op.operand_params if p.kind == "offsets"]
+        for p in op.operand_params:
+            v = values.get(p.name)
+            if p.kind != "tensor" or not (isinstance(v, N.OpCall) and v.op == "tensor_view") or len(offs) != 1:
+                continue
+            base, shift = v.args
+            mine = values.get(offs[0].name)
+            if mine is None or len(mine.items) != len(shift.items):
+                continue                                  # the rule reports the offset count
+            values[p.name] = base
+            values[offs[0].name] = N.ListExpr([self.scalar_op("add", a, b, a.loc) if not _is_zero(b) else a
+                                               for a, b in zip(mine.items, shift.items)], loc=mine.loc)
+
+    def _scratch_like(self, v: N.Expr, e) -> N.Expr:
+        """A compiler-made scratch tile of ``v``'s shape and dtype (an omitted ``tmp_tile``)."""
+        if not isinstance(v.type, TileType):
+            return v                                # the rule reports the operand that is not a tile
+        t = v.type
+        return self.typed_op("create_tile", [], {"shape": list(t.shape), "dtype": t.dtype, "target_memory": t.memory},
+                             e)
+
+    def _broadcast(self, op: OpDef, values) -> OpDef:
+        """``[M, N] (op) [M, 1]`` is the row-expand form, ``[M, N] (op) [1, N]`` the col-expand one."""
+        lhs, rhs = (values.get(p.name) for p in op.operand_params[:2])
+        if lhs is None or rhs is None or not isinstance(lhs.type, TileType) or not isinstance(rhs.type, TileType):
+            return op
+        (m, n), rs = lhs.type.shape, rhs.type.shape
+        if n > 1 and rs == (m, 1) and "row" in op.broadcast:
+            form = OPS[op.broadcast["row"]]
+        elif m > 1 and rs == (1, n) and "col" in op.broadcast:
+            form = OPS[op.broadcast["col"]]
+        else:
+            return op
+        a, b = (p.name for p in form.operand_params[:2])
+        values[a], values[b] = values.pop(op.operand_params[0].name), values.pop(op.operand_params[1].name)
+        return form
 
     def _coerce_scalar_constants(self, op: OpDef, values: Dict[str, N.Expr]) -> None:
         """A numeric literal next to a floating-point tile is that tile's kind of number (f32)."""
@@ -109,10 +167,7 @@ class OpBinder:
     def read_operand(self, op: OpDef, p: Param, node) -> N.Expr:
         if p.kind == "offsets":
             return self._index_list(node, f"pl.{op.name} {p.name}")
-        v = self.expr(node)
-        if p.kind == "tile":
-            return self.operand_tile(v, node, op)
-        return v
+        return self.expr(node)
 
     def read_attr(self, op: OpDef, p: Param, node):
         what = f"pl.{op.name} {p.name}"
@@ -196,3 +251,7 @@ class OpBinder:
                 where = node
             raise self.err(str(exc), where) from None
         return N.OpCall(name, args, attrs, type=t, loc=self.loc(node))
+
+
+def _is_zero(e: N.Expr) -> bool:
+    return isinstance(e, N.Const) and e.value == 0 and not isinstance(e.value, bool)

@@ -30,6 +30,7 @@ from .scopes import AtSpec, ScopeMixin
 from .program import dyn_dims_of  # noqa: F401  (re-exported for the jit front end)
 from .signatures import CallMixin, Signature
 from .source import Source, eval_static
+from .tensor_level import TensorLevelMixin
 from .types import DynamicDim
 from .windows import WindowMixin
 
@@ -41,7 +42,7 @@ def parse_program(spec) -> N.Program:
     return program.parse_program(spec, FunctionParser)
 
 
-class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
+class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMixin):
     def __init__(self, src: Source, g, sigs: Dict[str, Signature], dyn: Dict[str, DynamicDim]):
         self.src = src
         self.g = g
@@ -121,16 +122,18 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
         return None
 
     def subscript(self, e: ast.Subscript) -> N.Expr:
-        """hook: ``x[...]`` read as a value."""
+        """hook: ``x[...]`` read as a value: a task-argument window in orchestration, a window or
+        tile slice in kernel code."""
         if self.in_orchestration:
             return self.tensor_window(e)
-        raise self.err(f"a tensor window {ast.unparse(e)!r} is a task argument of an Orchestration "
-                       f"function; kernel code reads tensors with pl.load", e)
+        return self.kernel_subscript(e)
 
     def assign_subscript(self, target: ast.Subscript, s) -> List[N.Stmt]:
-        """hook: ``x[...] = value``."""
-        raise self.err("writing a window of a tensor (x[a:b] = ...) is not supported in this "
-                       "function; use pl.store or pl.assemble", target)
+        """hook: ``x[...] = value``: kernel code only."""
+        if self.in_orchestration:
+            raise self.err("writing a window of a tensor (x[a:b] = ...) is kernel code; in an orchestration "
+                           "function it must be inside a `with pl.at(level=pl.Level.CORE_GROUP):` block", target)
+        return [self.kernel_assign_subscript(target, s)]
 
     def at_block(self, s: ast.With, spec: AtSpec) -> N.Stmt:
         """hook: ``with pl.at(...)``: a body of kernel code is outlined into a kernel of its own; a

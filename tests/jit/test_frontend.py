@@ -96,7 +96,7 @@ def test_tensor_level_ops_lowered_to_tiles():
 
 
 def test_tensor_level_op_too_large_is_a_clear_error():
-    with pytest.raises(CompileError, match="does not fit in one tile"):
+    with pytest.raises(CompileError, match="needs a 262144-byte tile, more than the 188416-byte Vec buffer"):
         progs.tensor_ops.parse(arr((256, 256)), arr((256, 256)), arr((256, 256)))
 
 
