@@ -200,6 +200,7 @@ class JitParser(FunctionParser):
         super().__init__(src, g, builder.sigs, dyn)
         self.builder = builder
         self.in_kernel = in_kernel
+        self.outliner = builder.outliner
 
     # ------------------------------------------------------------ hooks
     def call_hook(self, target, e: ast.Call) -> Optional[N.Expr]:
@@ -223,8 +224,10 @@ class JitParser(FunctionParser):
         if self.in_kernel:
             raise self.err("pl.at blocks cannot be nested (or used inside a helper): each pl.at block is "
                            "already one kernel", s)
-        return self.builder.outliner.outline(
-            self, s, spec, lambda kfn: JitParser(self.builder, self.src, self.g, self.dyn, in_kernel=True))
+        return super().at_block(s, spec)
+
+    def _kernel_parser(self, kfn: N.Function) -> "JitParser":
+        return JitParser(self.builder, self.src, self.g, self.dyn, in_kernel=True)
 
 
 def build_program(fn, specs: List[ArgSpec]) -> N.Program:

@@ -6,7 +6,8 @@ The front end that reads DSL code lives in this package's modules (``parser`` an
 """
 from ..ir.nodes import FunctionType
 from ..ir.types import MemorySpace, PadValue
-from .decorators import at, func_attr, function, parallel, program, range, spmd, unroll  # noqa: A004
+from .decorators import (at, cluster, func_attr, function, manual_scope, parallel, program, range,  # noqa: A004
+                         scope, spmd, submit, unroll)
 from .ops import *  # noqa: F401,F403
 from .ops import OPS as _OPS
 from .ops import tile
@@ -30,5 +31,5 @@ __all__ = [
     "FunctionType", "MemorySpace", "Mem", "PadValue", "Level", "Tensor", "Tile", "Scalar", "Out",
     "InOut", "dynamic", "program", "function", "range", "parallel", "unroll", "at", "spmd", "tile",
     "jit",  # noqa: F405 (module __getattr__)
-    "func_attr", "SplitMode", "ScopeMode", "Role", "PipeType",
+    "func_attr", "SplitMode", "ScopeMode", "Role", "PipeType", "scope", "manual_scope", "cluster", "submit",
 ] + sorted(_DTYPES) + sorted(_OPS)

@@ -87,3 +87,7 @@ unroll = _not_executable("unroll")
 at = _not_executable("at")
 spmd = _not_executable("spmd")
 func_attr = _not_executable("func_attr")   # `pl.func_attr({...})` as a function's first statement
+scope = _not_executable("scope")             # `with pl.scope(mode=pl.ScopeMode.MANUAL):` in orchestration
+manual_scope = _not_executable("manual_scope")
+cluster = _not_executable("cluster")         # `with pl.cluster():` co-schedules the tasks inside
+submit = _not_executable("submit")           # `out, tid = pl.submit(self.k, *args, deps=[...])`

@@ -9,7 +9,7 @@ kernel inside an ``at`` scope that carries the block's ``deps=`` and ``as`` name
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, List, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from ..ir import nodes as N
 from ..ir.types import INDEX, ScalarType, TensorType, dim_vars
@@ -53,14 +53,16 @@ class Outliner:
         self.used_names.add(name)
         return name
 
-    def outline(self, parser, s: ast.With, spec: AtSpec, kernel_parser: Callable) -> N.Stmt:
-        """Outline block ``s`` parsed by ``parser``; ``kernel_parser(kfn)`` makes the parser of
-        the kernel's body (same source and scope, kernel code)."""
+    def outline(self, parser, s, spec: AtSpec, kernel_parser: Callable, block_var: Optional[str] = None) -> N.Stmt:
+        """Outline block ``s`` (a ``with`` or ``for`` statement) parsed by ``parser``;
+        ``kernel_parser(kfn)`` makes the parser of the kernel's body (same source and scope, kernel
+        code).  ``block_var``: a name bound to the SPMD block index in the kernel (``for i in
+        pl.spmd(n)``)."""
         if not s.body or all(isinstance(b, ast.Pass) for b in s.body):
             raise parser.err("a pl.at block needs a body (the kernel's code)", s)
         kname = self.kernel_name(parser, spec)
         loads = sorted((n for b in s.body for n in ast.walk(b) if isinstance(n, ast.Name)
-                        and isinstance(n.ctx, ast.Load) and n.id in parser.env),
+                        and isinstance(n.ctx, ast.Load) and n.id in parser.env and n.id != block_var),
                        key=lambda n: (n.lineno, n.col_offset))
         tensors: Dict[str, str] = {}     # outer (alias-resolved) name -> kernel param name
         scalars: Dict[str, str] = {}
@@ -100,7 +102,13 @@ class Outliner:
             inner.env[local] = types[outer]
             if local != outer:
                 inner.alias[local] = outer
-        body = inner.block(s.body)
+        prologue = []
+        if block_var is not None:
+            inner.env[block_var] = INDEX
+            prologue.append(N.Assign([N.Var(block_var, type=INDEX, loc=parser.loc(s))],
+                                     N.OpCall("get_block_idx", [], {}, type=INDEX, loc=parser.loc(s)),
+                                     loc=parser.loc(s)))
+        body = prologue + inner.block(s.body)
         reads, writes = tensor_uses(body, self.functions)
         outs = []
         for i, p in enumerate(params):

@@ -57,6 +57,7 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
         self.assigned: Set[str] = set()
         self.live_after: Set[str] = set()     # names read after the statement being parsed
         self.outliner: Optional[Outliner] = None   # where pl.at blocks of kernel code become kernels
+        self.manual_depth = 0                 # MANUAL runtime scopes around the statement being parsed
 
     # ------------------------------------------------------------ helpers
     def err(self, msg, node) -> CompileError:
@@ -251,8 +252,10 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
             raise self.err("a declaration needs a value", s)
         if isinstance(target, ast.Subscript):
             return self.assign_subscript(target, s)
-        if isinstance(s.value, ast.Call) and getattr(self._resolve(s.value.func), "__pto_marker__", None) == "spmd_submit":
-            return self.spmd_submit(target, s.value, s)
+        if isinstance(s.value, ast.Call):
+            marker = getattr(self._resolve(s.value.func), "__pto_marker__", None)
+            if marker in ("spmd_submit", "submit"):
+                return self.submit_call(target, s.value, s, marker)
         value = self.expr(s.value)
         if isinstance(target, ast.Tuple):
             names = []
@@ -293,48 +296,60 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
                            f"is assigned once; use a new name, or drop strict_ssa)", node)
         self.assigned.add(name)
 
-    def spmd_submit(self, target, call: ast.Call, node) -> List[N.Stmt]:
-        """``out, tid = pl.spmd_submit(self.kernel, *args, core_num=n, deps=[t0])``: the function-call
-        form of ``with pl.at(deps=[t0]) as tid:`` around ``with pl.spmd(n): out = self.kernel(*args)``
-        (same IR scopes).  ``(a, b), tid = ...`` binds several results; ``_`` drops the task id."""
-        usage = "out, tid = pl.spmd_submit(self.kernel, *args, core_num=N, deps=[...])"
+    def submit_call(self, target, call: ast.Call, node, marker: str) -> List[N.Stmt]:
+        """``out, tid = pl.submit(self.k, *args, deps=[t0])`` and ``out, tid = pl.spmd_submit(self.k,
+        *args, core_num=n, deps=[t0], sync_start=...)``: the call forms of ``with pl.at(deps=[t0]) as
+        tid:`` around the kernel call (inside ``with pl.spmd(n):`` for spmd_submit), the same IR
+        scopes.  ``(a, b), tid = ...`` binds several results, ``_`` drops the task id, and a plain
+        ``res = pl.submit(...)`` binds the results only."""
+        spmd = marker == "spmd_submit"
+        usage = (f"out, tid = pl.{marker}(self.kernel, *args" + (", core_num=N" if spmd else "") + ", deps=[...])")
         if not self.in_orchestration:
-            raise self.err("pl.spmd_submit submits a task and belongs in an Orchestration function", call)
-        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name)):
-            raise self.err(f"pl.spmd_submit returns the kernel's result(s) and a task id: write `{usage}`", target)
+            raise self.err(f"pl.{marker} submits a task and belongs in an Orchestration function", call)
+        pair = isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name)
+        if not pair and (spmd or not isinstance(target, (ast.Name, ast.Tuple))):
+            raise self.err(f"pl.{marker} returns the kernel's result(s) and a task id: write `{usage}`", target)
         if not call.args or not (isinstance(call.args[0], ast.Attribute) and isinstance(call.args[0].value, ast.Name)
                                  and call.args[0].value.id == "self"):
-            raise self.err(f"pl.spmd_submit takes the kernel (self.kernel) first: `{usage}`", call)
+            raise self.err(f"pl.{marker} takes the kernel (self.kernel) first: `{usage}`", call)
         kw = {k.arg: k.value for k in call.keywords}
         if None in kw:
-            raise self.err("pl.spmd_submit does not take **kwargs", call)
-        unknown = set(kw) - {"core_num", "deps", "sync_start", "allow_early_resolve"}
+            raise self.err(f"pl.{marker} does not take **kwargs", call)
+        allowed = {"deps", "allow_early_resolve"} | ({"core_num", "sync_start"} if spmd else {"dumps", "predicate"})
+        unknown = set(kw) - allowed
         if unknown:
-            raise self.err(f"pl.spmd_submit has no keyword {sorted(unknown)[0]!r} (core_num=, deps=, "
-                           f"sync_start=, allow_early_resolve=)", call)
-        if "core_num" not in kw:
+            raise self.err(f"pl.{marker} has no keyword {sorted(unknown)[0]!r} "
+                           f"({', '.join(k + '=' for k in sorted(allowed))})", call)
+        if spmd and "core_num" not in kw:
             raise self.err(f"pl.spmd_submit needs the block count as core_num=: `{usage}`", call)
-        if "sync_start" in kw and eval_static(kw["sync_start"], self.src, self.g, "sync_start"):
-            raise self.err("pl.spmd_submit(sync_start=True) is not supported: blocks start as cores free up",
-                           kw["sync_start"])
+        if "predicate" in kw:
+            raise self.err("pl.submit(predicate=...) (a task skipped at dispatch) is not supported yet", kw["predicate"])
         if "allow_early_resolve" in kw:
-            eval_static(kw["allow_early_resolve"], self.src, self.g, "allow_early_resolve")   # a hint; no effect
+            self._static_bool(kw["allow_early_resolve"], "allow_early_resolve")   # a scheduling hint: no effect
+        if "dumps" in kw:
+            # tensors marked for the runtime's argument dump: a debugging aid with no effect on results
+            [self.expr(d) for d in (kw["dumps"].elts if isinstance(kw["dumps"], (ast.List, ast.Tuple)) else [])]
         spec = AtSpec(deps=self.deps_list(kw["deps"]) if "deps" in kw else [])
-        tid = target.elts[1].id
-        if tid != "_":
-            spec.name = tid
-        n = self.expr(kw["core_num"])
-        if not isinstance(n.type, ScalarType) or n.type.dtype.is_float:
-            raise self.err(f"core_num must be an integer, but got {n.type}", kw["core_num"])
+        results = target.elts[0] if pair else target
+        if pair and target.elts[1].id != "_":
+            spec.name = target.elts[1].id
         kcall = ast.Call(func=call.args[0], args=list(call.args[1:]), keywords=[])
         ast.copy_location(kcall, call)
         kcall.end_lineno, kcall.end_col_offset = call.end_lineno, call.end_col_offset
-        inner = ast.Assign(targets=[target.elts[0]], value=kcall)
+        inner = ast.Assign(targets=[results], value=kcall)
         ast.copy_location(inner, node)
         inner.end_lineno, inner.end_col_offset = node.end_lineno, node.end_col_offset
         body = self.assign(inner)
         loc = self.loc(node)
-        return [N.Scope("at", [N.Scope("spmd", body, {"block_num": n}, loc=loc)], spec.scope_attrs(), loc=loc)]
+        if spmd:
+            n = self.expr(kw["core_num"])
+            if not isinstance(n.type, ScalarType) or n.type.dtype.is_float:
+                raise self.err(f"core_num must be an integer, but got {n.type}", kw["core_num"])
+            attrs = {"block_num": n}
+            if "sync_start" in kw and self._static_bool(kw["sync_start"], "sync_start"):
+                attrs["sync_start"] = True
+            body = [N.Scope("spmd", body, attrs, loc=loc)]
+        return [N.Scope("at", body, spec.scope_attrs(), loc=loc)]
 
     def _alias(self, name, tensor_expr):
         if not isinstance(tensor_expr, N.Var):
@@ -386,6 +401,12 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
             raise self.err("loops must iterate over pl.range(...), pl.parallel(...) or pl.unroll(...)", it)
         marker = self._resolve(it.func)
         kind = getattr(marker, "__pto_marker__", None)
+        if kind == "spmd":
+            spec = self.parse_spmd(it)
+            if self.outliner is None or not self.in_orchestration:
+                raise self.err("`for i in pl.spmd(n)` is a kernel launched as n blocks; it belongs in the "
+                               "orchestration", it)
+            return self._spmd_kernel(s, spec, spec.at(), block_var=s.target.id)
         if kind not in ("range", "parallel", "unroll"):
             if marker is range:
                 kind = "range"
@@ -432,16 +453,58 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
             raise self.err("expected `with pl.spmd(n):` or `with pl.at(...):`", call)
         marker = getattr(self._resolve(call.func), "__pto_marker__", None)
         if marker == "spmd":
-            if item.optional_vars is not None:
-                raise self.err("`with pl.spmd(n)` binds no name; put it inside `with pl.at(...) as tid:`",
-                               item.optional_vars)
-            n = self.parse_spmd(call)
-            body = self.block(s.body)
-            return N.Scope("spmd", body, {"block_num": n}, loc=self.loc(s))
+            return self.spmd_block(s, self.parse_spmd(call, item.optional_vars))
         if marker == "at":
             spec = self.parse_at(call, item.optional_vars)
             return self.at_block(s, spec)
-        raise self.err("expected `with pl.spmd(n):` or `with pl.at(...):`", call)
+        if marker in ("scope", "manual_scope", "cluster"):
+            if item.optional_vars is not None:
+                raise self.err(f"`with pl.{marker}()` binds no name", item.optional_vars)
+            if not self.in_orchestration:
+                raise self.err(f"pl.{marker} is a runtime scope of the orchestration; it cannot be in kernel code", s)
+            if marker == "cluster":
+                if call.args or call.keywords:
+                    raise self.err("pl.cluster() takes no arguments", call)
+                return N.Scope("cluster", self.block(s.body), {}, loc=self.loc(s))
+            mode = self.parse_scope_mode(call, marker)
+            if mode == "manual" and self.manual_depth:
+                raise self.err("a MANUAL scope cannot be nested in another MANUAL scope", s)
+            self.manual_depth += mode == "manual"
+            try:
+                body = self.block(s.body)
+            finally:
+                self.manual_depth -= mode == "manual"
+            return N.Scope("scope", body, {"mode": mode}, loc=self.loc(s))
+        raise self.err("expected `with pl.at(...)`, `with pl.spmd(n)`, `with pl.scope()` or `with pl.cluster()`",
+                       call)
+
+    def spmd_block(self, s, spec) -> N.Stmt:
+        """``with pl.spmd(n, ...) [as tid]:``: a body of kernel code (it reads the block index, or
+        holds tile ops) is one SPMD kernel; a body that calls kernels dispatches them as n blocks."""
+        if not self.in_orchestration:
+            raise self.err("pl.spmd launches blocks of a task and belongs in the orchestration", s)
+        only = s.body[0] if len(s.body) == 1 else None
+        if isinstance(only, ast.With) and len(only.items) == 1 and isinstance(only.items[0].context_expr, ast.Call) \
+                and getattr(self._resolve(only.items[0].context_expr.func), "__pto_marker__", None) == "at":
+            # `with pl.spmd(n): with pl.at(level=CORE_GROUP, ...):` -- the pl.at block is the kernel
+            at = self.parse_at(only.items[0].context_expr, only.items[0].optional_vars)
+            merged = spec.at()
+            merged.name_hint = at.name_hint or merged.name_hint
+            merged.deps = merged.deps + at.deps
+            merged.name = merged.name or at.name
+            return self._spmd_kernel(only, spec, merged)
+        if self.outliner is not None and self._has_kernel_code(s.body):
+            return self._spmd_kernel(s, spec, spec.at())
+        body = self.block(s.body)
+        inner = N.Scope("spmd", body, spec.scope_attrs(), loc=self.loc(s))
+        at = spec.at().scope_attrs()
+        return N.Scope("at", [inner], at, loc=self.loc(s)) if at else inner
+
+    def _spmd_kernel(self, s, spec, at: AtSpec, block_var: Optional[str] = None) -> N.Stmt:
+        scope = self.outliner.outline(self, s, at, self._kernel_parser, block_var=block_var)
+        call = scope.body
+        scope.body = [N.Scope("spmd", call, spec.scope_attrs(), loc=self.loc(s))]
+        return scope
 
     # ------------------------------------------------------------ expressions
     def _const(self, v, node):
