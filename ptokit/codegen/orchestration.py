@@ -67,6 +67,8 @@ class _Orch:
             return f"(({a}) {cmp} ({b}) ? ({a}) : ({b}))"
         if isinstance(e, N.OpCall) and e.op == "scalar.neg":
             return f"(-{self.scalar(e.args[0])})"
+        if isinstance(e, N.OpCall) and e.op == "scalar.cast":
+            return f"static_cast<{_CPP_SCALAR[e.type.dtype]}>({self.scalar(e.args[0])})"
         raise CompileError(f"expression not supported in orchestration code: {e!r}", e.loc)
 
     def dim(self, d) -> str:

@@ -197,6 +197,14 @@ class _Emitter:
             op = e.op[len("scalar."):]
             rt = e.type.dtype.mlir
             loc = self.srcloc(e.loc)
+            if op == "cast":
+                x, src = self._scalar(e.args[0], b)
+                if src not in _INTS and rt in _INTS:       # an explicit float -> int cast truncates
+                    if rt == "index":
+                        x = b.cast("arith.fptosi", x, _scalar_t("i64"), self.temp())
+                        return self.convert(x, "i64", rt, b, e.loc), rt
+                    return b.cast("arith.fptosi", x, _scalar_t(rt), self.temp()), rt
+                return self.convert(x, src, rt, b, e.loc), rt
             if op == "neg":
                 a = self.scalar(e.args[0], rt, b)
                 if e.type.dtype.is_float:

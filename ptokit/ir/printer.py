@@ -36,6 +36,8 @@ def fmt_expr(e: N.Expr) -> str:
     if isinstance(e, N.OpCall):
         if e.op in _INFIX:
             return f"({fmt_expr(e.args[0])} {_INFIX[e.op]} {fmt_expr(e.args[1])})"
+        if e.op == "scalar.cast":
+            return f"pl.cast({fmt_expr(e.args[0])}, {e.attrs['target_type']!r})"
         if e.op == "scalar.neg":
             return f"(-{fmt_expr(e.args[0])})"
         if e.op in ("scalar.min", "scalar.max"):

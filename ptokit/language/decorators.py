@@ -91,3 +91,8 @@ scope = _not_executable("scope")             # `with pl.scope(mode=pl.ScopeMode.
 manual_scope = _not_executable("manual_scope")
 cluster = _not_executable("cluster")         # `with pl.cluster():` co-schedules the tasks inside
 submit = _not_executable("submit")           # `out, tid = pl.submit(self.k, *args, deps=[...])`
+const = _not_executable("const")             # `pl.const(0, pl.INT32)`: a typed literal
+min = _not_executable("min")                 # noqa: A001 - `pl.min(a, b)` on scalars
+max = _not_executable("max")                 # noqa: A001
+static_assert = _not_executable("static_assert")   # checked while parsing; no IR
+static_print = _not_executable("static_print")

@@ -26,6 +26,7 @@ from . import program
 from .annotations import annot_to_type
 from .binding import OpBinder
 from .outline import Outliner
+from .scalars import ScalarMixin
 from .scopes import AtSpec, ScopeMixin
 from .program import dyn_dims_of  # noqa: F401  (re-exported for the jit front end)
 from .signatures import CallMixin, Signature
@@ -42,7 +43,7 @@ def parse_program(spec) -> N.Program:
     return program.parse_program(spec, FunctionParser)
 
 
-class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMixin):
+class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, ScopeMixin, CallMixin):
     def __init__(self, src: Source, g, sigs: Dict[str, Signature], dyn: Dict[str, DynamicDim]):
         self.src = src
         self.g = g
@@ -58,6 +59,9 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
         self.live_after: Set[str] = set()     # names read after the statement being parsed
         self.outliner: Optional[Outliner] = None   # where pl.at blocks of kernel code become kernels
         self.manual_depth = 0                 # MANUAL runtime scopes around the statement being parsed
+        self.consts: Dict[str, N.Const] = {}  # names assigned once, to a compile-time number
+        self.windows: Dict[str, N.OpCall] = {}   # kernel code: names bound to a tensor window
+        self.assign_counts: Dict[str, int] = {}
 
     # ------------------------------------------------------------ helpers
     def err(self, msg, node) -> CompileError:
@@ -72,6 +76,7 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
 
     def parse_body(self, item: ast.FunctionDef, fn: N.Function) -> List[N.Stmt]:
         self.fn = fn
+        self.assign_counts = _assignment_counts(item)
         for p in fn.params:
             self.env[p.name] = p.type
             if isinstance(p.type, TensorType):
@@ -185,6 +190,8 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
         if isinstance(s, ast.Expr):
             if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
                 return []       # docstring
+            if self.static_statement(s):
+                return []
             e = self.expr(s.value)
             return [N.ExprStmt(e, loc=loc)]
         if isinstance(s, ast.Pass):
@@ -264,6 +271,19 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
                     raise self.err("only names can be unpacked", t)
                 self._note_assigned(t.id, t)
                 names.append(t.id)
+            if isinstance(value, N.ListExpr):          # M, N = x.shape / a, b = (1, 2)
+                if len(value.items) != len(names):
+                    raise self.err(f"{len(names)} names for {len(value.items)} values", target)
+                out = []
+                for name, item, t in zip(names, value.items, target.elts):
+                    if isinstance(item, N.Const) and isinstance(item.value, (int, float)) and \
+                            self.assign_counts.get(name, 0) == 1:
+                        self.consts[name] = item
+                        continue
+                    self.env[name] = item.type
+                    self.alias.pop(name, None)
+                    out.append(N.Assign([N.Var(name, type=item.type, loc=self.loc(t))], item, loc=loc))
+                return out
             if not isinstance(value, N.FuncCall):
                 raise self.err("tuple unpacking needs a function call returning several values", s.value)
             return self._assign_call(names, value, loc, s)
@@ -284,8 +304,15 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
             self._alias(name, value)
             return []
         if isinstance(value, N.OpCall) and value.op == "tensor_view":
-            raise self.err(f"a tensor window cannot be bound to a name; pass {ast.unparse(s.value)} directly as "
-                           f"a task argument", s.value)
+            if self.in_orchestration:
+                raise self.err(f"a tensor window cannot be bound to a name; pass {ast.unparse(s.value)} directly "
+                               f"as a task argument", s.value)
+            self.windows[name] = value        # kernel code: the name stands for the window where it is used
+            return []
+        if isinstance(value, N.Const) and isinstance(value.value, (int, float)) and \
+                self.assign_counts.get(name, 0) == 1 and not isinstance(s, ast.AnnAssign):
+            self.consts[name] = value         # known while compiling (e.g. `rows, cols = x.shape`)
+            return []
         self.env[name] = value.type
         self.alias.pop(name, None)
         return [N.Assign([N.Var(name, type=value.type, loc=self.loc(target))], value, loc=loc)]
@@ -536,10 +563,9 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
             return self.func_call(target.__pto_name__, e)
         op = getattr(target, "__pto_op__", None)
         if op is None:
-            if target in (min, max):
-                if len(e.args) != 2 or e.keywords:
-                    raise self.err(f"{target.__name__}() takes two scalars here", e)
-                return self.scalar_op(target.__name__, self.expr(e.args[0]), self.expr(e.args[1]), e)
+            scalar = self.scalar_call(target, e)
+            if scalar is not None:
+                return scalar
             raise self.err(f"{ast.unparse(f)!r} is not a DSL op or program function", f)
         return self.op_call(op, e)
 
@@ -550,6 +576,12 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
                 return self._const(e.value, e)
             raise self.err(f"unsupported constant {e.value!r}", e)
         if isinstance(e, ast.Name):
+            if e.id in self.consts and e.id not in self.env:
+                c = self.consts[e.id]
+                return N.Const(c.value, type=c.type, loc=loc)
+            if e.id in self.windows and e.id not in self.env:
+                w = self.windows[e.id]
+                return N.OpCall(w.op, list(w.args), dict(w.attrs), type=w.type, loc=loc)
             if e.id in self.env:
                 name = self.alias.get(e.id, e.id)
                 return N.Var(name, type=self.env[e.id], loc=loc)
@@ -561,6 +593,13 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
         if isinstance(e, ast.Attribute):
             if isinstance(e.value, ast.Name) and e.value.id == "self":
                 raise self.err("a program function must be called: self.name(...)", e)
+            if isinstance(e.value, ast.Name) and e.value.id in self.env:
+                base = self.expr(e.value)
+                if e.attr == "shape" and isinstance(base.type, (TensorType, TileType)):
+                    return self.shape_of(base, e)
+                if e.attr == "dtype" and isinstance(base.type, (TensorType, TileType, ScalarType)):
+                    return N.Const(base.type.dtype, loc=loc)
+                raise self.err(f"{ast.unparse(e)!r}: {base.type} has no attribute {e.attr!r} here", e)
             return self._static_value(self._resolve(e), e)
         if isinstance(e, (ast.List, ast.Tuple)):
             return N.ListExpr([self.expr(x) for x in e.elts], loc=loc)
@@ -569,11 +608,10 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
             if o is None or o.compare:
                 raise self.err(f"unsupported operator {type(e.op).__name__}", e)
             return self.scalar_op(o.name, self.expr(e.left), self.expr(e.right), e)
-        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
-            v = self.expr(e.operand)
-            if isinstance(v, N.Const):
-                return N.Const(-v.value, type=v.type, loc=loc)
-            return self.typed_op("scalar.neg", [v], {}, e)
+        if isinstance(e, ast.UnaryOp):
+            return self.unary_op(e)
+        if isinstance(e, ast.BoolOp):
+            return self.bool_op(e)
         if isinstance(e, ast.Compare):
             if len(e.ops) != 1:
                 raise self.err("chained comparisons are not supported", e)
@@ -587,6 +625,13 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
             static = self._static_subscript(e)
             if static is not _MISSING:
                 return self._static_value(static, e)
+            if isinstance(e.value, ast.Attribute) and e.value.attr == "shape":    # x.shape[1]
+                dims = self.expr(e.value)
+                idx = self.expr(e.slice)
+                if isinstance(dims, N.ListExpr) and isinstance(idx, N.Const) and isinstance(idx.value, int):
+                    if not -len(dims.items) <= idx.value < len(dims.items):
+                        raise self.err(f"{ast.unparse(e)}: index {idx.value} is out of range", e)
+                    return dims.items[idx.value]
             return self.subscript(e)
         raise self.err(f"unsupported expression {ast.unparse(e)!r} in a DSL function", e)
 
@@ -634,15 +679,42 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
         o = SCALAR_OPERATORS[f"scalar.{op}"]
         if isinstance(a.type, TileType) or isinstance(b.type, TileType):
             raise self.err(f"operator on tiles: use pl.{o.tile_op or op}(...) instead of a Python operator", node)
-        if isinstance(a, N.Const) and isinstance(b, N.Const) and o.fold is not None and not o.compare and \
+        if isinstance(a, N.Const) and isinstance(b, N.Const) and o.fold is not None and \
                 isinstance(a.value, (int, float)) and isinstance(b.value, (int, float)):
             try:
                 v = o.fold(a.value, b.value)
             except ZeroDivisionError:
                 raise self.err("division by zero in a constant expression", node) from None
-            return self._const(v, node)
+            except (ValueError, OverflowError) as exc:
+                raise self.err(f"{ast.unparse(node)}: {exc}", node) from None
+            if isinstance(v, bool) or o.compare:
+                return N.Const(bool(v), type=BOOL, loc=self.loc(node))
+            typed = self.typed_op(f"scalar.{op}", [a, b], {}, node).type   # the operands' dtype (pl.const ones too)
+            return N.Const(v, type=typed, loc=self.loc(node))
         return self.typed_op(f"scalar.{op}", [a, b], {}, node)
 
 
 def _names_read(node) -> Set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _assignment_counts(item: ast.FunctionDef) -> Dict[str, int]:
+    """How many places assign each name in a function (a loop target counts as many)."""
+    counts: Dict[str, int] = {}
+
+    def note(target, weight=1):
+        for n in ast.walk(target):
+            if isinstance(n, ast.Name):
+                counts[n.id] = counts.get(n.id, 0) + weight
+
+    for node in ast.walk(item):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                note(t)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            note(node.target, 2 if isinstance(node, ast.AugAssign) else 1)
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            note(node.target, 2)
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            note(node.optional_vars, 2)
+    return counts

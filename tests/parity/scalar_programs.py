@@ -1,0 +1,52 @@
+"""A15, A16, B: scalar forms. New programs go at the end."""
+import ptokit.language as pl
+
+M = pl.dynamic("M")
+
+
+@pl.program
+class Scalars:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[M, 64], pl.FP32], s: pl.Scalar[pl.INT32], y: pl.Out[pl.Tensor[[M, 64], pl.FP32]]):
+        pl.static_assert(64 % 16 == 0, "columns come in 16s")
+        rows, cols = x.shape
+        n = pl.tensor.dim(x, 0)
+        c16 = pl.const(16, pl.INT32)
+        bits = (s << 2) | 1                 # s * 4 + 1
+        mask = bits & 0xFF ^ 0              # unchanged for small s
+        neg = ~s + 1                        # -s
+        big = pl.max(s, c16)
+        small = min(s, 3)
+        mag = abs(neg)
+        f = pl.cast(mask + big + small + mag, pl.FP32)
+        both = (s > 0) and (n > 0)
+        either = not (s > 100) or (cols < 0)
+        for i in pl.range(n // 16):
+            t = pl.load(x, [i * 16, 0], [16, cols])
+            if both and either:
+                t = pl.adds(t, f)
+            y = pl.store(t, [i * 16, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[M, 64], pl.FP32], s: pl.Scalar[pl.INT32], y: pl.Out[pl.Tensor[[M, 64], pl.FP32]]):
+        y = self.k(x, s, y)
+        return y
+
+
+@pl.program
+class StaticAssertFails:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        pl.static_assert(x.shape[0] % 32 == 0, "rows come in 32s")
+        y = pl.store(pl.load(x, [0, 0], [16, 64]), [0, 0], y)
+        return y
+
+
+@pl.program
+class ConstTooBig:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        c = pl.const(300, pl.INT8)
+        y = pl.store(pl.adds(pl.load(x, [0, 0], [16, 64]), c), [0, 0], y)
+        return y
