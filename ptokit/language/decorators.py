@@ -84,6 +84,8 @@ def _not_executable(name):
 range = _not_executable("range")          # noqa: A001 - DSL name
 parallel = _not_executable("parallel")
 unroll = _not_executable("unroll")
+pipeline = _not_executable("pipeline")      # pl.range with a software-pipelining hint (stage=)
+yield_ = _not_executable("yield_")           # `v = pl.yield_(x)`: loop-carried / if-merged values
 at = _not_executable("at")
 spmd = _not_executable("spmd")
 func_attr = _not_executable("func_attr")   # `pl.func_attr({...})` as a function's first statement

@@ -61,6 +61,9 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
         self.manual_depth = 0                 # MANUAL runtime scopes around the statement being parsed
         self.consts: Dict[str, N.Const] = {}  # names assigned once, to a compile-time number
         self.windows: Dict[str, N.OpCall] = {}   # kernel code: names bound to a tensor window
+        self.yield_ctx = None                 # ("loop", carried names, [(lhs, carried)]) or ("if",) for pl.yield_
+        self.post: List[N.Stmt] = []          # statements that follow the current statement
+        self.synthetic = False                # parsing an assignment the front end made itself
         self.assign_counts: Dict[str, int] = {}
 
     # ------------------------------------------------------------ helpers
@@ -171,8 +174,9 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
 
     # ------------------------------------------------------------ statements
     def stmt(self, s) -> List[N.Stmt]:
-        saved = self.pre, self.direct_call
+        saved = self.pre, self.direct_call, self.post
         self.pre = []
+        self.post = []
         self.direct_call = None
         if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
             self.direct_call = s.value
@@ -181,9 +185,9 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
             self.direct_call = s.value
         try:
             out = self._stmt(s)
-            return self.pre + out
+            return self.pre + out + self.post
         finally:
-            self.pre, self.direct_call = saved
+            self.pre, self.direct_call, self.post = saved
 
     def _stmt(self, s) -> List[N.Stmt]:
         loc = self.loc(s)
@@ -232,10 +236,14 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
         if not isinstance(cond.type, ScalarType):
             raise self.err(f"an if condition must be a scalar, but got {cond.type}", s.test)
         saved = dict(self.env)
-        then_body = self.block(s.body)
-        then_env = self.env
-        self.env = dict(saved)
-        else_body = self.block(s.orelse)
+        outer_yield, self.yield_ctx = self.yield_ctx, ("if",)
+        try:
+            then_body = self.block(s.body)
+            then_env = self.env
+            self.env = dict(saved)
+            else_body = self.block(s.orelse)
+        finally:
+            self.yield_ctx = outer_yield
         else_env = self.env
         self.env = dict(saved)
         for name in set(then_env) | set(else_env):
@@ -263,6 +271,8 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
             marker = getattr(self._resolve(s.value.func), "__pto_marker__", None)
             if marker in ("spmd_submit", "submit"):
                 return self.submit_call(target, s.value, s, marker)
+            if marker == "yield_":
+                return self.yield_stmt(target, s.value, s)
         value = self.expr(s.value)
         if isinstance(target, ast.Tuple):
             names = []
@@ -317,7 +327,47 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
         self.alias.pop(name, None)
         return [N.Assign([N.Var(name, type=value.type, loc=self.loc(target))], value, loc=loc)]
 
+    def yield_stmt(self, target, call: ast.Call, node) -> List[N.Stmt]:
+        """``v = pl.yield_(x)`` / ``a, b = pl.yield_(x, y)``: in a loop with ``init_values`` the values
+        carried into the next iteration (the left names hold the last ones after the loop); in an
+        ``if`` arm the values the arms merge into the left names."""
+        if call.keywords:
+            raise self.err("pl.yield_ takes the values positionally", call)
+        names = [t.id for t in (target.elts if isinstance(target, ast.Tuple) else [target]) if isinstance(t, ast.Name)]
+        if len(names) != (len(target.elts) if isinstance(target, ast.Tuple) else 1):
+            raise self.err("pl.yield_ is assigned to names", target)
+        if len(names) != len(call.args):
+            raise self.err(f"pl.yield_ yields {len(call.args)} values to {len(names)} names", node)
+        ctx = self.yield_ctx
+        if ctx is None:
+            raise self.err("pl.yield_ belongs in a loop body or an if arm", call)
+        dests = names
+        if ctx[0] == "loop":
+            carried, record = ctx[1], ctx[2]
+            if len(carried) != len(call.args):
+                raise self.err(f"pl.yield_ yields {len(call.args)} values but the loop carries {len(carried)} "
+                               f"(init_values=)", call)
+            record[:] = list(zip(names, carried))
+            dests = carried
+        out = []
+        for dest, value in zip(dests, call.args):
+            out.extend(self.bind_name(dest, value, node))
+        return out
+
+    def bind_name(self, name: str, value_node, node) -> List[N.Stmt]:
+        """``name = <value_node>`` written by the front end itself (loop-carried values): parsed as an
+        assignment, exempt from strict_ssa's one-assignment rule."""
+        stmt = ast.copy_location(ast.Assign(targets=[ast.copy_location(ast.Name(id=name, ctx=ast.Store()), node)],
+                                            value=value_node), node)
+        self.synthetic = True
+        try:
+            return self.assign(stmt)
+        finally:
+            self.synthetic = False
+
     def _note_assigned(self, name: str, node) -> None:
+        if self.synthetic:
+            return
         if self.strict_ssa and name in self.assigned:
             raise self.err(f"{name!r} is assigned a second time, but this function is strict_ssa=True (each name "
                            f"is assigned once; use a new name, or drop strict_ssa)", node)
@@ -421,9 +471,22 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
             raise self.err(f"annotation says {want} but the value is {got}", node)
 
     def for_loop(self, s: ast.For) -> N.Stmt:
-        if not isinstance(s.target, ast.Name):
-            raise self.err("a loop variable must be a simple name", s.target)
         it = s.iter
+        carried_names = []
+        if isinstance(s.target, ast.Tuple):
+            # `for i, (a, b) in pl.range(n, init_values=(a0, b0)):` -- explicit loop-carried values
+            elts = s.target.elts
+            inner_t = elts[1] if len(elts) == 2 else None
+            names = inner_t.elts if isinstance(inner_t, ast.Tuple) else [inner_t] if inner_t is not None else []
+            if len(elts) != 2 or not isinstance(elts[0], ast.Name) or not all(isinstance(n, ast.Name) for n in names):
+                raise self.err("a loop header is `for i in ...` or `for i, (a, b) in pl.range(..., init_values=(...))`",
+                               s.target)
+            carried_names = [n.id for n in names]
+            loop_name = elts[0]
+        elif isinstance(s.target, ast.Name):
+            loop_name = s.target
+        else:
+            raise self.err("a loop variable must be a simple name", s.target)
         if not isinstance(it, ast.Call):
             raise self.err("loops must iterate over pl.range(...), pl.parallel(...) or pl.unroll(...)", it)
         marker = self._resolve(it.func)
@@ -434,13 +497,37 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
                 raise self.err("`for i in pl.spmd(n)` is a kernel launched as n blocks; it belongs in the "
                                "orchestration", it)
             return self._spmd_kernel(s, spec, spec.at(), block_var=s.target.id)
-        if kind not in ("range", "parallel", "unroll"):
+        if kind not in ("range", "parallel", "unroll", "pipeline"):
             if marker is range:
                 kind = "range"
             else:
-                raise self.err("loops must iterate over pl.range(...), pl.parallel(...) or pl.unroll(...)", it)
-        if it.keywords:
-            raise self.err(f"pl.{kind} takes its bounds positionally (start, stop, step)", it.keywords[0].value)
+                raise self.err("loops must iterate over pl.range(...), pl.parallel(...), pl.pipeline(...) or "
+                               "pl.unroll(...)", it)
+        kw = {k.arg: k.value for k in it.keywords}
+        allowed = {"init_values"} | ({"stage"} if kind == "pipeline" else set())
+        for k in kw:
+            if k not in allowed:
+                raise self.err(f"pl.{kind} takes its bounds positionally (start, stop, step)" +
+                               (f" and {', '.join(sorted(allowed))}=" if allowed else ""), kw[k])
+        if "stage" in kw:
+            stage = self.expr(kw["stage"])
+            if not (isinstance(stage, N.Const) and isinstance(stage.value, int) and stage.value >= 1):
+                raise self.err("stage= of pl.pipeline must be a positive compile-time integer", kw["stage"])
+            # a software-pipelining hint for the hardware's pipes; the simulator runs the loop as written
+        if kind == "pipeline":
+            kind = "range"
+        inits = []
+        if "init_values" in kw:
+            node = kw["init_values"]
+            elts = node.elts if isinstance(node, (ast.Tuple, ast.List)) else [node]
+            if len(elts) != len(carried_names):
+                raise self.err(f"init_values has {len(elts)} values for {len(carried_names)} loop-carried names", node)
+            inits = list(zip(carried_names, elts))
+        elif carried_names:
+            raise self.err("`for i, (a, ...) in ...` names loop-carried values: give their initial values with "
+                           "init_values=(...)", s.target)
+        for name, node in inits:     # the carried names hold their initial values when the loop starts
+            self.pre.extend(self.bind_name(name, node, node))
         bounds = [self.expr(a) for a in it.args]
         for b, a in zip(bounds, it.args):
             if not isinstance(b.type, ScalarType) or b.type.dtype.is_float:
@@ -455,10 +542,15 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
             raise self.err("pl.unroll needs literal bounds", it)
         if isinstance(bounds[2], N.Const) and bounds[2].value <= 0:
             raise self.err("loop step must be positive", it)
-        var = N.Var(s.target.id, type=INDEX, loc=self.loc(s.target))
+        var = N.Var(loop_name.id, type=INDEX, loc=self.loc(loop_name))
         self.env[var.name] = INDEX
         saved = dict(self.env)
-        body = self.block(s.body)
+        outer_yield, yielded = self.yield_ctx, []
+        self.yield_ctx = ("loop", carried_names, yielded)
+        try:
+            body = self.block(s.body)
+        finally:
+            self.yield_ctx = outer_yield
         for k, v in list(self.env.items()):
             if k in saved and saved[k] != v and isinstance(v, TileType) and isinstance(saved[k], TileType):
                 if v.shape != saved[k].shape or v.dtype != saved[k].dtype or v.memory != saved[k].memory:
@@ -469,7 +561,14 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
         for k, v in inner.items():          # tensor names bound in the loop alias existing tensors
             if k not in self.env and k in self.alias:
                 self.env[k] = v
-        return N.For(var, bounds[0], bounds[1], bounds[2], body, kind=kind, loc=self.loc(s))
+        loop = N.For(var, bounds[0], bounds[1], bounds[2], body, kind=kind, loc=self.loc(s))
+        if yielded:
+            # after the loop, the names the yield was assigned to hold the carried values' last state
+            after = []
+            for lhs, name in yielded:
+                after.extend(self.bind_name(lhs, ast.copy_location(ast.Name(id=name, ctx=ast.Load()), s), s))
+            self.post.extend(after)
+        return loop
 
     def with_block(self, s: ast.With) -> N.Stmt:
         if len(s.items) != 1:

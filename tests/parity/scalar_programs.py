@@ -50,3 +50,30 @@ class ConstTooBig:
         c = pl.const(300, pl.INT8)
         y = pl.store(pl.adds(pl.load(x, [0, 0], [16, 64]), c), [0, 0], y)
         return y
+
+
+@pl.program
+class YieldLoops:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 64], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+          z: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        acc0 = pl.load(x, [0, 0], [16, 64])
+        for i, (acc, cnt) in pl.range(1, 4, init_values=(acc0, 0)):
+            t = pl.load(x, [i * 16, 0], [16, 64])
+            nxt = pl.add(acc, t)
+            total, seen = pl.yield_(nxt, cnt + 1)
+        for j, (m,) in pl.pipeline(0, 4, 1, stage=2, init_values=(acc0,)):
+            if j < n:
+                cand = pl.yield_(pl.maximum(m, pl.load(x, [j * 16, 0], [16, 64])))
+            else:
+                cand = pl.yield_(m)
+            best = pl.yield_(cand)
+        y = pl.store(pl.muls(total, pl.cast(seen, pl.FP32)), [0, 0], y)
+        z = pl.store(best, [0, 0], z)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 64], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+             z: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        y = self.k(x, n, y, z)
+        return y

@@ -29,3 +29,14 @@ def test_scalar_errors(tmp_path, program, message, needle):
         ptokit.compile(program, output_dir=tmp_path / "out")
     assert message in str(info.value)
     assert info.value.loc.file == S.__file__ and needle in str(info.value).splitlines()[1]
+
+
+@pytest.mark.parametrize("runtime", ["tensormap_and_ringbuffer", "host_build_graph"])
+@pytest.mark.parametrize("n", [2, 4])
+def test_yield_and_init_values(tmp_path, runtime, n):
+    x = np.random.default_rng(1).standard_normal((64, 64)).astype(np.float32)
+    y, z = np.zeros((16, 64), np.float32), np.zeros((16, 64), np.float32)
+    ptokit.compile(S.YieldLoops, output_dir=tmp_path / "out", runtime=runtime)(x, n, y, z)
+    blocks = x.reshape(4, 16, 64)
+    np.testing.assert_allclose(y, blocks.sum(axis=0) * 3, rtol=1e-5)
+    np.testing.assert_array_equal(z, np.maximum(blocks[0], blocks[:n].max(axis=0)))
