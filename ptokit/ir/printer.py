@@ -122,7 +122,8 @@ class _Printer:
         elif isinstance(s, N.Return):
             self.emit(depth, "return " + ", ".join(fmt_expr(v) for v in s.values) if s.values else "return")
         elif isinstance(s, N.For):
-            rng = f"pl.{s.kind}({fmt_expr(s.start)}, {fmt_expr(s.stop)}, {fmt_expr(s.step)})"
+            stage = f", stage={s.stage}" if s.kind == "pipeline" else ""
+            rng = f"pl.{s.kind}({fmt_expr(s.start)}, {fmt_expr(s.stop)}, {fmt_expr(s.step)}{stage})"
             if s.iter_args:
                 carried = ", ".join(f"{v.name}={fmt_expr(i)}" for v, i in s.iter_args)
                 self.emit(depth, f"# loop-carried: {carried}; results: {', '.join(r.name for r in s.results)}")

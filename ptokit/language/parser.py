@@ -513,9 +513,9 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
             stage = self.expr(kw["stage"])
             if not (isinstance(stage, N.Const) and isinstance(stage.value, int) and stage.value >= 1):
                 raise self.err("stage= of pl.pipeline must be a positive compile-time integer", kw["stage"])
-            # a software-pipelining hint for the hardware's pipes; the simulator runs the loop as written
-        if kind == "pipeline":
-            kind = "range"
+        stage_n = stage.value if "stage" in kw else 1
+        if kind == "pipeline" and "stage" not in kw:
+            raise self.err("pl.pipeline needs stage=, the number of iterations each pipelined step holds", it)
         inits = []
         if "init_values" in kw:
             node = kw["init_values"]
@@ -561,7 +561,7 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
         for k, v in inner.items():          # tensor names bound in the loop alias existing tensors
             if k not in self.env and k in self.alias:
                 self.env[k] = v
-        loop = N.For(var, bounds[0], bounds[1], bounds[2], body, kind=kind, loc=self.loc(s))
+        loop = N.For(var, bounds[0], bounds[1], bounds[2], body, kind=kind, stage=stage_n, loc=self.loc(s))
         if yielded:
             # after the loop, the names the yield was assigned to hold the carried values' last state
             after = []

@@ -77,3 +77,24 @@ class YieldLoops:
              z: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
         y = self.k(x, n, y, z)
         return y
+
+
+@pl.program
+class UnrollPipeline:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[128, 64], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        acc = pl.load(x, [0, 0], [16, 64])
+        for i in pl.unroll(1, 3):                 # two copies, i = 1 and 2
+            acc = pl.add(acc, pl.muls(pl.load(x, [i * 16, 0], [16, 64]), 2.0))
+        for j in pl.pipeline(3, n, 1, stage=3):   # rows 3 .. n-1 in steps of three, then the rest
+            acc = pl.add(acc, pl.load(x, [j * 16, 0], [16, 64]))
+        for j in pl.pipeline(0, 5, 2, stage=2):   # 0, 2 in one step, 4 after it
+            acc = pl.adds(acc, 1.0)
+        y = pl.store(acc, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[128, 64], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        for r in pl.unroll(2):
+            y = self.k(x, n, y)
+        return y
