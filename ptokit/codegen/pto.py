@@ -342,6 +342,8 @@ class _Emitter:
             pass       # kernels return through their Out tensors
         elif isinstance(s, N.For):
             self.for_loop(s, b)
+        elif isinstance(s, N.While):
+            self.while_loop(s, b)
         elif isinstance(s, N.If):
             self.if_stmt(s, b)
         elif isinstance(s, N.Scope) and s.kind == "lane_guard":
@@ -452,6 +454,35 @@ class _Emitter:
         self.body(s.body, body)
         if sc:
             body.yield_([self.scalar(y, p.type.dtype.mlir, body) for p, _, y, _ in sc])
+        for (_, _, _, r), val in zip(sc, results):
+            self.values[r.name] = (val, r.type)
+
+    def while_loop(self, s: N.While, b: Builder):
+        """``scf.while``: the statements before the loop's Condition fill the condition region, which
+        passes the carried scalars on to the body region; tiles carried share their buffer."""
+        for (p, init) in s.iter_args:
+            if isinstance(p.type, TileType):
+                rep = self.buffer_of.get(p.name, p.name)
+                if rep not in self.values and isinstance(init, N.Var):
+                    self.alloc(init, b, s.loc)
+        sc = [(p, init, y, r) for (p, init), y, r in zip(s.iter_args, s.yields, s.results)
+              if isinstance(p.type, ScalarType)]
+        inits = [(self.fresh(p.name), self.scalar(init, p.type.dtype.mlir, b)) for p, init, _, _ in sc]
+        after_names = [self.fresh(p.name) for p, _, _, _ in sc]
+        res = ""
+        if sc:
+            res = self.fresh(sc[0][3].name) if len(sc) == 1 else self.fresh("loop_res")
+        before, bargs, after, aargs, results = b.while_(inits, after_names, res, self.srcloc(s.loc))
+        pre, cond, post = s.split()
+        for (p, _, _, _), v in zip(sc, bargs):
+            self.values[p.name] = (v, p.type)
+        self.body(pre, before)
+        before.condition(self.scalar(cond.cond, "i1", before), bargs)
+        for (p, _, _, _), v in zip(sc, aargs):
+            self.values[p.name] = (v, p.type)
+        self.body(post, after)
+        if sc:
+            after.yield_([self.scalar(y, p.type.dtype.mlir, after) for p, _, y, _ in sc])
         for (_, _, _, r), val in zip(sc, results):
             self.values[r.name] = (val, r.type)
 

@@ -131,6 +131,16 @@ class _Printer:
             self.body(s.body, depth + 1)
             if s.yields:
                 self.emit(depth + 1, "# yield " + ", ".join(fmt_expr(y) for y in s.yields))
+        elif isinstance(s, N.While):
+            if s.iter_args:
+                carried = ", ".join(f"{v.name}={fmt_expr(i)}" for v, i in s.iter_args)
+                self.emit(depth, f"# loop-carried: {carried}; results: {', '.join(r.name for r in s.results)}")
+            self.emit(depth, "while True:")
+            self.body(s.body, depth + 1)
+            if s.yields:
+                self.emit(depth + 1, "# yield " + ", ".join(fmt_expr(y) for y in s.yields))
+        elif isinstance(s, N.Condition):
+            self.emit(depth, f"pl.cond({fmt_expr(s.cond)})   # the loop ends here when false")
         elif isinstance(s, N.If):
             self.emit(depth, f"if {fmt_expr(s.cond)}:")
             self.body(s.then_body, depth + 1)

@@ -86,6 +86,8 @@ parallel = _not_executable("parallel")
 unroll = _not_executable("unroll")
 pipeline = _not_executable("pipeline")      # pl.range with a software-pipelining hint (stage=)
 yield_ = _not_executable("yield_")           # `v = pl.yield_(x)`: loop-carried / if-merged values
+while_ = _not_executable("while_")           # `for (x,) in pl.while_(init_values=(0,)):` a while loop
+cond = _not_executable("cond")               # `pl.cond(x < n)`: the test, first statement of a pl.while_ body
 at = _not_executable("at")
 spmd = _not_executable("spmd")
 func_attr = _not_executable("func_attr")   # `pl.func_attr({...})` as a function's first statement
