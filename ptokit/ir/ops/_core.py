@@ -47,6 +47,7 @@ ATTR_KINDS = frozenset({
     "dtype", "memory", "pad",   # constants of those enums
     "int", "bool", "str",       # compile-time constants
     "mode",        # a rounding-mode constant (string)
+    "atomic",      # a pl.AtomicType constant
 })
 
 
@@ -108,6 +109,12 @@ class OpDef:
     fifo: Optional[Tuple[str, str]] = None  # ("c2v" | "v2c", "push" | "pop" | "free")
     operands: Optional[Tuple[str, ...]] = None   # IR argument order by parameter name (default: params)
     doc: str = ""
+    # dialect attributes of the lowered op: (dialect attribute name, getter(ir_attrs, ir_args) -> value or
+    # None to leave it out); the value is the dialect-level spelling (enum word, bool or int)
+    pto_attrs: Tuple[Tuple[str, Callable], ...] = ()
+    # a composite op: expand(args, attrs, emit) -> result expr, where emit(op, args, attrs) binds one
+    # primitive op to a fresh temporary and returns it (the ExpandComposites pass calls it)
+    expand: Optional[Callable] = None
 
     def __post_init__(self):
         bad = set(self.traits) - TRAITS
