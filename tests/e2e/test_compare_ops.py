@@ -3,6 +3,9 @@ they take, on a partial valid region (ties and, for floats, a NaN included)."""
 import numpy as np
 import pytest
 
+import ptokit
+import ptokit.language as pl
+
 from . import vecgen as V
 from .vecgen import Op
 
@@ -46,6 +49,13 @@ def test_compare_and_select(tmp_path_factory, dtype):
     V.check(table, outs, a, b, c, dtype)
 
 
+def test_compare_and_select_under_host_build_graph(tmp_path_factory):
+    a, b, c = inputs("FP32")
+    table = ops("FP32")
+    outs = V.run(tmp_path_factory.getbasetemp(), "CompareFP32", "FP32", table, a, b, c, runtime="host_build_graph")
+    V.check(table, outs, a, b, c, "FP32")
+
+
 def test_mask_encoding_is_one_bit_per_element_lsb_first(tmp_path_factory):
     """The bytes cover ceil(valid cols / 8) columns; bits past the last valid column are zero."""
     a, b, c = inputs("INT32")
@@ -55,3 +65,32 @@ def test_mask_encoding_is_one_bit_per_element_lsb_first(tmp_path_factory):
     row = mask[0, :(vc + 7) // 8]
     bits = [(int(row[j // 8]) >> (j % 8)) & 1 for j in range(8 * len(row))]
     assert bits[:vc] == [int(x) for x in (a[0, :vc] < b[0, :vc])] and not any(bits[vc:])
+
+
+@pl.program
+class DynamicMask:
+    """A runtime valid column count: the mask's valid columns are (n + 7) // 8."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+          m: pl.Out[pl.Tensor[[16, 32], pl.UINT8]]):
+        t = pl.load(a, [0, 0], [16, 64], valid_shape=[16, n])
+        mask = pl.cmp(t, 0.0, cmp_type=4)
+        tmp = pl.tile.create_tile([1, 32], dtype=pl.UINT8)
+        y = pl.store(pl.tile.sels(mask, t, tmp, -1.0), [0, 0], y)
+        m = pl.store(mask, [0, 0], m)
+        return y, m
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+             m: pl.Out[pl.Tensor[[16, 32], pl.UINT8]]):
+        y, m = self.k(a, n, y, m)
+        return y, m
+
+
+def test_mask_of_a_runtime_valid_region(tmp_path):
+    a = np.random.default_rng(13).standard_normal((16, 64)).astype(np.float32)
+    y, m = np.zeros_like(a), np.zeros((16, 32), np.uint8)
+    ptokit.compile(DynamicMask, output_dir=tmp_path / "o")(a, 37, y, m)
+    assert np.array_equal(y[:, :37], np.where(a > 0, a, -1)[:, :37]) and not y[:, 37:].any()
+    assert np.array_equal(m[:, :5], np.packbits(a[:, :37] > 0, axis=1, bitorder="little")) and not m[:, 5:].any()

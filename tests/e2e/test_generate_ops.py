@@ -5,7 +5,9 @@ import pytest
 
 import ptokit
 
+from . import vecgen as V
 from .generate_programs import C, R, VC, VR, Generate
+from .vecgen import Op
 
 M0, M1, W0, W1 = 0xD2511F53, 0xCD9E8D57, 0x9E3779B9, 0xBB67AE85
 
@@ -89,3 +91,21 @@ def test_fillpad_expand_and_inplace(run):
     want9 = np.full((R, C), -np.inf, np.float32)
     want9[:VR, :VC] = a[:VR, :VC]
     assert np.array_equal(y9, want9)
+
+
+NUMERIC = ["FP32", "FP16", "BF16", "INT32", "INT16", "INT8", "UINT32", "UINT16", "UINT8"]
+TRI = {"FP32", "FP16", "INT32", "INT16", "UINT32", "UINT16"}
+
+
+@pytest.mark.parametrize("dtype", NUMERIC)
+def test_expands_full_and_tri_in_every_dtype(tmp_path_factory, dtype):
+    t = V.NP[dtype]
+    a = np.random.default_rng(6).integers(0, 9, (V.ROWS, V.COLS)).astype(t)
+    i, j = np.indices(a.shape)
+    table = [Op("expands", "pl.expands(a, 3)", lambda a, b, c: np.full(a.shape, 3, t)),
+             Op("full", f"pl.add(a, pl.full([{V.ROWS}, {V.COLS}], pl.{dtype}, 2))", lambda a, b, c: a + t(2))]
+    if dtype in TRI:
+        table.append(Op("tri", f"pl.tile.tri(1, [{V.ROWS}, {V.COLS}], valid_shape=[{V.VALID[0]}, {V.VALID[1]}], "
+                               f"dtype=pl.{dtype})", lambda a, b, c: (j <= i + 1).astype(t)))
+    outs = V.run(tmp_path_factory.getbasetemp(), f"Fill{dtype}", dtype, table, a, a, a)
+    V.check(table, outs, a, a, a, dtype)

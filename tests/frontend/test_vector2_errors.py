@@ -98,6 +98,28 @@ CASES = [
     ("yu8 = pl.store(u8, [0, 0], yu8, atomic=pl.AtomicType.Add)", "tile.store atomic=pl.AtomicType.Add supports "
      "FP32, BF16, FP16, INT32, INT16 and INT8 tiles, but got pl.UINT8", "pl.AtomicType.Add)"),
     ("y = pl.store(f, [0, 0], y, atomic=1)", "atomic must be a constant such as pl.AtomicType.Add", "1)"),
+    ("x = pl.tile.tri(0, [16, 64], dtype=pl.INT8)", "tile.tri requires dtype FP16, FP32, INT16, INT32, UINT16 or "
+     "UINT32, but got pl.INT8", "pl.INT8)"),
+    ("x = pl.random(1, 2, 3, 4, 5, 6, [16, 64], dtype=pl.FP32)", "tile.random requires dtype INT32 or UINT32",
+     "pl.FP32)"),
+    ("x = pl.tile.ci(0.5, [1, 64])", "tile.ci requires an integer scalar start", "0.5,"),
+    ("x = pl.full([16, 64], pl.INT64, 1)", "tile.full requires dtype FP16, BF16, FP32, INT8", "pl.INT64,"),
+    ("x = pl.expands(fm, 1.0)", "tile.expands runs on the vector unit and requires a Vec tile target", "fm,"),
+    ("x = pl.tile.rem(f, f, small)", "tile.rem requires compatible shapes, but got [16, 64] and [8, 64] (scratch)",
+     "small)"),
+    ("x = pl.tile.sel(m, f, f, fm)", "tile.sel runs on the vector unit and requires a Vec tile scratch", "fm)"),
+    ("x = pl.tile.sel(pl.cmp(small, small), f, f, m8)", "tile.sel requires a UINT8 mask tile of at least [16, 8]",
+     "pl.cmp(small"),
+    ("x = pl.shl(i, f)", "tile.shl requires a tile of dtype INT8, INT16, INT32, UINT8, UINT16 or UINT32, but got "
+     "pl.FP32", "f)"),
+    ("x = pl.part_add(i, f)", "tile.part_add requires matching dtypes, but got pl.INT32 and pl.FP32", "f)"),
+    ("x = pl.col_argmax(f, small)", "tile.col_argmax requires compatible shapes, but got [16, 64] and [8, 64] "
+     "(scratch)", "small)"),
+    ("x = pl.row_expand_expdif(i, pl.row_sum(i, i))", "tile.row_expand_expdif requires a floating-point tile",
+     "i, pl.row_sum"),
+    ("x = pl.fillpad_expand(f, [32, 64], pad_value=pl.PadValue.null)", "tile.fillpad_expand requires "
+     "pad_value=pl.PadValue.zero", "pl.PadValue.null"),
+    ("x = pl.cast(f, pl.INT32, mode=9)", "tile.cast mode must be one of", "9)"),
     ("x = pl.assemble(f, small, [0, 0], atomic=pl.AtomicType.Add)", "tile.assemble atomic=pl.AtomicType.Add adds "
      "into global memory", "pl.AtomicType.Add)"),
 ]
