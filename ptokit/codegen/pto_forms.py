@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Dict, List
 
+from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import OpDef
 from ..ir.types import TileType
@@ -45,8 +46,10 @@ def pto_attrs(op: OpDef, call: N.OpCall) -> Dict[str, Attr]:
 def operands(em, call: N.OpCall, form: str, result: TileType, b: Builder, scalar_type) -> List[Value]:
     """The ins(...) of an op of one of FORMS (``em``: the function's codegen, for tiles and scalars;
     ``scalar_type(tile_type, expr)``: the MLIR type a scalar next to such a tile takes)."""
-    tiles = [a for a in call.args if isinstance(a.type, TileType)]
-    ref = tiles[0].type if tiles and form == "dps" else result
+    # a scalar takes the element of the tile it combines with: the first tile operand of the result's
+    # dtype (sels(mask, src, tmp, s): src's), else the first one (cmps(lhs, s): lhs's)
+    tiles = [a.type for a in call.args if isinstance(a.type, TileType)]
+    ref = next((t for t in tiles if t.dtype == result.dtype), tiles[0]) if tiles and form == "dps" else result
     ins: List[Value] = []
     for a in call.args:
         if isinstance(a.type, TileType):
@@ -55,7 +58,11 @@ def operands(em, call: N.OpCall, form: str, result: TileType, b: Builder, scalar
             continue
         want = "i32" if form == "fill_i32" else scalar_type(ref, a)
         if isinstance(a, N.Const) and isinstance(a.value, (int, float)) and not isinstance(a.value, bool):
-            ins.append(em.const(float(a.value) if want in ("f32", "f16", "bf16") else int(a.value), want))
+            floats = want in ("f32", "f16", "bf16")
+            if not floats and isinstance(a.value, float) and not a.value.is_integer():
+                raise CompileError(f"pl.{call.op}: {a.value!r} is not an integer, but this scalar is {want} "
+                                   f"(the element of the tile it combines with)", a.loc or call.loc)
+            ins.append(em.const(float(a.value) if floats else int(a.value), want))
         else:
             ins.append(em.scalar(a, want, b))
     return ins

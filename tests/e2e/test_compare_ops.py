@@ -24,8 +24,9 @@ def ops(dtype):
         for k, (m, f) in enumerate(MODES):
             out.append(Op(f"sel_{m}", f"pl.tile.sel(pl.tile.cmp(a, b, cmp_type={k}), a, b, m8)",
                           lambda a, b, c, f=f: np.where(f(a, b), a, b)))
-        out.append(Op("sels_gt", "pl.tile.sels(pl.cmp(a, c, cmp_type=4), a, m8, 5)",
-                      lambda a, b, c: np.where(a > c, a, a.dtype.type(5))))
+        s = 5 if dtype.startswith(("INT", "UINT")) else 2.5       # the scalar takes src's element type
+        out.append(Op("sels_gt", f"pl.tile.sels(pl.cmp(a, c, cmp_type=4), a, m8, {s})",
+                      lambda a, b, c: np.where(a > c, a, a.dtype.type(s))))
         out.append(Op("cmp_scalar_dispatch", "pl.tile.sel(pl.cmp(a, 2, cmp_type=3), b, c, m8)",
                       lambda a, b, c: np.where(a <= 2, b, c)))
     return out

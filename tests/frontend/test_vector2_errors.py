@@ -125,8 +125,29 @@ CASES = [
 ]
 
 
-def _program(tmp_path, line: str):
-    text = PRELUDE + f"        {line}\n        return y, yu8\n"
+def test_a_fractional_scalar_for_an_integer_tile_is_refused(tmp_path):
+    """Found when PTO codegen types the scalar: the element of the tile it combines with."""
+    import ptokit
+    text = PRELUDE.replace("        fm = pl.load(a, [0, 0], [16, 64], target_memory=pl.Mem.Mat)\n", "")
+    line = "x = pl.tile.sels(pl.cmp(i, i), i, m8, 2.5)"
+    orch = """
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 64], pl.FP32], a16: pl.Tensor[[16, 64], pl.FP16],
+             ai: pl.Tensor[[16, 64], pl.INT32], ai16: pl.Tensor[[16, 64], pl.INT16],
+             au8: pl.Tensor[[16, 64], pl.UINT8], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+             yu8: pl.Out[pl.Tensor[[16, 64], pl.UINT8]]):
+        y, yu8 = self.k(a, a16, ai, ai16, au8, y, yu8)
+        return y, yu8
+"""
+    prog, path, lineno = _program(tmp_path, line, text, orch)
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(prog, output_dir=tmp_path / "o")
+    assert "pl.sels: 2.5 is not an integer, but this scalar is i32" in str(info.value)
+    assert info.value.loc.line == lineno - 1 - orch.count("\n") and line in str(info.value)
+
+
+def _program(tmp_path, line: str, prelude: str = PRELUDE, suffix: str = ""):
+    text = prelude + f"        {line}\n        return y, yu8\n" + suffix
     name = "bad_" + hashlib.sha256(text.encode()).hexdigest()[:12]
     path = tmp_path / f"{name}.py"
     path.write_text(text)

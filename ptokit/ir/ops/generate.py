@@ -108,7 +108,8 @@ def _fillpad_expand(ts, attrs):
     return TileType(shape, a.dtype, MemorySpace.Vec, None, _pad(attrs, "fillpad_expand"))
 
 
-declare("fillpad_expand", (P("tile"), P("shape", "shape"), P("pad_value", "pad", PadValue.zero)), _fillpad_expand,
+declare("fillpad_expand", (P("tile", aliases=("value",)), P("shape", "shape"), P("pad_value", "pad", PadValue.zero)),
+        _fillpad_expand,
         pto="pto.tfillpad_expand", form="unary",
         doc="a larger tile of shape: the source's valid region top-left, pad_value everywhere else")
 
