@@ -274,3 +274,35 @@ def test_i32_address_is_an_error_too():
     text = kernel(f"    %i = arith.constant 64 : i32\n"
                   f"    %c = pto.alloc_tile addr = %i valid_row = %c16 valid_col = %c16 : {TB}")
     assert "must be an i64, not i32" in err_of(text).message
+
+
+TI = TB.replace("dtype=f32", "dtype=i32")
+MASK = TB.replace("dtype=f32", "dtype=ui8").replace("cols=16", "cols=32")
+
+
+def test_generic_form_of_a_tile_op():
+    """pypto writes pto.ttri (and a 7-round pto.trandom) in MLIR's generic form: ins, then the outs."""
+    ok = kernel(f"    %c1 = arith.constant 1 : i32\n"
+                f"    %t = pto.alloc_tile addr = %c0_i64 valid_row = %c16 valid_col = %c16 : {TI}\n"
+                f'    "pto.ttri"(%c1, %t) {{upperOrLower = 1 : i32}} : (i32, {TI}) -> ()')
+    assert "TTRI<decltype(v4), 1>(v4, 1);" in assemble_text(ok, "t.pto")
+    e = err_of(kernel(f'    "pto.ttri"(%a) {{upperOrLower = 1 : i32}} : (i32, {TB}) -> ()'))
+    assert "'pto.ttri' has 1 operand(s) but 2 type(s)" in e.message
+    e = err_of(kernel(f'    "pto.ttri"(%c16, %a) {{upperOrLower = 1 : i32}} : (index, {TB}) -> ({TB})'))
+    assert "its generic form ends in '-> ()'" in e.message
+    e = err_of(kernel(f'    "pto.ttri"(%c16, %a) {{upperOrLower = 2 : i32}} : (index, {TB}) -> ()'))
+    assert "'pto.ttri': attribute 'upperOrLower' must be one of [0, 1], got 2 : i32" in e.message
+    e = err_of(kernel(f'    %r = "pto.ttri"(%c16, %a) {{upperOrLower = 0 : i32}} : (index, {TB}) -> ()'))
+    assert "writes its last operand and has no results" in e.message
+
+
+def test_enum_attributes_are_checked():
+    e = err_of(kernel(f"    %m = pto.alloc_tile addr = %c0_i64 valid_row = %c16 valid_col = %c16 : {MASK}\n"
+                      f"    pto.tcmp ins(%a, %b {{cmpMode = #pto<cmp less>}} : {TB}, {TB}) outs(%m : {MASK})"))
+    assert "attribute 'cmpMode' must be #pto<cmp eq>, #pto<cmp ne>, #pto<cmp lt>" in e.message and "got #pto<cmp less>" \
+        in e.message
+    e = err_of(kernel(f"    pto.tdiv ins(%a, %b : {TB}, {TB}) outs(%a : {TB}) "
+                      f"{{precisionType = #pto<log_precision high_precision>}}"))
+    assert "must be #pto<div_precision high_precision>" in e.message
+    e = err_of(kernel(f"    pto.tci ins(%c16 : index) outs(%a : {TB}) {{descending = 1}}"))
+    assert "'pto.tci': attribute 'descending' must be true or false, got 1" in e.message
