@@ -30,6 +30,7 @@ from ..pto import types as P
 from ..pto.ast import Attr
 from ..pto.builder import Builder, Value, add_function, new_module
 from ..pto.printer import print_module
+from . import pto_forms
 from .abi import DynDim, KernelABI, ScalarArg, TensorArg
 
 GM_PIPE_BUFFER = "__gm_pipe_buffer"
@@ -249,7 +250,7 @@ class _Emitter:
         view = False
         if rep in self.values:
             held = self.values[rep][1]
-            if (held.shape, held.dtype, held.memory) == (var.type.shape, var.type.dtype, var.type.memory):
+            if tile_buf(held) == tile_buf(var.type):
                 return Value(self.values[rep][0].name, tile_buf(var.type))
             view = True      # the same bytes seen with another shape (pl.reshape): its own tile_buf
         t: TileType = var.type
@@ -401,12 +402,12 @@ class _Emitter:
             ins = [self.tile_arg(v.args[0])] + [self.scalar(o, "index", b) for o in v.args[1].items]
         elif op.form == "insert":
             ins = [self.tile_arg(v.args[1])] + [self.scalar(o, "index", b) for o in v.args[2].items]
+        elif op.form in pto_forms.FORMS:
+            ins = pto_forms.operands(self, v, op.form, target.type, b, _scalar_operand_type)
         else:
             raise InternalError(f"codegen: no PTO form for op {v.op}")
         dst = Value(self.alloc(target, b, s.loc).name, tile_buf(target.type))
-        attrs = {}
-        if v.op == "cast" and v.attrs.get("mode"):
-            attrs["rmode"] = Attr.dialect("pto", f"round_mode {v.attrs['mode']}")
+        attrs = pto_forms.pto_attrs(op, v)
         outs = [dst]
         if spec.row_major:
             ins, outs = self.row_views(spec, ins, outs, b, loc, v)
@@ -424,7 +425,7 @@ class _Emitter:
         src = self.tile_arg(tile)
         sizes = partition_sizes(e.attrs.get("shape"), tile.type, len(tensor.type.shape))
         pv = self.partition(tensor, offsets, sizes, b, e.loc)
-        b.dps(OPS["store"].pto, [src], [pv], loc=self.srcloc(e.loc))
+        b.dps(OPS["store"].pto, [src], [pv], pto_forms.pto_attrs(OPS["store"], e), loc=self.srcloc(e.loc))
 
     def for_loop(self, s: N.For, b: Builder):
         lo = self.scalar(s.start, "index", b)

@@ -145,6 +145,16 @@ class PadValue(enum.IntEnum):
     min = 3
 
 
+class AtomicType(enum.IntEnum):
+    """How a store combines with what global memory already holds (pypto's ``pl.AtomicType``)."""
+
+    None_ = 0     # overwrite
+    Add = 1       # GM += tile (atomically: concurrent blocks may add into one tensor)
+
+    def __repr__(self) -> str:
+        return f"pl.AtomicType.{self.name}"
+
+
 Dim = Union[int, str]
 
 

@@ -221,7 +221,7 @@ class Parser:
                 break
             self.expect("=", "after the result names")
         if self.tok.kind == STRING:
-            raise self.error("the generic op form (\"dialect.op\"(...)) is not supported; use the custom form")
+            return self.parse_generic_form(results, first)
         if self.tok.kind != IDENT:
             raise self.error(f"expected an operation name, found {_describe(self.tok)}")
         ntok = self.next()
@@ -281,6 +281,48 @@ class Parser:
                 op.colon_types = self.parse_type_list()
         else:
             self.parse_generic(op)
+        op.srcloc = self.parse_loc()
+        return op
+
+    def parse_generic_form(self, results, first) -> Op:
+        """MLIR's generic form of a destination-passing tile op: ``"pto.X"(%ins..., %outs...) {attrs} :
+        (types) -> ()``, read into the same ins/outs clauses as the custom form (the table's row says how
+        many trailing operands are outs)."""
+        ntok = self.next()
+        name = ntok.text
+        spec = dialect.PTO_OPS.get(name)
+        if spec is None or spec.form != "dps":
+            raise self.error(f"the generic op form (\"dialect.op\"(...)) is supported for destination-passing "
+                             f"pto ops only, not '{name}'", ntok)
+        if results:
+            raise self.error(f"'{name}' writes its last operand and has no results", first)
+        op = Op(name, ntok.line, ntok.col, results)
+        op.extra["name_tok"] = (ntok.line, ntok.col)
+        op.extra["generic"] = True
+        open_tok = self.expect("(", f"after \"{name}\"")
+        uses = [] if self.is_punct(")") else self.parse_operand_list()
+        self.expect(")", "to close the operand list")
+        if self.is_punct("{"):
+            op.attr_pos = 0
+            attrs, order = self.parse_attr_dict()
+            for k in order:
+                op.set_attr(k, attrs[k])
+        self.expect(":", "before the function type of the generic form")
+        types = self.parse_paren_type_list()
+        self.expect("->", "in the function type of the generic form")
+        if self.parse_paren_type_list():
+            raise self.error(f"'{name}' has no results: its generic form ends in '-> ()'")
+        if len(types) != len(uses):
+            raise self.error(f"'{name}' has {len(uses)} operand(s) but {len(types)} type(s)", open_tok)
+        n_out = len(spec.outs)
+        if len(uses) < n_out:
+            raise self.error(f"'{name}' needs its {n_out} destination operand(s) last", open_tok)
+        k = len(uses) - n_out
+        op.clauses = [Clause("group", "ins", uses[:k], types=types[:k], typed=True, line=open_tok.line,
+                             col=open_tok.col),
+                      Clause("group", "outs", uses[k:], types=types[k:], typed=True, line=open_tok.line,
+                             col=open_tok.col)]
+        op.operands = list(uses)
         op.srcloc = self.parse_loc()
         return op
 
@@ -426,7 +468,7 @@ class Parser:
             break
         for c in op.clauses:
             op.operands.extend(c.uses)
-            for _, attrs, order in c.attrs:
+            for _, attrs, order, _at in c.attrs:
                 for k in order:
                     op.set_attr(k, attrs[k])
 
@@ -471,7 +513,7 @@ class Parser:
                 clause.uses.append(self.parse_use())
                 if self.is_punct("{"):
                     attrs, order = self.parse_attr_dict()
-                    clause.types.append(("attrs", attrs, order))
+                    clause.types.append(("attrs", attrs, order, len(clause.uses)))
                 if self.accept(","):
                     continue
                 break

@@ -47,16 +47,32 @@ def _clause(c: Clause) -> str:
         return f"{c.name} = [" + ", ".join(_use(u) for u in c.uses) + "]"
     if c.keys:
         return f"{c.name}(" + ", ".join(f"{k} = {_use(u)} : {t}" for k, u, t in zip(c.keys, c.uses, c.types)) + ")"
-    inner = ", ".join(_use(u) for u in c.uses)
+    at = {a[3]: attr_dict(a[1], a[2]) for a in c.attrs}    # attribute dicts written after an operand
+    inner = ", ".join(_use(u) + (" " + at[i + 1] if i + 1 in at else "") for i, u in enumerate(c.uses))
     if c.typed:
         inner += " : " + _types(c.types)
     return f"{c.name}({inner})"
 
 
+def _op_attrs(op: Op) -> str:
+    """The op's own attribute dict: those written inside a clause (after an operand) print there."""
+    inner = {k for c in op.clauses for a in c.attrs for k in a[2]}
+    return attr_dict(op.attrs, [k for k in op.attr_order if k not in inner])
+
+
+def _mlir_generic(op: Op) -> str:
+    """``"pto.X"(%a, ..., %d) {attrs} : (T, ..., TD) -> ()`` (the ins, then the outs)."""
+    uses = [u for c in op.clauses for u in c.uses]
+    types = [t for c in op.clauses for t in c.types]
+    attrs = attr_dict(op.attrs, op.attr_order)
+    return (f'"{op.name}"(' + ", ".join(map(_use, uses)) + ")" + (f" {attrs}" if attrs else "")
+            + f" : ({_types(types)}) -> ()")
+
+
 def _generic(op: Op) -> str:
     """Clauses in order, the attr dict where it was written, then ``: types`` and ``-> types``."""
     parts: List[str] = []
-    attrs = attr_dict(op.attrs, op.attr_order)
+    attrs = _op_attrs(op)
     pos = len(op.clauses) if op.attr_pos is None else op.attr_pos
     prev = None
     for i, c in enumerate(op.clauses):
@@ -128,7 +144,7 @@ def print_op(op: Op, depth: int, out: List[str]) -> None:
     res = ""
     if op.results:
         res = ", ".join("%" + r.name + (f":{r.count}" if r.count > 1 else "") for r in op.results) + " = "
-    line = f"{pad}{res}{op.name}{_body(op)}"
+    line = f"{pad}{res}{_mlir_generic(op)}" if op.extra.get("generic") else f"{pad}{res}{op.name}{_body(op)}"
     if not op.regions:
         out.append(line + _loc(op.srcloc))
         return

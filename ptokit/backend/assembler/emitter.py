@@ -8,6 +8,7 @@ from ...pto import dialect
 from ...pto.ast import Block, Func, Module, Op
 from ...pto.lexer import SourceText
 from ...pto.types import SCALARS, PartitionViewType, PtrType, ScalarType, TileBufType
+from .calls import tile_call
 from .sema import ValueInfo, float_literal
 
 PURE_ARITH = dialect.ARITH_OPS
@@ -438,21 +439,16 @@ class FuncEmitter:
         self.out(depth, f"{spec.cxx}({name}, {self.ex(src)});")
 
     def emit_tile_op(self, op: Op, spec: dialect.OpSpec, depth: int) -> None:
-        ins = op.group("ins").uses[:len(spec.ins) - spec.optional] if spec.optional else op.group("ins").uses
+        ins = op.group("ins").uses
+        if spec.optional and not spec.pass_optional:
+            ins = ins[:len(spec.ins) - spec.optional]
         outs = op.group("outs").uses
         if self.insert_sync:
             pipe = self.op_pipe(op, spec)
             reads = [u for u in list(ins) + (list(outs) if op.name == "pto.tmatmul.acc" else [])
                      if isinstance(u.value.type, TileBufType)]
             self.sync_before(op, pipe, reads, depth)
-        args = [self.ex(u) for u in outs] + [self.ex(u) for u in ins]
-        if op.name == "pto.tcvt":
-            mode = "CAST_RINT"
-            rm = op.attrs.get("rmode")
-            if rm is not None:
-                mode = rm.value[1].split()[-1]
-            args.append(f"RoundMode::{mode}")
-        self.out(depth, f"{spec.cxx}({', '.join(args)});")
+        self.out(depth, tile_call(spec, op, ins, outs, self.ex))
         if self.insert_sync:
             for u in outs:
                 if isinstance(u.value.type, TileBufType):

@@ -508,11 +508,21 @@ class Sema:
                 if a.required:
                     raise self.error(f"'{op.name}': missing {a.kind} attribute '{a.name}'", nl, nc)
                 continue
+            word = dialect.attr_word(a, got)
             if a.kind == "round_mode":
-                val = got.value
-                mode = val[1].split()[-1] if isinstance(val, tuple) and val[1] else None
-                if mode not in a.allowed:
+                if word not in a.allowed:
                     raise self.error(f"unknown rounding mode {got.text}", nl, nc)
+            elif a.kind == "enum":
+                body = got.value[1] if isinstance(got.value, tuple) else None
+                if word not in a.allowed or not body or body.split()[0] != a.prefix:
+                    want = ", ".join(f"#pto<{a.prefix} {v}>" for v in a.allowed)
+                    raise self.error(f"'{op.name}': attribute '{a.name}' must be {want}, got {got.text}", nl, nc)
+            elif a.kind == "bool" and not isinstance(word, bool):
+                raise self.error(f"'{op.name}': attribute '{a.name}' must be true or false, got {got.text}", nl, nc)
+            elif a.kind in ("int", "i32"):
+                if not isinstance(word, int) or isinstance(word, bool) or (a.allowed and word not in a.allowed):
+                    want = f"one of {list(a.allowed)}" if a.allowed else "an integer"
+                    raise self.error(f"'{op.name}': attribute '{a.name}' must be {want}, got {got.text}", nl, nc)
 
     def check_view(self, op: Op, spec: dialect.OpSpec) -> None:
         """``%dst = pto.treshape %src : T1 -> T2``: the same bytes seen as another tile type."""
