@@ -184,6 +184,7 @@ def _run_specs(program, name: str, specs: List[TensorSpec], golden: Optional[Cal
             for s in specs:
                 if s.name in given:
                     G.as_numpy(values[s.name])[...] = given[s.name]
+        args = _arguments(compiled, specs, scalars, values)
         if expected is None and golden is not None:
             tensors = {k: G.as_numpy(v).copy() for k, v in values.items()}
             _call_golden(golden, tensors)
@@ -191,7 +192,7 @@ def _run_specs(program, name: str, specs: List[TensorSpec], golden: Optional[Cal
             if data:
                 G.save_arrays(data, G.INPUTS, {n: values[n] for n in inputs})
                 G.save_arrays(data, G.OUTPUTS, expected)
-        result = compiled(*_arguments(compiled, specs, scalars, values), config=config.replace(golden_data_dir=None))
+        result = compiled(*args, config=config.replace(golden_data_dir=None))
         problems = [] if expected is None else [
             p for p in (G.difference(n, values[n], expected[n], config.rtol, config.atol) for n in outputs) if p]
         result.passed = not problems
