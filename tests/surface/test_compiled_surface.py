@@ -155,3 +155,20 @@ def test_a_config_for_the_other_platform_recompiles(ew):
 def test_config_type_is_checked(ew):
     with pytest.raises(TypeError, match="config must be a ptokit.runtime.RunConfig"):
         ew(rand(64, 64), rand(64, 64), config="a5sim")
+
+
+@pytest.mark.parametrize("runtime", ["tensormap_and_ringbuffer", "host_build_graph"])
+def test_return_style_under_both_runtime_kinds(runtime, tmp_path):
+    c = ptokit.compile(P.Graphs, output_dir=tmp_path / runtime, runtime=runtime)
+    assert c.param_names == ["x", "w", "d", "acc", "z", "e"] and c.output_indices == [2, 4, 5]
+    x, w = rand(32, 64), rand(32, 64, seed=1)
+    acc0 = rand(32, 64, seed=2)
+    acc = acc0.copy()
+    d, z, e = c(x, w, acc)                      # pl.InOut acc is passed; d, z, e are returned
+    t1 = x + 1
+    want_acc = ((acc0 + x) + x) + x             # the order the three tasks add in
+    np.testing.assert_allclose(d, np.exp(t1) + t1 * 2, rtol=1e-5)
+    np.testing.assert_allclose(acc, want_acc, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(z, w + 1, rtol=1e-6)
+    np.testing.assert_allclose(e, np.exp(want_acc), rtol=1e-5)
+    assert c.runtime_name == runtime and c.last_result.runtime.value == runtime
