@@ -197,6 +197,14 @@ class _Emitter:
             op = e.op[len("scalar."):]
             rt = e.type.dtype.mlir
             loc = self.srcloc(e.loc)
+            if op == "cast":
+                x, src = self._scalar(e.args[0], b)
+                if src not in _INTS and rt in _INTS:       # an explicit float -> int cast truncates
+                    if rt == "index":
+                        x = b.cast("arith.fptosi", x, _scalar_t("i64"), self.temp())
+                        return self.convert(x, "i64", rt, b, e.loc), rt
+                    return b.cast("arith.fptosi", x, _scalar_t(rt), self.temp()), rt
+                return self.convert(x, src, rt, b, e.loc), rt
             if op == "neg":
                 a = self.scalar(e.args[0], rt, b)
                 if e.type.dtype.is_float:
@@ -334,6 +342,8 @@ class _Emitter:
             pass       # kernels return through their Out tensors
         elif isinstance(s, N.For):
             self.for_loop(s, b)
+        elif isinstance(s, N.While):
+            self.while_loop(s, b)
         elif isinstance(s, N.If):
             self.if_stmt(s, b)
         elif isinstance(s, N.Scope) and s.kind == "lane_guard":
@@ -444,6 +454,35 @@ class _Emitter:
         self.body(s.body, body)
         if sc:
             body.yield_([self.scalar(y, p.type.dtype.mlir, body) for p, _, y, _ in sc])
+        for (_, _, _, r), val in zip(sc, results):
+            self.values[r.name] = (val, r.type)
+
+    def while_loop(self, s: N.While, b: Builder):
+        """``scf.while``: the statements before the loop's Condition fill the condition region, which
+        passes the carried scalars on to the body region; tiles carried share their buffer."""
+        for (p, init) in s.iter_args:
+            if isinstance(p.type, TileType):
+                rep = self.buffer_of.get(p.name, p.name)
+                if rep not in self.values and isinstance(init, N.Var):
+                    self.alloc(init, b, s.loc)
+        sc = [(p, init, y, r) for (p, init), y, r in zip(s.iter_args, s.yields, s.results)
+              if isinstance(p.type, ScalarType)]
+        inits = [(self.fresh(p.name), self.scalar(init, p.type.dtype.mlir, b)) for p, init, _, _ in sc]
+        after_names = [self.fresh(p.name) for p, _, _, _ in sc]
+        res = ""
+        if sc:
+            res = self.fresh(sc[0][3].name) if len(sc) == 1 else self.fresh("loop_res")
+        before, bargs, after, aargs, results = b.while_(inits, after_names, res, self.srcloc(s.loc))
+        pre, cond, post = s.split()
+        for (p, _, _, _), v in zip(sc, bargs):
+            self.values[p.name] = (v, p.type)
+        self.body(pre, before)
+        before.condition(self.scalar(cond.cond, "i1", before), bargs)
+        for (p, _, _, _), v in zip(sc, aargs):
+            self.values[p.name] = (v, p.type)
+        self.body(post, after)
+        if sc:
+            after.yield_([self.scalar(y, p.type.dtype.mlir, after) for p, _, y, _ in sc])
         for (_, _, _, r), val in zip(sc, results):
             self.values[r.name] = (val, r.type)
 

@@ -119,10 +119,38 @@ class For(Stmt):
     stop: Expr
     step: Expr
     body: List[Stmt]
-    kind: str = "range"                       # range | parallel | unroll
+    kind: str = "range"                       # range | parallel | unroll | pipeline
+    stage: int = 1                            # pl.pipeline(stage=k): body copies per iteration
     iter_args: List[Tuple[Var, Expr]] = field(default_factory=list)
     yields: List[Expr] = field(default_factory=list)
     results: List[Var] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class While(Stmt):
+    """``while cond:`` (and ``pl.while_``).  ``body`` holds, at its top level, exactly one
+    ``Condition``: the statements before it compute the condition each time round, the loop ends
+    when it is false, and the statements after it are the loop body proper.  Carried values are
+    as in ``For``: ``iter_args`` (seen by the whole body), ``yields`` at the end of an iteration,
+    ``results`` after the loop (the values the condition last saw).
+    """
+    body: List[Stmt]
+    iter_args: List[Tuple[Var, Expr]] = field(default_factory=list)
+    yields: List[Expr] = field(default_factory=list)
+    results: List[Var] = field(default_factory=list)
+
+    def split(self) -> Tuple[List[Stmt], "Condition", List[Stmt]]:
+        """(statements before the condition, the condition, the loop body proper)."""
+        for k, st in enumerate(self.body):
+            if isinstance(st, Condition):
+                return self.body[:k], st, self.body[k + 1:]
+        raise ValueError("a While without its Condition")
+
+
+@dataclass(eq=False)
+class Condition(Stmt):
+    """The test of the enclosing ``While``: the loop goes on while ``cond`` is true."""
+    cond: Expr
 
 
 @dataclass(eq=False)
@@ -256,7 +284,7 @@ def walk_stmts(body: List[Stmt]):
 
 
 def child_bodies(s: Stmt) -> List[List[Stmt]]:
-    if isinstance(s, For):
+    if isinstance(s, (For, While)):
         return [s.body]
     if isinstance(s, If):
         return [s.then_body, s.else_body]
@@ -285,6 +313,10 @@ def stmt_exprs(s: Stmt) -> List[Expr]:
         return list(s.values)
     if isinstance(s, For):
         return [s.start, s.stop, s.step] + [init for _, init in s.iter_args]
+    if isinstance(s, While):
+        return [init for _, init in s.iter_args]
+    if isinstance(s, Condition):
+        return [s.cond]
     if isinstance(s, If):
         return [s.cond]
     if isinstance(s, Scope):

@@ -101,6 +101,11 @@ class OpBinder:
         for p in op.operand_params:
             if p.scratch and p.name not in values and p.scratch.like in values:
                 values[p.name] = self._scratch_like(values[p.scratch.like], e)
+        first = values.get(op.operand_params[0].name) if op.operand_params else None
+        if op.on_scalar is not None and first is not None and isinstance(first.type, ScalarType):
+            scalar_op = OPS[op.on_scalar]
+            keep = {p.key for p in scalar_op.params if not p.is_operand}
+            return self.typed_op(scalar_op.name, [first], {k: v for k, v in attrs.items() if k in keep}, e, nodes)
         if op.scalar_form is not None:
             rhs = values.get(op.operand_params[1].name)
             if rhs is not None and isinstance(rhs.type, ScalarType):

@@ -121,6 +121,10 @@ def _not_executable(name):
 range = _not_executable("range")          # noqa: A001 - DSL name
 parallel = _not_executable("parallel")
 unroll = _not_executable("unroll")
+pipeline = _not_executable("pipeline")      # pl.range with a software-pipelining hint (stage=)
+yield_ = _not_executable("yield_")           # `v = pl.yield_(x)`: loop-carried / if-merged values
+while_ = _not_executable("while_")           # `for (x,) in pl.while_(init_values=(0,)):` a while loop
+cond = _not_executable("cond")               # `pl.cond(x < n)`: the test, first statement of a pl.while_ body
 at = _not_executable("at")
 spmd = _not_executable("spmd")
 func_attr = _not_executable("func_attr")   # `pl.func_attr({...})` as a function's first statement
@@ -128,3 +132,8 @@ scope = _not_executable("scope")             # `with pl.scope(mode=pl.ScopeMode.
 manual_scope = _not_executable("manual_scope")
 cluster = _not_executable("cluster")         # `with pl.cluster():` co-schedules the tasks inside
 submit = _not_executable("submit")           # `out, tid = pl.submit(self.k, *args, deps=[...])`
+const = _not_executable("const")             # `pl.const(0, pl.INT32)`: a typed literal
+min = _not_executable("min")                 # noqa: A001 - `pl.min(a, b)` on scalars
+max = _not_executable("max")                 # noqa: A001
+static_assert = _not_executable("static_assert")   # checked while parsing; no IR
+static_print = _not_executable("static_print")

@@ -328,6 +328,32 @@ class Builder:
         iters = [Value(n, init.type) for n, init in iter_args]
         return Builder(op.regions[0]), Value(iv, lo.type), iters, vals
 
+    def while_(self, inits: Sequence[Tuple[str, Value]], after_args: Sequence[str], result: str = "",
+               loc: SrcLoc = None) -> Tuple["Builder", List[Value], "Builder", List[Value], List[Value]]:
+        """``scf.while``; returns (condition builder, its arguments, body builder, its arguments, results).
+
+        The condition region ends with ``condition(...)``, which passes on values of the result
+        types (here the initial values' types); the body region ends with ``yield_``.
+        """
+        types = [init.type for _, init in inits]
+        res, vals = _results(result, types)
+        op = self._op("scf.while", res, loc)
+        op.operands = [_use(init) for _, init in inits]
+        op.extra["iter_args"] = [(n, 0, 0) for n, _ in inits]
+        op.colon_types = list(types)
+        op.arrow_types = list(types)
+        op.regions = [Block(), Block(args=[BlockArg(n, t, 0, 0) for n, t in zip(after_args, types)])]
+        self._add(op)
+        before = [Value(n, t) for (n, _), t in zip(inits, types)]
+        after = [Value(n, t) for n, t in zip(after_args, types)]
+        return Builder(op.regions[0]), before, Builder(op.regions[1]), after, vals
+
+    def condition(self, cond: Value, values: Sequence[Value] = ()) -> Op:
+        op = self._op("scf.condition")
+        op.operands = [_use(cond)] + [_use(v) for v in values]
+        op.colon_types = [v.type for v in values]
+        return self._add(op)
+
     def if_(self, cond: Value, types: Sequence = (), result: str = "", with_else: bool = False,
             loc: SrcLoc = None) -> Tuple["Builder", Optional["Builder"], List[Value]]:
         """``scf.if``; returns (then builder, else builder or None, results)."""

@@ -217,7 +217,7 @@ CMPF_PREDS = {"oeq": "==", "one": "!=", "olt": "<", "ole": "<=", "ogt": ">", "og
 
 ARITH_OPS = (set(ARITH_INT_BINARY) | set(ARITH_FLOAT_BINARY) | set(ARITH_UNARY) | ARITH_CASTS
              | {"arith.constant", "arith.cmpi", "arith.cmpf", "arith.select"})
-SCF_OPS = {"scf.for", "scf.if", "scf.yield"}
+SCF_OPS = {"scf.for", "scf.if", "scf.while", "scf.condition", "scf.yield"}
 RETURN_OPS = {"return", "func.return"}
 
 KNOWN_OPS = set(PTO_OPS) | ARITH_OPS | SCF_OPS | RETURN_OPS

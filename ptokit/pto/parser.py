@@ -169,11 +169,27 @@ class Parser:
         return Func(name, ftok.line, ftok.col, args, attrs, order, body, vis, srcloc)
 
     # ------------------------------------------------------------------ regions and ops
-    def parse_region(self) -> Block:
+    def parse_region(self, block_args: bool = False) -> Block:
+        """``{ ops }``; with ``block_args`` (the body of scf.while) an optional ``^bb0(%a: T, ...):`` first."""
         self.expect("{")
         block = Block()
         if self.tok.kind == IDENT and self.tok.text.startswith("^"):
-            raise self.error("explicit blocks (^bb) are not supported")
+            if not block_args:
+                raise self.error("explicit blocks (^bb) are not supported")
+            self.next()
+            self.expect("(", "after the block label")
+            while not self.is_punct(")"):
+                if self.tok.kind != PERCENT:
+                    raise self.error(f"expected a block argument '%name: type', found {_describe(self.tok)}")
+                a = self.next()
+                self.expect(":", "after the block argument's name")
+                block.args.append(BlockArg(a.text, self.parse_type(), a.line, a.col))
+                if not self.accept(","):
+                    break
+            self.expect(")", "after the block arguments")
+            self.expect(":", "after the block header")
+            if self.tok.kind == IDENT and self.tok.text.startswith("^"):
+                raise self.error("a region with more than one block is not supported")
         while not self.is_punct("}"):
             if self.tok.kind == EOF:
                 raise self.error("expected '}' to close the region")
@@ -248,6 +264,16 @@ class Parser:
             self.parse_for(op)
         elif name == "scf.if":
             self.parse_if(op)
+        elif name == "scf.while":
+            self.parse_while(op)
+        elif name == "scf.condition":
+            self.expect("(", "after scf.condition")
+            op.operands = [self.parse_use()]
+            self.expect(")", "after the condition")
+            if self.tok.kind == PERCENT:
+                op.operands += self.parse_operand_list()
+                self.expect(":", "before the types of the values passed on")
+                op.colon_types = self.parse_type_list()
         elif name == "scf.yield" or name in dialect.RETURN_OPS:
             if self.tok.kind == PERCENT:
                 op.operands = self.parse_operand_list()
@@ -309,6 +335,32 @@ class Parser:
         op.extra["iv_type"] = iv_type
         op.extra["iter_args"] = [(a.text, a.line, a.col) for a, _ in iter_args]
         op.regions = [self.parse_region()]
+        self.parse_opt_attrs(op)
+
+    def parse_while(self, op: Op) -> None:
+        iter_args = []
+        if self.accept("("):
+            while True:
+                if self.tok.kind != PERCENT:
+                    raise self.error(f"expected a loop argument '%name', found {_describe(self.tok)}")
+                a = self.next()
+                self.expect("=")
+                iter_args.append((a, self.parse_use()))
+                if self.accept(","):
+                    continue
+                break
+            self.expect(")")
+        op.operands = [u for _, u in iter_args]
+        self.expect(":", "before the loop's types '(inits) -> (results)'")
+        op.colon_types = self.parse_paren_type_list()
+        self.expect("->", "between the initial and the result types")
+        op.arrow_types = self.parse_paren_type_list()
+        op.extra["iter_args"] = [(a.text, a.line, a.col) for a, _ in iter_args]
+        op.regions = [self.parse_region()]
+        if not self.is_ident("do"):
+            raise self.error(f"expected 'do' and the loop body after the condition region, found {_describe(self.tok)}")
+        self.next()
+        op.regions.append(self.parse_region(block_args=True))
         self.parse_opt_attrs(op)
 
     def parse_if(self, op: Op) -> None:

@@ -103,6 +103,16 @@ def _body(op: Op) -> str:
         if op.extra.get("iv_type") is not None:
             text += f" : {op.extra['iv_type']}"
         return text
+    if name == "scf.while":
+        text = ""
+        if op.extra["iter_args"]:
+            text += " (" + ", ".join(f"%{a[0]} = {_use(u)}" for a, u in zip(op.extra["iter_args"], op.operands)) + ")"
+        return text + f" : ({_types(op.colon_types)}) -> ({_types(op.arrow_types)})"
+    if name == "scf.condition":
+        text = f"({_use(op.operands[0])})"
+        if len(op.operands) > 1:
+            text += " " + ", ".join(map(_use, op.operands[1:])) + f" : {_types(op.colon_types)}"
+        return text
     if name == "scf.if":
         text = f" {_use(op.operands[0])}"
         if op.arrow_types:
@@ -123,9 +133,12 @@ def print_op(op: Op, depth: int, out: List[str]) -> None:
         out.append(line + _loc(op.srcloc))
         return
     out.append(line + " {")
+    between = "do" if op.name == "scf.while" else "else"
     for i, region in enumerate(op.regions):
         if i:
-            out.append(f"{pad}}} else {{")
+            out.append(f"{pad}}} {between} {{")
+        if region.args:
+            out.append(f"{pad}^bb0(" + ", ".join(f"%{a.name}: {a.type}" for a in region.args) + "):")
         print_block(region, depth + 1, out)
     out.append(f"{pad}}}{_loc(op.srcloc)}")
 

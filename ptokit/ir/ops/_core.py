@@ -129,6 +129,7 @@ class OpDef:
     broadcast: Optional[Dict[str, str]] = None   # {"row": op for [M,N] . [M,1], "col": op for [M,N] . [1,N]}
     tensor_target: Optional[Tuple[str, Dict[str, str]]] = None  # operand 0 a tensor: (op, its param -> ours)
     kernel_form: Optional[str] = None            # the op this one is in kernel code (same parameters)
+    on_scalar: Optional[str] = None              # the op used when operand 0 is a scalar (pl.cast(s, pl.INDEX))
     doc: str = ""
 
     def __post_init__(self):

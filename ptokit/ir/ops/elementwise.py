@@ -77,4 +77,4 @@ def _cast(ts, attrs):
 
 
 declare("cast", (TILE, P("target_type", "dtype"), P("mode", "mode", None)), _cast, pto="pto.tcvt", form="unary",
-        traits={"elementwise", "accepts_acc"}, doc="convert to target_type, rounding by mode (CAST_RINT when omitted)")
+        traits={"elementwise", "accepts_acc"}, on_scalar="scalar.cast", doc="convert to target_type, rounding by mode (CAST_RINT when omitted)")
