@@ -135,8 +135,13 @@ class _Printer:
             if s.iter_args:
                 carried = ", ".join(f"{v.name}={fmt_expr(i)}" for v, i in s.iter_args)
                 self.emit(depth, f"# loop-carried: {carried}; results: {', '.join(r.name for r in s.results)}")
-            self.emit(depth, "while True:")
-            self.body(s.body, depth + 1)
+            before, cond, rest = s.split()
+            if not before and not s.iter_args:       # the test comes first: plain `while cond:` DSL
+                self.emit(depth, f"while {fmt_expr(cond.cond)}:")
+                self.body(rest, depth + 1)
+            else:
+                self.emit(depth, "while True:")
+                self.body(s.body, depth + 1)
             if s.yields:
                 self.emit(depth + 1, "# yield " + ", ".join(fmt_expr(y) for y in s.yields))
         elif isinstance(s, N.Condition):

@@ -16,6 +16,10 @@ from . import fns as F
 
 ROUND_TRIP = ["Elementwise", "ScalarOperand", "DynamicRows", "LoopSum", "SoftmaxRows", "LayerNormish",
               "MatmulKLoop", "FFN", "ControlFlow", "Graphs", "WindowRowBlocks"]
+# while loops, break/continue, scalar forms, unrolled and pipelined loops
+MORE_ROUND_TRIP = [("parity.loop_programs", "KernelLoops"), ("parity.loop_programs", "OrchestrationLoops"),
+                   ("parity.scalar_programs", "Scalars"), ("parity.scalar_programs", "UnrollPipeline"),
+                   ("parity.scalar_programs", "YieldLoops")]
 
 
 def reparse(text: str, name: str, tmp_path) -> ProgramSpec:
@@ -88,6 +92,13 @@ def test_as_python_parses_back_to_the_same_program(name, tmp_path):
     assert again.as_python() == text
     assert [f.name for f in again.functions.values()] == [f.name for f in prog.functions.values()]
     assert [f.func_type for f in again.functions.values()] == [f.func_type for f in prog.functions.values()]
+
+
+@pytest.mark.parametrize("module, name", MORE_ROUND_TRIP)
+def test_as_python_round_trips_loops_and_scalars(module, name, tmp_path):
+    prog = getattr(importlib.import_module(module), name)
+    text = prog.as_python()
+    assert reparse(text, prog.name, tmp_path).as_python() == text
 
 
 def test_the_reparsed_program_computes_the_same_numbers(tmp_path):
