@@ -309,12 +309,17 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
             raise self.err("assignment target must be a name", target)
         name = target.id
         self._note_assigned(name, target)
+        want = None
         if isinstance(s, ast.AnnAssign):
             annot = eval_static(s.annotation, self.src, self.g, "annotation")
             want, _ = annot_to_type(annot, self.loc(s.annotation))
-            self._check_annot(want, value, s)
         if isinstance(value, N.FuncCall):
-            return self._assign_call([name], value, loc, s)
+            out = self._assign_call([name], value, loc, s)
+            if want is not None:      # the call's result type is known once it is bound
+                self._check_annot(want, N.Var(name, type=self.env.get(name)), s)
+            return out
+        if want is not None:
+            self._check_annot(want, value, s)
         if isinstance(value.type, TensorType) and isinstance(value, N.OpCall) and value.op == "store":
             self._alias(name, value.args[1])
             return [N.ExprStmt(value, loc=loc)]
