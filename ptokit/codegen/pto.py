@@ -397,7 +397,7 @@ class _Emitter:
             want = _scalar_operand_type(v.args[0].type, v.args[1])
             ins = [self.tile_arg(v.args[0]), self.scalar(v.args[1], want, b)]
         elif op.form == "expand":
-            ins = [self.tile_arg(v.args[0])]
+            ins = [self.tile_arg(v.args[-1])]      # the vector (or, alone, the tile whose first column/row)
         elif op.form == "slice":
             ins = [self.tile_arg(v.args[0])] + [self.scalar(o, "index", b) for o in v.args[1].items]
         elif op.form == "insert":
