@@ -226,7 +226,8 @@ class TileType:
         return self.shape[0] * self.shape[1] * self.dtype.size
 
     def __str__(self) -> str:
-        return f"pl.Tile[{fmt_shape(self.shape)}, {self.dtype!r}, {self.memory!r}]"
+        mem = "" if self.memory is None else f", {self.memory!r}"    # None: an annotation naming no space
+        return f"pl.Tile[{fmt_shape(self.shape)}, {self.dtype!r}{mem}]"
 
     def with_(self, **kw) -> "TileType":
         d = dict(shape=self.shape, dtype=self.dtype, memory=self.memory, valid=self.valid, pad=self.pad)

@@ -32,7 +32,7 @@ from .program import dyn_dims_of  # noqa: F401  (re-exported for the jit front e
 from .signatures import CallMixin, Signature
 from .source import Source, eval_static
 from .tensor_level import TensorLevelMixin
-from .types import DynamicDim
+from .types import DynamicDim, TileAnnot
 from .windows import WindowMixin
 
 _MISSING = object()
@@ -313,6 +313,8 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
         if isinstance(s, ast.AnnAssign):
             annot = eval_static(s.annotation, self.src, self.g, "annotation")
             want, _ = annot_to_type(annot, self.loc(s.annotation))
+            if isinstance(annot, TileAnnot) and annot.memory is None and isinstance(want, TileType):
+                want = want.with_(memory=None)    # shape and dtype only: the value's memory space wins
         if isinstance(value, N.FuncCall):
             out = self._assign_call([name], value, loc, s)
             if want is not None:      # the call's result type is known once it is bound
@@ -478,7 +480,7 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
     def _check_annot(self, want, value, node):
         got = value.type
         if isinstance(want, TileType) and isinstance(got, TileType):
-            if want.shape != got.shape or want.dtype != got.dtype or want.memory != got.memory:
+            if want.shape != got.shape or want.dtype != got.dtype or want.memory not in (None, got.memory):
                 raise self.err(f"annotation says {want} but the value is {got}", node)
         elif type(want) is not type(got):
             raise self.err(f"annotation says {want} but the value is {got}", node)

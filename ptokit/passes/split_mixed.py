@@ -44,7 +44,7 @@ FIFO_OPS = ops_with("fifo")
 C2V_BUFFER = "c2v_slot_buffer"
 V2C_BUFFER = "v2c_slot_buffer"
 # direction -> (source space, target space, push op (producer side), pop op, free op (consumer side))
-_DIR = {d.name: (d.source, d.target, d.push, d.pop, d.free) for d in DIRECTIONS.values()}
+_DIR = {d.name: (d.sources, d.target, d.push, d.pop, d.free) for d in DIRECTIONS.values()}
 _PRODUCER = {d.name: d.producer for d in DIRECTIONS.values()}
 _POPS = {d.pop: d.name for d in DIRECTIONS.values()}
 
@@ -91,9 +91,9 @@ def _boundary(s: N.Stmt) -> Optional[str]:
     if not (isinstance(s, N.Assign) and isinstance(s.value, N.OpCall) and s.value.op == "move"
             and isinstance(s.value.args[0].type, TileType) and isinstance(s.targets[0].type, TileType)):
         return None
-    spaces = (s.value.args[0].type.memory, s.targets[0].type.memory)
-    for d, (src, dst, *_ops) in _DIR.items():
-        if spaces == (src, dst):
+    src_space, dst_space = s.value.args[0].type.memory, s.targets[0].type.memory
+    for d, (srcs, dst, *_ops) in _DIR.items():
+        if src_space in srcs and dst_space == dst:
             return d
     return None
 

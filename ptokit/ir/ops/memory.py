@@ -102,7 +102,7 @@ def _move(ts, attrs):
     a = tile_of(ts[0], "move")
     dst = attrs.get("target_memory")
     arch = attrs.get("arch", "a2a3")
-    if (a.memory, dst) == (MemorySpace.Acc, MemorySpace.Vec):
+    if a.memory in (MemorySpace.Acc, MemorySpace.Mat) and dst is MemorySpace.Vec:
         # crosses from the cube core to a vector core: the kernel becomes a mixed AIC+AIV group and
         # the split pass (passes/split_mixed.py) turns this move into a TPUSH/TPOP pair (C2V)
         return a.with_(memory=dst, pad=PadValue.null)
