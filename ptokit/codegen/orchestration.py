@@ -150,6 +150,9 @@ class _Orch:
             if isinstance(v, N.OpCall) and v.op == "create_tensor":
                 self.pending[tgt.name] = v
                 return
+            if isinstance(tgt.type, TensorType) and isinstance(v, N.Var) and v.name in self.tensors:
+                self.tensors[tgt.name] = self.tensors[v.name]     # another name for the same tensor
+                return
             if isinstance(tgt.type, ScalarType):
                 if tgt.name not in self.live:
                     return

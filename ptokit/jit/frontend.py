@@ -143,6 +143,10 @@ class ProgramBuilder:
             params.append(N.Param(p.arg, ty, direction, hsrc.loc(p)))
             call_args.append(a)
             key.append(("param", p.arg, str(ty), repr(getattr(ty, "pad", None)), direction.value))
+        # an inline helper is code of its caller's level: kernel code, or orchestration whose
+        # pl.at blocks become kernels of their own; an incore helper is always a kernel
+        in_kernel = helper.kind is not N.FunctionType.Inline or parser.in_kernel
+        key.append(("kernel code", in_kernel))
         key_t = tuple(key)
         name = self.helper_names.get(key_t)
         if name is None:
@@ -152,7 +156,7 @@ class ProgramBuilder:
             self.helper_names[key_t] = name
             self.in_progress.add(id(helper))
             try:
-                self._parse_helper(helper, name, item, hsrc, scope, folded, params, declared_dir)
+                self._parse_helper(helper, name, item, hsrc, scope, folded, params, declared_dir, in_kernel)
             finally:
                 self.in_progress.discard(id(helper))
         fcall = N.FuncCall(name, call_args, loc=parser.loc(e))
@@ -172,12 +176,12 @@ class ProgramBuilder:
             return N.Var(tmp.name, type=ty, loc=parser.loc(e))
         return fcall
 
-    def _parse_helper(self, helper, name, item, hsrc, scope, folded, params, declared_dir):
+    def _parse_helper(self, helper, name, item, hsrc, scope, folded, params, declared_dir, in_kernel):
         g = dict(scope)
         g.update(folded)
         fn = N.Function(name, helper.kind, params, [], [], hsrc.loc(item))
         fn.attrs["jit_helper"] = helper.__qualname__
-        hp = JitParser(self, hsrc, g, dyn_dims_of(scope), in_kernel=True)
+        hp = JitParser(self, hsrc, g, dyn_dims_of(scope), in_kernel=in_kernel)
         fn.body = hp.parse_body(item, fn)
         fn.return_types = return_types(fn.body)
         reads, writes = tensor_uses(fn.body, self.functions)
@@ -201,6 +205,10 @@ class JitParser(FunctionParser):
         self.builder = builder
         self.in_kernel = in_kernel
         self.outliner = builder.outliner
+
+    @property
+    def in_orchestration(self) -> bool:
+        return not self.in_kernel
 
     # ------------------------------------------------------------ hooks
     def call_hook(self, target, e: ast.Call) -> Optional[N.Expr]:

@@ -7,6 +7,7 @@ returns the program after the passes; ``f.parse(*arrays)`` the program before th
 from __future__ import annotations
 
 import ast
+import dataclasses
 import enum
 import functools
 import hashlib
@@ -25,8 +26,8 @@ from ..artifacts.kernel_config import read_kernel_config
 from ..compiled import CompiledProgram
 from ..ir.nodes import with_global_vars
 from ..runtime.config import RunConfig
-from ..errors import UserError
-from ..language.source import Source
+from ..errors import CompileError, UserError
+from ..language.source import Source, eval_static
 from ..language.types import DimExpr, DynamicDim
 from . import cache as C
 from .helpers import JitHelper, function_scope
@@ -111,6 +112,35 @@ def _src_digest(fn) -> Tuple[str, ast.FunctionDef]:
     src = Source(fn)
     text = "".join(src.lines)
     return hashlib.sha256(text.encode()).hexdigest(), src.tree.body[0]
+
+
+def _with_bound_dims(infos: List[ParamInfo], fn) -> List[ParamInfo]:
+    """Bare ``pl.Tensor`` parameters with the axes their ``x.bind_dynamic(axis, M)`` statements
+    (at the top of the body) make dynamic; the parser checks the statements themselves."""
+    src = Source(fn)
+    item = src.tree.body[0]
+    scope = None
+    axes: Dict[str, list] = {}
+    for st in item.body:
+        call = st.value if isinstance(st, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                and call.func.attr == "bind_dynamic" and isinstance(call.func.value, ast.Name)
+                and len(call.args) == 2 and isinstance(call.args[0], ast.Constant)
+                and isinstance(call.args[0].value, int)):
+            continue
+        scope = scope or function_scope(fn)
+        try:
+            dim = eval_static(call.args[1], src, scope, "dynamic dimension")
+        except CompileError:       # the parser reports it, located
+            continue
+        if isinstance(dim, DynamicDim):
+            axes.setdefault(call.func.value.id, []).append((call.args[0].value, dim))
+    out = []
+    for info in infos:
+        if info.name in axes and info.role in ("tensor", "any") and info.shape is None:
+            info = dataclasses.replace(info, role="tensor", dyn_axes=tuple(axes[info.name]))
+        out.append(info)
+    return out
 
 
 def scan_dependencies(fn) -> Dependencies:
@@ -220,7 +250,7 @@ class JitFunction:
                     except Exception as exc:  # noqa: BLE001
                         raise UserError(f"cannot evaluate the annotation of {p.name!r}: {annot!r} ({exc})") from None
                 infos.append(param_info(p.name, annot))
-            self._infos = infos
+            self._infos = _with_bound_dims(infos, self.fn)
         return self._infos
 
     def _bind(self, args, kwargs):

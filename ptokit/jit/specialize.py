@@ -73,6 +73,7 @@ class ParamInfo:
     direction: str = "IN"
     shape: Optional[tuple] = None   # declared shape (entries: int or DimExpr), None when bare
     dtype: Optional[DType] = None
+    dyn_axes: tuple = ()            # bare pl.Tensor: ((axis, DynamicDim), ...) from x.bind_dynamic(axis, M)
 
 
 def param_info(name: str, annot) -> ParamInfo:
@@ -123,6 +124,14 @@ def specialize(infos: List[ParamInfo], args: list) -> Tuple[List[ArgSpec], dict]
             if info.dtype is not None and dt is not info.dtype:
                 raise UserError(f"{what} must be a {info.dtype.name} array, but got {dt.name}")
             sym: list = list(shape)
+            for axis, d in info.dyn_axes:
+                if not -len(shape) <= axis < len(shape):
+                    raise UserError(f"{what}: bind_dynamic({axis}, {d.name}) names an axis a rank-{len(shape)} "
+                                    f"array does not have")
+                if dyn.setdefault(d.name, shape[axis]) != shape[axis]:
+                    raise UserError(f"{what}: dynamic dimension {d.name} is {dyn[d.name]} in an earlier argument "
+                                    f"but {shape[axis]} here")
+                sym[axis] = d.name
             if info.shape is not None:
                 if len(info.shape) != len(shape):
                     raise UserError(f"{what} must have {len(info.shape)} dimensions "

@@ -15,6 +15,8 @@ from typing import Optional
 from ..ir import nodes as N
 from ..ir.printer import fmt_expr
 from ..ir.types import BOOL, INDEX, DType, ScalarType, TensorType, TileType, dim_vars
+from .source import eval_static
+from .types import DynamicDim
 
 
 class ScalarMixin:
@@ -190,4 +192,30 @@ class ScalarMixin:
                 parts.append(f"{fmt_expr(v)}: {v.type}" if v.type is not None else fmt_expr(v))
             print(f"{self.loc(call)}: static_print: {' '.join(parts)}", file=sys.stderr)
             return True
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "bind_dynamic":
+            self.check_bind_dynamic(call)
+            return True
         return False
+
+    def check_bind_dynamic(self, call: ast.Call) -> None:
+        """``x.bind_dynamic(axis, M)``: says dimension ``axis`` of the bare ``pl.Tensor`` parameter
+        ``x`` is the dynamic dimension ``M`` (``@pl.jit`` reads it before specializing: the call
+        is one cache entry for every size of that axis).  Here it is only checked."""
+        usage = "x.bind_dynamic(axis, M) with x a tensor parameter and M = pl.dynamic(\"M\")"
+        target = call.func.value
+        if len(call.args) != 2 or call.keywords or not isinstance(target, ast.Name):
+            raise self.err(f"bind_dynamic takes an axis and a dynamic dimension: {usage}", call)
+        t = self.env.get(target.id)
+        if not isinstance(t, TensorType) or self.fn is None or target.id not in {p.name for p in self.fn.params}:
+            raise self.err(f"bind_dynamic marks a dimension of a tensor parameter: {usage}", target)
+        axis = self.expr(call.args[0])
+        if not (isinstance(axis, N.Const) and isinstance(axis.value, int)) or not -len(t.shape) <= axis.value < len(t.shape):
+            raise self.err(f"the axis of bind_dynamic must be an integer literal from {-len(t.shape)} to "
+                           f"{len(t.shape) - 1} for a rank-{len(t.shape)} tensor", call.args[0])
+        dim = eval_static(call.args[1], self.src, self.g, "dynamic dimension")
+        if not isinstance(dim, DynamicDim):
+            raise self.err(f"the second argument of bind_dynamic is a pl.dynamic(...) dimension: {usage}", call.args[1])
+        got = t.shape[axis.value]
+        if str(got) != dim.name:
+            raise self.err(f"{target.id} is {t}, whose dimension {axis.value} is {got}, not the dynamic {dim.name}: "
+                           f"bind_dynamic applies to a bare pl.Tensor parameter of a @pl.jit function", call)
