@@ -1,9 +1,9 @@
 """``@pl.jit``: JIT entry points specialized from their arguments, with a compile cache.
 
-``pl.jit`` (also ``ptokit.jit.jit``) decorates a plain function; ``pl.jit.incore``
-and ``pl.jit.inline`` decorate helpers it calls by name.  See docs/jit.md.
+``pl.jit`` (also ``ptokit.jit.jit``) decorates a plain function; ``pl.jit.incore``,
+``pl.jit.inline`` and ``pl.jit.opaque`` decorate helpers it calls by name.  See docs/jit.md.
 """
-from .helpers import JitHelper, incore, inline
+from .helpers import JitHelper, incore, inline, opaque
 
 
 def jit(fn=None, **options):
@@ -19,5 +19,6 @@ def jit(fn=None, **options):
 
 jit.incore = incore
 jit.inline = inline
+jit.opaque = opaque
 
-__all__ = ["jit", "incore", "inline", "JitHelper"]
+__all__ = ["jit", "incore", "inline", "opaque", "JitHelper"]

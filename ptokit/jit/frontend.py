@@ -80,7 +80,10 @@ class ProgramBuilder:
 
     # ------------------------------------------------------------ helpers
     def helper_call(self, parser: "JitParser", helper: JitHelper, e: ast.Call) -> N.Expr:
-        kind = helper.kind
+        kind = self._helper_kind(helper)
+        if helper.kind is N.FunctionType.Opaque and kind is N.FunctionType.Inline and parser.in_kernel:
+            raise parser.err(f"{helper.__name__} is a @pl.jit.opaque helper that submits work (pl.at blocks or "
+                             f"kernel calls): call it from the @pl.jit body outside pl.at blocks", e)
         if kind is N.FunctionType.InCore and parser.in_kernel:
             raise parser.err(f"{helper.__name__} is a @pl.jit.incore helper (a kernel of its own): call it from "
                              f"the @pl.jit body outside pl.at blocks; use @pl.jit.inline for code spliced into "
@@ -145,7 +148,7 @@ class ProgramBuilder:
             key.append(("param", p.arg, str(ty), repr(getattr(ty, "pad", None)), direction.value))
         # an inline helper is code of its caller's level: kernel code, or orchestration whose
         # pl.at blocks become kernels of their own; an incore helper is always a kernel
-        in_kernel = helper.kind is not N.FunctionType.Inline or parser.in_kernel
+        in_kernel = kind is not N.FunctionType.Inline or parser.in_kernel
         key.append(("kernel code", in_kernel))
         key_t = tuple(key)
         name = self.helper_names.get(key_t)
@@ -156,7 +159,7 @@ class ProgramBuilder:
             self.helper_names[key_t] = name
             self.in_progress.add(id(helper))
             try:
-                self._parse_helper(helper, name, item, hsrc, scope, folded, params, declared_dir, in_kernel)
+                self._parse_helper(helper, kind, name, item, hsrc, scope, folded, params, declared_dir, in_kernel)
             finally:
                 self.in_progress.discard(id(helper))
         fcall = N.FuncCall(name, call_args, loc=parser.loc(e))
@@ -176,10 +179,31 @@ class ProgramBuilder:
             return N.Var(tmp.name, type=ty, loc=parser.loc(e))
         return fcall
 
-    def _parse_helper(self, helper, name, item, hsrc, scope, folded, params, declared_dir, in_kernel):
+    def _helper_kind(self, helper: JitHelper) -> N.FunctionType:
+        """InCore or Inline; an ``@pl.jit.opaque`` helper is orchestration code (spliced like an
+        inline helper, its pl.at blocks kernels) when it submits work, a kernel otherwise."""
+        if helper.kind is not N.FunctionType.Opaque:
+            return helper.kind
+        hsrc, scope = helper.source(), helper.scope()
+        for node in ast.walk(hsrc.tree.body[0]):
+            heads = [i.context_expr for i in node.items] if isinstance(node, ast.With) else \
+                [node.iter] if isinstance(node, ast.For) else [node] if isinstance(node, ast.Call) else []
+            for h in heads:
+                if not isinstance(h, ast.Call):
+                    continue
+                try:
+                    target = eval_static(h.func, hsrc, scope, "callee")
+                except CompileError:
+                    continue
+                if getattr(target, "__pto_marker__", None) in ("at", "spmd", "submit", "spmd_submit") or \
+                        (isinstance(target, JitHelper) and target.kind is N.FunctionType.InCore):
+                    return N.FunctionType.Inline
+        return N.FunctionType.InCore
+
+    def _parse_helper(self, helper, kind, name, item, hsrc, scope, folded, params, declared_dir, in_kernel):
         g = dict(scope)
         g.update(folded)
-        fn = N.Function(name, helper.kind, params, [], [], hsrc.loc(item))
+        fn = N.Function(name, kind, params, [], [], hsrc.loc(item))
         fn.attrs["jit_helper"] = helper.__qualname__
         hp = JitParser(self, hsrc, g, dyn_dims_of(scope), in_kernel=in_kernel)
         fn.body = hp.parse_body(item, fn)
@@ -194,7 +218,7 @@ class ProgramBuilder:
                 outs.append(i)
         returned = returned_params(item, fn)
         self.functions[name] = fn
-        self.sigs[name] = Signature(fn, returned if (returned or helper.kind is N.FunctionType.Inline) else outs)
+        self.sigs[name] = Signature(fn, returned if (returned or kind is N.FunctionType.Inline) else outs)
 
 
 class JitParser(FunctionParser):

@@ -48,6 +48,12 @@ def incore(fn):
     return JitHelper(fn, FunctionType.InCore)
 
 
+def opaque(fn):
+    """``@pl.jit.opaque``: orchestration code of its own (loops around ``pl.at`` blocks, kernel
+    calls), spliced into the calling orchestration; one that submits no work is a kernel."""
+    return JitHelper(fn, FunctionType.Opaque)
+
+
 def inline(fn):
     """``@pl.jit.inline``: a function spliced into its call sites (kernel code or orchestration)."""
     return JitHelper(fn, FunctionType.Inline)

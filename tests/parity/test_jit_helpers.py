@@ -52,3 +52,34 @@ def test_pl_at_inside_inline_helpers(runtime):
     compiled = list(jitted._cache.values())[-1]
     kernels = sorted(p.name for p in (compiled.output_dir / "kernels").rglob("*.cpp"))
     assert len(kernels) == 3, kernels      # two specializations of scale_rows' block, one for w
+
+
+@pl.jit.opaque
+def add_blocks(x: pl.Tensor, y: pl.Out[pl.Tensor], v):
+    for i in pl.range(2):
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y = pl.store(pl.adds(pl.load(x, [i * 16, 0], [16, 64]), v), [i * 16, 0], y)
+    return y
+
+
+@pl.jit.opaque
+def negate(x: pl.Tensor, y: pl.Out[pl.Tensor]):
+    y = pl.store(pl.neg(pl.load(x, [0, 0], [16, 64])), [0, 0], y)     # no pl.at: a kernel of its own
+    return y
+
+
+@pl.jit
+def opaque_entry(x: pl.Tensor, y: pl.Out[pl.Tensor], z: pl.Out[pl.Tensor]):
+    y = add_blocks(x, y, 5.0)
+    z = negate(x, z)
+    return y, z
+
+
+def test_opaque_helpers_are_orchestration_or_kernels():
+    x = np.random.default_rng(6).standard_normal((32, 64)).astype(np.float32)
+    y, z = np.zeros_like(x), np.zeros((16, 64), np.float32)
+    opaque_entry(x, y, z)
+    np.testing.assert_allclose(y, x + 5)
+    np.testing.assert_allclose(z, -x[:16])
+    compiled = list(opaque_entry._cache.values())[-1]
+    assert sorted(p.stem for p in (compiled.output_dir / "kernels").rglob("*.cpp"))[-1] == "negate"
