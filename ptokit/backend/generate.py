@@ -143,6 +143,8 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
     try:
         (out_dir / "orchestration" / f"{orch.name}.cpp").write_text(emit_orchestration(prog, orch))
     except PtokitError as exc:
+        if isinstance(exc, CompileError) and not failures:
+            raise                 # a located error in the user's orchestration code, as the front end gives it
         failures.append(TreeFailure(orch.name, "orchestration", str(exc)))
     times.orchestration += time.perf_counter() - t0
     if failures:

@@ -8,6 +8,7 @@ same code serves both runtime kinds.
 from __future__ import annotations
 
 import ast
+import math
 from typing import Dict, List, Set
 
 from ..errors import CompileError, InternalError
@@ -95,7 +96,14 @@ class _Orch:
             if isinstance(e.value, bool):
                 return "true" if e.value else "false"
             if isinstance(e.value, float):
+                if math.isnan(e.value):
+                    return '__builtin_nanf("")'
+                if math.isinf(e.value):
+                    return "__builtin_inff()" if e.value > 0 else "(-__builtin_inff())"
                 return f"{e.value!r}f"
+            if isinstance(e.value, int) and not -2 ** 63 <= e.value < 2 ** 63:
+                raise CompileError(f"the integer {e.value} does not fit a 64-bit orchestration scalar "
+                                   f"({-2 ** 63} .. {2 ** 63 - 1})", e.loc)
             return str(e.value)
         if isinstance(e, N.Var):
             if e.name not in self.scalars:

@@ -35,6 +35,26 @@ from .abi import DynDim, KernelABI, ScalarArg, TensorArg
 
 GM_PIPE_BUFFER = "__gm_pipe_buffer"
 _INTS = ("index", "i64", "i32", "i16", "i8", "i1")
+
+
+def _no_effect(e: N.Expr) -> str:
+    if isinstance(e, N.FuncCall):
+        return (f"{e.callee} is a kernel of its own, and a kernel cannot call another kernel: call both from the "
+                f"orchestration, or declare {e.callee} type=pl.FunctionType.Inline to splice it here")
+    what = f"pl.{e.op}" if isinstance(e, N.OpCall) else "this expression"
+    return f"{what} here computes a value that nothing uses: assign it to a name or store it"
+
+
+def _check_int_literal(e: N.Const, mtype: str) -> None:
+    """An integer literal must fit the type it is used as (it would wrap silently otherwise)."""
+    if mtype == "i1" or mtype not in P.SCALARS:
+        return
+    bits = P.bit_width(mtype)
+    lo, hi = (0, 2 ** bits - 1) if mtype.startswith("ui") else (-2 ** (bits - 1), 2 ** (bits - 1) - 1)
+    if not lo <= e.value <= hi:
+        what = "an index (64-bit)" if mtype == "index" else mtype
+        raise CompileError(f"the integer {e.value} does not fit {what} ({lo} .. {hi}), the type it is used as "
+                           f"here", e.loc)
 _PIPE_INIT = {"aic": "pto.aic_initialize_pipe", "aiv": "pto.aiv_initialize_pipe"}
 
 
@@ -157,6 +177,11 @@ class _Emitter:
     # ------------------------------------------------------------ scalars
     def scalar(self, e: N.Expr, want: Optional[str], b: Builder) -> Value:
         """Emit a scalar expression; returns its value, converted to MLIR type ``want``."""
+        if isinstance(e, N.Const) and isinstance(e.value, int) and not isinstance(e.value, bool):
+            mtype = want if want in _INTS or (want or "").startswith("ui") else None
+            _check_int_literal(e, mtype or (e.type.dtype.mlir if isinstance(e.type, ScalarType) else "index"))
+            if mtype is not None and mtype != "i1":
+                return self.const(e.value, mtype)      # a literal is written in the type it is used as
         val, mtype = self._scalar(e, b)
         if want is None or want == mtype:
             return val
@@ -338,7 +363,7 @@ class _Emitter:
             elif isinstance(e, N.OpCall) and not isinstance(e.type, TileType):
                 pass   # a scalar expression with no effect
             else:
-                raise CompileError(f"statement has no effect in a kernel: {e!r}", s.loc)
+                raise CompileError(_no_effect(e), s.loc)
         elif isinstance(s, N.Return):
             pass       # kernels return through their Out tensors
         elif isinstance(s, N.For):

@@ -263,8 +263,41 @@ def parse_program(spec, parser_class, units: Optional[List[Unit]] = None, name: 
         returns = parsed_returns(fn)
         if returns is not None and fn.kind is not N.FunctionType.Inline:
             sigs[u.name].returns_params = returns
+        if fn.kind is N.FunctionType.InCore:
+            check_kernel_writes(fn, headers)
     first = units[0]
     return N.Program(name, headers, first.src.file, tuple(sorted(dyn)))
+
+
+def _written_tensors(body, functions) -> Dict[str, object]:
+    """Tensor names a kernel body writes (stores, window writes, atomic adds, tensor-writing ops)
+    or hands to a function that may write them, each with the first place it happens."""
+    out: Dict[str, object] = {}
+    for _, e in N.iter_exprs(body):
+        if isinstance(e, N.OpCall) and isinstance(e.type, TensorType):
+            for a in e.args:
+                if isinstance(a, N.Var) and isinstance(a.type, TensorType) and a.type == e.type:
+                    out.setdefault(a.name, e.loc)
+                    break
+        elif isinstance(e, N.FuncCall) and e.callee in functions:
+            for p, a in zip(functions[e.callee].params, e.args):
+                if isinstance(a, N.Var) and isinstance(p.type, TensorType) and p.direction is not N.Direction.IN:
+                    out.setdefault(a.name, e.loc)
+    return out
+
+
+def check_kernel_writes(fn: N.Function, functions) -> None:
+    """A kernel writes each of its pl.Out / pl.InOut tensors, and only those."""
+    written = _written_tensors(fn.body, functions)
+    for p in fn.params:
+        if not isinstance(p.type, TensorType):
+            continue
+        if p.direction is N.Direction.IN and p.name in written:
+            raise CompileError(f"kernel {fn.name} writes {p.name!r}, an input parameter: declare it "
+                               f"pl.Out[...] (written only) or pl.InOut[...] (read and written)", written[p.name])
+        if p.direction is N.Direction.OUT and p.name not in written:
+            raise CompileError(f"kernel {fn.name} never writes its output {p.name!r}: store a result into it, "
+                               f"or make it an input (drop pl.Out)", p.loc or fn.loc)
 
 
 def function_units(pyfn) -> List[Unit]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import inspect
 import linecache
+import sys
 import textwrap
 from typing import Optional
 
@@ -22,8 +23,14 @@ class Source:
             lines, start = inspect.getsourcelines(obj)
             self.file = inspect.getsourcefile(obj) or "<unknown>"
         except (OSError, TypeError) as exc:
-            raise CompileError(f"cannot read the source of {obj!r}: ptokit parses DSL programs from "
-                               f"their source file ({exc})") from None
+            module = getattr(obj, "__module__", None)
+            if module not in sys.modules or getattr(sys.modules[module], "__file__", None) is None:
+                why = (f"it was defined in module {module!r}, which has no source file (code run by exec() or "
+                       f"typed into an interactive session); define it in a .py file and import it")
+            else:
+                why = str(exc)
+            raise CompileError(f"cannot read the source of {getattr(obj, '__qualname__', obj)!r}: ptokit parses DSL "
+                               f"programs from their source file, but {why}") from None
         text = "".join(lines)
         dedented = textwrap.dedent(text)
         first = lines[0]

@@ -48,6 +48,8 @@ def format_literal(value, ty: ScalarType) -> str:
     the value back in that type, else as many as a float32 (nine) or float64 (seventeen) needs."""
     if ty.is_float:
         v = float(value)
+        if not math.isfinite(v):      # MLIR spells inf and nan as the type's bit pattern in hex
+            return _NON_FINITE[ty.name][0 if math.isnan(v) else 1 if v > 0 else 2]
         text = f"{v:e}"
         if ty.name == "f32" and math.isfinite(v):
             if _f32(float(text)) != _f32(v):
@@ -58,6 +60,12 @@ def format_literal(value, ty: ScalarType) -> str:
     if ty.name == "i1":
         return "true" if value else "false"
     return str(int(value))
+
+
+# (nan, +inf, -inf) bit patterns per float type
+_NON_FINITE = {"f16": ("0x7E00", "0x7C00", "0xFC00"), "bf16": ("0x7FC0", "0x7F80", "0xFF80"),
+               "f32": ("0x7FC00000", "0x7F800000", "0xFF800000"),
+               "f64": ("0x7FF8000000000000", "0x7FF0000000000000", "0xFFF0000000000000")}
 
 
 def _f32(v: float) -> float:

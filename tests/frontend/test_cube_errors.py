@@ -31,6 +31,7 @@ class LeftOverflow:
     def k(self, a: pl.Tensor[[256, 256], pl.FP16], c: pl.Out[pl.Tensor[[256, 256], pl.FP32]]):
         m = pl.load(a, [0, 0], [256, 256], target_memory=pl.Mem.Mat)
         l = pl.move(m, target_memory=pl.Mem.Left)
+        c = pl.store(pl.matmul(l, pl.move(m, target_memory=pl.Mem.Right)), [0, 0], c)
         return c
 
     @pl.function(type=pl.FunctionType.Orchestration)

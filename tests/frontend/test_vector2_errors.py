@@ -139,11 +139,12 @@ def test_a_fractional_scalar_for_an_integer_tile_is_refused(tmp_path):
         y, yu8 = self.k(a, a16, ai, ai16, au8, y, yu8)
         return y, yu8
 """
-    prog, path, lineno = _program(tmp_path, line, text, orch)
+    stores = "\n        y = pl.store(f, [0, 0], y)\n        yu8 = pl.store(u8, [0, 0], yu8)"   # the kernel writes its outputs
+    prog, path, lineno = _program(tmp_path, line + stores, text, orch)
     with pytest.raises(CompileError) as info:
         ptokit.compile(prog, output_dir=tmp_path / "o")
     assert "pl.sels: 2.5 is not an integer, but this scalar is i32" in str(info.value)
-    assert info.value.loc.line == lineno - 1 - orch.count("\n") and line in str(info.value)
+    assert info.value.loc.line == lineno - 3 - orch.count("\n") and line in str(info.value)
 
 
 def _program(tmp_path, line: str, prelude: str = PRELUDE, suffix: str = ""):

@@ -38,13 +38,30 @@ def _load(ts, attrs):
         if isinstance(d_t, int) and isinstance(d_s, int) and d_s > d_t:
             what = "valid region" if valid is not None else "window"
             raise OpTypeError(f"tile.load {what} {fmt_shape(extent)} exceeds the tensor's shape {fmt_shape(t.shape)}")
+    _check_window("tile.load", "reads", t, attrs.get("offsets_static"), extent,
+                  "valid region" if valid is not None else "window")
     tile_valid = None
     if valid is not None:
         tile_valid = ((valid[-2] if lead == 1 else lead * valid[-2]), valid[-1]) if len(valid) >= 2 else (1, valid[0])
     return TileType(tile_shape, t.dtype, mem, tile_valid)
 
 
-declare("load", (P("tensor", "tensor"), P("offsets", "offsets"), P("shapes", "shape", attr="shape"),
+def _check_window(op: str, verb: str, tensor: TensorType, offsets, extent, what: str) -> None:
+    """A window at constant offsets must lie inside a tensor of static shape (compile time);
+    dynamic offsets or dimensions are checked when the kernel runs."""
+    if offsets is None:
+        return
+    for axis, (off, n, dim) in enumerate(zip(offsets, extent, tensor.shape)):
+        if isinstance(off, int) and off < 0:
+            raise OpTypeError(f"{op} offset {off} on axis {axis} is negative", "offsets")
+        if isinstance(off, int) and isinstance(n, int) and isinstance(dim, int) and off + n > dim:
+            raise OpTypeError(f"{op} {verb} indices {off}..{off + n - 1} of axis {axis} ({what} "
+                              f"{fmt_shape(extent)} at offsets {list(offsets)}), but the tensor has {dim} there "
+                              f"(shape {fmt_shape(tensor.shape)})", "offsets")
+
+
+declare("load", (P("tensor", "tensor"), P("offsets", "offsets", static_attr="offsets_static"),
+                 P("shapes", "shape", attr="shape"),
                  P("valid_shape", "valid", None, attr="valid", aliases=("valid_shapes",)),
                  P("target_memory", "memory", MemorySpace.Vec)),
         _load, pto="pto.tload", form="load", doc="copy a window of a tensor into a Vec or Mat tile")
@@ -60,6 +77,17 @@ def _store(ts, attrs):
         raise OpTypeError(f"tile.store requires matching dtypes, but got tile {tile.dtype!r} and tensor {tensor.dtype!r}")
     if tile.memory not in (MemorySpace.Vec, MemorySpace.Acc):
         raise OpTypeError(f"tile.store can move data Vec->DDR or Acc->DDR only, but got a {tile.memory.name} tile")
+    shape = attrs.get("shape")
+    if shape is not None and len(shape) == len(tensor.shape):
+        extent = tuple(shape)
+    elif len(tensor.shape) == 2:
+        extent = tuple(tile.valid) if tile.valid is not None else tile.shape
+    elif len(tensor.shape) == 1 and tile.rows == 1:
+        extent = ((tile.valid[1] if tile.valid is not None else tile.cols),)
+    else:
+        extent = None
+    if extent is not None:
+        _check_window("tile.store", "writes", tensor, attrs.get("offsets_static"), extent, "the tile's valid region")
     if attrs.get("atomic") is AtomicType.Add and tile.dtype not in _ATOMIC_DTYPES:
         raise OpTypeError(f"tile.store atomic=pl.AtomicType.Add supports FP32, BF16, FP16, INT32, INT16 and INT8 "
                           f"tiles, but got {tile.dtype!r}", "atomic")
@@ -70,7 +98,7 @@ _ATOMIC_DTYPES = (DType.FP32, DType.BF16, DType.FP16, DType.INT32, DType.INT16, 
 
 
 # IR operand order: (tile, tensor, offsets) — the DSL order is (tile, offsets, output_tensor)
-declare("store", (TILE, P("offsets", "offsets"), P("output_tensor", "tensor"), P("shapes", "shape", None, attr="shape"),
+declare("store", (TILE, P("offsets", "offsets", static_attr="offsets_static"), P("output_tensor", "tensor"), P("shapes", "shape", None, attr="shape"),
                   P("atomic", "atomic", AtomicType.None_, keyword_only=True)), _store, pto="pto.tstore",
         form="store", operands=("tile", "output_tensor", "offsets"), traits={"accepts_acc"},
         pto_attrs=(("atomicType", lambda a, _: "atomic_add" if a.get("atomic") is AtomicType.Add else None),),
