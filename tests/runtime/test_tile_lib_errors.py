@@ -1,11 +1,10 @@
 """CPU tile library: error paths, the weak simulator hooks, the FIFO over hooks,
--Wall -Werror cleanliness and cold compile time."""
+-Wall -Werror cleanliness."""
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -89,16 +88,14 @@ def test_fifo_timeout_is_an_error_naming_the_pipe(hooks):
 
 
 @pytest.mark.parametrize("core", ["-D__DAV_VEC__", "-D__DAV_CUBE__"])
-def test_small_kernel_is_warning_clean_and_compiles_fast(tmp_path, core):
+def test_small_kernel_is_warning_clean(tmp_path, core):
+    """-Wall -Wextra -Werror on both core kinds (how long it takes is bench/run.py's business)."""
     out = tmp_path / "k.so"
     cmd = ["g++", "-std=c++17", "-O2", "-fPIC", "-shared", "-Wall", "-Wextra", "-Werror", "-D__CPU_SIM", core,
            f"-I{INCLUDE}", str(CASES / "small_kernel.cpp"), "-o", str(out)]
-    t0 = time.perf_counter()
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    dt = time.perf_counter() - t0
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    print(f"\ncold compile of small_kernel.cpp ({core}, -O2): {dt:.3f} s")
-    assert dt < 2.0  # target < 0.5 s; generous bound against loaded CI machines
+    assert out.stat().st_size > 0
 
 
 def test_header_compiles_standalone_and_as_c_hooks_header(tmp_path):
