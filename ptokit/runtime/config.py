@@ -32,6 +32,7 @@ class RunConfig:
     dump_passes: bool = False
     dump_ptoas_passes: bool = False
     trace: Optional[str] = None                       # Perfetto trace path (written by the trace step)
+    enable_dump_args: int = 0                         # 0 off, 1 the tagged task args, 2 every task arg
 
     def __post_init__(self):
         if self.platform not in PLATFORMS:
@@ -58,6 +59,9 @@ class RunConfig:
         for name in ("debug_nan_fill", "dump_passes", "dump_ptoas_passes"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r}: must be True or False")
+        if isinstance(self.enable_dump_args, bool) or self.enable_dump_args not in (0, 1, 2):
+            raise ValueError(f"enable_dump_args={self.enable_dump_args!r}: must be 0 (off), 1 (the task arguments "
+                             f"tagged with pl.dump_tag / dumps=) or 2 (every task argument)")
         if self.trace is not None and not isinstance(self.trace, str):
             object.__setattr__(self, "trace", str(self.trace))
 

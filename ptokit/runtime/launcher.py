@@ -88,4 +88,4 @@ def run_tree(tree_dir, args: list, config: Optional[RunConfig] = None, *, jobs: 
     names = {k.func_id: k.name for k in kc.kernels}
     types = {k.func_id: k.core_type for k in kc.kernels}
     return run_image(image, list(args), config, kernel_names=names, scalar_dtypes=scalar_dtypes_of(kc),
-                     kernel_core_types=types)
+                     kernel_core_types=types, dump_dir=Path(tree_dir) / "dumps")
