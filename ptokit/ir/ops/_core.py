@@ -50,6 +50,8 @@ OPERAND_KINDS = frozenset({
     "tensor",      # an expression whose value is a tensor
     "scalar",      # a scalar expression; constants take the element kind of the op's tile operand
     "offsets",     # a list of integer expressions -> ListExpr (typed as a TupleType of its items)
+    "array",       # an expression whose value is a pl.array
+    "deps",        # a list of task ids and TASK_ID arrays (None entries dropped) -> ListExpr
 })
 ATTR_KINDS = frozenset({
     "shape",       # a list of compile-time positive ints
@@ -110,6 +112,7 @@ TRAITS = frozenset({
     "spmd",          # reads the SPMD identity of the running block
     "scalar",        # scalar arithmetic (operands and result are scalars)
     "accepts_acc",   # takes an Acc tile as it is (a store to GM, a cast): no Acc->Vec hand-over first
+    "orchestration_only",  # task-graph values and host access (task ids, pl.read of a tensor): not in kernels
 })
 
 
@@ -130,6 +133,8 @@ class OpDef:
     tensor_target: Optional[Tuple[str, Dict[str, str]]] = None  # operand 0 a tensor: (op, its param -> ours)
     kernel_form: Optional[str] = None            # the op this one is in kernel code (same parameters)
     on_scalar: Optional[str] = None              # the op used when operand 0 is a scalar (pl.cast(s, pl.INDEX))
+    front: Optional[str] = None     # the front-end method that reads this op's call (language/tasks.py),
+                                    # where the generic binding does not fit (pl.read's list-or-int index)
     doc: str = ""
 
     def __post_init__(self):
@@ -179,6 +184,12 @@ def declare(name: str, params, rule, **kw) -> OpDef:
         raise ValueError(f"op {name!r}: operands= must name each operand parameter once")
     OPS[name] = op
     return op
+
+
+def dsl_name(name: str, namespace: str) -> str:
+    """The name an op has in a DSL namespace: ``array.create`` is ``create`` in ``pl.array``."""
+    prefix = namespace.rsplit(".", 1)[-1] + "."
+    return name[len(prefix):] if namespace != "pl" and name.startswith(prefix) else name
 
 
 def lookup(name: str) -> OpDef:
