@@ -30,7 +30,6 @@ _CPP_OP = {name: o.cxx for name, o in SCALAR_OPERATORS.items() if o.cxx is not N
 # dispatch predicates: comparison -> PTO2CmpOp (pto_orchestration_api.h)
 _CMP = {"==": "PTO2_CMP_EQ", "!=": "PTO2_CMP_NE", "<": "PTO2_CMP_LT", "<=": "PTO2_CMP_LE", ">": "PTO2_CMP_GT",
         ">=": "PTO2_CMP_GE"}
-MAX_EXPLICIT_DEPS = 64     # PTO2_MAX_EXPLICIT_DEPS
 
 
 def ctype(t) -> str:
@@ -311,10 +310,6 @@ class _Orch:
 
     def add_deps(self, p: str, deps, depth, at) -> None:
         """Explicit edges: each task id, and every element of each TASK_ID array (empty ids add none)."""
-        count = sum(d.type.extent if isinstance(d.type, ArrayType) else 1 for d in deps)
-        if count > MAX_EXPLICIT_DEPS:
-            raise CompileError(f"deps= of this task name up to {count} task ids; a task takes at most "
-                               f"{MAX_EXPLICIT_DEPS} (join some with pl.system.task_dummy first)", at.loc)
         for d in deps:
             if isinstance(d.type, ArrayType):
                 self.emit(depth, f"{p}.add_deps({self.scalar(d)});")
@@ -349,15 +344,6 @@ class _Orch:
                 self.emit(depth, f"TensorCreateInfo {a.name}_ci({a.name}_shapes, {len(shape)}, "
                                  f"DataType::{DATATYPE_CPP[info.type.dtype]}{manual});")
         self.emit(depth, f"CoreTaskArgs {p};")
-        for j in sorted(no_dep):
-            if kinds[j] == "scalar":
-                raise CompileError(f"pl.no_dep marks a tensor argument, but argument {j} of {call.callee} is a "
-                                   f"scalar", call.loc)
-            if kinds[j] == "output_new":
-                raise CompileError(f"pl.no_dep on the first write of {call.args[j].name!r} (created by "
-                                   f"pl.create_tensor): the runtime allocates it for this task and later tasks "
-                                   f"depend on its creator, so there is nothing to leave untracked; drop pl.no_dep, "
-                                   f"or use pl.create_tensor(..., manual_dep=True)", call.loc)
         tensor_index = {}
         for j, k in enumerate(kinds):
             if k != "scalar":

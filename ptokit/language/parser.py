@@ -413,7 +413,8 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
             raise self.err(f"pl.spmd_submit needs the block count as core_num=: `{usage}`", call)
         if "allow_early_resolve" in kw:
             self._static_bool(kw["allow_early_resolve"], "allow_early_resolve")   # a scheduling hint: no effect
-        spec = AtSpec(deps=self.deps_list(kw["deps"]) if "deps" in kw else [], call=call)
+        spec = AtSpec(deps=self.deps_list(kw["deps"]) if "deps" in kw else [], call=call,
+                      deps_loc=self.loc(kw["deps"]) if "deps" in kw else None)
         if "dumps" in kw:
             spec.dumps = self.tensor_list(kw["dumps"], "dumps")     # the runtime's argument dump (tasks.py)
         if "predicate" in kw:
@@ -628,6 +629,7 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
             merged = spec.at()
             merged.name_hint = at.name_hint or merged.name_hint
             merged.deps = merged.deps + at.deps
+            merged.deps_loc = merged.deps_loc or at.deps_loc
             merged.name = merged.name or at.name
             merged.dumps, merged.no_dep = at.dumps, at.no_dep
             return self._spmd_kernel(only, spec, merged)

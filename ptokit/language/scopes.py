@@ -26,10 +26,11 @@ class SpmdSpec:
     name: Optional[str] = None
     call: Optional[ast.Call] = None
     predicate: Optional[N.Expr] = None
+    deps_loc: object = None
 
     def at(self) -> "AtSpec":
         return AtSpec(name_hint=self.name_hint, deps=list(self.deps), name=self.name, call=self.call,
-                      predicate=self.predicate)
+                      predicate=self.predicate, deps_loc=self.deps_loc)
 
     def scope_attrs(self) -> dict:
         attrs = {"block_num": self.block_num}
@@ -50,6 +51,7 @@ class AtSpec:
     dumps: List[tuple] = field(default_factory=list)    # (tensor name, node): dumps=
     no_dep: List[tuple] = field(default_factory=list)   # (tensor name, node): no_dep_args=
     predicate: Optional[N.Expr] = None                  # predicate= (pl.submit, pl.spmd)
+    deps_loc: object = None                             # where deps= is written
 
     def scope_attrs(self) -> dict:
         attrs = {}
@@ -74,7 +76,7 @@ class ScopeMixin:
             spec.level = eval_static(call.args[0], self.src, self.g, "level")
         for kw in call.keywords:
             if kw.arg == "deps":
-                spec.deps = self.deps_list(kw.value)
+                spec.deps, spec.deps_loc = self.deps_list(kw.value), self.loc(kw.value)
             elif kw.arg == "dumps":
                 spec.dumps = self.tensor_list(kw.value, "dumps")
             elif kw.arg == "no_dep_args":
@@ -130,7 +132,7 @@ class ScopeMixin:
         if "deps" in kw:
             if as_target is None:
                 raise self.err("pl.spmd(deps=...) is the `with pl.spmd(n, deps=[...]) as tid:` form", kw["deps"])
-            spec.deps = self.deps_list(kw["deps"])
+            spec.deps, spec.deps_loc = self.deps_list(kw["deps"]), self.loc(kw["deps"])
         if "predicate" in kw:
             spec.predicate = self.predicate_value(kw["predicate"])
         if as_target is not None:

@@ -108,7 +108,8 @@ class TaskMixin:
         attrs.pop("name", None)
         deps = list(getattr(spec, "deps", []) or [])
         if deps:
-            attrs["deps"] = N.ListExpr(deps, type=TupleType(tuple(d.type for d in deps)), loc=stmt.loc)
+            attrs["deps"] = N.ListExpr(deps, type=TupleType(tuple(d.type for d in deps)),
+                                       loc=getattr(spec, "deps_loc", None) or stmt.loc)
         if getattr(spec, "predicate", None) is not None:
             attrs["predicate"] = spec.predicate
         stmt.attrs = attrs
