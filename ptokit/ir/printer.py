@@ -64,8 +64,10 @@ def fmt_expr(e: N.Expr) -> str:
                 attrs["valid_shape"] = attrs.pop("valid")
             else:
                 attrs.pop("valid", None)
+        op = OPS.get(e.op)
+        flags = {q.key for q in op.params if q.keyword_only and q.kind == "bool"} if op is not None else set()
         for k, v in attrs.items():
-            if k in ("offsets_static", "arch"):
+            if k in ("offsets_static", "arch") or (k in flags and v is False):   # keyword flags left off
                 continue
             if isinstance(v, (list, tuple)):
                 v = "[" + ", ".join(fmt_expr(x) if isinstance(x, N.Expr) else str(x) for x in v) + "]"
@@ -74,7 +76,6 @@ def fmt_expr(e: N.Expr) -> str:
             else:
                 v = repr(v)
             args.append(f"{k}={v}")
-        op = OPS.get(e.op)
         ns = "pl" if op is None or not op.namespaces or "pl" in op.namespaces else op.namespaces[0]
         return f"{ns}.{dsl_name(e.op, ns)}({', '.join(args)})"
     if isinstance(e, N.FuncCall):

@@ -55,6 +55,7 @@ class TaskValues:
         info[0] = g
         pl.write(info, [1], pl.cast(s * 100.0, pl.INT32))
         info[3] = pl.tensor.read(info, [2]) + 1
+        b, _ = pl.spmd_submit(self.inc, x, b, core_num=2, predicate=(gate[3] > 0))   # skipped: gate[3] is 0
         return y
 
 
@@ -92,14 +93,17 @@ class Tracking:
 @pl.jit
 def jit_tasks(x: pl.Tensor, gate: pl.Tensor, out: pl.Out[pl.Tensor], out2: pl.Out[pl.Tensor],
               out3: pl.Out[pl.Tensor]):
+    bands = pl.array.create(4, pl.TASK_ID)
     for i in pl.range(4):                                     # tasks 0-3: no_dep_args, unordered
-        with pl.at(level=pl.Level.CORE_GROUP, no_dep_args=[out]):
+        with pl.at(level=pl.Level.CORE_GROUP, no_dep_args=[out]) as band:
             pl.store(pl.muls(pl.load(x, [i * 16, 0], [16, 64]), 2.0), [i * 16, 0], out)
+        bands[i] = band
     prev = None
     for i in pl.range(4):                                     # tasks 4-7: a chain through deps=[prev]
         with pl.at(level=pl.Level.CORE_GROUP, deps=[prev], no_dep_args=[out2]) as prev:
             pl.store(pl.muls(pl.load(x, [i * 16, 0], [16, 64]), 3.0), [i * 16, 0], out2)
-    with pl.spmd(2, predicate=(gate[0] > 0)) as t:          # skipped when gate[0] <= 0
+    join = pl.system.task_dummy(deps=[bands])                 # task 8
+    with pl.spmd(2, predicate=(gate[0] > 0), deps=[join]) as t:   # task 9: skipped when gate[0] <= 0
         j = pl.tile.get_block_idx()
         pl.store(pl.neg(pl.load(x, [j * 32, 0], [32, 64])), [j * 32, 0], out3)
     flag = pl.read(gate, [0])

@@ -57,8 +57,8 @@ def test_task_ids_arrays_predicates_and_host_access(tmp_path, runtime):
     result = run(c, x, gate, *outs, info)
     check_task_values(x, gate, outs, info)
     # 4 row tasks, the dummy join, a, b, c (skipped), the 3-task chain, d, e
-    assert result.tasks == 13
-    assert result.timeline.skipped == (7,)
+    assert result.tasks == 14
+    assert result.timeline.skipped == (7, 13)
     e = edges(result)
     assert {(k, 4) for k in range(4)} <= e and (4, 5) in e          # the dummy task joins the row tasks
     assert {(8, 9), (9, 10)} <= e and (7, 8) in e                   # deps=[prev, tb, tc]: the skipped task too
@@ -92,7 +92,7 @@ def test_argument_dump(tmp_path):
     run(c, x, gate, *outs, info, config=RunConfig(enable_dump_args=2))
     index = json.loads((dumps / "index.json").read_text())
     assert len(index) == 2 * 4 + 2 + 2 + 3 * 2 + 2 + 2
-    assert {e["task"] for e in index} == set(range(13)) - {4, 7}
+    assert {e["task"] for e in index} == set(range(14)) - {4, 7, 13}
     for e in index:
         assert (dumps / e["file"]).is_file()
     with pytest.raises(ValueError, match="enable_dump_args=3"):
@@ -133,7 +133,8 @@ def test_jit_task_options(tmp_path, monkeypatch, runtime, open_gate):
     e = edges(result)
     assert not any(p < 4 and c < 4 for p, c in e)          # no_dep_args=[out]: the four bands are unordered
     assert {(4, 5), (5, 6), (6, 7)} <= e                    # deps=[prev], loop-carried
-    assert result.timeline.skipped == (() if open_gate else (8,))
+    assert {(k, 8) for k in range(4)} | {(8, 9)} <= e       # the dummy task joins the bands; the spmd task waits
+    assert result.timeline.skipped == (() if open_gate else (9,))
 
 
 @pytest.mark.parametrize("program,message,needle", [

@@ -111,10 +111,10 @@ def _write(ts, attrs):
 
 
 declare("read", (P("tensor", "tensor"), P("indices", "offsets")), _read, form="orch", traits={"orchestration"},
-        front="front_read", doc="one element of a tensor (indices: one per dimension, or one int for a 1-D tensor); in "
+        front="front_read", namespaces=("pl",), doc="one element of a tensor (indices: one per dimension, or one int for a 1-D tensor); in "
                           "orchestration the host reads its current contents once its writers have finished")
 declare("write", (P("tensor", "tensor"), P("indices", "offsets"), P("value", "scalar")), _write, form="orch",
-        traits={"orchestration"}, front="front_write",
+        traits={"orchestration"}, front="front_write", namespaces=("pl",),
         doc="write one element of a tensor; in orchestration a host write, once the tasks using it have finished")
 
 
@@ -124,7 +124,7 @@ def _same_tensor(ts, attrs):
     return ts[0]
 
 
-declare("no_dep", (P("tensor", "tensor"),), _same_tensor, form="orch", traits=_ORCH, front="front_no_dep",
+declare("no_dep", (P("tensor", "tensor"),), _same_tensor, form="orch", traits=_ORCH, front="front_no_dep", namespaces=("pl",),
         doc="a kernel-call argument the runtime does not track for this task (its creator still is)")
-declare("dump_tag", (P("tensor", "tensor"),), _same_tensor, form="orch", traits=_ORCH, front="front_dump_tag",
+declare("dump_tag", (P("tensor", "tensor"),), _same_tensor, form="orch", traits=_ORCH, front="front_dump_tag", namespaces=("pl",),
         doc="statement: the tensor is dumped as an argument of every later task (RunConfig(enable_dump_args=1))")
