@@ -203,6 +203,8 @@ class _Orch:
             self.scalars[v] = v
             lo, hi, st = self.scalar(s.start), self.scalar(s.stop), self.scalar(s.step)
             for (p, init), r in zip(s.iter_args, s.results):   # the result variable carries the value
+                if p.name in self.used:
+                    self.used.add(r.name)
                 self.declare(depth, r.type, r.name, self.scalar(init))
                 self.scalars[p.name] = r.name
             self.emit(depth, f"for (int64_t {v} = {lo}; {v} < {hi}; {v} += {st}) {{")

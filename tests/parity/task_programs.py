@@ -39,7 +39,7 @@ class TaskValues:
         done = pl.system.task_dummy(deps=[tids, None, pl.array.get_element(tids, 3)])
         with pl.manual_scope():
             a, ta = pl.submit(self.inc, y, a, deps=[done], dumps=[a])
-        b, tb = pl.submit(self.inc, a, b, predicate=(gate[0] > 0))     # runs: gate[0] is 1
+        b, tb = pl.submit(self.inc, a, b, predicate=(gate[0] > 0), deps=[ta])   # runs: gate[0] is 1
         c, tc = pl.submit(self.inc, a, c, predicate=(gate[1] != 0))    # skipped: gate[1] is 0
         prev = None
         for k in pl.range(3):                                          # a chain through loop-carried task ids
@@ -49,13 +49,13 @@ class TaskValues:
         d = self.add_s(x, s, d)
         g = pl.read(gate, 2)
         if g > 3:
-            e = self.inc(x, e)
+            e, te = pl.submit(self.inc, x, e)
         else:
-            e = self.add_s(x, 10.0, e)
+            e, te = pl.submit(self.add_s, x, 10.0, e)
         info[0] = g
         pl.write(info, [1], pl.cast(s * 100.0, pl.INT32))
         info[3] = pl.tensor.read(info, [2]) + 1
-        b, _ = pl.spmd_submit(self.inc, x, b, core_num=2, predicate=(gate[3] > 0))   # skipped: gate[3] is 0
+        b, _ = pl.spmd_submit(self.inc, x, b, core_num=2, predicate=(gate[3] > 0), deps=[te])   # skipped
         return y
 
 
@@ -102,7 +102,7 @@ def jit_tasks(x: pl.Tensor, gate: pl.Tensor, out: pl.Out[pl.Tensor], out2: pl.Ou
     for i in pl.range(4):                                     # tasks 4-7: a chain through deps=[prev]
         with pl.at(level=pl.Level.CORE_GROUP, deps=[prev], no_dep_args=[out2]) as prev:
             pl.store(pl.muls(pl.load(x, [i * 16, 0], [16, 64]), 3.0), [i * 16, 0], out2)
-    join = pl.system.task_dummy(deps=[bands])                 # task 8
+    join = pl.system.task_dummy(deps=[bands, band])           # task 8 (band: the last one)
     with pl.spmd(2, predicate=(gate[0] > 0), deps=[join]) as t:   # task 9: skipped when gate[0] <= 0
         j = pl.tile.get_block_idx()
         pl.store(pl.neg(pl.load(x, [j * 32, 0], [32, 64])), [j * 32, 0], out3)

@@ -62,6 +62,7 @@ def test_task_ids_arrays_predicates_and_host_access(tmp_path, runtime):
     e = edges(result)
     assert {(k, 4) for k in range(4)} <= e and (4, 5) in e          # the dummy task joins the row tasks
     assert {(8, 9), (9, 10)} <= e and (7, 8) in e                   # deps=[prev, tb, tc]: the skipped task too
+    assert (5, 6) in e and (12, 13) in e                             # a task id from a pl.scope, one merged by an if
     orch = (c.output_dir / "orchestration" / "main.cpp").read_text()
     assert "rt_submit_dummy_task" in orch and "set_predicate(" in orch and "rt_tensor_read<float>" in orch
     assert "std::array<PTO2TaskId, 4>" in orch and "rt_tensor_write<int32_t>" in orch
