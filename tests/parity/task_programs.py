@@ -340,3 +340,20 @@ class WriteAsValue:
         y = self.inc(x, y)
         v = pl.write(y, [0, 0], 1.0)
         return y
+
+
+@pl.program
+class RuntimeIndex:
+    @pl.function(type=pl.FunctionType.InCore)
+    def inc(self, x: T, y: pl.Out[T]):
+        y = pl.store(pl.adds(pl.load(x, [0, 0], [R, C]), 1.0), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: T, m: pl.Scalar[pl.INDEX], n: pl.Scalar[pl.INDEX], y: pl.Out[T], z: pl.Out[T]):
+        ids = pl.array.create(2, pl.TASK_ID)
+        y, t = pl.submit(self.inc, x, y)
+        ids[n] = t                            # n must be 0 or 1 (checked at run time)
+        v = y[m, 0]                           # m must be a row of y (checked at run time)
+        z, _ = pl.submit(self.inc, y, z, deps=[ids])
+        return z

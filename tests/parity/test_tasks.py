@@ -173,3 +173,17 @@ def test_task_errors(tmp_path, program, message, needle):
     assert message in text
     assert info.value.loc.file == P.__file__ and needle in text.splitlines()[1]
     assert "^" in text.splitlines()[2]
+
+
+@pytest.mark.parametrize("m,n,message", [(0, 2, "pl.array: index out of range"),
+                                         (64, 1, "host tensor access: index out of range")])
+def test_run_time_indices_are_checked(tmp_path, m, n, message):
+    from ptokit.errors import RuntimeFailure
+    x = rand(64, 64, seed=4)
+    c = ptokit.compile(P.RuntimeIndex, output_dir=tmp_path / "out")
+    with pytest.raises(RuntimeFailure) as info:
+        run(c, x, m, n, np.zeros_like(x), np.zeros_like(x))
+    assert info.value.code == 5 and message in str(info.value)
+    y, z = np.zeros_like(x), np.zeros_like(x)
+    run(c, x, 63, 1, y, z)                    # in range: runs
+    np.testing.assert_allclose(z, x + 2, rtol=1e-6)
