@@ -58,11 +58,13 @@ def test_task_ids_arrays_predicates_and_host_access(tmp_path, runtime):
     check_task_values(x, gate, outs, info)
     # 4 row tasks, the dummy join, a, b, c (skipped), the 3-task chain, d, e
     assert result.tasks == 14
-    assert result.timeline.skipped == (7, 13)
+    assert sorted(result.timeline.skipped) == [7, 13]
     e = edges(result)
     assert {(k, 4) for k in range(4)} <= e and (4, 5) in e          # the dummy task joins the row tasks
     assert {(8, 9), (9, 10)} <= e and (7, 8) in e                   # deps=[prev, tb, tc]: the skipped task too
-    assert (5, 6) in e and (12, 13) in e                             # a task id from a pl.scope, one merged by an if
+    assert (12, 13) in e                                             # deps=[te]: a task id merged by an if
+    # (task 5 ran in a pl.scope that has ended: it may have retired before task 6 named it, so no
+    # edge need be recorded; that its id is usable after the scope is what compiling shows)
     orch = (c.output_dir / "orchestration" / "main.cpp").read_text()
     assert "rt_submit_dummy_task" in orch and "set_predicate(" in orch and "rt_tensor_read<float>" in orch
     assert "std::array<PTO2TaskId, 4>" in orch and "rt_tensor_write<int32_t>" in orch
