@@ -4,72 +4,56 @@ Each kernel call becomes one task: a ``CoreTaskArgs`` with tensors (inputs,
 existing outputs, inouts, runtime-created intermediates) before scalars, then
 ``rt_submit_aiv_task`` / ``rt_submit_aic_task`` with the kernel's func_id.  The
 same code serves both runtime kinds.
+
+Task options come from the ``at`` scope around a call (``deps``: task ids and TASK_ID arrays,
+``predicate``) and from the call itself (``no_dep`` / ``dumps`` argument positions).  Task ids,
+``pl.array`` values and host reads are C++ values of the orchestration function: loop-carried
+and ``if``-merged ones included (``PTO2TaskId``, ``std::array``, ``rt_tensor_read``).
 """
 from __future__ import annotations
 
 import ast
 import math
-from typing import Dict, List, Set
+from dataclasses import dataclass, replace
+from typing import Dict, List, Optional
 
 from ..errors import CompileError, InternalError
 from ..ir import nodes as N
 from ..ir.ops import SCALAR_OPERATORS
-from ..ir.types import DATATYPE_CPP, DType, ScalarType, TensorType
+from ..ir.types import DATATYPE_CPP, ArrayType, DType, ScalarType, TensorType
 
 _CPP_SCALAR = {DType.FP32: "float", DType.FP16: "uint16_t", DType.BF16: "uint16_t", DType.INT8: "int8_t",
                DType.INT16: "int16_t", DType.INT32: "int32_t", DType.INT64: "int64_t", DType.UINT8: "uint8_t",
                DType.UINT16: "uint16_t", DType.UINT32: "uint32_t", DType.UINT64: "uint64_t",
-               DType.BOOL: "bool", DType.INDEX: "int64_t"}
+               DType.BOOL: "bool", DType.INDEX: "int64_t", DType.TASK_ID: "PTO2TaskId"}
 # operators whose C++ spelling means what the Python one does (floordiv, mod, min, max are spelled out)
 _CPP_OP = {name: o.cxx for name, o in SCALAR_OPERATORS.items() if o.cxx is not None}
+# dispatch predicates: comparison -> PTO2CmpOp (pto_orchestration_api.h)
+_CMP = {"==": "PTO2_CMP_EQ", "!=": "PTO2_CMP_NE", "<": "PTO2_CMP_LT", "<=": "PTO2_CMP_LE", ">": "PTO2_CMP_GT",
+        ">=": "PTO2_CMP_GE"}
 
 
-def _live_scalars(body) -> Set[str]:
-    """Names whose value is read by something that matters: a task argument, a loop bound or test,
-    an ``if`` test, a tensor expression, or (transitively) another live value.  Dead scalars --
-    e.g. the flags of a ``continue`` nobody tests again -- are not emitted (they would be set but
-    never used)."""
-    deps: Dict[str, Set[str]] = {}
-    roots: Set[str] = set()
+def ctype(t) -> str:
+    """The C++ type of an orchestration value (a scalar, a task id, a pl.array)."""
+    if isinstance(t, ArrayType):
+        return f"std::array<{_CPP_SCALAR[t.dtype]}, {t.extent}>"
+    if isinstance(t, ScalarType):
+        return _CPP_SCALAR[t.dtype]
+    raise InternalError(f"orchestration: no C++ type for {t}")
 
-    def reads(e) -> Set[str]:
-        return {x.name for x in N.walk_expr(e) if isinstance(x, N.Var)}
 
-    def walk(stmts):
-        for s in stmts:
-            if isinstance(s, N.Assign) and all(isinstance(t.type, ScalarType) for t in s.targets):
-                for t in s.targets:
-                    deps.setdefault(t.name, set()).update(reads(s.value))
-            elif isinstance(s, (N.For, N.While)):
-                if isinstance(s, N.For):
-                    roots.update(*(reads(e) for e in (s.start, s.stop, s.step)))
-                for (p, init), y, r in zip(s.iter_args, s.yields, s.results):
-                    group = reads(init) | reads(y) | {p.name, r.name}
-                    deps.setdefault(p.name, set()).update(group)
-                    deps.setdefault(r.name, set()).update(group)
-                walk(s.body)
-            elif isinstance(s, N.If):
-                roots.update(reads(s.cond))
-                for r, a, b in zip(s.results, s.then_yields, s.else_yields):
-                    deps.setdefault(r.name, set()).update(reads(a) | reads(b))
-                walk(s.then_body)
-                walk(s.else_body)
-            else:
-                for e in N.stmt_exprs(s):
-                    roots.update(reads(e))
-                for sub in N.child_bodies(s):
-                    walk(sub)
+def _is_value(t) -> bool:
+    return isinstance(t, (ScalarType, ArrayType))
 
-    walk(body)
-    live: Set[str] = set()
-    todo = list(roots)
-    while todo:
-        n = todo.pop()
-        if n in live:
-            continue
-        live.add(n)
-        todo.extend(deps.get(n, ()))
-    return live
+
+@dataclass(frozen=True)
+class _Task:
+    """What the enclosing scopes say about the tasks submitted inside them."""
+    block_num: Optional[str] = None
+    deps: tuple = ()                   # IR exprs: task ids, TASK_ID arrays
+    predicate: Optional[N.Expr] = None
+    name_tasks: Optional[list] = None  # an `at` scope that binds a task id: (task number, depth) of its tasks
+    at_depth: int = 0
 
 
 class _Orch:
@@ -82,10 +66,10 @@ class _Orch:
         self.scalars: Dict[str, str] = {}
         self.pending: Dict[str, N.OpCall] = {}   # created tensors not yet written
         self.task = 0
-        self.task_ids: Dict[str, str] = {}
         self.sync_start = False
         self.expired: Dict[str, object] = {}   # tensors created in a pl.scope that has ended
-        self.live = _live_scalars(fn.body)      # scalars whose value something reads
+        self.declared: set = set()             # values declared before the pl.scope that assigns them
+        self.arg_names: Dict[str, List[str]] = {}   # kernel -> tensor arg names (argument dump file names)
 
     def emit(self, depth, text):
         self.lines.append("    " * depth + text)
@@ -126,7 +110,42 @@ class _Orch:
             return f"(-{self.scalar(e.args[0])})"
         if isinstance(e, N.OpCall) and e.op == "scalar.cast":
             return f"static_cast<{_CPP_SCALAR[e.type.dtype]}>({self.scalar(e.args[0])})"
+        if isinstance(e, N.OpCall) and e.op == "system.task_invalid":
+            return "PTO2_INVALID_TASK_ID"
+        if isinstance(e, N.OpCall) and e.op == "array.create":
+            t = e.type
+            fill = "PTO2_INVALID_TASK_ID" if t.dtype is DType.TASK_ID else "0"
+            return f"rt_array_new<{_CPP_SCALAR[t.dtype]}, {t.extent}>({fill})"
+        if isinstance(e, N.OpCall) and e.op == "array.get_element":
+            return f"rt_array_get({self.scalar(e.args[0])}, {self.scalar(e.args[1])})"
+        if isinstance(e, N.OpCall) and e.op == "array.update_element":
+            return f"rt_array_set({self.scalar(e.args[0])}, {self.scalar(e.args[1])}, {self.scalar(e.args[2])})"
+        if isinstance(e, N.OpCall) and e.op == "read":
+            # a host read of the tensor's current contents (waits for its writers)
+            return f"rt_tensor_read<{_CPP_SCALAR[e.type.dtype]}>({self.host_tensor(e.args[0], e)}, {self.indices(e.args[1])})"
         raise CompileError(f"expression not supported in orchestration code: {e!r}", e.loc)
+
+    def indices(self, lst: N.ListExpr) -> str:
+        return "{" + ", ".join(f"static_cast<int64_t>({self.scalar(i)})" for i in lst.items) + "}"
+
+    def host_tensor(self, t: N.Expr, at: N.Expr) -> str:
+        """The C++ tensor a host access or a predicate reads: a tensor some task has written."""
+        if not isinstance(t, N.Var):
+            raise InternalError("orchestration: host access to a non-variable tensor")
+        if t.name in self.pending:
+            raise CompileError(f"tensor {t.name!r} is created by pl.create_tensor and no task has written it yet (the "
+                               f"runtime allocates it for its first writer): it has no contents to access", at.loc)
+        self._check_alive(t.name, at)
+        return self.tensors[t.name]
+
+    def declare(self, depth, t, name: str, value: str) -> None:
+        """``T name = value;``, or ``name = value;`` for a value declared before its pl.scope."""
+        self.scalars[name] = name
+        if name in self.declared:
+            self.emit(depth, f"{name} = {value};")
+        else:
+            unused = "" if name in self.used else f" (void){name};"
+            self.emit(depth, f"{ctype(t)} {name} = {value};{unused}")
 
     def dim(self, d) -> str:
         if isinstance(d, int):
@@ -147,132 +166,181 @@ class _Orch:
         raise CompileError(f"unsupported dimension {ast.unparse(node)!r}", self.fn.loc)
 
     # ------------------------------------------------------------ statements
-    def body(self, stmts, depth, block_num=None, name=None, deps=None):
+    def body(self, stmts, depth, ctx: _Task):
         for s in stmts:
-            self.stmt(s, depth, block_num, name, deps)
+            self.stmt(s, depth, ctx)
 
-    def stmt(self, s, depth, block_num, name, deps):
+    def stmt(self, s, depth, ctx: _Task):
         if isinstance(s, N.Assign):
             v = s.value
             tgt = s.targets[0]
             if isinstance(v, N.OpCall) and v.op == "create_tensor":
                 self.pending[tgt.name] = v
                 return
+            if isinstance(v, N.OpCall) and v.op == "system.task_id":
+                self.bind_task_id(tgt, ctx, depth, s)
+                return
+            if isinstance(v, N.OpCall) and v.op == "system.task_dummy":
+                t = self.task
+                self.task += 1
+                p = f"params_t{t}"
+                self.emit(depth, f"CoreTaskArgs {p};   // pl.system.task_dummy")
+                self.add_deps(p, v.args[0].items, depth, v)
+                self.declare(depth, tgt.type, tgt.name, f"rt_submit_dummy_task({p}).task_id()")
+                return
+            if _is_value(tgt.type):
+                self.declare(depth, tgt.type, tgt.name, self.scalar(v))
+                return
             if isinstance(tgt.type, TensorType) and isinstance(v, N.Var) and v.name in self.tensors:
                 self.tensors[tgt.name] = self.tensors[v.name]     # another name for the same tensor
-                return
-            if isinstance(tgt.type, ScalarType):
-                if tgt.name not in self.live:
-                    return
-                ctype = _CPP_SCALAR[tgt.type.dtype]
-                self.emit(depth, f"{ctype} {tgt.name} = {self.scalar(v)};")
-                self.scalars[tgt.name] = tgt.name
                 return
             raise CompileError(f"unsupported statement in orchestration: {tgt.name} = ...", s.loc)
         if isinstance(s, N.ExprStmt):
             if isinstance(s.expr, N.FuncCall):
-                self.submit(s.expr, depth, block_num, name, deps)
+                self.submit(s.expr, depth, ctx)
+                return
+            if isinstance(s.expr, N.OpCall) and s.expr.op == "write":
+                t, idx, val = s.expr.args
+                c = _CPP_SCALAR[t.type.dtype]
+                self.emit(depth, f"rt_tensor_write<{c}>({self.host_tensor(t, s.expr)}, {self.indices(idx)}, "
+                                 f"static_cast<{c}>({self.scalar(val)}));")
                 return
             raise CompileError("an orchestration statement must submit a task (call a kernel)", s.loc)
         if isinstance(s, N.Return):
             return
-        if isinstance(s, N.For):
-            self.carry_before(s, depth)
-            v = s.var.name
-            self.scalars[v] = v
-            lo, hi, st = self.scalar(s.start), self.scalar(s.stop), self.scalar(s.step)
-            self.emit(depth, f"for (int64_t {v} = {lo}; {v} < {hi}; {v} += {st}) {{")
-            self.carry_in(s, depth + 1)
-            self.body(s.body, depth + 1, block_num, name, deps)
-            self.assign_results(s.results, s.yields, depth + 1)
-            self.emit(depth, "}")
-            return
-        if isinstance(s, N.While):
-            self.carry_before(s, depth)
-            pre, cond, post = s.split()
-            self.emit(depth, "while (true) {")
-            self.carry_in(s, depth + 1)
-            self.body(pre, depth + 1, block_num, name, deps)
-            self.emit(depth + 1, f"if (!({self.scalar(cond.cond)})) break;")
-            self.body(post, depth + 1, block_num, name, deps)
-            self.assign_results(s.results, s.yields, depth + 1)
+        if isinstance(s, (N.For, N.While)):
+            self.check_values(s.results, "loop-carried values", s)
+            for (p, init), r in zip(s.iter_args, s.results):   # the result variable carries the value
+                if p.name in self.used:
+                    self.used.add(r.name)
+                self.declare(depth, r.type, r.name, self.scalar(init))
+                self.scalars[p.name] = r.name
+            if isinstance(s, N.For):
+                v = s.var.name
+                self.scalars[v] = v
+                lo, hi, st = self.scalar(s.start), self.scalar(s.stop), self.scalar(s.step)
+                self.emit(depth, f"for (int64_t {v} = {lo}; {v} < {hi}; {v} += {st}) {{")
+                self.body(s.body, depth + 1, ctx)
+            else:        # the test first, every round; after the loop the results hold what it saw last
+                pre, cond, post = s.split()
+                self.emit(depth, "while (true) {")
+                self.body(pre, depth + 1, ctx)
+                self.emit(depth + 1, f"if (!({self.scalar(cond.cond)})) break;")
+                self.body(post, depth + 1, ctx)
+            self.carry(depth + 1, s.results, s.yields)
             self.emit(depth, "}")
             return
         if isinstance(s, N.If):
+            self.check_values(s.results, "values merged across an if", s)
             for r in s.results:
-                if r.name in self.live:
-                    self.declare_carried(r, None, depth, s)
+                if r.name not in self.declared:
+                    self.emit(depth, f"{ctype(r.type)} {r.name}{{}};" + ("" if r.name in self.used else
+                                                                         f" (void){r.name};"))
+                self.scalars[r.name] = r.name
             self.emit(depth, f"if ({self.scalar(s.cond)}) {{")
-            self.body(s.then_body, depth + 1, block_num, name, deps)
-            self.assign_results(s.results, s.then_yields, depth + 1)
+            self.body(s.then_body, depth + 1, ctx)
+            self.carry(depth + 1, s.results, s.then_yields)
             if s.else_body or s.results:
                 self.emit(depth, "} else {")
-                self.body(s.else_body, depth + 1, block_num, name, deps)
-                self.assign_results(s.results, s.else_yields, depth + 1)
+                self.body(s.else_body, depth + 1, ctx)
+                self.carry(depth + 1, s.results, s.else_yields)
             self.emit(depth, "}")
             return
         if isinstance(s, N.Scope):
             if s.kind == "spmd":
                 bn = self.scalar(s.attrs["block_num"])
                 self.sync_start = bool(s.attrs.get("sync_start"))
-                self.body(s.body, depth, bn, name, deps)
+                self.body(s.body, depth, replace(ctx, block_num=bn))
                 self.sync_start = False
             elif s.kind == "scope":
                 # a runtime scope: its tasks are released when it ends; MANUAL scopes order their
                 # tasks by deps= (ptokit's runtime also keeps tracking tensors there: a superset of
                 # edges, so a race-free program computes the same numbers)
                 mode = s.attrs.get("mode", "auto")
+                for v in _scope_values(s.body):      # values used after the scope: declared before its braces
+                    if v.name not in self.declared:
+                        self.declared.add(v.name)
+                        init = " = PTO2_INVALID_TASK_ID" if v.type == ScalarType(DType.TASK_ID) else "{}"
+                        unused = "" if v.name in self.used else f" (void){v.name};"
+                        self.emit(depth, f"{ctype(v.type)} {v.name}{init};{unused}")
                 self.emit(depth, f"PTO2_SCOPE() {{   // pl.scope(mode={mode.upper()})")
                 before = set(self.tensors)
-                self.body(s.body, depth + 1, block_num, name, deps)
+                self.body(s.body, depth + 1, ctx)
                 self.emit(depth, "}")
                 for n in set(self.tensors) - before:   # the scope released them: they may not be used after
                     del self.tensors[n]
                     self.expired[n] = s.loc
             elif s.kind == "cluster":
                 self.emit(depth, "// pl.cluster(): the tasks below are co-scheduled")
-                self.body(s.body, depth, block_num, name, deps)
+                self.body(s.body, depth, ctx)
             else:
-                self.body(s.body, depth, block_num, s.attrs.get("name"), s.attrs.get("deps"))
+                deps = s.attrs.get("deps")
+                binds = any(isinstance(x, N.Assign) and isinstance(x.value, N.OpCall) and x.value.op == "system.task_id"
+                            for x in s.body)
+                inner = replace(ctx, deps=tuple(deps.items) if deps is not None else (),
+                                predicate=s.attrs.get("predicate"), name_tasks=[] if binds else None, at_depth=depth)
+                self.body(s.body, depth, inner)
             return
         raise CompileError(f"{type(s).__name__} is not supported in orchestration", s.loc)
 
-    # loop-carried and merged scalars: each result is a C++ variable that holds the current value;
-    # a loop copies it into the iteration's own variable at the top and writes the yields back at
-    # the bottom, so after the loop it holds the last value (a while loop: what the test last saw)
-    def declare_carried(self, r: N.Var, init, depth, s):
-        if not isinstance(r.type, ScalarType):
-            raise CompileError(f"{r.name!r}: only scalars may be carried through loops or merged across an if in "
-                               f"orchestration, not {r.type}", s.loc)
-        init_text = self.scalar(init) if init is not None else "{}"
-        self.emit(depth, f"{_CPP_SCALAR[r.type.dtype]} {r.name} = {init_text};")
-        self.scalars[r.name] = r.name
+    def check_values(self, results, what, s) -> None:
+        for r in results:
+            if not _is_value(r.type):
+                raise CompileError(f"{what} are not supported in orchestration for {r.type} ({r.name!r}); scalars, "
+                                   f"task ids and pl.array values are", s.loc)
 
-    def carry_before(self, s, depth):
-        for (p, init), r in zip(s.iter_args, s.results):
-            if r.name in self.live:
-                self.declare_carried(r, init, depth, s)
+    def carry(self, depth, results, yields) -> None:
+        """The values a loop iteration or an if arm hands on: into the result variables (through
+        temporaries, so that swapped values stay right)."""
+        pairs = [(r, y) for r, y in zip(results, yields) if not (isinstance(y, N.Var) and
+                                                                   self.scalars.get(y.name) == r.name)]
+        if not pairs:
+            return
+        if len(pairs) == 1:
+            r, y = pairs[0]
+            self.emit(depth, f"{r.name} = {self.scalar(y)};")
+            return
+        tmps = []
+        for k, (r, y) in enumerate(pairs):
+            tmps.append(f"{r.name}_next")
+            self.emit(depth, f"{ctype(r.type)} {r.name}_next = {self.scalar(y)};")
+        for (r, _), tmp in zip(pairs, tmps):
+            self.emit(depth, f"{r.name} = {tmp};")
 
-    def carry_in(self, s, depth):
-        read = {e.name for _, e in N.iter_exprs(s.body) if isinstance(e, N.Var)}
-        read |= {e.name for y in s.yields for e in N.walk_expr(y) if isinstance(e, N.Var)}
-        for (p, _), r in zip(s.iter_args, s.results):
-            if p.name not in read or r.name not in self.live:
-                continue
-            self.emit(depth, f"{_CPP_SCALAR[p.type.dtype]} {p.name} = {r.name};")
-            self.scalars[p.name] = p.name
+    def bind_task_id(self, tgt: N.Var, ctx: _Task, depth, s) -> None:
+        """``with pl.at(...) as tid`` / ``out, tid = pl.submit(...)``: the id of the block's task; a
+        block of several tasks gets a dummy task joining them."""
+        tasks = ctx.name_tasks
+        if not tasks:
+            raise CompileError(f"{tgt.name!r} names the task of a block that submits no task", s.loc)
+        if any(d != ctx.at_depth for _, d in tasks):
+            raise CompileError(f"{tgt.name!r} names the task of a block whose tasks are submitted in a loop or "
+                               f"branch inside it; bind the task ids there (pl.submit, or a pl.at block per task)",
+                               s.loc)
+        if len(tasks) == 1:
+            self.declare(depth, tgt.type, tgt.name, f"outs_t{tasks[0][0]}.task_id()")
+            return
+        t = self.task
+        self.task += 1
+        p = f"params_t{t}"
+        self.emit(depth, f"CoreTaskArgs {p};   // the block's {len(tasks)} tasks, joined")
+        for k, _ in tasks:
+            self.emit(depth, f"{p}.add_dep(outs_t{k}.task_id());")
+        self.declare(depth, tgt.type, tgt.name, f"rt_submit_dummy_task({p}).task_id()")
 
-    def assign_results(self, results, values, depth):
-        for r, v in zip(results, values):
-            if r.name not in self.live:
-                continue
-            text = self.scalar(v)
-            if text != r.name:
-                self.emit(depth, f"{r.name} = {text};")
+    def add_deps(self, p: str, deps, depth, at) -> None:
+        """Explicit edges: each task id, and every element of each TASK_ID array (empty ids add none)."""
+        for d in deps:
+            if isinstance(d.type, ArrayType):
+                self.emit(depth, f"{p}.add_deps({self.scalar(d)});")
+            else:
+                self.emit(depth, f"{p}.add_dep({self.scalar(d)});")
 
-    def submit(self, call: N.FuncCall, depth, block_num, name, deps):
+    def submit(self, call: N.FuncCall, depth, ctx: _Task):
         callee = self.prog.functions[call.callee]
         kinds = call.attrs["arg_kinds"]
+        no_dep, dumps = set(call.attrs.get("no_dep", ())), set(call.attrs.get("dumps", ()))
+        block_num = ctx.block_num
         t = self.task
         self.task += 1
         p = f"params_t{t}"
@@ -292,11 +360,18 @@ class _Orch:
                 dims = ", ".join(self.dim(d) if isinstance(d, int) else f"static_cast<uint32_t>({self.dim(d)})"
                                  for d in shape)
                 self.emit(depth, f"uint32_t {a.name}_shapes[{len(shape)}] = {{{dims}}};")
+                manual = ", true" if info.attrs.get("manual_dep") else ""   # pl.create_tensor(manual_dep=True)
                 self.emit(depth, f"TensorCreateInfo {a.name}_ci({a.name}_shapes, {len(shape)}, "
-                                 f"DataType::{DATATYPE_CPP[info.type.dtype]});")
+                                 f"DataType::{DATATYPE_CPP[info.type.dtype]}{manual});")
         self.emit(depth, f"CoreTaskArgs {p};")
+        tensor_index = {}
+        for j, k in enumerate(kinds):
+            if k != "scalar":
+                tensor_index[j] = len(tensor_index)
         for j, (a, k) in enumerate(zip(call.args, kinds)):
-            if k == "input":
+            if j in no_dep:
+                self.emit(depth, f"{p}.add_no_dep({targs[j]});")   # pl.no_dep: not tracked for this task
+            elif k == "input":
                 self.emit(depth, f"{p}.add_input({targs[j]});")
             elif k == "output":
                 self.emit(depth, f"{p}.add_output({targs[j]});")
@@ -314,6 +389,14 @@ class _Orch:
             self.emit(depth, f"uint32_t gm_pipe_t{t}_shapes[1] = {{{per_block}u{nblk}}};")
             self.emit(depth, f"TensorCreateInfo gm_pipe_t{t}_ci(gm_pipe_t{t}_shapes, 1, DataType::UINT8);")
             self.emit(depth, f"{p}.add_output(gm_pipe_t{t}_ci);")
+        for j in sorted(dumps):
+            if j in tensor_index:
+                self.emit(depth, f"{p}.mark_dump({tensor_index[j]});")   # dumps= / pl.dump_tag
+        names = [q.name for q, k in zip(callee.params, kinds) if k != "scalar"]
+        if fifo and fifo.get("gm_pipe"):
+            names.append("gm_pipe")
+        self.arg_names.setdefault(call.callee, names)
+        self.emit(depth, f"{p}.set_arg_names(argnames_{call.callee});")
         for a, k in zip(call.args, kinds):
             if k == "scalar":
                 self.emit(depth, f"{p}.add_scalar(to_u64({self._scalar_arg(a, callee, call)}));")
@@ -321,11 +404,14 @@ class _Orch:
             self.emit(depth, f"{p}.launch_spec.set_block_num({block_num});")
             if self.sync_start:
                 self.emit(depth, f"{p}.launch_spec.set_sync_start(true);")
-        for d in deps or []:
-            if d not in self.task_ids:
-                raise CompileError(f"deps= names {d!r}, which is not a task named earlier with `as`", call.loc)
-            self.emit(depth, f"{p}.add_dep({self.task_ids[d]});")
-        needs_outs = bool(created) or name is not None
+        self.add_deps(p, ctx.deps, depth, call)
+        if ctx.predicate is not None:
+            # run the task only when t[idx] OP literal holds when it becomes ready
+            read, lit = ctx.predicate.args
+            sym = SCALAR_OPERATORS[ctx.predicate.op].symbol
+            self.emit(depth, f"{p}.set_predicate({self.host_tensor(read.args[0], ctx.predicate)}, "
+                             f"{self.indices(read.args[1])}, {_CMP[sym]}, {lit.value});")
+        needs_outs = bool(created) or ctx.name_tasks is not None
         prefix = f"TaskOutputTensors outs_t{t} = " if needs_outs else ""
         if callee.kind is N.FunctionType.Group:
             # a mixed AIC+AIV group: one task on a whole cluster, both AIV lanes run the AIV kernel
@@ -339,10 +425,8 @@ class _Orch:
         for i, n in enumerate(created):
             self.emit(depth, f"const ChipTensor& {n} = outs_t{t}.get_ref({i});")
             self.tensors[n] = n
-        if name is not None:
-            self.emit(depth, f"PTO2TaskId {name} = outs_t{t}.task_id();")
-            self.emit(depth, f"(void){name};   // named with `as`; used only if a later deps= names it")
-            self.task_ids[name] = name
+        if ctx.name_tasks is not None:
+            ctx.name_tasks.append((t, depth))
 
     def tensor_arg(self, a: N.Expr, vname: str, depth, call) -> str:
         """The C++ tensor for a task argument; a window ``x[a:b, :]`` becomes a
@@ -398,7 +482,8 @@ class _Orch:
                     body.append(f"    int64_t {dim} = static_cast<int64_t>(ext_{p.name}.shapes[{d}]);")
                     body.append(f"    (void){dim};")
                     self.scalars[dim] = dim
-        self.body(fn.body, 2)
+        self.used = _names_read(fn.body)
+        self.body(fn.body, 2, _Task())
         out = [
             "// Orchestration generated by ptokit: one task per kernel call.",
             "#include <stdint.h>",
@@ -406,6 +491,13 @@ class _Orch:
             "",
             'extern "C" {',
             "",
+        ]
+        for k, names in self.arg_names.items():
+            quoted = ", ".join(f'"{n}"' for n in names) or "nullptr"
+            out.append(f"static const char* const argnames_{k}[] = {{{quoted}}};   // argument dump file names")
+        if self.arg_names:
+            out.append("")
+        out += [
             '__attribute__((visibility("default")))',
             "PTO2OrchestrationConfig aicpu_orchestration_config(const ChipTaskArgs& orch_args) {",
             "    (void)orch_args;",
@@ -422,6 +514,28 @@ class _Orch:
         out += self.lines
         out += ["    }", "}", "", '}  // extern "C"', ""]
         return "\n".join(out)
+
+
+def _names_read(body) -> set:
+    names = {e.name for _, e in N.iter_exprs(body) if isinstance(e, N.Var)}
+    for s in N.walk_stmts(body):
+        for y in (s.yields if isinstance(s, (N.For, N.While)) else s.then_yields + s.else_yields
+                  if isinstance(s, N.If) else []):
+            names.update(e.name for e in N.walk_expr(y) if isinstance(e, N.Var))
+    return names
+
+
+def _scope_values(body):
+    """Values (scalars, task ids, arrays) a pl.scope's body assigns outside its loops and branches:
+    C++ declarations inside the scope's braces would end with them."""
+    for s in body:
+        if isinstance(s, N.Assign) and _is_value(s.targets[0].type) and not (
+                isinstance(s.value, N.OpCall) and s.value.op == "create_tensor"):
+            yield s.targets[0]
+        elif isinstance(s, (N.For, N.While, N.If)):
+            yield from s.results
+        elif isinstance(s, N.Scope):
+            yield from _scope_values(s.body)
 
 
 def emit_orchestration(prog: N.Program, fn: N.Function) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import List
 
 from . import nodes as N
-from .ops import OPS, SCALAR_OPERATORS
+from .ops import OPS, SCALAR_OPERATORS, dsl_name
 from .types import DType, MemorySpace, PadValue, ScalarType, TensorType, TileType
 
 _INFIX = {name: o.symbol for name, o in SCALAR_OPERATORS.items() if o.python is not None}
@@ -64,8 +64,10 @@ def fmt_expr(e: N.Expr) -> str:
                 attrs["valid_shape"] = attrs.pop("valid")
             else:
                 attrs.pop("valid", None)
+        op = OPS.get(e.op)
+        flags = {q.key for q in op.params if q.keyword_only and q.kind == "bool"} if op is not None else set()
         for k, v in attrs.items():
-            if k in ("offsets_static", "arch") or v is None:     # None: the keyword's default
+            if k in ("offsets_static", "arch") or v is None or (k in flags and v is False):   # defaults left off
                 continue
             if isinstance(v, (list, tuple)):
                 v = "[" + ", ".join(fmt_expr(x) if isinstance(x, N.Expr) else str(x) for x in v) + "]"
@@ -74,9 +76,8 @@ def fmt_expr(e: N.Expr) -> str:
             else:
                 v = repr(v)
             args.append(f"{k}={v}")
-        op = OPS.get(e.op)
-        prefix = "pl." if op is None or "pl" in op.namespaces else "pl.tile."
-        return f"{prefix}{e.op}({', '.join(args)})"
+        ns = "pl" if op is None or not op.namespaces or "pl" in op.namespaces else op.namespaces[0]
+        return f"{ns}.{dsl_name(e.op, ns)}({', '.join(args)})"
     if isinstance(e, N.FuncCall):
         return f"self.{e.callee}({', '.join(fmt_expr(a) for a in e.args)})"
     return f"<{type(e).__name__}>"
@@ -164,9 +165,17 @@ class _Printer:
             elif s.kind == "lane_guard":
                 self.emit(depth, f"if pl.tile.get_subblock_idx() == {s.attrs.get('lane', 0)}:  # only this vector lane")
             else:
-                extra = ", ".join(f"{k}={v!r}" for k, v in s.attrs.items() if k != "name")
-                name = f" as {s.attrs['name']}" if "name" in s.attrs else ""
+                extra = ", ".join(f"{k}={fmt_expr(v) if isinstance(v, N.Expr) else repr(v)}"
+                                  for k, v in s.attrs.items() if k != "name")
+                body = list(s.body)
+                name = ""
+                last = body[-1] if body else None
+                if isinstance(last, N.Assign) and isinstance(last.value, N.OpCall) and last.value.op == "system.task_id":
+                    name = f" as {last.targets[0].name}"      # the block's task id
+                    body.pop()
                 self.emit(depth, f"with pl.at({extra}){name}:")
+                self.body(body, depth + 1)
+                return
             self.body(s.body, depth + 1)
         else:
             self.emit(depth, f"# <{type(s).__name__}>")

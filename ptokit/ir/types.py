@@ -44,6 +44,8 @@ class DType(enum.Enum):
     HF4 = ("HF4", None)
     INT4 = ("INT4", None)
     UINT4 = ("UINT4", None)
+    # a task handle (pl.TaskId = pl.Scalar[pl.TASK_ID]): a value of orchestration code only
+    TASK_ID = ("TASK_ID", None)
 
     @property
     def supported(self) -> bool:
@@ -249,5 +251,17 @@ class NoneType:
         return "None"
 
 
+@dataclass(frozen=True)
+class ArrayType:
+    """``pl.array.create(extent, dtype)``: a small fixed-size array, updated functionally."""
+
+    extent: int
+    dtype: DType
+
+    def __str__(self) -> str:
+        return f"pl.Array[{self.extent}, {self.dtype!r}]"
+
+
 INDEX = ScalarType(DType.INDEX)
 BOOL = ScalarType(DType.BOOL)
+TASK_ID = ScalarType(DType.TASK_ID)

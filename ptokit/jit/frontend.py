@@ -90,7 +90,9 @@ class ProgramBuilder:
                              f"a kernel", e)
         if e.keywords:
             raise parser.err(f"{helper.__name__} is called with positional arguments only", e)
-        args = [parser.expr(a) for a in e.args]
+        nodes = [parser.no_dep_arg(a) or a for a in e.args]      # pl.no_dep(x) arguments (language/tasks.py)
+        marked = {id(n) for n, a in zip(nodes, e.args) if n is not a}
+        args = [parser.expr(a) for a in nodes]
         hsrc = helper.source()
         item = hsrc.tree.body[0]
         if not isinstance(item, ast.FunctionDef):
@@ -104,7 +106,10 @@ class ProgramBuilder:
         call_args: List[N.Expr] = []
         declared_dir: Set[str] = set()
         key: list = [id(helper)]
-        for a, node, p in zip(args, e.args, pos):
+        no_dep = []
+        for a, node, p in zip(args, nodes, pos):
+            if id(node) in marked:
+                no_dep.append(len(call_args))
             annot = eval_static(p.annotation, hsrc, scope, "annotation") if p.annotation is not None else None
             direction = N.Direction.IN
             if isinstance(annot, DirAnnot):
@@ -162,7 +167,7 @@ class ProgramBuilder:
                 self._parse_helper(helper, kind, name, item, hsrc, scope, folded, params, declared_dir, in_kernel)
             finally:
                 self.in_progress.discard(id(helper))
-        fcall = N.FuncCall(name, call_args, loc=parser.loc(e))
+        fcall = parser.task_call_attrs(N.FuncCall(name, call_args, loc=parser.loc(e)), no_dep)
         callee = self.functions[name]
         if callee.kind is N.FunctionType.Inline and e is not parser.direct_call:
             # used inside an expression: bind its value to a temporary first (the inline pass

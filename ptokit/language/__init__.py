@@ -11,9 +11,9 @@ from .decorators import (at, cluster, const, func_attr, function, manual_scope, 
                          while_, cond, yield_)
 from .ops import *  # noqa: F401,F403
 from .ops import OPS as _OPS
-from .ops import tensor, tile
+from .ops import array, system, tensor, tile
 from .types import DTYPES as _DTYPES
-from .types import InOut, Level, Mem, Out, PipeType, Role, Scalar, ScopeMode, SplitMode, Tensor, Tile, dynamic
+from .types import InOut, Level, Mem, Out, PipeType, Role, Scalar, ScopeMode, SplitMode, TaskId, Tensor, Tile, dynamic
 
 globals().update(_DTYPES)      # pl.FP32, pl.UINT16, ...
 
@@ -34,4 +34,5 @@ __all__ = [
     "jit",  # noqa: F405 (module __getattr__)
     "func_attr", "SplitMode", "ScopeMode", "Role", "PipeType", "scope", "manual_scope", "cluster", "submit",
     "const", "min", "max", "static_assert", "static_print", "tensor", "pipeline", "yield_", "while_", "cond",
+    "array", "system", "TaskId",
 ] + sorted(_DTYPES) + sorted(_OPS)

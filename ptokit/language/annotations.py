@@ -8,6 +8,11 @@ from .types import DimExpr, DirAnnot, ScalarAnnot, TensorAnnot, TileAnnot
 
 
 def _held(dtype, loc, what):
+    if dtype is DType.TASK_ID:
+        if what == "scalars":
+            return dtype
+        raise CompileError(f"{what} of pl.TASK_ID do not exist: a task id is a scalar of orchestration code "
+                           f"(pl.TaskId); collect several in a pl.array.create(n, pl.TASK_ID)", loc)
     if isinstance(dtype, DType) and not dtype.supported:
         raise CompileError(f"{what} of {dtype!r} are not supported yet: ptokit computes FP32, FP16, BF16 and the "
                            f"8- to 64-bit integer types (the narrow formats arrive with the MX matmul)", loc)

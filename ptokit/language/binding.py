@@ -69,6 +69,10 @@ class OpBinder:
     def op_call(self, name: str, e: ast.Call) -> N.Expr:
         op = OPS[name]
         self.check_op_allowed(op, e)
+        if op.front is not None:
+            return getattr(self, op.front)(op, e)     # an op whose call the front end reads itself
+        if op.has("orchestration_only") and not self.in_orchestration:
+            raise self.err(f"pl.{name} is a value of orchestration code; it cannot be in a kernel", e)
         if op.kernel_form and self.kernel_code:
             op = OPS[op.kernel_form]                # e.g. pl.create_tensor in a kernel: a scratch tile
         bound = self.bind(op, e)
@@ -176,6 +180,8 @@ class OpBinder:
     def read_operand(self, op: OpDef, p: Param, node) -> N.Expr:
         if p.kind == "offsets":
             return self._index_list(node, f"pl.{op.name} {p.name}")
+        if p.kind == "deps":
+            return self.deps_value(node)
         return self.expr(node)
 
     def read_attr(self, op: OpDef, p: Param, node):

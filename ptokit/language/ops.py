@@ -6,6 +6,7 @@ from __future__ import annotations
 import types as _types
 
 from ..ir.ops import OPS as _TABLE
+from ..ir.ops import dsl_name as _dsl_name
 from .decorators import dsl_marker
 
 
@@ -14,7 +15,7 @@ def _marker(name):
 
 
 def _namespace(ns: str) -> dict:
-    return {name: _marker(name) for name, op in _TABLE.items() if ns in op.namespaces}
+    return {_dsl_name(name, ns): _marker(name) for name, op in _TABLE.items() if ns in op.namespaces}
 
 
 OPS = _namespace("pl")
@@ -26,6 +27,10 @@ tile = _types.SimpleNamespace(**_namespace("pl.tile"))
 # pl.tensor.<op>: the tensor-level spellings: every pl.<op> (in kernel code its tensor operands are
 # loaded, language/tensor_level.py), plus tensor-only names
 tensor = _types.SimpleNamespace(**_namespace("pl"), create=OPS["create_tensor"], dim=dsl_marker("dim"))
+
+# pl.array.create / get_element / update_element; pl.system.task_dummy / task_invalid
+array = _types.SimpleNamespace(**_namespace("pl.array"))
+system = _types.SimpleNamespace(**_namespace("pl.system"))
 
 # ``out, tid = pl.spmd_submit(self.kernel, *args, core_num=n)`` in orchestration (parser.py spmd_submit)
 spmd_submit = dsl_marker("spmd_submit")

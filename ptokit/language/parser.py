@@ -31,6 +31,7 @@ from .scopes import AtSpec, ScopeMixin
 from .program import dyn_dims_of  # noqa: F401  (re-exported for the jit front end)
 from .signatures import CallMixin, Signature
 from .source import Source, eval_static
+from .tasks import TaskMixin
 from .tensor_level import TensorLevelMixin
 from .types import DynamicDim, TileAnnot
 from .windows import WindowMixin
@@ -43,7 +44,7 @@ def parse_program(spec) -> N.Program:
     return program.parse_program(spec, FunctionParser)
 
 
-class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, ScopeMixin, CallMixin):
+class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, ScopeMixin, CallMixin, TaskMixin):
     def __init__(self, src: Source, g, sigs: Dict[str, Signature], dyn: Dict[str, DynamicDim]):
         self.src = src
         self.g = g
@@ -65,6 +66,7 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
         self.post: List[N.Stmt] = []          # statements that follow the current statement
         self.synthetic = False                # parsing an assignment the front end made itself
         self.assign_counts: Dict[str, int] = {}
+        self.dump_tags: Set[str] = set()      # tensors pl.dump_tag marked for the tasks after it (tasks.py)
 
     # ------------------------------------------------------------ helpers
     def err(self, msg, node) -> CompileError:
@@ -115,7 +117,10 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
                 continue
             t = after[name]
             loc = self.loc(node)
-            if isinstance(t, TileType):
+            init = self.escaping_init(t, loc)     # task ids and arrays (tasks.py)
+            if init is not None:
+                pass
+            elif isinstance(t, TileType):
                 init = N.OpCall("create_tile", [], {"shape": list(t.shape), "dtype": t.dtype,
                                                     "target_memory": t.memory}, type=t.with_(valid=None), loc=loc)
             elif isinstance(t, ScalarType):
@@ -134,12 +139,16 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
         """hook: ``x[...]`` read as a value: a task-argument window in orchestration, a window or
         tile slice in kernel code."""
         if self.in_orchestration:
-            return self.tensor_window(e)
+            element = self.orch_subscript(e)      # arr[i], A[i, j] (tasks.py)
+            return element if element is not None else self.tensor_window(e)
         return self.kernel_subscript(e)
 
     def assign_subscript(self, target: ast.Subscript, s) -> List[N.Stmt]:
         """hook: ``x[...] = value``: kernel code only."""
         if self.in_orchestration:
+            element = self.orch_assign_subscript(target, s)     # arr[i] = v, A[i, j] = v (tasks.py)
+            if element is not None:
+                return element
             raise self.err("writing a window of a tensor (x[a:b] = ...) is kernel code; in an orchestration "
                            "function it must be inside a `with pl.at(level=pl.Level.CORE_GROUP):` block", target)
         return [self.kernel_assign_subscript(target, s)]
@@ -150,9 +159,9 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
         if self.outliner is not None and self._has_kernel_code(s.body):
             if not self.in_orchestration:
                 raise self.err("a pl.at block of kernel code belongs in the orchestration, not inside a kernel", s)
-            return self.outliner.outline(self, s, spec, self._kernel_parser)
+            return self.task_scope(self.outliner.outline(self, s, spec, self._kernel_parser), spec)
         body = self.block(s.body)
-        return N.Scope("at", body, spec.scope_attrs(), loc=self.loc(s))
+        return self.task_scope(N.Scope("at", body, spec.scope_attrs(), loc=self.loc(s)), spec)
 
     def _kernel_parser(self, kfn: N.Function) -> "FunctionParser":
         p = type(self)(self.src, self.g, self.sigs, self.dyn)
@@ -202,6 +211,9 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
                                "loop body", s)
             if self.static_statement(s):
                 return []
+            handled = self.task_statement(s)      # pl.dump_tag, pl.write (tasks.py)
+            if handled is not None:
+                return handled
             e = self.expr(s.value)
             return [N.ExprStmt(e, loc=loc)]
         if isinstance(s, ast.Pass):
@@ -407,21 +419,21 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
         kw = {k.arg: k.value for k in call.keywords}
         if None in kw:
             raise self.err(f"pl.{marker} does not take **kwargs", call)
-        allowed = {"deps", "allow_early_resolve"} | ({"core_num", "sync_start"} if spmd else {"dumps", "predicate"})
+        allowed = {"deps", "allow_early_resolve", "dumps", "predicate"} | ({"core_num", "sync_start"} if spmd else set())
         unknown = set(kw) - allowed
         if unknown:
             raise self.err(f"pl.{marker} has no keyword {sorted(unknown)[0]!r} "
                            f"({', '.join(k + '=' for k in sorted(allowed))})", call)
         if spmd and "core_num" not in kw:
             raise self.err(f"pl.spmd_submit needs the block count as core_num=: `{usage}`", call)
-        if "predicate" in kw:
-            raise self.err("pl.submit(predicate=...) (a task skipped at dispatch) is not supported yet", kw["predicate"])
         if "allow_early_resolve" in kw:
             self._static_bool(kw["allow_early_resolve"], "allow_early_resolve")   # a scheduling hint: no effect
+        spec = AtSpec(deps=self.deps_list(kw["deps"]) if "deps" in kw else [], call=call,
+                      deps_loc=self.loc(kw["deps"]) if "deps" in kw else None)
         if "dumps" in kw:
-            # tensors marked for the runtime's argument dump: a debugging aid with no effect on results
-            [self.expr(d) for d in (kw["dumps"].elts if isinstance(kw["dumps"], (ast.List, ast.Tuple)) else [])]
-        spec = AtSpec(deps=self.deps_list(kw["deps"]) if "deps" in kw else [])
+            spec.dumps = self.tensor_list(kw["dumps"], "dumps")     # the runtime's argument dump (tasks.py)
+        if "predicate" in kw:
+            spec.predicate = self.predicate_value(kw["predicate"])  # skipped at dispatch when false
         results = target.elts[0] if pair else target
         if pair and target.elts[1].id != "_":
             spec.name = target.elts[1].id
@@ -441,7 +453,7 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
             if "sync_start" in kw and self._static_bool(kw["sync_start"], "sync_start"):
                 attrs["sync_start"] = True
             body = [N.Scope("spmd", body, attrs, loc=loc)]
-        return [N.Scope("at", body, spec.scope_attrs(), loc=loc)]
+        return [self.task_scope(N.Scope("at", body, spec.scope_attrs(), loc=loc), spec)]
 
     def _alias(self, name, tensor_expr):
         if not isinstance(tensor_expr, N.Var):
@@ -709,20 +721,22 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
             merged = spec.at()
             merged.name_hint = at.name_hint or merged.name_hint
             merged.deps = merged.deps + at.deps
+            merged.deps_loc = merged.deps_loc or at.deps_loc
             merged.name = merged.name or at.name
+            merged.dumps, merged.no_dep = at.dumps, at.no_dep
             return self._spmd_kernel(only, spec, merged)
         if self.outliner is not None and self._has_kernel_code(s.body):
             return self._spmd_kernel(s, spec, spec.at())
         body = self.block(s.body)
         inner = N.Scope("spmd", body, spec.scope_attrs(), loc=self.loc(s))
-        at = spec.at().scope_attrs()
-        return N.Scope("at", [inner], at, loc=self.loc(s)) if at else inner
+        at = spec.at()
+        return self.task_scope(N.Scope("at", [inner], at.scope_attrs(), loc=self.loc(s)), at)
 
     def _spmd_kernel(self, s, spec, at: AtSpec, block_var: Optional[str] = None) -> N.Stmt:
         scope = self.outliner.outline(self, s, at, self._kernel_parser, block_var=block_var)
         call = scope.body
         scope.body = [N.Scope("spmd", call, spec.scope_attrs(), loc=self.loc(s))]
-        return scope
+        return self.task_scope(scope, at)
 
     # ------------------------------------------------------------ expressions
     def _const(self, v, node):
@@ -765,6 +779,8 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
         if isinstance(e, ast.Constant):
             if isinstance(e.value, (bool, int, float)):
                 return self._const(e.value, e)
+            if e.value is None and self.in_orchestration:
+                return self.none_value(e)         # the empty task id (tasks.py)
             raise self.err(f"unsupported constant {e.value!r}", e)
         if isinstance(e, ast.Name):
             if e.id in self.consts and e.id not in self.env:

@@ -23,7 +23,8 @@ from typing import Dict, List, Optional
 
 from ..errors import CompileError
 from ..ir import nodes as N
-from ..ir.types import TensorType
+from ..ir.ops import OPS
+from ..ir.types import DType, ScalarType, TensorType
 from .annotations import annot_to_type
 from .outline import Outliner
 from .signatures import Signature, return_types, returned_params
@@ -134,9 +135,10 @@ def _submits_work(u: Unit, inline_names) -> bool:
         if isinstance(node, ast.Call):
             f = node.func
             target = _resolve(f, u.g)
-            if getattr(target, "__pto_marker__", None) == "spmd_submit":
+            if getattr(target, "__pto_marker__", None) in ("spmd_submit", "submit"):
                 return True
-            if getattr(target, "__pto_op__", None) == "create_tensor":
+            op = getattr(target, "__pto_op__", None)
+            if op == "create_tensor" or (op is not None and OPS[op].has("orchestration_only")):
                 return True
             if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self" and \
                     f.attr not in inline_names:
@@ -206,6 +208,10 @@ def parse_header(item: ast.FunctionDef, kind, name, src, g, method: bool, evalua
         if annot is None or isinstance(annot, str):
             annot = eval_static(a.annotation, src, g, "annotation")
         ty, direction = annot_to_type(annot, src.loc(a.annotation))
+        if isinstance(ty, ScalarType) and ty.dtype is DType.TASK_ID:
+            raise CompileError(f"parameter {a.arg!r}: a task id (pl.TaskId) is made by orchestration code (`with "
+                               f"pl.at(...) as tid`, pl.submit); it cannot be a function parameter",
+                               src.loc(a.annotation))
         params.append(N.Param(a.arg, ty, direction, src.loc(a)))
     return N.Function(name, kind, params, [], [], src.loc(item))
 

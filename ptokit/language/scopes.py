@@ -6,12 +6,13 @@ import ast
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from ..ir.types import ScalarType
+from ..ir import nodes as N
+from ..ir.types import ScalarType, TupleType
 from .source import eval_static
 from .types import Level, ScopeMode
 
-AT_KEYWORDS = ("level", "name_hint", "deps")
-SPMD_KEYWORDS = ("core_num", "sync_start", "name_hint", "deps", "allow_early_resolve")
+AT_KEYWORDS = ("level", "name_hint", "deps", "dumps", "no_dep_args")
+SPMD_KEYWORDS = ("core_num", "sync_start", "name_hint", "deps", "allow_early_resolve", "predicate")
 
 
 @dataclass
@@ -21,12 +22,15 @@ class SpmdSpec:
     block_num: object
     sync_start: bool = False
     name_hint: Optional[str] = None
-    deps: List[str] = field(default_factory=list)
+    deps: List[N.Expr] = field(default_factory=list)
     name: Optional[str] = None
     call: Optional[ast.Call] = None
+    predicate: Optional[N.Expr] = None
+    deps_loc: object = None
 
     def at(self) -> "AtSpec":
-        return AtSpec(name_hint=self.name_hint, deps=list(self.deps), name=self.name, call=self.call)
+        return AtSpec(name_hint=self.name_hint, deps=list(self.deps), name=self.name, call=self.call,
+                      predicate=self.predicate, deps_loc=self.deps_loc)
 
     def scope_attrs(self) -> dict:
         attrs = {"block_num": self.block_num}
@@ -41,26 +45,28 @@ class AtSpec:
 
     level: object = Level.CORE_GROUP
     name_hint: Optional[str] = None
-    deps: List[str] = field(default_factory=list)
+    deps: List[N.Expr] = field(default_factory=list)   # task ids and TASK_ID arrays (language/tasks.py)
     name: Optional[str] = None          # the `as` name binding the task id
     call: Optional[ast.Call] = None
+    dumps: List[tuple] = field(default_factory=list)    # (tensor name, node): dumps=
+    no_dep: List[tuple] = field(default_factory=list)   # (tensor name, node): no_dep_args=
+    predicate: Optional[N.Expr] = None                  # predicate= (pl.submit, pl.spmd)
+    deps_loc: object = None                             # where deps= is written
 
     def scope_attrs(self) -> dict:
         attrs = {}
         if self.deps:
-            attrs["deps"] = list(self.deps)
-        if self.name is not None:
-            attrs["name"] = self.name
+            attrs["deps"] = N.ListExpr(list(self.deps), type=TupleType(tuple(d.type for d in self.deps)))
+        if self.predicate is not None:
+            attrs["predicate"] = self.predicate
         return attrs
 
 
 class ScopeMixin:
     """Mixin of FunctionParser (uses ``err``, ``src``, ``g``, ``expr``)."""
 
-    def deps_list(self, node) -> List[str]:
-        if not isinstance(node, (ast.List, ast.Tuple)) or not all(isinstance(d, ast.Name) for d in node.elts):
-            raise self.err("deps= takes a list of task names bound with `as`", node)
-        return [d.id for d in node.elts]
+    def deps_list(self, node) -> List[N.Expr]:
+        return list(self.deps_value(node).items)
 
     def parse_at(self, call: ast.Call, as_target) -> AtSpec:
         spec = AtSpec(call=call)
@@ -70,7 +76,11 @@ class ScopeMixin:
             spec.level = eval_static(call.args[0], self.src, self.g, "level")
         for kw in call.keywords:
             if kw.arg == "deps":
-                spec.deps = self.deps_list(kw.value)
+                spec.deps, spec.deps_loc = self.deps_list(kw.value), self.loc(kw.value)
+            elif kw.arg == "dumps":
+                spec.dumps = self.tensor_list(kw.value, "dumps")
+            elif kw.arg == "no_dep_args":
+                spec.no_dep = self.tensor_list(kw.value, "no_dep_args")
             elif kw.arg == "level":
                 if call.args:
                     raise self.err("pl.at got the level twice", kw.value)
@@ -100,7 +110,7 @@ class ScopeMixin:
         unknown = set(kw) - set(SPMD_KEYWORDS)
         if unknown:
             bad = sorted(unknown)[0]
-            why = " (not supported yet)" if bad in ("optimizations", "predicate") else ""
+            why = " (not supported yet)" if bad in ("optimizations",) else ""
             raise self.err(f"pl.spmd has no parameter {bad!r}{why} (parameters: {', '.join(SPMD_KEYWORDS)})",
                            kw[bad])
         if len(call.args) > 1 or (call.args and "core_num" in kw) or (not call.args and "core_num" not in kw):
@@ -122,7 +132,9 @@ class ScopeMixin:
         if "deps" in kw:
             if as_target is None:
                 raise self.err("pl.spmd(deps=...) is the `with pl.spmd(n, deps=[...]) as tid:` form", kw["deps"])
-            spec.deps = self.deps_list(kw["deps"])
+            spec.deps, spec.deps_loc = self.deps_list(kw["deps"]), self.loc(kw["deps"])
+        if "predicate" in kw:
+            spec.predicate = self.predicate_value(kw["predicate"])
         if as_target is not None:
             if not isinstance(as_target, ast.Name):
                 raise self.err("`as` needs a simple name", as_target)

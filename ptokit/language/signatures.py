@@ -70,11 +70,17 @@ class CallMixin:
         if e.keywords:
             raise self.err("program functions are called with positional arguments", e)
         callee = self.sigs[name].fn
-        args = [self.expr(a) for a in e.args]
+        nodes, no_dep = list(e.args), []
+        for j, a in enumerate(nodes):
+            inner = self.no_dep_arg(a)            # self.k(pl.no_dep(x), ...) (language/tasks.py)
+            if inner is not None:
+                nodes[j] = inner
+                no_dep.append(j)
+        args = [self.expr(a) for a in nodes]
         if len(args) != len(callee.params):
             raise self.err(f"{name} takes {len(callee.params)} arguments, but {len(args)} were given", e)
-        for a, p, node in zip(args, callee.params, e.args):
+        for a, p, node in zip(args, callee.params, nodes):
             problem = arg_problem(a, p.type, p.name, name)
             if problem:
                 raise self.err(problem, node)
-        return N.FuncCall(name, args, loc=self.loc(e))
+        return self.task_call_attrs(N.FuncCall(name, args, loc=self.loc(e)), no_dep)

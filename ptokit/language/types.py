@@ -131,6 +131,10 @@ class DirAnnot:
     inner: object
 
 
+# pl.TaskId: the type of a task id (pl.Scalar[pl.TASK_ID]), for annotations of orchestration locals
+TaskId = ScalarAnnot(DType.TASK_ID)
+
+
 def _shape_tuple(shape):
     if isinstance(shape, (int, DimExpr)):
         shape = [shape]

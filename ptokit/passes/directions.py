@@ -21,11 +21,23 @@ from __future__ import annotations
 
 from ..errors import CompileError
 from ..ir import nodes as N
-from ..ir.types import ScalarType, TensorType
+from ..ir.types import ArrayType, ScalarType, TensorType
 
 
 # runtime.md: at most 32 tensors and 16 scalars per task; 256 tensors for the whole program
 MAX_TASK_TENSORS, MAX_TASK_SCALARS, MAX_PROGRAM_TENSORS = 32, 16, 256
+MAX_EXPLICIT_DEPS = 64     # PTO2_MAX_EXPLICIT_DEPS (pto_orchestration_api.h)
+
+
+def _check_deps(fn: N.Function) -> None:
+    """deps= of a task (task ids, and every element of each TASK_ID array) within the runtime's limit."""
+    lists = [s.attrs["deps"] for s in N.walk_stmts(fn.body) if isinstance(s, N.Scope) and "deps" in s.attrs]
+    lists += [e.args[0] for _, e in N.walk_ops(fn.body, "system.task_dummy")]
+    for deps in lists:
+        count = sum(d.type.extent if isinstance(d.type, ArrayType) else 1 for d in deps.items)
+        if count > MAX_EXPLICIT_DEPS:
+            raise CompileError(f"deps= of this task name up to {count} task ids; a task takes at most "
+                               f"{MAX_EXPLICIT_DEPS} (join some with pl.system.task_dummy first)", deps.loc)
 
 
 def _check_arg_counts(fn: N.Function) -> None:
@@ -51,6 +63,12 @@ def derive_directions(prog: N.Program, ctx) -> N.Program:
         for s, call in N.iter_exprs(fn.body):
             if isinstance(call, N.OpCall) and call.op == "create_tensor" and isinstance(s, N.Assign):
                 created.add(s.targets[0].name)
+            if isinstance(call, N.OpCall) and call.op in ("read", "write") and isinstance(call.args[0], N.Var):
+                name = call.args[0].name          # host access (and predicates): the tensor must exist
+                if name in created and name not in written:
+                    raise CompileError(f"tensor {name!r} is created by pl.create_tensor and no task has written it "
+                                       f"yet (the runtime allocates it for its first writer): it has no contents "
+                                       f"to access", call.loc)
             if not isinstance(call, N.FuncCall):
                 continue
             callee = prog.functions[call.callee]
@@ -88,7 +106,17 @@ def derive_directions(prog: N.Program, ctx) -> N.Program:
                     kinds.append("inout")
                     written.add(base.name)
             call.attrs["arg_kinds"] = kinds
+            for j in call.attrs.get("no_dep", ()):
+                if kinds[j] == "scalar":
+                    raise CompileError(f"pl.no_dep marks a tensor argument, but argument {j} of {call.callee} is a "
+                                       f"scalar", call.loc)
+                if kinds[j] == "output_new":
+                    raise CompileError(f"pl.no_dep on the first write of {call.args[j].name!r} (created by "
+                                       f"pl.create_tensor): the runtime allocates it for this task and later tasks "
+                                       f"depend on its creator, so there is nothing to leave untracked; drop "
+                                       f"pl.no_dep, or use pl.create_tensor(..., manual_dep=True)", call.loc)
         fn.attrs["kernel_ids"] = kernel_ids
+        _check_deps(fn)
         _check_scoped_tensors(fn.body, [], {})
     return prog
 

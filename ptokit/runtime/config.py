@@ -67,7 +67,7 @@ class RunConfig:
     save_kernels_dir: Optional[str] = None            # where the tree is written / copied
     codegen_only: bool = False                        # compile, never run
     enable_chip_swimlane: int = 0                     # >0: a Perfetto trace of the run
-    enable_dump_args: int = 0                         # accepted; see docs/simulator.md
+    enable_dump_args: int = 0                         # 0 off, 1 the tagged task args, 2 every task arg
     enable_pmu: int = 0                               # accepted; no PMU on the simulator
     enable_dep_gen: bool = False                      # deps.json from the run's dependency edges
     enable_scope_stats: bool = False                  # accepted; see docs/simulator.md

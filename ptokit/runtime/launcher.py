@@ -112,7 +112,8 @@ def run_prepared(prepared: PreparedTree, args: list, config: Optional[RunConfig]
     check_args(kc, args)
     config = dfx.before_run(prepared.root, config)
     result = run_image(prepared.image, list(args), config, kernel_names=prepared.kernel_names,
-                       scalar_dtypes=scalar_dtypes_of(kc), kernel_core_types=prepared.kernel_core_types)
+                       scalar_dtypes=scalar_dtypes_of(kc), kernel_core_types=prepared.kernel_core_types,
+                       dump_dir=prepared.root / "dumps")
     result.device_id = config.device_id
     dfx.after_run(prepared.root, config, result)
     if config.golden_data_dir:

@@ -40,6 +40,7 @@ class Timeline:
     kernel_names: dict = field(default_factory=dict)
     task_args: dict = field(default_factory=dict)   # seq -> ("in float32[32, 64]", ...); only when tracing
     fifo_waits: Optional[np.ndarray] = None         # FIFO_WAIT_DTYPE records, when the simulator recorded them
+    skipped: tuple = ()                             # seqs of tasks a false dispatch predicate skipped (no blocks)
 
     def task_blocks(self, task_seq: int) -> np.ndarray:
         return self.blocks[self.blocks["task_seq"] == task_seq]
@@ -70,6 +71,7 @@ class RunResult:
     error: Optional[str] = None
     execution_time: Optional[float] = None   # seconds of the whole run() call (compile, run, compare)
     profile: Optional[dict] = None           # compile stage seconds, with RunConfig(compile_profiling=True)
+    dump_dir: Optional[object] = None   # the folder of the argument dump (RunConfig.enable_dump_args)
 
     def summary(self) -> RunSummary:
         """Run statistics (``ptokit.runtime.summary.RunSummary``): critical path, busy cores, waits."""

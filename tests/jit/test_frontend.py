@@ -199,7 +199,9 @@ def test_dynamic_dims_stay_symbolic():
 def test_as_name_and_deps_reach_the_scope():
     orch = progs.chain.parse(arr(), arr()).functions["chain"]
     scopes = [s for s in orch.body if isinstance(s, N.Scope)]
-    assert scopes[0].attrs["name"] == "t0" and scopes[1].attrs["deps"] == ["t0"]
+    bound = scopes[0].body[-1]          # the `as` name: the block's task id, a value of the orchestration
+    assert isinstance(bound, N.Assign) and bound.targets[0].name == "t0" and bound.value.op == "system.task_id"
+    assert [d.name for d in scopes[1].attrs["deps"].items] == ["t0"]
     assert progs.chain.parse(arr(), arr()).functions["chain_incore_1"].params[0].direction is N.Direction.INOUT
 
 

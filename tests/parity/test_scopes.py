@@ -60,7 +60,8 @@ def test_jit_spmd_loop(tmp_path, monkeypatch):
 @pytest.mark.parametrize("program,message,needle", [
     (S.NestedManual, "a MANUAL scope cannot be nested in another MANUAL scope", "with pl.scope(mode=pl.ScopeMode.MANUAL):"),
     (S.ScopeInKernel, "pl.scope is a runtime scope of the orchestration; it cannot be in kernel code", "with pl.scope():"),
-    (S.Predicate, "pl.submit(predicate=...) (a task skipped at dispatch) is not supported yet", "predicate=(x > 0)"),
+    (S.Predicate, "predicate= takes one comparison of a tensor element with an integer literal: predicate=(t[i] > 0); "
+                  "the left side must be a tensor element t[i, ...]", "predicate=(x > 0)"),
     (S.EscapesScope, "tensor 't' is created by a task inside a pl.scope and used after that scope ends",
      "y = self.inc(t, y)"),
 ])

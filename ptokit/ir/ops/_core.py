@@ -50,6 +50,8 @@ OPERAND_KINDS = frozenset({
     "tensor",      # an expression whose value is a tensor
     "scalar",      # a scalar expression; constants take the element kind of the op's tile operand
     "offsets",     # a list of integer expressions -> ListExpr (typed as a TupleType of its items)
+    "array",       # an expression whose value is a pl.array
+    "deps",        # a list of task ids and TASK_ID arrays (None entries dropped) -> ListExpr
 })
 ATTR_KINDS = frozenset({
     "shape",       # a list of compile-time positive ints
@@ -111,6 +113,7 @@ TRAITS = frozenset({
     "spmd",          # reads the SPMD identity of the running block
     "scalar",        # scalar arithmetic (operands and result are scalars)
     "accepts_acc",   # takes an Acc tile as it is (a store to GM, a cast): no Acc->Vec hand-over first
+    "orchestration_only",  # task-graph values and host access (task ids, pl.read of a tensor): not in kernels
 })
 
 
@@ -131,6 +134,8 @@ class OpDef:
     tensor_target: Optional[Tuple[str, Dict[str, str]]] = None  # operand 0 a tensor: (op, its param -> ours)
     kernel_form: Optional[str] = None            # the op this one is in kernel code (same parameters)
     on_scalar: Optional[str] = None              # the op used when operand 0 is a scalar (pl.cast(s, pl.INDEX))
+    front: Optional[str] = None     # the front-end method that reads this op's call (language/tasks.py),
+                                    # where the generic binding does not fit (pl.read's list-or-int index)
     doc: str = ""
     # dialect attributes of the lowered op: (dialect attribute name, getter(ir_attrs, ir_args) -> value or
     # None to leave it out); the value is the dialect-level spelling (enum word, bool or int)
@@ -186,6 +191,12 @@ def declare(name: str, params, rule, **kw) -> OpDef:
         raise ValueError(f"op {name!r}: operands= must name each operand parameter once")
     OPS[name] = op
     return op
+
+
+def dsl_name(name: str, namespace: str) -> str:
+    """The name an op has in a DSL namespace: ``array.create`` is ``create`` in ``pl.array``."""
+    prefix = namespace.rsplit(".", 1)[-1] + "."
+    return name[len(prefix):] if namespace != "pl" and name.startswith(prefix) else name
 
 
 def lookup(name: str) -> OpDef:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from ..types import PadValue
-from ._core import OPS, OpDef, Param
+from ._core import OPS, OpDef, Param, dsl_name
 
 BEGIN, END = "<!-- ops:begin -->", "<!-- ops:end -->"
 
@@ -42,7 +42,7 @@ def markdown() -> str:
         op = OPS[name]
         if not op.namespaces:
             continue
-        where = ", ".join(f"`{ns}.{name}`" for ns in op.namespaces)
+        where = ", ".join(f"`{ns}.{dsl_name(name, ns)}`" for ns in op.namespaces)
         pto = f"`{op.pto}`" if op.pto else "—"
         traits = ", ".join(sorted(op.traits)) or "—"
         doc = op.doc.replace("|", "\\|") + (f"; with a scalar rhs: `{op.scalar_form}`" if op.scalar_form else "")

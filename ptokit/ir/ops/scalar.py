@@ -54,11 +54,17 @@ SCALAR_OPERATORS: Dict[str, ScalarOperator] = {f"scalar.{o.name}": o for o in AR
 BY_PYTHON: Dict[type, ScalarOperator] = {o.python: o for o in ARITH + COMPARE if o.python is not None}
 
 
+def _no_task_ids(ts, what):
+    if any(isinstance(t, ScalarType) and t.dtype is DType.TASK_ID for t in ts):
+        raise OpTypeError(f"{what} on a task id: a pl.TaskId is a handle for deps=, not a number")
+
+
 def _scalar_arith(op):
     def rule(ts, attrs):
         for t in ts:
             if not isinstance(t, ScalarType):
                 raise OpTypeError(f"scalar.{op} requires scalar operands, but got {t}")
+        _no_task_ids(ts, f"scalar.{op}")
         a, b = ts[0].dtype, ts[1].dtype
         if a.is_float or b.is_float:
             if op in _INTEGER_ONLY:
@@ -74,6 +80,7 @@ def _scalar_cmp(ts, attrs):
     for t in ts:
         if not isinstance(t, ScalarType):
             raise OpTypeError(f"scalar comparison requires scalar operands, but got {t}")
+    _no_task_ids(ts, "a comparison")
     return BOOL
 
 
@@ -89,6 +96,7 @@ for _o in COMPARE:
 def _scalar_neg(ts, attrs):
     if not isinstance(ts[0], ScalarType):
         raise OpTypeError(f"scalar negation requires a scalar, but got {ts[0]}")
+    _no_task_ids(ts, "negation")
     return ts[0]
 
 

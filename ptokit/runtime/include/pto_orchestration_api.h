@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <array>
+#include <initializer_list>
 #include <type_traits>
 
 #include "tensor.h"
@@ -22,7 +24,7 @@
 constexpr uint32_t CORE_MAX_TENSOR_ARGS = 32;
 constexpr uint32_t CORE_MAX_SCALAR_ARGS = 16;
 constexpr uint32_t CHIP_MAX_TENSOR_ARGS = 256;
-constexpr uint32_t PTO2_MAX_EXPLICIT_DEPS = 16;
+constexpr uint32_t PTO2_MAX_EXPLICIT_DEPS = 64;
 constexpr int PTO2_MAX_SCOPE_DEPTH = 4;
 
 typedef uint64_t PTO2TaskId;
@@ -90,8 +92,10 @@ struct TensorCreateInfo {
     uint32_t shapes[CHIP_TENSOR_MAX_DIMS];
     uint32_t ndims;
     DataType dtype;
+    bool manual_dep;   // the created tensor is never tracked (ChipTensor::manual_dep); its creator still is
 
-    TensorCreateInfo(const uint32_t* shapes_in, uint32_t ndims_in, DataType dtype_in) : ndims(ndims_in), dtype(dtype_in) {
+    TensorCreateInfo(const uint32_t* shapes_in, uint32_t ndims_in, DataType dtype_in, bool manual_dep_in = false)
+        : ndims(ndims_in), dtype(dtype_in), manual_dep(manual_dep_in) {
         for (uint32_t i = 0; i < (uint32_t)CHIP_TENSOR_MAX_DIMS; ++i)
             shapes[i] = (i < ndims_in && shapes_in) ? shapes_in[i] : 1;
     }
@@ -108,6 +112,19 @@ enum PTO2ArgError : int32_t {
     PTO2_ARG_TOO_MANY_DEPS = 4,
     PTO2_ARG_BAD_CREATE_INFO = 5,
     PTO2_ARG_BAD_TENSOR = 6,
+    PTO2_ARG_BAD_PREDICATE = 7,
+};
+
+// A dispatch predicate (CoreTaskArgs::set_predicate): the task runs only when
+// `element OP literal` holds for one element of a tensor, read when the task becomes ready.
+enum PTO2CmpOp : int32_t { PTO2_CMP_EQ = 0, PTO2_CMP_NE = 1, PTO2_CMP_LT = 2, PTO2_CMP_LE = 3, PTO2_CMP_GT = 4, PTO2_CMP_GE = 5 };
+
+struct PTO2Predicate {
+    ChipTensor tensor;   // the tensor (its writers become producers of the task)
+    uint64_t element;    // element index from the buffer start (start_offset + sum idx * stride)
+    int64_t literal;
+    int32_t op;          // PTO2CmpOp
+    bool active;
 };
 
 struct PTO2LaunchSpec {
@@ -132,8 +149,11 @@ struct CoreTaskArgs {
     int32_t error_ = PTO2_ARG_OK;
     uint32_t error_index_ = 0;
     PTO2LaunchSpec launch_spec;
+    uint32_t dump_mask_ = 0;                  // bit i: tensor arg i is dumped (enable_dump_args=1)
+    const char* const* arg_names_ = nullptr;  // tensor arg names (dump file names), or null
+    PTO2Predicate predicate_;
 
-    CoreTaskArgs() {}
+    CoreTaskArgs() { predicate_.active = false; }
 
     void add_input(const ChipTensor& t) { push_(t, PTO2ArgKind::INPUT); }
     template <typename... Rest>
@@ -150,6 +170,7 @@ struct CoreTaskArgs {
         t.dtype = ci.dtype;
         t.is_contiguous = true;
         t.address_space = ADDRESS_SPACE_DEVICE;
+        t.manual_dep = ci.manual_dep;
         if (ci.ndims < 1 || ci.ndims > (uint32_t)CHIP_TENSOR_MAX_DIMS || get_element_size(ci.dtype) == 0) {
             set_error_(PTO2_ARG_BAD_CREATE_INFO);
         } else {
@@ -174,12 +195,47 @@ struct CoreTaskArgs {
     }
     template <typename T, typename std::enable_if<!std::is_same<T, uint64_t>::value, int>::type = 0>
     void add_scalar(T v) { add_scalar(to_u64(v)); }
+    // An explicit edge; PTO2_INVALID_TASK_ID (an empty TaskId) adds none.
     void add_dep(PTO2TaskId id) {
+        if (id == PTO2_INVALID_TASK_ID) return;
         if (dep_count_ >= PTO2_MAX_EXPLICIT_DEPS) {
             set_error_(PTO2_ARG_TOO_MANY_DEPS);
             return;
         }
         deps_[dep_count_++] = id;
+    }
+
+    // Every valid id of a TaskId array.
+    template <size_t N>
+    void add_deps(const std::array<PTO2TaskId, N>& ids) {
+        for (PTO2TaskId id : ids) add_dep(id);
+    }
+    // Tensor arg `i` (in add order) is written to the argument dump when the task completes.
+    void mark_dump(uint32_t i) {
+        if (i < 32) dump_mask_ |= 1u << i;
+    }
+    // Names of the tensor args, in add order (must outlive the run: string literals).
+    void set_arg_names(const char* const* names) { arg_names_ = names; }
+    // Run the task only when t[idx] OP literal (idx: one index per dimension of t).
+    void set_predicate(const ChipTensor& t, std::initializer_list<int64_t> idx, int32_t op, int64_t literal) {
+        uint64_t e = t.start_offset;
+        uint32_t d = 0;
+        if (idx.size() != t.ndims || op < PTO2_CMP_EQ || op > PTO2_CMP_GE) {
+            set_error_(PTO2_ARG_BAD_PREDICATE);
+            return;
+        }
+        for (int64_t i : idx) {
+            if (i < 0 || (uint64_t)i >= t.shapes[d]) {
+                set_error_(PTO2_ARG_BAD_PREDICATE);
+                return;
+            }
+            e += (uint64_t)i * t.strides[d++];
+        }
+        predicate_.tensor = t;
+        predicate_.element = e;
+        predicate_.literal = literal;
+        predicate_.op = op;
+        predicate_.active = true;
     }
 
     uint32_t tensor_count() const { return tensor_count_; }
@@ -230,7 +286,8 @@ struct MixedKernels {
     int32_t aiv1;
 };
 
-enum PTO2TaskKind : int32_t { PTO2_TASK_AIV = 0, PTO2_TASK_AIC = 1, PTO2_TASK_MIXED = 2 };
+// DUMMY: no kernel; the task completes as soon as its producers have (pl.system.task_dummy).
+enum PTO2TaskKind : int32_t { PTO2_TASK_AIV = 0, PTO2_TASK_AIC = 1, PTO2_TASK_MIXED = 2, PTO2_TASK_DUMMY = 3 };
 
 // The runtime's function table (filled by the runtime, passed to the binder).
 struct PTO2RuntimeOps {
@@ -242,9 +299,11 @@ struct PTO2RuntimeOps {
     void (*fatal)(void* rt, int32_t code, const char* message);  // does not return
     void (*wait_tensor)(void* rt, const ChipTensor* t);           // block until its writers finish
     void (*wait_task)(void* rt, PTO2TaskId id);
+    // Block until no unfinished task may write `t` (for_write: nor read it): before host access.
+    void (*wait_access)(void* rt, const ChipTensor* t, int32_t for_write);
 };
 
-constexpr uint32_t PTO2_RUNTIME_OPS_VERSION = 1;
+constexpr uint32_t PTO2_RUNTIME_OPS_VERSION = 2;
 
 #ifndef PTO2_RUNTIME_INTERNAL
 
@@ -304,6 +363,10 @@ static inline TaskOutputTensors rt_submit_aic_task(int32_t func_id, const CoreTa
 static inline TaskOutputTensors rt_submit_task(const MixedKernels& mk, const CoreTaskArgs& args) {
     return pto2_detail::submit(PTO2_TASK_MIXED, mk.aic, mk.aiv0, mk.aiv1, args);
 }
+// A task with no kernel that completes when every explicit dep has (a dependency join).
+static inline TaskOutputTensors rt_submit_dummy_task(const CoreTaskArgs& args) {
+    return pto2_detail::submit(PTO2_TASK_DUMMY, INVALID_KERNEL_ID, INVALID_KERNEL_ID, INVALID_KERNEL_ID, args);
+}
 // Aliases with the vendor's pto2_ prefix.
 static inline TaskOutputTensors pto2_rt_submit_aiv_task(int32_t f, const CoreTaskArgs& a) { return rt_submit_aiv_task(f, a); }
 static inline TaskOutputTensors pto2_rt_submit_aic_task(int32_t f, const CoreTaskArgs& a) { return rt_submit_aic_task(f, a); }
@@ -345,6 +408,57 @@ static inline ChipTensor make_tensor_view(const ChipTensor& base, const uint32_t
     v.is_contiguous = contiguous;
     v.extent_elem_cache = v.numel();
     return v;
+}
+
+// ---- host access to tensor elements and small arrays (orchestration code)
+
+namespace pto2_detail {
+// The address of element `idx` (one index per dimension) of `t`; out of range is error 5.
+static inline uint8_t* element_addr(const ChipTensor& t, std::initializer_list<int64_t> idx, uint32_t size) {
+    if (idx.size() != t.ndims) fatal(PTO2_ERR_INVALID_ARGS, "host tensor access: one index per dimension is needed");
+    if (size != t.element_size()) fatal(PTO2_ERR_INVALID_ARGS, "host tensor access: wrong element type for the tensor's dtype");
+    uint64_t e = t.start_offset;
+    uint32_t d = 0;
+    for (int64_t i : idx) {
+        if (i < 0 || (uint64_t)i >= t.shapes[d]) fatal(PTO2_ERR_INVALID_ARGS, "host tensor access: index out of range");
+        e += (uint64_t)i * t.strides[d++];
+    }
+    return reinterpret_cast<uint8_t*>(t.buffer.addr) + e * size;
+}
+}  // namespace pto2_detail
+
+// The current value of t[idx], after every task that may write it has finished.
+template <typename T>
+static inline T rt_tensor_read(const ChipTensor& t, std::initializer_list<int64_t> idx) {
+    if (pto2_detail::g_ops) pto2_detail::g_ops->wait_access(pto2_detail::g_rt, &t, 0);
+    T v;
+    memcpy(&v, pto2_detail::element_addr(t, idx, sizeof(T)), sizeof(T));
+    return v;
+}
+// t[idx] = v, after every task that may read or write t has finished.
+template <typename T>
+static inline void rt_tensor_write(const ChipTensor& t, std::initializer_list<int64_t> idx, T v) {
+    if (pto2_detail::g_ops) pto2_detail::g_ops->wait_access(pto2_detail::g_rt, &t, 1);
+    memcpy(pto2_detail::element_addr(t, idx, sizeof(T)), &v, sizeof(T));
+}
+
+// pl.array values: small fixed-size arrays updated functionally (an update is a new value).
+template <typename T, size_t N>
+static inline std::array<T, N> rt_array_new(T fill) {
+    std::array<T, N> a;
+    a.fill(fill);
+    return a;
+}
+template <typename T, size_t N>
+static inline T rt_array_get(const std::array<T, N>& a, int64_t i) {
+    if (i < 0 || (uint64_t)i >= N) pto2_detail::fatal(PTO2_ERR_INVALID_ARGS, "pl.array: index out of range");
+    return a[(size_t)i];
+}
+template <typename T, size_t N, typename V>
+static inline std::array<T, N> rt_array_set(std::array<T, N> a, int64_t i, V v) {
+    if (i < 0 || (uint64_t)i >= N) pto2_detail::fatal(PTO2_ERR_INVALID_ARGS, "pl.array: index out of range");
+    a[(size_t)i] = static_cast<T>(v);
+    return a;
 }
 
 #define PTO2_SCOPE_CAT2_(a, b) a##b

@@ -45,7 +45,7 @@ _DIRECTION_NAMES = {"SCALAR": SCALAR, "IN": IN, "OUT": OUT, "INOUT": INOUT}
 class PtoSimConfig(ctypes.Structure):
     _fields_ = [("platform", ctypes.c_int32), ("runtime_kind", ctypes.c_int32),
                 ("aicpu_thread_num", ctypes.c_int32), ("clusters", ctypes.c_int32),
-                ("debug_nan_fill", ctypes.c_int32), ("record_args", ctypes.c_int32),
+                ("debug_nan_fill", ctypes.c_int32), ("record_args", ctypes.c_int32), ("dump_args", ctypes.c_int32),
                 ("timeout_s", ctypes.c_double), ("task_ring_size", ctypes.c_uint64),
                 ("heap_size", ctypes.c_uint64), ("dep_pool_size", ctypes.c_uint64)]
 
@@ -61,8 +61,15 @@ class PtoSimStats(ctypes.Structure):
                 ("schedulers", ctypes.c_int32)]
 
 
+class PtoSimDump(ctypes.Structure):
+    _fields_ = [("task_seq", ctypes.c_uint64), ("offset", ctypes.c_uint64), ("bytes", ctypes.c_uint64),
+                ("func_id", ctypes.c_int32), ("arg", ctypes.c_uint32), ("kind", ctypes.c_uint32),
+                ("dtype", ctypes.c_uint32), ("ndims", ctypes.c_uint32), ("shapes", ctypes.c_uint32 * 5),
+                ("name", ctypes.c_char * 64)]
+
+
 _SIZEOF_IDS = {0: abi.ChipTensor, 1: PtoSimConfig, 2: PtoSimKernel, 3: PtoSimStats, 6: abi.LocalContext,
-               7: abi.GlobalContext}
+               7: abi.GlobalContext, 10: PtoSimDump}
 
 # ---------------------------------------------------------------------------
 # the library
@@ -100,6 +107,10 @@ def load_library() -> ctypes.CDLL:
         lib.ptosim_result_args.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64]
         lib.ptosim_result_fifo_waits.restype = ctypes.c_uint64
         lib.ptosim_result_fifo_waits.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64]
+        for fn, item in (("ptosim_result_skipped", ctypes.c_uint64), ("ptosim_result_dumps", PtoSimDump),
+                         ("ptosim_result_dump_data", ctypes.c_uint8)):
+            getattr(lib, fn).restype = ctypes.c_uint64
+            getattr(lib, fn).argtypes = [ctypes.c_void_p, ctypes.POINTER(item), ctypes.c_uint64]
         lib.ptosim_result_free.restype = None
         lib.ptosim_result_free.argtypes = [ctypes.c_void_p]
         lib.ptosim_shutdown.restype = None
@@ -246,6 +257,7 @@ def _sim_config(config: RunConfig, runtime: RuntimeKind) -> PtoSimConfig:
     c.clusters = config.clusters
     c.debug_nan_fill = 1 if config.debug_nan_fill else 0
     c.record_args = 1 if config.trace else 0
+    c.dump_args = config.enable_dump_args
     c.timeout_s = float(config.timeout)
     c.task_ring_size = config.task_ring_size
     c.heap_size = config.heap_size
@@ -256,8 +268,11 @@ def _sim_config(config: RunConfig, runtime: RuntimeKind) -> PtoSimConfig:
 def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequence,
                  config: Optional[RunConfig] = None, *, func_name: str = "aicpu_orchestration_entry",
                  signature: Optional[Sequence[int]] = None, scalar_dtypes: Optional[Sequence] = None,
-                 runtime=None) -> RunResult:
-    """Run an orchestration .so with kernel .so files (paths) on the simulator."""
+                 runtime=None, dump_dir=None) -> RunResult:
+    """Run an orchestration .so with kernel .so files (paths) on the simulator.
+
+    With ``config.enable_dump_args`` the dumped task arguments are written under ``dump_dir``
+    (``dumps.write_dumps``; default: ``dumps`` in the current folder)."""
     config = config or RunConfig()
     kind = runtime if isinstance(runtime, RuntimeKind) else (
         runtime_kind_from_name(runtime) if runtime else config.runtime_kind)
@@ -295,6 +310,11 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
         edges = np.zeros(ne, dtype=EDGE_DTYPE)
         if ne:
             lib.ptosim_result_edges(handle, edges.ctypes.data, ne)
+        skipped = _result_array(lib.ptosim_result_skipped, handle, ctypes.c_uint64)
+        dumped = None
+        if config.enable_dump_args:
+            dumped = (_result_array(lib.ptosim_result_dumps, handle, PtoSimDump),
+                      _result_array(lib.ptosim_result_dump_data, handle, ctypes.c_uint8))
         task_args, fifo_waits = {}, None
         if config.trace:
             nf = lib.ptosim_result_fifo_waits(handle, None, 0)
@@ -312,11 +332,25 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
     for host, dev in m.copy_back:
         np.copyto(host, dev)
     result = RunResult(elapsed=stats.elapsed_ns / 1e9, tasks=int(stats.tasks), blocks=int(stats.blocks),
-                       timeline=Timeline(blocks, edges, names, task_args, fifo_waits), schedulers=int(stats.schedulers),
-                       runtime=kind, clusters=config.clusters, platform=config.platform)
+                       timeline=Timeline(blocks, edges, names, task_args, fifo_waits, tuple(int(s) for s in skipped)),
+                       schedulers=int(stats.schedulers), runtime=kind, clusters=config.clusters,
+                       platform=config.platform)
+    if dumped is not None:
+        from .dumps import write_dumps   # only a run that dumps needs it
+        result.dump_dir = write_dumps(Path(dump_dir) if dump_dir is not None else Path("dumps"),
+                                      dumped[0], dumped[1], names)
     if config.trace:   # tracing hook (ptokit/runtime/trace.py); nothing to do when off
         write_trace(config.trace, result)
     return result
+
+
+def _result_array(fn, handle, item) -> list:
+    """All items of one ``ptosim_result_*`` list (asked for its length first)."""
+    n = fn(handle, None, 0)
+    buf = (item * max(n, 1))()
+    if n:
+        fn(handle, buf, n)
+    return bytes(buf)[:n] if item is ctypes.c_uint8 else list(buf[:n])
 
 
 _ARG_KINDS = {0: "in", 1: "out", 2: "out", 3: "inout", 4: "no_dep"}   # PTO2ArgKind
@@ -402,7 +436,7 @@ def _image_path(data: bytes, label: str = "so") -> str:
 
 
 def run_image(image: bytes, args: list, config: Optional[RunConfig] = None, kernel_names=None, *,
-              scalar_dtypes: Optional[Sequence] = None, kernel_core_types=None) -> RunResult:
+              scalar_dtypes: Optional[Sequence] = None, kernel_core_types=None, dump_dir=None) -> RunResult:
     """Run a callable image (``ptokit.runtime.callable``) on the simulator.
 
     ``kernel_names`` / ``kernel_core_types``: optional ``{func_id: str}`` for messages and
@@ -417,4 +451,4 @@ def run_image(image: bytes, args: list, config: Optional[RunConfig] = None, kern
                             names.get(c.func_id, f"func_{c.func_id}"),
                             types.get(c.func_id)) for c in view.children]
     return run_binaries(str(orch), kernels, args, config, func_name=view.func_name or "aicpu_orchestration_entry",
-                        signature=list(view.signature) or None, scalar_dtypes=scalar_dtypes)
+                        signature=list(view.signature) or None, scalar_dtypes=scalar_dtypes, dump_dir=dump_dir)

@@ -391,6 +391,30 @@ extern "C" __attribute__((visibility("default"))) uint64_t ptosim_result_fifo_wa
     return r->fifo_waits.size();
 }
 
+extern "C" __attribute__((visibility("default"))) uint64_t ptosim_result_skipped(void* result, uint64_t* out, uint64_t cap) {
+    Run* r = static_cast<Run*>(result);
+    if (!r) return 0;
+    uint64_t n = std::min<uint64_t>(cap, r->skipped.size());
+    if (out && n) memcpy(out, r->skipped.data(), n * sizeof(uint64_t));
+    return r->skipped.size();
+}
+
+extern "C" __attribute__((visibility("default"))) uint64_t ptosim_result_dumps(void* result, PtoSimDump* out, uint64_t cap) {
+    Run* r = static_cast<Run*>(result);
+    if (!r) return 0;
+    uint64_t n = std::min<uint64_t>(cap, r->dumps.size());
+    if (out && n) memcpy(out, r->dumps.data(), n * sizeof(PtoSimDump));
+    return r->dumps.size();
+}
+
+extern "C" __attribute__((visibility("default"))) uint64_t ptosim_result_dump_data(void* result, uint8_t* out, uint64_t cap) {
+    Run* r = static_cast<Run*>(result);
+    if (!r) return 0;
+    uint64_t n = std::min<uint64_t>(cap, r->dump_data.size());
+    if (out && n) memcpy(out, r->dump_data.data(), n);
+    return r->dump_data.size();
+}
+
 extern "C" __attribute__((visibility("default"))) void ptosim_result_free(void* result) {
     Run* r = static_cast<Run*>(result);
     if (r && !r->abandoned) delete r;
@@ -416,6 +440,7 @@ extern "C" __attribute__((visibility("default"))) uint64_t ptosim_sizeof(int32_t
         case 7: return sizeof(GlobalContext);
         case 8: return sizeof(PtoCpuCore);
         case 9: return sizeof(PtoSimFifoWait);
+        case 10: return sizeof(PtoSimDump);
     }
     return 0;
 }

@@ -17,6 +17,7 @@ typedef struct PtoSimConfig {
     int32_t clusters;          // simulated clusters (1 AIC + 2 AIV each)
     int32_t debug_nan_fill;
     int32_t record_args;       // 1: keep each task's tensor arg kinds/dtypes/shapes (ptosim_result_args; traces)
+    int32_t dump_args;         // argument dump: 0 off, 1 the args a task marks (mark_dump), 2 every tensor arg
     double timeout_s;          // no-progress timeout of the run
     uint64_t task_ring_size;   // task slots per ring
     uint64_t heap_size;        // bytes per heap ring
@@ -73,6 +74,21 @@ typedef struct PtoSimFifoWait {
     int64_t end_ns;
 } PtoSimFifoWait;
 
+// One dumped tensor argument (cfg.dump_args): its contents right after its task completed, as
+// `bytes` contiguous row-major bytes at `offset` of the dump data (ptosim_result_dump_data).
+typedef struct PtoSimDump {
+    uint64_t task_seq;
+    uint64_t offset;
+    uint64_t bytes;
+    int32_t func_id;           // the task's kernel (the AIC one of a mixed task)
+    uint32_t arg;              // tensor arg index
+    uint32_t kind;             // PTO2ArgKind
+    uint32_t dtype;            // DataType
+    uint32_t ndims;
+    uint32_t shapes[5];
+    char name[64];             // the arg's name (CoreTaskArgs::set_arg_names), or empty
+} PtoSimDump;
+
 // Run one program.  Returns 0 or an error code (runtime.md); on error `err` holds the
 // message.  `*result` (always set, may be NULL) must be released with ptosim_result_free.
 int ptosim_run(const PtoSimConfig* cfg, const char* orch_path, const char* orch_func,
@@ -87,6 +103,11 @@ uint64_t ptosim_result_edges(void* result, PtoSimEdge* out, uint64_t cap);
 // ndims shapes.  Returns the number of words (copies at most cap).
 uint64_t ptosim_result_args(void* result, uint32_t* out, uint64_t cap);
 uint64_t ptosim_result_fifo_waits(void* result, PtoSimFifoWait* out, uint64_t cap);
+// Submission numbers of the tasks their dispatch predicate skipped, in skip order.
+uint64_t ptosim_result_skipped(void* result, uint64_t* out, uint64_t cap);
+// The argument dump: records, and the bytes they point into.
+uint64_t ptosim_result_dumps(void* result, PtoSimDump* out, uint64_t cap);
+uint64_t ptosim_result_dump_data(void* result, uint8_t* out, uint64_t cap);
 void ptosim_result_free(void* result);
 
 // Join and free the device threads (idempotent).

@@ -49,6 +49,7 @@ void check_submission(Run* r, std::unique_lock<std::mutex>& lk, int32_t kind, co
             case PTO2_ARG_TOO_MANY_SCALARS: why = fmt("more than %u scalar args", CORE_MAX_SCALAR_ARGS); break;
             case PTO2_ARG_TOO_MANY_DEPS: why = fmt("more than %u explicit deps", PTO2_MAX_EXPLICIT_DEPS); break;
             case PTO2_ARG_BAD_CREATE_INFO: why = "invalid TensorCreateInfo (ndims must be 1..5, dtype known)"; break;
+            case PTO2_ARG_BAD_PREDICATE: why = "invalid predicate (one index per tensor dimension, each in range; a known comparison)"; break;
             default: why = fmt("error %d", a->error_); break;
         }
         fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("invalid task args for task %llu (arg %u): %s", (unsigned long long)seq, a->error_index_, why.c_str()));
@@ -65,10 +66,13 @@ void check_submission(Run* r, std::unique_lock<std::mutex>& lk, int32_t kind, co
             func[0] = func[1] != INVALID_KERNEL_ID ? func[1] : func[2];
             func[1] = func[2] = INVALID_KERNEL_ID;
         }
+    } else if (kind == PTO2_TASK_DUMMY) {
+        if (a->tensor_count_ || a->scalar_count_ || a->predicate_.active)
+            fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("task %llu: a dummy task takes only explicit deps (no tensors, scalars or predicate)", (unsigned long long)seq));
     } else if (kind != PTO2_TASK_AIV && kind != PTO2_TASK_AIC) {
         fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("task %llu: unknown task kind %d", (unsigned long long)seq, kind));
     }
-    for (int l = 0; l < (kind == PTO2_TASK_MIXED ? 3 : 1); ++l) {
+    for (int l = 0; l < (kind == PTO2_TASK_MIXED ? 3 : kind == PTO2_TASK_DUMMY ? 0 : 1); ++l) {
         int32_t f = func[l];
         if (kind == PTO2_TASK_MIXED && f == INVALID_KERNEL_ID) continue;
         if (f < 0 || f >= (int32_t)r->kernels.size() || !r->kernels[f].fn)
@@ -78,10 +82,10 @@ void check_submission(Run* r, std::unique_lock<std::mutex>& lk, int32_t kind, co
         if (have >= 0 && have != want)
             fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("task %llu: kernel '%s' (func_id %d) is an %s kernel, submitted as %s", (unsigned long long)seq, r->kernels[f].name.c_str(), f, have == CT_AIC ? "aic" : "aiv", want == CT_AIC ? "aic" : "aiv"));
     }
-    int32_t block_num = a->launch_spec.block_num_;
+    int32_t block_num = kind == PTO2_TASK_DUMMY ? 1 : a->launch_spec.block_num_;
     if (block_num < 1 || block_num > 65535)
         fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("task %llu: block_num %d out of range 1..65535", (unsigned long long)seq, block_num));
-    if (a->launch_spec.sync_start_) {
+    if (a->launch_spec.sync_start_ && kind != PTO2_TASK_DUMMY) {
         int cap = kind == PTO2_TASK_MIXED ? d->clusters : d->ncores_of(kind == PTO2_TASK_AIC ? CT_AIC : CT_AIV);
         if (block_num > cap)
             fail_throw(r, lk, PTO2_ERR_INVALID_SYNC_START, fmt("invalid sync-start: task %llu asks %d blocks to start together but only %d %s are simulated", (unsigned long long)seq, block_num, cap, kind == PTO2_TASK_MIXED ? "clusters" : "cores of its type"));
@@ -104,15 +108,22 @@ void check_submission(Run* r, std::unique_lock<std::mutex>& lk, int32_t kind, co
     s.heap_bytes = heap_bytes;
 }
 
-// Producers of the task: owners and TensorMap writers of its inputs, and explicit deps.
+// Producers of the task: owners and TensorMap writers of its inputs (a NO_DEP arg or a
+// manual_dep tensor keeps only its creator, which also keeps its buffer alive), writers of its
+// predicate's tensor, and explicit deps.
 void find_producers(Run* r, std::unique_lock<std::mutex>& lk, const CoreTaskArgs* a, Submission& s) {
     const uint64_t seq = s.seq;
     const uint32_t nt = a->tensor_count_;
     std::vector<uint64_t>& prods = s.prods;
     for (uint32_t i = 0; i < nt; ++i) {
         PTO2ArgKind k = a->kinds_[i];
-        if (k == PTO2ArgKind::OUTPUT || k == PTO2ArgKind::NO_DEP) continue;
+        if (k == PTO2ArgKind::OUTPUT) continue;
         const ChipTensor& t = a->tensors_[i];
+        if (t.owner_task_id != PTO2_INVALID_TASK_ID && lookup(r, t.owner_task_id)) add_unique(prods, t.owner_task_id);
+        if (k != PTO2ArgKind::NO_DEP && !t.manual_dep) tensormap_lookup(r, t, prods);
+    }
+    if (a->predicate_.active) {
+        const ChipTensor& t = a->predicate_.tensor;
         if (t.owner_task_id != PTO2_INVALID_TASK_ID && lookup(r, t.owner_task_id)) add_unique(prods, t.owner_task_id);
         if (!t.manual_dep) tensormap_lookup(r, t, prods);
     }
@@ -230,6 +241,19 @@ Task& commit_task(Run* r, Ring& rg, int ringi, const CoreTaskArgs* a, const Subm
     t.tensors.assign(a->tensors_, a->tensors_ + nt);
     for (uint32_t i = 0; i < nt; ++i) t.kinds[i] = (uint8_t)a->kinds_[i];
     memcpy(t.scalars, a->scalars_, sizeof(uint64_t) * ns);
+    t.has_pred = a->predicate_.active;
+    t.skipped = false;
+    if (t.has_pred) {
+        t.pred_addr = a->predicate_.tensor.buffer.addr;
+        t.pred_dtype = a->predicate_.tensor.dtype;
+        t.pred_elem = a->predicate_.element;
+        t.pred_op = a->predicate_.op;
+        t.pred_lit = a->predicate_.literal;
+    }
+    t.dump_mask = a->dump_mask_;
+    t.arg_names.clear();
+    if (r->cfg.dump_args && a->arg_names_)
+        for (uint32_t i = 0; i < nt; ++i) t.arg_names.emplace_back(a->arg_names_[i] ? a->arg_names_[i] : "");
     if (r->cfg.record_args) {  // for traces: kind, dtype and shape of each tensor arg
         r->targs.push_back((uint32_t)seq);
         r->targs.push_back((uint32_t)(seq >> 32));
@@ -331,10 +355,23 @@ void op_fatal(void* rtp, int32_t code, const char* message) {
     fail_throw(r, lk, code, fmt("orchestration fatal: %s", message ? message : "(no message)"));
 }
 
+// host_build_graph: the orchestration waits on a task, so the graph built so far is run now
+// (every task submitted until here becomes dispatchable); the orchestration then goes on
+// building, and what it submits later waits for its end as usual.
+void run_built_graph(Run* r) {
+    r->dispatch_enabled = true;
+    Ring& rg = r->ring(0);
+    for (uint64_t l = rg.tail; rg.size && l < rg.head; ++l) {
+        Task& t = rg.slot(l);
+        if (t.pending == 0 && !t.completed && t.t_ready == 0) make_ready(r, &t);
+    }
+    dispatch_locked(r, nullptr);
+    flush_wakes();
+}
+
 void wait_for_producers(Run* r, std::unique_lock<std::mutex>& lk, std::vector<uint64_t>& prods, const char* what) {
     if (prods.empty()) return;
-    if (r->hbg)
-        fail_throw(r, lk, PTO2_ERR_TENSOR_WAIT_TIMEOUT, fmt("tensor-wait: %s cannot complete under host_build_graph (no task runs before the orchestration returns)", what));
+    bool segment = false;
     auto deadline = Clock::now() + std::chrono::duration<double>(r->cfg.timeout_s);
     for (;;) {
         if (r->failed) {
@@ -346,7 +383,15 @@ void wait_for_producers(Run* r, std::unique_lock<std::mutex>& lk, std::vector<ui
             Task* t = lookup(r, p);
             if (t && !t->completed) all = false;
         }
-        if (all) return;
+        if (all) {
+            if (segment) r->dispatch_enabled = false;
+            return;
+        }
+        if (r->hbg && !segment) {
+            segment = true;
+            run_built_graph(r);
+            continue;
+        }
         r->orch_waiting = true;
         auto st = r->orch_cv.wait_until(lk, deadline);
         r->orch_waiting = false;
@@ -364,6 +409,34 @@ void op_wait_tensor(void* rtp, const ChipTensor* t) {
     wait_for_producers(r, lk, prods, "the writers of a tensor");
 }
 
+// Host access to `t` (pl.read / pl.write in orchestration): wait for every unfinished task with
+// an argument overlapping it that may write it (a write also waits for its readers, and for a
+// task whose predicate reads it).  Found by scanning the live tasks, so NO_DEP args and
+// manual_dep tensors are covered too.
+void op_wait_access(void* rtp, const ChipTensor* t, int32_t for_write) {
+    Run* r = static_cast<Run*>(rtp);
+    std::unique_lock<std::mutex> lk(r->dev->mu);
+    std::vector<uint64_t> prods;
+    if (t->owner_task_id != PTO2_INVALID_TASK_ID && lookup(r, t->owner_task_id)) prods.push_back(t->owner_task_id);
+    const TMEntry q = region_of(*t, 0);
+    for (int ri = 0; ri < kRings; ++ri) {
+        Ring& rg = r->ring(ri);
+        for (uint64_t l = rg.tail; rg.size && l < rg.head; ++l) {
+            const Task& x = rg.slot(l);
+            if (x.completed) continue;
+            bool uses = for_write && x.has_pred && x.pred_addr == t->buffer.addr;
+            for (uint32_t j = 0; j < x.ntensors && !uses; ++j) {
+                const ChipTensor& a = x.tensors[j];
+                if (a.buffer.addr != t->buffer.addr) continue;
+                if (!for_write && (PTO2ArgKind)x.kinds[j] == PTO2ArgKind::INPUT) continue;
+                uses = overlaps(q, region_of(a, 0));
+            }
+            if (uses) add_unique(prods, x.id);
+        }
+    }
+    wait_for_producers(r, lk, prods, for_write ? "the tasks using a tensor the orchestration writes" : "the tasks writing a tensor the orchestration reads");
+}
+
 void op_wait_task(void* rtp, PTO2TaskId id) {
     Run* r = static_cast<Run*>(rtp);
     std::unique_lock<std::mutex> lk(r->dev->mu);
@@ -373,7 +446,7 @@ void op_wait_task(void* rtp, PTO2TaskId id) {
 }
 
 const PTO2RuntimeOps g_ops = {PTO2_RUNTIME_OPS_VERSION, sizeof(PTO2RuntimeOps), op_submit, op_scope_begin,
-                              op_scope_end, op_fatal, op_wait_tensor, op_wait_task};
+                              op_scope_end, op_fatal, op_wait_tensor, op_wait_task, op_wait_access};
 
 // ---------------------------------------------------------------------------
 // the orchestrator thread
@@ -390,7 +463,7 @@ void orchestration_done(Run* r) {
         Ring& rg = r->ring(0);
         for (uint64_t l = rg.tail; rg.size && l < rg.head; ++l) {
             Task& t = rg.slot(l);
-            if (t.pending == 0 && !t.completed) make_ready(r, &t);
+            if (t.pending == 0 && !t.completed && t.t_ready == 0) make_ready(r, &t);
         }
         dispatch_locked(r, nullptr);
     }

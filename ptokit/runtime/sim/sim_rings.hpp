@@ -34,6 +34,15 @@ struct Task {
     std::vector<ChipTensor> tensors;
     uint8_t kinds[CORE_MAX_TENSOR_ARGS];  // PTO2ArgKind of each tensor arg
     uint64_t scalars[CORE_MAX_SCALAR_ARGS];
+    // dispatch predicate (CoreTaskArgs::set_predicate): run only when element OP literal
+    bool has_pred = false, skipped = false;
+    uint64_t pred_addr = 0, pred_elem = 0;
+    int64_t pred_lit = 0;
+    int32_t pred_op = 0;
+    DataType pred_dtype = DataType::FLOAT32;
+    // argument dump (RunConfig.enable_dump_args): marked tensor args and their names
+    uint32_t dump_mask = 0;
+    std::vector<std::string> arg_names;
 };
 
 struct Ring {

@@ -60,6 +60,11 @@ struct Run {
     std::vector<PtoSimEdge> edges;
     std::vector<uint32_t> targs;  // cfg.record_args: tensor args per task (ptosim_result_args)
     std::vector<PtoSimFifoWait> fifo_waits;  // cfg.record_args: blocked TPUSH/TPOP (guarded by fifo_mu)
+    std::deque<Task*> instant;     // ready tasks that complete without a core (dummy, predicate false)
+    bool draining = false;         // complete_task is working through `instant`
+    std::vector<uint64_t> skipped; // seqs of tasks whose predicate was false
+    std::vector<PtoSimDump> dumps; // cfg.dump_args: dumped tensor args ...
+    std::vector<uint8_t> dump_data;  // ... and their bytes
     int64_t t0 = 0;
 
     PtoSimBlockRecord* rec(uint64_t i) { return &chunks[i / kRecChunk][i % kRecChunk]; }

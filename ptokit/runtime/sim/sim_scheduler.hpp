@@ -25,9 +25,99 @@ namespace {
 // ready queues and dispatch
 // ---------------------------------------------------------------------------
 
+void complete_task(Run* r, Task* t);
+
+// IEEE half / bfloat16 bits -> float (predicates on FP16/BF16 tensors).
+float half_to_float(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+    if (exp == 0 && man == 0) {
+        bits = sign;
+    } else if (exp == 0) {  // subnormal
+        int e = -1;
+        do {
+            ++e;
+            man <<= 1;
+        } while (!(man & 0x400));
+        bits = sign | (uint32_t)(112 - e) << 23 | (man & 0x3ff) << 13;
+    } else if (exp == 31) {
+        bits = sign | 0x7f800000u | man << 13;
+    } else {
+        bits = sign | (exp + 112) << 23 | man << 13;
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+template <typename T>
+bool compare(T a, T b, int32_t op) {
+    switch (op) {
+        case PTO2_CMP_EQ: return a == b;
+        case PTO2_CMP_NE: return a != b;
+        case PTO2_CMP_LT: return a < b;
+        case PTO2_CMP_LE: return a <= b;
+        case PTO2_CMP_GT: return a > b;
+        case PTO2_CMP_GE: return a >= b;
+    }
+    return false;
+}
+
+// The dispatch predicate of `t` on the current contents of its tensor element.
+bool predicate_holds(const Task& t) {
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(t.pred_addr) + t.pred_elem * get_element_size(t.pred_dtype);
+    auto load = [p](auto v) {
+        memcpy(&v, p, sizeof v);
+        return v;
+    };
+    const int64_t lit = t.pred_lit;
+    switch (t.pred_dtype) {
+        case DataType::FLOAT32: return compare<double>(load(float(0)), (double)lit, t.pred_op);
+        case DataType::FLOAT16: return compare<double>(half_to_float(load(uint16_t(0))), (double)lit, t.pred_op);
+        case DataType::BFLOAT16: {
+            uint32_t bits = (uint32_t)load(uint16_t(0)) << 16;
+            float f;
+            memcpy(&f, &bits, 4);
+            return compare<double>(f, (double)lit, t.pred_op);
+        }
+        case DataType::INT8: return compare<int64_t>(load(int8_t(0)), lit, t.pred_op);
+        case DataType::INT16: return compare<int64_t>(load(int16_t(0)), lit, t.pred_op);
+        case DataType::INT32: return compare<int64_t>(load(int32_t(0)), lit, t.pred_op);
+        case DataType::INT64: return compare<int64_t>(load(int64_t(0)), lit, t.pred_op);
+        case DataType::UINT8: return compare<int64_t>(load(uint8_t(0)), lit, t.pred_op);
+        case DataType::UINT16: return compare<int64_t>(load(uint16_t(0)), lit, t.pred_op);
+        case DataType::UINT32: return compare<int64_t>(load(uint32_t(0)), lit, t.pred_op);
+        case DataType::BOOL: return compare<int64_t>(load(uint8_t(0)) != 0, lit, t.pred_op);
+        case DataType::UINT64: {
+            uint64_t v = load(uint64_t(0));
+            if (lit < 0) return compare<int>(1, 0, t.pred_op);  // v > any negative literal
+            return compare<uint64_t>(v, (uint64_t)lit, t.pred_op);
+        }
+    }
+    return true;
+}
+
+// `t`'s producers are done: queue it for a core, or -- a dummy task, or a predicate that is
+// false -- complete it here without running anything (iteratively: completing it may make
+// more such tasks ready).
 void make_ready(Run* r, Task* t) {
     t->t_ready = mono_ns();
-    r->queues[t->kind].push_back(t);
+    if (t->kind != PTO2_TASK_DUMMY && !(t->has_pred && !predicate_holds(*t))) {
+        r->queues[t->kind].push_back(t);
+        return;
+    }
+    if (t->kind != PTO2_TASK_DUMMY) {
+        t->skipped = true;
+        r->skipped.push_back(t->seq);
+    }
+    r->instant.push_back(t);
+    if (r->draining) return;
+    r->draining = true;
+    while (!r->instant.empty()) {
+        Task* x = r->instant.front();
+        r->instant.pop_front();
+        complete_task(r, x);
+    }
+    r->draining = false;
 }
 
 void assign(Run* r, Core* c, Task* t, int32_t block, int32_t func, Core* self) {
@@ -128,7 +218,46 @@ void dispatch_locked(Run* r, Core* self) {
 
 // All blocks of `t` are done: its dependents lose a pending producer, its producers lose
 // a reference (and may retire), and the run may be finished.
+// cfg.dump_args: copy the dumped tensor args of `t` (all, or those it marked) as they are now.
+void dump_task(Run* r, const Task* t) {
+    for (uint32_t i = 0; i < t->ntensors; ++i) {
+        if (r->cfg.dump_args != 2 && !(i < 32 && (t->dump_mask >> i & 1))) continue;
+        const ChipTensor& x = t->tensors[i];
+        PtoSimDump d;
+        memset(&d, 0, sizeof d);
+        d.task_seq = t->seq;
+        d.func_id = t->func[0];
+        d.arg = i;
+        d.kind = t->kinds[i];
+        d.dtype = (uint32_t)x.dtype;
+        d.ndims = std::min<uint32_t>(x.ndims, CHIP_TENSOR_MAX_DIMS);
+        for (uint32_t k = 0; k < d.ndims; ++k) d.shapes[k] = x.shapes[k];
+        if (i < t->arg_names.size()) snprintf(d.name, sizeof d.name, "%s", t->arg_names[i].c_str());
+        const uint64_t es = x.element_size(), n = x.numel();
+        d.offset = r->dump_data.size();
+        d.bytes = n * es;
+        r->dump_data.resize(d.offset + d.bytes);
+        uint8_t* out = r->dump_data.data() + d.offset;
+        const uint8_t* base = reinterpret_cast<const uint8_t*>(x.buffer.addr);
+        // rows of the innermost dimension, in row-major order of the others
+        const uint32_t nd = d.ndims, inner = nd ? x.shapes[nd - 1] : 1;
+        uint32_t idx[CHIP_TENSOR_MAX_DIMS] = {0};
+        for (uint64_t row = 0; n && row < n / inner; ++row) {
+            uint64_t e = x.start_offset;
+            for (uint32_t k = 0; k + 1 < nd; ++k) e += (uint64_t)idx[k] * x.strides[k];
+            for (uint32_t c = 0; c < inner; ++c)
+                memcpy(out + (row * inner + c) * es, base + (e + (uint64_t)c * x.strides[nd - 1]) * es, es);
+            for (int k = (int)nd - 2; k >= 0; --k) {
+                if (++idx[k] < x.shapes[k]) break;
+                idx[k] = 0;
+            }
+        }
+        r->dumps.push_back(d);
+    }
+}
+
 void complete_task(Run* r, Task* t) {
+    if (r->cfg.dump_args && t->kind != PTO2_TASK_DUMMY && !t->skipped) dump_task(r, t);
     t->completed = true;
     ++r->completed;
     for (uint64_t cid : t->fanout) {

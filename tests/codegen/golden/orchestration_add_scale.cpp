@@ -4,6 +4,9 @@
 
 extern "C" {
 
+static const char* const argnames_add[] = {"a", "b", "out"};   // argument dump file names
+static const char* const argnames_scale[] = {"x", "out"};   // argument dump file names
+
 __attribute__((visibility("default")))
 PTO2OrchestrationConfig aicpu_orchestration_config(const ChipTaskArgs& orch_args) {
     (void)orch_args;
@@ -23,11 +26,13 @@ void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {
         params_t0.add_input(ext_a);
         params_t0.add_input(ext_b);
         params_t0.add_output(tmp_ci);
+        params_t0.set_arg_names(argnames_add);
         TaskOutputTensors outs_t0 = rt_submit_aiv_task(0, params_t0);
         const ChipTensor& tmp = outs_t0.get_ref(0);
         CoreTaskArgs params_t1;
         params_t1.add_input(tmp);
         params_t1.add_output(ext_y);
+        params_t1.set_arg_names(argnames_scale);
         params_t1.add_scalar(to_u64(static_cast<float>(s)));
         rt_submit_aiv_task(1, params_t1);
     }

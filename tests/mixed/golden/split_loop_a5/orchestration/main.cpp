@@ -4,6 +4,8 @@
 
 extern "C" {
 
+static const char* const argnames_rows[] = {"a", "w", "y"};   // argument dump file names
+
 __attribute__((visibility("default")))
 PTO2OrchestrationConfig aicpu_orchestration_config(const ChipTaskArgs& orch_args) {
     (void)orch_args;
@@ -20,6 +22,7 @@ void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {
         params_t0.add_input(ext_a);
         params_t0.add_input(ext_w);
         params_t0.add_output(ext_y);
+        params_t0.set_arg_names(argnames_rows);
         MixedKernels mk_t0 = {0, 1, 1};
         rt_submit_task(mk_t0, params_t0);
     }

@@ -4,6 +4,8 @@
 
 extern "C" {
 
+static const char* const argnames_mm_exp[] = {"a", "b", "y", "gm_pipe"};   // argument dump file names
+
 __attribute__((visibility("default")))
 PTO2OrchestrationConfig aicpu_orchestration_config(const ChipTaskArgs& orch_args) {
     (void)orch_args;
@@ -23,6 +25,7 @@ void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {
         uint32_t gm_pipe_t0_shapes[1] = {32768u};
         TensorCreateInfo gm_pipe_t0_ci(gm_pipe_t0_shapes, 1, DataType::UINT8);
         params_t0.add_output(gm_pipe_t0_ci);
+        params_t0.set_arg_names(argnames_mm_exp);
         MixedKernels mk_t0 = {0, 1, 1};
         rt_submit_task(mk_t0, params_t0);
     }

@@ -4,6 +4,8 @@
 
 extern "C" {
 
+static const char* const argnames_add_lane[] = {"x", "y"};   // argument dump file names
+
 __attribute__((visibility("default")))
 PTO2OrchestrationConfig aicpu_orchestration_config(const ChipTaskArgs& orch_args) {
     (void)orch_args;
@@ -18,6 +20,7 @@ void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {
         CoreTaskArgs params_t0;
         params_t0.add_input(ext_x);
         params_t0.add_output(ext_y);
+        params_t0.set_arg_names(argnames_add_lane);
         rt_submit_aiv_task(0, params_t0);
     }
 }
