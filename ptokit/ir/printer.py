@@ -63,8 +63,8 @@ def fmt_expr(e: N.Expr) -> str:
             else:
                 attrs.pop("valid", None)
         for k, v in attrs.items():
-            if k in ("offsets_static", "arch"):
-                continue
+            if k == "arch" or k.endswith("_static") or v is None:
+                continue     # derived records, and parameters left at their None default
             if isinstance(v, (list, tuple)):
                 v = "[" + ", ".join(fmt_expr(x) if isinstance(x, N.Expr) else str(x) for x in v) + "]"
             elif isinstance(v, PadValue):

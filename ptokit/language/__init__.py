@@ -5,7 +5,7 @@ public ``pypto.language`` API for the surface documented in docs/language.md.
 The front end that reads DSL code lives in this package's modules (``parser`` and its parts).
 """
 from ..ir.nodes import FunctionType
-from ..ir.types import MemorySpace, PadValue
+from ..ir.types import MemorySpace, PadValue, TileLayout
 from .decorators import at, function, parallel, program, range, spmd, unroll  # noqa: A004
 from .ops import *  # noqa: F401,F403
 from .ops import OPS as _OPS
@@ -27,6 +27,6 @@ def __getattr__(name):
 
 
 __all__ = [
-    "FunctionType", "MemorySpace", "Mem", "PadValue", "Level", "Tensor", "Tile", "Scalar", "Out",
+    "FunctionType", "MemorySpace", "Mem", "PadValue", "TileLayout", "Level", "Tensor", "Tile", "Scalar", "Out",
     "InOut", "dynamic", "program", "function", "range", "parallel", "unroll", "at", "spmd", "tile", "jit",
 ] + sorted(_DTYPES) + sorted(_OPS)

@@ -14,10 +14,12 @@ from typing import Dict
 
 from ..ir import nodes as N
 from ..ir.ops import OPS, OpDef, OpTypeError, Param, infer
-from ..ir.types import INDEX, DType, MemorySpace, PadValue, ScalarType, TileType, TupleType, dim_str
+from ..ir.types import (INDEX, DType, MaskPattern, MemorySpace, PadValue, ScalarType, TileLayout, TileType, TupleType,
+                        dim_str)
 
-_EXAMPLE = {DType: "pl.FP32", MemorySpace: "pl.Mem.Vec", PadValue: "pl.PadValue.zero"}
-_ENUM_OF = {"dtype": DType, "memory": MemorySpace, "pad": PadValue}
+_EXAMPLE = {DType: "pl.FP32", MemorySpace: "pl.Mem.Vec", PadValue: "pl.PadValue.zero",
+            TileLayout: "pl.TileLayout.row_major"}
+_ENUM_OF = {"dtype": DType, "memory": MemorySpace, "pad": PadValue, "layout": TileLayout}
 
 
 class _Given:
@@ -73,17 +75,30 @@ class OpBinder:
         attrs: Dict[str, object] = {}
         for p in op.params:
             node = bound[p.name]
+            if isinstance(node, ast.Constant) and node.value is None and not p.required and p.default is None:
+                node = bound[p.name] = _Given(None)     # None written out: the parameter's default
             if p.is_operand:
                 if isinstance(node, _Given):
                     if node.value is not None:
                         raise self.err(f"internal: operand {p.name!r} of pl.{op.name} has a non-None default", e)
                     continue
                 values[p.name] = self.read_operand(op, p, node)
-                if p.static_attr:
+                if p.static_attr and p.kind == "offsets":
                     attrs[p.static_attr] = tuple(o.value if isinstance(o, N.Const) else None
                                                  for o in values[p.name].items)
+                elif p.static_attr:
+                    v = values[p.name]
+                    attrs[p.static_attr] = v.value if isinstance(v, N.Const) else None
+            elif p.kind == "dim":
+                attrs[p.key] = attrs.get(p.key, ()) + (node.value if isinstance(node, _Given) else
+                                                       self.read_attr(op, p, node),)
             else:
                 attrs[p.key] = node.value if isinstance(node, _Given) else self.read_attr(op, p, node)
+        for p in op.params:
+            if p.scratch is not None and p.name not in values:
+                tmp = self._scratch(op, p, values, attrs, e)
+                if tmp is not None:
+                    values[p.name] = tmp
         if op.scalar_form is not None:
             rhs = values.get(op.operand_params[1].name)
             if rhs is not None and isinstance(rhs.type, ScalarType):
@@ -92,6 +107,19 @@ class OpBinder:
         args = [values[p.name] for p in op.operand_params if p.name in values]
         nodes = {p.name: bound.get(p.name) for p in op.params}
         return self.typed_op(op.name, args, attrs, e, nodes)
+
+    def _scratch(self, op: OpDef, p: Param, values: Dict[str, N.Expr], attrs, e: ast.Call) -> N.Expr:
+        """A compiler-made tmp tile for an operand the call leaves out: a ``create_tile`` of the type
+        the parameter's ``scratch`` rule gives (Flatten names it; memory planning gives it a buffer)."""
+        given = [values[q.name].type for q in op.operand_params if q.name in values]
+        try:
+            t = p.scratch(given, attrs)
+        except OpTypeError as exc:
+            raise self.err(str(exc), e) from None
+        if t is None:
+            return None
+        return N.OpCall("create_tile", [], {"shape": list(t.shape), "dtype": t.dtype, "target_memory": t.memory},
+                        type=t, loc=self.loc(e))
 
     def _coerce_scalar_constants(self, op: OpDef, values: Dict[str, N.Expr]) -> None:
         """A numeric literal next to a floating-point tile is that tile's kind of number (f32)."""
@@ -112,6 +140,8 @@ class OpBinder:
         v = self.expr(node)
         if p.kind == "tile":
             return self.operand_tile(v, node, op)
+        if p.kind == "index" and (not isinstance(v.type, ScalarType) or v.type.dtype.is_float):
+            raise self.err(f"pl.{op.name} {p.name} must be an integer or an integer scalar, but got {v.type}", node)
         return v
 
     def read_attr(self, op: OpDef, p: Param, node):
@@ -129,6 +159,19 @@ class OpBinder:
         if p.kind == "mode":
             m = self.expr(node)
             return m.value if isinstance(m, N.Const) else None
+        if p.kind == "choice":
+            return self._choice(p, node, what)
+        if p.kind == "mask_pattern":
+            v = self.expr(node)
+            if isinstance(v, N.Const) and isinstance(v.value, int) and not isinstance(v.value, bool) \
+                    and 1 <= v.value <= 7:
+                return MaskPattern(v.value)
+            raise self.err(f"{what} must be a pl.tile.MaskPattern constant (P0101=1 ... P1111=7)", node)
+        if p.kind == "dim":
+            v = self.expr(node)
+            if not isinstance(v.type, ScalarType) or v.type.dtype.is_float:
+                raise self.err(f"{what} must be an integer or an integer scalar, but got {v.type}", node)
+            return v.value if isinstance(v, N.Const) else v
         v = self.expr(node)
         want = {"int": int, "bool": bool, "str": str}[p.kind]
         if not isinstance(v, N.Const) or not isinstance(v.value, want) or (want is int and isinstance(v.value, bool)):
@@ -144,6 +187,21 @@ class OpBinder:
         if isinstance(v, N.ListExpr):
             return [(x, node) for x in v.items]
         raise self.err(f"{what} must be a list such as {example}", node)
+
+    def _choice(self, p: Param, node, what):
+        """One of ``p.choices``, written as the string or as its index (pypto's integer form)."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            value = node.value
+        else:
+            v = self.expr(node)
+            value = v.value if isinstance(v, N.Const) else None
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(p.choices):
+            return p.choices[value]
+        if isinstance(value, str) and value in p.choices:
+            return value
+        allowed = ", ".join(repr(c) for c in p.choices)
+        raise self.err(f"{what} must be one of {allowed} (or 0..{len(p.choices) - 1}), but got "
+                       f"{ast.unparse(node)}", node)
 
     def _static_list(self, node, what, allow_dyn=False):
         """A list of static ints (or dynamic-dim names when allowed)."""
@@ -167,7 +225,7 @@ class OpBinder:
         return False
 
     def _static_attr(self, node, kinds, what):
-        if isinstance(node, (DType, MemorySpace, PadValue)) or node is None:
+        if isinstance(node, (DType, MemorySpace, PadValue, TileLayout)) or node is None:
             return node
         v = self.expr(node)
         if isinstance(v, N.Const) and isinstance(v.value, kinds):

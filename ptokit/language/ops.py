@@ -6,6 +6,7 @@ from __future__ import annotations
 import types as _types
 
 from ..ir.ops import OPS as _TABLE
+from ..ir.types import MaskPattern
 from .decorators import dsl_marker
 
 
@@ -14,14 +15,20 @@ def _marker(name):
 
 
 def _namespace(ns: str) -> dict:
-    return {name: _marker(name) for name, op in _TABLE.items() if ns in op.namespaces}
+    names = {name: _marker(name) for name, op in _TABLE.items() if ns in op.namespaces}
+    for name, op in _TABLE.items():     # other spellings of an op (pl.tile.create is create_tile)
+        for alias in op.dsl_aliases:
+            where, _, short = alias.rpartition(".")
+            if where == ns:
+                names[short] = _marker(name)
+    return names
 
 
 OPS = _namespace("pl")
 globals().update(OPS)
 
 # pl.tile.<op>: the tile-level names
-tile = _types.SimpleNamespace(**_namespace("pl.tile"))
+tile = _types.SimpleNamespace(**_namespace("pl.tile"), MaskPattern=MaskPattern)
 
 # ``out, tid = pl.spmd_submit(self.kernel, *args, core_num=n)`` in orchestration (parser.py spmd_submit)
 spmd_submit = dsl_marker("spmd_submit")

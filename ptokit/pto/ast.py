@@ -72,8 +72,11 @@ class Clause:
     line: int = 0
     col: int = 0
     typed: bool = False       # a group with ': types'
-    attrs: list = field(default_factory=list)   # attr dicts written after an operand
+    # attr dicts written after an operand: (use index, attrs, order, comma) -- ``ins(%a {rmode = ...} : T)``,
+    # or with ``comma`` ``ins(%a, {maskPattern = ...} : T, "row")``
+    attrs: list = field(default_factory=list)
     keys: List[str] = field(default_factory=list)   # keyword operands '(key = %v : T, ...)'
+    axis: Optional[str] = None   # a string after the types: ``ins(%a, {...} : T, "row")``
 
 
 @dataclass

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
-from .types import PartitionViewType, PtrType, ScalarType, TensorViewType, TileBufType
+from .types import PartitionViewType, PtrType, ScalarType, TensorViewType, TileBufType, VectorType
 
 
 @dataclass(frozen=True)
@@ -29,10 +29,14 @@ class Operand:
 @dataclass(frozen=True)
 class AttrSpec:
     name: str
-    kind: str                 # int | str | bool | symbol | round_mode | address_space | layout
+    kind: str                 # int | str | bool | symbol | round_mode | address_space | layout | enum
     required: bool = False
     allowed: Optional[Tuple] = None
     positive: bool = False
+    # kind "enum": the C++ token of each allowed word (``#pto<coalesce row>`` -> Coalesce::Row), and
+    # the token when the attribute is absent; kind "bool": the default when absent
+    cxx: Optional[Dict[str, str]] = None
+    default: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,12 @@ class OpSpec:
     cxx: Optional[str] = None          # C++ function (or type) of the CPU tile library it lowers to
     row_major: Tuple[str, ...] = ()    # operand roles the real assembler requires to be row_major tiles
     layout_error: str = "each"         # "each": one message per role; "all": one message naming every role
+    # one mnemonic with several operand shapes (pto.tgather's index and mask forms, ...): each variant
+    # is a full ``dps`` row; readers and writers use the first whose operands match
+    variants: Tuple["OpSpec", ...] = ()
+    axis: Optional[str] = None         # a variant whose ins(...) types end with this string: ``: T, "row"``
+    template: str = ""                 # C++ template arguments: ``{role}`` = the operand, ``{attr}`` = its token
+    call: str = ""                     # C++ argument order (default: outs, then ins)
 
     @property
     def operands(self) -> Tuple[Operand, ...]:
@@ -193,6 +203,56 @@ _row(OpSpec("pto.import_reserved_buffer", "reserve", outs=_operands("base:I"),
 
 FIFO_FORMS = ("push", "pop", "free", "reserve", "pipe_init")
 
+# ---------------------------------------------------------------- section C vector ops: views, gathers/scatters, sorting
+# (docs/language.md "Views and layouts", "Gathers and scatters", "Sorting"; C++ in pto/cpu/ops_view.hpp,
+# ops_gather.hpp, ops_sort.hpp)
+_dps("pto.ttrans", "TTRANS", "src:T tmp:T", row_major=("src", "tmp", "dst"))
+# ``pto.set_validshape %t, %vr, %vc : T``: the tile's valid region changes in place (a member call in C++)
+_row(OpSpec("pto.set_validshape", "plain", _operands("tile:T valid_row:I valid_col:I"), cxx=".SetValidShape"))
+
+_MASK = AttrSpec("maskPattern", "enum", required=True,
+                 cxx={p: p for p in ("P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111")})
+
+
+def _variant(name: str, cxx: str, ins: str, outs: str = "dst:T", **kw) -> OpSpec:
+    return OpSpec(name, "dps", _operands(ins), _operands(outs), cxx=cxx, pipe=kw.pop("pipe", "V"), **kw)
+
+
+def _variants(name: str, *variants: OpSpec, pipe: str = "V") -> None:
+    _row(OpSpec(name, "dps", variants[0].ins, variants[0].outs, cxx=variants[0].cxx, pipe=pipe, variants=variants))
+
+
+_variants("pto.tgather",
+          _variant("pto.tgather", "TGATHER", "src:T indices:T tmp:T", row_major=("src", "indices", "dst")),
+          _variant("pto.tgather", "TGATHER", "src:T", attrs=(_MASK,), axis="row", row_major=("src", "dst"),
+                   template="<decltype({dst}), decltype({src}), MaskPattern::{maskPattern}>"))
+_variants("pto.tscatter",
+          _variant("pto.tscatter", "TSCATTER", "src:T indexes:T", row_major=("src", "indexes", "dst")),
+          _variant("pto.tscatter", "TSCATTER", "src:T", attrs=(_MASK,), axis="row", row_major=("src", "dst"),
+                   template="<MaskPattern::{maskPattern}>"))
+_dps("pto.tgatherb", "TGATHERB", "src:T offset:T", row_major=("src", "offset", "dst"))
+_dps("pto.mgather", "MGATHER", "src:G indices:T", pipe="MTE2",
+     attrs=(AttrSpec("coalesce", "enum", required=True, cxx={"row": "Coalesce::Row", "elem": "Coalesce::Elem"}),
+            AttrSpec("gatherOob", "enum", cxx={"undefined": "GatherOOB::Undefined", "clamp": "GatherOOB::Clamp",
+                                               "wrap": "GatherOOB::Wrap", "zero": "GatherOOB::Zero"},
+                     default="GatherOOB::Undefined")),
+     template="<{coalesce}, {gatherOob}>")
+_dps("pto.mscatter", "MSCATTER", "src:T indices:T", "dst:G", pipe="MTE3")
+_dps("pto.tsort32", "TSORT32", "src:T idx:T tmp:T", optional=1, row_major=("src", "idx", "dst"))
+_EXHAUSTED = AttrSpec("exhausted", "bool", default="false")
+_MRG2 = "<decltype({dst}), decltype({tmp}), " + "decltype({src0}), decltype({src1}), "
+_variants("pto.tmrgsort",
+          _variant("pto.tmrgsort", "TMRGSORT", "src:T block_len:I", row_major=("src", "dst")),
+          _variant("pto.tmrgsort", "TMRGSORT", "src0:T src1:T tmp:T", "dst:T executed:E", attrs=(_EXHAUSTED,),
+                   template=_MRG2 + "{exhausted}>", call="{dst}, {executed}, {tmp}, {src0}, {src1}"),
+          _variant("pto.tmrgsort", "TMRGSORT", "src0:T src1:T src2:T tmp:T", "dst:T executed:E", attrs=(_EXHAUSTED,),
+                   template=_MRG2 + "decltype({src2}), {exhausted}>",
+                   call="{dst}, {executed}, {tmp}, {src0}, {src1}, {src2}"),
+          _variant("pto.tmrgsort", "TMRGSORT", "src0:T src1:T src2:T src3:T tmp:T", "dst:T executed:E",
+                   attrs=(_EXHAUSTED,), template=_MRG2 + "decltype({src2}), decltype({src3}), {exhausted}>",
+                   call="{dst}, {executed}, {tmp}, {src0}, {src1}, {src2}, {src3}"))
+# ---------------------------------------------------------------- end of section C vector ops
+
 # ---------------------------------------------------------------- arith (C++: operators)
 ARITH_INT_BINARY = {
     "arith.addi": "+", "arith.subi": "-", "arith.muli": "*", "arith.divsi": "/", "arith.divui": "/",
@@ -231,7 +291,7 @@ def spec(name: str) -> OpSpec:
 # ---------------------------------------------------------------- operand kinds
 
 _KIND_NAMES = {"T": "a tile (!pto.tile_buf)", "G": "a partition view", "S": "a scalar", "I": "an index",
-               "V": "a tensor view", "P": "a pointer (!pto.ptr)"}
+               "V": "a tensor view", "P": "a pointer (!pto.ptr)", "E": "a vector<4xi16> (executed counts)"}
 
 
 def accepts(kind: str, ty) -> bool:
@@ -243,7 +303,19 @@ def accepts(kind: str, ty) -> bool:
         "P": isinstance(ty, PtrType),
         "S": isinstance(ty, ScalarType),
         "I": isinstance(ty, ScalarType) and ty.is_int,
+        "E": isinstance(ty, VectorType) and ty.shape == (4,) and ty.elem == "i16",
     }[kind]
+
+
+def variant(spec: OpSpec, ins, outs, axis: Optional[str]) -> Optional[OpSpec]:
+    """The row of ``spec`` (itself or one of its variants) whose operands fit the given types."""
+    for v in spec.variants or (spec,):
+        lo = len(v.ins) - v.optional
+        if not (lo <= len(ins) <= len(v.ins) and len(outs) == len(v.outs) and axis == v.axis):
+            continue
+        if all(accepts(o.kind, t) for o, t in zip(v.ins, ins)) and all(accepts(o.kind, t) for o, t in zip(v.outs, outs)):
+            return v
+    return None
 
 
 def kind_name(kind: str) -> str:

@@ -47,16 +47,22 @@ def _clause(c: Clause) -> str:
         return f"{c.name} = [" + ", ".join(_use(u) for u in c.uses) + "]"
     if c.keys:
         return f"{c.name}(" + ", ".join(f"{k} = {_use(u)} : {t}" for k, u, t in zip(c.keys, c.uses, c.types)) + ")"
-    inner = ", ".join(_use(u) for u in c.uses)
+    items = [_use(u) for u in c.uses]
+    for i, attrs, order, comma in c.attrs:     # attr dicts written after an operand
+        items[i] += ("," if comma else "") + " " + attr_dict(attrs, order)
+    inner = ", ".join(items)
     if c.typed:
         inner += " : " + _types(c.types)
+        if c.axis is not None:
+            inner += f', "{c.axis}"'
     return f"{c.name}({inner})"
 
 
 def _generic(op: Op) -> str:
     """Clauses in order, the attr dict where it was written, then ``: types`` and ``-> types``."""
     parts: List[str] = []
-    attrs = attr_dict(op.attrs, op.attr_order)
+    inline = op.extra.get("inline_attrs", ())       # printed inside their clause, after the operand
+    attrs = attr_dict(op.attrs, [k for k in op.attr_order if k not in inline])
     pos = len(op.clauses) if op.attr_pos is None else op.attr_pos
     prev = None
     for i, c in enumerate(op.clauses):

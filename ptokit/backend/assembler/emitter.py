@@ -7,8 +7,8 @@ from ...errors import AssemblerError
 from ...pto import dialect
 from ...pto.ast import Block, Func, Module, Op
 from ...pto.lexer import SourceText
-from ...pto.types import SCALARS, PartitionViewType, PtrType, ScalarType, TileBufType
-from .sema import ValueInfo, float_literal
+from ...pto.types import SCALARS, PartitionViewType, PtrType, ScalarType, TileBufType, VectorType
+from .sema import ValueInfo, attr_word, float_literal
 
 PURE_ARITH = dialect.ARITH_OPS
 CUBE_LOCS = {"mat", "left", "right", "acc", "bias"}
@@ -188,6 +188,10 @@ class FuncEmitter:
         if name in dialect.RETURN_OPS or name == "scf.yield":
             return  # yields are emitted by their parent
         results = op.extra.get("result_infos", [])
+        if name == "arith.constant" and isinstance(op.result_types[0], VectorType):
+            if id(results[0]) in self.live:
+                self.emit_vector_constant(op, results[0], depth)
+            return
         if name == "arith.constant":
             return  # constants are inlined at their uses
         if name in PURE_ARITH:
@@ -218,6 +222,9 @@ class FuncEmitter:
             self.emit_tile_op(op, spec, depth)
         elif spec.form == "view":
             self.emit_view(op, spec, depth)
+        elif spec.form == "plain":
+            uses = [self.ex(u) for u in op.operands]
+            self.out(depth, f"{uses[0]}{spec.cxx}({', '.join(uses[1:])});")
         elif spec.form in dialect.FIFO_FORMS:
             self.emit_cross_core(op, depth)
         else:  # pragma: no cover
@@ -399,7 +406,7 @@ class FuncEmitter:
         outs = op.group("outs").uses
         if op.name == "pto.tstore" and ins[0].value.type.loc == "acc":
             return "FIX"
-        if op.name == "pto.tmov":
+        if op.name in ("pto.tmov", "pto.textract"):
             src_loc, dst_loc = ins[0].value.type.loc, outs[0].value.type.loc
             if src_loc == "acc":
                 return "FIX"
@@ -435,7 +442,30 @@ class FuncEmitter:
         self.out(depth, f"{t} {name};")
         self.out(depth, f"{spec.cxx}({name}, {self.ex(src)});")
 
+    def emit_vector_constant(self, op: Op, res: ValueInfo, depth: int) -> None:
+        """``dense<0> : vector<4xi16>``: tmrgsort's executed counts, a variable the op writes."""
+        ty = op.result_types[0]
+        if (ty.shape, ty.elem) != ((4,), "i16") or op.extra["literal"] != "dense<0>":
+            raise self.err(f"the built-in assembler lowers only the tmrgsort executed-count vector "
+                           f"(dense<0> : vector<4xi16>), not {op.extra['literal']} : {ty}", op)
+        self.loc_comment(op, depth)
+        self.out(depth, f"MrgSortExecutedNumList {self.new_name(res)}{{}};")
+
+    def call_template(self, op: Op, spec: dialect.OpSpec, ins, outs) -> tuple:
+        """(template arguments, argument list) of a row that names them (``{role}`` and ``{attr}``)."""
+        names = {o.role: self.ex(u) for o, u in zip(spec.ins, ins)}
+        names.update({o.role: self.ex(u) for o, u in zip(spec.outs, outs)})
+        for a in spec.attrs:
+            got = op.attrs.get(a.name)
+            if a.kind == "enum":
+                names[a.name] = a.cxx[attr_word(got)] if got is not None else a.default
+            elif a.kind == "bool":
+                names[a.name] = ("true" if got.value else "false") if got is not None else a.default
+        args = spec.call.format(**names) if spec.call else ", ".join([self.ex(u) for u in outs] + [self.ex(u) for u in ins])
+        return spec.template.format(**names), args
+
     def emit_tile_op(self, op: Op, spec: dialect.OpSpec, depth: int) -> None:
+        spec = op.extra.get("row", spec)
         ins = op.group("ins").uses[:len(spec.ins) - spec.optional] if spec.optional else op.group("ins").uses
         outs = op.group("outs").uses
         if self.insert_sync:
@@ -450,7 +480,11 @@ class FuncEmitter:
             if rm is not None:
                 mode = rm.value[1].split()[-1]
             args.append(f"RoundMode::{mode}")
-        self.out(depth, f"{spec.cxx}({', '.join(args)});")
+        if spec.template or spec.call:
+            template, joined = self.call_template(op, spec, ins, outs)
+            self.out(depth, f"{spec.cxx}{template}({joined});")
+        else:
+            self.out(depth, f"{spec.cxx}({', '.join(args)});")
         if self.insert_sync:
             for u in outs:
                 if isinstance(u.value.type, TileBufType):

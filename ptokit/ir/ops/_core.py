@@ -38,6 +38,7 @@ OPERAND_KINDS = frozenset({
     "tile",        # an expression whose value is a tile (or, where the op allows it, a tensor)
     "tensor",      # an expression whose value is a tensor
     "scalar",      # a scalar expression; constants take the element kind of the op's tile operand
+    "index",       # an integer scalar expression (a position or a count); constants stay integers
     "offsets",     # a list of integer expressions -> ListExpr (typed as a TupleType of its items)
 })
 ATTR_KINDS = frozenset({
@@ -47,6 +48,11 @@ ATTR_KINDS = frozenset({
     "dtype", "memory", "pad",   # constants of those enums
     "int", "bool", "str",       # compile-time constants
     "mode",        # a rounding-mode constant (string)
+    "mask_pattern",  # a pl.tile.MaskPattern constant (or its integer code 1..7)
+    "choice",      # one of the parameter's ``choices`` strings, or its index in them (pypto's int form)
+    "dim",         # an int or an integer scalar expression; the ``dim`` parameters sharing one attribute
+                   # key form a tuple in parameter order (set_validshape's valid_rows, valid_cols -> "valid")
+    "layout",      # a pl.TileLayout constant
 })
 
 
@@ -62,11 +68,19 @@ class Param:
     attr: Optional[str] = None
     aliases: Tuple[str, ...] = ()
     keyword_only: bool = False
-    static_attr: Optional[str] = None   # offsets: also record the constant ones under this attribute
+    static_attr: Optional[str] = None   # offsets / index: also record the constant value(s) under this attribute
+    choices: Optional[Tuple[str, ...]] = None   # kind "choice": the allowed strings (attribute = the string)
+    # an operand the front end makes when the call leaves it out: a fresh tile of the type
+    # ``scratch(arg_types, attrs)`` returns (a compiler-made tmp, e.g. transpose's scratch; None: none)
+    scratch: Optional[Callable] = None
 
     def __post_init__(self):
         if self.kind not in OPERAND_KINDS | ATTR_KINDS:
             raise ValueError(f"unknown parameter kind {self.kind!r} of {self.name!r}")
+        if (self.kind == "choice") != (self.choices is not None):
+            raise ValueError(f"parameter {self.name!r}: choices= goes with kind 'choice'")
+        if self.scratch is not None and (not self.is_operand or self.default is not None):
+            raise ValueError(f"parameter {self.name!r}: a scratch operand defaults to None")
 
     @property
     def is_operand(self) -> bool:
@@ -108,6 +122,7 @@ class OpDef:
     fifo: Optional[Tuple[str, str]] = None  # ("c2v" | "v2c", "push" | "pop" | "free")
     operands: Optional[Tuple[str, ...]] = None   # IR argument order by parameter name (default: params)
     doc: str = ""
+    dsl_aliases: Tuple[str, ...] = ()   # other DSL spellings of the same op ("pl.tile.create" for create_tile)
 
     def __post_init__(self):
         bad = set(self.traits) - TRAITS

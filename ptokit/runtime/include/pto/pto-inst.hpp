@@ -12,6 +12,9 @@
 #include "pto/cpu/core.hpp"
 #include "pto/cpu/tile.hpp"
 #include "pto/cpu/ops.hpp"
+#include "pto/cpu/ops_view.hpp"
+#include "pto/cpu/ops_gather.hpp"
+#include "pto/cpu/ops_sort.hpp"
 #include "pto/cpu/fifo.hpp"
 
 #endif
