@@ -79,7 +79,9 @@ def _emit_mgather(em, target, v, b, loc):
 def _emit_mrgsort(em, target, v, b, loc):
     dst = em.new_dst(target, b, v.loc)
     if isinstance(v.args[-1].type, ScalarType):      # format 1: ins(%src, %block_len : T, i32)
-        ins = [em.tile_arg(v.args[0]), em.scalar(v.args[1], "i32", b)]
+        bl = v.args[1]
+        bl_val = em.const(bl.value, "i32") if isinstance(bl, N.Const) else em.scalar(bl, "i32", b)
+        ins = [em.tile_arg(v.args[0]), bl_val]
         b.dps(OPS[v.op].pto, ins, [dst], loc=loc)
         return
     ins = [em.tile_arg(a) for a in v.args]           # format 2: the lists, then tmp {exhausted}

@@ -203,7 +203,7 @@ _row(OpSpec("pto.import_reserved_buffer", "reserve", outs=_operands("base:I"),
 
 FIFO_FORMS = ("push", "pop", "free", "reserve", "pipe_init")
 
-# ---------------------------------------------------------------- section C vector ops: views, gathers/scatters, sorting
+# ------------------------------------------------------- section C vector ops: views, gathers/scatters, sorting
 # (docs/language.md "Views and layouts", "Gathers and scatters", "Sorting"; C++ in pto/cpu/ops_view.hpp,
 # ops_gather.hpp, ops_sort.hpp)
 _dps("pto.ttrans", "TTRANS", "src:T tmp:T", row_major=("src", "tmp", "dst"))
@@ -313,7 +313,7 @@ def variant(spec: OpSpec, ins, outs, axis: Optional[str]) -> Optional[OpSpec]:
         lo = len(v.ins) - v.optional
         if not (lo <= len(ins) <= len(v.ins) and len(outs) == len(v.outs) and axis == v.axis):
             continue
-        if all(accepts(o.kind, t) for o, t in zip(v.ins, ins)) and all(accepts(o.kind, t) for o, t in zip(v.outs, outs)):
+        if all(accepts(o.kind, t) for o, t in list(zip(v.ins, ins)) + list(zip(v.outs, outs))):
             return v
     return None
 

@@ -461,7 +461,8 @@ class FuncEmitter:
                 names[a.name] = a.cxx[attr_word(got)] if got is not None else a.default
             elif a.kind == "bool":
                 names[a.name] = ("true" if got.value else "false") if got is not None else a.default
-        args = spec.call.format(**names) if spec.call else ", ".join([self.ex(u) for u in outs] + [self.ex(u) for u in ins])
+        default = ", ".join([self.ex(u) for u in outs] + [self.ex(u) for u in ins])
+        args = spec.call.format(**names) if spec.call else default
         return spec.template.format(**names), args
 
     def emit_tile_op(self, op: Op, spec: dialect.OpSpec, depth: int) -> None:

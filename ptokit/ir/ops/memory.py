@@ -96,7 +96,8 @@ def _move(ts, attrs):
     layout = None
     if isinstance(dst, MemorySpace) and dst in TILE_LAYOUTS:
         layout = view.layout_attr(dst, a.shape, attrs.get("blayout"), attrs.get("slayout"), "move")
-    if layout is not None and (a.memory, dst) in ((MemorySpace.Acc, MemorySpace.Vec), (MemorySpace.Vec, MemorySpace.Mat)):
+    crossing = ((MemorySpace.Acc, MemorySpace.Vec), (MemorySpace.Vec, MemorySpace.Mat))
+    if layout is not None and (a.memory, dst) in crossing:
         raise OpTypeError(f"tile.move {a.memory.name}->{dst.name} crosses between the cube and the vector core, "
                           f"and the FIFO delivers the default layout; move the received tile again for another one",
                           "blayout" if attrs.get("blayout") is not None else "slayout")

@@ -113,7 +113,8 @@ def _transpose_view(ts, attrs):
     if a.memory is not MemorySpace.Mat:
         raise OpTypeError(f"tile.transpose_view swaps the fractal layout of a Mat tile (NZ <-> ZN, to feed a "
                           f"transposed operand to pl.move(..., target_memory=pl.Mem.Right) or Left); a "
-                          f"{a.memory.name} tile has no such layout here, use pl.transpose for a real transpose", "tile")
+                          f"{a.memory.name} tile has no such layout here, use pl.transpose for a real transpose",
+                          "tile")
     swapped = transposed(layout_of(a))
     if swapped is None:
         raise OpTypeError("tile.transpose_view of a flat (slayout=none_box) Mat tile: it has no fractal layout to "

@@ -28,7 +28,8 @@ template <typename IdxT>
 inline int64_t index_at(const IdxT* p, int64_t off) { return (int64_t)p[off]; }
 
 inline const char* oob_name(GatherOOB m) {
-    return m == GatherOOB::Clamp ? "clamp" : m == GatherOOB::Wrap ? "wrap" : m == GatherOOB::Zero ? "zero" : "undefined";
+    return m == GatherOOB::Clamp ? "clamp" : m == GatherOOB::Wrap ? "wrap"
+           : m == GatherOOB::Zero ? "zero" : "undefined";
 }
 }  // namespace cpu
 
@@ -99,7 +100,8 @@ inline RecordEvent TGATHER(TileDataDst& dst, TileDataSrc& src) {
             if (k >= TileDataDst::Cols)
                 cpu::fatal("TGATHER", "the masked columns of a %d-column row do not fit the %d-column destination",
                            vc, TileDataDst::Cols);
-            memcpy((void*)(d + cpu::at<TileDataDst>(r, k++)), (const void*)(s + cpu::at<TileDataSrc>(r, c)), sizeof(DT));
+            memcpy((void*)(d + cpu::at<TileDataDst>(r, k++)), (const void*)(s + cpu::at<TileDataSrc>(r, c)),
+                   sizeof(DT));
         }
     }
     return {};
