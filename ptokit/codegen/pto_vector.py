@@ -53,7 +53,7 @@ def _mask_attr(v) -> Dict[str, Attr]:
 def _emit_mask(em, target, v, b, loc):
     """gather_mask: ``pto.tgather ins(%s, {maskPattern = ...} : T, "row") outs(%d : T')``."""
     dst = em.new_dst(target, b, v.loc)
-    b.dps(OPS[v.op].pto, [em.tile_arg(v.args[0])], [dst], loc=loc, inline=[(0, _mask_attr(v), True)], axis="row")
+    b.dps(OPS[v.op].pto, [em.tile_arg(v.args[0])], [dst], _mask_attr(v), loc, axis="row")
 
 
 def _emit_inplace(em, target, v, b, loc):
@@ -64,7 +64,7 @@ def _emit_inplace(em, target, v, b, loc):
 
 def _emit_inplace_mask(em, target, v, b, loc):
     dst = em.new_dst(target, b, v.loc)
-    b.dps(OPS[v.op].pto, [em.tile_arg(v.args[1])], [dst], loc=loc, inline=[(0, _mask_attr(v), True)], axis="row")
+    b.dps(OPS[v.op].pto, [em.tile_arg(v.args[1])], [dst], _mask_attr(v), loc, axis="row")
 
 
 def _emit_mgather(em, target, v, b, loc):
@@ -86,8 +86,7 @@ def _emit_mrgsort(em, target, v, b, loc):
         return
     ins = [em.tile_arg(a) for a in v.args]           # format 2: the lists, then tmp {exhausted}
     executed = b.constant(em.fresh("executed"), 0, P.VectorType((4,), "i16"))
-    b.dps(OPS[v.op].pto, ins, [dst, executed], loc=loc,
-          inline=[(len(ins) - 1, {"exhausted": Attr.bool(bool(v.attrs.get("exhausted")))}, False)])
+    b.dps(OPS[v.op].pto, ins, [dst, executed], {"exhausted": Attr.bool(bool(v.attrs.get("exhausted")))}, loc)
 
 
 SECTION_C_FORMS = {"validshape": _emit_set_validshape, "subtile": _emit_extract, "mask": _emit_mask,

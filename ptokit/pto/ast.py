@@ -72,11 +72,10 @@ class Clause:
     line: int = 0
     col: int = 0
     typed: bool = False       # a group with ': types'
-    # attr dicts written after an operand: (use index, attrs, order, comma) -- ``ins(%a {rmode = ...} : T)``,
-    # or with ``comma`` ``ins(%a, {maskPattern = ...} : T, "row")``
-    attrs: list = field(default_factory=list)
+    attrs: list = field(default_factory=list)   # attr dicts written after an operand
     keys: List[str] = field(default_factory=list)   # keyword operands '(key = %v : T, ...)'
-    axis: Optional[str] = None   # a string after the types: ``ins(%a, {...} : T, "row")``
+    # a string after the types, ``ins(%a, {maskPattern = ...} : T, "row")`` (the attr dict then follows a comma)
+    axis: Optional[str] = None
 
 
 @dataclass

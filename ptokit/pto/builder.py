@@ -121,8 +121,8 @@ class Builder:
             for a in spec.attrs:
                 if a.required and a.name not in op.attrs:
                     raise _bad(f"'{op.name}' needs attribute '{a.name}'")
-                if a.allowed is not None and a.name in op.attrs and a.kind in ("int", "str") \
-                        and op.attrs[a.name].value not in a.allowed:
+                if a.allowed is not None and a.name in op.attrs and a.kind in dialect.CHECKED_KINDS \
+                        and dialect.attr_word(a, op.attrs[a.name]) not in a.allowed:
                     raise _bad(f"'{op.name}' attribute '{a.name}' = {op.attrs[a.name].text} is not one of "
                                f"{list(a.allowed)}")
 
@@ -232,12 +232,9 @@ class Builder:
         return vals[0]
 
     def dps(self, name: str, ins: Sequence[Value], outs: Sequence[Value], attrs: Optional[Dict[str, Attr]] = None,
-            loc: SrcLoc = None, inline: Sequence[Tuple[int, Dict[str, Attr], bool]] = (),
-            axis: Optional[str] = None) -> Op:
-        """``pto.X ins(...) outs(...)``, checked against the op's row (count, kinds, layout).
-
-        ``inline`` are attribute dicts written inside ``ins(...)`` after an operand: (operand index,
-        attributes, whether a comma comes first); ``axis`` a string after the ins types (``: T, "row"``)."""
+            loc: SrcLoc = None, axis: Optional[str] = None) -> Op:
+        """``pto.X ins(...) outs(...)``, checked against the op's row (count, kinds, layout); ``axis`` is a
+        string after the ins types (``ins(%src, {maskPattern = ...} : T, "row")``)."""
         spec = self._spec(name, "dps")
         lo, hi = len(spec.ins) - spec.optional, len(spec.ins)
         if not spec.variants and (not lo <= len(ins) <= hi or len(outs) != len(spec.outs)):
@@ -249,15 +246,15 @@ class Builder:
         for operand, v in list(zip(row.ins, ins)) + list(zip(row.outs, outs)):
             self._check(row, operand, v)
         op = self._op(name, (), loc)
-        group = Clause("group", "ins", [_use(v) for v in ins], types=[v.type for v in ins], typed=True, axis=axis,
-                       attrs=[(i, dict(a), list(a), comma) for i, a, comma in inline])
-        op.clauses = [group, Clause("group", "outs", [_use(v) for v in outs], types=[v.type for v in outs],
-                                    typed=True)]
-        merged = dict(attrs or {})
-        for _, a, _ in inline:
-            merged.update(a)
-            op.extra.setdefault("inline_attrs", set()).update(a)
-        self._set_attrs(op, row, merged)
+        op.clauses = [Clause("group", "ins", [_use(v) for v in ins], types=[v.type for v in ins], typed=True,
+                             axis=axis),
+                      Clause("group", "outs", [_use(v) for v in outs], types=[v.type for v in outs], typed=True)]
+        attrs = attrs or {}
+        self._set_attrs(op, row, attrs)
+        # attributes the dialect writes inside ins(...), after the last operand (ins(%a, %tmp {exhausted = ...} : ...))
+        inner = [k for k in attrs if row.attr(k) is not None and row.attr(k).place == "ins"]
+        if inner:
+            op.clauses[0].attrs = [("attrs", {k: attrs[k] for k in inner}, inner, len(ins))]
         return self._finish(op)
 
     def plain(self, name: str, operands: Sequence[Value], loc: SrcLoc = None) -> Op:

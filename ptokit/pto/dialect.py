@@ -29,14 +29,15 @@ class Operand:
 @dataclass(frozen=True)
 class AttrSpec:
     name: str
-    kind: str                 # int | str | bool | symbol | round_mode | address_space | layout | enum
+    kind: str                 # int | i32 | str | bool | symbol | round_mode | enum | address_space | layout
     required: bool = False
     allowed: Optional[Tuple] = None
     positive: bool = False
-    # kind "enum": the C++ token of each allowed word (``#pto<coalesce row>`` -> Coalesce::Row), and
-    # the token when the attribute is absent; kind "bool": the default when absent
-    cxx: Optional[Dict[str, str]] = None
-    default: Optional[str] = None
+    prefix: str = ""          # round_mode / enum: the dialect attribute is #pto<prefix VALUE>
+    place: str = "op"         # where a writer puts it: "op" (after outs(...)) or "ins" (after the last ins operand)
+    cxx: str = ""             # how it reaches C++: "" not at all, "arg" appended argument, "template" (OpSpec.template)
+    cxx_values: Optional[Tuple[Tuple[object, str], ...]] = None   # value -> C++ text (default: the value as is)
+    cxx_default: Optional[str] = None    # C++ text when the attribute is absent
 
 
 @dataclass(frozen=True)
@@ -66,12 +67,15 @@ class OpSpec:
     cxx: Optional[str] = None          # C++ function (or type) of the CPU tile library it lowers to
     row_major: Tuple[str, ...] = ()    # operand roles the real assembler requires to be row_major tiles
     layout_error: str = "each"         # "each": one message per role; "all": one message naming every role
+    # C++ template arguments, in order: "T:role" the operand's type, "E:role" its element type, "A:attr" an
+    # attribute lowered by its cxx_values; emitted always, or only when attribute ``template_if`` is present
+    template: Tuple[str, ...] = ()
+    template_if: Optional[str] = None
     # one mnemonic with several operand shapes (pto.tgather's index and mask forms, ...): each variant
     # is a full ``dps`` row; readers and writers use the first whose operands match
     variants: Tuple["OpSpec", ...] = ()
     axis: Optional[str] = None         # a variant whose ins(...) types end with this string: ``: T, "row"``
-    template: str = ""                 # C++ template arguments: ``{role}`` = the operand, ``{attr}`` = its token
-    call: str = ""                     # C++ argument order (default: outs, then ins)
+    call: Tuple[str, ...] = ()         # the C++ arguments by role, when not outs then ins
 
     @property
     def operands(self) -> Tuple[Operand, ...]:
@@ -210,8 +214,10 @@ _dps("pto.ttrans", "TTRANS", "src:T tmp:T", row_major=("src", "tmp", "dst"))
 # ``pto.set_validshape %t, %vr, %vc : T``: the tile's valid region changes in place (a member call in C++)
 _row(OpSpec("pto.set_validshape", "plain", _operands("tile:T valid_row:I valid_col:I"), cxx=".SetValidShape"))
 
-_MASK = AttrSpec("maskPattern", "enum", required=True,
-                 cxx={p: p for p in ("P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111")})
+_MASKS = ("P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111")
+# #pto.mask_pattern<P0101>, written inside ins(...) after the source: ins(%src, {maskPattern = ...} : T, "row")
+_MASK = AttrSpec("maskPattern", "enum", required=True, allowed=_MASKS, place="ins", cxx="template",
+                 cxx_values=tuple((m, f"MaskPattern::{m}") for m in _MASKS))
 
 
 def _variant(name: str, cxx: str, ins: str, outs: str = "dst:T", **kw) -> OpSpec:
@@ -225,32 +231,35 @@ def _variants(name: str, *variants: OpSpec, pipe: str = "V") -> None:
 _variants("pto.tgather",
           _variant("pto.tgather", "TGATHER", "src:T indices:T tmp:T", row_major=("src", "indices", "dst")),
           _variant("pto.tgather", "TGATHER", "src:T", attrs=(_MASK,), axis="row", row_major=("src", "dst"),
-                   template="<decltype({dst}), decltype({src}), MaskPattern::{maskPattern}>"))
+                   template=("T:dst", "T:src", "A:maskPattern")))
 _variants("pto.tscatter",
           _variant("pto.tscatter", "TSCATTER", "src:T indexes:T", row_major=("src", "indexes", "dst")),
           _variant("pto.tscatter", "TSCATTER", "src:T", attrs=(_MASK,), axis="row", row_major=("src", "dst"),
-                   template="<MaskPattern::{maskPattern}>"))
+                   template=("A:maskPattern",)))
 _dps("pto.tgatherb", "TGATHERB", "src:T offset:T", row_major=("src", "offset", "dst"))
-_dps("pto.mgather", "MGATHER", "src:G indices:T", pipe="MTE2",
-     attrs=(AttrSpec("coalesce", "enum", required=True, cxx={"row": "Coalesce::Row", "elem": "Coalesce::Elem"}),
-            AttrSpec("gatherOob", "enum", cxx={"undefined": "GatherOOB::Undefined", "clamp": "GatherOOB::Clamp",
-                                               "wrap": "GatherOOB::Wrap", "zero": "GatherOOB::Zero"},
-                     default="GatherOOB::Undefined")),
-     template="<{coalesce}, {gatherOob}>")
+_dps("pto.mgather", "MGATHER", "src:G indices:T", pipe="MTE2", template=("A:coalesce", "A:gatherOob"),
+     attrs=(AttrSpec("coalesce", "enum", required=True, allowed=("row", "elem"), prefix="coalesce", cxx="template",
+                     cxx_values=(("row", "Coalesce::Row"), ("elem", "Coalesce::Elem"))),
+            AttrSpec("gatherOob", "enum", allowed=("undefined", "clamp", "wrap", "zero"), prefix="gather_oob",
+                     cxx="template", cxx_default="GatherOOB::Undefined",
+                     cxx_values=(("undefined", "GatherOOB::Undefined"), ("clamp", "GatherOOB::Clamp"),
+                                 ("wrap", "GatherOOB::Wrap"), ("zero", "GatherOOB::Zero")))))
 _dps("pto.mscatter", "MSCATTER", "src:T indices:T", "dst:G", pipe="MTE3")
 _dps("pto.tsort32", "TSORT32", "src:T idx:T tmp:T", optional=1, row_major=("src", "idx", "dst"))
-_EXHAUSTED = AttrSpec("exhausted", "bool", default="false")
-_MRG2 = "<decltype({dst}), decltype({tmp}), " + "decltype({src0}), decltype({src1}), "
-_variants("pto.tmrgsort",
-          _variant("pto.tmrgsort", "TMRGSORT", "src:T block_len:I", row_major=("src", "dst")),
-          _variant("pto.tmrgsort", "TMRGSORT", "src0:T src1:T tmp:T", "dst:T executed:E", attrs=(_EXHAUSTED,),
-                   template=_MRG2 + "{exhausted}>", call="{dst}, {executed}, {tmp}, {src0}, {src1}"),
-          _variant("pto.tmrgsort", "TMRGSORT", "src0:T src1:T src2:T tmp:T", "dst:T executed:E", attrs=(_EXHAUSTED,),
-                   template=_MRG2 + "decltype({src2}), {exhausted}>",
-                   call="{dst}, {executed}, {tmp}, {src0}, {src1}, {src2}"),
-          _variant("pto.tmrgsort", "TMRGSORT", "src0:T src1:T src2:T src3:T tmp:T", "dst:T executed:E",
-                   attrs=(_EXHAUSTED,), template=_MRG2 + "decltype({src2}), decltype({src3}), {exhausted}>",
-                   call="{dst}, {executed}, {tmp}, {src0}, {src1}, {src2}, {src3}"))
+# format 2: {exhausted} after tmp inside ins(...); the executed counts are a vector<4xi16> out
+_EXHAUSTED = AttrSpec("exhausted", "bool", place="ins", cxx="template", cxx_values=((True, "true"), (False, "false")),
+                      cxx_default="false")
+
+
+def _format2(srcs: int) -> OpSpec:
+    roles = [f"src{k}" for k in range(srcs)]
+    return _variant("pto.tmrgsort", "TMRGSORT", " ".join(f"{r}:T" for r in roles) + " tmp:T", "dst:T executed:E",
+                    attrs=(_EXHAUSTED,), template=tuple(f"T:{r}" for r in ["dst", "tmp"] + roles) + ("A:exhausted",),
+                    call=("dst", "executed", "tmp", *roles))
+
+
+_variants("pto.tmrgsort", _variant("pto.tmrgsort", "TMRGSORT", "src:T block_len:I", row_major=("src", "dst")),
+          _format2(2), _format2(3), _format2(4))
 # ---------------------------------------------------------------- end of section C vector ops
 
 # ---------------------------------------------------------------- arith (C++: operators)
@@ -305,6 +314,18 @@ def accepts(kind: str, ty) -> bool:
         "I": isinstance(ty, ScalarType) and ty.is_int,
         "E": isinstance(ty, VectorType) and ty.shape == (4,) and ty.elem == "i16",
     }[kind]
+
+
+CHECKED_KINDS = ("int", "i32", "str", "round_mode", "enum")   # kinds whose values are checked against allowed
+
+
+def attr_word(a: AttrSpec, attr) -> object:
+    """The value of a written attribute as its row's ``allowed`` and ``cxx_values`` spell it: the last word of
+    ``#pto<prefix WORD>`` (or ``#pto.name<WORD>``) for round_mode / enum attributes, the Python value otherwise."""
+    v = attr.value
+    if a.kind in ("round_mode", "enum"):
+        return v[1].split()[-1] if isinstance(v, tuple) and v[1] else None
+    return v
 
 
 def variant(spec: OpSpec, ins, outs, axis: Optional[str]) -> Optional[OpSpec]:

@@ -384,10 +384,9 @@ class Parser:
             break
         for c in op.clauses:
             op.operands.extend(c.uses)
-            for _, attrs, order, _ in c.attrs:
+            for _, attrs, order, _at in c.attrs:
                 for k in order:
                     op.set_attr(k, attrs[k])
-                op.extra.setdefault("inline_attrs", set()).update(order)
 
     def starts_op_results(self) -> bool:
         """At a '%x' that begins the next op's result list ('%x =', '%x:2 =', '%x, %y =')."""
@@ -428,17 +427,17 @@ class Parser:
         if not self.is_punct(")") and not self.is_punct(":"):
             while True:
                 clause.uses.append(self.parse_use())
-                # attribute dicts written after an operand: ins(%src {rmode = ...} : T), or after a comma:
-                # ins(%src, {maskPattern = ...} : T, "row")
-                comma = self.is_punct(",") and self.is_punct("{", self.peek())
-                if comma:
-                    self.next()
+                if self.is_punct(",") and self.is_punct("{", self.peek()):
+                    self.next()       # ins(%src, {maskPattern = ...} : T, "row"): the dict after a comma
                 if self.is_punct("{"):
                     attrs, order = self.parse_attr_dict()
-                    clause.attrs.append((len(clause.uses) - 1, attrs, order, comma))
+                    clause.types.append(("attrs", attrs, order, len(clause.uses)))
                 if self.accept(","):
                     continue
                 break
+        # attribute dicts written after an operand (ins(%src {rmode = ...} : T))
+        clause.attrs = [x for x in clause.types if isinstance(x, tuple)]
+        clause.types = []
         if self.accept(":"):
             clause.typed = True
             clause.types = self.parse_type_list()

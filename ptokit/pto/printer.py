@@ -47,10 +47,9 @@ def _clause(c: Clause) -> str:
         return f"{c.name} = [" + ", ".join(_use(u) for u in c.uses) + "]"
     if c.keys:
         return f"{c.name}(" + ", ".join(f"{k} = {_use(u)} : {t}" for k, u, t in zip(c.keys, c.uses, c.types)) + ")"
-    items = [_use(u) for u in c.uses]
-    for i, attrs, order, comma in c.attrs:     # attr dicts written after an operand
-        items[i] += ("," if comma else "") + " " + attr_dict(attrs, order)
-    inner = ", ".join(items)
+    at = {a[3]: attr_dict(a[1], a[2]) for a in c.attrs}    # attribute dicts written after an operand
+    sep = ", " if c.axis is not None else " "              # ins(%src, {maskPattern = ...} : T, "row")
+    inner = ", ".join(_use(u) + (sep + at[i + 1] if i + 1 in at else "") for i, u in enumerate(c.uses))
     if c.typed:
         inner += " : " + _types(c.types)
         if c.axis is not None:
@@ -58,11 +57,16 @@ def _clause(c: Clause) -> str:
     return f"{c.name}({inner})"
 
 
+def _op_attrs(op: Op) -> str:
+    """The op's own attribute dict: those written inside a clause (after an operand) print there."""
+    inner = {k for c in op.clauses for a in c.attrs for k in a[2]}
+    return attr_dict(op.attrs, [k for k in op.attr_order if k not in inner])
+
+
 def _generic(op: Op) -> str:
     """Clauses in order, the attr dict where it was written, then ``: types`` and ``-> types``."""
     parts: List[str] = []
-    inline = op.extra.get("inline_attrs", ())       # printed inside their clause, after the operand
-    attrs = attr_dict(op.attrs, [k for k in op.attr_order if k not in inline])
+    attrs = _op_attrs(op)
     pos = len(op.clauses) if op.attr_pos is None else op.attr_pos
     prev = None
     for i, c in enumerate(op.clauses):

@@ -8,7 +8,8 @@ from ...pto import dialect
 from ...pto.ast import Block, Func, Module, Op
 from ...pto.lexer import SourceText
 from ...pto.types import SCALARS, PartitionViewType, PtrType, ScalarType, TileBufType, VectorType
-from .sema import ValueInfo, attr_word, float_literal
+from .calls import tile_call
+from .sema import ValueInfo, float_literal
 
 PURE_ARITH = dialect.ARITH_OPS
 CUBE_LOCS = {"mat", "left", "right", "acc", "bias"}
@@ -451,20 +452,6 @@ class FuncEmitter:
         self.loc_comment(op, depth)
         self.out(depth, f"MrgSortExecutedNumList {self.new_name(res)}{{}};")
 
-    def call_template(self, op: Op, spec: dialect.OpSpec, ins, outs) -> tuple:
-        """(template arguments, argument list) of a row that names them (``{role}`` and ``{attr}``)."""
-        names = {o.role: self.ex(u) for o, u in zip(spec.ins, ins)}
-        names.update({o.role: self.ex(u) for o, u in zip(spec.outs, outs)})
-        for a in spec.attrs:
-            got = op.attrs.get(a.name)
-            if a.kind == "enum":
-                names[a.name] = a.cxx[attr_word(got)] if got is not None else a.default
-            elif a.kind == "bool":
-                names[a.name] = ("true" if got.value else "false") if got is not None else a.default
-        default = ", ".join([self.ex(u) for u in outs] + [self.ex(u) for u in ins])
-        args = spec.call.format(**names) if spec.call else default
-        return spec.template.format(**names), args
-
     def emit_tile_op(self, op: Op, spec: dialect.OpSpec, depth: int) -> None:
         spec = op.extra.get("row", spec)
         ins = op.group("ins").uses[:len(spec.ins) - spec.optional] if spec.optional else op.group("ins").uses
@@ -474,18 +461,15 @@ class FuncEmitter:
             reads = [u for u in list(ins) + (list(outs) if op.name == "pto.tmatmul.acc" else [])
                      if isinstance(u.value.type, TileBufType)]
             self.sync_before(op, pipe, reads, depth)
-        args = [self.ex(u) for u in outs] + [self.ex(u) for u in ins]
         if op.name == "pto.tcvt":
             mode = "CAST_RINT"
             rm = op.attrs.get("rmode")
             if rm is not None:
                 mode = rm.value[1].split()[-1]
-            args.append(f"RoundMode::{mode}")
-        if spec.template or spec.call:
-            template, joined = self.call_template(op, spec, ins, outs)
-            self.out(depth, f"{spec.cxx}{template}({joined});")
-        else:
+            args = [self.ex(u) for u in outs] + [self.ex(u) for u in ins] + [f"RoundMode::{mode}"]
             self.out(depth, f"{spec.cxx}({', '.join(args)});")
+        else:
+            self.out(depth, tile_call(spec, op, ins, outs, self.ex))
         if self.insert_sync:
             for u in outs:
                 if isinstance(u.value.type, TileBufType):

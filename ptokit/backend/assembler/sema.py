@@ -498,18 +498,17 @@ class Sema:
                 if a.required:
                     raise self.error(f"'{op.name}': missing {a.kind} attribute '{a.name}'", nl, nc)
                 continue
-            if a.kind == "enum":
-                word = attr_word(got)
-                if word not in a.cxx:
-                    raise self.error(f"'{op.name}': {a.name} = {got.text} is not one of "
-                                     f"{', '.join(sorted(a.cxx))}", nl, nc)
-            if a.kind == "bool" and not isinstance(got.value, bool):
-                raise self.error(f"'{op.name}': {a.name} must be true or false, got {got.text}", nl, nc)
+            word = dialect.attr_word(a, got)
             if a.kind == "round_mode":
-                val = got.value
-                mode = val[1].split()[-1] if isinstance(val, tuple) and val[1] else None
-                if mode not in a.allowed:
+                if word not in a.allowed:
                     raise self.error(f"unknown rounding mode {got.text}", nl, nc)
+            elif a.kind == "enum":
+                body = got.value[1] if isinstance(got.value, tuple) else None
+                if word not in a.allowed or not body or (a.prefix and body.split()[0] != a.prefix):
+                    want = ", ".join(f"#pto<{a.prefix} {v}>" if a.prefix else str(v) for v in a.allowed)
+                    raise self.error(f"'{op.name}': attribute '{a.name}' must be {want}, got {got.text}", nl, nc)
+            elif a.kind == "bool" and not isinstance(word, bool):
+                raise self.error(f"'{op.name}': attribute '{a.name}' must be true or false, got {got.text}", nl, nc)
 
     def check_view(self, op: Op, spec: dialect.OpSpec) -> None:
         """``%dst = pto.treshape %src : T1 -> T2``: the same bytes seen as another tile type."""
@@ -645,14 +644,6 @@ class Sema:
             int_attr("split")
             if groups or n_res:
                 raise fail("expected '" + name + " {split = N}' with no operands or results")
-
-
-def attr_word(attr) -> str:
-    """The last word of a dialect attribute: ``#pto<coalesce row>`` -> row, ``#pto.mask_pattern<P0101>`` -> P0101."""
-    val = attr.value
-    if isinstance(val, tuple) and val[1]:
-        return val[1].split()[-1]
-    return attr.text
 
 
 def float_literal(value: float, cxx_type: str) -> str:
