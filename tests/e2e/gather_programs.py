@@ -159,7 +159,8 @@ class GlobalGathers:
         g_ewrap = pl.store(pl.tile.mgather(table, pl.load(oelems, [0, 0], [R, 16]), "elem", gather_oob="wrap"),
                            [0, 0], g_ewrap)
         g_i16 = pl.store(pl.tile.mgather(itab, o, gather_oob="zero"), [0, 0], g_i16)
-        pl.mscatter(pl.load(src, [0, 0], [R, 16], valid_shape=[6, 16]), pl.load(sidx, [0, 0], [R, 16]), out)
+        out = pl.tile.mscatter(pl.load(src, [0, 0], [R, 16], valid_shape=[6, 16]), pl.load(sidx, [0, 0], [R, 16]),
+                               out)
         return g_row
 
     @pl.function(type=pl.FunctionType.Orchestration)
