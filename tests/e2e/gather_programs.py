@@ -141,7 +141,9 @@ class GlobalGathers:
     def k(self, table: pl.Tensor[[TR, TC], pl.FP32], itab: pl.Tensor[[TR, TC], pl.INT16],
           rows: pl.Tensor[[1, 8], pl.INT32], rows_col: pl.Tensor[[8, 1], pl.INT32], orows: pl.Tensor[[1, 8], pl.INT32],
           elems: pl.Tensor[[R, 16], pl.INT32], oelems: pl.Tensor[[R, 16], pl.INT32], sidx: pl.Tensor[[R, 16], pl.INT32],
-          src: pl.Tensor[[R, 16], pl.FP32],
+          src: pl.Tensor[[R, 16], pl.FP32], htab: pl.Tensor[[TR, TC], pl.FP16], itab32: pl.Tensor[[TR, TC], pl.INT32],
+          g_h: pl.Out[pl.Tensor[[R, 16], pl.FP16]], g_i32: pl.Out[pl.Tensor[[R, 16], pl.INT32]],
+          hout: pl.InOut[pl.Tensor[[TR, TC], pl.FP16]],
           g_row: pl.Out[pl.Tensor[[8, TC], pl.FP32]], g_col: pl.Out[pl.Tensor[[8, TC], pl.FP32]],
           g_clamp: pl.Out[pl.Tensor[[8, TC], pl.FP32]], g_wrap: pl.Out[pl.Tensor[[8, TC], pl.FP32]],
           g_zero: pl.Out[pl.Tensor[[8, TC], pl.FP32]], g_elem: pl.Out[pl.Tensor[[R, 16], pl.FP32]],
@@ -161,6 +163,10 @@ class GlobalGathers:
         g_i16 = pl.store(pl.tile.mgather(itab, o, gather_oob="zero"), [0, 0], g_i16)
         out = pl.tile.mscatter(pl.load(src, [0, 0], [R, 16], valid_shape=[6, 16]), pl.load(sidx, [0, 0], [R, 16]),
                                out)
+        gh = pl.tile.mgather(htab, e, "elem")
+        g_h = pl.store(gh, [0, 0], g_h)
+        g_i32 = pl.store(pl.tile.mgather(itab32, e, "elem"), [0, 0], g_i32)
+        hout = pl.mscatter(gh, pl.load(sidx, [0, 0], [R, 16]), hout)     # FP16, the gathered [6, 16] region
         return g_row
 
     @pl.function(type=pl.FunctionType.Orchestration)
@@ -169,11 +175,15 @@ class GlobalGathers:
              orows: pl.Tensor[[1, 8], pl.INT32],
              elems: pl.Tensor[[R, 16], pl.INT32], oelems: pl.Tensor[[R, 16], pl.INT32],
              sidx: pl.Tensor[[R, 16], pl.INT32], src: pl.Tensor[[R, 16], pl.FP32],
+             htab: pl.Tensor[[TR, TC], pl.FP16], itab32: pl.Tensor[[TR, TC], pl.INT32],
+             g_h: pl.Out[pl.Tensor[[R, 16], pl.FP16]], g_i32: pl.Out[pl.Tensor[[R, 16], pl.INT32]],
+             hout: pl.InOut[pl.Tensor[[TR, TC], pl.FP16]],
              g_row: pl.Out[pl.Tensor[[8, TC], pl.FP32]], g_col: pl.Out[pl.Tensor[[8, TC], pl.FP32]],
              g_clamp: pl.Out[pl.Tensor[[8, TC], pl.FP32]], g_wrap: pl.Out[pl.Tensor[[8, TC], pl.FP32]],
              g_zero: pl.Out[pl.Tensor[[8, TC], pl.FP32]], g_elem: pl.Out[pl.Tensor[[R, 16], pl.FP32]],
              g_ewrap: pl.Out[pl.Tensor[[R, 16], pl.FP32]], g_i16: pl.Out[pl.Tensor[[8, TC], pl.INT16]],
              out: pl.InOut[pl.Tensor[[TR, TC], pl.FP32]]):
-        g_row = self.k(table, itab, rows, rows_col, orows, elems, oelems, sidx, src, g_row, g_col, g_clamp, g_wrap,
+        g_row = self.k(table, itab, rows, rows_col, orows, elems, oelems, sidx, src, htab, itab32, g_h, g_i32, hout,
+                       g_row, g_col, g_clamp, g_wrap,
                        g_zero, g_elem, g_ewrap, g_i16, out)
         return g_row

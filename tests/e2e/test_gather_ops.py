@@ -217,7 +217,9 @@ def gm_inputs(seed=2, **over):
                elems=g.integers(0, TR * TC, (R, 16)).astype(np.int32),
                oelems=g.integers(-3 * TR * TC, 3 * TR * TC, (R, 16)).astype(np.int32),
                sidx=g.permutation(TR * TC)[:R * 16].reshape(R, 16).astype(np.int32),
-               src=g.standard_normal((R, 16)).astype(np.float32))
+               src=g.standard_normal((R, 16)).astype(np.float32),
+               htab=g.standard_normal((TR, TC)).astype(np.float16),
+               itab32=g.integers(-2**31, 2**31 - 1, (TR, TC)).astype(np.int32))
     ins["sidx"][2, 2] = ins["sidx"][0, 1]            # a duplicate: the later write (row-major) wins
     ins.update(over)
     ins["rows_col"] = ins["rows"].reshape(8, 1).copy()
@@ -226,11 +228,13 @@ def gm_inputs(seed=2, **over):
 
 def run_gm(runtime, tmp_path_factory, **over):
     ins = gm_inputs(**over)
+    more = [np.zeros((R, 16), np.float16), np.zeros((R, 16), np.int32), np.full((TR, TC), 3.0, np.float16)]
     outs = [np.zeros((8, TC), np.float32) for _ in range(5)] + [np.full((R, 16), 4, np.float32),
                                                                 np.zeros((R, 16), np.float32),
                                                                 np.zeros((8, TC), np.int16)]
     out = np.full((TR, TC), -1.0, np.float32)
-    tree(gp.GlobalGathers, runtime, tmp_path_factory)(*ins.values(), *outs, out)
+    tree(gp.GlobalGathers, runtime, tmp_path_factory)(*ins.values(), *more, *outs, out)
+    ins["more"] = more
     return ins, outs, out
 
 
@@ -256,6 +260,14 @@ def test_mgather_rows_elements_oob_modes_and_mscatter(runtime, tmp_path_factory)
             want[i["sidx"][r, c]] = i["src"][r, c]
     assert np.array_equal(out, want.reshape(TR, TC))
     assert out.reshape(-1)[i["sidx"][0, 1]] == i["src"][2, 2]
+    g_h, g_i32, hout = i["more"]
+    assert np.array_equal(g_h[:6], i["htab"].reshape(-1)[i["elems"][:6]])          # FP16 and INT32 element gathers
+    assert np.array_equal(g_i32[:6], i["itab32"].reshape(-1)[i["elems"][:6]])
+    want = np.full(TR * TC, 3.0, np.float16)
+    for r in range(6):                                                            # FP16 mscatter
+        for c in range(16):
+            want[i["sidx"][r, c]] = g_h[r, c]
+    assert np.array_equal(hout.reshape(-1), want)
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)

@@ -93,15 +93,16 @@ def test_layouts_the_cube_reads_through(runtime, tmp_path_factory):
     b = rng.standard_normal((vp.N, vp.K)).astype(np.float16)
     cm = rng.standard_normal((vp.K, vp.N)).astype(np.float16)
     a2 = rng.standard_normal((vp.M, 2 * vp.K)).astype(np.float16)
+    c2 = rng.standard_normal((vp.K, 2 * vp.N)).astype(np.float16)
     eye = np.eye(vp.N, dtype=np.float32)
     ys = [np.zeros((vp.M, vp.N), np.float32) for _ in range(6)]
-    c(a, b, cm, a2, eye, *ys)
+    c(a, b, cm, a2, c2, eye, *ys)
     f32 = lambda x: x.astype(np.float32)   # noqa: E731
     y_view, y_zn, y_right, y_flat, y_ext, y_acc = ys
     np.testing.assert_allclose(y_view, f32(a) @ f32(b).T, rtol=1e-5, atol=1e-5)
     for y in (y_zn, y_right, y_flat, y_acc):
         np.testing.assert_allclose(y, f32(a) @ f32(cm), rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(y_ext, f32(a2[:, vp.K:]) @ f32(cm), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(y_ext, f32(a2[:, vp.K:]) @ f32(c2[:, vp.N:]), rtol=1e-5, atol=1e-5)
 
 
 def test_views_pto_forms(tmp_path_factory):

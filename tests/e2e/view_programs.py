@@ -80,12 +80,12 @@ class CubeLayouts:
     y_zn    = a @ c  with c assembled into a create_tile(transpose=True) Mat tile;
     y_right = a @ c  with c moved to Right with the transposed (col_major, row_major) layout;
     y_flat  = a @ c  with c assembled into a flat Mat tile;
-    y_ext   = a2[:, K:] @ c with the left operand extracted Mat -> Left;
+    y_ext   = a2[:, K:] @ c2[:, N:] with both operands extracted (Mat -> Left, Mat -> Right);
     y_acc   = (a @ c) @ I with the product extracted Acc -> Mat and moved to Left."""
 
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, a: pl.Tensor[[M, K], pl.FP16], b: pl.Tensor[[N, K], pl.FP16], c: pl.Tensor[[K, N], pl.FP16],
-          a2: pl.Tensor[[M, 2 * K], pl.FP16], eye: pl.Tensor[[N, N], pl.FP32],
+          a2: pl.Tensor[[M, 2 * K], pl.FP16], c2: pl.Tensor[[K, 2 * N], pl.FP16], eye: pl.Tensor[[N, N], pl.FP32],
           y_view: pl.Out[pl.Tensor[[M, N], pl.FP32]], y_zn: pl.Out[pl.Tensor[[M, N], pl.FP32]],
           y_right: pl.Out[pl.Tensor[[M, N], pl.FP32]], y_flat: pl.Out[pl.Tensor[[M, N], pl.FP32]],
           y_ext: pl.Out[pl.Tensor[[M, N], pl.FP32]], y_acc: pl.Out[pl.Tensor[[M, N], pl.FP32]]):
@@ -104,7 +104,9 @@ class CubeLayouts:
         y_flat = pl.store(pl.matmul(left, pl.move(flat, target_memory=pl.Mem.Right)), [0, 0], y_flat)
         ta2 = pl.load(a2, [0, 0], [M, 2 * K], target_memory=pl.Mem.Mat)
         half = pl.tile.extract(ta2, 0, K, [M, K], target_memory=pl.Mem.Left)
-        y_ext = pl.store(pl.matmul(half, pl.move(tc, target_memory=pl.Mem.Right)), [0, 0], y_ext)
+        tc2 = pl.load(c2, [0, 0], [K, 2 * N], target_memory=pl.Mem.Mat)
+        y_ext = pl.store(pl.matmul(half, pl.tile.extract(tc2, 0, N, [K, N], target_memory=pl.Mem.Right)), [0, 0],
+                         y_ext)
         prod = pl.matmul(left, pl.move(tc, target_memory=pl.Mem.Right))
         back = pl.tile.extract(prod, 0, 0, [M, N], target_memory=pl.Mem.Mat)
         ident = pl.move(pl.load(eye, [0, 0], [N, N], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
@@ -113,9 +115,9 @@ class CubeLayouts:
 
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, a: pl.Tensor[[M, K], pl.FP16], b: pl.Tensor[[N, K], pl.FP16], c: pl.Tensor[[K, N], pl.FP16],
-             a2: pl.Tensor[[M, 2 * K], pl.FP16], eye: pl.Tensor[[N, N], pl.FP32],
-             y_view: pl.Out[pl.Tensor[[M, N], pl.FP32]], y_zn: pl.Out[pl.Tensor[[M, N], pl.FP32]],
+             a2: pl.Tensor[[M, 2 * K], pl.FP16], c2: pl.Tensor[[K, 2 * N], pl.FP16],
+             eye: pl.Tensor[[N, N], pl.FP32], y_view: pl.Out[pl.Tensor[[M, N], pl.FP32]], y_zn: pl.Out[pl.Tensor[[M, N], pl.FP32]],
              y_right: pl.Out[pl.Tensor[[M, N], pl.FP32]], y_flat: pl.Out[pl.Tensor[[M, N], pl.FP32]],
              y_ext: pl.Out[pl.Tensor[[M, N], pl.FP32]], y_acc: pl.Out[pl.Tensor[[M, N], pl.FP32]]):
-        y_view = self.k(a, b, c, a2, eye, y_view, y_zn, y_right, y_flat, y_ext, y_acc)
+        y_view = self.k(a, b, c, a2, c2, eye, y_view, y_zn, y_right, y_flat, y_ext, y_acc)
         return y_view
