@@ -34,6 +34,8 @@ class _Orch:
         self.pending: Dict[str, N.OpCall] = {}   # created tensors not yet written
         self.task = 0
         self.task_ids: Dict[str, str] = {}
+        self.sync_start = False
+        self.expired: Dict[str, object] = {}   # tensors created in a pl.scope that has ended
 
     def emit(self, depth, text):
         self.lines.append("    " * depth + text)
@@ -65,6 +67,8 @@ class _Orch:
             return f"(({a}) {cmp} ({b}) ? ({a}) : ({b}))"
         if isinstance(e, N.OpCall) and e.op == "scalar.neg":
             return f"(-{self.scalar(e.args[0])})"
+        if isinstance(e, N.OpCall) and e.op == "scalar.cast":
+            return f"static_cast<{_CPP_SCALAR[e.type.dtype]}>({self.scalar(e.args[0])})"
         raise CompileError(f"expression not supported in orchestration code: {e!r}", e.loc)
 
     def dim(self, d) -> str:
@@ -133,7 +137,24 @@ class _Orch:
         if isinstance(s, N.Scope):
             if s.kind == "spmd":
                 bn = self.scalar(s.attrs["block_num"])
+                self.sync_start = bool(s.attrs.get("sync_start"))
                 self.body(s.body, depth, bn, name, deps)
+                self.sync_start = False
+            elif s.kind == "scope":
+                # a runtime scope: its tasks are released when it ends; MANUAL scopes order their
+                # tasks by deps= (ptokit's runtime also keeps tracking tensors there: a superset of
+                # edges, so a race-free program computes the same numbers)
+                mode = s.attrs.get("mode", "auto")
+                self.emit(depth, f"PTO2_SCOPE() {{   // pl.scope(mode={mode.upper()})")
+                before = set(self.tensors)
+                self.body(s.body, depth + 1, block_num, name, deps)
+                self.emit(depth, "}")
+                for n in set(self.tensors) - before:   # the scope released them: they may not be used after
+                    del self.tensors[n]
+                    self.expired[n] = s.loc
+            elif s.kind == "cluster":
+                self.emit(depth, "// pl.cluster(): the tasks below are co-scheduled")
+                self.body(s.body, depth, block_num, name, deps)
             else:
                 self.body(s.body, depth, block_num, s.attrs.get("name"), s.attrs.get("deps"))
             return
@@ -188,6 +209,8 @@ class _Orch:
                 self.emit(depth, f"{p}.add_scalar(to_u64({self._scalar_arg(a, callee, call)}));")
         if block_num is not None:
             self.emit(depth, f"{p}.launch_spec.set_block_num({block_num});")
+            if self.sync_start:
+                self.emit(depth, f"{p}.launch_spec.set_sync_start(true);")
         for d in deps or []:
             if d not in self.task_ids:
                 raise CompileError(f"deps= names {d!r}, which is not a task named earlier with `as`", call.loc)
@@ -215,14 +238,12 @@ class _Orch:
         """The C++ tensor for a task argument; a window ``x[a:b, :]`` becomes a
         ``make_tensor_view`` of its base declared just before the task."""
         if isinstance(a, N.Var):
-            if a.name not in self.tensors:
-                raise InternalError(f"orchestration: tensor {a.name!r} undefined")
+            self._check_alive(a.name, call)
             return self.tensors[a.name]
         if not (isinstance(a, N.OpCall) and a.op == "tensor_view"):
             raise CompileError("a task's tensor argument must be a tensor variable or a window of one", call.loc)
         base, offs = a.args
-        if base.name not in self.tensors:
-            raise InternalError(f"orchestration: tensor {base.name!r} undefined")
+        self._check_alive(base.name, call)
         n = len(a.type.shape)
         dims = ", ".join(f"{d}u" if isinstance(d, int) else f"static_cast<uint32_t>({self.dim(d)})"
                          for d in a.type.shape)
@@ -233,6 +254,12 @@ class _Orch:
         self.emit(depth, f"ChipTensor {vname} = make_tensor_view({self.tensors[base.name]}, {vname}_shapes, "
                          f"{vname}_offs, {n});")
         return vname
+
+    def _check_alive(self, name: str, call) -> None:
+        if name in self.expired:      # DeriveArgDirections reports this to the user first
+            raise InternalError(f"orchestration: tensor {name!r} used after the pl.scope that created it")
+        if name not in self.tensors:
+            raise InternalError(f"orchestration: tensor {name!r} undefined")
 
     def _scalar_arg(self, a: N.Expr, callee: N.Function, call) -> str:
         idx = call.args.index(a)

@@ -89,6 +89,19 @@ def _spmd_used(fn: N.Function) -> set:
     return {e.op for _, e in N.walk_ops(fn.body, *SPMD_NAMES)}
 
 
+def partition_sizes(window, t: TileType, rank: int) -> list:
+    """The partition view sizes of a load or store of tile ``t``: its valid region in the last two
+    dimensions, and the window's leading extents when the tile holds several rows of them (an N-D
+    window flattened to the tile's rows, pypto-parity A5)."""
+    valid = t.valid or (t.rows, t.cols)
+    if rank < 2:
+        return [valid[1]]
+    lead = list(window[:-2]) if window is not None and len(window) == rank else [1] * (rank - 2)
+    if any(d != 1 for d in lead):
+        return lead + [window[-2], valid[1]]
+    return [1] * (rank - 2) + list(valid)
+
+
 class _Emitter:
     def __init__(self, fn: N.Function, arch: str, with_loc: bool):
         self.fn = fn
@@ -190,6 +203,14 @@ class _Emitter:
             op = e.op[len("scalar."):]
             rt = e.type.dtype.mlir
             loc = self.srcloc(e.loc)
+            if op == "cast":
+                x, src = self._scalar(e.args[0], b)
+                if src not in _INTS and rt in _INTS:       # an explicit float -> int cast truncates
+                    if rt == "index":
+                        x = b.cast("arith.fptosi", x, _scalar_t("i64"), self.temp())
+                        return self.convert(x, "i64", rt, b, e.loc), rt
+                    return b.cast("arith.fptosi", x, _scalar_t(rt), self.temp()), rt
+                return self.convert(x, src, rt, b, e.loc), rt
             if op == "neg":
                 a = self.scalar(e.args[0], rt, b)
                 if e.type.dtype.is_float:
@@ -365,9 +386,7 @@ class _Emitter:
         if v.op == "load":
             tensor, offsets = v.args
             t: TileType = v.type
-            rank = len(tensor.type.shape)
-            valid = t.valid or (t.rows, t.cols)
-            sizes = [1] * (rank - 2) + list(valid) if rank >= 2 else [valid[1]]
+            sizes = partition_sizes(v.attrs.get("shape"), t, len(tensor.type.shape))
             pv = self.partition(tensor, offsets, sizes, b, v.loc)
             dst = self.alloc(target, b, s.loc)
             b.dps(op.pto, [pv], [Value(dst.name, tile_buf(t))], loc=loc)
@@ -432,9 +451,7 @@ class _Emitter:
     def store(self, e: N.OpCall, b: Builder, loc):
         tile, tensor, offsets = e.args
         src = self.tile_arg(tile)
-        rank = len(tensor.type.shape)
-        valid = tile.type.valid or (tile.type.rows, tile.type.cols)
-        sizes = [1] * (rank - 2) + list(valid) if rank >= 2 else [valid[1]]
+        sizes = partition_sizes(e.attrs.get("shape"), tile.type, len(tensor.type.shape))
         pv = self.partition(tensor, offsets, sizes, b, e.loc)
         b.dps(OPS["store"].pto, [src], [pv], loc=self.srcloc(e.loc))
 

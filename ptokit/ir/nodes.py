@@ -113,7 +113,8 @@ class For(Stmt):
     stop: Expr
     step: Expr
     body: List[Stmt]
-    kind: str = "range"                       # range | parallel | unroll
+    kind: str = "range"                       # range | parallel | unroll | pipeline
+    stage: int = 1                            # pl.pipeline(stage=k): body copies per iteration
     iter_args: List[Tuple[Var, Expr]] = field(default_factory=list)
     yields: List[Expr] = field(default_factory=list)
     results: List[Var] = field(default_factory=list)

@@ -36,6 +36,8 @@ def fmt_expr(e: N.Expr) -> str:
     if isinstance(e, N.OpCall):
         if e.op in _INFIX:
             return f"({fmt_expr(e.args[0])} {_INFIX[e.op]} {fmt_expr(e.args[1])})"
+        if e.op == "scalar.cast":
+            return f"pl.cast({fmt_expr(e.args[0])}, {e.attrs['target_type']!r})"
         if e.op == "scalar.neg":
             return f"(-{fmt_expr(e.args[0])})"
         if e.op in ("scalar.min", "scalar.max"):
@@ -120,7 +122,8 @@ class _Printer:
         elif isinstance(s, N.Return):
             self.emit(depth, "return " + ", ".join(fmt_expr(v) for v in s.values) if s.values else "return")
         elif isinstance(s, N.For):
-            rng = f"pl.{s.kind}({fmt_expr(s.start)}, {fmt_expr(s.stop)}, {fmt_expr(s.step)})"
+            stage = f", stage={s.stage}" if s.kind == "pipeline" else ""
+            rng = f"pl.{s.kind}({fmt_expr(s.start)}, {fmt_expr(s.stop)}, {fmt_expr(s.step)}{stage})"
             if s.iter_args:
                 carried = ", ".join(f"{v.name}={fmt_expr(i)}" for v, i in s.iter_args)
                 self.emit(depth, f"# loop-carried: {carried}; results: {', '.join(r.name for r in s.results)}")

@@ -20,7 +20,7 @@ from typing import Dict, List, Optional, Set
 from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import OpDef
-from ..ir.types import DType, MemorySpace, ScalarType, TensorType, TileType, dim_str
+from ..ir.types import DType, ScalarType, TensorType, TileType, dim_str
 from ..language.annotations import annot_to_type
 from ..language.outline import Outliner, tensor_uses
 from ..language.parser import FunctionParser, dyn_dims_of
@@ -31,8 +31,6 @@ from ..language.types import DirAnnot, Scalar, ScalarAnnot, Tensor, TensorAnnot,
 from .helpers import JitHelper, function_scope
 from .specialize import ArgSpec
 
-# the largest tensor a tensor-level op loads as one tile (bytes)
-MAX_TENSOR_TILE_BYTES = 64 * 1024
 
 
 class ProgramBuilder:
@@ -202,6 +200,7 @@ class JitParser(FunctionParser):
         super().__init__(src, g, builder.sigs, dyn)
         self.builder = builder
         self.in_kernel = in_kernel
+        self.outliner = builder.outliner
 
     # ------------------------------------------------------------ hooks
     def call_hook(self, target, e: ast.Call) -> Optional[N.Expr]:
@@ -221,46 +220,14 @@ class JitParser(FunctionParser):
             raise self.err(f"pl.{op.name} is kernel code: in a @pl.jit body it must be inside a "
                            f"`with pl.at(level=pl.Level.CORE_GROUP):` block or in a @pl.jit.incore helper", e)
 
-    def operand_tile(self, value: N.Expr, node, op: OpDef) -> N.Expr:
-        if self.in_kernel and op.has("elementwise"):
-            return self.as_tile(value, node, op.name)
-        return value
-
-    def assign_subscript(self, target: ast.Subscript, s) -> List[N.Stmt]:
-        if not self.in_kernel:
-            raise self.err("writing a tensor window (x[...] = expr) is kernel code: in a @pl.jit body it "
-                           "must be inside a `with pl.at(level=pl.Level.CORE_GROUP):` block", target)
-        value = self.as_tile(self.expr(s.value), s.value, "store")
-        return [self.window_store(target, value, s.value, s)]
-
     def at_block(self, s: ast.With, spec: AtSpec) -> N.Stmt:
         if self.in_kernel:
             raise self.err("pl.at blocks cannot be nested (or used inside a helper): each pl.at block is "
                            "already one kernel", s)
-        return self.builder.outliner.outline(
-            self, s, spec, lambda kfn: JitParser(self.builder, self.src, self.g, self.dyn, in_kernel=True))
+        return super().at_block(s, spec)
 
-    # ------------------------------------------------------------ tensor-level operands
-    def as_tile(self, v: N.Expr, node, op: str) -> N.Expr:
-        """A whole tensor used where a tile is expected: load it as one Vec tile."""
-        if not isinstance(v.type, TensorType):
-            return v
-        shape = v.type.shape
-        if not all(isinstance(d, int) for d in shape):
-            raise self.err(f"tensor-level pl.{op} needs a tensor of static shape, but {ast.unparse(node)!r} is "
-                           f"{v.type}; load tiles with pl.load(tensor, offsets, shapes) instead", node)
-        if len(shape) > 2 and any(d != 1 for d in shape[:-2]):
-            raise self.err(f"tensor-level pl.{op} works on 1-D or 2-D tensors, but {ast.unparse(node)!r} is "
-                           f"{v.type}; load 2-D tiles with pl.load", node)
-        rows, cols = (1, shape[0]) if len(shape) == 1 else (shape[-2], shape[-1])
-        nbytes = rows * cols * v.type.dtype.size
-        if nbytes > MAX_TENSOR_TILE_BYTES:
-            raise self.err(f"tensor-level pl.{op} on {ast.unparse(node)!r} ({v.type}, {nbytes} bytes) does not fit "
-                           f"in one tile (at most {MAX_TENSOR_TILE_BYTES} bytes); split it with pl.load / pl.store "
-                           f"over tiles in a pl.range loop", node)
-        zeros = N.ListExpr([self._const(0, node) for _ in shape], loc=self.loc(node))
-        attrs = {"shape": list(shape), "target_memory": MemorySpace.Vec}
-        return self.typed_op("load", [v, zeros], attrs, node)
+    def _kernel_parser(self, kfn: N.Function) -> "JitParser":
+        return JitParser(self.builder, self.src, self.g, self.dyn, in_kernel=True)
 
 
 def build_program(fn, specs: List[ArgSpec]) -> N.Program:

@@ -4,18 +4,7 @@ from __future__ import annotations
 import inspect
 
 from ..ir.nodes import FunctionType
-from ..language.source import Source
-
-
-def function_scope(fn) -> dict:
-    """The names a DSL function body can see: module globals, then closure variables."""
-    scope = dict(fn.__globals__)
-    if fn.__closure__:
-        try:
-            scope.update(inspect.getclosurevars(fn).nonlocals)
-        except (TypeError, ValueError):
-            pass
-    return scope
+from ..language.source import Source, function_scope  # noqa: F401  (re-exported)
 
 
 class JitHelper:

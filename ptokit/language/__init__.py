@@ -6,12 +6,14 @@ The front end that reads DSL code lives in this package's modules (``parser`` an
 """
 from ..ir.nodes import FunctionType
 from ..ir.types import MemorySpace, PadValue, TileLayout
-from .decorators import at, function, parallel, program, range, spmd, unroll  # noqa: A004
+from .decorators import (at, cluster, const, func_attr, function, manual_scope, max, min, parallel,  # noqa: A004
+                         pipeline, program, range, scope, spmd, static_assert, static_print, submit, unroll,
+                         yield_)
 from .ops import *  # noqa: F401,F403
 from .ops import OPS as _OPS
-from .ops import tile
+from .ops import tensor, tile
 from .types import DTYPES as _DTYPES
-from .types import InOut, Level, Mem, Out, Scalar, Tensor, Tile, dynamic
+from .types import InOut, Level, Mem, Out, PipeType, Role, Scalar, ScopeMode, SplitMode, Tensor, Tile, dynamic
 
 globals().update(_DTYPES)      # pl.FP32, pl.UINT16, ...
 
@@ -28,5 +30,8 @@ def __getattr__(name):
 
 __all__ = [
     "FunctionType", "MemorySpace", "Mem", "PadValue", "TileLayout", "Level", "Tensor", "Tile", "Scalar", "Out",
-    "InOut", "dynamic", "program", "function", "range", "parallel", "unroll", "at", "spmd", "tile", "jit",
+    "InOut", "dynamic", "program", "function", "range", "parallel", "unroll", "at", "spmd", "tile",
+    "jit",  # noqa: F405 (module __getattr__)
+    "func_attr", "SplitMode", "ScopeMode", "Role", "PipeType", "scope", "manual_scope", "cluster", "submit",
+    "const", "min", "max", "static_assert", "static_print", "tensor", "pipeline", "yield_",
 ] + sorted(_DTYPES) + sorted(_OPS)

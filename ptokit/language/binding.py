@@ -10,12 +10,12 @@ be besides a tile, e.g. a whole tensor in tensor-level kernel code).
 from __future__ import annotations
 
 import ast
-from typing import Dict
+from typing import Dict, Optional
 
 from ..ir import nodes as N
 from ..ir.ops import OPS, OpDef, OpTypeError, Param, infer
-from ..ir.types import (INDEX, DType, MaskPattern, MemorySpace, PadValue, ScalarType, TileLayout, TileType, TupleType,
-                        dim_str)
+from ..ir.types import (INDEX, DType, MaskPattern, MemorySpace, PadValue, ScalarType, TensorType, TileLayout, TileType,
+                        TupleType, dim_str)
 
 _EXAMPLE = {DType: "pl.FP32", MemorySpace: "pl.Mem.Vec", PadValue: "pl.PadValue.zero",
             TileLayout: "pl.TileLayout.row_major"}
@@ -34,9 +34,6 @@ class OpBinder:
     def check_op_allowed(self, op: OpDef, e: ast.Call) -> None:
         """Raise a located error when ``op`` may not appear here (default: anywhere)."""
 
-    def operand_tile(self, value: N.Expr, node, op: OpDef) -> N.Expr:
-        """The IR value of a ``tile`` operand (default: as written)."""
-        return value
 
     # ------------------------------------------------------------ binding
     def bind(self, op: OpDef, e: ast.Call) -> Dict[str, object]:
@@ -70,56 +67,120 @@ class OpBinder:
     def op_call(self, name: str, e: ast.Call) -> N.Expr:
         op = OPS[name]
         self.check_op_allowed(op, e)
+        if op.kernel_form and self.kernel_code:
+            op = OPS[op.kernel_form]                # e.g. pl.create_tensor in a kernel: a scratch tile
         bound = self.bind(op, e)
         values: Dict[str, N.Expr] = {}
         attrs: Dict[str, object] = {}
         for p in op.params:
             node = bound[p.name]
-            if isinstance(node, ast.Constant) and node.value is None and not p.required and p.default is None:
+            if not isinstance(node, _Given) and not p.required and p.default is None and self._is_none(node):
                 node = bound[p.name] = _Given(None)     # None written out: the parameter's default
             if p.is_operand:
                 if isinstance(node, _Given):
-                    if node.value is not None:
+                    if node.value is not None and not p.scratch:
                         raise self.err(f"internal: operand {p.name!r} of pl.{op.name} has a non-None default", e)
                     continue
                 values[p.name] = self.read_operand(op, p, node)
-                if p.static_attr and p.kind == "offsets":
-                    attrs[p.static_attr] = tuple(o.value if isinstance(o, N.Const) else None
-                                                 for o in values[p.name].items)
-                elif p.static_attr:
-                    v = values[p.name]
-                    attrs[p.static_attr] = v.value if isinstance(v, N.Const) else None
-            elif p.kind == "dim":
+            elif p.kind == "dim":       # the dim parameters sharing a key form a tuple (set_validshape's valid)
                 attrs[p.key] = attrs.get(p.key, ()) + (node.value if isinstance(node, _Given) else
                                                        self.read_attr(op, p, node),)
             else:
                 attrs[p.key] = node.value if isinstance(node, _Given) else self.read_attr(op, p, node)
-        for p in op.params:
-            if p.scratch is not None and p.name not in values:
-                tmp = self._scratch(op, p, values, attrs, e)
+        nodes = {p.name: bound.get(p.name) for p in op.params}
+        if op.tensor_target and self.kernel_code:
+            first = values.get(op.operand_params[0].name)
+            if first is not None and isinstance(first.type, TensorType):
+                # e.g. pl.assemble(out, v, offsets) on a tensor `out`: a store of v there
+                target, mapping = op.tensor_target
+                op = OPS[target]
+                values = {ours: values[theirs] for ours, theirs in mapping.items() if theirs in values}
+                nodes = {ours: nodes.get(theirs) for ours, theirs in mapping.items()}
+                keep = {p.key for p in op.params if not p.is_operand}
+                attrs = {k: v for k, v in attrs.items() if k in keep}
+        self._fold_tensor_windows(op, values)
+        for p in op.operand_params:
+            if p.kind == "tile" and p.name in values:
+                values[p.name] = self.operand_tile(values[p.name], nodes[p.name], op, p)
+            if p.static_attr and p.name in values and p.kind == "offsets":
+                attrs[p.static_attr] = tuple(o.value if isinstance(o, N.Const) else None
+                                             for o in values[p.name].items)
+            elif p.static_attr and p.name in values:
+                v = values[p.name]
+                attrs[p.static_attr] = v.value if isinstance(v, N.Const) else None
+        for p in op.operand_params:
+            if p.scratch and p.name not in values and p.scratch.make is not None:
+                tmp = self._scratch_made(op, p, values, attrs, e)
                 if tmp is not None:
                     values[p.name] = tmp
+            elif p.scratch and p.name not in values and p.scratch.like in values:
+                values[p.name] = self._scratch_like(values[p.scratch.like], e)
+        first = values.get(op.operand_params[0].name) if op.operand_params else None
+        if op.on_scalar is not None and first is not None and isinstance(first.type, ScalarType):
+            scalar_op = OPS[op.on_scalar]
+            keep = {p.key for p in scalar_op.params if not p.is_operand}
+            return self.typed_op(scalar_op.name, [first], {k: v for k, v in attrs.items() if k in keep}, e, nodes)
         if op.scalar_form is not None:
             rhs = values.get(op.operand_params[1].name)
             if rhs is not None and isinstance(rhs.type, ScalarType):
                 op = OPS[op.scalar_form]
+        if op.broadcast is not None:
+            op = self._broadcast(op, values)
         self._coerce_scalar_constants(op, values)
         args = [values[p.name] for p in op.operand_params if p.name in values]
-        nodes = {p.name: bound.get(p.name) for p in op.params}
         return self.typed_op(op.name, args, attrs, e, nodes)
 
-    def _scratch(self, op: OpDef, p: Param, values: Dict[str, N.Expr], attrs, e: ast.Call) -> N.Expr:
-        """A compiler-made tmp tile for an operand the call leaves out: a ``create_tile`` of the type
-        the parameter's ``scratch`` rule gives (Flatten names it; memory planning gives it a buffer)."""
-        given = [values[q.name].type for q in op.operand_params if q.name in values]
+    def _fold_tensor_windows(self, op: OpDef, values) -> None:
+        """A window ``x[a:b, ...]`` given where an op takes a tensor and offsets (``pl.load``,
+        ``pl.store``): the op addresses the window's base tensor, its offsets shifted by the window's."""
+        offs = [p for p in op.operand_params if p.kind == "offsets"]
+        for p in op.operand_params:
+            v = values.get(p.name)
+            if p.kind != "tensor" or not (isinstance(v, N.OpCall) and v.op == "tensor_view") or len(offs) != 1:
+                continue
+            base, shift = v.args
+            mine = values.get(offs[0].name)
+            if mine is None or len(mine.items) != len(shift.items):
+                continue                                  # the rule reports the offset count
+            values[p.name] = base
+            values[offs[0].name] = N.ListExpr([self.scalar_op("add", a, b, a.loc) if not _is_zero(b) else a
+                                               for a, b in zip(mine.items, shift.items)], loc=mine.loc)
+
+    def _scratch_like(self, v: N.Expr, e) -> N.Expr:
+        """A compiler-made scratch tile of ``v``'s shape and dtype (an omitted ``tmp_tile``)."""
+        if not isinstance(v.type, TileType):
+            return v                                # the rule reports the operand that is not a tile
+        t = v.type
+        return self.typed_op("create_tile", [], {"shape": list(t.shape), "dtype": t.dtype, "target_memory": t.memory},
+                             e)
+
+    def _scratch_made(self, op: OpDef, p: Param, values, attrs, e) -> Optional[N.Expr]:
+        """A compiler-made tmp tile of the type the parameter's ``Scratch(make=...)`` rule gives from the
+        operands written (None: the call needs none, as mrgsort format 1)."""
         try:
-            t = p.scratch(given, attrs)
+            t = p.scratch.make([values[q.name].type for q in op.operand_params if q.name in values], attrs)
         except OpTypeError as exc:
             raise self.err(str(exc), e) from None
         if t is None:
             return None
-        return N.OpCall("create_tile", [], {"shape": list(t.shape), "dtype": t.dtype, "target_memory": t.memory},
-                        type=t, loc=self.loc(e))
+        return self.typed_op("create_tile", [], {"shape": list(t.shape), "dtype": t.dtype, "target_memory": t.memory},
+                             e)
+
+    def _broadcast(self, op: OpDef, values) -> OpDef:
+        """``[M, N] (op) [M, 1]`` is the row-expand form, ``[M, N] (op) [1, N]`` the col-expand one."""
+        lhs, rhs = (values.get(p.name) for p in op.operand_params[:2])
+        if lhs is None or rhs is None or not isinstance(lhs.type, TileType) or not isinstance(rhs.type, TileType):
+            return op
+        (m, n), rs = lhs.type.shape, rhs.type.shape
+        if n > 1 and rs == (m, 1) and "row" in op.broadcast:
+            form = OPS[op.broadcast["row"]]
+        elif m > 1 and rs == (1, n) and "col" in op.broadcast:
+            form = OPS[op.broadcast["col"]]
+        else:
+            return op
+        a, b = (p.name for p in form.operand_params[:2])
+        values[a], values[b] = values.pop(op.operand_params[0].name), values.pop(op.operand_params[1].name)
+        return form
 
     def _coerce_scalar_constants(self, op: OpDef, values: Dict[str, N.Expr]) -> None:
         """A numeric literal next to a floating-point tile is that tile's kind of number (f32)."""
@@ -138,8 +199,6 @@ class OpBinder:
         if p.kind == "offsets":
             return self._index_list(node, f"pl.{op.name} {p.name}")
         v = self.expr(node)
-        if p.kind == "tile":
-            return self.operand_tile(v, node, op)
         if p.kind == "index" and (not isinstance(v.type, ScalarType) or v.type.dtype.is_float):
             raise self.err(f"pl.{op.name} {p.name} must be an integer or an integer scalar, but got {v.type}", node)
         return v
@@ -178,16 +237,6 @@ class OpBinder:
             raise self.err(f"{what} must be a compile-time {want.__name__}", node)
         return v.value
 
-    def _list_items(self, node, what, example):
-        """The items of a list argument: a literal list/tuple, or any expression whose value is one
-        (a list from the enclosing scope, ``SHAPES[1]``); each item with the node to point at."""
-        if isinstance(node, (ast.List, ast.Tuple)):
-            return [(self.expr(x), x) for x in node.elts]
-        v = self.expr(node)
-        if isinstance(v, N.ListExpr):
-            return [(x, node) for x in v.items]
-        raise self.err(f"{what} must be a list such as {example}", node)
-
     def _choice(self, p: Param, node, what):
         """One of ``p.choices``, written as the string or as its index (pypto's integer form)."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -202,6 +251,16 @@ class OpBinder:
         allowed = ", ".join(repr(c) for c in p.choices)
         raise self.err(f"{what} must be one of {allowed} (or 0..{len(p.choices) - 1}), but got "
                        f"{ast.unparse(node)}", node)
+
+    def _list_items(self, node, what, example):
+        """The items of a list argument: a literal list/tuple, or any expression whose value is one
+        (a list from the enclosing scope, ``SHAPES[1]``); each item with the node to point at."""
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return [(self.expr(x), x) for x in node.elts]
+        v = self.expr(node)
+        if isinstance(v, N.ListExpr):
+            return [(x, node) for x in v.items]
+        raise self.err(f"{what} must be a list such as {example}", node)
 
     def _static_list(self, node, what, allow_dyn=False):
         """A list of static ints (or dynamic-dim names when allowed)."""
@@ -254,3 +313,7 @@ class OpBinder:
                 where = node
             raise self.err(str(exc), where) from None
         return N.OpCall(name, args, attrs, type=t, loc=self.loc(node))
+
+
+def _is_zero(e: N.Expr) -> bool:
+    return isinstance(e, N.Const) and e.value == 0 and not isinstance(e.value, bool)

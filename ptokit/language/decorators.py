@@ -10,6 +10,7 @@ from typing import Optional
 
 from ..ir.nodes import FunctionType
 from .parser import parse_program
+from .types import FunctionDecl
 
 
 class ProgramSpec:
@@ -31,18 +32,34 @@ class ProgramSpec:
         return f"<ptokit program {self.name}>"
 
 
-def program(cls):
-    """Mark a class whose ``@pl.function`` methods form one program."""
-    if not inspect.isclass(cls):
-        raise TypeError("@pl.program decorates a class")
-    return ProgramSpec(cls)
+def program(cls=None, *, strict_ssa: bool = False):
+    """Mark a class whose ``@pl.function`` methods form one program (``strict_ssa=True``: every
+    function of it is written in SSA form, each name assigned once)."""
+    def make(c):
+        if not inspect.isclass(c):
+            raise TypeError("@pl.program decorates a class")
+        spec = ProgramSpec(c)
+        spec.strict_ssa = bool(strict_ssa)
+        return spec
+    if cls is not None:
+        return make(cls)
+    return make
 
 
-def function(fn=None, *, type: FunctionType = FunctionType.InCore, name: Optional[str] = None):
-    """Mark a method as a program function of the given ``pl.FunctionType``."""
+def function(fn=None, *, type: FunctionType = FunctionType.Opaque, name: Optional[str] = None, level=None,
+             role=None, attrs: Optional[dict] = None, auto_scope: Optional[bool] = None, strict_ssa: bool = False,
+             external_source=None):
+    """Mark a function (a program method, or a module-level function a program calls by name) as
+    a DSL function of the given ``pl.FunctionType``.  pypto's default is ``Opaque``: such a
+    function is the orchestration when it submits work (``pl.at`` blocks, task calls), and a
+    kernel otherwise."""
+    decl = FunctionDecl(type, name, level, role, dict(attrs) if attrs is not None else None, auto_scope,
+                        bool(strict_ssa), external_source)
+
     def mark(f):
         f.__pto_function__ = type
         f.__pto_name__ = name or f.__name__
+        f.__pto_decl__ = decl
         return f
     if fn is not None:
         return mark(fn)
@@ -67,5 +84,17 @@ def _not_executable(name):
 range = _not_executable("range")          # noqa: A001 - DSL name
 parallel = _not_executable("parallel")
 unroll = _not_executable("unroll")
+pipeline = _not_executable("pipeline")      # pl.range with a software-pipelining hint (stage=)
+yield_ = _not_executable("yield_")           # `v = pl.yield_(x)`: loop-carried / if-merged values
 at = _not_executable("at")
 spmd = _not_executable("spmd")
+func_attr = _not_executable("func_attr")   # `pl.func_attr({...})` as a function's first statement
+scope = _not_executable("scope")             # `with pl.scope(mode=pl.ScopeMode.MANUAL):` in orchestration
+manual_scope = _not_executable("manual_scope")
+cluster = _not_executable("cluster")         # `with pl.cluster():` co-schedules the tasks inside
+submit = _not_executable("submit")           # `out, tid = pl.submit(self.k, *args, deps=[...])`
+const = _not_executable("const")             # `pl.const(0, pl.INT32)`: a typed literal
+min = _not_executable("min")                 # noqa: A001 - `pl.min(a, b)` on scalars
+max = _not_executable("max")                 # noqa: A001
+static_assert = _not_executable("static_assert")   # checked while parsing; no IR
+static_print = _not_executable("static_print")

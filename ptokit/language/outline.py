@@ -9,7 +9,7 @@ kernel inside an ``at`` scope that carries the block's ``deps=`` and ``as`` name
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, List, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from ..ir import nodes as N
 from ..ir.types import INDEX, ScalarType, TensorType, dim_vars
@@ -37,25 +37,32 @@ class Outliner:
         return name
 
     def kernel_name(self, parser, spec: AtSpec) -> str:
-        if spec.name_hint is not None:
-            if spec.name_hint in self.used_names:
-                raise parser.err(f"name_hint {spec.name_hint!r} is already the name of another function of this "
-                                 f"program", spec.call)
-            self.used_names.add(spec.name_hint)
-            name = spec.name_hint
-        else:
-            name = self.unique(f"{self.program_name}_incore_{self.kernel_count}")
+        """``name_hint`` when free; the enclosing function's own name taken by the hint gives
+        ``<function>_<hint>``; still taken (a second block with the same hint, another function),
+        ``<name>_0``, ``<name>_1``, ...  Without a hint: ``<function>_incore_<n>``."""
+        enclosing = parser.fn.name if parser.fn is not None else self.program_name
         self.kernel_count += 1
+        if spec.name_hint is None:
+            return self.unique(f"{enclosing}_incore_{self.kernel_count - 1}")
+        name = spec.name_hint if spec.name_hint != enclosing else f"{enclosing}_{spec.name_hint}"
+        if name in self.used_names:
+            k = 0
+            while f"{name}_{k}" in self.used_names:
+                k += 1
+            name = f"{name}_{k}"
+        self.used_names.add(name)
         return name
 
-    def outline(self, parser, s: ast.With, spec: AtSpec, kernel_parser: Callable) -> N.Stmt:
-        """Outline block ``s`` parsed by ``parser``; ``kernel_parser(kfn)`` makes the parser of
-        the kernel's body (same source and scope, kernel code)."""
+    def outline(self, parser, s, spec: AtSpec, kernel_parser: Callable, block_var: Optional[str] = None) -> N.Stmt:
+        """Outline block ``s`` (a ``with`` or ``for`` statement) parsed by ``parser``;
+        ``kernel_parser(kfn)`` makes the parser of the kernel's body (same source and scope, kernel
+        code).  ``block_var``: a name bound to the SPMD block index in the kernel (``for i in
+        pl.spmd(n)``)."""
         if not s.body or all(isinstance(b, ast.Pass) for b in s.body):
             raise parser.err("a pl.at block needs a body (the kernel's code)", s)
         kname = self.kernel_name(parser, spec)
         loads = sorted((n for b in s.body for n in ast.walk(b) if isinstance(n, ast.Name)
-                        and isinstance(n.ctx, ast.Load) and n.id in parser.env),
+                        and isinstance(n.ctx, ast.Load) and n.id in parser.env and n.id != block_var),
                        key=lambda n: (n.lineno, n.col_offset))
         tensors: Dict[str, str] = {}     # outer (alias-resolved) name -> kernel param name
         scalars: Dict[str, str] = {}
@@ -95,7 +102,13 @@ class Outliner:
             inner.env[local] = types[outer]
             if local != outer:
                 inner.alias[local] = outer
-        body = inner.block(s.body)
+        prologue = []
+        if block_var is not None:
+            inner.env[block_var] = INDEX
+            prologue.append(N.Assign([N.Var(block_var, type=INDEX, loc=parser.loc(s))],
+                                     N.OpCall("get_block_idx", [], {}, type=INDEX, loc=parser.loc(s)),
+                                     loc=parser.loc(s)))
+        body = prologue + inner.block(s.body)
         reads, writes = tensor_uses(body, self.functions)
         outs = []
         for i, p in enumerate(params):

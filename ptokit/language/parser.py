@@ -14,21 +14,24 @@ from __future__ import annotations
 
 import ast
 import builtins
-import inspect
-import sys
+from typing import Dict, List, Optional, Set
 
 import numpy as np
-from typing import Dict, List, Optional
 
 from ..errors import CompileError, InternalError
 from ..ir import nodes as N
-from ..ir.ops import BY_PYTHON, SCALAR_OPERATORS
+from ..ir.ops import BY_PYTHON, OPS, SCALAR_OPERATORS
 from ..ir.types import BOOL, INDEX, DType, MemorySpace, PadValue, ScalarType, TensorType, TileType, dim_vars
+from . import program
 from .annotations import annot_to_type
 from .binding import OpBinder
+from .outline import Outliner
+from .scalars import ScalarMixin
 from .scopes import AtSpec, ScopeMixin
-from .signatures import CallMixin, Signature, return_types, returned_params
+from .program import dyn_dims_of  # noqa: F401  (re-exported for the jit front end)
+from .signatures import CallMixin, Signature
 from .source import Source, eval_static
+from .tensor_level import TensorLevelMixin
 from .types import DynamicDim
 from .windows import WindowMixin
 
@@ -36,68 +39,11 @@ _MISSING = object()
 
 
 def parse_program(spec) -> N.Program:
-    cls = spec.cls
-    src = Source(cls)
-    module_globals = dict(sys.modules[cls.__module__].__dict__) if cls.__module__ in sys.modules else {}
-    cdef = src.tree.body[0]
-    if not isinstance(cdef, ast.ClassDef):
-        raise CompileError("@pl.program must decorate a class", src.loc(cdef))
-    methods = []
-    annotations = {}
-    for item in cdef.body:
-        if isinstance(item, ast.FunctionDef):
-            pyfn = cls.__dict__.get(item.name)
-            kind = getattr(pyfn, "__pto_function__", None)
-            if kind is None:
-                continue
-            name = getattr(pyfn, "__pto_name__", item.name)
-            methods.append((item, kind, name))
-            annotations[name] = getattr(pyfn, "__annotations__", {})
-            # a program defined inside a function sees that function's locals (closure cells)
-            try:
-                module_globals.update(inspect.getclosurevars(pyfn).nonlocals)
-            except (TypeError, ValueError):
-                pass
-    if not methods:
-        raise CompileError(f"program {cls.__name__} has no @pl.function methods", src.loc(cdef))
-    dyn = dyn_dims_of(module_globals)
-    headers = {}
-    for item, kind, name in methods:
-        headers[name] = parse_header(item, kind, name, src, module_globals, method=True,
-                                     evaluated=annotations.get(name))
-    sigs = {name: Signature(fn, returned_params(item, fn)) for (item, _, name), fn in zip(methods, headers.values())}
-    # Inline functions first: their callers need their return types.
-    for item, kind, name in sorted(methods, key=lambda m: m[1] is not N.FunctionType.Inline):
-        fp = FunctionParser(src, module_globals, sigs, dyn)
-        fn = headers[name]
-        fn.body = fp.parse_body(item, fn)
-        fn.return_types = return_types(fn.body)
-    return N.Program(cls.__name__, headers, src.file, tuple(sorted(dyn)))
+    """The IR program of a ``@pl.program`` class (``program.parse_program`` with this front end)."""
+    return program.parse_program(spec, FunctionParser)
 
 
-def dyn_dims_of(scope: dict) -> Dict[str, DynamicDim]:
-    return {v.name: v for v in scope.values() if isinstance(v, DynamicDim)}
-
-
-def parse_header(item: ast.FunctionDef, kind, name, src, g, method: bool, evaluated=None) -> N.Function:
-    args = item.args.args
-    if method:
-        if not args or args[0].arg != "self":
-            raise CompileError(f"program function {item.name} must take self first", src.loc(item))
-        args = args[1:]
-    params = []
-    for a in args:
-        if a.annotation is None:
-            raise CompileError(f"parameter {a.arg!r} needs a type annotation", src.loc(a))
-        annot = (evaluated or {}).get(a.arg)
-        if annot is None or isinstance(annot, str):
-            annot = eval_static(a.annotation, src, g, "annotation")
-        ty, direction = annot_to_type(annot, src.loc(a.annotation))
-        params.append(N.Param(a.arg, ty, direction, src.loc(a)))
-    return N.Function(name, kind, params, [], [], src.loc(item))
-
-
-class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
+class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, ScopeMixin, CallMixin):
     def __init__(self, src: Source, g, sigs: Dict[str, Signature], dyn: Dict[str, DynamicDim]):
         self.src = src
         self.g = g
@@ -108,6 +54,17 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
         self.fn: Optional[N.Function] = None
         self.pre: List[N.Stmt] = []           # statements hoisted out of the current statement
         self.direct_call = None               # the call that is the whole value of the current statement
+        self.strict_ssa = False               # every name assigned once (pl.function/pl.program strict_ssa=True)
+        self.assigned: Set[str] = set()
+        self.live_after: Set[str] = set()     # names read after the statement being parsed
+        self.outliner: Optional[Outliner] = None   # where pl.at blocks of kernel code become kernels
+        self.manual_depth = 0                 # MANUAL runtime scopes around the statement being parsed
+        self.consts: Dict[str, N.Const] = {}  # names assigned once, to a compile-time number
+        self.windows: Dict[str, N.OpCall] = {}   # kernel code: names bound to a tensor window
+        self.yield_ctx = None                 # ("loop", carried names, [(lhs, carried)]) or ("if",) for pl.yield_
+        self.post: List[N.Stmt] = []          # statements that follow the current statement
+        self.synthetic = False                # parsing an assignment the front end made itself
+        self.assign_counts: Dict[str, int] = {}
 
     # ------------------------------------------------------------ helpers
     def err(self, msg, node) -> CompileError:
@@ -122,6 +79,7 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
 
     def parse_body(self, item: ast.FunctionDef, fn: N.Function) -> List[N.Stmt]:
         self.fn = fn
+        self.assign_counts = _assignment_counts(item)
         for p in fn.params:
             self.env[p.name] = p.type
             if isinstance(p.type, TensorType):
@@ -132,9 +90,40 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
 
     def block(self, stmts) -> List[N.Stmt]:
         out: List[N.Stmt] = []
-        for s in stmts:
-            out.extend(self.stmt(s))
+        outer = self.live_after
+        later = [_names_read(s) for s in stmts]
+        try:
+            for i, s in enumerate(stmts):
+                if i == 0 and self._is_func_attr(s):
+                    continue          # read by the program front end (program._check_decl)
+                self.live_after = set(outer).union(*later[i + 1:])
+                out.extend(self.stmt(s))
+        finally:
+            self.live_after = outer
         return out
+
+    def _is_func_attr(self, s) -> bool:
+        return (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+                and getattr(self._resolve(s.value.func), "__pto_marker__", None) == "func_attr")
+
+    def declare_escaping(self, before: Dict[str, object], after: Dict[str, object], node) -> None:
+        """Names first bound inside a loop or one ``if`` arm and read after it stay visible, with
+        the value of the path that ran: a declaration before the statement makes them carried
+        (an uninitialised tile, or a zero scalar, for the paths that do not bind them)."""
+        for name in sorted(set(after) - set(before)):
+            if name not in self.live_after or name in self.alias:
+                continue
+            t = after[name]
+            loc = self.loc(node)
+            if isinstance(t, TileType):
+                init = N.OpCall("create_tile", [], {"shape": list(t.shape), "dtype": t.dtype,
+                                                    "target_memory": t.memory}, type=t.with_(valid=None), loc=loc)
+            elif isinstance(t, ScalarType):
+                init = N.Const(0.0 if t.dtype.is_float else (False if t.dtype is DType.BOOL else 0), type=t, loc=loc)
+            else:
+                continue
+            self.pre.append(N.Assign([N.Var(name, type=init.type, loc=loc)], init, loc=loc))
+            before[name] = t
 
     # ------------------------------------------------------------ hooks
     def call_hook(self, target, e: ast.Call) -> Optional[N.Expr]:
@@ -142,26 +131,52 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
         return None
 
     def subscript(self, e: ast.Subscript) -> N.Expr:
-        """hook: ``x[...]`` read as a value."""
+        """hook: ``x[...]`` read as a value: a task-argument window in orchestration, a window or
+        tile slice in kernel code."""
         if self.in_orchestration:
             return self.tensor_window(e)
-        raise self.err(f"a tensor window {ast.unparse(e)!r} is a task argument of an Orchestration "
-                       f"function; kernel code reads tensors with pl.load", e)
+        return self.kernel_subscript(e)
 
     def assign_subscript(self, target: ast.Subscript, s) -> List[N.Stmt]:
-        """hook: ``x[...] = value``."""
-        raise self.err("writing a window of a tensor (x[a:b] = ...) is not supported in this "
-                       "function; use pl.store or pl.assemble", target)
+        """hook: ``x[...] = value``: kernel code only."""
+        if self.in_orchestration:
+            raise self.err("writing a window of a tensor (x[a:b] = ...) is kernel code; in an orchestration "
+                           "function it must be inside a `with pl.at(level=pl.Level.CORE_GROUP):` block", target)
+        return [self.kernel_assign_subscript(target, s)]
 
     def at_block(self, s: ast.With, spec: AtSpec) -> N.Stmt:
-        """hook: ``with pl.at(...)``: in a program's orchestration, a scope around task submissions."""
+        """hook: ``with pl.at(...)``: a body of kernel code is outlined into a kernel of its own; a
+        body that only submits program functions is a scope around those tasks."""
+        if self.outliner is not None and self._has_kernel_code(s.body):
+            if not self.in_orchestration:
+                raise self.err("a pl.at block of kernel code belongs in the orchestration, not inside a kernel", s)
+            return self.outliner.outline(self, s, spec, self._kernel_parser)
         body = self.block(s.body)
         return N.Scope("at", body, spec.scope_attrs(), loc=self.loc(s))
 
+    def _kernel_parser(self, kfn: N.Function) -> "FunctionParser":
+        p = type(self)(self.src, self.g, self.sigs, self.dyn)
+        p.strict_ssa = self.strict_ssa
+        p.outliner = self.outliner
+        return p
+
+    def _has_kernel_code(self, stmts) -> bool:
+        """Does a block hold DSL ops of kernel code (tile or tensor compute, loads, stores)?"""
+        for node in (n for s in stmts for n in ast.walk(s)):
+            if isinstance(node, ast.Call):
+                op = getattr(self._resolve(node.func), "__pto_op__", None)
+                if op is not None and not OPS[op].has("orchestration"):
+                    return True
+            if isinstance(node, (ast.Assign, ast.AugAssign)) and any(isinstance(t, ast.Subscript) for t in (
+                    node.targets if isinstance(node, ast.Assign) else [node.target])):
+                return True
+        return False
+
     # ------------------------------------------------------------ statements
     def stmt(self, s) -> List[N.Stmt]:
-        saved = self.pre, self.direct_call
+        saved = self.pre, self.direct_call, self.post
         self.pre = []
+        self.post = []
         self.direct_call = None
         if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
             self.direct_call = s.value
@@ -170,15 +185,17 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
             self.direct_call = s.value
         try:
             out = self._stmt(s)
-            return self.pre + out
+            return self.pre + out + self.post
         finally:
-            self.pre, self.direct_call = saved
+            self.pre, self.direct_call, self.post = saved
 
     def _stmt(self, s) -> List[N.Stmt]:
         loc = self.loc(s)
         if isinstance(s, ast.Expr):
             if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
                 return []       # docstring
+            if self.static_statement(s):
+                return []
             e = self.expr(s.value)
             return [N.ExprStmt(e, loc=loc)]
         if isinstance(s, ast.Pass):
@@ -197,7 +214,15 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
             if s.value is None:
                 return [N.Return([], loc=loc)]
             vals = s.value.elts if isinstance(s.value, ast.Tuple) else [s.value]
-            return [N.Return([self.expr(v) for v in vals], loc=loc)]
+            out, values = [], []
+            for v in vals:
+                e = self.expr(v)
+                if isinstance(e, N.OpCall) and e.op == "store":
+                    # `return pl.store(t, off, out)`: the store happens, and the tensor is returned
+                    out.append(N.ExprStmt(e, loc=loc))
+                    e = N.Var(e.args[1].name, type=e.args[1].type, loc=e.loc)
+                values.append(e)
+            return out + [N.Return(values, loc=loc)]
         if isinstance(s, ast.For):
             return [self.for_loop(s)]
         if isinstance(s, ast.If):
@@ -211,10 +236,14 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
         if not isinstance(cond.type, ScalarType):
             raise self.err(f"an if condition must be a scalar, but got {cond.type}", s.test)
         saved = dict(self.env)
-        then_body = self.block(s.body)
-        then_env = self.env
-        self.env = dict(saved)
-        else_body = self.block(s.orelse)
+        outer_yield, self.yield_ctx = self.yield_ctx, ("if",)
+        try:
+            then_body = self.block(s.body)
+            then_env = self.env
+            self.env = dict(saved)
+            else_body = self.block(s.orelse)
+        finally:
+            self.yield_ctx = outer_yield
         else_env = self.env
         self.env = dict(saved)
         for name in set(then_env) | set(else_env):
@@ -222,6 +251,11 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
                 self.env[name] = then_env[name]
             elif name in saved:
                 self.env[name] = saved[name]
+            elif name in self.alias:
+                self.env[name] = then_env.get(name, else_env.get(name))
+        one_arm = {k: v for k, v in {**else_env, **then_env}.items() if k not in self.env}
+        self.declare_escaping(self.env, {**self.env, **one_arm}, s)
+        self.env.update({k: v for k, v in one_arm.items() if k in self.live_after and not isinstance(v, TensorType)})
         return N.If(cond, then_body, else_body, loc=self.loc(s))
 
     def assign(self, s) -> List[N.Stmt]:
@@ -233,21 +267,40 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
             raise self.err("a declaration needs a value", s)
         if isinstance(target, ast.Subscript):
             return self.assign_subscript(target, s)
-        if isinstance(s.value, ast.Call) and getattr(self._resolve(s.value.func), "__pto_marker__", None) == "spmd_submit":
-            return self.spmd_submit(target, s.value, s)
+        if isinstance(s.value, ast.Call):
+            marker = getattr(self._resolve(s.value.func), "__pto_marker__", None)
+            if marker in ("spmd_submit", "submit"):
+                return self.submit_call(target, s.value, s, marker)
+            if marker == "yield_":
+                return self.yield_stmt(target, s.value, s)
         value = self.expr(s.value)
         if isinstance(target, ast.Tuple):
             names = []
             for t in target.elts:
                 if not isinstance(t, ast.Name):
                     raise self.err("only names can be unpacked", t)
+                self._note_assigned(t.id, t)
                 names.append(t.id)
+            if isinstance(value, N.ListExpr):          # M, N = x.shape / a, b = (1, 2)
+                if len(value.items) != len(names):
+                    raise self.err(f"{len(names)} names for {len(value.items)} values", target)
+                out = []
+                for name, item, t in zip(names, value.items, target.elts):
+                    if isinstance(item, N.Const) and isinstance(item.value, (int, float)) and \
+                            self.assign_counts.get(name, 0) == 1:
+                        self.consts[name] = item
+                        continue
+                    self.env[name] = item.type
+                    self.alias.pop(name, None)
+                    out.append(N.Assign([N.Var(name, type=item.type, loc=self.loc(t))], item, loc=loc))
+                return out
             if not isinstance(value, N.FuncCall):
                 raise self.err("tuple unpacking needs a function call returning several values", s.value)
             return self._assign_call(names, value, loc, s)
         if not isinstance(target, ast.Name):
             raise self.err("assignment target must be a name", target)
         name = target.id
+        self._note_assigned(name, target)
         if isinstance(s, ast.AnnAssign):
             annot = eval_static(s.annotation, self.src, self.g, "annotation")
             want, _ = annot_to_type(annot, self.loc(s.annotation))
@@ -261,54 +314,119 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
             self._alias(name, value)
             return []
         if isinstance(value, N.OpCall) and value.op == "tensor_view":
-            raise self.err(f"a tensor window cannot be bound to a name; pass {ast.unparse(s.value)} directly as "
-                           f"a task argument", s.value)
+            if self.in_orchestration:
+                raise self.err(f"a tensor window cannot be bound to a name; pass {ast.unparse(s.value)} directly "
+                               f"as a task argument", s.value)
+            self.windows[name] = value        # kernel code: the name stands for the window where it is used
+            return []
+        if isinstance(value, N.Const) and isinstance(value.value, (int, float)) and \
+                self.assign_counts.get(name, 0) == 1 and not isinstance(s, ast.AnnAssign):
+            self.consts[name] = value         # known while compiling (e.g. `rows, cols = x.shape`)
+            return []
         self.env[name] = value.type
         self.alias.pop(name, None)
         return [N.Assign([N.Var(name, type=value.type, loc=self.loc(target))], value, loc=loc)]
 
-    def spmd_submit(self, target, call: ast.Call, node) -> List[N.Stmt]:
-        """``out, tid = pl.spmd_submit(self.kernel, *args, core_num=n, deps=[t0])``: the function-call
-        form of ``with pl.at(deps=[t0]) as tid:`` around ``with pl.spmd(n): out = self.kernel(*args)``
-        (same IR scopes).  ``(a, b), tid = ...`` binds several results; ``_`` drops the task id."""
-        usage = "out, tid = pl.spmd_submit(self.kernel, *args, core_num=N, deps=[...])"
+    def yield_stmt(self, target, call: ast.Call, node) -> List[N.Stmt]:
+        """``v = pl.yield_(x)`` / ``a, b = pl.yield_(x, y)``: in a loop with ``init_values`` the values
+        carried into the next iteration (the left names hold the last ones after the loop); in an
+        ``if`` arm the values the arms merge into the left names."""
+        if call.keywords:
+            raise self.err("pl.yield_ takes the values positionally", call)
+        names = [t.id for t in (target.elts if isinstance(target, ast.Tuple) else [target]) if isinstance(t, ast.Name)]
+        if len(names) != (len(target.elts) if isinstance(target, ast.Tuple) else 1):
+            raise self.err("pl.yield_ is assigned to names", target)
+        if len(names) != len(call.args):
+            raise self.err(f"pl.yield_ yields {len(call.args)} values to {len(names)} names", node)
+        ctx = self.yield_ctx
+        if ctx is None:
+            raise self.err("pl.yield_ belongs in a loop body or an if arm", call)
+        dests = names
+        if ctx[0] == "loop":
+            carried, record = ctx[1], ctx[2]
+            if len(carried) != len(call.args):
+                raise self.err(f"pl.yield_ yields {len(call.args)} values but the loop carries {len(carried)} "
+                               f"(init_values=)", call)
+            record[:] = list(zip(names, carried))
+            dests = carried
+        out = []
+        for dest, value in zip(dests, call.args):
+            out.extend(self.bind_name(dest, value, node))
+        return out
+
+    def bind_name(self, name: str, value_node, node) -> List[N.Stmt]:
+        """``name = <value_node>`` written by the front end itself (loop-carried values): parsed as an
+        assignment, exempt from strict_ssa's one-assignment rule."""
+        stmt = ast.copy_location(ast.Assign(targets=[ast.copy_location(ast.Name(id=name, ctx=ast.Store()), node)],
+                                            value=value_node), node)
+        self.synthetic = True
+        try:
+            return self.assign(stmt)
+        finally:
+            self.synthetic = False
+
+    def _note_assigned(self, name: str, node) -> None:
+        if self.synthetic:
+            return
+        if self.strict_ssa and name in self.assigned:
+            raise self.err(f"{name!r} is assigned a second time, but this function is strict_ssa=True (each name "
+                           f"is assigned once; use a new name, or drop strict_ssa)", node)
+        self.assigned.add(name)
+
+    def submit_call(self, target, call: ast.Call, node, marker: str) -> List[N.Stmt]:
+        """``out, tid = pl.submit(self.k, *args, deps=[t0])`` and ``out, tid = pl.spmd_submit(self.k,
+        *args, core_num=n, deps=[t0], sync_start=...)``: the call forms of ``with pl.at(deps=[t0]) as
+        tid:`` around the kernel call (inside ``with pl.spmd(n):`` for spmd_submit), the same IR
+        scopes.  ``(a, b), tid = ...`` binds several results, ``_`` drops the task id, and a plain
+        ``res = pl.submit(...)`` binds the results only."""
+        spmd = marker == "spmd_submit"
+        usage = (f"out, tid = pl.{marker}(self.kernel, *args" + (", core_num=N" if spmd else "") + ", deps=[...])")
         if not self.in_orchestration:
-            raise self.err("pl.spmd_submit submits a task and belongs in an Orchestration function", call)
-        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name)):
-            raise self.err(f"pl.spmd_submit returns the kernel's result(s) and a task id: write `{usage}`", target)
+            raise self.err(f"pl.{marker} submits a task and belongs in an Orchestration function", call)
+        pair = isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name)
+        if not pair and (spmd or not isinstance(target, (ast.Name, ast.Tuple))):
+            raise self.err(f"pl.{marker} returns the kernel's result(s) and a task id: write `{usage}`", target)
         if not call.args or not (isinstance(call.args[0], ast.Attribute) and isinstance(call.args[0].value, ast.Name)
                                  and call.args[0].value.id == "self"):
-            raise self.err(f"pl.spmd_submit takes the kernel (self.kernel) first: `{usage}`", call)
+            raise self.err(f"pl.{marker} takes the kernel (self.kernel) first: `{usage}`", call)
         kw = {k.arg: k.value for k in call.keywords}
         if None in kw:
-            raise self.err("pl.spmd_submit does not take **kwargs", call)
-        unknown = set(kw) - {"core_num", "deps", "sync_start", "allow_early_resolve"}
+            raise self.err(f"pl.{marker} does not take **kwargs", call)
+        allowed = {"deps", "allow_early_resolve"} | ({"core_num", "sync_start"} if spmd else {"dumps", "predicate"})
+        unknown = set(kw) - allowed
         if unknown:
-            raise self.err(f"pl.spmd_submit has no keyword {sorted(unknown)[0]!r} (core_num=, deps=, "
-                           f"sync_start=, allow_early_resolve=)", call)
-        if "core_num" not in kw:
+            raise self.err(f"pl.{marker} has no keyword {sorted(unknown)[0]!r} "
+                           f"({', '.join(k + '=' for k in sorted(allowed))})", call)
+        if spmd and "core_num" not in kw:
             raise self.err(f"pl.spmd_submit needs the block count as core_num=: `{usage}`", call)
-        if "sync_start" in kw and eval_static(kw["sync_start"], self.src, self.g, "sync_start"):
-            raise self.err("pl.spmd_submit(sync_start=True) is not supported: blocks start as cores free up",
-                           kw["sync_start"])
+        if "predicate" in kw:
+            raise self.err("pl.submit(predicate=...) (a task skipped at dispatch) is not supported yet", kw["predicate"])
         if "allow_early_resolve" in kw:
-            eval_static(kw["allow_early_resolve"], self.src, self.g, "allow_early_resolve")   # a hint; no effect
+            self._static_bool(kw["allow_early_resolve"], "allow_early_resolve")   # a scheduling hint: no effect
+        if "dumps" in kw:
+            # tensors marked for the runtime's argument dump: a debugging aid with no effect on results
+            [self.expr(d) for d in (kw["dumps"].elts if isinstance(kw["dumps"], (ast.List, ast.Tuple)) else [])]
         spec = AtSpec(deps=self.deps_list(kw["deps"]) if "deps" in kw else [])
-        tid = target.elts[1].id
-        if tid != "_":
-            spec.name = tid
-        n = self.expr(kw["core_num"])
-        if not isinstance(n.type, ScalarType) or n.type.dtype.is_float:
-            raise self.err(f"core_num must be an integer, but got {n.type}", kw["core_num"])
+        results = target.elts[0] if pair else target
+        if pair and target.elts[1].id != "_":
+            spec.name = target.elts[1].id
         kcall = ast.Call(func=call.args[0], args=list(call.args[1:]), keywords=[])
         ast.copy_location(kcall, call)
         kcall.end_lineno, kcall.end_col_offset = call.end_lineno, call.end_col_offset
-        inner = ast.Assign(targets=[target.elts[0]], value=kcall)
+        inner = ast.Assign(targets=[results], value=kcall)
         ast.copy_location(inner, node)
         inner.end_lineno, inner.end_col_offset = node.end_lineno, node.end_col_offset
         body = self.assign(inner)
         loc = self.loc(node)
-        return [N.Scope("at", [N.Scope("spmd", body, {"block_num": n}, loc=loc)], spec.scope_attrs(), loc=loc)]
+        if spmd:
+            n = self.expr(kw["core_num"])
+            if not isinstance(n.type, ScalarType) or n.type.dtype.is_float:
+                raise self.err(f"core_num must be an integer, but got {n.type}", kw["core_num"])
+            attrs = {"block_num": n}
+            if "sync_start" in kw and self._static_bool(kw["sync_start"], "sync_start"):
+                attrs["sync_start"] = True
+            body = [N.Scope("spmd", body, attrs, loc=loc)]
+        return [N.Scope("at", body, spec.scope_attrs(), loc=loc)]
 
     def _alias(self, name, tensor_expr):
         if not isinstance(tensor_expr, N.Var):
@@ -353,20 +471,63 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
             raise self.err(f"annotation says {want} but the value is {got}", node)
 
     def for_loop(self, s: ast.For) -> N.Stmt:
-        if not isinstance(s.target, ast.Name):
-            raise self.err("a loop variable must be a simple name", s.target)
         it = s.iter
+        carried_names = []
+        if isinstance(s.target, ast.Tuple):
+            # `for i, (a, b) in pl.range(n, init_values=(a0, b0)):` -- explicit loop-carried values
+            elts = s.target.elts
+            inner_t = elts[1] if len(elts) == 2 else None
+            names = inner_t.elts if isinstance(inner_t, ast.Tuple) else [inner_t] if inner_t is not None else []
+            if len(elts) != 2 or not isinstance(elts[0], ast.Name) or not all(isinstance(n, ast.Name) for n in names):
+                raise self.err("a loop header is `for i in ...` or `for i, (a, b) in pl.range(..., init_values=(...))`",
+                               s.target)
+            carried_names = [n.id for n in names]
+            loop_name = elts[0]
+        elif isinstance(s.target, ast.Name):
+            loop_name = s.target
+        else:
+            raise self.err("a loop variable must be a simple name", s.target)
         if not isinstance(it, ast.Call):
             raise self.err("loops must iterate over pl.range(...), pl.parallel(...) or pl.unroll(...)", it)
         marker = self._resolve(it.func)
         kind = getattr(marker, "__pto_marker__", None)
-        if kind not in ("range", "parallel", "unroll"):
+        if kind == "spmd":
+            spec = self.parse_spmd(it)
+            if self.outliner is None or not self.in_orchestration:
+                raise self.err("`for i in pl.spmd(n)` is a kernel launched as n blocks; it belongs in the "
+                               "orchestration", it)
+            return self._spmd_kernel(s, spec, spec.at(), block_var=s.target.id)
+        if kind not in ("range", "parallel", "unroll", "pipeline"):
             if marker is range:
                 kind = "range"
             else:
-                raise self.err("loops must iterate over pl.range(...), pl.parallel(...) or pl.unroll(...)", it)
-        if it.keywords:
-            raise self.err(f"pl.{kind} takes its bounds positionally (start, stop, step)", it.keywords[0].value)
+                raise self.err("loops must iterate over pl.range(...), pl.parallel(...), pl.pipeline(...) or "
+                               "pl.unroll(...)", it)
+        kw = {k.arg: k.value for k in it.keywords}
+        allowed = {"init_values"} | ({"stage"} if kind == "pipeline" else set())
+        for k in kw:
+            if k not in allowed:
+                raise self.err(f"pl.{kind} takes its bounds positionally (start, stop, step)" +
+                               (f" and {', '.join(sorted(allowed))}=" if allowed else ""), kw[k])
+        if "stage" in kw:
+            stage = self.expr(kw["stage"])
+            if not (isinstance(stage, N.Const) and isinstance(stage.value, int) and stage.value >= 1):
+                raise self.err("stage= of pl.pipeline must be a positive compile-time integer", kw["stage"])
+        stage_n = stage.value if "stage" in kw else 1
+        if kind == "pipeline" and "stage" not in kw:
+            raise self.err("pl.pipeline needs stage=, the number of iterations each pipelined step holds", it)
+        inits = []
+        if "init_values" in kw:
+            node = kw["init_values"]
+            elts = node.elts if isinstance(node, (ast.Tuple, ast.List)) else [node]
+            if len(elts) != len(carried_names):
+                raise self.err(f"init_values has {len(elts)} values for {len(carried_names)} loop-carried names", node)
+            inits = list(zip(carried_names, elts))
+        elif carried_names:
+            raise self.err("`for i, (a, ...) in ...` names loop-carried values: give their initial values with "
+                           "init_values=(...)", s.target)
+        for name, node in inits:     # the carried names hold their initial values when the loop starts
+            self.pre.extend(self.bind_name(name, node, node))
         bounds = [self.expr(a) for a in it.args]
         for b, a in zip(bounds, it.args):
             if not isinstance(b.type, ScalarType) or b.type.dtype.is_float:
@@ -381,16 +542,33 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
             raise self.err("pl.unroll needs literal bounds", it)
         if isinstance(bounds[2], N.Const) and bounds[2].value <= 0:
             raise self.err("loop step must be positive", it)
-        var = N.Var(s.target.id, type=INDEX, loc=self.loc(s.target))
+        var = N.Var(loop_name.id, type=INDEX, loc=self.loc(loop_name))
         self.env[var.name] = INDEX
         saved = dict(self.env)
-        body = self.block(s.body)
+        outer_yield, yielded = self.yield_ctx, []
+        self.yield_ctx = ("loop", carried_names, yielded)
+        try:
+            body = self.block(s.body)
+        finally:
+            self.yield_ctx = outer_yield
         for k, v in list(self.env.items()):
             if k in saved and saved[k] != v and isinstance(v, TileType) and isinstance(saved[k], TileType):
                 if v.shape != saved[k].shape or v.dtype != saved[k].dtype or v.memory != saved[k].memory:
                     raise self.err(f"loop-carried {k!r} changes type inside the loop: {saved[k]} before, {v} after", s)
-        self.env = {k: v for k, v in self.env.items() if k in saved}
-        return N.For(var, bounds[0], bounds[1], bounds[2], body, kind=kind, loc=self.loc(s))
+        inner = self.env
+        self.env = {k: v for k, v in inner.items() if k in saved}
+        self.declare_escaping(self.env, inner, s)
+        for k, v in inner.items():          # tensor names bound in the loop alias existing tensors
+            if k not in self.env and k in self.alias:
+                self.env[k] = v
+        loop = N.For(var, bounds[0], bounds[1], bounds[2], body, kind=kind, stage=stage_n, loc=self.loc(s))
+        if yielded:
+            # after the loop, the names the yield was assigned to hold the carried values' last state
+            after = []
+            for lhs, name in yielded:
+                after.extend(self.bind_name(lhs, ast.copy_location(ast.Name(id=name, ctx=ast.Load()), s), s))
+            self.post.extend(after)
+        return loop
 
     def with_block(self, s: ast.With) -> N.Stmt:
         if len(s.items) != 1:
@@ -401,16 +579,58 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
             raise self.err("expected `with pl.spmd(n):` or `with pl.at(...):`", call)
         marker = getattr(self._resolve(call.func), "__pto_marker__", None)
         if marker == "spmd":
-            if item.optional_vars is not None:
-                raise self.err("`with pl.spmd(n)` binds no name; put it inside `with pl.at(...) as tid:`",
-                               item.optional_vars)
-            n = self.parse_spmd(call)
-            body = self.block(s.body)
-            return N.Scope("spmd", body, {"block_num": n}, loc=self.loc(s))
+            return self.spmd_block(s, self.parse_spmd(call, item.optional_vars))
         if marker == "at":
             spec = self.parse_at(call, item.optional_vars)
             return self.at_block(s, spec)
-        raise self.err("expected `with pl.spmd(n):` or `with pl.at(...):`", call)
+        if marker in ("scope", "manual_scope", "cluster"):
+            if item.optional_vars is not None:
+                raise self.err(f"`with pl.{marker}()` binds no name", item.optional_vars)
+            if not self.in_orchestration:
+                raise self.err(f"pl.{marker} is a runtime scope of the orchestration; it cannot be in kernel code", s)
+            if marker == "cluster":
+                if call.args or call.keywords:
+                    raise self.err("pl.cluster() takes no arguments", call)
+                return N.Scope("cluster", self.block(s.body), {}, loc=self.loc(s))
+            mode = self.parse_scope_mode(call, marker)
+            if mode == "manual" and self.manual_depth:
+                raise self.err("a MANUAL scope cannot be nested in another MANUAL scope", s)
+            self.manual_depth += mode == "manual"
+            try:
+                body = self.block(s.body)
+            finally:
+                self.manual_depth -= mode == "manual"
+            return N.Scope("scope", body, {"mode": mode}, loc=self.loc(s))
+        raise self.err("expected `with pl.at(...)`, `with pl.spmd(n)`, `with pl.scope()` or `with pl.cluster()`",
+                       call)
+
+    def spmd_block(self, s, spec) -> N.Stmt:
+        """``with pl.spmd(n, ...) [as tid]:``: a body of kernel code (it reads the block index, or
+        holds tile ops) is one SPMD kernel; a body that calls kernels dispatches them as n blocks."""
+        if not self.in_orchestration:
+            raise self.err("pl.spmd launches blocks of a task and belongs in the orchestration", s)
+        only = s.body[0] if len(s.body) == 1 else None
+        if isinstance(only, ast.With) and len(only.items) == 1 and isinstance(only.items[0].context_expr, ast.Call) \
+                and getattr(self._resolve(only.items[0].context_expr.func), "__pto_marker__", None) == "at":
+            # `with pl.spmd(n): with pl.at(level=CORE_GROUP, ...):` -- the pl.at block is the kernel
+            at = self.parse_at(only.items[0].context_expr, only.items[0].optional_vars)
+            merged = spec.at()
+            merged.name_hint = at.name_hint or merged.name_hint
+            merged.deps = merged.deps + at.deps
+            merged.name = merged.name or at.name
+            return self._spmd_kernel(only, spec, merged)
+        if self.outliner is not None and self._has_kernel_code(s.body):
+            return self._spmd_kernel(s, spec, spec.at())
+        body = self.block(s.body)
+        inner = N.Scope("spmd", body, spec.scope_attrs(), loc=self.loc(s))
+        at = spec.at().scope_attrs()
+        return N.Scope("at", [inner], at, loc=self.loc(s)) if at else inner
+
+    def _spmd_kernel(self, s, spec, at: AtSpec, block_var: Optional[str] = None) -> N.Stmt:
+        scope = self.outliner.outline(self, s, at, self._kernel_parser, block_var=block_var)
+        call = scope.body
+        scope.body = [N.Scope("spmd", call, spec.scope_attrs(), loc=self.loc(s))]
+        return scope
 
     # ------------------------------------------------------------ expressions
     def _const(self, v, node):
@@ -438,12 +658,13 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
         handled = self.call_hook(target, e)
         if handled is not None:
             return handled
+        if getattr(target, "__pto_function__", None) is not None and target.__pto_name__ in self.sigs:
+            return self.func_call(target.__pto_name__, e)
         op = getattr(target, "__pto_op__", None)
         if op is None:
-            if target in (min, max):
-                if len(e.args) != 2 or e.keywords:
-                    raise self.err(f"{target.__name__}() takes two scalars here", e)
-                return self.scalar_op(target.__name__, self.expr(e.args[0]), self.expr(e.args[1]), e)
+            scalar = self.scalar_call(target, e)
+            if scalar is not None:
+                return scalar
             raise self.err(f"{ast.unparse(f)!r} is not a DSL op or program function", f)
         return self.op_call(op, e)
 
@@ -454,6 +675,12 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
                 return self._const(e.value, e)
             raise self.err(f"unsupported constant {e.value!r}", e)
         if isinstance(e, ast.Name):
+            if e.id in self.consts and e.id not in self.env:
+                c = self.consts[e.id]
+                return N.Const(c.value, type=c.type, loc=loc)
+            if e.id in self.windows and e.id not in self.env:
+                w = self.windows[e.id]
+                return N.OpCall(w.op, list(w.args), dict(w.attrs), type=w.type, loc=loc)
             if e.id in self.env:
                 name = self.alias.get(e.id, e.id)
                 return N.Var(name, type=self.env[e.id], loc=loc)
@@ -465,6 +692,13 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
         if isinstance(e, ast.Attribute):
             if isinstance(e.value, ast.Name) and e.value.id == "self":
                 raise self.err("a program function must be called: self.name(...)", e)
+            if isinstance(e.value, ast.Name) and e.value.id in self.env:
+                base = self.expr(e.value)
+                if e.attr == "shape" and isinstance(base.type, (TensorType, TileType)):
+                    return self.shape_of(base, e)
+                if e.attr == "dtype" and isinstance(base.type, (TensorType, TileType, ScalarType)):
+                    return N.Const(base.type.dtype, loc=loc)
+                raise self.err(f"{ast.unparse(e)!r}: {base.type} has no attribute {e.attr!r} here", e)
             return self._static_value(self._resolve(e), e)
         if isinstance(e, (ast.List, ast.Tuple)):
             return N.ListExpr([self.expr(x) for x in e.elts], loc=loc)
@@ -473,11 +707,10 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
             if o is None or o.compare:
                 raise self.err(f"unsupported operator {type(e.op).__name__}", e)
             return self.scalar_op(o.name, self.expr(e.left), self.expr(e.right), e)
-        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
-            v = self.expr(e.operand)
-            if isinstance(v, N.Const):
-                return N.Const(-v.value, type=v.type, loc=loc)
-            return self.typed_op("scalar.neg", [v], {}, e)
+        if isinstance(e, ast.UnaryOp):
+            return self.unary_op(e)
+        if isinstance(e, ast.BoolOp):
+            return self.bool_op(e)
         if isinstance(e, ast.Compare):
             if len(e.ops) != 1:
                 raise self.err("chained comparisons are not supported", e)
@@ -491,6 +724,13 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
             static = self._static_subscript(e)
             if static is not _MISSING:
                 return self._static_value(static, e)
+            if isinstance(e.value, ast.Attribute) and e.value.attr == "shape":    # x.shape[1]
+                dims = self.expr(e.value)
+                idx = self.expr(e.slice)
+                if isinstance(dims, N.ListExpr) and isinstance(idx, N.Const) and isinstance(idx.value, int):
+                    if not -len(dims.items) <= idx.value < len(dims.items):
+                        raise self.err(f"{ast.unparse(e)}: index {idx.value} is out of range", e)
+                    return dims.items[idx.value]
             return self.subscript(e)
         raise self.err(f"unsupported expression {ast.unparse(e)!r} in a DSL function", e)
 
@@ -538,11 +778,42 @@ class FunctionParser(OpBinder, WindowMixin, ScopeMixin, CallMixin):
         o = SCALAR_OPERATORS[f"scalar.{op}"]
         if isinstance(a.type, TileType) or isinstance(b.type, TileType):
             raise self.err(f"operator on tiles: use pl.{o.tile_op or op}(...) instead of a Python operator", node)
-        if isinstance(a, N.Const) and isinstance(b, N.Const) and o.fold is not None and not o.compare and \
+        if isinstance(a, N.Const) and isinstance(b, N.Const) and o.fold is not None and \
                 isinstance(a.value, (int, float)) and isinstance(b.value, (int, float)):
             try:
                 v = o.fold(a.value, b.value)
             except ZeroDivisionError:
                 raise self.err("division by zero in a constant expression", node) from None
-            return self._const(v, node)
+            except (ValueError, OverflowError) as exc:
+                raise self.err(f"{ast.unparse(node)}: {exc}", node) from None
+            if isinstance(v, bool) or o.compare:
+                return N.Const(bool(v), type=BOOL, loc=self.loc(node))
+            typed = self.typed_op(f"scalar.{op}", [a, b], {}, node).type   # the operands' dtype (pl.const ones too)
+            return N.Const(v, type=typed, loc=self.loc(node))
         return self.typed_op(f"scalar.{op}", [a, b], {}, node)
+
+
+def _names_read(node) -> Set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _assignment_counts(item: ast.FunctionDef) -> Dict[str, int]:
+    """How many places assign each name in a function (a loop target counts as many)."""
+    counts: Dict[str, int] = {}
+
+    def note(target, weight=1):
+        for n in ast.walk(target):
+            if isinstance(n, ast.Name):
+                counts[n.id] = counts.get(n.id, 0) + weight
+
+    for node in ast.walk(item):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                note(t)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            note(node.target, 2 if isinstance(node, ast.AugAssign) else 1)
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            note(node.target, 2)
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            note(node.optional_vars, 2)
+    return counts

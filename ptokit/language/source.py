@@ -49,3 +49,14 @@ def eval_static(node, src: Source, g, what: str):
         return eval(compile(ast.Expression(node), src.file, "eval"), dict(g))  # noqa: S307
     except Exception as exc:  # noqa: BLE001 - report any failure at the annotation
         raise CompileError(f"cannot evaluate {what} {ast.unparse(node)!r}: {exc}", src.loc(node)) from None
+
+
+def function_scope(fn) -> dict:
+    """The names a DSL function body can see: module globals, then closure variables."""
+    scope = dict(fn.__globals__)
+    if fn.__closure__:
+        try:
+            scope.update(inspect.getclosurevars(fn).nonlocals)
+        except (TypeError, ValueError):
+            pass
+    return scope

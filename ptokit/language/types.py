@@ -5,6 +5,7 @@ These objects only *describe* types; the parser turns them into IR types.
 """
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
@@ -24,6 +25,47 @@ class Level:
     CHIP_DIE = "CHIP_DIE"
     CHIP = "CHIP"
     HOST = "HOST"
+
+
+class SplitMode(enum.IntEnum):
+    """How a mixed kernel's vector tiles are shared between the two vector lanes (the codes are
+    the FIFO ops' ``split=`` and pto-isa's TileSplitAxis)."""
+    NONE = 0
+    UP_DOWN = 1
+    LEFT_RIGHT = 2
+
+    def __repr__(self) -> str:
+        return f"pl.SplitMode.{self.name}"
+
+
+class ScopeMode(enum.Enum):
+    """``pl.scope(mode=...)``: AUTO tracks tensor dependencies, MANUAL orders tasks by ``deps=`` only."""
+    AUTO = "AUTO"
+    MANUAL = "MANUAL"
+
+    def __repr__(self) -> str:
+        return f"pl.ScopeMode.{self.name}"
+
+
+class Role(enum.Enum):
+    """Distributed roles of host-level functions (``role=``)."""
+    Orchestrator = "Orchestrator"
+    SubWorker = "SubWorker"
+
+    def __repr__(self) -> str:
+        return f"pl.Role.{self.name}"
+
+
+class PipeType(enum.Enum):
+    """Hardware pipes, for ``pl.system.sync_set`` / ``sync_wait``."""
+    MTE1 = "MTE1"
+    MTE2 = "MTE2"
+    MTE3 = "MTE3"
+    M = "M"
+    V = "V"
+    S = "S"
+    FIX = "FIX"
+    ALL = "ALL"
 
 
 class DimExpr:
@@ -136,3 +178,17 @@ class Out(metaclass=_OutMeta):
 
 class InOut(metaclass=_OutMeta):
     direction = "INOUT"
+
+
+@dataclass(frozen=True)
+class FunctionDecl:
+    """What ``@pl.function(...)`` says about a function; the front end checks and applies it."""
+
+    type: FunctionType = FunctionType.Opaque
+    name: Optional[str] = None
+    level: object = None
+    role: object = None
+    attrs: Optional[dict] = None
+    auto_scope: Optional[bool] = None
+    strict_ssa: bool = False
+    external_source: object = None

@@ -69,19 +69,31 @@ def constant_difference(hi, lo) -> Optional[int]:
 class WindowMixin:
     """Mixin of FunctionParser (uses ``expr``, ``err``, ``loc``, ``_const``, ``typed_op``)."""
 
-    def window_dims(self, e: ast.Subscript, base: N.Var, static: bool) -> Tuple[List[N.Expr], list, List[bool]]:
+    def window_dims(self, e: ast.Subscript, base: N.Var, static: bool, indices: bool = False,
+                    what: str = "tensor") -> Tuple[List[N.Expr], list, List[bool]]:
         """Offsets, extents and 'takes the whole dimension' flags of ``base[...]``.
 
         An extent is an int, a dimension expression (a whole dynamic dimension), or None when it
-        is not a compile-time constant (only allowed when ``static`` is False)."""
+        is not a compile-time constant (only allowed when ``static`` is False).  With ``indices``
+        (kernel code) an index ``x[i]`` is a slice of extent 1."""
         shape = base.type.shape
         ndim = len(shape)
         items = list(e.slice.elts) if isinstance(e.slice, ast.Tuple) else [e.slice]
         if len(items) > ndim:
-            raise self.err(f"{len(items)} slices for the {ndim}-D tensor {base.name!r}", e)
+            raise self.err(f"{len(items)} slices for the {ndim}-D {what} {base.name!r}", e)
         offsets, extents, whole = [], [], []
         for d, it in enumerate(items):
             where = ast.unparse(it)
+            if not isinstance(it, ast.Slice) and indices:
+                lo = self._window_bound(it)
+                dim = shape[d]
+                if isinstance(lo, N.Const) and isinstance(dim, int) and not 0 <= lo.value < dim:
+                    raise self.err(f"index {lo.value} is out of bounds of dimension {d} (size {dim}) of "
+                                   f"{base.name!r}", it)
+                offsets.append(lo)
+                extents.append(1)
+                whole.append(dim == 1)
+                continue
             if not isinstance(it, ast.Slice):
                 raise self.err(f"a tensor window takes slices such as x[a:b, :], but {where!r} is an index; "
                                f"write it as a slice of extent 1 ({where}:{where} + 1)", it)
@@ -163,16 +175,29 @@ class WindowMixin:
         if not isinstance(dst.type, TensorType) or not isinstance(dst, N.Var):
             raise self.err(f"x[...] = expr writes a window of a tensor, but {ast.unparse(target.value)!r} is "
                            f"{dst.type}", target.value)
-        offsets, extents, _ = self.window_dims(target, dst, static=False)
+        offsets, extents, _ = self.window_dims(target, dst, static=False, indices=True)
         if not isinstance(value.type, TileType):
             raise self.err(f"x[...] = expr needs a tile or tensor value, but got {value.type}", value_node)
         ndim = len(extents)
-        ext2 = [e if isinstance(e, int) else None for e in (extents[-2:] if ndim >= 2 else [1] + extents)]
+        want = [e if isinstance(e, int) else None for e in extents]
         tshape = list(value.type.shape)
-        for want, got in zip(ext2, tshape):
-            if want is not None and want != got:
-                raise self.err(f"the window {ast.unparse(target)} is {fmt_shape(ext2)} but the value is a "
-                               f"{fmt_shape(tshape)} tile", target)
+        attrs = {}
+        lead = [w for w in want[:-2]]
+        if ndim > 2 and None not in lead and any(w != 1 for w in lead) and want[-2] is not None:
+            # an N-D window written from a tile whose rows are the window's leading axes flattened
+            rows = 1
+            for w in want[:-1]:
+                rows *= w
+            if want[-1] is not None and [rows, want[-1]] != tshape:
+                raise self.err(f"the window {ast.unparse(target)} is {fmt_shape(want)} ({rows} rows of "
+                               f"{want[-1]}) but the value is a {fmt_shape(tshape)} tile", target)
+            attrs["shape"] = list(extents)
+        else:
+            ext2 = want[-2:] if ndim >= 2 else [1] + want
+            for w, got in zip(ext2, tshape):
+                if w is not None and w != got:
+                    raise self.err(f"the window {ast.unparse(target)} is {fmt_shape(ext2)} but the value is a "
+                                   f"{fmt_shape(tshape)} tile", target)
         offs = N.ListExpr(offsets, loc=self.loc(target))
-        store = self.typed_op("store", [value, dst, offs], {}, s)
+        store = self.typed_op("store", [value, dst, offs], attrs, s)
         return N.ExprStmt(store, loc=self.loc(s))

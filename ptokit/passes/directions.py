@@ -89,4 +89,29 @@ def derive_directions(prog: N.Program, ctx) -> N.Program:
                     written.add(base.name)
             call.attrs["arg_kinds"] = kinds
         fn.attrs["kernel_ids"] = kernel_ids
+        _check_scoped_tensors(fn.body, [], {})
     return prog
+
+
+def _check_scoped_tensors(body, scopes: list, born: dict) -> None:
+    """A tensor a task creates (its first writer, ``output_new``) lives until the ``pl.scope``
+    holding that task ends: a use after that is an error (``born``: tensor -> scope path)."""
+    for s in body:
+        if isinstance(s, N.Scope) and s.kind == "scope":
+            _check_scoped_tensors(s.body, scopes + [id(s)], born)
+            continue
+        for _, call in N.walk_calls([s]) if not N.child_bodies(s) else []:
+            for a, kind in zip(call.args, call.attrs.get("arg_kinds", [])):
+                base = a.args[0] if isinstance(a, N.OpCall) and a.op == "tensor_view" else a
+                if not isinstance(base, N.Var):
+                    continue
+                path = born.get(base.name)
+                if path is not None and scopes[:len(path)] != path:
+                    raise CompileError(f"tensor {base.name!r} is created by a task inside a pl.scope and used after "
+                                       f"that scope ends (the runtime allocates a created tensor for its first writer "
+                                       f"and releases it with that task's scope); use it inside the scope, or write "
+                                       f"it first before the scope", call.loc)
+                if kind == "output_new":
+                    born[base.name] = list(scopes)
+        for sub_body in N.child_bodies(s):
+            _check_scoped_tensors(sub_body, scopes, born)

@@ -24,6 +24,7 @@ from .inline import inline_functions
 from .memory_plan import plan_memory
 from .memory_space import check_memory_spaces
 from .split_mixed import split_mixed
+from .unroll import unroll_loops
 from .ssa import flatten, to_ssa
 
 
@@ -49,7 +50,8 @@ PIPELINE: List[Pass] = [
     Pass("InlineFunctions", inline_functions, produces=_p("inlined")),
     Pass("FifoToMove", fifo_to_move, requires=_p("inlined"), produces=_p("no_fifo")),
     Pass("Flatten", flatten, requires=_p("inlined"), produces=_p("flat")),
-    Pass("ConvertToSSA", to_ssa, requires=_p("flat"), produces=_p("ssa")),
+    Pass("UnrollLoops", unroll_loops, requires=_p("flat"), produces=_p("unrolled")),
+    Pass("ConvertToSSA", to_ssa, requires=_p("flat", "unrolled"), produces=_p("ssa")),
     Pass("InferMemorySpace", check_memory_spaces, requires=_p("ssa")),
     Pass("ClassifyKernels", classify_kernels, requires=_p("ssa", "no_fifo"), produces=_p("classified")),
     Pass("PlanMemory", plan_memory, requires=_p("ssa", "classified"), produces=_p("planned")),

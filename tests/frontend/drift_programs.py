@@ -72,7 +72,7 @@ class SpmdKeyword:
 
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
-        with pl.spmd(4, name_hint="rows"):
+        with pl.spmd(4, stride=2):
             out = self.k(a, out)
         return out
 

@@ -56,7 +56,7 @@ def test_pypto_spellings_and_aliases_run(tmp_path):
 @pytest.mark.parametrize("program,message,needle", [
     (D.AtUnknownKeyword, "pl.at has no parameter 'windowize' (parameters: level, name_hint, deps)", "windowize=True"),
     (D.AtDepsNotNames, "deps= takes a list of task names bound with `as`", "deps=[0]"),
-    (D.SpmdKeyword, "pl.spmd takes the block count", "pl.spmd(4, name_hint"),
+    (D.SpmdKeyword, "pl.spmd has no parameter 'stride' (parameters: core_num, sync_start, name_hint, deps, allow_early_resolve)", "pl.spmd(4, stride"),
     (D.RangeKeyword, "pl.range takes its bounds positionally (start, stop, step)", "pl.range(2, step=1)"),
 ])
 def test_orchestration_and_loops_reject_what_they_do_not_understand(tmp_path, program, message, needle):

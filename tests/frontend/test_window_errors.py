@@ -158,19 +158,6 @@ class WindowBoundToName:
         return y
 
 
-@pl.program
-class WindowInKernel:
-    @pl.function(type=pl.FunctionType.InCore)
-    def k(self, x: pl.Tensor[[64, N], pl.FP32], o: pl.Out[pl.Tensor[[R, N], pl.FP32]]):
-        o = pl.store(pl.load(x[0:R, :], [0, 0], [R, N]), [0, 0], o)
-        return o
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x: pl.Tensor[[64, N], pl.FP32], y: pl.Out[pl.Tensor[[R, N], pl.FP32]]):
-        y = self.k(x, y)
-        return y
-
-
 def _line_of(text):
     for i, line in enumerate(open(SRC), start=1):
         if text in line:
@@ -213,7 +200,6 @@ CASES = [
     (CreatedReadThroughWindowFirst, "y = self.k(t[R:64, :], y)", "t[R:64, :]",
      ["tensor 't' is read by k before any task writes it"]),
     (WindowBoundToName, "blk = x[0:R, :]", "x[0:R, :]", ["cannot be bound to a name"]),
-    (WindowInKernel, "pl.load(x[0:R, :]", "x[0:R, :]", ["task argument of an Orchestration function", "pl.load"]),
 ]
 
 

@@ -21,6 +21,7 @@ CASES = {
     "InlineFunctions": P.InlineCall,
     "FifoToMove": P.ExplicitPipe,
     "Flatten": P.Nested,
+    "UnrollLoops": P.UnrollAndPipeline,
     "ConvertToSSA": P.CarriedAndMerged,
     "InferMemorySpace": P.CubeAndVector,
     "ClassifyKernels": P.CubeAndVector,

@@ -3,7 +3,7 @@
 Importing this package declares every op; ``OPS`` maps IR op names to ``OpDef`` rows.
 ``docs/adding-an-op.md`` is the checklist for a new op.
 """
-from ._core import (OPERAND_KINDS, OPS, REQUIRED, TRAITS, OpDef, OpTypeError, Param, fifo_ops, infer,  # noqa: F401
+from ._core import (OPERAND_KINDS, OPS, REQUIRED, TRAITS, OpDef, OpTypeError, Param, Scratch, fifo_ops, infer,  # noqa: F401
                     lookup, ops_with)
 from . import elementwise, reduce, expand, layout, memory, cube, fifo, spmd, scalar, orch  # noqa: F401,E402
 from . import view, gather, sort  # noqa: F401,E402  (section C vector ops: views, gathers/scatters, sorting)

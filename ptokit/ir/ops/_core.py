@@ -32,6 +32,19 @@ class _Required:
 
 REQUIRED = _Required()
 
+
+@dataclass(frozen=True)
+class Scratch:
+    """A parameter default: a scratch tile the front end makes when the argument is omitted,
+    shaped like operand ``like`` (``pl.row_sum(t)`` without ``tmp_tile``), or of the type
+    ``make(arg_types, attrs)`` gives (None: the call needs none; mrgsort's ``tmp``)."""
+
+    like: str = ""
+    make: Optional[Callable] = None
+
+    def __repr__(self) -> str:
+        return "<scratch>"
+
 # How the front end reads an argument (language/binding.py implements each kind).
 # Operand kinds become the op's IR arguments, in parameter order; the others become attributes.
 OPERAND_KINDS = frozenset({
@@ -69,18 +82,15 @@ class Param:
     aliases: Tuple[str, ...] = ()
     keyword_only: bool = False
     static_attr: Optional[str] = None   # offsets / index: also record the constant value(s) under this attribute
+    space: Optional[MemorySpace] = None  # tile operands: where a tensor (or Mat tile) argument is brought
+                                         # in tensor-level kernel code (default Vec; cube operands Left/Right)
     choices: Optional[Tuple[str, ...]] = None   # kind "choice": the allowed strings (attribute = the string)
-    # an operand the front end makes when the call leaves it out: a fresh tile of the type
-    # ``scratch(arg_types, attrs)`` returns (a compiler-made tmp, e.g. transpose's scratch; None: none)
-    scratch: Optional[Callable] = None
 
     def __post_init__(self):
         if self.kind not in OPERAND_KINDS | ATTR_KINDS:
             raise ValueError(f"unknown parameter kind {self.kind!r} of {self.name!r}")
         if (self.kind == "choice") != (self.choices is not None):
             raise ValueError(f"parameter {self.name!r}: choices= goes with kind 'choice'")
-        if self.scratch is not None and (not self.is_operand or self.default is not None):
-            raise ValueError(f"parameter {self.name!r}: a scratch operand defaults to None")
 
     @property
     def is_operand(self) -> bool:
@@ -89,6 +99,10 @@ class Param:
     @property
     def required(self) -> bool:
         return self.default is REQUIRED
+
+    @property
+    def scratch(self) -> Optional[Scratch]:
+        return self.default if isinstance(self.default, Scratch) else None
 
     @property
     def key(self) -> str:
@@ -106,6 +120,7 @@ TRAITS = frozenset({
     "shares_operand0",  # the result lives in operand 0's storage (in-place update or a view)
     "spmd",          # reads the SPMD identity of the running block
     "scalar",        # scalar arithmetic (operands and result are scalars)
+    "accepts_acc",   # takes an Acc tile as it is (a store to GM, a cast): no Acc->Vec hand-over first
 })
 
 
@@ -121,6 +136,11 @@ class OpDef:
     namespaces: Tuple[str, ...] = ("pl", "pl.tile")   # where the DSL exposes it
     fifo: Optional[Tuple[str, str]] = None  # ("c2v" | "v2c", "push" | "pop" | "free")
     operands: Optional[Tuple[str, ...]] = None   # IR argument order by parameter name (default: params)
+    # tensor-level forms in kernel code (language/tensor_level.py):
+    broadcast: Optional[Dict[str, str]] = None   # {"row": op for [M,N] . [M,1], "col": op for [M,N] . [1,N]}
+    tensor_target: Optional[Tuple[str, Dict[str, str]]] = None  # operand 0 a tensor: (op, its param -> ours)
+    kernel_form: Optional[str] = None            # the op this one is in kernel code (same parameters)
+    on_scalar: Optional[str] = None              # the op used when operand 0 is a scalar (pl.cast(s, pl.INDEX))
     doc: str = ""
     dsl_aliases: Tuple[str, ...] = ()   # other DSL spellings of the same op ("pl.tile.create" for create_tile)
 
@@ -161,6 +181,9 @@ def declare(name: str, params, rule, **kw) -> OpDef:
         raise ValueError(f"op {name!r} declared twice")
     if "traits" in kw:
         kw["traits"] = frozenset(kw["traits"])
+    for p in params:
+        if p.scratch and p.scratch.make is None and p.scratch.like not in {q.name for q in params}:
+            raise ValueError(f"op {name!r}: scratch {p.name!r} is like an unknown operand {p.scratch.like!r}")
     op = OpDef(name, tuple(params), rule, **kw)
     if op.scalar_form == name:
         raise ValueError(f"op {name!r} names itself as its scalar form")
@@ -190,6 +213,7 @@ def fifo_ops(direction: str) -> Dict[str, str]:
 # ----------------------------------------------------------------- parameter helpers
 
 def P(name: str, kind: str = "tile", default=REQUIRED, **kw) -> Param:
+    """A parameter (see ``Param``)."""
     return Param(name, kind, default, **kw)
 
 

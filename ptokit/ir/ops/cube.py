@@ -31,7 +31,8 @@ def _matmul_acc(ts, attrs):
     return acc
 
 
-declare("matmul", (P("lhs"), P("rhs")), _matmul, pto="pto.tmatmul", form="binary", traits={"cube"},
+_LEFT, _RIGHT = P("lhs", space=MemorySpace.Left), P("rhs", space=MemorySpace.Right)
+declare("matmul", (_LEFT, _RIGHT), _matmul, pto="pto.tmatmul", form="binary", traits={"cube"},
         doc="lhs [M, K] (Left) @ rhs [K, N] (Right) -> [M, N] Acc (FP32, or INT32 for INT8 inputs)")
-declare("matmul_acc", (P("acc"), P("lhs"), P("rhs")), _matmul_acc, pto="pto.tmatmul.acc", form="ternary",
+declare("matmul_acc", (P("acc"), _LEFT, _RIGHT), _matmul_acc, pto="pto.tmatmul.acc", form="ternary",
         traits={"cube", "shares_operand0"}, doc="acc + lhs @ rhs, in place")

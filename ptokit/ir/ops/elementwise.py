@@ -36,9 +36,10 @@ def _unary(op, floats: bool):
 
 def binary(name: str, pto: str, scalar: str, doc: str) -> None:
     """``name(lhs, rhs)`` on two tiles, and ``scalar(lhs, rhs)`` with a scalar rhs (``pl.name``
-    with a scalar rhs selects the scalar form)."""
+    with a scalar rhs selects the scalar form; an ``[M, 1]`` or ``[1, N]`` rhs next to an
+    ``[M, N]`` lhs selects the row/col expand form)."""
     declare(name, (LHS, RHS), _binary(name), pto=f"pto.t{pto}", form="binary", traits={"elementwise"},
-            scalar_form=scalar, doc=doc)
+            scalar_form=scalar, broadcast={"row": f"row_expand_{pto}", "col": f"col_expand_{pto}"}, doc=doc)
     declare(scalar, (LHS, P("rhs", "scalar")), _scalar_op(scalar), pto=f"pto.t{pto}s", form="scalar",
             traits={"elementwise"}, doc=f"{doc}, with a scalar rhs")
 
@@ -76,4 +77,4 @@ def _cast(ts, attrs):
 
 
 declare("cast", (TILE, P("target_type", "dtype"), P("mode", "mode", None)), _cast, pto="pto.tcvt", form="unary",
-        traits={"elementwise"}, doc="convert to target_type, rounding by mode (CAST_RINT when omitted)")
+        traits={"elementwise", "accepts_acc"}, on_scalar="scalar.cast", doc="convert to target_type, rounding by mode (CAST_RINT when omitted)")

@@ -65,6 +65,7 @@ def _assemble(ts, attrs):
 
 declare("assemble", (P("target"), P("source"), P("offset", "offsets", aliases=("offsets",), static_attr="offsets_static")),
         _assemble, pto="pto.tinsert", form="insert", traits={"shares_operand0"},
+        tensor_target=("store", {"tile": "source", "offsets": "offset", "output_tensor": "target"}),
         doc="target with source written at offset (in place)")
 
 
@@ -73,7 +74,7 @@ def _fillpad(ts, attrs):
     pad = attrs.get("pad_value")
     if not isinstance(pad, PadValue) or pad is PadValue.null:
         raise OpTypeError("tile.fillpad requires pad_value=pl.PadValue.zero, .max or .min", "pad_value")
-    return a.with_(pad=pad)
+    return a.with_(pad=pad, valid=None)     # every element is defined now: the valid region is the whole tile
 
 
 declare("fillpad", (TILE, P("pad_value", "pad", PadValue.zero)), _fillpad, pto="pto.tfillpad", form="unary",

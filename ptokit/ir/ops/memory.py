@@ -1,6 +1,8 @@
 """Moving data: global memory <-> tiles (load/store), tile allocation, on-chip moves."""
 from __future__ import annotations
 
+from math import prod
+
 from ..types import TILE_LAYOUTS, DType, MemorySpace, PadValue, TensorType, TileType, fmt_shape
 from . import view
 from ._core import TILE, OpTypeError, P, count_of, declare, tile_of
@@ -19,16 +21,28 @@ def _load(ts, attrs):
     if len(shape) != len(t.shape):
         raise OpTypeError(f"tile.load requires {len(t.shape)} offsets and shapes for a {len(t.shape)}-D tensor, but "
                           f"got {len(shape)}")
-    if any(s != 1 for s in shape[:-2]):
-        raise OpTypeError(f"tile.load of a tile must keep only the last two dimensions, but got shape {fmt_shape(shape)}")
     mem = attrs.get("target_memory", MemorySpace.Vec)
     if mem not in (MemorySpace.Vec, MemorySpace.Mat):
         raise OpTypeError(f"tile.load can move data DDR->Vec or DDR->Mat only, but got target_memory={mem!r}")
-    tile_shape = tuple(shape[-2:]) if len(shape) >= 2 else (1, shape[0])
-    for d_t, d_s in zip(t.shape[-2:], tile_shape):
-        if isinstance(d_t, int) and d_s > d_t:
-            raise OpTypeError(f"tile.load window {fmt_shape(shape)} exceeds the tensor's shape {fmt_shape(t.shape)}")
-    return TileType(tile_shape, t.dtype, mem, tuple(valid[-2:]) if valid is not None else None)
+    lead = prod(shape[:-2]) if len(shape) > 2 else 1
+    if lead > 1:
+        # an N-D window: its leading axes merge into the tile's rows, in row-major order (A5)
+        if mem is not MemorySpace.Vec:
+            raise OpTypeError(f"tile.load of an N-D window {fmt_shape(shape)} into {mem.name} needs the leading "
+                              f"extents to be 1 (a Mat tile is loaded from one contiguous 2-D block)")
+        if valid is not None and list(valid[:-1]) != list(shape[:-1]):
+            raise OpTypeError(f"an N-D window {fmt_shape(shape)} may leave only its last dimension partly valid, "
+                              f"but valid_shape is {fmt_shape(valid)}", "valid_shape")
+    tile_shape = (lead * shape[-2], shape[-1]) if len(shape) >= 2 else (1, shape[0])
+    extent = valid if valid is not None else shape
+    for d_t, d_s in zip(t.shape, extent):
+        if isinstance(d_t, int) and isinstance(d_s, int) and d_s > d_t:
+            what = "valid region" if valid is not None else "window"
+            raise OpTypeError(f"tile.load {what} {fmt_shape(extent)} exceeds the tensor's shape {fmt_shape(t.shape)}")
+    tile_valid = None
+    if valid is not None:
+        tile_valid = ((valid[-2] if lead == 1 else lead * valid[-2]), valid[-1]) if len(valid) >= 2 else (1, valid[0])
+    return TileType(tile_shape, t.dtype, mem, tile_valid)
 
 
 declare("load", (P("tensor", "tensor"), P("offsets", "offsets"), P("shapes", "shape", attr="shape"),
@@ -51,8 +65,9 @@ def _store(ts, attrs):
 
 
 # IR operand order: (tile, tensor, offsets) — the DSL order is (tile, offsets, output_tensor)
-declare("store", (TILE, P("offsets", "offsets"), P("output_tensor", "tensor")), _store, pto="pto.tstore",
-        form="store", operands=("tile", "output_tensor", "offsets"), doc="copy a tile's valid region into a tensor at offsets; returns the tensor")
+declare("store", (TILE, P("offsets", "offsets"), P("output_tensor", "tensor"), P("shapes", "shape", None, attr="shape")),
+        _store, pto="pto.tstore",
+        form="store", operands=("tile", "output_tensor", "offsets"), traits={"accepts_acc"}, doc="copy a tile's valid region into a tensor at offsets; returns the tensor")
 
 
 def _create_tile(ts, attrs):

@@ -10,7 +10,8 @@ def _create_tensor(ts, attrs):
 
 
 declare("create_tensor", (P("shape", "dims", aliases=("shapes",)), P("dtype", "dtype", DType.FP32)), _create_tensor,
-        form="orch", traits={"orchestration"}, doc="a new tensor allocated by the runtime")
+        form="orch", traits={"orchestration"}, kernel_form="create_tile",
+        doc="a new tensor allocated by the runtime (in kernel code: an on-chip scratch tile)")
 
 
 def _tensor_view(ts, attrs):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..types import MemorySpace, TileType, fmt_shape
-from ._core import OpTypeError, P, declare, tile_of, vec_only
+from ._core import OpTypeError, P, Scratch, declare, tile_of, vec_only
 
 
 def _row_reduce(op):
@@ -28,7 +28,8 @@ def _col_reduce(op):
 
 for _kind, _what in (("sum", "sum"), ("max", "maximum"), ("min", "minimum")):
     # pypto: pl.row_sum(input, tmp_tile) / pl.tile.row_sum(tile, tmp_tile)
-    declare(f"row_{_kind}", (P("tile", aliases=("input",)), P("tmp_tile")), _row_reduce(f"row_{_kind}"),
+    declare(f"row_{_kind}", (P("tile", aliases=("input",)), P("tmp_tile", default=Scratch("tile"))),
+            _row_reduce(f"row_{_kind}"),
             pto=f"pto.trow{_kind}", form="reduce_tmp", doc=f"{_what} of each row -> [rows, 1]")
     declare(f"col_{_kind}", (P("tile", aliases=("input",)),), _col_reduce(f"col_{_kind}"),
             pto=f"pto.tcol{_kind}", form="unary", doc=f"{_what} of each column -> [1, cols]")

@@ -7,7 +7,7 @@ bytes of zero and the index, 4 elements).  Ordering, ties and NaN: docs/language
 from __future__ import annotations
 
 from ..types import DType, MemorySpace, ScalarType, TileType, fmt_shape
-from ._core import OpTypeError, P, declare, tile_of
+from ._core import OpTypeError, P, Scratch, declare, tile_of
 
 _SORT_DTYPES = (DType.FP16, DType.FP32)
 
@@ -114,7 +114,7 @@ def _mrgsort(ts, attrs):
 
 
 declare("mrgsort", (P("src0"), P("src1", default=None), P("src2", default=None), P("src3", default=None),
-                    P("tmp", default=None, scratch=_mrgsort_tmp), P("exhausted", "bool", False),
+                    P("tmp", default=Scratch(make=_mrgsort_tmp)), P("exhausted", "bool", False),
                     P("block_len", "index", None, keyword_only=True, static_attr="block_len_static")),
         _mrgsort, pto="pto.tmrgsort", form="merge",
         doc="format 1 (block_len=): each group of 4 sorted runs of block_len elements merged; format 2 (2-4 "

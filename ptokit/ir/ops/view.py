@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from ..types import TILE_LAYOUTS, DType, MemorySpace, PadValue, ScalarType, TileLayout, TileType, fmt_shape
-from ._core import TILE, OpTypeError, P, declare, tile_of, vec_only
+from ._core import TILE, OpTypeError, P, Scratch, declare, tile_of, vec_only
 
 _SWAP = {"row_major": "col_major", "col_major": "row_major"}
 
@@ -95,13 +95,8 @@ def _transpose(ts, attrs):
     return TileType((a.cols, a.rows), a.dtype, MemorySpace.Vec, _valid_t(a))
 
 
-def _transpose_tmp(ts, attrs):
-    a = tile_of(ts[0], "transpose", param="tile")
-    return TileType(a.shape, a.dtype, MemorySpace.Vec)
-
-
 declare("transpose", (P("tile", aliases=("input",)), P("axis1", "int"), P("axis2", "int"),
-                      P("tmp_tile", default=None, scratch=_transpose_tmp)),
+                      P("tmp_tile", default=Scratch("tile"))),
         _transpose, pto="pto.ttrans", form="binary",
         doc="the tile with its two axes swapped, into a new tile (the scratch tile is made by the compiler)")
 
@@ -221,7 +216,7 @@ def _extract(ts, attrs):
 declare("extract", (P("src"), P("index_row", "index", static_attr="index_row_static"),
                     P("index_col", "index", static_attr="index_col_static"), P("shape", "shape"),
                     P("target_memory", "memory", keyword_only=True)),
-        _extract, pto="pto.textract", form="subtile", namespaces=("pl.tile",),
+        _extract, pto="pto.textract", form="subtile", namespaces=("pl.tile",), traits={"accepts_acc"},
         doc="a copy of the shape-sized sub-tile at (index_row, index_col), in target_memory "
             "(Mat->Left/Right, Acc->Mat, Vec->Vec)")
 

@@ -1,0 +1,264 @@
+"""``@pl.program`` -> ``ir.Program``: which functions form the program, what each is, and in
+which order they are parsed.
+
+A program is its class's ``@pl.function`` methods plus every module-level ``@pl.function`` they
+call by bare name (transitively).  A function's kind is its decorator's ``type``; pypto's default
+``Opaque`` is resolved here: an Opaque function that submits work (``pl.at`` / ``pl.spmd``
+blocks, ``pl.spmd_submit``, calls of other non-inline program functions, ``pl.create_tensor``)
+is the Orchestration, one that does not is a kernel (InCore).  The decorator's other keywords
+(``level``, ``role``, ``attrs`` / ``pl.func_attr``, ``auto_scope``, ``strict_ssa``,
+``external_source``) are checked here.
+
+Functions are parsed inline ones first (callers need their return types), then kernels, then
+the orchestration, so that what a caller binds from a kernel call follows the kernel's parsed
+returns (``returns_params``), whatever form they take.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import sys
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from ..errors import CompileError
+from ..ir import nodes as N
+from ..ir.types import TensorType
+from .annotations import annot_to_type
+from .outline import Outliner
+from .signatures import Signature, return_types, returned_params
+from .source import Source, eval_static, function_scope
+from .types import DynamicDim, FunctionDecl, Level
+
+# function attributes ptokit knows (pypto's `attrs=` / pl.func_attr keys), and what it does with them
+KNOWN_ATTRS = ("split", "dual_aiv_dispatch")
+
+
+@dataclass
+class Unit:
+    """One DSL function to parse: its source, scope and declaration."""
+
+    item: ast.FunctionDef
+    name: str
+    decl: FunctionDecl
+    src: Source
+    g: dict
+    method: bool
+    annotations: dict = field(default_factory=dict)
+    kind: N.FunctionType = N.FunctionType.Opaque
+
+
+def dyn_dims_of(scope: dict) -> Dict[str, DynamicDim]:
+    return {v.name: v for v in scope.values() if isinstance(v, DynamicDim)}
+
+
+def _resolve(node, g):
+    if isinstance(node, ast.Name):
+        return g.get(node.id)
+    if isinstance(node, ast.Attribute):
+        base = _resolve(node.value, g)
+        return getattr(base, node.attr, None) if base is not None else None
+    return None
+
+
+def _class_units(spec) -> List[Unit]:
+    cls = spec.cls
+    src = Source(cls)
+    g = dict(sys.modules[cls.__module__].__dict__) if cls.__module__ in sys.modules else {}
+    cdef = src.tree.body[0]
+    if not isinstance(cdef, ast.ClassDef):
+        raise CompileError("@pl.program must decorate a class", src.loc(cdef))
+    units = []
+    for item in cdef.body:
+        if not isinstance(item, ast.FunctionDef):
+            continue
+        pyfn = cls.__dict__.get(item.name)
+        if getattr(pyfn, "__pto_function__", None) is None:
+            continue
+        # a program defined inside a function sees that function's locals (closure cells)
+        try:
+            g.update(inspect.getclosurevars(pyfn).nonlocals)
+        except (TypeError, ValueError):
+            pass
+        units.append(Unit(item, pyfn.__pto_name__, _decl_of(pyfn), src, g, True,
+                          getattr(pyfn, "__annotations__", {})))
+    if not units:
+        raise CompileError(f"program {cls.__name__} has no @pl.function methods", src.loc(cdef))
+    return units
+
+
+def _decl_of(pyfn) -> FunctionDecl:
+    return getattr(pyfn, "__pto_decl__", None) or FunctionDecl(pyfn.__pto_function__)
+
+
+def _module_units(units: List[Unit]) -> List[Unit]:
+    """Module-level ``@pl.function``s called by bare name, found transitively."""
+    seen = {id(u.item) for u in units}
+    names = {u.name for u in units}
+    out: List[Unit] = []
+    todo = list(units)
+    while todo:
+        u = todo.pop()
+        for node in ast.walk(u.item):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+                continue
+            pyfn = u.g.get(node.func.id)
+            if getattr(pyfn, "__pto_function__", None) is None or not inspect.isfunction(pyfn):
+                continue
+            src = Source(pyfn)
+            item = src.tree.body[0]
+            key = (src.file, src.start)
+            if key in seen:
+                continue
+            seen.add(key)
+            if pyfn.__pto_name__ in names:
+                raise CompileError(f"module-level function {pyfn.__pto_name__!r} has the name of a method of this "
+                                   f"program", u.src.loc(node))
+            names.add(pyfn.__pto_name__)
+            mu = Unit(item, pyfn.__pto_name__, _decl_of(pyfn), src, function_scope(pyfn), False,
+                      getattr(pyfn, "__annotations__", {}))
+            out.append(mu)
+            todo.append(mu)
+    return out
+
+
+def _submits_work(u: Unit, inline_names) -> bool:
+    """Does an Opaque function submit tasks (then it is the orchestration)?"""
+    for node in ast.walk(u.item):
+        if isinstance(node, ast.With):
+            for it in node.items:
+                call = it.context_expr
+                if isinstance(call, ast.Call) and getattr(_resolve(call.func, u.g), "__pto_marker__", None) in (
+                        "at", "spmd"):
+                    return True
+        if isinstance(node, ast.Call):
+            f = node.func
+            target = _resolve(f, u.g)
+            if getattr(target, "__pto_marker__", None) == "spmd_submit":
+                return True
+            if getattr(target, "__pto_op__", None) == "create_tensor":
+                return True
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self" and \
+                    f.attr not in inline_names:
+                return True
+            if getattr(target, "__pto_function__", None) not in (None, N.FunctionType.Inline):
+                return True
+    return False
+
+
+def _check_decl(u: Unit) -> None:
+    d = u.decl
+    loc = u.src.loc(u.item)
+    if d.external_source is not None:
+        raise CompileError(f"{u.name}: external_source= (a kernel body from an external file) is not supported by "
+                           f"ptokit; write the body in the DSL", loc)
+    if d.level is not None and d.level not in (Level.CORE_GROUP,):
+        if d.level == Level.HOST:
+            raise CompileError(f"{u.name}: level=pl.Level.HOST (a host-level distributed function) is not "
+                               f"supported yet", loc)
+        raise CompileError(f"{u.name}: level={d.level!r} is not supported; functions run at "
+                           f"pl.Level.CORE_GROUP (kernels) or orchestrate them", loc)
+    if d.role is not None:
+        raise CompileError(f"{u.name}: role= applies to host-level distributed functions (level=pl.Level.HOST), "
+                           f"which are not supported yet", loc)
+    attrs = dict(d.attrs or {})
+    attrs.update(_func_attr_stmt(u))
+    for key, value in attrs.items():
+        if key not in KNOWN_ATTRS:
+            raise CompileError(f"{u.name}: unknown function attribute {key!r} (known: {', '.join(KNOWN_ATTRS)})", loc)
+        if key == "split" and int(getattr(value, "value", value)) != 0:
+            raise CompileError(f"{u.name}: attrs={{'split': {value!r}}} (split cross-core transfers) is not "
+                               f"supported yet; only pl.SplitMode.NONE", loc)
+        if key == "dual_aiv_dispatch" and value:
+            raise CompileError(f"{u.name}: attrs={{'dual_aiv_dispatch': True}} is not supported yet", loc)
+
+
+def _func_attr_stmt(u: Unit) -> dict:
+    """``pl.func_attr({...})`` as the first statement (after a docstring)."""
+    body = [s for s in u.item.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                                           and isinstance(s.value.value, str))]
+    for i, s in enumerate(body):
+        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and \
+                getattr(_resolve(s.value.func, u.g), "__pto_marker__", None) == "func_attr":
+            if i != 0:
+                raise CompileError("pl.func_attr({...}) must be the first statement of the function", u.src.loc(s))
+            call = s.value
+            if len(call.args) != 1 or call.keywords:
+                raise CompileError("pl.func_attr takes one dict of function attributes", u.src.loc(call))
+            value = eval_static(call.args[0], u.src, u.g, "function attributes")
+            if not isinstance(value, dict):
+                raise CompileError(f"pl.func_attr takes a dict, got {value!r}", u.src.loc(call))
+            return value
+    return {}
+
+
+def parse_header(item: ast.FunctionDef, kind, name, src, g, method: bool, evaluated=None) -> N.Function:
+    args = item.args.args
+    if method:
+        if not args or args[0].arg != "self":
+            raise CompileError(f"program function {item.name} must take self first", src.loc(item))
+        args = args[1:]
+    params = []
+    for a in args:
+        if a.annotation is None:
+            raise CompileError(f"parameter {a.arg!r} needs a type annotation", src.loc(a))
+        annot = (evaluated or {}).get(a.arg)
+        if annot is None or isinstance(annot, str):
+            annot = eval_static(a.annotation, src, g, "annotation")
+        ty, direction = annot_to_type(annot, src.loc(a.annotation))
+        params.append(N.Param(a.arg, ty, direction, src.loc(a)))
+    return N.Function(name, kind, params, [], [], src.loc(item))
+
+
+def parsed_returns(fn: N.Function) -> Optional[List[int]]:
+    """For each returned value of a parsed function, the parameter it is (-1 for other values):
+    ``return out``, ``return r`` (``r = pl.store(..., out)``), ``return pl.store(t, off, out)``,
+    ``return a, b``.  None when the function has no return value."""
+    names = [p.name for p in fn.params]
+    result = None
+    for s in N.walk_stmts(fn.body):
+        if not isinstance(s, N.Return) or not s.values:
+            continue
+        idx = []
+        for v in s.values:
+            if isinstance(v, N.OpCall) and v.op in ("store", "assemble") and isinstance(v.type, TensorType):
+                v = v.args[1] if v.op == "store" else v.args[0]
+            idx.append(names.index(v.name) if isinstance(v, N.Var) and v.name in names else -1)
+        result = idx
+    return result
+
+
+def parse_program(spec, parser_class) -> N.Program:
+    units = _class_units(spec)
+    units += _module_units(units)
+    inline = {u.name for u in units if u.decl.type is N.FunctionType.Inline}
+    for u in units:
+        _check_decl(u)
+        u.kind = u.decl.type
+        if u.kind is N.FunctionType.Opaque:
+            u.kind = N.FunctionType.Orchestration if _submits_work(u, inline) else N.FunctionType.InCore
+    headers: Dict[str, N.Function] = {}
+    sigs: Dict[str, Signature] = {}
+    for u in units:
+        fn = parse_header(u.item, u.kind, u.name, u.src, u.g, method=u.method, evaluated=u.annotations)
+        fn.attrs["declared_type"] = u.decl.type
+        headers[u.name] = fn
+        sigs[u.name] = Signature(fn, returned_params(u.item, fn))
+    dyn: Dict[str, DynamicDim] = {}
+    for u in units:
+        dyn.update(dyn_dims_of(u.g))
+    strict = getattr(spec, "strict_ssa", False)
+    outliner = Outliner(spec.cls.__name__, headers, sigs, set(headers))
+    order = {N.FunctionType.Inline: 0, N.FunctionType.Orchestration: 2}
+    for u in sorted(units, key=lambda u: order.get(u.kind, 1)):
+        fp = parser_class(u.src, u.g, sigs, dyn)
+        fp.strict_ssa = strict or u.decl.strict_ssa
+        fp.outliner = outliner
+        fn = headers[u.name]
+        fn.body = fp.parse_body(u.item, fn)
+        fn.return_types = return_types(fn.body)
+        returns = parsed_returns(fn)
+        if returns is not None and fn.kind is not N.FunctionType.Inline:
+            sigs[u.name].returns_params = returns
+    first = units[0]
+    return N.Program(spec.cls.__name__, headers, first.src.file, tuple(sorted(dyn)))

@@ -1,0 +1,121 @@
+"""Tensor-level code inside kernels: tensors, tensor windows and tile subscripts where tiles are
+expected, lowered to tile ops as the parser reads them (pypto-parity.md section F).
+
+In kernel code (InCore functions, ``pl.at`` blocks, helpers spliced into them):
+
+* a tensor operand of a tile op is loaded whole (a 1-D ``[n]`` tensor as a ``[1, n]`` tile); a
+  window ``x[a:b, c:d]`` (any window: row blocks, column blocks, ``x[i]`` rows) loads that
+  window; an operand the op wants in Left/Right (matmul) is loaded into Mat and moved there;
+* an Acc tile (a matmul result) used by a vector op is handed to the vector side first (the
+  kernel becomes a mixed cube + vector group); a Mat tile used by a cube op is moved to the
+  operand's space;
+* ``t[a:b, c:d]`` on a tile is a slice of it;
+* ``y[a:b, c:d] = v`` stores ``v`` at the window's origin of tensor ``y`` (a tile ``y``:
+  assembles it in), and ``pl.assemble(out, v, offsets)`` on a tensor ``out`` is that store;
+* ``pl.create_tensor(...)`` is an on-chip scratch tile.
+
+A mixin of FunctionParser (uses ``expr``, ``err``, ``loc``, ``_const``, ``typed_op``,
+``window_dims``, ``window_store``).
+"""
+from __future__ import annotations
+
+import ast
+from math import prod
+from typing import Optional
+
+from ..ir import nodes as N
+from ..ir.ops import OPS, OpDef, Param
+from ..ir.types import CAPACITY, MemorySpace, TensorType, TileType
+
+_VEC_BYTES = min(c[MemorySpace.Vec] for c in CAPACITY.values())
+
+
+class TensorLevelMixin:
+    @property
+    def kernel_code(self) -> bool:
+        return self.fn is not None and self.fn.kind is not N.FunctionType.Orchestration
+
+    # ------------------------------------------------------------ operands
+    def operand_tile(self, value: N.Expr, node, op: OpDef, param: Optional[Param] = None) -> N.Expr:
+        """hook: the IR value of a ``tile`` operand of ``op`` in this function."""
+        if not self.kernel_code:
+            return value
+        space = param.space if param is not None and param.space is not None else MemorySpace.Vec
+        if isinstance(value.type, TensorType):
+            return self.as_tile(value, node, op.name, space)
+        if isinstance(value.type, TileType):
+            mem = value.type.memory
+            if mem is MemorySpace.Acc and space is MemorySpace.Vec and not op.has("cube") \
+                    and not op.has("accepts_acc"):
+                return self._move(value, MemorySpace.Vec, node)        # cube -> vector hand-over
+            if mem is MemorySpace.Mat and space in (MemorySpace.Left, MemorySpace.Right) and op.has("cube"):
+                return self._move(value, space, node)
+        return value
+
+    def _move(self, value: N.Expr, space: MemorySpace, node) -> N.Expr:
+        return self.typed_op("move", [value], {"target_memory": space}, node)
+
+    def as_tile(self, v: N.Expr, node, what: str, space: MemorySpace = MemorySpace.Vec) -> N.Expr:
+        """A whole tensor, or a window of one, where a tile is expected: load it."""
+        if not isinstance(v.type, TensorType):
+            return v
+        if isinstance(v, N.OpCall) and v.op == "tensor_view":
+            base, offsets = v.args
+            shape = list(v.type.shape)
+        else:
+            base, shape = v, list(v.type.shape)
+            offsets = N.ListExpr([self._const(0, node) for _ in shape], loc=self.loc(node))
+        if not all(isinstance(d, int) for d in shape):
+            raise self.err(f"tensor-level pl.{what} needs a tensor of static shape, but {ast.unparse(node)!r} is "
+                           f"{v.type}; load tiles with pl.load(tensor, offsets, shapes) instead", node)
+        rows = prod(shape[:-1]) if len(shape) > 1 else 1
+        nbytes = rows * shape[-1] * v.type.dtype.size
+        if nbytes > _VEC_BYTES:
+            raise self.err(f"tensor-level pl.{what} on {ast.unparse(node)!r} ({v.type}) needs a {nbytes}-byte tile, "
+                           f"more than the {_VEC_BYTES}-byte Vec buffer; split it with pl.load / pl.store over "
+                           f"tiles in a pl.range loop", node)
+        load_space = MemorySpace.Mat if space in (MemorySpace.Left, MemorySpace.Right, MemorySpace.Mat) else space
+        attrs = {"shape": shape, "target_memory": load_space, "valid": None}
+        tile = self.typed_op("load", [base, offsets], attrs, node)
+        if load_space is not space:
+            tile = self._move(tile, space, node)
+        return tile
+
+    # ------------------------------------------------------------ subscripts
+    def kernel_subscript(self, e: ast.Subscript) -> N.Expr:
+        """``x[...]`` read in kernel code: a window of a tensor (loaded where it is used), a slice
+        of a tile."""
+        base = self.expr(e.value)
+        if isinstance(base.type, TileType):
+            return self._tile_slice(e, base)
+        if not isinstance(base.type, TensorType) or not isinstance(base, N.Var):
+            raise self.err(f"{ast.unparse(e.value)!r} is {base.type}; only tensors and tiles can be windowed", e.value)
+        offsets, extents, _ = self.window_dims(e, base, static=True, indices=True)
+        return self.typed_op("tensor_view", [base, N.ListExpr(offsets, loc=self.loc(e))], {"shape": list(extents)}, e)
+
+    def _tile_slice(self, e: ast.Subscript, tile: N.Expr) -> N.Expr:
+        fake = N.Var("_tile", type=TensorType(tuple(tile.type.shape), tile.type.dtype))
+        offsets, extents, _ = self.window_dims(e, fake, static=True, indices=True, what="tile")
+        offs = N.ListExpr(offsets, loc=self.loc(e))
+        attrs = {"shape": list(extents), "offsets_static": tuple(o.value if isinstance(o, N.Const) else None
+                                                                 for o in offsets)}
+        return self.typed_op("slice", [tile, offs], attrs, e)
+
+    def kernel_assign_subscript(self, target: ast.Subscript, s) -> N.Stmt:
+        """``y[...] = v`` in kernel code: store into a tensor window, or assemble into a tile."""
+        dst = self.expr(target.value)
+        value = self.expr(s.value)
+        if isinstance(dst.type, TileType):
+            value = self.as_tile(value, s.value, "assemble")
+            fake = N.Var("_tile", type=TensorType(tuple(dst.type.shape), dst.type.dtype))
+            offsets, _, _ = self.window_dims(target, fake, static=False, indices=True, what="tile")
+            offs = N.ListExpr(offsets, loc=self.loc(target))
+            attrs = {"offsets_static": tuple(o.value if isinstance(o, N.Const) else None for o in offsets)}
+            res = self.typed_op("assemble", [dst, value, offs], attrs, s)
+            name = target.value.id if isinstance(target.value, ast.Name) else None
+            if name is None:
+                raise self.err("a tile written through a subscript must be a name", target.value)
+            self.env[name] = res.type
+            return N.Assign([N.Var(name, type=res.type, loc=self.loc(target))], res, loc=self.loc(s))
+        value = self.operand_tile(value, s.value, OPS["store"])     # tensors load; an Acc tile stores as it is
+        return self.window_store(target, value, s.value, s)

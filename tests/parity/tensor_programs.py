@@ -1,0 +1,102 @@
+"""A5, A7, A11, A12, F: tensor-level code inside kernels, N-D windows, loads past the edge.
+New programs go at the end of this file."""
+import ptokit.language as pl
+
+
+@pl.program
+class TensorOps:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[32, 64], pl.FP32], w: pl.Tensor[[32, 1], pl.FP32], c: pl.Tensor[[1, 64], pl.FP32],
+          out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+        y = pl.abs(x)                         # a whole tensor is loaded
+        z = pl.add(y, x[0:32, :])             # so is a window
+        s = pl.row_sum(z)                     # tmp_tile made by the compiler
+        d = pl.sub(z, s)                      # [32, 64] - [32, 1]: row_expand_sub
+        e = pl.mul(d, w)                      # a [32, 1] tensor broadcasts too
+        f = pl.add(e, c)                      # [1, 64]: col_expand_add
+        out[:] = f
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[32, 64], pl.FP32], w: pl.Tensor[[32, 1], pl.FP32], c: pl.Tensor[[1, 64], pl.FP32],
+             out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+        out = self.k(x, w, c, out)
+        return out
+
+
+@pl.program
+class WindowsAndSlices:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+        left = pl.exp(x[:, 0:32])             # a column window
+        out = pl.assemble(out, left, [0, 32])  # assemble into a tensor: a store
+        t = pl.load(x, [0, 0], [32, 32])
+        top = t[0:16, :]                      # a tile slice
+        buf = pl.create_tensor([32, 32], dtype=pl.FP32)   # on-chip scratch
+        buf = pl.muls(t, 0.0)
+        buf[16:32, :] = pl.neg(top)           # assemble into a tile
+        buf[0:16, :] = pl.adds(top, 1.0)
+        out[:, 0:32] = buf
+        row = pl.muls(x[3], 10.0)             # x[i]: one row
+        out[31:32, 32:64] = row[:, 0:32]
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+        out = self.k(x, out)
+        return out
+
+
+@pl.program
+class MatmulThenVector:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 32], pl.FP16], b: pl.Tensor[[32, 16], pl.FP16],
+          out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+        acc = pl.matmul(a, b)                 # Mat loads, moves to Left/Right
+        out[:] = pl.exp(pl.muls(acc, 0.125))  # the vector side: the kernel becomes mixed
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 32], pl.FP16], b: pl.Tensor[[32, 16], pl.FP16],
+             out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+        out = self.k(a, b, out)
+        return out
+
+
+@pl.program
+class NdWindows:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[4, 16, 64], pl.FP32], y: pl.Out[pl.Tensor[[4, 16, 64], pl.FP32]]):
+        for b in pl.range(2):
+            t = pl.load(x, [b * 2, 0, 0], [2, 16, 64])     # a [32, 64] tile: rows in (b, r) order
+            u = pl.muls(t, 2.0)
+            y[b * 2:b * 2 + 2, :, :] = u
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[4, 16, 64], pl.FP32], y: pl.Out[pl.Tensor[[4, 16, 64], pl.FP32]]):
+        y = self.k(x, y)
+        return y
+
+
+@pl.program
+class PastTheEdge:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[48, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        t = pl.load(x, [0, 0], [64, 64], valid_shape=[48, 64])
+        t = pl.fillpad(t, pad_value=pl.PadValue.zero)
+        y = pl.store(pl.adds(t, 1.0), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[48, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = self.k(x, y)
+        return y
+
+
+@pl.jit
+def jit_tensor_level(x: pl.Tensor, out: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:, 0:32] = pl.exp(x[:, 32:64])
+        out[:, 32:64] = pl.sub(x[:, 0:32], pl.row_max(x[:, 0:32]))
+    return out

@@ -1,0 +1,80 @@
+"""A6, A8, A9: Opaque functions, module-level functions joining a program, returns in every form,
+names first bound in a loop or branch, pl.at outlined in a program, declarations."""
+import numpy as np
+import pytest
+
+import ptokit
+from ptokit.errors import CompileError
+from ptokit.ir import nodes as N
+
+from . import function_programs as F
+
+RUNTIMES = ["tensormap_and_ringbuffer", "host_build_graph"]
+
+
+def rand(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def located(err, needle):
+    assert err.loc is not None and err.loc.file == F.__file__, err
+    assert needle in str(err).splitlines()[1], str(err)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_opaque_and_module_level_functions(tmp_path, runtime):
+    prog = F.OpaqueDefaults.ir
+    kinds = {n: f.kind for n, f in prog.functions.items()}
+    assert kinds["main"] is N.FunctionType.Orchestration and kinds["via_name"] is N.FunctionType.InCore
+    assert {"scale_kernel", "bump_kernel"} <= set(kinds)
+    x = rand(16, 64)
+    ys = [np.zeros_like(x) for _ in range(6)]
+    ptokit.compile(F.OpaqueDefaults, output_dir=tmp_path / "out", runtime=runtime)(x, *ys)
+    np.testing.assert_allclose(ys[0], np.exp(x), rtol=1e-6)
+    np.testing.assert_array_equal(ys[1], -x)
+    np.testing.assert_allclose(ys[2], x * 3, rtol=1e-6)
+    np.testing.assert_allclose(ys[3], x * 3 + 1, rtol=1e-6)
+    np.testing.assert_array_equal(ys[4], np.abs(x))
+    np.testing.assert_array_equal(ys[5], np.maximum(x, 0))
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+@pytest.mark.parametrize("n", [1, 5])
+def test_names_bound_in_a_loop_or_branch_live_after_it(tmp_path, runtime, n):
+    x = rand(64, 64, seed=1)
+    y, z = np.zeros_like(x), np.zeros((16, 64), np.float32)
+    ptokit.compile(F.LastIteration, output_dir=tmp_path / "out", runtime=runtime)(x, n, y, z)
+    np.testing.assert_allclose(y, x * 2, rtol=1e-6)
+    last = x[48:] + 0.5
+    np.testing.assert_allclose(z, (last * 4 if n > 2 else last) + 30, rtol=1e-6)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_pl_at_in_a_program_is_outlined_with_unique_names(tmp_path, runtime):
+    names = set(F.AtOutlined.ir.functions)
+    assert names == {"main", "main_main", "main_main_0"}
+    x = rand(16, 64, seed=2)
+    y, z = np.zeros_like(x), np.zeros_like(x)
+    ptokit.compile(F.AtOutlined, output_dir=tmp_path / "out", runtime=runtime)(x, y, z)
+    np.testing.assert_allclose(y, np.exp(x), rtol=1e-6)
+    np.testing.assert_allclose(z, np.exp(x) + 1, rtol=1e-6)
+
+
+def test_func_attr_and_declarations_accepted(tmp_path):
+    x = rand(16, 64, seed=3)
+    y = np.zeros_like(x)
+    ptokit.compile(F.FuncAttrs, output_dir=tmp_path / "out")(x, y)
+    np.testing.assert_array_equal(y, x)
+
+
+@pytest.mark.parametrize("program,message,needle", [
+    (F.StrictRebind, "'t' is assigned a second time, but this function is strict_ssa=True", "t = pl.exp(t)"),
+    (F.SplitAttr, "attrs={'split': pl.SplitMode.UP_DOWN} (split cross-core transfers) is not supported yet",
+     "def k(self"),
+    (F.UnknownAttr, "unknown function attribute 'unroll_all'", "def k(self"),
+])
+def test_declaration_errors(tmp_path, program, message, needle):
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(program, output_dir=tmp_path / "out")
+    assert message in str(info.value)
+    located(info.value, needle)
