@@ -21,6 +21,9 @@ from ..pto.builder import Builder, Value
 
 def _whole_tensor(em, tensor: N.Var, b: Builder, loc) -> Value:
     """A partition view of the whole of a tensor parameter (mgather's source, mscatter's target)."""
+    if not isinstance(tensor, N.Var) or tensor.name not in em.views:
+        raise CompileError("pl.mgather / pl.mscatter address a whole tensor parameter by flat or row index; pass "
+                           "the tensor itself, not a window of it", loc)
     zeros = N.ListExpr([N.Const(0, type=INDEX) for _ in tensor.type.shape])
     sizes = [d if isinstance(d, int) else N.Var(str(d), type=INDEX) for d in tensor.type.shape]
     if not all(isinstance(d, int) or str(d) in em.values for d in tensor.type.shape):

@@ -205,3 +205,35 @@ def test_set_validshape_of_a_view_or_slice_is_a_located_error(tmp_path, view):
     err = str(info.value)
     assert "pl.set_validshape of 'v', a view (reshape / reinterpret_view / transpose_view) or slice result" in err
     assert info.value.loc.line == 9 and "pl.set_validshape(v, 4, 4)" in err.splitlines()[1]
+
+
+WINDOW_GATHER = """\
+import ptokit.language as pl
+
+
+@pl.program
+class WindowGather:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, t: pl.Tensor[[64, 32], pl.FP32], r: pl.Tensor[[1, 8], pl.INT32], y: pl.Out[pl.Tensor[[8, 32], pl.FP32]]):
+        y = pl.store(pl.tile.mgather(t[0:32, :], pl.load(r, [0, 0], [1, 8])), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, t: pl.Tensor[[64, 32], pl.FP32], r: pl.Tensor[[1, 8], pl.INT32],
+             y: pl.Out[pl.Tensor[[8, 32], pl.FP32]]):
+        y = self.k(t, r, y)
+        return y
+"""
+
+
+def test_mgather_of_a_tensor_window_is_a_located_error(tmp_path):
+    path = tmp_path / "window_gather.py"
+    path.write_text(WINDOW_GATHER)
+    spec = importlib.util.spec_from_file_location("window_gather", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["window_gather"] = mod
+    spec.loader.exec_module(mod)
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(mod.WindowGather, output_dir=tmp_path / "out")
+    assert "pl.mgather / pl.mscatter address a whole tensor parameter" in str(info.value)
+    assert info.value.loc.line == 8
