@@ -74,8 +74,8 @@ class OpBinder:
         attrs: Dict[str, object] = {}
         for p in op.params:
             node = bound[p.name]
-            if not isinstance(node, _Given) and not p.required and p.default is None and self._is_none(node):
-                node = bound[p.name] = _Given(None)     # None written out: the parameter's default
+            if not isinstance(node, _Given) and not p.required and self._is_none(node):
+                node = bound[p.name] = _Given(p.default)    # None written out (pypto's "unset"): the default
             if p.is_operand:
                 if isinstance(node, _Given):
                     if node.value is not None and not p.scratch:

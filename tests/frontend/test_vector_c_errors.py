@@ -237,3 +237,13 @@ def test_mgather_of_a_tensor_window_is_a_located_error(tmp_path):
         ptokit.compile(mod.WindowGather, output_dir=tmp_path / "out")
     assert "pl.mgather / pl.mscatter address a whole tensor parameter" in str(info.value)
     assert info.value.loc.line == 8
+
+
+def test_none_written_for_an_optional_parameter_is_its_default(tmp_path):
+    prog, _, _ = _program(tmp_path, "x = pl.move(pl.tile.create([16, 64], pl.FP32, None, transpose=None), "
+                                    "target_memory=pl.Mem.Vec, blayout=None, slayout=None)")
+    body = prog.ir.functions["k"].body
+    x = next(s for s in body if getattr(s, "targets", None) and s.targets[0].name == "x")
+    create = x.value.args[0]
+    assert create.op == "create_tile" and create.type.memory.name == "Vec" and create.type.layout is None
+    assert x.value.attrs["blayout"] is None and x.value.type.layout is None
