@@ -37,6 +37,12 @@ class Direction(enum.Enum):
     INOUT = "INOUT"
 
 
+# The IR's text form (``as_python()``) is the printer's (``ir/printer.py``).  The printer reads
+# these nodes, so it registers its two functions here when it loads, and the ``ptokit.ir``
+# package loads it with the package: nodes never import the printer.
+TEXT_FORM: Dict[str, object] = {}
+
+
 # ---------------------------------------------------------------- expressions
 
 @dataclass(eq=False)
@@ -174,6 +180,10 @@ class Param:
     direction: Direction = Direction.IN
     loc: Optional[SourceLoc] = field(default=None, repr=False)
 
+    @property
+    def name_hint(self) -> str:         # pypto's spelling of a parameter's name
+        return self.name
+
 
 @dataclass(eq=False)
 class Function:
@@ -191,6 +201,35 @@ class Function:
                 return p
         raise KeyError(name)
 
+    # pypto's names for what users read off a function
+    @property
+    def func_type(self) -> FunctionType:
+        return self.kind
+
+    @property
+    def param_directions(self) -> List[Direction]:
+        return [p.direction for p in self.params]
+
+    def as_python(self) -> str:
+        """This function as DSL text (a ``@pl.function`` method of a program class)."""
+        return TEXT_FORM["function"](self)
+
+
+class GlobalVar(str):
+    """The key of a program's function table, as pypto names it: the function's name, with
+    ``.name``.  It is the name itself (hash and equality by name), so ``functions["main"]``
+    finds the function whose key is ``GlobalVar("main")``."""
+
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        return str.__str__(self)
+
+    @property
+    def name_hint(self) -> str:
+        return str.__str__(self)
+
 
 @dataclass(eq=False)
 class Program:
@@ -198,9 +237,36 @@ class Program:
     functions: Dict[str, Function]
     source_file: str = "<unknown>"
     dyn_vars: Tuple[str, ...] = ()
+    lowered: bool = False          # the passes have run (ptokit.compile then only generates code)
+
+    def __post_init__(self):
+        self.functions = with_global_vars(self.functions)
 
     def of_kind(self, *kinds: FunctionType) -> List[Function]:
         return [f for f in self.functions.values() if f.kind in kinds]
+
+    # pypto's program surface
+    def get_function(self, name: str) -> Optional[Function]:
+        """The function named ``name``, or None."""
+        return self.functions.get(str(name))
+
+    def __getitem__(self, name: str) -> Function:
+        fn = self.functions.get(str(name))
+        if fn is None:
+            raise KeyError(f"program {self.name} has no function {name!r}; its functions are "
+                           f"{', '.join(self.functions)}")
+        return fn
+
+    def as_python(self) -> str:
+        """The program as DSL text: a module with its ``@pl.program`` class."""
+        return TEXT_FORM["program"](self)
+
+
+def with_global_vars(functions: Dict[str, Function]) -> Dict[str, Function]:
+    """The function table keyed by ``GlobalVar`` s (same order); already so, it is returned as is."""
+    if all(type(k) is GlobalVar for k in functions):
+        return functions
+    return {GlobalVar(k): f for k, f in functions.items()}
 
 
 def copy_program(p: Program) -> Program:
