@@ -19,7 +19,7 @@ PKG = Path(__file__).resolve().parents[1] / "ptokit"
 
 FLOOR = {"errors", "targets", "locks", "artifacts"}
 STAGES = {"pto", "ir", "passes", "codegen", "backend", "runtime", "launch", "language", "jit",
-          "toolchain", "compiled", "cli", "ptokit"}
+          "toolchain", "compiled", "harness", "cli", "ptokit"}
 
 # layer (the first name under ptokit/; "ptokit" is the package's own __init__) ->
 #   ("only", layers it may import besides itself)  or  ("not", layers it must not import)
@@ -38,6 +38,7 @@ RULES = {
     "launch":    ("not", {"jit", "backend", "language", "cli", "toolchain", "compiled"}),
     "compiled":  ("not", {"toolchain", "jit", "cli", "language"}),
     "toolchain": ("not", {"jit", "cli"}),
+    "harness":   ("not", {"jit", "cli"}),       # pypto.runtime's compile-and-run entry points
     "jit":       ("not", {"cli"}),
 }
 
@@ -47,6 +48,7 @@ RULES = {
 KNOWN_EDGES = {
     ("ptokit.language", "ptokit.jit"): "pl.jit (pypto.language.jit) is re-exported by ptokit.language",
     ("ptokit.ir", "ptokit"): "ptokit.ir.compile (pypto.ir.compile) is ptokit.compile",
+    ("ptokit.runtime", "ptokit.harness"): "ptokit.runtime.run / compile_program (pypto.runtime's) compile first",
 }
 
 

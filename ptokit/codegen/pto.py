@@ -31,6 +31,7 @@ from ..pto import types as P
 from ..pto.ast import Attr
 from ..pto.builder import Builder, Value, add_function, new_module
 from ..pto.printer import print_module
+from . import pto_forms
 from .abi import DynDim, KernelABI, ScalarArg, TensorArg
 from .pto_vector import SECTION_C_FORMS, emit_mscatter
 
@@ -257,8 +258,7 @@ class _Emitter:
         view = False
         if rep in self.values:
             held = self.values[rep][1]
-            if (held.shape, held.dtype, held.memory, held.layout) == \
-                    (var.type.shape, var.type.dtype, var.type.memory, var.type.layout):
+            if tile_buf(held) == tile_buf(var.type):
                 return Value(self.values[rep][0].name, tile_buf(var.type))
             view = True      # the same bytes seen with another shape (pl.reshape): its own tile_buf
         t: TileType = var.type
@@ -353,6 +353,8 @@ class _Emitter:
             pass       # kernels return through their Out tensors
         elif isinstance(s, N.For):
             self.for_loop(s, b)
+        elif isinstance(s, N.While):
+            self.while_loop(s, b)
         elif isinstance(s, N.If):
             self.if_stmt(s, b)
         elif isinstance(s, N.Scope) and s.kind == "lane_guard":
@@ -406,24 +408,11 @@ class _Emitter:
         if op.form in SECTION_C_FORMS:
             SECTION_C_FORMS[op.form](self, target, v, b, loc)
             return
-        ins: List[Value] = []
-        if op.form in ("binary", "unary", "reduce_tmp", "ternary"):
-            ins = [self.tile_arg(a) for a in v.args]
-        elif op.form == "scalar":
-            want = _scalar_operand_type(v.args[0].type, v.args[1])
-            ins = [self.tile_arg(v.args[0]), self.scalar(v.args[1], want, b)]
-        elif op.form == "expand":
-            ins = [self.tile_arg(v.args[0])]
-        elif op.form == "slice":
-            ins = [self.tile_arg(v.args[0])] + [self.scalar(o, "index", b) for o in v.args[1].items]
-        elif op.form == "insert":
-            ins = [self.tile_arg(v.args[1])] + [self.scalar(o, "index", b) for o in v.args[2].items]
-        else:
+        if op.form not in pto_forms.FORMS:
             raise InternalError(f"codegen: no PTO form for op {v.op}")
+        ins = pto_forms.operands(self, v, op.form, target.type, b)
         dst = Value(self.alloc(target, b, s.loc).name, tile_buf(target.type))
-        attrs = {}
-        if v.op == "cast" and v.attrs.get("mode"):
-            attrs["rmode"] = Attr.dialect("pto", f"round_mode {v.attrs['mode']}")
+        attrs = pto_forms.pto_attrs(op, v)
         outs = [dst]
         if spec.row_major:
             ins, outs = self.row_views(spec, ins, outs, b, loc, v)
@@ -453,7 +442,7 @@ class _Emitter:
         src = self.tile_arg(tile)
         sizes = partition_sizes(e.attrs.get("shape"), tile.type, len(tensor.type.shape))
         pv = self.partition(tensor, offsets, sizes, b, e.loc)
-        b.dps(OPS["store"].pto, [src], [pv], loc=self.srcloc(e.loc))
+        b.dps(OPS["store"].pto, [src], [pv], pto_forms.pto_attrs(OPS["store"], e), loc=self.srcloc(e.loc))
 
     def for_loop(self, s: N.For, b: Builder):
         lo = self.scalar(s.start, "index", b)
@@ -483,6 +472,35 @@ class _Emitter:
         self.body(s.body, body)
         if sc:
             body.yield_([self.scalar(y, p.type.dtype.mlir, body) for p, _, y, _ in sc])
+        for (_, _, _, r), val in zip(sc, results):
+            self.values[r.name] = (val, r.type)
+
+    def while_loop(self, s: N.While, b: Builder):
+        """``scf.while``: the statements before the loop's Condition fill the condition region, which
+        passes the carried scalars on to the body region; tiles carried share their buffer."""
+        for (p, init) in s.iter_args:
+            if isinstance(p.type, TileType):
+                rep = self.buffer_of.get(p.name, p.name)
+                if rep not in self.values and isinstance(init, N.Var):
+                    self.alloc(init, b, s.loc)
+        sc = [(p, init, y, r) for (p, init), y, r in zip(s.iter_args, s.yields, s.results)
+              if isinstance(p.type, ScalarType)]
+        inits = [(self.fresh(p.name), self.scalar(init, p.type.dtype.mlir, b)) for p, init, _, _ in sc]
+        after_names = [self.fresh(p.name) for p, _, _, _ in sc]
+        res = ""
+        if sc:
+            res = self.fresh(sc[0][3].name) if len(sc) == 1 else self.fresh("loop_res")
+        before, bargs, after, aargs, results = b.while_(inits, after_names, res, self.srcloc(s.loc))
+        pre, cond, post = s.split()
+        for (p, _, _, _), v in zip(sc, bargs):
+            self.values[p.name] = (v, p.type)
+        self.body(pre, before)
+        before.condition(self.scalar(cond.cond, "i1", before), bargs)
+        for (p, _, _, _), v in zip(sc, aargs):
+            self.values[p.name] = (v, p.type)
+        self.body(post, after)
+        if sc:
+            after.yield_([self.scalar(y, p.type.dtype.mlir, after) for p, _, y, _ in sc])
         for (_, _, _, r), val in zip(sc, results):
             self.values[r.name] = (val, r.type)
 
@@ -660,12 +678,6 @@ def _common(a: DType, b: DType) -> DType:
     if DType.INDEX in (a, b):
         return DType.INDEX
     return a if a.size >= b.size else b
-
-
-def _scalar_operand_type(tile_t: TileType, scalar: N.Expr) -> str:
-    if tile_t.dtype.is_float:
-        return "f32" if tile_t.dtype in (DType.FP32,) or (isinstance(scalar.type, ScalarType) and scalar.type.dtype is DType.FP32) else tile_t.dtype.mlir
-    return tile_t.dtype.mlir
 
 
 def emit_pto(fns: List[N.Function], arch: str, with_loc: bool = True) -> Tuple[str, List[KernelABI]]:

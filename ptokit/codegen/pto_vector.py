@@ -2,21 +2,20 @@
 ``codegen/pto.py``: set_validshape, extract, the mask gathers/scatters (an attribute inside
 ``ins(...)`` and a ``"row"`` axis), the in-place scatters, mgather / mscatter (a partition view
 of the whole tensor) and mrgsort (format 1, or format 2 with its executed-count vector).
+Their attributes come from the op table's ``pto_attrs`` like every op's (``pto_forms.pto_attrs``).
 
 Each form is a function of the emitter, the target variable, the IR call, the builder and the
 source location; ``SECTION_C_FORMS`` maps the op table's ``form=`` to it.
 """
 from __future__ import annotations
 
-from typing import Dict
-
 from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import OPS
 from ..ir.types import INDEX, ScalarType
 from ..pto import types as P
-from ..pto.ast import Attr
 from ..pto.builder import Builder, Value
+from .pto_forms import pto_attrs
 
 
 def _whole_tensor(em, tensor: N.Var, b: Builder, loc) -> Value:
@@ -49,14 +48,10 @@ def _emit_extract(em, target, v, b, loc):
     b.dps(OPS[v.op].pto, ins, [dst], loc=loc)
 
 
-def _mask_attr(v) -> Dict[str, Attr]:
-    return {"maskPattern": Attr.dialect("pto.mask_pattern", v.attrs["mask_pattern"].name)}
-
-
 def _emit_mask(em, target, v, b, loc):
     """gather_mask: ``pto.tgather ins(%s, {maskPattern = ...} : T, "row") outs(%d : T')``."""
     dst = em.new_dst(target, b, v.loc)
-    b.dps(OPS[v.op].pto, [em.tile_arg(v.args[0])], [dst], _mask_attr(v), loc, axis="row")
+    b.dps(OPS[v.op].pto, [em.tile_arg(v.args[0])], [dst], pto_attrs(OPS[v.op], v), loc, axis="row")
 
 
 def _emit_inplace(em, target, v, b, loc):
@@ -67,16 +62,13 @@ def _emit_inplace(em, target, v, b, loc):
 
 def _emit_inplace_mask(em, target, v, b, loc):
     dst = em.new_dst(target, b, v.loc)
-    b.dps(OPS[v.op].pto, [em.tile_arg(v.args[1])], [dst], _mask_attr(v), loc, axis="row")
+    b.dps(OPS[v.op].pto, [em.tile_arg(v.args[1])], [dst], pto_attrs(OPS[v.op], v), loc, axis="row")
 
 
 def _emit_mgather(em, target, v, b, loc):
     pv = _whole_tensor(em, v.args[0], b, v.loc)
-    attrs = {"coalesce": Attr.dialect("pto", f"coalesce {v.attrs['coalesce']}")}
-    if v.attrs.get("gather_oob", "undefined") != "undefined":
-        attrs["gatherOob"] = Attr.dialect("pto", f"gather_oob {v.attrs['gather_oob']}")
     dst = em.new_dst(target, b, v.loc)
-    b.dps(OPS[v.op].pto, [pv, em.tile_arg(v.args[1])], [dst], attrs, loc)
+    b.dps(OPS[v.op].pto, [pv, em.tile_arg(v.args[1])], [dst], pto_attrs(OPS[v.op], v), loc)
 
 
 def _emit_mrgsort(em, target, v, b, loc):
@@ -89,7 +81,7 @@ def _emit_mrgsort(em, target, v, b, loc):
         return
     ins = [em.tile_arg(a) for a in v.args]           # format 2: the lists, then tmp {exhausted}
     executed = b.constant(em.fresh("executed"), 0, P.VectorType((4,), "i16"))
-    b.dps(OPS[v.op].pto, ins, [dst, executed], {"exhausted": Attr.bool(bool(v.attrs.get("exhausted")))}, loc)
+    b.dps(OPS[v.op].pto, ins, [dst, executed], pto_attrs(OPS[v.op], v), loc)
 
 
 SECTION_C_FORMS = {"validshape": _emit_set_validshape, "subtile": _emit_extract, "mask": _emit_mask,

@@ -110,7 +110,7 @@ class _Printer:
         if isinstance(s, N.Assign):
             tgt = ", ".join(t.name for t in s.targets)
             ann = ""
-            if len(s.targets) == 1:
+            if len(s.targets) == 1 and not isinstance(s.value, N.FuncCall):   # a call's type is the callee's
                 ann = f": {fmt_type(s.targets[0].type)}"
             comment = ""
             if len(s.targets) == 1 and isinstance(s.targets[0].type, TileType):
@@ -131,6 +131,21 @@ class _Printer:
             self.body(s.body, depth + 1)
             if s.yields:
                 self.emit(depth + 1, "# yield " + ", ".join(fmt_expr(y) for y in s.yields))
+        elif isinstance(s, N.While):
+            if s.iter_args:
+                carried = ", ".join(f"{v.name}={fmt_expr(i)}" for v, i in s.iter_args)
+                self.emit(depth, f"# loop-carried: {carried}; results: {', '.join(r.name for r in s.results)}")
+            before, cond, rest = s.split()
+            if not before and not s.iter_args:       # the test comes first: plain `while cond:` DSL
+                self.emit(depth, f"while {fmt_expr(cond.cond)}:")
+                self.body(rest, depth + 1)
+            else:
+                self.emit(depth, "while True:")
+                self.body(s.body, depth + 1)
+            if s.yields:
+                self.emit(depth + 1, "# yield " + ", ".join(fmt_expr(y) for y in s.yields))
+        elif isinstance(s, N.Condition):
+            self.emit(depth, f"pl.cond({fmt_expr(s.cond)})   # the loop ends here when false")
         elif isinstance(s, N.If):
             self.emit(depth, f"if {fmt_expr(s.cond)}:")
             self.body(s.then_body, depth + 1)
@@ -157,10 +172,13 @@ class _Printer:
             self.emit(depth, f"# <{type(s).__name__}>")
 
 
-def print_function(fn: N.Function) -> str:
+def print_function(fn: N.Function, method: bool = True) -> str:
+    """One function: a method of a ``@pl.program`` class (indented, ``self`` first), or with
+    ``method=False`` a module-level ``@pl.function``."""
     p = _Printer(fn)
-    p.emit(1, f"@pl.function(type={fn.kind!r})")
-    params = ["self"]
+    base = 1 if method else 0
+    p.emit(base, f"@pl.function(type={fn.kind!r})")
+    params = ["self"] if method else []
     for prm in fn.params:
         t = fmt_type(prm.type)
         if prm.direction is N.Direction.OUT:
@@ -168,11 +186,11 @@ def print_function(fn: N.Function) -> str:
         elif prm.direction is N.Direction.INOUT:
             t = f"pl.InOut[{t}]"
         params.append(f"{prm.name}: {t}")
-    p.emit(1, f"def {fn.name}({', '.join(params)}):")
+    p.emit(base, f"def {fn.name}({', '.join(params)}):")
     for k, v in sorted(fn.attrs.items()):
         if k in ("core_type", "func_id", "uses_block", "uses_subblock"):
-            p.emit(2, f"# {k}: {v}")
-    p.body(fn.body, 2)
+            p.emit(base + 1, f"# {k}: {v}")
+    p.body(fn.body, base + 1)
     return "\n".join(p.lines)
 
 
@@ -188,3 +206,6 @@ def print_program(prog: N.Program) -> str:
     fns = [print_function(f) for f in prog.functions.values()]
     out.append("\n\n".join(fns))
     return "\n".join(out) + "\n"
+
+
+N.TEXT_FORM.update(function=print_function, program=print_program)

@@ -185,6 +185,16 @@ class MaskPattern(enum.IntEnum):
         return f"pl.tile.MaskPattern.{self.name}"
 
 
+class AtomicType(enum.IntEnum):
+    """How a store combines with what global memory already holds (pypto's ``pl.AtomicType``)."""
+
+    None_ = 0     # overwrite
+    Add = 1       # GM += tile (atomically: concurrent blocks may add into one tensor)
+
+    def __repr__(self) -> str:
+        return f"pl.AtomicType.{self.name}"
+
+
 Dim = Union[int, str]
 
 

@@ -49,6 +49,12 @@ def _verify_body(fn, body, defined, after, ssa, seen_defs):
             inner = set(defined) | {s.var.name} | {p.name for p, _ in s.iter_args}
             _verify_body(fn, s.body, inner, after, ssa, seen_defs)
             defs = [r.name for r in s.results]
+        elif isinstance(s, N.While):
+            if sum(isinstance(st, N.Condition) for st in s.body) != 1:
+                raise InternalError(f"after {after}: a while loop in {fn.name} has no single top-level Condition")
+            inner = set(defined) | {p.name for p, _ in s.iter_args}
+            _verify_body(fn, s.body, inner, after, ssa, seen_defs)
+            defs = [r.name for r in s.results]
         elif isinstance(s, N.If):
             then_defined, else_defined = set(defined), set(defined)
             _verify_body(fn, s.then_body, then_defined, after, ssa, seen_defs)

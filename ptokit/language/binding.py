@@ -14,12 +14,15 @@ from typing import Dict, Optional
 
 from ..ir import nodes as N
 from ..ir.ops import OPS, OpDef, OpTypeError, Param, infer
-from ..ir.types import (INDEX, DType, MaskPattern, MemorySpace, PadValue, ScalarType, TensorType, TileLayout, TileType,
-                        TupleType, dim_str)
+from ..ir.types import (INDEX, AtomicType, DType, MaskPattern, MemorySpace, PadValue, ScalarType, TensorType,
+                        TileLayout, TileType, TupleType, dim_str)
 
 _EXAMPLE = {DType: "pl.FP32", MemorySpace: "pl.Mem.Vec", PadValue: "pl.PadValue.zero",
-            TileLayout: "pl.TileLayout.row_major"}
-_ENUM_OF = {"dtype": DType, "memory": MemorySpace, "pad": PadValue, "layout": TileLayout}
+            TileLayout: "pl.TileLayout.row_major", AtomicType: "pl.AtomicType.Add"}
+_ENUM_OF = {"dtype": DType, "memory": MemorySpace, "pad": PadValue, "layout": TileLayout, "atomic": AtomicType}
+_ENUMS = tuple(_EXAMPLE)
+# pypto's literal spellings of a pad value: 0, math.inf, -math.inf
+_PAD_SUGAR = {0: PadValue.zero, float("inf"): PadValue.max, float("-inf"): PadValue.min}
 
 
 class _Given:
@@ -213,11 +216,17 @@ class OpBinder:
             if self._is_none(node):
                 return None
             return tuple(v.value if isinstance(v, N.Const) else v for v in self._index_list(node, p.name).items)
+        if p.kind == "pad":
+            return self._pad_attr(node, what)
         if p.kind in _ENUM_OF:
             return self._static_attr(node, _ENUM_OF[p.kind], p.name)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and p.kind in ("mode", "str"):
+            return node.value        # a string literal (the expression reader takes no strings)
         if p.kind == "mode":
             m = self.expr(node)
-            return m.value if isinstance(m, N.Const) else None
+            if not isinstance(m, N.Const) or not isinstance(m.value, int) or isinstance(m.value, bool):
+                raise self.err(f"{what} must be a rounding-mode name such as \"round\" or its number", node)
+            return m.value
         if p.kind == "choice":
             return self._choice(p, node, what)
         if p.kind == "mask_pattern":
@@ -282,9 +291,17 @@ class OpBinder:
             v = self.expr(node)
             return isinstance(v, N.Const) and v.value is None
         return False
+    def _pad_attr(self, node, what):
+        v = self.expr(node)
+        if isinstance(v, N.Const) and isinstance(v.value, PadValue):
+            return v.value
+        if isinstance(v, N.Const) and isinstance(v.value, (int, float)) and not isinstance(v.value, bool) \
+                and v.value in _PAD_SUGAR:
+            return _PAD_SUGAR[v.value]
+        raise self.err(f"{what} must be pl.PadValue.zero/max/min or one of 0, math.inf, -math.inf", node)
 
     def _static_attr(self, node, kinds, what):
-        if isinstance(node, (DType, MemorySpace, PadValue, TileLayout)) or node is None:
+        if isinstance(node, _ENUMS) or node is None:
             return node
         v = self.expr(node)
         if isinstance(v, N.Const) and isinstance(v.value, kinds):

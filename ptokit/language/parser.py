@@ -22,7 +22,7 @@ from ..errors import CompileError, InternalError
 from ..ir import nodes as N
 from ..ir.ops import BY_PYTHON, OPS, SCALAR_OPERATORS
 from ..ir.types import BOOL, INDEX, DType, MemorySpace, PadValue, ScalarType, TensorType, TileType, dim_vars
-from . import program
+from . import loops, program
 from .annotations import annot_to_type
 from .binding import OpBinder
 from .outline import Outliner
@@ -194,6 +194,12 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
         if isinstance(s, ast.Expr):
             if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
                 return []       # docstring
+            if getattr(s, "_pl_condition", None) is not None:
+                return [self.condition(s._pl_condition, s)]
+            if isinstance(s.value, ast.Call) and \
+                    getattr(self._resolve(s.value.func), "__pto_marker__", None) == "cond":
+                raise self.err("pl.cond(...) is the first statement of a `for (...) in pl.while_(init_values=...)` "
+                               "loop body", s)
             if self.static_statement(s):
                 return []
             e = self.expr(s.value)
@@ -225,6 +231,8 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
             return out + [N.Return(values, loc=loc)]
         if isinstance(s, ast.For):
             return [self.for_loop(s)]
+        if isinstance(s, ast.While):
+            return [self.while_stmt(s)]
         if isinstance(s, ast.If):
             return [self.if_stmt(s)]
         if isinstance(s, ast.With):
@@ -473,6 +481,10 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
     def for_loop(self, s: ast.For) -> N.Stmt:
         it = s.iter
         carried_names = []
+        if s.orelse:
+            raise self.err("`for ... else` is not supported: put the else code after the loop", s.orelse[0])
+        if isinstance(it, ast.Call) and getattr(self._resolve(it.func), "__pto_marker__", None) == "while_":
+            return self.while_loop(s, it)
         if isinstance(s.target, ast.Tuple):
             # `for i, (a, b) in pl.range(n, init_values=(a0, b0)):` -- explicit loop-carried values
             elts = s.target.elts
@@ -544,11 +556,35 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
             raise self.err("loop step must be positive", it)
         var = N.Var(loop_name.id, type=INDEX, loc=self.loc(loop_name))
         self.env[var.name] = INDEX
+        low = self.lower_escapes(s, s.body, kind)
+        stmts = loops.guard(low.body, low.stop, s) if low.stop else low.body
+        body, yielded = self.loop_scope(stmts, carried_names, s)
+        loop = N.For(var, bounds[0], bounds[1], bounds[2], body, kind=kind, stage=stage_n, loc=self.loc(s))
+        self.bind_yielded(yielded, s)
+        return loop
+
+    def lower_escapes(self, s, body, kind: str = "while") -> loops.Lowered:
+        """``break``/``continue`` of this loop rewritten into flags (``loops``); the break flag is
+        cleared before the loop."""
+        try:
+            low = loops.lower_loop_body(body, s)
+        except loops.EscapeError as e:
+            raise self.err(str(e), e.node) from None
+        if low.stop:
+            if kind == "parallel":
+                raise self.err("`break` in a pl.parallel loop: its iterations are independent, so none can end "
+                               "the others; use pl.range", loops.find_escape(body, (ast.Break,)))
+            self.pre.extend(self.bind_name(low.stop, ast.copy_location(ast.Constant(value=False), s), s))
+        return low
+
+    def loop_scope(self, stmts, carried_names, s):
+        """Parse a loop body: (statements, [(name a pl.yield_ bound, carried name)]).  Names bound
+        before the loop keep their types; names first bound inside stay visible after it when read."""
         saved = dict(self.env)
         outer_yield, yielded = self.yield_ctx, []
         self.yield_ctx = ("loop", carried_names, yielded)
         try:
-            body = self.block(s.body)
+            body = self.block(stmts)
         finally:
             self.yield_ctx = outer_yield
         for k, v in list(self.env.items()):
@@ -561,14 +597,63 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
         for k, v in inner.items():          # tensor names bound in the loop alias existing tensors
             if k not in self.env and k in self.alias:
                 self.env[k] = v
-        loop = N.For(var, bounds[0], bounds[1], bounds[2], body, kind=kind, stage=stage_n, loc=self.loc(s))
-        if yielded:
-            # after the loop, the names the yield was assigned to hold the carried values' last state
-            after = []
-            for lhs, name in yielded:
-                after.extend(self.bind_name(lhs, ast.copy_location(ast.Name(id=name, ctx=ast.Load()), s), s))
-            self.post.extend(after)
-        return loop
+        return body, yielded
+
+    def bind_yielded(self, yielded, s) -> None:
+        # after the loop, the names the yield was assigned to hold the carried values' last state
+        for lhs, name in yielded:
+            self.post.extend(self.bind_name(lhs, ast.copy_location(ast.Name(id=name, ctx=ast.Load()), s), s))
+
+    def condition(self, test: ast.expr, node) -> N.Stmt:
+        cond = self.expr(test)
+        if not isinstance(cond.type, ScalarType):
+            raise self.err(f"a loop condition must be a scalar, but got {cond.type}", test)
+        return N.Condition(cond, loc=self.loc(test))
+
+    def _condition_stmt(self, test: ast.expr) -> ast.stmt:
+        st = ast.copy_location(ast.Expr(value=test), test)
+        st._pl_condition = test
+        return st
+
+    def while_stmt(self, s: ast.While) -> N.Stmt:
+        """``while test:``: names rebound in the body are carried; the test is evaluated before every
+        iteration (a ``break`` adds ``and not <stop>`` to it)."""
+        if s.orelse:
+            raise self.err("`while ... else` is not supported: put the else code after the loop", s.orelse[0])
+        low = self.lower_escapes(s, s.body)
+        test = loops.and_not(s.test, low.stop) if low.stop else s.test
+        body, yielded = self.loop_scope([self._condition_stmt(test)] + low.body, [], s)
+        return N.While(body, loc=self.loc(s))
+
+    def while_loop(self, s: ast.For, it: ast.Call) -> N.Stmt:
+        """``for (a, b) in pl.while_(init_values=(a0, b0)):`` whose body starts with ``pl.cond(test)``
+        and ends with ``a2, b2 = pl.yield_(...)``."""
+        usage = "`for (x,) in pl.while_(init_values=(x0,)):` with `pl.cond(...)` as the first statement"
+        target = s.target
+        names = target.elts if isinstance(target, ast.Tuple) else [target]
+        if not names or not all(isinstance(n, ast.Name) for n in names):
+            raise self.err(f"pl.while_ binds its carried values to names: {usage}", target)
+        carried = [n.id for n in names]
+        if it.args or [k.arg for k in it.keywords] != ["init_values"]:
+            raise self.err(f"pl.while_ takes only init_values=(...): {usage}", it)
+        node = it.keywords[0].value
+        elts = node.elts if isinstance(node, (ast.Tuple, ast.List)) else [node]
+        if len(elts) != len(carried):
+            raise self.err(f"init_values has {len(elts)} values for {len(carried)} loop-carried names", node)
+        first = s.body[0]
+        if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Call)
+                and getattr(self._resolve(first.value.func), "__pto_marker__", None) == "cond"):
+            raise self.err(f"a pl.while_ body starts with its test, pl.cond(...): {usage}", first)
+        call = first.value
+        if len(call.args) != 1 or call.keywords:
+            raise self.err("pl.cond takes the loop condition, one expression", call)
+        for name, value in zip(carried, elts):
+            self.pre.extend(self.bind_name(name, value, value))
+        low = self.lower_escapes(s, s.body[1:])
+        test = loops.and_not(call.args[0], low.stop) if low.stop else call.args[0]
+        body, yielded = self.loop_scope([self._condition_stmt(test)] + low.body, carried, s)
+        self.bind_yielded(yielded, s)
+        return N.While(body, loc=self.loc(s))
 
     def with_block(self, s: ast.With) -> N.Stmt:
         if len(s.items) != 1:

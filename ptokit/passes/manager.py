@@ -17,6 +17,7 @@ from ..ir.nodes import Program, copy_program
 from ..ir.printer import print_program
 from ..ir.verifier import PROPERTIES, verify_properties
 from .classify import classify_kernels
+from .composites import expand_composites
 from .context import PassContext
 from .directions import derive_directions
 from .fifo_to_move import fifo_to_move
@@ -51,6 +52,7 @@ PIPELINE: List[Pass] = [
     Pass("FifoToMove", fifo_to_move, requires=_p("inlined"), produces=_p("no_fifo")),
     Pass("Flatten", flatten, requires=_p("inlined"), produces=_p("flat")),
     Pass("UnrollLoops", unroll_loops, requires=_p("flat"), produces=_p("unrolled")),
+    Pass("ExpandComposites", expand_composites, requires=_p("flat")),
     Pass("ConvertToSSA", to_ssa, requires=_p("flat", "unrolled"), produces=_p("ssa")),
     Pass("InferMemorySpace", check_memory_spaces, requires=_p("ssa")),
     Pass("ClassifyKernels", classify_kernels, requires=_p("ssa", "no_fifo"), produces=_p("classified")),

@@ -33,19 +33,12 @@ def unroll_loops(prog: N.Program, ctx: PassContext) -> N.Program:
 def _body(body: List[N.Stmt]) -> List[N.Stmt]:
     out: List[N.Stmt] = []
     for s in body:
-        if isinstance(s, N.For):
-            inner = _body(s.body)
-            if s.kind == "unroll":
-                out.extend(_unrolled(s, inner))
-            elif s.kind == "pipeline":
-                out.extend(_pipelined(s, inner))
-            else:
-                out.append(_with_body(s, inner))
-        elif isinstance(s, N.If):
-            out.append(N.If(s.cond, _body(s.then_body), _body(s.else_body), results=s.results,
-                            then_yields=s.then_yields, else_yields=s.else_yields, loc=s.loc))
-        elif isinstance(s, N.Scope):
-            out.append(N.Scope(s.kind, _body(s.body), s.attrs, loc=s.loc))
+        for sub in N.child_bodies(s):
+            sub[:] = _body(sub)
+        if isinstance(s, N.For) and s.kind == "unroll":
+            out.extend(_unrolled(s, s.body))
+        elif isinstance(s, N.For) and s.kind == "pipeline":
+            out.extend(_pipelined(s, s.body))
         else:
             out.append(s)
     return out

@@ -109,8 +109,13 @@ def test_a_many_form_op_names_its_forms():
 def test_mask_and_enum_attributes_are_checked():
     e = err_of(kernel(f"    pto.tgather ins(%a, {{maskPattern = #pto.mask_pattern<P0110>}} : {TB}, \"row\") "
                       f"outs(%b : {TB})"))
-    assert "'pto.tgather': attribute 'maskPattern' must be P0101, P1010, P0001, P0010, P0100, P1000, P1111, got " \
-           "#pto.mask_pattern<P0110>" in e.message
+    assert "'pto.tgather': attribute 'maskPattern' must be #pto.mask_pattern<P0101>, #pto.mask_pattern<P1010>, " \
+           "#pto.mask_pattern<P0001>, #pto.mask_pattern<P0010>, #pto.mask_pattern<P0100>, #pto.mask_pattern<P1000>, " \
+           "#pto.mask_pattern<P1111>, got #pto.mask_pattern<P0110>" in e.message
+    # the right word in the wrong dialect attribute
+    e = err_of(kernel(f"    pto.tgather ins(%a, {{maskPattern = #pto<coalesce P0101>}} : {TB}, \"row\") "
+                      f"outs(%b : {TB})"))
+    assert "attribute 'maskPattern' must be #pto.mask_pattern<P0101>" in e.message
     e = err_of(kernel(f"    pto.tscatter ins(%a : {TB}, \"row\") outs(%b : {TB})"))
     assert "'pto.tscatter': missing enum attribute 'maskPattern'" in e.message
     body = _rows("    %e = arith.constant dense<0> : vector<4xi16>\n"

@@ -140,3 +140,18 @@ class UnrollAndPipeline:
             acc = pl.add(acc, pl.load(x, [j * 16, 0], [16, 64]))
         y = pl.store(acc, [0, 0], y)
         return y
+
+
+@pl.program
+class Composite:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[8, 64], pl.FP32], y: pl.Out[pl.Tensor[[8, 64], pl.FP32]]) -> pl.Tensor[[8, 64], pl.FP32]:
+        t = pl.load(x, [0, 0], [8, 64])
+        s = pl.tile.sin(t)
+        y = pl.store(s, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[8, 64], pl.FP32], y: pl.Out[pl.Tensor[[8, 64], pl.FP32]]) -> pl.Tensor[[8, 64], pl.FP32]:
+        y = self.k(x, y)
+        return y

@@ -22,6 +22,7 @@ CASES = {
     "FifoToMove": P.ExplicitPipe,
     "Flatten": P.Nested,
     "UnrollLoops": P.UnrollAndPipeline,
+    "ExpandComposites": P.Composite,
     "ConvertToSSA": P.CarriedAndMerged,
     "InferMemorySpace": P.CubeAndVector,
     "ClassifyKernels": P.CubeAndVector,

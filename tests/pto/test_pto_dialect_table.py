@@ -96,9 +96,14 @@ def test_every_cxx_name_is_in_the_cpu_library(spec):
     for row in spec.variants or (spec,):
         assert row.cxx in LIB, f"{spec.name} lowers to {row.cxx}, which ptokit/runtime/include/pto/cpu does not define"
         if spec.form in ("dps", "view"):
-            # the emitter passes outs, then ins (a dropped optional tmp aside), then a RoundMode for tcvt
-            args = len(row.outs) + len(row.ins) - row.optional + sum(a.kind == "round_mode" for a in row.attrs)
+            # the emitter passes outs, then ins (an optional operand only when the row passes it), then the
+            # attributes the row lowers to arguments (tcvt's RoundMode, tcmp's CmpMode, ...)
+            ins = len(row.ins) - (0 if row.pass_optional else row.optional)
+            args = len(row.outs) + ins + sum(a.cxx == "arg" for a in row.attrs)
             assert any(lo <= args <= hi for lo, hi in LIB[row.cxx]), (spec.name, args, LIB[row.cxx])
+            if row.pass_optional:   # ... and the call without the optional operand exists too
+                short = args - row.optional - sum(a.cxx == "arg" and a.cxx_default is None for a in row.attrs)
+                assert any(lo <= short <= hi for lo, hi in LIB[row.cxx]), (spec.name, short, LIB[row.cxx])
 
 
 def test_row_major_roles_are_operands_of_their_op():

@@ -1,7 +1,8 @@
 """The C++ call of a destination-passing tile op: outs, then ins, then the attributes its row lowers to
-arguments, with the template arguments its row names (``pto.tgather ins(%s, {maskPattern = ...} : T, "row")``
--> ``TGATHER<decltype(d), decltype(s), MaskPattern::P0101>(d, s)``); a row with ``call`` lists its
-arguments by role instead (``TMRGSORT<...>(dst, executed, tmp, src0, src1)``)."""
+arguments, with the template arguments its row names (``pto.tstore {atomicType = ...}`` ->
+``TSTORE<decltype(t), decltype(g), AtomicType::AtomicAdd>(g, t)``, ``pto.tgather ins(%s, {maskPattern = ...}
+: T, "row")`` -> ``TGATHER<decltype(d), decltype(s), MaskPattern::P0101>(d, s)``); a row with ``call`` lists
+its arguments by role instead (``TMRGSORT<...>(dst, executed, tmp, src0, src1)``)."""
 from __future__ import annotations
 
 from typing import Callable, List, Optional

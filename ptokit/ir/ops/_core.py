@@ -66,6 +66,7 @@ ATTR_KINDS = frozenset({
     "dim",         # an int or an integer scalar expression; the ``dim`` parameters sharing one attribute
                    # key form a tuple in parameter order (set_validshape's valid_rows, valid_cols -> "valid")
     "layout",      # a pl.TileLayout constant
+    "atomic",      # a pl.AtomicType constant
 })
 
 
@@ -143,6 +144,12 @@ class OpDef:
     on_scalar: Optional[str] = None              # the op used when operand 0 is a scalar (pl.cast(s, pl.INDEX))
     doc: str = ""
     dsl_aliases: Tuple[str, ...] = ()   # other DSL spellings of the same op ("pl.tile.create" for create_tile)
+    # dialect attributes of the lowered op: (dialect attribute name, getter(ir_attrs, ir_args) -> value or
+    # None to leave it out); the value is the dialect-level spelling (enum word, bool or int)
+    pto_attrs: Tuple[Tuple[str, Callable], ...] = ()
+    # a composite op: expand(args, attrs, emit) -> result expr, where emit(op, args, attrs) binds one
+    # primitive op to a fresh temporary and returns it (the ExpandComposites pass calls it)
+    expand: Optional[Callable] = None
 
     def __post_init__(self):
         bad = set(self.traits) - TRAITS

@@ -45,6 +45,24 @@ for _n, _how in _COMBINE.items():
     declare(f"col_expand_{_n}", (P("tile"), P("col_vec")), _col_expand_op(f"col_expand_{_n}"),
             pto=f"pto.tcolexpand{_n}", form="binary", doc=f"{_how} with v[j] of a [1, cols] vector on column j")
 
+def _floats(rule, op):
+    def checked(ts, attrs):
+        t = rule(ts, attrs)
+        if not t.dtype.is_float:
+            raise OpTypeError(f"tile.{op} requires a floating-point tile, but got {t.dtype!r}", "tile")
+        return t
+    return checked
+
+
+declare("row_expand_expdif", (P("tile"), P("row_vec")),
+        _floats(_row_expand_op("row_expand_expdif"), "row_expand_expdif"),
+        pto="pto.trowexpandexpdif", form="binary", traits={"float_only"},
+        doc="exp(t - v) with v[i] of a [rows, 1] vector on row i")
+declare("col_expand_expdif", (P("tile"), P("col_vec")),
+        _floats(_col_expand_op("col_expand_expdif"), "col_expand_expdif"),
+        pto="pto.tcolexpandexpdif", form="binary", traits={"float_only"},
+        doc="exp(t - v) with v[j] of a [1, cols] vector on column j")
+
 declare("row_expand", (P("tile"), P("like")), _expand("row_expand", True), pto="pto.trowexpand", form="expand",
         doc="a [rows, 1] vector repeated across the columns of a tile shaped like `like`")
 declare("col_expand", (P("tile"), P("like")), _expand("col_expand", False), pto="pto.tcolexpand", form="expand",

@@ -85,6 +85,8 @@ declare("scatter", (P("dst"), P("src"), P("indexes")), _scatter, pto="pto.tscatt
 
 # ----------------------------------------------------------------- by mask pattern
 
+_MASK_ATTR = (("maskPattern", lambda a, _: a["mask_pattern"].name),)
+
 def _gather_mask(ts, attrs):
     src = _vec(ts[0], "gather_mask", "source", "src")
     if src.dtype.size not in (2, 4):
@@ -105,7 +107,7 @@ def _gather_mask(ts, attrs):
 
 declare("gather_mask", (P("src"), P("mask_pattern", "mask_pattern"), P("output_dtype", "dtype", None,
                                                                         keyword_only=True)),
-        _gather_mask, pto="pto.tgather", form="mask", namespaces=("pl.tile",),
+        _gather_mask, pto="pto.tgather", form="mask", namespaces=("pl.tile",), pto_attrs=_MASK_ATTR,
         doc="the columns mask_pattern marks in each row, packed left (output_dtype: same-width bit reinterpret)")
 
 
@@ -124,6 +126,7 @@ def _scatter_mask(ts, attrs):
 
 declare("scatter_mask", (P("dst"), P("src"), P("mask_pattern", "mask_pattern")), _scatter_mask,
         pto="pto.tscatter", form="inplace_mask", traits={"shares_operand0"}, namespaces=("pl.tile",),
+        pto_attrs=_MASK_ATTR,
         doc="each row of src written into the columns mask_pattern marks in dst, in place; the other columns of "
             "dst's valid region become 0 (as the hardware does)")
 
@@ -198,6 +201,9 @@ declare("mgather", (P("mem", "tensor"), P("idx"), P("coalesce", "choice", "row",
                     P("scratch", "tensor", None, keyword_only=True),
                     P("valid_shape", "valid", None, attr="valid", keyword_only=True)),
         _mgather, pto="pto.mgather", form="gm_gather", namespaces=("pl.tile",),
+        pto_attrs=(("coalesce", lambda a, _: a["coalesce"]),
+                   ("gatherOob", lambda a, _: None if a.get("gather_oob", "undefined") == "undefined"
+                    else a["gather_oob"])),
         doc="rows (coalesce='row') or elements ('elem') of a GM tensor picked by an INT32 index tile; an index "
             "out of range is a run-time error unless gather_oob is 'clamp', 'wrap' or 'zero'")
 
@@ -223,3 +229,4 @@ declare("mscatter", (P("src"), P("idx"), P("output_tensor", "tensor")), _mscatte
         form="gm_scatter",
         doc="output_tensor.flat[idx[i, j]] = src[i, j] in global memory; returns the tensor (duplicates: the last "
             "in row-major order wins; out of range: run-time error)")
+

@@ -1,7 +1,7 @@
 """Ops that move data between tiles without arithmetic: reshape, concat, slice, assemble, fillpad."""
 from __future__ import annotations
 
-from ..types import PadValue, TileType, fmt_shape
+from ..types import AtomicType, PadValue, TileType, fmt_shape
 from ._core import TILE, OpTypeError, P, count_of, declare, tile_of
 
 
@@ -55,6 +55,9 @@ def _assemble(ts, attrs):
         raise OpTypeError("pl.assemble needs two offsets [row, col]", "offset")
     if dst.dtype != src.dtype:
         raise OpTypeError(f"tile.assemble requires matching dtypes, but got {dst.dtype!r} and {src.dtype!r}")
+    if attrs.get("atomic") is AtomicType.Add:
+        raise OpTypeError("tile.assemble atomic=pl.AtomicType.Add adds into global memory: it is the form of "
+                          "pl.assemble on tensors; between tiles write pl.add into a slice instead", "atomic")
     offs = attrs["offsets_static"]
     for d in range(2):
         if offs[d] is not None and offs[d] + src.shape[d] > dst.shape[d]:
@@ -63,7 +66,9 @@ def _assemble(ts, attrs):
     return dst
 
 
-declare("assemble", (P("target"), P("source"), P("offset", "offsets", aliases=("offsets",), static_attr="offsets_static")),
+declare("assemble", (P("target"), P("source"),
+                     P("offset", "offsets", aliases=("offsets",), static_attr="offsets_static"),
+                     P("atomic", "atomic", AtomicType.None_, keyword_only=True)),
         _assemble, pto="pto.tinsert", form="insert", traits={"shares_operand0"},
         tensor_target=("store", {"tile": "source", "offsets": "offset", "output_tensor": "target"}),
         doc="target with source written at offset (in place)")

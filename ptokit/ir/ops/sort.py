@@ -117,5 +117,8 @@ declare("mrgsort", (P("src0"), P("src1", default=None), P("src2", default=None),
                     P("tmp", default=Scratch(make=_mrgsort_tmp)), P("exhausted", "bool", False),
                     P("block_len", "index", None, keyword_only=True, static_attr="block_len_static")),
         _mrgsort, pto="pto.tmrgsort", form="merge",
+        # format 2 writes {exhausted} always; format 1 (a block_len scalar last) has no such attribute
+        pto_attrs=(("exhausted", lambda a, args: None if isinstance(args[-1].type, ScalarType)
+                    else bool(a.get("exhausted"))),),
         doc="format 1 (block_len=): each group of 4 sorted runs of block_len elements merged; format 2 (2-4 "
             "sorted one-row tiles, tmp): merged into one, descending (exhausted=True: stop when a list runs out)")

@@ -15,6 +15,11 @@
 #include "pto/cpu/ops_view.hpp"
 #include "pto/cpu/ops_gather.hpp"
 #include "pto/cpu/ops_sort.hpp"
+#include "pto/cpu/ops_compare.hpp"
+#include "pto/cpu/ops_bitwise.hpp"
+#include "pto/cpu/ops_arith.hpp"
+#include "pto/cpu/ops_reduce2.hpp"
+#include "pto/cpu/ops_gen.hpp"
 #include "pto/cpu/fifo.hpp"
 
 #endif

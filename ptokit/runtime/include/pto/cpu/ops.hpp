@@ -75,6 +75,21 @@ inline void check_region(const char* instr, const GT& g, const GmView<GT>& v, in
              sizeof(typename GT::DType), vr, vc);
 }
 
+// *p += v as one atomic step: integers wrap; floats (and half/bf16, added in float) retry a compare-exchange.
+template <typename T>
+inline void atomic_add(T* p, T v) {
+    if constexpr (std::is_integral<T>::value) {
+        using U = typename std::make_unsigned<T>::type;
+        __atomic_fetch_add((U*)p, (U)v, __ATOMIC_RELAXED);
+    } else {
+        T old, upd;
+        __atomic_load(p, &old, __ATOMIC_RELAXED);
+        do {
+            upd = cvt<T>(cvt<calc_t<T>>(old) + cvt<calc_t<T>>(v));
+        } while (!__atomic_compare_exchange(p, &old, &upd, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    }
+}
+
 // ---------------------------------------------------------------- loop helpers
 // The storage offset of element (r, c): row-major, or column-major for a tile whose layout is the
 // transpose of its space's default (col_stored, tile.hpp).
@@ -207,7 +222,12 @@ inline D round_to_int(double v, RoundMode mode) {
         case RoundMode::CAST_FLOOR: v = floor(v); break;
         case RoundMode::CAST_CEIL: v = ceil(v); break;
         case RoundMode::CAST_TRUNC: v = trunc(v); break;
-        default: v = nearbyint(v); break;  // CAST_RINT / NONE / ODD: nearest, ties to even
+        case RoundMode::CAST_ODD: {  // round to odd: an inexact value takes the odd one of its two neighbours
+            const double t = trunc(v);
+            v = (t == v || fmod(t, 2.0) != 0.0) ? t : t + (v < 0 ? -1.0 : 1.0);
+            break;
+        }
+        default: v = nearbyint(v); break;  // CAST_RINT / NONE: nearest, ties to even
     }
     const double lo = (double)std::numeric_limits<D>::min(), hi = (double)std::numeric_limits<D>::max();
     if (v <= lo) return std::numeric_limits<D>::min();
@@ -405,7 +425,8 @@ inline RecordEvent TLOAD(TileData& dst, GlobalData& src) {
     return {};
 }
 
-template <typename TileData, typename GlobalData>
+// AtomicAdd: GM += tile, each element added atomically (blocks running at once may add into one tensor).
+template <typename TileData, typename GlobalData, AtomicType atomicType = AtomicType::AtomicNone>
 inline RecordEvent TSTORE(GlobalData& dst, TileData& src) {
     using DT = typename GlobalData::DType;
     using ST = typename TileData::DType;
@@ -414,6 +435,11 @@ inline RecordEvent TSTORE(GlobalData& dst, TileData& src) {
     const cpu::GmView<GlobalData> v(dst);
     cpu::check_region("TSTORE", dst, v, vr, vc);
     DT* g = dst.data_;
+    if constexpr (atomicType == AtomicType::AtomicAdd) {
+        for (int r = 0; r < vr; ++r)
+            for (int c = 0; c < vc; ++c) cpu::atomic_add(g + v.offset(r, c), cpu::cvt<DT>(s[cpu::at<TileData>(r, c)]));
+        return {};
+    }
     const int64_t cs = GlobalData::layout == Layout::NZ ? 0 : v.st[4];
     if constexpr (cpu::col_stored<TileData>()) {   // a transposed-layout tile: element by element
         for (int r = 0; r < vr; ++r)
