@@ -42,7 +42,9 @@ class OpBinder:
     def bind(self, op: OpDef, e: ast.Call) -> Dict[str, object]:
         """Parameter name -> the argument's ast node (or a ``_Given`` default)."""
         names = [p.name for p in op.params]
-        positional = [p.name for p in op.params if not p.keyword_only]
+        keywords = {kw.arg for kw in e.keywords}
+        positional = [p.name for p in op.params if not p.keyword_only
+                      and not (p.skipped_when_keyword and p.name in keywords)]
         if len(e.args) > len(positional):
             raise self.err(f"pl.{op.name} takes at most {len(positional)} positional arguments, got {len(e.args)}", e)
         for a in e.args:

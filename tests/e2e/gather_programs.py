@@ -187,3 +187,39 @@ class GlobalGathers:
                        g_row, g_col, g_clamp, g_wrap,
                        g_zero, g_elem, g_ewrap, g_i16, out)
         return g_row
+
+
+UR, UD = 32, 32        # scatter_update: input [UR, UD], index [UB, US], src [UB * US, UD]
+UB, US = 2, 8
+BLK, BS = 4, 8         # the 4-D form: a cache [BLK, BS, 1, UD] (BLK * BS = UR rows), src [UB, US, 1, UD]
+
+
+@pl.program
+class RowUpdates:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, inp: pl.Tensor[[UR, UD], pl.FP32], index: pl.Tensor[[UB, US], pl.INT32],
+          src: pl.Tensor[[UB * US, UD], pl.FP32], hinp: pl.Tensor[[UR, UD], pl.FP16],
+          hsrc: pl.Tensor[[UB * US, UD], pl.FP16], cache: pl.Tensor[[BLK, BS, 1, UD], pl.FP32],
+          csrc: pl.Tensor[[UB, US, 1, UD], pl.FP32],
+          out: pl.Out[pl.Tensor[[UR, UD], pl.FP32]], hout: pl.Out[pl.Tensor[[UR, UD], pl.FP16]],
+          cout: pl.Out[pl.Tensor[[BLK, BS, 1, UD], pl.FP32]]):
+        ix = pl.load(index, [0, 0], [UB, US])
+        t = pl.tile.scatter_update(pl.load(inp, [0, 0], [UR, UD]), -2, ix, pl.load(src, [0, 0], [UB * US, UD]))
+        out = pl.store(t, [0, 0], out)
+        h = pl.load(hinp, [0, 0], [UR, UD])
+        h = pl.scatter_update(h, ix, pl.load(hsrc, [0, 0], [UB * US, UD]), dim=-2)    # FP16: INT16 offsets
+        hout = pl.store(h, [0, 0], hout)
+        c = pl.load(cache, [0, 0, 0, 0], [BLK, BS, 1, UD])
+        c = pl.scatter_update(c, -2, index=ix, src=pl.load(csrc, [0, 0, 0, 0], [UB, US, 1, UD]))
+        cout = pl.store(c, [0, 0, 0, 0], cout)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, inp: pl.Tensor[[UR, UD], pl.FP32], index: pl.Tensor[[UB, US], pl.INT32],
+             src: pl.Tensor[[UB * US, UD], pl.FP32], hinp: pl.Tensor[[UR, UD], pl.FP16],
+             hsrc: pl.Tensor[[UB * US, UD], pl.FP16], cache: pl.Tensor[[BLK, BS, 1, UD], pl.FP32],
+             csrc: pl.Tensor[[UB, US, 1, UD], pl.FP32],
+             out: pl.Out[pl.Tensor[[UR, UD], pl.FP32]], hout: pl.Out[pl.Tensor[[UR, UD], pl.FP16]],
+             cout: pl.Out[pl.Tensor[[BLK, BS, 1, UD], pl.FP32]]):
+        out = self.k(inp, index, src, hinp, hsrc, cache, csrc, out, hout, cout)
+        return out

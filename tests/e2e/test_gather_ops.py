@@ -297,3 +297,53 @@ def test_mgather_pto_forms(tmp_path_factory):
     assert "{coalesce = #pto<coalesce elem>}" in text
     assert re.search(r"pto.mscatter ins\(%_t\d+, %_t\d+ : [^)]*\) outs\(%out_pview : "
                      r"!pto.partition_tensor_view<64x32xf32>\)", text)
+
+
+# ----------------------------------------------------------------------------- row updates
+
+UR, UD, UB, US, BLK, BS = gp.UR, gp.UD, gp.UB, gp.US, gp.BLK, gp.BS
+
+
+def run_row_updates(runtime, tmp_path_factory, index):
+    g = rng(5)
+    ins = dict(inp=g.standard_normal((UR, UD)).astype(np.float32), index=index,
+               src=g.standard_normal((UB * US, UD)).astype(np.float32),
+               hinp=g.standard_normal((UR, UD)).astype(np.float16),
+               hsrc=g.standard_normal((UB * US, UD)).astype(np.float16),
+               cache=g.standard_normal((BLK, BS, 1, UD)).astype(np.float32),
+               csrc=g.standard_normal((UB, US, 1, UD)).astype(np.float32))
+    outs = [np.zeros((UR, UD), np.float32), np.zeros((UR, UD), np.float16), np.zeros((BLK, BS, 1, UD), np.float32)]
+    tree(gp.RowUpdates, runtime, tmp_path_factory)(*ins.values(), *outs)
+    return ins, outs
+
+
+def row_update_ref(inp, index, src):
+    want = inp.copy()
+    for k, row in enumerate(index.reshape(-1)):     # in order: a repeated row keeps the last update
+        want[row] = src[k]
+    return want
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_scatter_update_writes_whole_rows_in_index_order(runtime, tmp_path_factory):
+    index = rng(6).permutation(UR)[:UB * US].reshape(UB, US).astype(np.int32)
+    index[1, 7] = index[0, 2]                       # a repeated row: the later src row wins
+    i, (out, hout, cout) = run_row_updates(runtime, tmp_path_factory, index)
+    assert np.array_equal(out, row_update_ref(i["inp"], index, i["src"]))
+    assert np.array_equal(out[index[0, 2]], i["src"][UB * US - 1])
+    assert np.array_equal(hout, row_update_ref(i["hinp"], index, i["hsrc"]))
+    untouched = np.setdiff1d(np.arange(UR), index)
+    assert len(untouched) and np.array_equal(out[untouched], i["inp"][untouched])
+    # the 4-D form: cache[index // BS, index % BS, 0] = src[b, s, 0]
+    want = i["cache"].copy()
+    for (b, s), row in np.ndenumerate(index):
+        want[row // BS, row % BS, 0] = i["csrc"][b, s, 0]
+    assert np.array_equal(cout, want)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_scatter_update_row_outside_the_input_is_a_runtime_error(runtime, tmp_path_factory):
+    index = np.arange(UB * US, dtype=np.int32).reshape(UB, US)
+    index[1, 3] = UR                                # one row past the end: flat offsets UR * UD + c
+    fails(lambda: run_row_updates(runtime, tmp_path_factory, index), r"kernel 'k'",
+          rf"TSCATTER: index {UR * UD} at indexes\[11, 0\] is outside the {UR}x{UD} destination tile")

@@ -43,6 +43,7 @@ class Bad:
         t = pl.tile.create([16, 64], dtype=pl.FP32)
         r1 = pl.sort32(pl.load(a1, [0, 0], [1, 64]), pl.load(au1, [0, 0], [1, 64]))
         rh = pl.sort32(pl.load(a1h, [0, 0], [1, 64]), pl.load(au1, [0, 0], [1, 64]))
+        ixv = pl.load(ar, [0, 0], [1, 8], valid_shape=[1, 6])
 """
 
 # (the erroneous statement, a fragment of the message, the text the caret points at)
@@ -129,6 +130,20 @@ CASES = [
     ("pl.mscatter(u8, i, y)", "scatters FP16, FP32, INT16 or INT32 elements, but got pl.UINT8", "u8,"),
     ("pl.mscatter(f, smalli, y)", "takes an INT32 index tile shaped like the source [16, 64]", "smalli,"),
     ("pl.mscatter(f, i, a16)", "requires matching dtypes, but got tile pl.FP32 and tensor pl.FP16", "a16)"),
+    ("x = pl.tile.scatter_update(f, 0, ixr, small)", "tile.scatter_update updates rows (dim=-2), but got dim=0",
+     "0,"),
+    ("x = pl.scatter_update(f, ixr, small, dim=1)", "updates rows (dim=-2), but got dim=1", "1)"),
+    ("x = pl.scatter_update(f, -2, ixr, f)", "with a [1, 8] index and 64-column input needs a [8, 64] src (one row "
+     "per index), but got [16, 64]", "f)"),
+    ("x = pl.scatter_update(f, -2, ixr, h8)", "requires matching dtypes, but got input pl.FP32 and src pl.FP16",
+     "h8)"),
+    ("x = pl.scatter_update(f, -2, small, f)", "takes an INT32 or INT16 index tile, but got pl.FP32", "small,"),
+    ("x = pl.scatter_update(u8, -2, ixr, u8)", "updates FP16, FP32, BF16, INT16 or INT32 rows, but got pl.UINT8",
+     "u8,"),
+    ("x = pl.scatter_update(f, -2, ixv, small)", "updates whole index and src tiles (no partial valid region)",
+     "ixv,"),
+    # dim= as a keyword selects the (input, index, src) form, so -2 and ixr are index and src here
+    ("x = pl.scatter_update(f, -2, ixr, src=small, dim=-2)", "got two values for its 'src' argument", "small,"),
     # ---------------------------------------------------------------- sorting
     ("x = pl.sort32(i, iu)", "tile.sort32 sorts FP16 or FP32 values, but got pl.INT32", "i, iu"),
     ("x = pl.sort32(f16c, iu)", "the source's 16 columns must be a multiple of 32", "f16c,"),

@@ -86,6 +86,9 @@ class Param:
     space: Optional[MemorySpace] = None  # tile operands: where a tensor (or Mat tile) argument is brought
                                          # in tensor-level kernel code (default Vec; cube operands Left/Right)
     choices: Optional[Tuple[str, ...]] = None   # kind "choice": the allowed strings (attribute = the string)
+    # written as a keyword, the positional arguments skip it: pypto's scatter_update(input, dim, index, src)
+    # is also scatter_update(input, index, src, dim=-2)
+    skipped_when_keyword: bool = False
 
     def __post_init__(self):
         if self.kind not in OPERAND_KINDS | ATTR_KINDS:

@@ -1,6 +1,6 @@
 """Gathers and scatters: by flat element offsets (gather, scatter), by a hardware mask pattern
-(gather_mask, scatter_mask), by 32-byte blocks (gatherb), and between global memory and a tile
-(mgather, mscatter).
+(gather_mask, scatter_mask), by 32-byte blocks (gatherb), between global memory and a tile
+(mgather, mscatter), and whole rows by a row index (scatter_update, a composite over scatter).
 
 Every index is checked when the kernel runs: one outside its source or destination is a run-time
 error naming the instruction, the index and where it was read (the simulator adds the kernel and
@@ -8,7 +8,8 @@ the task), never a read or write of a neighbour.
 """
 from __future__ import annotations
 
-from ..types import DType, MaskPattern, MemorySpace, TensorType, TileType, fmt_shape
+from .. import nodes as N
+from ..types import DType, MaskPattern, MemorySpace, ScalarType, TensorType, TileType, fmt_shape
 from ._core import OpTypeError, P, declare, tile_of
 
 _GATHER_DTYPES = (DType.FP16, DType.FP32, DType.INT16, DType.INT32)
@@ -230,3 +231,55 @@ declare("mscatter", (P("src"), P("idx"), P("output_tensor", "tensor")), _mscatte
         doc="output_tensor.flat[idx[i, j]] = src[i, j] in global memory; returns the tensor (duplicates: the last "
             "in row-major order wins; out of range: run-time error)")
 
+
+# ----------------------------------------------------------------- row updates (a composite over scatter)
+
+def _scatter_update(ts, attrs):
+    """pypto's 2-D form (input [rows, d], src [b * s, d]); its 4-D form (input [blocks, block_size, 1, d],
+    src [b, s, 1, d]) is the same update of the tiles a load of those windows gives ([blocks * block_size,
+    d] and [b * s, d]: row index // block_size, index % block_size is flat row index)."""
+    if attrs.get("dim") != -2:
+        raise OpTypeError(f"tile.scatter_update updates rows (dim=-2), but got dim={attrs.get('dim')!r}", "dim")
+    inp = _vec(ts[0], "scatter_update", "input", "input")
+    idx = _vec(ts[1], "scatter_update", "index tile", "index")
+    src = _vec(ts[2], "scatter_update", "source", "src")
+    if src.dtype != inp.dtype:
+        raise OpTypeError(f"tile.scatter_update requires matching dtypes, but got input {inp.dtype!r} and src "
+                          f"{src.dtype!r}", "src")
+    if inp.dtype not in _SCATTER_DTYPES or inp.dtype.size == 1:
+        raise OpTypeError(f"tile.scatter_update updates FP16, FP32, BF16, INT16 or INT32 rows, but got "
+                          f"{inp.dtype!r}", "input")
+    if idx.dtype not in (DType.INT16, DType.INT32):
+        raise OpTypeError(f"tile.scatter_update takes an INT32 or INT16 index tile, but got {idx.dtype!r}", "index")
+    want = (idx.rows * idx.cols, inp.cols)
+    if src.shape != want:
+        raise OpTypeError(f"tile.scatter_update with a {fmt_shape(idx.shape)} index and {inp.cols}-column input "
+                          f"needs a {fmt_shape(want)} src (one row per index), but got {fmt_shape(src.shape)}", "src")
+    if idx.valid is not None or src.valid is not None:
+        raise OpTypeError("tile.scatter_update updates whole index and src tiles (no partial valid region)", "index")
+    return inp
+
+
+def _scatter_update_expand(args, attrs, emit):
+    """input[index.flat[k], c] = src[k, c] as one scatter: the flat offsets index.flat[k] * d + c are the
+    index column repeated along each row, times d, plus the column ramp 0 .. d-1 (computed in INT32, then
+    narrowed to the INT16 offsets a 2-byte scatter takes)."""
+    inp, index, src = args
+    b, s = index.type.shape
+    d = inp.type.cols
+    i32 = ScalarType(DType.INT32)
+    rows = emit("row_expand", [emit("reshape", [index], {"shape": (b * s, 1)}), src], {})
+    if rows.type.dtype is not DType.INT32:
+        rows = emit("cast", [rows], {"target_type": DType.INT32, "mode": "rint"})
+    ramp = emit("ci", [N.Const(0, type=i32)], {"shape": (1, d), "dtype": DType.INT32, "descending": False})
+    flat = emit("col_expand_add", [emit("muls", [rows, N.Const(d, type=i32)], {}), ramp], {})
+    if inp.type.dtype.size == 2:
+        flat = emit("cast", [flat], {"target_type": DType.INT16, "mode": "rint"})
+    return emit("scatter", [inp, src, flat], {})
+
+
+declare("scatter_update", (P("input"), P("dim", "int", skipped_when_keyword=True), P("index"), P("src")),
+        _scatter_update, form="composite", traits={"shares_operand0"}, expand=_scatter_update_expand,
+        doc="input[index.flat[k], :] = src[k, :] for a [b, s] index and a [b * s, d] src, in place (dim=-2; also "
+            "(input, index, src, dim=-2); 4-D [blocks, block_size, 1, d] windows load as their flat rows; a "
+            "composite: the flat offsets index * d + column, then one scatter)")
