@@ -17,6 +17,7 @@ Loop-carried and merged *tiles* need no SSA plumbing: they share one buffer
 from __future__ import annotations
 
 import ast
+import dataclasses
 import os
 from typing import Dict, List, Optional, Tuple
 
@@ -32,6 +33,7 @@ from ..pto.builder import Builder, Value, add_function, new_module
 from ..pto.printer import print_module
 from . import pto_forms
 from .abi import DynDim, KernelABI, ScalarArg, TensorArg
+from .pto_vector import SECTION_C_FORMS, emit_mscatter
 
 GM_PIPE_BUFFER = "__gm_pipe_buffer"
 _INTS = ("index", "i64", "i32", "i16", "i8", "i1")
@@ -60,7 +62,10 @@ _PIPE_INIT = {"aic": "pto.aic_initialize_pipe", "aiv": "pto.aiv_initialize_pipe"
 
 def tile_buf(t: TileType) -> P.TileBufType:
     """The ``!pto.tile_buf`` of an IR tile type (valid sizes are operands: ``v_row=?, v_col=?``)."""
-    return P.TileBufType.of(t.memory.value, t.dtype.mlir, t.rows, t.cols, pad=int(t.pad))
+    tb = P.TileBufType.of(t.memory.value, t.dtype.mlir, t.rows, t.cols, pad=int(t.pad))
+    if t.layout is not None:      # a transposed or flat layout (pl.tile.transpose_view, create_tile(transpose=))
+        tb = dataclasses.replace(tb, blayout=t.layout[0], slayout=t.layout[1])
+    return tb
 
 
 def _scalar_t(mtype: str) -> P.ScalarType:
@@ -132,6 +137,7 @@ class _Emitter:
         self.addr = fn.attrs.get("tile_addr", {})
         self.views: Dict[str, Value] = {}
         self.tile_views: Dict[str, Value] = {}    # tile var -> its own tile_buf over a shared buffer
+        self.producer: Dict[str, str] = {}        # tile var -> the op that made it
         self.pview_count: Dict[str, int] = {}
         self.lane_conds: Dict[Tuple, Value] = {}
         self.spmd: Dict[str, Value] = {}
@@ -266,12 +272,14 @@ class _Emitter:
         """The tile an operand names, typed as the operand's IR type says."""
         if not isinstance(e, N.Var) or not isinstance(e.type, TileType):
             raise InternalError(f"codegen: expected a tile variable, got {e!r}")
+        if e.name in self.tile_views:
+            return self.tile_views[e.name]      # a view: the type it was defined with
         return Value(self.buffer(e), tile_buf(e.type))
 
     def alloc(self, var: N.Var, b: Builder, loc, static_valid=False) -> Value:
         rep = self.buffer_of.get(var.name, var.name)
         if var.name in self.tile_views:
-            return Value(self.tile_views[var.name].name, tile_buf(var.type))
+            return self.tile_views[var.name]
         view = False
         if rep in self.values:
             held = self.values[rep][1]
@@ -360,6 +368,8 @@ class _Emitter:
                 b.push(OPS[e.op].pto, self.tile_arg(e.args[0]), e.attrs.get("split", 0), self.srcloc(e.loc))
             elif isinstance(e, N.OpCall) and e.op in ("tfree_from_aic", "tfree_from_aiv"):
                 b.free(OPS[e.op].pto, e.attrs.get("split", 0), self.srcloc(e.loc))
+            elif isinstance(e, N.OpCall) and OPS[e.op].form == "gm_scatter":
+                self.mscatter(e, b)
             elif isinstance(e, N.OpCall) and not isinstance(e.type, TileType):
                 pass   # a scalar expression with no effect
             else:
@@ -391,10 +401,15 @@ class _Emitter:
             val = self.scalar(v, target.type.dtype.mlir, b)
             self.values[target.name] = (val, target.type)
             return
+        if isinstance(target.type, TensorType) and isinstance(v, N.OpCall) and OPS[v.op].form == "gm_scatter":
+            self.mscatter(v, b)               # `out = pl.mscatter(src, idx, out)`: the same tensor
+            self.views[target.name] = self.views[v.args[2].name]
+            return
         if not isinstance(target.type, TileType) or not isinstance(v, N.OpCall):
             raise CompileError(f"unsupported assignment in a kernel: {target.name} = {v!r}", s.loc)
         op = OPS[v.op]
         loc = self.srcloc(v.loc)
+        self.producer[target.name] = v.op
         if v.op == "load":
             tensor, offsets = v.args
             t: TileType = v.type
@@ -415,22 +430,12 @@ class _Emitter:
         if spec.form == "view":
             self.view(target, v, spec, b, loc)
             return
-        ins: List[Value] = []
-        if op.form in ("binary", "unary", "reduce_tmp", "ternary"):
-            ins = [self.tile_arg(a) for a in v.args]
-        elif op.form == "scalar":
-            want = _scalar_operand_type(v.args[0].type, v.args[1])
-            ins = [self.tile_arg(v.args[0]), self.scalar(v.args[1], want, b)]
-        elif op.form == "expand":
-            ins = [self.tile_arg(v.args[-1])]      # the vector (or, alone, the tile whose first column/row)
-        elif op.form == "slice":
-            ins = [self.tile_arg(v.args[0])] + [self.scalar(o, "index", b) for o in v.args[1].items]
-        elif op.form == "insert":
-            ins = [self.tile_arg(v.args[1])] + [self.scalar(o, "index", b) for o in v.args[2].items]
-        elif op.form in pto_forms.FORMS:
-            ins = pto_forms.operands(self, v, op.form, target.type, b, _scalar_operand_type)
-        else:
+        if op.form in SECTION_C_FORMS:
+            SECTION_C_FORMS[op.form](self, target, v, b, loc)
+            return
+        if op.form not in pto_forms.FORMS:
             raise InternalError(f"codegen: no PTO form for op {v.op}")
+        ins = pto_forms.operands(self, v, op.form, target.type, b)
         dst = Value(self.alloc(target, b, s.loc).name, tile_buf(target.type))
         attrs = pto_forms.pto_attrs(op, v)
         outs = [dst]
@@ -443,7 +448,19 @@ class _Emitter:
         if target.name in self.tile_views:
             return   # hoisted: it already has its own tile_buf over the shared buffer
         src = self.tile_arg(v.args[0])
-        self.tile_views[target.name] = b.view(spec.name, self.fresh(target.name), src, tile_buf(target.type), loc)
+        ty = tile_buf(target.type)
+        valid = target.type.valid
+        if valid and all(isinstance(d, int) for d in valid):
+            # the view has no valid-size operands: a static valid region lives in its type
+            ty = dataclasses.replace(ty, v_row=valid[0], v_col=valid[1])
+        self.tile_views[target.name] = b.view(spec.name, self.fresh(target.name), src, ty, loc)
+
+    def mscatter(self, e: N.OpCall, b: Builder):
+        emit_mscatter(self, e, b)
+
+    def new_dst(self, target: N.Var, b: Builder, loc) -> Value:
+        """The result tile of an op, typed as its IR type says."""
+        return Value(self.alloc(target, b, loc).name, tile_buf(target.type))
 
     def store(self, e: N.OpCall, b: Builder, loc):
         tile, tensor, offsets = e.args
@@ -686,12 +703,6 @@ def _common(a: DType, b: DType) -> DType:
     if DType.INDEX in (a, b):
         return DType.INDEX
     return a if a.size >= b.size else b
-
-
-def _scalar_operand_type(tile_t: TileType, scalar: N.Expr) -> str:
-    if tile_t.dtype.is_float:
-        return "f32" if tile_t.dtype in (DType.FP32,) or (isinstance(scalar.type, ScalarType) and scalar.type.dtype is DType.FP32) else tile_t.dtype.mlir
-    return tile_t.dtype.mlir
 
 
 def emit_pto(fns: List[N.Function], arch: str, with_loc: bool = True) -> Tuple[str, List[KernelABI]]:

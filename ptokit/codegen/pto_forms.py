@@ -1,13 +1,17 @@
 """PTO codegen for the op forms of the op table's later families, and every op's dialect attributes.
 
-Forms (``OpDef.form``):
+Forms (``OpDef.form``) of one destination-passing op with the result as its only out:
+  binary, unary, reduce_tmp, ternary   every argument, a tile
+  scalar    a tile and a scalar typed by it (f32 next to a float tile whose scalar is FP32)
+  expand    the vector only (the last argument; the out has the target's shape)
+  slice     the tile, then its offsets as indices; insert: the source tile (argument 1), then its offsets
   dps       every IR argument in order: tiles as tiles, scalars typed by the first tile operand's
             element (``pto.tsel ins(%mask, %a, %b, %tmp ...)``, ``pto.tcmps ins(%t, %s ...)``)
   fill      only the scalar arguments, typed by the result's element (``pto.texpands ins(%v : f32)``)
   fill_i32  only the scalar arguments, as i32 (``pto.trandom ins(%k0, ..., %c3 : i32, ...)``)
 
 ``pto_attrs(op, call)`` turns the row's ``pto_attrs`` getters into dialect attributes, spelled by the
-dialect row's attribute kind (``#pto<cmp lt>``, ``true``, ``7 : i32``).
+dialect row's attribute kind (``#pto<cmp lt>``, ``#pto.mask_pattern<P0101>``, ``true``, ``7 : i32``).
 """
 from __future__ import annotations
 
@@ -16,12 +20,13 @@ from typing import Dict, List
 from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import OpDef
-from ..ir.types import TileType
+from ..ir.types import DType, ScalarType, TileType
 from ..pto import dialect
 from ..pto.ast import Attr
 from ..pto.builder import Builder, Value
 
-FORMS = ("dps", "fill", "fill_i32")
+FORMS = ("binary", "unary", "reduce_tmp", "ternary", "scalar", "expand", "slice", "insert",
+         "dps", "fill", "fill_i32")
 
 
 def pto_attrs(op: OpDef, call: N.OpCall) -> Dict[str, Attr]:
@@ -33,7 +38,7 @@ def pto_attrs(op: OpDef, call: N.OpCall) -> Dict[str, Attr]:
             continue
         a = spec.attr(name)
         if a.kind in ("enum", "round_mode"):
-            out[name] = Attr.dialect("pto", f"{a.prefix} {v}")
+            out[name] = Attr.dialect(*dialect.attr_parts(a, v))
         elif a.kind == "bool":
             out[name] = Attr.bool(v)
         elif a.kind == "i32":
@@ -43,9 +48,26 @@ def pto_attrs(op: OpDef, call: N.OpCall) -> Dict[str, Attr]:
     return out
 
 
-def operands(em, call: N.OpCall, form: str, result: TileType, b: Builder, scalar_type) -> List[Value]:
-    """The ins(...) of an op of one of FORMS (``em``: the function's codegen, for tiles and scalars;
-    ``scalar_type(tile_type, expr)``: the MLIR type a scalar next to such a tile takes)."""
+def scalar_type(tile_t: TileType, scalar: N.Expr) -> str:
+    """The MLIR type of a scalar operand next to a tile of type ``tile_t``."""
+    if tile_t.dtype.is_float:
+        fp32 = tile_t.dtype is DType.FP32 or (isinstance(scalar.type, ScalarType) and scalar.type.dtype is DType.FP32)
+        return "f32" if fp32 else tile_t.dtype.mlir
+    return tile_t.dtype.mlir
+
+
+def operands(em, call: N.OpCall, form: str, result: TileType, b: Builder) -> List[Value]:
+    """The ins(...) of an op of one of FORMS (``em``: the function's codegen, for tiles and scalars)."""
+    args = call.args
+    if form in ("binary", "unary", "reduce_tmp", "ternary"):
+        return [em.tile_arg(a) for a in args]
+    if form == "scalar":
+        return [em.tile_arg(args[0]), em.scalar(args[1], scalar_type(args[0].type, args[1]), b)]
+    if form == "expand":      # the vector (row_expand(target, vec)), or alone the tile whose first column/row
+        return [em.tile_arg(args[-1])]
+    if form in ("slice", "insert"):
+        k = 0 if form == "slice" else 1
+        return [em.tile_arg(args[k])] + [em.scalar(o, "index", b) for o in args[k + 1].items]
     # a scalar takes the element of the tile it combines with: the first tile operand of the result's
     # dtype (sels(mask, src, tmp, s): src's), else the first one (cmps(lhs, s): lhs's)
     tiles = [a.type for a in call.args if isinstance(a.type, TileType)]

@@ -67,8 +67,8 @@ def fmt_expr(e: N.Expr) -> str:
         op = OPS.get(e.op)
         flags = {q.key for q in op.params if q.keyword_only and q.kind == "bool"} if op is not None else set()
         for k, v in attrs.items():
-            if k in ("offsets_static", "arch") or v is None or (k in flags and v is False):   # defaults left off
-                continue
+            if k == "arch" or k.endswith("_static") or v is None or (k in flags and v is False):
+                continue     # derived records, and parameters left at their defaults
             if isinstance(v, (list, tuple)):
                 v = "[" + ", ".join(fmt_expr(x) if isinstance(x, N.Expr) else str(x) for x in v) + "]"
             elif isinstance(v, PadValue):

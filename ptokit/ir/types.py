@@ -147,6 +147,46 @@ class PadValue(enum.IntEnum):
     min = 3
 
 
+class TileLayout(enum.Enum):
+    """pypto's ``pl.TileLayout``: a tile's block layout (``blayout``) or in-box layout (``slayout``)."""
+
+    row_major = "row_major"
+    col_major = "col_major"
+    none_box = "none_box"
+
+    def __repr__(self) -> str:
+        return f"pl.TileLayout.{self.name}"
+
+
+class MaskPattern(enum.IntEnum):
+    """pypto's ``pl.tile.MaskPattern``: which columns of each row a mask gather/scatter touches
+    (bits read right to left: P0101 = columns 0, 2, 4, ...)."""
+
+    P0101 = 1
+    P1010 = 2
+    P0001 = 3
+    P0010 = 4
+    P0100 = 5
+    P1000 = 6
+    P1111 = 7
+
+    @property
+    def stride(self) -> int:
+        return {1: 2, 2: 2, 7: 1}.get(int(self), 4)
+
+    @property
+    def first(self) -> int:
+        """The first column selected (the pattern selects first, first + stride, ...)."""
+        return {1: 0, 2: 1, 3: 0, 4: 1, 5: 2, 6: 3, 7: 0}[int(self)]
+
+    def count(self, n: int) -> int:
+        """How many of the columns 0 .. n-1 the pattern selects."""
+        return max(0, (n - self.first + self.stride - 1) // self.stride)
+
+    def __repr__(self) -> str:
+        return f"pl.tile.MaskPattern.{self.name}"
+
+
 class AtomicType(enum.IntEnum):
     """How a store combines with what global memory already holds (pypto's ``pl.AtomicType``)."""
 
@@ -214,6 +254,10 @@ class TileType:
     memory: MemorySpace = MemorySpace.Vec
     valid: Optional[tuple] = field(default=None, compare=False)   # None = full
     pad: PadValue = PadValue.null
+    # (blayout, slayout) when it is not the writer's default for the memory space and shape: the
+    # transposed (ZN) Mat layout of pl.tile.transpose_view / create_tile(transpose=True), a flat Mat
+    # tile, or a pl.move destination layout (docs/language.md, "Views and layouts")
+    layout: Optional[Tuple[str, str]] = None
 
     @property
     def rows(self) -> int:
@@ -229,10 +273,12 @@ class TileType:
 
     def __str__(self) -> str:
         mem = "" if self.memory is None else f", {self.memory!r}"    # None: an annotation naming no space
-        return f"pl.Tile[{fmt_shape(self.shape)}, {self.dtype!r}{mem}]"
+        lay = f", blayout={self.layout[0]}, slayout={self.layout[1]}" if self.layout else ""
+        return f"pl.Tile[{fmt_shape(self.shape)}, {self.dtype!r}{mem}{lay}]"
 
     def with_(self, **kw) -> "TileType":
-        d = dict(shape=self.shape, dtype=self.dtype, memory=self.memory, valid=self.valid, pad=self.pad)
+        d = dict(shape=self.shape, dtype=self.dtype, memory=self.memory, valid=self.valid, pad=self.pad,
+                 layout=self.layout)
         d.update(kw)
         return TileType(**d)
 

@@ -5,7 +5,7 @@ public ``pypto.language`` API for the surface documented in docs/language.md.
 The front end that reads DSL code lives in this package's modules (``parser`` and its parts).
 """
 from ..ir.nodes import FunctionType
-from ..ir.types import AtomicType, MemorySpace, PadValue
+from ..ir.types import AtomicType, MemorySpace, PadValue, TileLayout
 from .decorators import (at, cluster, const, func_attr, function, manual_scope, max, min, parallel,  # noqa: A004
                          pipeline, program, range, scope, spmd, static_assert, static_print, submit, unroll,
                          while_, cond, yield_)
@@ -29,8 +29,8 @@ def __getattr__(name):
 
 
 __all__ = [
-    "FunctionType", "AtomicType", "MemorySpace", "Mem", "PadValue", "Level", "Tensor", "Tile", "Scalar", "Out",
-    "InOut", "dynamic", "program", "function", "range", "parallel", "unroll", "at", "spmd", "tile",
+    "FunctionType", "AtomicType", "MemorySpace", "Mem", "PadValue", "TileLayout", "Level", "Tensor", "Tile", "Scalar",
+    "Out", "InOut", "dynamic", "program", "function", "range", "parallel", "unroll", "at", "spmd", "tile",
     "jit",  # noqa: F405 (module __getattr__)
     "func_attr", "SplitMode", "ScopeMode", "Role", "PipeType", "scope", "manual_scope", "cluster", "submit",
     "const", "min", "max", "static_assert", "static_print", "tensor", "pipeline", "yield_", "while_", "cond",

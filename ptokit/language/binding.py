@@ -10,15 +10,16 @@ be besides a tile, e.g. a whole tensor in tensor-level kernel code).
 from __future__ import annotations
 
 import ast
-from typing import Dict
+from typing import Dict, Optional
 
 from ..ir import nodes as N
 from ..ir.ops import OPS, OpDef, OpTypeError, Param, infer
-from ..ir.types import INDEX, AtomicType, DType, MemorySpace, PadValue, ScalarType, TensorType, TileType, TupleType, dim_str
+from ..ir.types import (INDEX, AtomicType, DType, MaskPattern, MemorySpace, PadValue, ScalarType, TensorType,
+                        TileLayout, TileType, TupleType, dim_str)
 
 _EXAMPLE = {DType: "pl.FP32", MemorySpace: "pl.Mem.Vec", PadValue: "pl.PadValue.zero",
-            AtomicType: "pl.AtomicType.Add"}
-_ENUM_OF = {"dtype": DType, "memory": MemorySpace, "pad": PadValue, "atomic": AtomicType}
+            TileLayout: "pl.TileLayout.row_major", AtomicType: "pl.AtomicType.Add"}
+_ENUM_OF = {"dtype": DType, "memory": MemorySpace, "pad": PadValue, "layout": TileLayout, "atomic": AtomicType}
 _ENUMS = tuple(_EXAMPLE)
 # pypto's literal spellings of a pad value: 0, math.inf, -math.inf
 _PAD_SUGAR = {0: PadValue.zero, float("inf"): PadValue.max, float("-inf"): PadValue.min}
@@ -41,7 +42,9 @@ class OpBinder:
     def bind(self, op: OpDef, e: ast.Call) -> Dict[str, object]:
         """Parameter name -> the argument's ast node (or a ``_Given`` default)."""
         names = [p.name for p in op.params]
-        positional = [p.name for p in op.params if not p.keyword_only]
+        keywords = {kw.arg for kw in e.keywords}
+        positional = [p.name for p in op.params if not p.keyword_only
+                      and not (p.skipped_when_keyword and p.name in keywords)]
         if len(e.args) > len(positional):
             raise self.err(f"pl.{op.name} takes at most {len(positional)} positional arguments, got {len(e.args)}", e)
         for a in e.args:
@@ -80,12 +83,17 @@ class OpBinder:
         attrs: Dict[str, object] = {}
         for p in op.params:
             node = bound[p.name]
+            if not isinstance(node, _Given) and not p.required and self._is_none(node):
+                node = bound[p.name] = _Given(p.default)    # None written out (pypto's "unset"): the default
             if p.is_operand:
                 if isinstance(node, _Given):
                     if node.value is not None and not p.scratch:
                         raise self.err(f"internal: operand {p.name!r} of pl.{op.name} has a non-None default", e)
                     continue
                 values[p.name] = self.read_operand(op, p, node)
+            elif p.kind == "dim":       # the dim parameters sharing a key form a tuple (set_validshape's valid)
+                attrs[p.key] = attrs.get(p.key, ()) + (node.value if isinstance(node, _Given) else
+                                                       self.read_attr(op, p, node),)
             else:
                 attrs[p.key] = node.value if isinstance(node, _Given) else self.read_attr(op, p, node)
         nodes = {p.name: bound.get(p.name) for p in op.params}
@@ -103,11 +111,18 @@ class OpBinder:
         for p in op.operand_params:
             if p.kind == "tile" and p.name in values:
                 values[p.name] = self.operand_tile(values[p.name], nodes[p.name], op, p)
-            if p.static_attr and p.name in values:
+            if p.static_attr and p.name in values and p.kind == "offsets":
                 attrs[p.static_attr] = tuple(o.value if isinstance(o, N.Const) else None
                                              for o in values[p.name].items)
+            elif p.static_attr and p.name in values:
+                v = values[p.name]
+                attrs[p.static_attr] = v.value if isinstance(v, N.Const) else None
         for p in op.operand_params:
-            if p.scratch and p.name not in values and p.scratch.like in values:
+            if p.scratch and p.name not in values and p.scratch.make is not None:
+                tmp = self._scratch_made(op, p, values, attrs, e)
+                if tmp is not None:
+                    values[p.name] = tmp
+            elif p.scratch and p.name not in values and p.scratch.like in values:
                 values[p.name] = self._scratch_like(values[p.scratch.like], e)
         first = values.get(op.operand_params[0].name) if op.operand_params else None
         if op.on_scalar is not None and first is not None and isinstance(first.type, ScalarType):
@@ -148,6 +163,18 @@ class OpBinder:
         return self.typed_op("create_tile", [], {"shape": list(t.shape), "dtype": t.dtype, "target_memory": t.memory},
                              e)
 
+    def _scratch_made(self, op: OpDef, p: Param, values, attrs, e) -> Optional[N.Expr]:
+        """A compiler-made tmp tile of the type the parameter's ``Scratch(make=...)`` rule gives from the
+        operands written (None: the call needs none, as mrgsort format 1)."""
+        try:
+            t = p.scratch.make([values[q.name].type for q in op.operand_params if q.name in values], attrs)
+        except OpTypeError as exc:
+            raise self.err(str(exc), e) from None
+        if t is None:
+            return None
+        return self.typed_op("create_tile", [], {"shape": list(t.shape), "dtype": t.dtype, "target_memory": t.memory},
+                             e)
+
     def _broadcast(self, op: OpDef, values) -> OpDef:
         """``[M, N] (op) [M, 1]`` is the row-expand form, ``[M, N] (op) [1, N]`` the col-expand one."""
         lhs, rhs = (values.get(p.name) for p in op.operand_params[:2])
@@ -182,7 +209,10 @@ class OpBinder:
             return self._index_list(node, f"pl.{op.name} {p.name}")
         if p.kind == "deps":
             return self.deps_value(node)
-        return self.expr(node)
+        v = self.expr(node)
+        if p.kind == "index" and (not isinstance(v.type, ScalarType) or v.type.dtype.is_float):
+            raise self.err(f"pl.{op.name} {p.name} must be an integer or an integer scalar, but got {v.type}", node)
+        return v
 
     def read_attr(self, op: OpDef, p: Param, node):
         what = f"pl.{op.name} {p.name}"
@@ -205,11 +235,39 @@ class OpBinder:
             if not isinstance(m, N.Const) or not isinstance(m.value, int) or isinstance(m.value, bool):
                 raise self.err(f"{what} must be a rounding-mode name such as \"round\" or its number", node)
             return m.value
+        if p.kind == "choice":
+            return self._choice(p, node, what)
+        if p.kind == "mask_pattern":
+            v = self.expr(node)
+            if isinstance(v, N.Const) and isinstance(v.value, int) and not isinstance(v.value, bool) \
+                    and 1 <= v.value <= 7:
+                return MaskPattern(v.value)
+            raise self.err(f"{what} must be a pl.tile.MaskPattern constant (P0101=1 ... P1111=7)", node)
+        if p.kind == "dim":
+            v = self.expr(node)
+            if not isinstance(v.type, ScalarType) or v.type.dtype.is_float:
+                raise self.err(f"{what} must be an integer or an integer scalar, but got {v.type}", node)
+            return v.value if isinstance(v, N.Const) else v
         v = self.expr(node)
         want = {"int": int, "bool": bool, "str": str}[p.kind]
         if not isinstance(v, N.Const) or not isinstance(v.value, want) or (want is int and isinstance(v.value, bool)):
             raise self.err(f"{what} must be a compile-time {want.__name__}", node)
         return v.value
+
+    def _choice(self, p: Param, node, what):
+        """One of ``p.choices``, written as the string or as its index (pypto's integer form)."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            value = node.value
+        else:
+            v = self.expr(node)
+            value = v.value if isinstance(v, N.Const) else None
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(p.choices):
+            return p.choices[value]
+        if isinstance(value, str) and value in p.choices:
+            return value
+        allowed = ", ".join(repr(c) for c in p.choices)
+        raise self.err(f"{what} must be one of {allowed} (or 0..{len(p.choices) - 1}), but got "
+                       f"{ast.unparse(node)}", node)
 
     def _list_items(self, node, what, example):
         """The items of a list argument: a literal list/tuple, or any expression whose value is one

@@ -7,6 +7,7 @@ import types as _types
 
 from ..ir.ops import OPS as _TABLE
 from ..ir.ops import dsl_name as _dsl_name
+from ..ir.types import MaskPattern
 from .decorators import dsl_marker
 
 
@@ -15,14 +16,20 @@ def _marker(name):
 
 
 def _namespace(ns: str) -> dict:
-    return {_dsl_name(name, ns): _marker(name) for name, op in _TABLE.items() if ns in op.namespaces}
+    names = {_dsl_name(name, ns): _marker(name) for name, op in _TABLE.items() if ns in op.namespaces}
+    for name, op in _TABLE.items():     # other spellings of an op (pl.tile.create is create_tile)
+        for alias in op.dsl_aliases:
+            where, _, short = alias.rpartition(".")
+            if where == ns:
+                names[short] = _marker(name)
+    return names
 
 
 OPS = _namespace("pl")
 globals().update(OPS)
 
 # pl.tile.<op>: the tile-level names
-tile = _types.SimpleNamespace(**_namespace("pl.tile"))
+tile = _types.SimpleNamespace(**_namespace("pl.tile"), MaskPattern=MaskPattern)
 
 # pl.tensor.<op>: the tensor-level spellings: every pl.<op> (in kernel code its tensor operands are
 # loaded, language/tensor_level.py), plus tensor-only names

@@ -16,6 +16,16 @@ from ..ir.types import MemorySpace, TileType
 def tile_shape_problem(t: TileType):
     """The hardware's tile shape rules (the tile library enforces the same at compile time)."""
     size = t.dtype.size
+    if t.layout is not None:   # a layout other than the space's default: its own box (tile.hpp's rule)
+        bl, sl = t.layout
+        if sl == "none_box":
+            n = t.cols if bl == "row_major" else t.rows
+            return None if (n * size) % 32 == 0 else f"a flat {bl} tile needs {n} x {size} bytes to be a multiple of 32"
+        box = (16, 32 // size) if sl == "row_major" else (32 // size, 16)
+        if (t.rows != 1 and t.rows % box[0]) or t.cols % box[1]:
+            return (f"a {t.memory.name} tile of {t.dtype.name} with slayout={sl} is stored in {box[0]}x{box[1]} "
+                    f"fractal boxes, so its shape must be a multiple of [{box[0]}, {box[1]}]")
+        return None
     if t.memory in (MemorySpace.Vec, MemorySpace.Bias):
         if t.cols == 1 and t.rows > 1:
             if (t.rows * size) % 32:

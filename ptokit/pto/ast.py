@@ -74,6 +74,8 @@ class Clause:
     typed: bool = False       # a group with ': types'
     attrs: list = field(default_factory=list)   # attr dicts written after an operand
     keys: List[str] = field(default_factory=list)   # keyword operands '(key = %v : T, ...)'
+    # a string after the types, ``ins(%a, {maskPattern = ...} : T, "row")`` (the attr dict then follows a comma)
+    axis: Optional[str] = None
 
 
 @dataclass

@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ..errors import InternalError
 from . import dialect
 from .ast import Attr, Block, BlockArg, Clause, Func, Module, Op, ResultDef, Use
-from .types import ScalarType, TileBufType
+from .types import ScalarType, TileBufType, VectorType
 
 SrcLoc = Optional[Tuple[str, int, int]]
 
@@ -46,6 +46,8 @@ def _bad(message: str) -> InternalError:
 def format_literal(value, ty: ScalarType) -> str:
     """The literal text of an ``arith.constant`` of type ``ty``: six significant digits when they give
     the value back in that type, else as many as a float32 (nine) or float64 (seventeen) needs."""
+    if isinstance(ty, VectorType):
+        return f"dense<{int(value)}>"
     if ty.is_float:
         v = float(value)
         if not math.isfinite(v):      # MLIR spells inf and nan as the type's bit pattern in hex
@@ -252,25 +254,43 @@ class Builder:
         return vals[0]
 
     def dps(self, name: str, ins: Sequence[Value], outs: Sequence[Value], attrs: Optional[Dict[str, Attr]] = None,
-            loc: SrcLoc = None) -> Op:
-        """``pto.X ins(...) outs(...)``, checked against the op's row (count, kinds, layout)."""
+            loc: SrcLoc = None, axis: Optional[str] = None) -> Op:
+        """``pto.X ins(...) outs(...)``, checked against the op's row (count, kinds, layout); ``axis`` is a
+        string after the ins types (``ins(%src, {maskPattern = ...} : T, "row")``)."""
         spec = self._spec(name, "dps")
         lo, hi = len(spec.ins) - spec.optional, len(spec.ins)
-        if not lo <= len(ins) <= hi or len(outs) != len(spec.outs):
+        if not spec.variants and (not lo <= len(ins) <= hi or len(outs) != len(spec.outs)):
             raise _bad(f"{name} takes {lo}..{hi} ins and {len(spec.outs)} outs, got {len(ins)} and {len(outs)}")
-        for operand, v in list(zip(spec.ins, ins)) + list(zip(spec.outs, outs)):
-            self._check(spec, operand, v)
+        row = dialect.variant(spec, [v.type for v in ins], [v.type for v in outs], axis) if spec.variants else spec
+        if row is None:
+            raise _bad(f"{name} has no form taking ins {[str(v.type) for v in ins]}, outs "
+                       f"{[str(v.type) for v in outs]}" + (f' and axis "{axis}"' if axis else ""))
+        for operand, v in list(zip(row.ins, ins)) + list(zip(row.outs, outs)):
+            self._check(row, operand, v)
         op = self._op(name, (), loc)
-        op.clauses = [Clause("group", "ins", [_use(v) for v in ins], types=[v.type for v in ins], typed=True),
+        op.clauses = [Clause("group", "ins", [_use(v) for v in ins], types=[v.type for v in ins], typed=True,
+                             axis=axis),
                       Clause("group", "outs", [_use(v) for v in outs], types=[v.type for v in outs], typed=True)]
         attrs = attrs or {}
-        self._set_attrs(op, spec, attrs)
-        # attributes the dialect writes inside ins(...), after the last operand (ins(%a, %b {cmpMode = ...} : ...))
-        inner = [k for k in attrs if spec.attr(k).place == "ins"]
+        self._set_attrs(op, row, attrs)
+        # attributes the dialect writes inside ins(...), after the last operand (ins(%a, %tmp {exhausted = ...} : ...))
+        inner = [k for k in attrs if row.attr(k) is not None and row.attr(k).place == "ins"]
         if inner:
             op.clauses[0].attrs = [("attrs", {k: attrs[k] for k in inner}, inner, len(ins))]
-        if any(k in attrs for k in spec.generic_if):
+        if any(k in attrs for k in row.generic_if):
             op.extra["generic"] = True      # printed as "pto.X"(...) {attrs} : (...) -> ()
+        return self._finish(op)
+
+    def plain(self, name: str, operands: Sequence[Value], loc: SrcLoc = None) -> Op:
+        """``pto.X %a, %b, ... : T`` (T the first operand's type): pto.set_validshape."""
+        spec = self._spec(name, "plain")
+        if len(operands) != len(spec.ins):
+            raise _bad(f"{name} takes {len(spec.ins)} operands, got {len(operands)}")
+        for operand, v in zip(spec.ins, operands):
+            self._check(spec, operand, v)
+        op = self._op(name, (), loc)
+        op.clauses = [Clause("operand", "", [_use(v)]) for v in operands]
+        op.colon_types = [operands[0].type]
         return self._finish(op)
 
     def view(self, name: str, result: str, src: Value, ty: TileBufType, loc: SrcLoc = None) -> Value:

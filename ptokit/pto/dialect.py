@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
-from .types import PartitionViewType, PtrType, ScalarType, TensorViewType, TileBufType
+from .types import PartitionViewType, PtrType, ScalarType, TensorViewType, TileBufType, VectorType
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,7 @@ class AttrSpec:
     allowed: Optional[Tuple] = None
     positive: bool = False
     prefix: str = ""          # round_mode / enum: the dialect attribute is #pto<prefix VALUE>
+    dotted: bool = False      # ... or, when set, #pto.prefix<VALUE> (#pto.mask_pattern<P0101>)
     place: str = "op"         # where a writer puts it: "op" (after outs(...)) or "ins" (after the last ins operand)
     cxx: str = ""             # how it reaches C++: "" not at all, "arg" appended argument, "template" (OpSpec.template)
     cxx_values: Optional[Tuple[Tuple[object, str], ...]] = None   # value -> C++ text (default: the value as is)
@@ -71,6 +72,11 @@ class OpSpec:
     # attribute lowered by its cxx_values; emitted always, or only when attribute ``template_if`` is present
     template: Tuple[str, ...] = ()
     template_if: Optional[str] = None
+    # one mnemonic with several operand shapes (pto.tgather's index and mask forms, ...): each variant
+    # is a full ``dps`` row; readers and writers use the first whose operands match
+    variants: Tuple["OpSpec", ...] = ()
+    axis: Optional[str] = None         # a variant whose ins(...) types end with this string: ``: T, "row"``
+    call: Tuple[str, ...] = ()         # the C++ arguments by role, when not outs then ins
     generic_if: Tuple[str, ...] = ()   # attributes that the op carries only in MLIR's generic form ("pto.x"(...))
     pass_optional: bool = False        # optional ins that are written are passed to C++ as well
 
@@ -79,7 +85,8 @@ class OpSpec:
         return self.ins + self.outs
 
     def attr(self, name: str) -> Optional[AttrSpec]:
-        for a in self.attrs:
+        """Attribute ``name`` of this row (of a many-form row: of whichever variant declares it)."""
+        for a in self.attrs + tuple(a for v in self.variants for a in v.attrs):
             if a.name == name:
                 return a
         return None
@@ -282,6 +289,62 @@ _row(OpSpec("pto.import_reserved_buffer", "reserve", outs=_operands("base:I"),
 
 FIFO_FORMS = ("push", "pop", "free", "reserve", "pipe_init")
 
+# ------------------------------------------------------- section C vector ops: views, gathers/scatters, sorting
+# (docs/language.md "Views and layouts", "Gathers and scatters", "Sorting"; C++ in pto/cpu/ops_view.hpp,
+# ops_gather.hpp, ops_sort.hpp)
+_dps("pto.ttrans", "TTRANS", "src:T tmp:T", row_major=("src", "tmp", "dst"))
+# ``pto.set_validshape %t, %vr, %vc : T``: the tile's valid region changes in place (a member call in C++)
+_row(OpSpec("pto.set_validshape", "plain", _operands("tile:T valid_row:I valid_col:I"), cxx=".SetValidShape"))
+
+_MASKS = ("P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111")
+# #pto.mask_pattern<P0101>, written inside ins(...) after the source: ins(%src, {maskPattern = ...} : T, "row")
+_MASK = AttrSpec("maskPattern", "enum", required=True, allowed=_MASKS, prefix="mask_pattern", dotted=True,
+                 place="ins", cxx="template",
+                 cxx_values=tuple((m, f"MaskPattern::{m}") for m in _MASKS))
+
+
+def _variant(name: str, cxx: str, ins: str, outs: str = "dst:T", **kw) -> OpSpec:
+    return OpSpec(name, "dps", _operands(ins), _operands(outs), cxx=cxx, pipe=kw.pop("pipe", "V"), **kw)
+
+
+def _variants(name: str, *variants: OpSpec, pipe: str = "V") -> None:
+    _row(OpSpec(name, "dps", variants[0].ins, variants[0].outs, cxx=variants[0].cxx, pipe=pipe, variants=variants))
+
+
+_variants("pto.tgather",
+          _variant("pto.tgather", "TGATHER", "src:T indices:T tmp:T", row_major=("src", "indices", "dst")),
+          _variant("pto.tgather", "TGATHER", "src:T", attrs=(_MASK,), axis="row", row_major=("src", "dst"),
+                   template=("T:dst", "T:src", "A:maskPattern")))
+_variants("pto.tscatter",
+          _variant("pto.tscatter", "TSCATTER", "src:T indexes:T", row_major=("src", "indexes", "dst")),
+          _variant("pto.tscatter", "TSCATTER", "src:T", attrs=(_MASK,), axis="row", row_major=("src", "dst"),
+                   template=("A:maskPattern",)))
+_dps("pto.tgatherb", "TGATHERB", "src:T offset:T", row_major=("src", "offset", "dst"))
+_dps("pto.mgather", "MGATHER", "src:G indices:T", pipe="MTE2", template=("A:coalesce", "A:gatherOob"),
+     attrs=(AttrSpec("coalesce", "enum", required=True, allowed=("row", "elem"), prefix="coalesce", cxx="template",
+                     cxx_values=(("row", "Coalesce::Row"), ("elem", "Coalesce::Elem"))),
+            AttrSpec("gatherOob", "enum", allowed=("undefined", "clamp", "wrap", "zero"), prefix="gather_oob",
+                     cxx="template", cxx_default="GatherOOB::Undefined",
+                     cxx_values=(("undefined", "GatherOOB::Undefined"), ("clamp", "GatherOOB::Clamp"),
+                                 ("wrap", "GatherOOB::Wrap"), ("zero", "GatherOOB::Zero")))))
+_dps("pto.mscatter", "MSCATTER", "src:T indices:T", "dst:G", pipe="MTE3")
+_dps("pto.tsort32", "TSORT32", "src:T idx:T tmp:T", optional=1, row_major=("src", "idx", "dst"))
+# format 2: {exhausted} after tmp inside ins(...); the executed counts are a vector<4xi16> out
+_EXHAUSTED = AttrSpec("exhausted", "bool", place="ins", cxx="template", cxx_values=((True, "true"), (False, "false")),
+                      cxx_default="false")
+
+
+def _format2(srcs: int) -> OpSpec:
+    roles = [f"src{k}" for k in range(srcs)]
+    return _variant("pto.tmrgsort", "TMRGSORT", " ".join(f"{r}:T" for r in roles) + " tmp:T", "dst:T executed:E",
+                    attrs=(_EXHAUSTED,), template=tuple(f"T:{r}" for r in ["dst", "tmp"] + roles) + ("A:exhausted",),
+                    call=("dst", "executed", "tmp", *roles))
+
+
+_variants("pto.tmrgsort", _variant("pto.tmrgsort", "TMRGSORT", "src:T block_len:I", row_major=("src", "dst")),
+          _format2(2), _format2(3), _format2(4))
+# ---------------------------------------------------------------- end of section C vector ops
+
 # ---------------------------------------------------------------- arith (C++: operators)
 ARITH_INT_BINARY = {
     "arith.addi": "+", "arith.subi": "-", "arith.muli": "*", "arith.divsi": "/", "arith.divui": "/",
@@ -312,18 +375,6 @@ RETURN_OPS = {"return", "func.return"}
 KNOWN_OPS = set(PTO_OPS) | ARITH_OPS | SCF_OPS | RETURN_OPS
 
 
-CHECKED_KINDS = ("int", "i32", "str", "round_mode", "enum")   # kinds whose values are checked against allowed
-
-
-def attr_word(a: AttrSpec, attr) -> object:
-    """The value of a written attribute as its row's ``allowed`` and ``cxx_values`` spell it: the last word of
-    ``#pto<prefix WORD>`` for round_mode / enum attributes, the Python value otherwise."""
-    v = attr.value
-    if a.kind in ("round_mode", "enum"):
-        return v[1].split()[-1] if isinstance(v, tuple) and v[1] else None
-    return v
-
-
 def spec(name: str) -> OpSpec:
     """The row of a ``pto.*`` op (KeyError for an op that is not in the dialect)."""
     return PTO_OPS[name]
@@ -332,7 +383,7 @@ def spec(name: str) -> OpSpec:
 # ---------------------------------------------------------------- operand kinds
 
 _KIND_NAMES = {"T": "a tile (!pto.tile_buf)", "G": "a partition view", "S": "a scalar", "I": "an index",
-               "V": "a tensor view", "P": "a pointer (!pto.ptr)"}
+               "V": "a tensor view", "P": "a pointer (!pto.ptr)", "E": "a vector<4xi16> (executed counts)"}
 
 
 def accepts(kind: str, ty) -> bool:
@@ -344,7 +395,36 @@ def accepts(kind: str, ty) -> bool:
         "P": isinstance(ty, PtrType),
         "S": isinstance(ty, ScalarType),
         "I": isinstance(ty, ScalarType) and ty.is_int,
+        "E": isinstance(ty, VectorType) and ty.shape == (4,) and ty.elem == "i16",
     }[kind]
+
+
+CHECKED_KINDS = ("int", "i32", "str", "round_mode", "enum")   # kinds whose values are checked against allowed
+
+
+def attr_word(a: AttrSpec, attr) -> object:
+    """The value of a written attribute as its row's ``allowed`` and ``cxx_values`` spell it: the last word of
+    ``#pto<prefix WORD>`` (or ``#pto.prefix<WORD>``) for round_mode / enum attributes, the Python value otherwise."""
+    v = attr.value
+    if a.kind in ("round_mode", "enum"):
+        return v[1].split()[-1] if isinstance(v, tuple) and v[1] else None
+    return v
+
+
+def attr_parts(a: AttrSpec, word: str) -> Tuple[str, str]:
+    """The (dialect, body) of round_mode / enum attribute ``a`` with value ``word``: ``#dialect<body>``."""
+    return (f"pto.{a.prefix}", str(word)) if a.dotted else ("pto", f"{a.prefix} {word}")
+
+
+def variant(spec: OpSpec, ins, outs, axis: Optional[str]) -> Optional[OpSpec]:
+    """The row of ``spec`` (itself or one of its variants) whose operands fit the given types."""
+    for v in spec.variants or (spec,):
+        lo = len(v.ins) - v.optional
+        if not (lo <= len(ins) <= len(v.ins) and len(outs) == len(v.outs) and axis == v.axis):
+            continue
+        if all(accepts(o.kind, t) for o, t in list(zip(v.ins, ins)) + list(zip(v.outs, outs))):
+            return v
+    return None
 
 
 def kind_name(kind: str) -> str:

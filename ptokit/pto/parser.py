@@ -12,7 +12,7 @@ from . import dialect
 from .ast import Attr, Block, BlockArg, Clause, Func, Module, Op, ResultDef, Use
 from .lexer import (AT, EOF, FLOAT, HASH, IDENT, INT, PERCENT, PUNCT, STRING, TYPE, SourceText, Token, int_value,
                     tokenize)
-from .types import SCALARS, ScalarType, TypeSyntaxError, parse_dialect_type
+from .types import SCALARS, ScalarType, TypeSyntaxError, VectorType, parse_dialect_type
 
 
 def _describe(tok: Token) -> str:
@@ -334,6 +334,16 @@ class Parser:
         elif t.kind == IDENT and t.text in ("true", "false"):
             self.next()
             op.extra["literal"] = t.text
+        elif self.is_ident("dense") and self.is_punct("<", self.peek()):
+            # a splat of a vector constant: dense<0> : vector<4xi16>
+            self.next()
+            self.next()
+            v = self.tok
+            if v.kind not in (INT, FLOAT):
+                raise self.error(f"expected the splat value of dense<...>, found {_describe(v)}")
+            self.next()
+            self.expect(">", "to close dense<...>")
+            op.extra["literal"] = f"dense<{v.text}>"
         else:
             raise self.error(f"expected a constant value, found {_describe(t)}")
         op.extra["lit_tok"] = (t.line, t.col)
@@ -511,6 +521,8 @@ class Parser:
         if not self.is_punct(")") and not self.is_punct(":"):
             while True:
                 clause.uses.append(self.parse_use())
+                if self.is_punct(",") and self.is_punct("{", self.peek()):
+                    self.next()       # ins(%src, {maskPattern = ...} : T, "row"): the dict after a comma
                 if self.is_punct("{"):
                     attrs, order = self.parse_attr_dict()
                     clause.types.append(("attrs", attrs, order, len(clause.uses)))
@@ -523,6 +535,9 @@ class Parser:
         if self.accept(":"):
             clause.typed = True
             clause.types = self.parse_type_list()
+            if self.is_punct(",") and self.peek().kind == STRING:
+                self.next()
+                clause.axis = self.next().text
         self.expect(")", f"to close '{name}('" if name else "to close '('")
         return clause
 
@@ -551,6 +566,8 @@ class Parser:
         if t.kind == IDENT and t.text in SCALARS:
             self.next()
             return ScalarType(t.text)
+        if self.is_ident("vector") and self.is_punct("<", self.peek()):
+            return self.parse_vector_type()
         if t.kind == TYPE:
             self.next()
             if t.body is None and t.name in self.type_aliases:
@@ -573,12 +590,31 @@ class Parser:
             raise self.error(f"unknown type '{t.text}'", t)
         raise self.error(f"expected a type, found {_describe(t)}")
 
+    def parse_vector_type(self) -> VectorType:
+        """``vector<4xi16>``: the lexer sees 4, xi16 (a dimension and 'x' + the element type)."""
+        at = self.next()
+        self.next()
+        shape = []
+        while self.tok.kind == INT:
+            shape.append(int_value(self.next().text))
+            if not (self.tok.kind == IDENT and self.tok.text.startswith("x")):
+                raise self.error(f"expected 'x' in vector<...>, found {_describe(self.tok)}")
+            rest = self.next().text[1:]
+            if rest:
+                if rest not in SCALARS:
+                    raise self.error(f"unknown vector element type {rest!r}", at)
+                self.expect(">", "to close vector<...>")
+                if not shape or any(d <= 0 for d in shape):
+                    raise self.error("vector dimensions must be positive", at)
+                return VectorType(tuple(shape), rest)
+        raise self.error(f"expected a vector type like vector<4xi16>, found {_describe(self.tok)}", at)
+
     def parse_type_list(self) -> list:
         types = [self.parse_type()]
         while self.is_punct(","):
-            # stop before ', key = ...' style continuations
+            # stop before ', key = ...' style continuations (and before a trailing "row" string)
             nxt = self.peek()
-            if not (nxt.kind == TYPE or (nxt.kind == IDENT and nxt.text in SCALARS)):
+            if not (nxt.kind == TYPE or (nxt.kind == IDENT and (nxt.text in SCALARS or nxt.text == "vector"))):
                 break
             self.next()
             types.append(self.parse_type())

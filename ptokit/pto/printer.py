@@ -48,9 +48,12 @@ def _clause(c: Clause) -> str:
     if c.keys:
         return f"{c.name}(" + ", ".join(f"{k} = {_use(u)} : {t}" for k, u, t in zip(c.keys, c.uses, c.types)) + ")"
     at = {a[3]: attr_dict(a[1], a[2]) for a in c.attrs}    # attribute dicts written after an operand
-    inner = ", ".join(_use(u) + (" " + at[i + 1] if i + 1 in at else "") for i, u in enumerate(c.uses))
+    sep = ", " if c.axis is not None else " "              # ins(%src, {maskPattern = ...} : T, "row")
+    inner = ", ".join(_use(u) + (sep + at[i + 1] if i + 1 in at else "") for i, u in enumerate(c.uses))
     if c.typed:
         inner += " : " + _types(c.types)
+        if c.axis is not None:
+            inner += f', "{c.axis}"'
     return f"{c.name}({inner})"
 
 

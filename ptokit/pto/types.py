@@ -192,6 +192,17 @@ class TileBufType:
 
 
 @dataclass(frozen=True)
+class VectorType:
+    """MLIR's builtin ``vector<4xi16>`` (tmrgsort's executed counts)."""
+
+    shape: Tuple[int, ...]
+    elem: str
+
+    def __str__(self) -> str:
+        return f"vector<{_shape_str(self.shape)}x{self.elem}>"
+
+
+@dataclass(frozen=True)
 class OpaqueType:
     """Any other dialect type (e.g. ``!pto.pipe<...>``), kept as text."""
 

@@ -37,7 +37,12 @@ def test_row_is_consistent(name):
 def test_dsl_exposes_exactly_the_table():
     tile_names = {n for n, op in OPS.items() if "pl.tile" in op.namespaces}
     pl_names = {n for n, op in OPS.items() if "pl" in op.namespaces}
-    assert set(vars(pl.tile)) == tile_names
+    aliases = {a.rpartition(".")[2]: n for n, op in OPS.items() for a in op.dsl_aliases if a.startswith("pl.tile.")}
+    markers = {k for k, v in vars(pl.tile).items() if hasattr(v, "__pto_op__")}
+    assert markers == tile_names | set(aliases)
+    assert set(vars(pl.tile)) - markers == {"MaskPattern"}     # the enum pypto keeps under pl.tile
+    assert all(getattr(pl.tile, a).__pto_op__ == n for a, n in aliases.items())
+    assert pl.tile.create.__pto_op__ == "create_tile"
     assert pl_names <= set(dir(pl)) and set(pl._OPS) == pl_names
     for n in pl_names:
         assert getattr(pl, n).__pto_op__ == n

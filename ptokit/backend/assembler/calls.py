@@ -1,6 +1,8 @@
 """The C++ call of a destination-passing tile op: outs, then ins, then the attributes its row lowers to
 arguments, with the template arguments its row names (``pto.tstore {atomicType = ...}`` ->
-``TSTORE<decltype(t), decltype(g), AtomicType::AtomicAdd>(g, t)``)."""
+``TSTORE<decltype(t), decltype(g), AtomicType::AtomicAdd>(g, t)``, ``pto.tgather ins(%s, {maskPattern = ...}
+: T, "row")`` -> ``TGATHER<decltype(d), decltype(s), MaskPattern::P0101>(d, s)``); a row with ``call`` lists
+its arguments by role instead (``TMRGSORT<...>(dst, executed, tmp, src0, src1)``)."""
 from __future__ import annotations
 
 from typing import Callable, List, Optional
@@ -25,7 +27,12 @@ def _cxx_attr(a: dialect.AttrSpec, op: Op) -> Optional[str]:
 
 
 def tile_call(spec: dialect.OpSpec, op: Op, ins, outs, ex: Callable) -> str:
-    args: List[str] = [ex(u) for u in outs] + [ex(u) for u in ins]
+    by_role = {o.role: u for o, u in zip(spec.ins, ins)}
+    by_role.update({o.role: u for o, u in zip(spec.outs, outs)})
+    if spec.call:
+        args: List[str] = [ex(by_role[r]) for r in spec.call]
+    else:
+        args = [ex(u) for u in outs] + [ex(u) for u in ins]
     for a in spec.attrs:
         if a.cxx == "arg":
             text = _cxx_attr(a, op)
@@ -33,8 +40,6 @@ def tile_call(spec: dialect.OpSpec, op: Op, ins, outs, ex: Callable) -> str:
                 args.append(text)
     head = spec.cxx
     if spec.template and (spec.template_if is None or spec.template_if in op.attrs):
-        by_role = {o.role: u for o, u in zip(spec.ins, ins)}
-        by_role.update({o.role: u for o, u in zip(spec.outs, outs)})
         targs = []
         for item in spec.template:
             kind, _, name = item.partition(":")

@@ -7,7 +7,7 @@ from ...errors import AssemblerError
 from ...pto import dialect
 from ...pto.ast import Block, Func, Module, Op
 from ...pto.lexer import SourceText
-from ...pto.types import SCALARS, PartitionViewType, PtrType, ScalarType, TileBufType
+from ...pto.types import SCALARS, PartitionViewType, PtrType, ScalarType, TileBufType, VectorType
 from .calls import tile_call
 from .sema import ValueInfo, float_literal
 
@@ -189,6 +189,10 @@ class FuncEmitter:
         if name in dialect.RETURN_OPS or name in ("scf.yield", "scf.condition"):
             return  # yields are emitted by their parent
         results = op.extra.get("result_infos", [])
+        if name == "arith.constant" and isinstance(op.result_types[0], VectorType):
+            if id(results[0]) in self.live:
+                self.emit_vector_constant(op, results[0], depth)
+            return
         if name == "arith.constant":
             return  # constants are inlined at their uses
         if name in PURE_ARITH:
@@ -221,6 +225,9 @@ class FuncEmitter:
             self.emit_tile_op(op, spec, depth)
         elif spec.form == "view":
             self.emit_view(op, spec, depth)
+        elif spec.form == "plain":
+            uses = [self.ex(u) for u in op.operands]
+            self.out(depth, f"{uses[0]}{spec.cxx}({', '.join(uses[1:])});")
         elif spec.form in dialect.FIFO_FORMS:
             self.emit_cross_core(op, depth)
         else:  # pragma: no cover
@@ -402,7 +409,7 @@ class FuncEmitter:
         outs = op.group("outs").uses
         if op.name == "pto.tstore" and ins[0].value.type.loc == "acc":
             return "FIX"
-        if op.name == "pto.tmov":
+        if op.name in ("pto.tmov", "pto.textract"):
             src_loc, dst_loc = ins[0].value.type.loc, outs[0].value.type.loc
             if src_loc == "acc":
                 return "FIX"
@@ -438,7 +445,17 @@ class FuncEmitter:
         self.out(depth, f"{t} {name};")
         self.out(depth, f"{spec.cxx}({name}, {self.ex(src)});")
 
+    def emit_vector_constant(self, op: Op, res: ValueInfo, depth: int) -> None:
+        """``dense<0> : vector<4xi16>``: tmrgsort's executed counts, a variable the op writes."""
+        ty = op.result_types[0]
+        if (ty.shape, ty.elem) != ((4,), "i16") or op.extra["literal"] != "dense<0>":
+            raise self.err(f"the built-in assembler lowers only the tmrgsort executed-count vector "
+                           f"(dense<0> : vector<4xi16>), not {op.extra['literal']} : {ty}", op)
+        self.loc_comment(op, depth)
+        self.out(depth, f"MrgSortExecutedNumList {self.new_name(res)}{{}};")
+
     def emit_tile_op(self, op: Op, spec: dialect.OpSpec, depth: int) -> None:
+        spec = op.extra.get("row", spec)   # the variant sema matched (pto.tgather's mask form, ...)
         ins = op.group("ins").uses
         if spec.optional and not spec.pass_optional:
             ins = ins[:len(spec.ins) - spec.optional]

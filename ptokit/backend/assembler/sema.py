@@ -14,7 +14,7 @@ from ...errors import AssemblerError
 from ...pto import dialect
 from ...pto.ast import Block, Func, Module, Op, Use
 from ...pto.lexer import SourceText, int_value
-from ...pto.types import (PartitionViewType, PtrType, ScalarType, TensorViewType, TileBufType)
+from ...pto.types import PartitionViewType, PtrType, ScalarType, TensorViewType, TileBufType, VectorType
 
 INDEX = ScalarType("index")
 I1 = ScalarType("i1")
@@ -250,7 +250,8 @@ class Sema:
         elif name in dialect.PTO_OPS:
             spec = dialect.PTO_OPS[name]
             check = {"tensor_view": self.check_make_tensor_view, "partition_view": self.check_partition_view,
-                     "alloc": self.check_alloc_tile, "dps": self.check_tile_op, "view": self.check_view}
+                     "alloc": self.check_alloc_tile, "dps": self.check_tile_op, "view": self.check_view,
+                     "plain": self.check_plain}
             check.get(spec.form, self.check_cross_core)(op, spec)
         else:  # pragma: no cover - KNOWN_OPS and this dispatch agree
             raise self.error(f"unknown operation '{name}'", nl, nc)
@@ -264,6 +265,14 @@ class Sema:
         ty = op.colon_types[0]
         lit = op.extra["literal"]
         line, col = op.extra["lit_tok"]
+        if isinstance(ty, VectorType) or lit.startswith("dense<"):
+            # a vector splat (tmrgsort's executed counts): a C++ variable, never inlined
+            if not (isinstance(ty, VectorType) and lit.startswith("dense<")):
+                raise self.error(f"dense<...> goes with a vector type (and a vector constant needs dense<...>), "
+                                 f"got {lit} : {ty}", line, col)
+            self.bind_results(op, [ty])
+            op.extra["value"] = None
+            return
         if not isinstance(ty, ScalarType):
             raise self.error(f"arith.constant must have a scalar type, not {ty}", line, col)
         if lit in ("true", "false"):
@@ -468,6 +477,11 @@ class Sema:
         if op.results:
             raise self.error(f"'{op.name}' writes its outs(...) operand and has no results",
                              op.results[0].line, op.results[0].col)
+        if spec.variants:
+            spec = self.pick_variant(op, spec, ins, outs)
+        elif ins.axis is not None:
+            raise self.error(f"'{op.name}' takes no \"{ins.axis}\" after its ins types", ins.line, ins.col)
+        op.extra["row"] = spec
         lo, hi = len(spec.ins) - spec.optional, len(spec.ins)
         if not lo <= len(ins.uses) <= hi:
             want = str(hi) if lo == hi else f"{lo} or {hi}"
@@ -499,6 +513,42 @@ class Sema:
         self.check_attrs(op, spec)
         self.bind_results(op, [])
 
+    def pick_variant(self, op: Op, spec: dialect.OpSpec, ins, outs) -> dialect.OpSpec:
+        """The form of a many-form op (pto.tgather, pto.tscatter, pto.tmrgsort) its operands select."""
+        types = []
+        for grp in (ins, outs):
+            if not grp.typed or len(grp.types) != len(grp.uses):
+                raise self.error(f"'{grp.name}(...)' of '{op.name}' needs one type per operand", grp.line, grp.col)
+            types.append(list(grp.types))
+        row = dialect.variant(spec, types[0], types[1], ins.axis)
+        if row is None:
+            forms = "; ".join(
+                f"ins({', '.join(o.role for o in v.ins)}{' : ..., ' + repr(v.axis) if v.axis else ''}) "
+                f"outs({', '.join(o.role for o in v.outs)})" for v in spec.variants)
+            raise self.error(f"'{op.name}' has no form with these operands; its forms are {forms}", ins.line, ins.col)
+        return row
+
+    def check_plain(self, op: Op, spec: dialect.OpSpec) -> None:
+        """``pto.set_validshape %tile, %valid_row, %valid_col : T``."""
+        nl, nc = op.extra["name_tok"]
+        self._no_other_clauses(op, {("operand", "")})
+        uses = [c.uses[0] for c in op.clauses]
+        self.count(op, uses, len(spec.ins), "operands")
+        ty = self._single_type(op, op.colon_types, TileBufType, "the tile's type after ':'")
+        for i, (u, operand) in enumerate(zip(uses, spec.ins)):
+            if i == 0:
+                u.type = ty
+            vi = self.resolve(u)
+            if not dialect.accepts(operand.kind, vi.type):
+                raise self.error(f"operand {i + 1} of '{op.name}' must be {dialect.kind_name(operand.kind)}, got "
+                                 f"{_kind_name(vi.type)}", u.line, u.col)
+        if ty.v_row is not None or ty.v_col is not None:
+            raise self.error(f"'{op.name}' op expects source tile_buf to have dynamic validShape (?, ?)", nl, nc)
+        if op.results:
+            raise self.error(f"'{op.name}' changes its tile in place and has no results",
+                             op.results[0].line, op.results[0].col)
+        self.bind_results(op, [])
+
     def check_attrs(self, op: Op, spec: dialect.OpSpec) -> None:
         """Declared attributes of a pto op: presence, kind and allowed values (others pass through)."""
         nl, nc = op.extra["name_tok"]
@@ -513,9 +563,10 @@ class Sema:
                 if word not in a.allowed:
                     raise self.error(f"unknown rounding mode {got.text}", nl, nc)
             elif a.kind == "enum":
-                body = got.value[1] if isinstance(got.value, tuple) else None
-                if word not in a.allowed or not body or body.split()[0] != a.prefix:
-                    want = ", ".join(f"#pto<{a.prefix} {v}>" for v in a.allowed)
+                parts = dialect.attr_parts(a, word)
+                if word not in a.allowed or not isinstance(got.value, tuple) or got.value[0] != parts[0] \
+                        or got.value[1].split() != parts[1].split():
+                    want = ", ".join("#{}<{}>".format(*dialect.attr_parts(a, v)) for v in a.allowed)
                     raise self.error(f"'{op.name}': attribute '{a.name}' must be {want}, got {got.text}", nl, nc)
             elif a.kind == "bool" and not isinstance(word, bool):
                 raise self.error(f"'{op.name}': attribute '{a.name}' must be true or false, got {got.text}", nl, nc)

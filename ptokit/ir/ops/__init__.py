@@ -6,6 +6,7 @@ Importing this package declares every op; ``OPS`` maps IR op names to ``OpDef`` 
 from ._core import (OPERAND_KINDS, OPS, REQUIRED, TRAITS, OpDef, OpTypeError, Param, Scratch, dsl_name,  # noqa: F401
                     fifo_ops, infer, lookup, ops_with)
 from . import elementwise, reduce, expand, layout, memory, cube, fifo, spmd, scalar, orch, tasks  # noqa: F401,E402
+from . import view, gather, sort  # noqa: F401,E402  (section C vector ops: views, gathers/scatters, sorting)
 from . import compare, bitwise, arith, argreduce, generate  # noqa: F401,E402  (vector ops, part 2)
 from .scalar import BY_PYTHON, SCALAR_OPERATORS, ScalarOperator  # noqa: F401,E402
 

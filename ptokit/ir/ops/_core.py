@@ -36,9 +36,11 @@ REQUIRED = _Required()
 @dataclass(frozen=True)
 class Scratch:
     """A parameter default: a scratch tile the front end makes when the argument is omitted,
-    shaped like operand ``like`` (``pl.row_sum(t)`` without ``tmp_tile``)."""
+    shaped like operand ``like`` (``pl.row_sum(t)`` without ``tmp_tile``), or of the type
+    ``make(arg_types, attrs)`` gives (None: the call needs none; mrgsort's ``tmp``)."""
 
-    like: str
+    like: str = ""
+    make: Optional[Callable] = None
 
     def __repr__(self) -> str:
         return "<scratch>"
@@ -49,6 +51,7 @@ OPERAND_KINDS = frozenset({
     "tile",        # an expression whose value is a tile (or, where the op allows it, a tensor)
     "tensor",      # an expression whose value is a tensor
     "scalar",      # a scalar expression; constants take the element kind of the op's tile operand
+    "index",       # an integer scalar expression (a position or a count); constants stay integers
     "offsets",     # a list of integer expressions -> ListExpr (typed as a TupleType of its items)
     "array",       # an expression whose value is a pl.array
     "deps",        # a list of task ids and TASK_ID arrays (None entries dropped) -> ListExpr
@@ -60,6 +63,11 @@ ATTR_KINDS = frozenset({
     "dtype", "memory", "pad",   # constants of those enums
     "int", "bool", "str",       # compile-time constants
     "mode",        # a rounding-mode constant (string)
+    "mask_pattern",  # a pl.tile.MaskPattern constant (or its integer code 1..7)
+    "choice",      # one of the parameter's ``choices`` strings, or its index in them (pypto's int form)
+    "dim",         # an int or an integer scalar expression; the ``dim`` parameters sharing one attribute
+                   # key form a tuple in parameter order (set_validshape's valid_rows, valid_cols -> "valid")
+    "layout",      # a pl.TileLayout constant
     "atomic",      # a pl.AtomicType constant
 })
 
@@ -76,13 +84,19 @@ class Param:
     attr: Optional[str] = None
     aliases: Tuple[str, ...] = ()
     keyword_only: bool = False
-    static_attr: Optional[str] = None   # offsets: also record the constant ones under this attribute
+    static_attr: Optional[str] = None   # offsets / index: also record the constant value(s) under this attribute
     space: Optional[MemorySpace] = None  # tile operands: where a tensor (or Mat tile) argument is brought
                                          # in tensor-level kernel code (default Vec; cube operands Left/Right)
+    choices: Optional[Tuple[str, ...]] = None   # kind "choice": the allowed strings (attribute = the string)
+    # written as a keyword, the positional arguments skip it: pypto's scatter_update(input, dim, index, src)
+    # is also scatter_update(input, index, src, dim=-2)
+    skipped_when_keyword: bool = False
 
     def __post_init__(self):
         if self.kind not in OPERAND_KINDS | ATTR_KINDS:
             raise ValueError(f"unknown parameter kind {self.kind!r} of {self.name!r}")
+        if (self.kind == "choice") != (self.choices is not None):
+            raise ValueError(f"parameter {self.name!r}: choices= goes with kind 'choice'")
 
     @property
     def is_operand(self) -> bool:
@@ -137,6 +151,7 @@ class OpDef:
     front: Optional[str] = None     # the front-end method that reads this op's call (language/tasks.py),
                                     # where the generic binding does not fit (pl.read's list-or-int index)
     doc: str = ""
+    dsl_aliases: Tuple[str, ...] = ()   # other DSL spellings of the same op ("pl.tile.create" for create_tile)
     # dialect attributes of the lowered op: (dialect attribute name, getter(ir_attrs, ir_args) -> value or
     # None to leave it out); the value is the dialect-level spelling (enum word, bool or int)
     pto_attrs: Tuple[Tuple[str, Callable], ...] = ()
@@ -182,7 +197,7 @@ def declare(name: str, params, rule, **kw) -> OpDef:
     if "traits" in kw:
         kw["traits"] = frozenset(kw["traits"])
     for p in params:
-        if p.scratch and p.scratch.like not in {q.name for q in params}:
+        if p.scratch and p.scratch.make is None and p.scratch.like not in {q.name for q in params}:
             raise ValueError(f"op {name!r}: scratch {p.name!r} is like an unknown operand {p.scratch.like!r}")
     op = OpDef(name, tuple(params), rule, **kw)
     if op.scalar_form == name:

@@ -40,10 +40,7 @@ def _expand(op, want_rows: bool):
         if vec.shape != need:
             raise OpTypeError(f"tile.{op} requires a {fmt_shape(need)} vector for a {fmt_shape(target.shape)} "
                               f"target, but got {fmt_shape(vec.shape)}", "row_vec" if want_rows else "col_vec")
-        if vec.dtype != target.dtype:
-            raise OpTypeError(f"tile.{op} requires the vector's dtype {vec.dtype!r} to match the target's "
-                              f"{target.dtype!r}", "row_vec" if want_rows else "col_vec")
-        return target.with_(pad=PadValue.null)
+        return target.with_(dtype=vec.dtype, pad=PadValue.null)      # the vector's values, the target's shape
     return rule
 
 

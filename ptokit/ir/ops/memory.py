@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from math import prod
 
-from ..types import AtomicType, DType, MemorySpace, PadValue, TensorType, TileType, fmt_shape
+from ..types import TILE_LAYOUTS, AtomicType, DType, MemorySpace, PadValue, TensorType, TileType, fmt_shape
+from . import view
 from ._core import TILE, OpTypeError, P, count_of, declare, tile_of
 
 
@@ -110,12 +111,26 @@ def _create_tile(ts, attrs):
     shape = attrs["shape"]
     if len(shape) != 2 or not all(isinstance(d, int) and d > 0 for d in shape):
         raise OpTypeError(f"tile.create_tile requires a static 2-D shape, but got {fmt_shape(shape)}", "shape")
-    return TileType(tuple(shape), attrs["dtype"], attrs.get("target_memory", MemorySpace.Vec))
+    mem = attrs.get("target_memory", MemorySpace.Vec)
+    layout = None
+    for key, want in (("transpose", "the transposed (ZN) Mat layout"), ("flat_layout", "a flat (none_box) Mat tile")):
+        if attrs.get(key) and mem is not MemorySpace.Mat:
+            raise OpTypeError(f"tile.create_tile {key}=True allocates {want}; it needs target_memory=pl.Mem.Mat, "
+                              f"but got {mem!r}", key)
+    if attrs.get("transpose") and attrs.get("flat_layout"):
+        raise OpTypeError("tile.create_tile: transpose=True and flat_layout=True exclude each other", "flat_layout")
+    if attrs.get("transpose"):
+        layout = view.transposed(view.default_layout(mem, shape))
+    elif attrs.get("flat_layout"):
+        layout = ("row_major", "none_box")
+    return TileType(tuple(shape), attrs["dtype"], mem, layout=layout)
 
 
 declare("create_tile", (P("shape", "shape", aliases=("shapes",)), P("dtype", "dtype", DType.FP32),
-                        P("target_memory", "memory", MemorySpace.Vec)),
-        _create_tile, form="alloc", doc="an uninitialised tile")
+                        P("target_memory", "memory", MemorySpace.Vec), P("transpose", "bool", None),
+                        P("flat_layout", "bool", None, keyword_only=True)),
+        _create_tile, form="alloc", dsl_aliases=("pl.tile.create",),
+        doc="an uninitialised tile (transpose=True: the transposed ZN Mat layout; flat_layout=True: a flat Mat tile)")
 
 # legal on-chip moves (runtime.md); Acc->Vec crosses cores and goes through the FIFO
 _MOVES = {
@@ -130,21 +145,31 @@ def _move(ts, attrs):
     a = tile_of(ts[0], "move")
     dst = attrs.get("target_memory")
     arch = attrs.get("arch", "a2a3")
+    layout = None
+    if isinstance(dst, MemorySpace) and dst in TILE_LAYOUTS:
+        layout = view.layout_attr(dst, a.shape, attrs.get("blayout"), attrs.get("slayout"), "move")
+    crossing = ((MemorySpace.Acc, MemorySpace.Vec), (MemorySpace.Mat, MemorySpace.Vec), (MemorySpace.Vec, MemorySpace.Mat))
+    if layout is not None and (a.memory, dst) in crossing:
+        raise OpTypeError(f"tile.move {a.memory.name}->{dst.name} crosses between the cube and the vector core, "
+                          f"and the FIFO delivers the default layout; move the received tile again for another one",
+                          "blayout" if attrs.get("blayout") is not None else "slayout")
     if a.memory in (MemorySpace.Acc, MemorySpace.Mat) and dst is MemorySpace.Vec:
         # crosses from the cube core to a vector core: the kernel becomes a mixed AIC+AIV group and
         # the split pass (passes/split_mixed.py) turns this move into a TPUSH/TPOP pair (C2V)
-        return a.with_(memory=dst, pad=PadValue.null)
+        return a.with_(memory=dst, pad=PadValue.null, layout=layout)
     if (a.memory, dst) == (MemorySpace.Vec, MemorySpace.Mat):
         # a vector tile handed to the cube: a kernel holding it does vector and cube work, so it is
         # mixed, and the split pass turns the move into the V2C TPUSH/TPOP pair on every platform
         # (also on a5, whose same-core Vec->Mat path is not used by split kernels)
-        return a.with_(memory=dst, pad=PadValue.null)
+        return a.with_(memory=dst, pad=PadValue.null, layout=layout)
     if (a.memory, dst) not in _MOVES[arch]:
         legal = ", ".join(f"{s.name}->{d.name}" for s, d in sorted(_MOVES[arch], key=lambda p: (p[0].name, p[1].name)))
         raise OpTypeError(f"tile.move {a.memory.name}->{dst.name if dst else dst} is not a legal move on {arch}; "
                           f"legal moves: {legal}")
-    return a.with_(memory=dst)
+    return a.with_(memory=dst, layout=layout)
 
 
-declare("move", (TILE, P("target_memory", "memory")), _move, pto="pto.tmov", form="unary", traits={"cube"},
-        doc="copy a tile into another memory space (legal moves depend on the platform)")
+declare("move", (TILE, P("target_memory", "memory"), P("blayout", "layout", None), P("slayout", "layout", None)),
+        _move, pto="pto.tmov", form="unary", traits={"cube"},
+        doc="copy a tile into another memory space (legal moves depend on the platform); blayout=/slayout= give "
+            "the destination a layout the space supports")

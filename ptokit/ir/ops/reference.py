@@ -42,7 +42,7 @@ def markdown() -> str:
         op = OPS[name]
         if not op.namespaces:
             continue
-        where = ", ".join(f"`{ns}.{dsl_name(name, ns)}`" for ns in op.namespaces)
+        where = ", ".join([f"`{ns}.{dsl_name(name, ns)}`" for ns in op.namespaces] + [f"`{a}`" for a in op.dsl_aliases])
         pto = f"`{op.pto}`" if op.pto else "—"
         traits = ", ".join(sorted(op.traits)) or "—"
         doc = op.doc.replace("|", "\\|") + (f"; with a scalar rhs: `{op.scalar_form}`" if op.scalar_form else "")

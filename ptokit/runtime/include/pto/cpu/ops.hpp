@@ -91,8 +91,13 @@ inline void atomic_add(T* p, T v) {
 }
 
 // ---------------------------------------------------------------- loop helpers
+// The storage offset of element (r, c): row-major, or column-major for a tile whose layout is the
+// transpose of its space's default (col_stored, tile.hpp).
 template <typename TileT>
-inline int64_t at(int r, int c) { return (int64_t)r * TileT::Cols + c; }
+inline int64_t at(int r, int c) {
+    if constexpr (col_stored<TileT>()) return (int64_t)c * TileT::Rows + r;
+    else return (int64_t)r * TileT::Cols + c;
+}
 
 // SIMD dispatch. The element-wise row loops are compiled twice: for the build's baseline
 // (SSE2 on x86-64 at -O2) and, through target("avx2"), for AVX2, which runs when the CPU has
@@ -318,7 +323,12 @@ inline void copy_block(const char* name, D& dst, int dr, int dc, S& src, int sr,
     DT* tmp = (DT*)scratch(3, sizeof(DT) * (size_t)vr * (size_t)vc);
     for (int r = 0; r < vr; ++r)
         for (int c = 0; c < vc; ++c) tmp[(int64_t)r * vc + c] = cvt<DT>(s[at<S>(sr + r, sc + c)]);
-    for (int r = 0; r < vr; ++r) memcpy(d + at<D>(dr + r, dc), tmp + (int64_t)r * vc, sizeof(DT) * (size_t)vc);
+    if constexpr (col_stored<D>()) {
+        for (int r = 0; r < vr; ++r)
+            for (int c = 0; c < vc; ++c) d[at<D>(dr + r, dc + c)] = tmp[(int64_t)r * vc + c];
+    } else {
+        for (int r = 0; r < vr; ++r) memcpy(d + at<D>(dr + r, dc), tmp + (int64_t)r * vc, sizeof(DT) * (size_t)vc);
+    }
 }
 
 template <typename T>
@@ -340,13 +350,14 @@ inline void matmul(const char* name, AccT& acc, InT* acc_in, LT& left, RT& right
     if (M > AccT::Rows || N > AccT::Cols)
         fatal(name, "result %dx%d does not fit the %dx%d Acc tile", M, N, AccT::Rows, AccT::Cols);
     const LD* l = ptr(left, name);
+    static_assert(!col_stored<AccT>(), "TMATMUL: the Acc tile must have the default layout");
     const RD* rp = ptr(right, name);
     OD* out = ptr(acc, name);
     const typename InT::DType* in = acc_in ? ptr(*acc_in, name) : nullptr;
     // Right operand as CT with row stride ldr (used in place when it already is CT).
     const CT* rf;
     int64_t ldr;
-    if constexpr (std::is_same<RD, CT>::value) {
+    if constexpr (std::is_same<RD, CT>::value && !col_stored<RT>()) {
         rf = rp;
         ldr = RT::Cols;
     } else {
@@ -394,6 +405,11 @@ inline RecordEvent TLOAD(TileData& dst, GlobalData& src) {
     cpu::check_region("TLOAD", src, v, vr, vc);
     const ST* g = src.data_;
     const int64_t cs = GlobalData::layout == Layout::NZ ? 0 : v.st[4];
+    if constexpr (cpu::col_stored<TileData>()) {   // a transposed-layout tile: element by element
+        for (int r = 0; r < vr; ++r)
+            for (int c = 0; c < vc; ++c) d[cpu::at<TileData>(r, c)] = cpu::cvt<DT>(g[v.offset(r, c)]);
+        return {};
+    }
     if (v.flat && cs == 1 && v.st[3] == vc && TileData::Cols == vc && std::is_same<DT, ST>::value) {
         memcpy((void*)d, (const void*)(g + v.offset(0, 0)), sizeof(DT) * (size_t)vr * (size_t)vc);   // one block
         return {};
@@ -425,6 +441,11 @@ inline RecordEvent TSTORE(GlobalData& dst, TileData& src) {
         return {};
     }
     const int64_t cs = GlobalData::layout == Layout::NZ ? 0 : v.st[4];
+    if constexpr (cpu::col_stored<TileData>()) {   // a transposed-layout tile: element by element
+        for (int r = 0; r < vr; ++r)
+            for (int c = 0; c < vc; ++c) g[v.offset(r, c)] = cpu::cvt<DT>(s[cpu::at<TileData>(r, c)]);
+        return {};
+    }
     if (v.flat && cs == 1 && v.st[3] == vc && TileData::Cols == vc && std::is_same<DT, ST>::value) {
         memcpy((void*)(g + v.offset(0, 0)), (const void*)s, sizeof(DT) * (size_t)vr * (size_t)vc);   // one block
         return {};

@@ -170,6 +170,13 @@ struct Tile {
 
     DType* data() const { return cpu_data_; }
 
+    // pto.set_validshape: the tile's valid region changes in place (dynamic valid dims only, as in pto-isa).
+    template <int RowMask = ValidRow, int ColMask = ValidCol>
+    std::enable_if_t<RowMask == DYNAMIC && ColMask == DYNAMIC> SetValidShape(int64_t vr, int64_t vc) {
+        cpu_vr_ = check_dim(vr, Rows_, "rows");
+        cpu_vc_ = check_dim(vc, Cols_, "cols");
+    }
+
     template <int RowMask = ValidRow>
     static constexpr std::enable_if_t<(RowMask >= 0), int> GetValidRow() { return RowMask; }
     template <int RowMask = ValidRow>
@@ -256,6 +263,23 @@ inline typename TileT::DType* ptr(const TileT& t, const char* instr) {
                             TileT::Cols);
     return t.cpu_data_;
 }
+// A boxed tile whose layout is the transpose of its space's default (a ZN Mat/Left tile, an NZ Right
+// tile: pl.tile.transpose_view, create_tile(transpose=True), pl.move(..., blayout=, slayout=)) holds
+// the bytes of the transposed matrix: element (r, c) is stored at c * Rows + r. Every other tile is
+// stored row-major (element (r, c) at r * Cols + c), whatever its layout. at<>() reads through this.
+template <typename TileT>
+constexpr bool col_stored() {
+    if constexpr (!TileT::isBoxedLayout) {
+        return false;
+    } else if constexpr (TileT::Loc == TileType::Right) {
+        return TileT::BFractal == BLayout::ColMajor && TileT::SFractal == SLayout::RowMajor;
+    } else if constexpr (TileT::Loc == TileType::Mat || TileT::Loc == TileType::Left || TileT::Loc == TileType::Acc) {
+        return TileT::BFractal == BLayout::RowMajor && TileT::SFractal == SLayout::ColMajor;
+    } else {
+        return false;
+    }
+}
+
 template <typename TileT>
 inline int vrows(const TileT& t) { return t.cpu_vr_; }
 template <typename TileT>

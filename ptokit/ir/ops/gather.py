@@ -1,0 +1,285 @@
+"""Gathers and scatters: by flat element offsets (gather, scatter), by a hardware mask pattern
+(gather_mask, scatter_mask), by 32-byte blocks (gatherb), between global memory and a tile
+(mgather, mscatter), and whole rows by a row index (scatter_update, a composite over scatter).
+
+Every index is checked when the kernel runs: one outside its source or destination is a run-time
+error naming the instruction, the index and where it was read (the simulator adds the kernel and
+the task), never a read or write of a neighbour.
+"""
+from __future__ import annotations
+
+from .. import nodes as N
+from ..types import DType, MaskPattern, MemorySpace, ScalarType, TensorType, TileType, fmt_shape
+from ._core import OpTypeError, P, declare, tile_of
+
+_GATHER_DTYPES = (DType.FP16, DType.FP32, DType.INT16, DType.INT32)
+_SCATTER_DTYPES = (DType.FP16, DType.FP32, DType.BF16, DType.INT8, DType.INT16, DType.INT32)
+
+
+def _vec(t, op, what, param):
+    t = tile_of(t, op, what, param)
+    if t.memory is not MemorySpace.Vec:
+        raise OpTypeError(f"tile.{op} runs on the vector unit and requires a Vec {what}, but got a {t.memory.name} "
+                          f"tile", param)
+    return t
+
+
+def _row_bytes(shape, dtype: DType, op: str, param: str) -> None:
+    if (shape[1] * dtype.size) % 32:
+        raise OpTypeError(f"tile.{op} gives a {fmt_shape(shape)} {dtype!r} tile, whose rows of {shape[1]} x "
+                          f"{dtype.size} bytes are not a multiple of 32 bytes", param)
+
+
+def _same_width(src: TileType, out, op: str) -> DType:
+    if out is None:
+        return src.dtype
+    if not isinstance(out, DType) or not out.supported or out.size != src.dtype.size:
+        raise OpTypeError(f"tile.{op} output_dtype reinterprets the bits of the {src.dtype!r} source, so it needs a "
+                          f"{src.dtype.size}-byte dtype, but got {out!r}", "output_dtype")
+    return out
+
+
+# ----------------------------------------------------------------- by flat element offset
+
+def _gather(ts, attrs):
+    src = _vec(ts[0], "gather", "source", "src")
+    idx = _vec(ts[1], "gather", "index tile", "indices")
+    _vec(ts[2], "gather", "tmp tile", "tmp")
+    if src.dtype not in _GATHER_DTYPES:
+        raise OpTypeError(f"tile.gather gathers FP16, FP32, INT16 or INT32 elements, but got {src.dtype!r}", "src")
+    if idx.dtype is not DType.INT32 and not (idx.dtype is DType.INT16 and src.dtype.size == 2):
+        raise OpTypeError(f"tile.gather indices are INT32 (or INT16 with a 16-bit source), but got {idx.dtype!r}",
+                          "indices")
+    _row_bytes(idx.shape, src.dtype, "gather", "indices")
+    return TileType(idx.shape, src.dtype, MemorySpace.Vec, idx.valid)
+
+
+declare("gather", (P("src"), P("indices"), P("tmp")), _gather, pto="pto.tgather", form="ternary",
+        namespaces=("pl.tile",),
+        doc="dst[i, j] = src.flat[indices[i, j]] (a flat element offset into src; out of range: run-time error)")
+
+
+def _scatter(ts, attrs):
+    dst = _vec(ts[0], "scatter", "destination", "dst")
+    src = _vec(ts[1], "scatter", "source", "src")
+    idx = _vec(ts[2], "scatter", "index tile", "indexes")
+    if src.dtype != dst.dtype:
+        raise OpTypeError(f"tile.scatter requires matching dtypes, but got dst {dst.dtype!r} and src {src.dtype!r}",
+                          "src")
+    if src.dtype not in _SCATTER_DTYPES:
+        raise OpTypeError(f"tile.scatter scatters FP16, FP32, BF16, INT8, INT16 or INT32 elements, but got "
+                          f"{src.dtype!r}", "src")
+    want = DType.INT32 if src.dtype.size == 4 else DType.INT16
+    if idx.dtype is not want:
+        raise OpTypeError(f"tile.scatter of {src.dtype.size}-byte elements takes {want!r} indexes, but got "
+                          f"{idx.dtype!r}", "indexes")
+    if idx.shape != src.shape:
+        raise OpTypeError(f"tile.scatter indexes must have the source's shape {fmt_shape(src.shape)}, but got "
+                          f"{fmt_shape(idx.shape)}", "indexes")
+    return dst
+
+
+declare("scatter", (P("dst"), P("src"), P("indexes")), _scatter, pto="pto.tscatter", form="inplace",
+        traits={"shares_operand0"}, namespaces=("pl.tile",),
+        doc="dst.flat[indexes[i, j]] = src[i, j], in place (duplicates: the last in row-major order wins)")
+
+
+# ----------------------------------------------------------------- by mask pattern
+
+_MASK_ATTR = (("maskPattern", lambda a, _: a["mask_pattern"].name),)
+
+def _gather_mask(ts, attrs):
+    src = _vec(ts[0], "gather_mask", "source", "src")
+    if src.dtype.size not in (2, 4):
+        raise OpTypeError(f"tile.gather_mask moves 16- or 32-bit elements, but got {src.dtype!r}", "src")
+    pat: MaskPattern = attrs["mask_pattern"]
+    out = _same_width(src, attrs.get("output_dtype"), "gather_mask")
+    shape = (src.rows, pat.count(src.cols))
+    _row_bytes(shape, out, "gather_mask", "mask_pattern")
+    valid = None
+    if src.valid is not None:
+        vr, vc = src.valid
+        if not isinstance(vc, int):
+            raise OpTypeError("tile.gather_mask needs a static valid column count (the result's width follows from "
+                              "it)", "src")
+        valid = (vr, pat.count(vc))
+    return TileType(shape, out, MemorySpace.Vec, valid)
+
+
+declare("gather_mask", (P("src"), P("mask_pattern", "mask_pattern"), P("output_dtype", "dtype", None,
+                                                                        keyword_only=True)),
+        _gather_mask, pto="pto.tgather", form="mask", namespaces=("pl.tile",), pto_attrs=_MASK_ATTR,
+        doc="the columns mask_pattern marks in each row, packed left (output_dtype: same-width bit reinterpret)")
+
+
+def _scatter_mask(ts, attrs):
+    dst = _vec(ts[0], "scatter_mask", "destination", "dst")
+    src = _vec(ts[1], "scatter_mask", "source", "src")
+    if src.dtype.size != dst.dtype.size or src.dtype.size not in (2, 4):
+        raise OpTypeError(f"tile.scatter_mask moves 16- or 32-bit elements of one width, but got dst {dst.dtype!r} "
+                          f"and src {src.dtype!r}", "src")
+    pat: MaskPattern = attrs["mask_pattern"]
+    if src.rows != dst.rows or src.cols < pat.count(dst.cols):
+        raise OpTypeError(f"tile.scatter_mask with {pat.name} fills {pat.count(dst.cols)} columns of each of the "
+                          f"{dst.rows} rows of dst, but src is {fmt_shape(src.shape)}", "src")
+    return dst
+
+
+declare("scatter_mask", (P("dst"), P("src"), P("mask_pattern", "mask_pattern")), _scatter_mask,
+        pto="pto.tscatter", form="inplace_mask", traits={"shares_operand0"}, namespaces=("pl.tile",),
+        pto_attrs=_MASK_ATTR,
+        doc="each row of src written into the columns mask_pattern marks in dst, in place; the other columns of "
+            "dst's valid region become 0 (as the hardware does)")
+
+
+# ----------------------------------------------------------------- 32-byte blocks
+
+def _gatherb(ts, attrs):
+    src = _vec(ts[0], "gatherb", "source", "src")
+    off = _vec(ts[1], "gatherb", "offset tile", "offset")
+    if off.dtype is not DType.UINT32:
+        raise OpTypeError(f"tile.gatherb offsets are UINT32 byte offsets, but got {off.dtype!r}", "offset")
+    out = attrs.get("output_dtype") or src.dtype
+    if not isinstance(out, DType) or not out.supported or out.size not in (1, 2, 4):
+        raise OpTypeError(f"tile.gatherb output_dtype must be a 1-, 2- or 4-byte dtype, but got {out!r}",
+                          "output_dtype")
+    per = 32 // out.size
+    valid = None
+    if off.valid is not None:
+        vr, vc = off.valid
+        if not isinstance(vc, int):
+            raise OpTypeError("tile.gatherb needs a static valid column count of offsets", "offset")
+        valid = (vr, vc * per)
+    return TileType((off.rows, off.cols * per), out, MemorySpace.Vec, valid)
+
+
+declare("gatherb", (P("src"), P("offset"), P("output_dtype", "dtype", None, keyword_only=True)),
+        _gatherb, pto="pto.tgatherb", form="binary", namespaces=("pl.tile",),
+        doc="each UINT32 byte offset selects a 32-byte block of src (32 / sizeof(output_dtype) elements)")
+
+
+# ----------------------------------------------------------------- global memory
+
+_COALESCE = ("row", "elem")
+_GATHER_OOB = ("undefined", "clamp", "wrap", "zero")
+
+
+def _mgather(ts, attrs):
+    mem = ts[0]
+    if not isinstance(mem, TensorType):
+        raise OpTypeError(f"tile.mgather gathers from a tensor in global memory, but got {mem}", "mem")
+    if attrs.get("target_memory", MemorySpace.Vec) is not MemorySpace.Vec:
+        raise OpTypeError("tile.mgather with target_memory=pl.Mem.Mat (a GM index tensor, NZ output) is not "
+                          "supported yet; gather into Vec and pl.move the tile", "target_memory")
+    if len(ts) > 2:
+        raise OpTypeError("tile.mgather scratch= is the GM workspace of the Mat element form; the Vec form takes "
+                          "none", "scratch")
+    if attrs.get("valid") is not None:
+        raise OpTypeError("tile.mgather valid_shape= belongs to the Mat form; a Vec result's valid region follows "
+                          "from the index tile", "valid_shape")
+    idx = _vec(ts[1], "mgather", "index tile", "idx")
+    if idx.dtype is not DType.INT32:
+        raise OpTypeError(f"tile.mgather indices are INT32, but got {idx.dtype!r}", "idx")
+    if attrs["coalesce"] == "elem":
+        shape, valid = idx.shape, idx.valid
+    else:
+        if len(mem.shape) != 2 or not isinstance(mem.shape[1], int):
+            raise OpTypeError(f"tile.mgather coalesce='row' gathers rows of a 2-D tensor with a static row length, "
+                              f"but got {mem}", "mem")
+        if 1 not in idx.shape:
+            raise OpTypeError(f"tile.mgather coalesce='row' takes a [1, R] or [R, 1] index tile, but got "
+                              f"{fmt_shape(idx.shape)}", "idx")
+        axis = 1 if idx.rows == 1 else 0
+        shape = (idx.shape[axis], mem.shape[1])
+        valid = (idx.valid[axis], mem.shape[1]) if idx.valid is not None else None
+    _row_bytes(shape, mem.dtype, "mgather", "mem")
+    return TileType(tuple(shape), mem.dtype, MemorySpace.Vec, valid)
+
+
+declare("mgather", (P("mem", "tensor"), P("idx"), P("coalesce", "choice", "row", choices=_COALESCE),
+                    P("gather_oob", "choice", "undefined", choices=_GATHER_OOB, keyword_only=True),
+                    P("target_memory", "memory", MemorySpace.Vec, keyword_only=True),
+                    P("scratch", "tensor", None, keyword_only=True),
+                    P("valid_shape", "valid", None, attr="valid", keyword_only=True)),
+        _mgather, pto="pto.mgather", form="gm_gather", namespaces=("pl.tile",),
+        pto_attrs=(("coalesce", lambda a, _: a["coalesce"]),
+                   ("gatherOob", lambda a, _: None if a.get("gather_oob", "undefined") == "undefined"
+                    else a["gather_oob"])),
+        doc="rows (coalesce='row') or elements ('elem') of a GM tensor picked by an INT32 index tile; an index "
+            "out of range is a run-time error unless gather_oob is 'clamp', 'wrap' or 'zero'")
+
+
+def _mscatter(ts, attrs):
+    src = _vec(ts[0], "mscatter", "source", "src")
+    idx = _vec(ts[1], "mscatter", "index tile", "idx")
+    out = ts[2]
+    if not isinstance(out, TensorType):
+        raise OpTypeError(f"tile.mscatter writes into a tensor, but got {out}", "output_tensor")
+    if src.dtype not in _GATHER_DTYPES:
+        raise OpTypeError(f"tile.mscatter scatters FP16, FP32, INT16 or INT32 elements, but got {src.dtype!r}", "src")
+    if idx.dtype is not DType.INT32 or idx.shape != src.shape:
+        raise OpTypeError(f"tile.mscatter takes an INT32 index tile shaped like the source {fmt_shape(src.shape)}, "
+                          f"but got {idx}", "idx")
+    if out.dtype != src.dtype:
+        raise OpTypeError(f"tile.mscatter requires matching dtypes, but got tile {src.dtype!r} and tensor "
+                          f"{out.dtype!r}", "output_tensor")
+    return out
+
+
+declare("mscatter", (P("src"), P("idx"), P("output_tensor", "tensor")), _mscatter, pto="pto.mscatter",
+        form="gm_scatter",
+        doc="output_tensor.flat[idx[i, j]] = src[i, j] in global memory; returns the tensor (duplicates: the last "
+            "in row-major order wins; out of range: run-time error)")
+
+
+# ----------------------------------------------------------------- row updates (a composite over scatter)
+
+def _scatter_update(ts, attrs):
+    """pypto's 2-D form (input [rows, d], src [b * s, d]); its 4-D form (input [blocks, block_size, 1, d],
+    src [b, s, 1, d]) is the same update of the tiles a load of those windows gives ([blocks * block_size,
+    d] and [b * s, d]: row index // block_size, index % block_size is flat row index)."""
+    if attrs.get("dim") != -2:
+        raise OpTypeError(f"tile.scatter_update updates rows (dim=-2), but got dim={attrs.get('dim')!r}", "dim")
+    inp = _vec(ts[0], "scatter_update", "input", "input")
+    idx = _vec(ts[1], "scatter_update", "index tile", "index")
+    src = _vec(ts[2], "scatter_update", "source", "src")
+    if src.dtype != inp.dtype:
+        raise OpTypeError(f"tile.scatter_update requires matching dtypes, but got input {inp.dtype!r} and src "
+                          f"{src.dtype!r}", "src")
+    if inp.dtype not in _SCATTER_DTYPES or inp.dtype.size == 1:
+        raise OpTypeError(f"tile.scatter_update updates FP16, FP32, BF16, INT16 or INT32 rows, but got "
+                          f"{inp.dtype!r}", "input")
+    if idx.dtype not in (DType.INT16, DType.INT32):
+        raise OpTypeError(f"tile.scatter_update takes an INT32 or INT16 index tile, but got {idx.dtype!r}", "index")
+    want = (idx.rows * idx.cols, inp.cols)
+    if src.shape != want:
+        raise OpTypeError(f"tile.scatter_update with a {fmt_shape(idx.shape)} index and {inp.cols}-column input "
+                          f"needs a {fmt_shape(want)} src (one row per index), but got {fmt_shape(src.shape)}", "src")
+    if idx.valid is not None or src.valid is not None:
+        raise OpTypeError("tile.scatter_update updates whole index and src tiles (no partial valid region)", "index")
+    return inp
+
+
+def _scatter_update_expand(args, attrs, emit):
+    """input[index.flat[k], c] = src[k, c] as one scatter: the flat offsets index.flat[k] * d + c are the
+    index column repeated along each row, times d, plus the column ramp 0 .. d-1 (computed in INT32, then
+    narrowed to the INT16 offsets a 2-byte scatter takes)."""
+    inp, index, src = args
+    b, s = index.type.shape
+    d = inp.type.cols
+    i32 = ScalarType(DType.INT32)
+    rows = emit("row_expand", [src, emit("reshape", [index], {"shape": (b * s, 1)})], {})
+    if rows.type.dtype is not DType.INT32:
+        rows = emit("cast", [rows], {"target_type": DType.INT32, "mode": "rint"})
+    ramp = emit("ci", [N.Const(0, type=i32)], {"shape": (1, d), "dtype": DType.INT32, "descending": False})
+    flat = emit("col_expand_add", [emit("muls", [rows, N.Const(d, type=i32)], {}), ramp], {})
+    if inp.type.dtype.size == 2:
+        flat = emit("cast", [flat], {"target_type": DType.INT16, "mode": "rint"})
+    return emit("scatter", [inp, src, flat], {})
+
+
+declare("scatter_update", (P("input"), P("dim", "int", skipped_when_keyword=True), P("index"), P("src")),
+        _scatter_update, form="composite", traits={"shares_operand0"}, expand=_scatter_update_expand,
+        doc="input[index.flat[k], :] = src[k, :] for a [b, s] index and a [b * s, d] src, in place (dim=-2; also "
+            "(input, index, src, dim=-2); 4-D [blocks, block_size, 1, d] windows load as their flat rows; a "
+            "composite: the flat offsets index * d + column, then one scatter)")
