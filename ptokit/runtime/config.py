@@ -5,7 +5,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from ..targets import PLATFORMS, SIM_PLATFORMS, RuntimeKind, coerce_runtime_kind
+from ..targets import PLATFORMS, SIM_PLATFORMS, DistributedConfig, RuntimeKind, coerce_runtime_kind
 
 DEFAULT_AICPU_THREADS = {"a2a3sim": 4, "a5sim": 5}
 HARDWARE_CLUSTERS = {"a2a3sim": 24, "a5sim": 36}
@@ -32,6 +32,7 @@ class RunConfig:
     dump_passes: bool = False
     dump_ptoas_passes: bool = False
     trace: Optional[str] = None                       # Perfetto trace path (written by the trace step)
+    distributed_config: Optional[DistributedConfig] = None   # ranks of a distributed program (None: as compiled)
 
     def __post_init__(self):
         if self.platform not in PLATFORMS:
@@ -58,6 +59,8 @@ class RunConfig:
         for name in ("debug_nan_fill", "dump_passes", "dump_ptoas_passes"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r}: must be True or False")
+        if self.distributed_config is not None and not isinstance(self.distributed_config, DistributedConfig):
+            raise ValueError(f"distributed_config={self.distributed_config!r}: must be a ptokit.DistributedConfig")
         if self.trace is not None and not isinstance(self.trace, str):
             object.__setattr__(self, "trace", str(self.trace))
 

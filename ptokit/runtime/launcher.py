@@ -5,7 +5,7 @@ import dataclasses
 from pathlib import Path
 from typing import Optional, Sequence
 
-from ..artifacts.kernel_config import read_kernel_config
+from ..artifacts.kernel_config import param_dtype, read_kernel_config
 from ..targets import SIM_PLATFORMS
 from .abi import scalar_value
 from .build import build_tree
@@ -54,7 +54,7 @@ def scalar_dtypes_of(kernel_config) -> Optional[list]:
     params = kernel_config.orchestration.params
     if not params:
         return None
-    return [p.get("dtype") if p.get("kind") == "scalar" else None for p in params]
+    return [param_dtype(p) for p in params]
 
 
 def check_args(kernel_config, args: Sequence) -> None:

@@ -13,5 +13,6 @@
 #include "pto/cpu/tile.hpp"
 #include "pto/cpu/ops.hpp"
 #include "pto/cpu/fifo.hpp"
+#include "pto/cpu/comm.hpp"
 
 #endif
