@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..artifacts.distributed_config import is_distributed_tree
 from ..artifacts.kernel_config import read_kernel_config
 from ..errors import UserError
 from ..runtime.build import build_tree
@@ -15,6 +16,7 @@ from ..runtime.launcher import run_tree
 from ..runtime.progress import BuildProgress
 from ..targets import SIM_PLATFORMS
 from .args import count
+from .run_distributed import is_chip_tree as _is_chip_tree, run_distributed_main
 
 
 def build_main(argv) -> int:
@@ -41,6 +43,19 @@ def _parse_assignments(items, what):
     return out
 
 
+def print_outputs(params, names, args, out_dir) -> None:
+    """One line per OUT/INOUT tensor (dtype, shape, sum, min, max); saved as NAME.npy into out_dir."""
+    for p, name, arg in zip(params, names, args):
+        if p.get("kind") == "scalar" or str(p.get("direction", "IN")).upper() not in ("OUT", "INOUT"):
+            continue
+        arr = np.asarray(arg)
+        stats = np.asarray(arr, dtype=np.float64)
+        print(f"  {name}: {arr.dtype}{list(arr.shape)} sum={stats.sum():.6g} min={stats.min() if arr.size else 0:.6g} "
+              f"max={stats.max() if arr.size else 0:.6g}")
+        if out_dir:
+            np.save(out_dir / f"{name}.npy", arr)
+
+
 def run_main(argv) -> int:
     ap = argparse.ArgumentParser(prog="ptokit run", description="build and run an artifact tree on the CPU simulator")
     ap.add_argument("tree")
@@ -59,8 +74,14 @@ def run_main(argv) -> int:
     ap.add_argument("--no-summary", action="store_true", help="do not print the run summary")
     ap.add_argument("--top", type=count(0), default=5, help="kernels/cores listed in the summary (default 5)")
     ap.add_argument("-q", "--quiet", action="store_true", help="no build progress line (also PTOKIT_PROGRESS=0)")
+    ap.add_argument("-d", "--device-ids", default=None, metavar="0,1,...",
+                    help="distributed trees: the devices to run on, one rank each (default: as compiled)")
     a = ap.parse_args(argv)
 
+    if is_distributed_tree(a.tree) or _is_chip_tree(a.tree):   # all ranks, or one rank with a private window
+        return run_distributed_main(a)
+    if a.device_ids is not None:
+        raise UserError(f"--device-ids: {a.tree} is a single-chip tree, not a distributed program")
     kc = read_kernel_config(a.tree)
     platform = a.platform or (kc.platform if kc.platform in SIM_PLATFORMS else None) or "a2a3sim"
     if kc.platform and kc.platform not in SIM_PLATFORMS:
@@ -87,15 +108,7 @@ def run_main(argv) -> int:
         raise UserError(str(exc)) from None
     print(f"ran {res.tasks} task(s), {res.blocks} block(s) in {res.elapsed * 1e3:.3f} ms "
           f"({res.runtime.value if res.runtime else ''}, {platform})")
-    for p, name, arg in zip(params, names, args):
-        if p.get("kind") == "scalar" or str(p.get("direction", "IN")).upper() not in ("OUT", "INOUT"):
-            continue
-        arr = np.asarray(arg)
-        stats = np.asarray(arr, dtype=np.float64)
-        print(f"  {name}: {arr.dtype}{list(arr.shape)} sum={stats.sum():.6g} min={stats.min() if arr.size else 0:.6g} "
-              f"max={stats.max() if arr.size else 0:.6g}")
-        if out_dir:
-            np.save(out_dir / f"{name}.npy", arr)
+    print_outputs(params, names, args, out_dir)
     if not a.no_summary:
         print(res.summary().format(top=a.top))
     if a.trace:

@@ -67,17 +67,19 @@ class Session:
         self._subs: Dict[str, Callable] = {}
         self.started = False
         self.closed = False
+        self._call_seq = 0
         self._reset_call()
 
     # ------------------------------------------------------------------ lifetime
     def start(self) -> "Session":
+        """Start the ranks now (a call starts them when its host program first needs them)."""
         if self.closed:
             raise UserError("this distributed session was closed (after a failure or close()); start a new one")
         if not self.started:
             self.started = True
             try:
-                self.transport.start(World(self.world_size, self.device_ids, self.config, call_seq=next(_CALLS)),
-                                     self.chips)
+                self.transport.start(World(self.world_size, self.device_ids, self.config,
+                                           call_seq=self._call_seq or next(_CALLS)), self.chips)
             except BaseException:
                 self.close()
                 raise
@@ -95,6 +97,8 @@ class Session:
 
     def _reset_call(self) -> None:
         self._seq = 0
+        self._domains: List[int] = []                  # window sizes of this call's domains (by id)
+        self._made = 0                                 # how many of them the transport created
         self._outstanding: Dict[int, tuple] = {}      # seq -> (rank, written regions)
         self._results: List[list] = [[] for _ in range(self.world_size)]
         self._last_event = time.monotonic_ns()
@@ -126,12 +130,24 @@ class Session:
         return self._subs[name]
 
     def create_windows(self, size: int) -> int:
-        return self.transport.create_windows([size] * self.world_size)
+        """A window domain of this call; created (and the ranks started) when first dispatched to, so
+        that a host program's user errors come before any rank process exists."""
+        self._domains.append(size)
+        return len(self._domains) - 1
+
+    def _materialize(self) -> None:
+        self.start()
+        while self._made < len(self._domains):
+            got = self.transport.create_windows([self._domains[self._made]] * self.world_size)
+            if got != self._made:
+                raise RuntimeError(f"internal error: window domain {self._made} was created as {got}")
+            self._made += 1
 
     def new_arena(self, nbytes: int):
         return self.transport.create_segment(nbytes)
 
     def send_dispatch(self, rank: int, chip: str, refs, scalars, writes) -> int:
+        self._materialize()
         seq = self._seq
         self._seq += 1
         self._outstanding[seq] = (rank, writes)
@@ -185,7 +201,8 @@ class Session:
         """Run the host function once on ``args`` (see the module docstring); ``entry`` /
         ``host_params`` replace the session's own for this call (another host program over the
         same chips and ranks)."""
-        self.start()
+        if self.closed:
+            raise UserError("this distributed session was closed (after a failure or close()); start a new one")
         saved = self.entry, self.host_params
         if entry is not None:
             self.entry, self.host_params = entry, host_params
@@ -197,7 +214,8 @@ class Session:
     def _call(self, args: Sequence) -> DistributedRunResult:
         arrays = self._check_args(args)
         self._reset_call()
-        self.transport.begin_call(next(_CALLS))
+        self._call_seq = next(_CALLS)
+        self.transport.begin_call(self._call_seq)
         sweep_dead()
         t0 = time.perf_counter()
         try:

@@ -139,12 +139,12 @@ extern "C" void kernel_entry(int64_t* args) {
     CommContext* ctx = CTX(args, 3);
     const int r = ctx->rankId, w = ctx->rankNum;
     int32_t* sig = T(args, 1)->data<int32_t>();
-    if (S(args, 2) == r) {          // a wait nobody satisfies
+    comm::Signal s0(comm_peer_ptr(ctx, sig, 0));
+    comm::TNOTIFY(s0, r + 1, comm::NotifyOp::AtomicAdd);
+    if (S(args, 2) == r) {          // a wait nobody satisfies (after this rank's share, so rank 0 finishes)
         comm::Signal l(sig + 7);
         comm::TWAIT(l, 1, comm::WaitCmp::GE);
     }
-    comm::Signal s0(comm_peer_ptr(ctx, sig, 0));
-    comm::TNOTIFY(s0, r + 1, comm::NotifyOp::AtomicAdd);
     const int32_t total = w * (w + 1) / 2;
     if (r == 0) {
         comm::Signal l0(sig);
@@ -299,6 +299,66 @@ extern "C" void kernel_entry(int64_t* args) {
     b.round();
     b.reset();
     (void)t0;
+#elif defined(K_TO_WINDOW)  // (x [1,256], w W; ctx): w = x
+    RowTile<float, 256> t;
+    TASSIGN(t, 0);
+    Row<float, 256> gx(T(args, 0)->data<float>()), gw(T(args, 1)->data<float>());
+    TLOAD(t, gx);
+    TSTORE(gw, t);
+#elif defined(K_FROM_WINDOW)  // (w W, y OUT [1,256]; ctx): y = w
+    RowTile<float, 256> t;
+    TASSIGN(t, 0);
+    Row<float, 256> gw(T(args, 0)->data<float>()), gy(T(args, 1)->data<float>());
+    TLOAD(t, gw);
+    TSTORE(gy, t);
+#elif defined(K_WALLREDUCE)  // (data W, res W, sig W; ctx x3): res = data[0] + data[1] + ... (a host collective)
+    CommContext* ctx = CTX(args, 3);
+    const int w = ctx->rankNum;
+    float* data = T(args, 0)->data<float>();
+    Barrier b{ctx, T(args, 2)->data<int32_t>()};
+    RowTile<float, 256> t, acc;
+    TASSIGN(t, 0);
+    TASSIGN(acc, 1024);
+    b.round();
+    Row<float, 256> g0(comm_peer_ptr(ctx, data, 0)), gres(T(args, 1)->data<float>());
+    TLOAD(acc, g0);
+    for (int s = 1; s < w; ++s) {
+        Row<float, 256> gs(comm_peer_ptr(ctx, data, s));
+        TLOAD(t, gs);
+        TADD(acc, acc, t);
+    }
+    TSTORE(gres, acc);
+    b.round();
+    b.reset();
+#elif defined(K_POKE)  // (y [1,8] i32; addr): TNOTIFY Set 5 on a signal outside every window (plain GM)
+    comm::Signal s(reinterpret_cast<int32_t*>((uintptr_t)S(args, 1)));
+    comm::TNOTIFY(s, 5, comm::NotifyOp::Set);
+    T(args, 0)->data<int32_t>()[0] = 1;
+#elif defined(K_ATOMIC_LOCAL)  // (x [1,64] f32, y [1,64] f32, h [1,64] f16 inout; blocks): y += x, h += 1 from every block
+    RowTile<float, 64> t;
+    TASSIGN(t, 0);
+    Row<float, 64> gx(T(args, 0)->data<float>()), gy(T(args, 1)->data<float>());
+    TLOAD(t, gx);
+    TSTORE<AtomicType::AtomicAdd>(gy, t);
+    RowTile<half, 64> one;
+    TASSIGN(one, 256);
+    RowTile<float, 64> ones;
+    TASSIGN(ones, 512);
+    TMULS(ones, t, 0.0f);
+    TADDS(ones, ones, 1.0f);
+    TCVT(one, ones, RoundMode::CAST_RINT);
+    Row<half, 64> gh(T(args, 2)->data<half>());
+    TSTORE<AtomicType::AtomicAdd>(gh, one);
+#elif defined(K_LOCAL_SIGNAL)  // (y [1,8] i32 inout; 2 blocks): block 1 waits for block 0's Set on y[0], then y[1] = y[0] + 1
+    int32_t* y = T(args, 0)->data<int32_t>();
+    comm::Signal s0(y);
+    if (get_block_idx(args) == 0) {
+        comm::TNOTIFY(s0, 41, comm::NotifyOp::Set);
+    } else {
+        comm::TWAIT(s0, 41, comm::WaitCmp::EQ);
+        if (!comm::TTEST(s0, 41, comm::WaitCmp::EQ) || comm::TTEST(s0, 0, comm::WaitCmp::EQ)) pto_cpu_fatal("TTEST", "wrong");
+        y[1] = y[0] + 1;
+    }
 #else
 #error "select a kernel with -DK_<NAME>"
 #endif
