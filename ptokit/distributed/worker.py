@@ -138,16 +138,23 @@ class Worker:
                 except OSError:
                     pass
                 return
-            if isinstance(msg, Domain):
-                self.open_domain(msg)
-            elif isinstance(msg, Dispatch):
-                self.busy.set()
-                try:
-                    self.dispatch(msg)
-                finally:
-                    self.busy.clear()
-            elif isinstance(msg, EndCall):
-                self.end_call()
+            try:
+                if isinstance(msg, Domain):
+                    self.open_domain(msg)
+                elif isinstance(msg, Dispatch):
+                    self.busy.set()
+                    try:
+                        self.dispatch(msg)
+                    finally:
+                        self.busy.clear()
+                elif isinstance(msg, EndCall):
+                    self.end_call()
+            except Exception as exc:  # noqa: BLE001 - the parent reports it; the rank cannot go on
+                self._state(boardlib.FAILED)
+                self.link.send(Result(self.init.rank, -1, False, code=-1, message=(
+                    f"internal error in the rank process handling {type(msg).__name__}: {type(exc).__name__}: "
+                    f"{exc}\n{traceback.format_exc(limit=8)}")))
+                return
 
     # ------------------------------------------------------------------ windows
     def open_domain(self, msg: Domain) -> None:
