@@ -91,6 +91,10 @@ def open_session(tree, config: Optional[RunConfig] = None, *, jobs: Optional[int
     if m.world_size_name is None and dconfig.world_size != m.world_size:
         raise ValueError(f"{Path(m.root) / 'distributed_config.py'} was compiled for {m.world_size} ranks; "
                          f"DistributedConfig(device_ids={dconfig.device_ids}) asks for {dconfig.world_size}")
+    if dconfig.num_sub_workers and m.sub_workers:
+        raise ValueError(f"DistributedConfig(num_sub_workers={dconfig.num_sub_workers}): a pool of SubWorker "
+                         f"processes is not supported yet; SubWorkers run one at a time in the calling process "
+                         f"(leave num_sub_workers=0)")
     entry = load_script_function(m.entry.source, m.entry.sha256, m.entry.function_name)
     images = chip_images({c.name: c.path for c in m.chips}, dconfig.world_size, m.platform, jobs=jobs, quiet=quiet)
     subs = {s.name: (lambda s=s: load_script_function(s.source, s.sha256, s.function_name, params=None))

@@ -5,7 +5,7 @@ host call: it removes the segments of dead parents, copies the host arrays into 
 runs the host function (``entry(rt, tensors, world_size)``) with a ``HostRuntime``, waits until
 every dispatch has drained, copies OUT/INOUT host tensors back into the caller's arrays and
 returns a ``DistributedRunResult``.  The first failure -- a rank's run failing (a kernel crash,
-an expired TWAIT), a rank process dying, no progress anywhere for ``timeout`` + 1 s -- raises
+an expired TWAIT), a rank process dying, no progress anywhere for ``timeout`` + 0.5 s -- raises
 ``DistributedRunFailure`` after the session stopped every rank (1 s grace, then SIGKILL),
 joined them and unlinked every segment; so does anything else that escapes, KeyboardInterrupt
 included.
@@ -31,7 +31,7 @@ from .transport.shm import exit_text
 
 CODE_NO_PROGRESS = 100
 CODE_RANK_DIED = 102
-WATCHDOG_SLACK_S = 1.0          # the parent gives up this long after the ranks' own timeout
+WATCHDOG_SLACK_S = 0.5          # the parent gives up this long after the ranks' own timeout (+1 s grace: T + 2 s)
 POLL_S = 0.2
 ARENA_ALIGN = 64
 
@@ -317,7 +317,7 @@ class Session:
                                      op=op, board=self._board_lines())
 
     def _watchdog(self) -> None:
-        """No event and no board progress anywhere for timeout + 1 s while work is outstanding."""
+        """No event and no board progress anywhere for timeout + 0.5 s while work is outstanding."""
         if not self._outstanding:
             return
         now = time.monotonic_ns()

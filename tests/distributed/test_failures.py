@@ -247,3 +247,36 @@ def _waiting(pid: int) -> bool:
         finally:
             seg.close()
     return False
+
+
+def test_a_frozen_rank_trips_the_parents_watchdog(images):
+    """A rank that stops making progress without failing (SIGSTOP) fails the run within timeout + 2 s."""
+    s = make_session(images, 2, timeout=2.0)
+    seg = s.transport.board
+    y = np.zeros((2, 1, 8), np.int32)
+    stopped = {}
+
+    def entry(rt, t, world_size):
+        (sig,) = [rt.window(x, [8], "INT32") for x in rt.alloc_domain([32])]
+        rt.dispatch(1, "wait", [t[0][1], sig], [1])          # rank 1 alone, then stuck in its TWAIT
+
+    def stopper():
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            rec = boardlib.record_at(seg, 1)
+            if rec.op == 2 and rec.op_active:
+                stopped["pid"], stopped["at"] = rec.pid, time.monotonic()
+                os.kill(rec.pid, signal.SIGSTOP)
+                return
+            time.sleep(0.01)
+
+    th = threading.Thread(target=stopper)
+    th.start()
+    with pytest.raises(DistributedRunFailure) as ei:
+        s.call([y], entry=entry)
+    th.join()
+    took = time.monotonic() - stopped["at"]
+    assert took < 4.0, f"the frozen rank was noticed after {took:.2f} s (timeout 2 s)"
+    e = ei.value
+    assert (e.rank, e.code, e.op) == (1, 100, "TWAIT") and "no progress on any rank" in str(e)
+    assert not rank_processes(os.getpid()) and not my_segments()     # a stopped process is SIGKILLed too
