@@ -1,21 +1,87 @@
-"""CompiledProgram: what ``ptokit.compile`` returns.
+"""CompiledProgram: what ``ptokit.compile`` and ``@pl.jit``'s ``compile`` return.
 
-It names the artifact tree and runs it on the CPU simulator when called:
-``compiled(*arrays, config=RunConfig(...))``.  Outputs are written in place
-into the caller's arrays.
+It names an artifact tree and runs it on the CPU simulator when called:
+
+* ``compiled(*args, config=RunConfig(...))`` with every argument: outputs are written in place
+  into the caller's arrays and the call returns the ``RunResult``;
+* ``compiled(*inputs)`` with the ``pl.Out`` parameters left out: they are allocated (numpy
+  arrays, or torch tensors when the inputs are torch tensors), run, and returned -- the one
+  array, or a tuple in parameter order.
+
+Everything it knows about the call comes from the tree's ``kernel_config.py`` (ORCHESTRATION
+``params``: names, kinds, dtypes, shapes with dynamic dimension names, directions), so
+``CompiledProgram.from_dir(dir)`` rebuilds the same object from a saved tree.
 """
 from __future__ import annotations
 
+import ast
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, List, Optional
 
-import numpy as np
+from .artifacts.kernel_config import KernelConfig, read_kernel_config
+from .ir.types import DType
+from .runtime.arrays import array_info, is_array, is_torch_tensor, new_output
+from .runtime.config import FIELDS, RunConfig
+from .targets import SIM_PLATFORMS, RuntimeKind, backend_type_of, coerce_backend_type, runtime_kind_to_name
 
-from .artifacts.kernel_config import KernelConfig
-from .ir.types import DType, dtype_from_numpy
-from .runtime.config import RunConfig
-from .targets import SIM_PLATFORMS, RuntimeKind
+TREE_FILE = "kernel_config.py"
+NEXT_LEVELS = "next_levels"
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    """One orchestration parameter, as ``kernel_config.py`` records it."""
+
+    name: str
+    kind: str                       # "tensor" | "scalar"
+    dtype: Optional[DType]
+    shape: Optional[tuple] = None   # tensors: ints and dynamic-dimension expressions ("M")
+    direction: str = "IN"           # IN | OUT | INOUT (scalars are IN)
+
+
+def param_infos(kc: KernelConfig) -> Optional[List[ParamInfo]]:
+    """The parameters of a tree's orchestration (None for a tree that lists no ``params``)."""
+    params = kc.orchestration.params
+    if params is None:
+        return None
+    out = []
+    for p in params:
+        dt = p.get("dtype")
+        out.append(ParamInfo(str(p.get("name")), str(p.get("kind", "tensor")),
+                             DType[dt] if isinstance(dt, str) and dt in DType.__members__ else None,
+                             tuple(p["shape"]) if p.get("shape") is not None else None,
+                             str(p.get("direction") or "IN")))
+    return out
+
+
+_ARITH = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+          ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b}
+
+
+def eval_dim(text: str, dims: Dict[str, int]) -> Optional[int]:
+    """A dimension expression of ``params`` (``"M"``, ``"(M // 2)"``) over bound dims; None when a
+    name is unbound.  Parsed, never executed: only integers, names and + - * // %."""
+    def ev(node):
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+            return node.value
+        if isinstance(node, ast.Name):
+            return dims.get(node.id)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            v = ev(node.operand)
+            return None if v is None else -v
+        if isinstance(node, ast.BinOp) and type(node.op) in _ARITH:
+            a, b = ev(node.left), ev(node.right)
+            return None if a is None or b is None else _ARITH[type(node.op)](a, b)
+        raise ValueError(f"dimension {text!r} is not an integer expression of dimension names")
+    try:
+        tree = ast.parse(str(text), mode="eval")
+    except SyntaxError:
+        raise ValueError(f"dimension {text!r} is not an integer expression of dimension names") from None
+    return ev(tree)
 
 
 @dataclass
@@ -29,12 +95,205 @@ class CompiledProgram:
     # ptokit.compile so a RunConfig asking for another platform or for dumps can be honoured
     recompile: Optional[Callable] = field(default=None, repr=False)
     _variants: Dict[tuple, "CompiledProgram"] = field(default_factory=dict, repr=False)
+    # the IR program it was compiled from, or a function returning it (None: not known, from_dir)
+    _program: object = field(default=None, repr=False)
+    last_result: object = field(default=None, repr=False)     # RunResult of the last call
+    _prepared: object = field(default=None, repr=False)       # runtime.launcher.PreparedTree, once built
 
+    __test__ = False            # not a pytest test class
+
+    # ------------------------------------------------------------ loading
+    @classmethod
+    def from_dir(cls, output_dir, *, platform: Optional[str] = None, backend_type=None) -> "CompiledProgram":
+        """The compiled program of an existing artifact tree (``kernel_config.py`` and the sources it
+        names).  ``program`` is None: the IR is not kept with the tree."""
+        root = Path(output_dir)
+        if not (root / TREE_FILE).is_file():
+            raise FileNotFoundError(f"{root / TREE_FILE} not found: CompiledProgram.from_dir needs an artifact "
+                                    f"tree (the output_dir of ptokit.compile, or another tool's tree with a "
+                                    f"{TREE_FILE})")
+        kc = read_kernel_config(root)
+        if backend_type is not None:
+            bt = coerce_backend_type(backend_type)
+            if platform is not None and backend_type_of(platform) is not bt:
+                raise ValueError(f"backend_type={bt!r} and platform={platform!r} are different chips")
+            platform = platform or (kc.platform if kc.platform and backend_type_of(kc.platform) is bt
+                                    else bt.sim_platform())
+        platform = platform or kc.platform or "a2a3sim"
+        if kc.platform and platform != kc.platform:
+            raise ValueError(f"{root / TREE_FILE} was compiled for {kc.platform}, not {platform}: kernels and "
+                             f"buffer capacities differ between platforms; compile the program for {platform}")
+        return cls(root.resolve(), kc, platform, kc.runtime)
+
+    def load(self) -> None:
+        """Build (from the build cache) and pack the tree now rather than at the first use."""
+        self._prepare()
+
+    def _prepare(self):
+        if self._prepared is None:
+            from .runtime.launcher import prepare_tree    # lazy: the build cache, needed only to run
+            cfg = RunConfig(platform=self.platform) if self.platform in SIM_PLATFORMS else None
+            self._prepared = prepare_tree(self.output_dir, cfg)
+        return self._prepared
+
+    # ------------------------------------------------------------ what it is
     @property
     def name(self) -> str:
         return self.output_dir.name
 
-    def __call__(self, *args, config=None):
+    @property
+    def program(self):
+        """The IR program this tree was compiled from (before the passes), or None after
+        ``from_dir``."""
+        if callable(self._program):
+            self._program = self._program()
+        return self._program
+
+    @property
+    def backend_type(self):
+        return backend_type_of(self.platform)
+
+    @property
+    def params(self) -> Optional[List[ParamInfo]]:
+        return param_infos(self.config)
+
+    @property
+    def param_names(self) -> List[str]:
+        params = self.params
+        if params is None:
+            return [f"arg{i}" for i in range(len(self.config.orchestration.signature))]
+        return [p.name for p in params]
+
+    @property
+    def output_indices(self) -> List[int]:
+        """Indices of the pure ``pl.Out`` parameters: those a call may leave out (then allocated
+        and returned).  ``pl.InOut`` parameters must be passed: they have an initial value."""
+        return [i for i, p in enumerate(self.params or ()) if p.kind == "tensor" and p.direction == "OUT"]
+
+    @property
+    def has_return(self) -> bool:
+        """Whether a call with the outputs left out returns them (the program has ``pl.Out``
+        parameters)."""
+        return bool(self.output_indices)
+
+    @property
+    def runtime_name(self) -> str:
+        return runtime_kind_to_name(self.runtime)
+
+    @property
+    def runtime_config(self) -> dict:
+        """The tree's RUNTIME_CONFIG: runtime kind, aicpu_thread_num, and the platform it records."""
+        rc = {"runtime": runtime_kind_to_name(self.config.runtime), "aicpu_thread_num": self.config.aicpu_thread_num}
+        if self.config.platform:
+            rc["platform"] = self.config.platform
+        return rc
+
+    @property
+    def chip_callable(self) -> bytes:
+        """The packed callable image of the built tree (``ptokit.runtime.callable``): the
+        orchestration and every kernel binary, what the simulator loads."""
+        return self._prepare().image
+
+    @property
+    def orchestration_names(self) -> List[str]:
+        """Names of the per-function sub-trees of a multi-orchestration tree (``next_levels/<name>/``),
+        each reachable as ``compiled[name]``; empty for a tree with one orchestration."""
+        if (self.output_dir / "orchestration" / "host_orch.py").is_file():
+            return []
+        sub = self.output_dir / NEXT_LEVELS
+        if not sub.is_dir():
+            return []
+        return sorted(d.name for d in sub.iterdir() if (d / TREE_FILE).is_file())
+
+    def __getitem__(self, name: str) -> "CompiledProgram":
+        names = self.orchestration_names
+        if name not in names:
+            raise KeyError(f"no orchestration {name!r} under {self.output_dir / NEXT_LEVELS}; available: "
+                           f"{names or 'none (this tree has one orchestration: call it directly)'}")
+        return CompiledProgram.from_dir(self.output_dir / NEXT_LEVELS / name, platform=self.platform)
+
+    def __fspath__(self) -> str:
+        return str(self.output_dir)
+
+    def __str__(self) -> str:
+        return str(self.output_dir)
+
+    def __repr__(self) -> str:
+        return f"<CompiledProgram {self.output_dir} platform={self.platform} runtime={self.runtime.value}>"
+
+    # ------------------------------------------------------------ calling
+    def build_call_config(self, config: Optional[RunConfig] = None, **overrides) -> RunConfig:
+        """The RunConfig a call would run with: ``config`` (default: this program's platform)
+        with ``overrides`` (RunConfig fields, e.g. ``aicpu_thread_num=3``) applied, and the
+        runtime kind / thread count the tree records filled in where the config leaves them
+        unset.  An override that is not a RunConfig field is a TypeError naming it."""
+        unknown = sorted(set(overrides) - set(FIELDS))
+        if unknown:
+            raise TypeError(f"build_call_config() got {', '.join(repr(u) for u in unknown)}, which "
+                            f"{'is not a RunConfig field' if len(unknown) == 1 else 'are not RunConfig fields'}; "
+                            f"the fields are: {', '.join(FIELDS)}")
+        if config is not None and not isinstance(config, RunConfig):
+            raise TypeError(f"config must be a ptokit.runtime.RunConfig, got {type(config).__name__}")
+        cfg = config if config is not None else RunConfig(platform=self.platform,
+                                                          codegen_only=self.platform not in SIM_PLATFORMS)
+        if overrides:
+            cfg = cfg.replace(**overrides)
+        from .runtime.launcher import resolve_config    # lazy: the runtime driver, needed only to run
+        return resolve_config(self.config, cfg)
+
+    def build_orch_args(self, *args, worker=None):
+        """``(orch_args, coerced, return_style)`` for a call with ``args``.
+
+        ``coerced`` is the full argument list in parameter order, with the left-out outputs
+        allocated; ``orch_args`` is what the simulator is given (a ``DeviceTensor`` becomes the
+        host memory behind it, found in ``worker`` or the open ``ChipWorker`` that allocated
+        it); ``return_style`` says whether the outputs were left out (and are to be returned).
+        Arguments are checked against the parameters: count, kinds, dtypes, shapes."""
+        from .runtime.device import DeviceTensor, resolve_device_tensor   # lazy: ChipWorker is optional
+        params = self.params
+        if params is None:        # a tree without ORCHESTRATION params: arguments as given
+            orch = [resolve_device_tensor(a, worker) if isinstance(a, DeviceTensor) else a for a in args]
+            return orch, list(args), False
+        n, outs = len(params), self.output_indices
+        expected = f"{n} arguments ({', '.join(p.name for p in params)})"
+        if outs:
+            ins = ", ".join(p.name for i, p in enumerate(params) if i not in outs)
+            expected += f", or {n - len(outs)} with the outputs left out ({ins})"
+        if len(args) == n:
+            full, return_style = list(args), False
+        elif outs and len(args) == n - len(outs):
+            it = iter(args)
+            full = [None if i in outs else next(it) for i in range(n)]
+            return_style = True
+        else:
+            raise TypeError(f"{self.name} takes {expected}; {len(args)} were given")
+        orch = [resolve_device_tensor(a, worker) if isinstance(a, DeviceTensor) else a for a in full]
+        try:
+            dims = self.check_args(orch)
+        except TypeError as exc:
+            if not return_style:
+                raise
+            raise TypeError(f"{self.name} takes {expected}; called with {len(args)}, the outputs left out: "
+                            f"{exc}") from None
+        if return_style:
+            torch_like = any(is_torch_tensor(a) for a in args)
+            for i in outs:
+                full[i] = orch[i] = self._allocate(params[i], dims, torch_like)
+        return orch, full, return_style
+
+    def _allocate(self, p: ParamInfo, dims: dict, torch_like: bool):
+        shape = []
+        for d in p.shape or ():
+            v = d if isinstance(d, int) else eval_dim(d, dims)
+            if v is None:
+                raise TypeError(f"cannot allocate output {p.name!r} of shape {list(p.shape)}: dimension {d} is "
+                                f"not bound by any input; pass {p.name} explicitly")
+            shape.append(v)
+        if p.dtype is None:
+            raise TypeError(f"cannot allocate output {p.name!r}: {TREE_FILE} gives it no dtype; pass it explicitly")
+        return new_output(shape, p.dtype, torch_like)
+
+    def __call__(self, *args, config: Optional[RunConfig] = None):
         if config is None:
             if self.platform not in SIM_PLATFORMS:
                 raise ValueError(f"this program was compiled for the {self.platform!r} hardware platform: the "
@@ -42,12 +301,32 @@ class CompiledProgram:
                                  f"toolchain and device; compile with platform='{self.platform}sim' to run "
                                  f"on the CPU simulator")
             config = RunConfig(platform=self.platform)
+        elif not isinstance(config, RunConfig):
+            raise TypeError(f"config must be a ptokit.runtime.RunConfig, got {type(config).__name__}")
         target = self._for_config(config)
-        target.check_args(args)
+        orch, full, return_style = target.build_orch_args(*args)
+        if config.codegen_only:       # compile only: the tree exists, nothing runs
+            return None
+        target.save_tree(config)
         # lazy: the simulator (ctypes driver, build cache; ~60 ms to load) is needed by a run, not
         # by compiling, and compile-only use (a hardware platform, `ptokit compile`) never runs
         from .runtime.launcher import run_tree
-        return run_tree(target.output_dir, list(args), config)
+        result = run_tree(target.output_dir, orch, config)
+        self.last_result = target.last_result = result
+        if not return_style:
+            return result
+        outs = [full[i] for i in self.output_indices]
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def save_tree(self, config: RunConfig) -> Optional[Path]:
+        """``RunConfig.save_kernels_dir``: a copy of the artifact tree there (where the run's
+        diagnostics go too)."""
+        if not config.save_kernels_dir:
+            return None
+        dest = Path(config.save_kernels_dir)
+        if dest.resolve() != self.output_dir:
+            shutil.copytree(self.output_dir, dest, dirs_exist_ok=True)
+        return dest
 
     def _for_config(self, config) -> "CompiledProgram":
         """This tree, or a sibling compiled for the RunConfig's platform / with its dumps."""
@@ -67,42 +346,44 @@ class CompiledProgram:
                                                  output_dir=self.output_dir.with_name(f"{self.output_dir.name}_{suffix}"))
         return self._variants[key]
 
-    def check_args(self, args) -> None:
-        """Arguments against the orchestration's parameters: count, kinds, dtypes, shapes
-        (dynamic dimensions must agree between the tensors that share them)."""
-        params = self.config.orchestration.params
+    def check_args(self, args) -> dict:
+        """Arguments against the orchestration's parameters: kinds, dtypes, shapes (dynamic
+        dimensions must agree between the tensors that share them).  ``None`` entries (outputs
+        still to be allocated) are skipped.  Returns the dynamic dimensions the arguments bind."""
+        params = self.params
+        dyn: dict = {}
         if not params:
-            return
-        names = ", ".join(p["name"] for p in params)
+            return dyn
+        names = ", ".join(p.name for p in params)
         if len(args) != len(params):
             raise TypeError(f"{self.name} takes {len(params)} arguments ({names}), {len(args)} were given")
-        dyn = {}
         for i, (a, p) in enumerate(zip(args, params)):
-            shape = getattr(a, "shape", None)
-            if p["kind"] == "scalar":
-                if shape is not None and len(shape) > 0:
-                    raise TypeError(f"argument {i} ({p['name']}) is a scalar of {p['dtype']}, got an array of shape {tuple(shape)}")
+            if a is None:
                 continue
-            if shape is None:
-                raise TypeError(f"argument {i} ({p['name']}) must be an array of shape {p['shape']} {p['dtype']}, got {a!r}")
-            want = DType[p["dtype"]]
-            got_dt = str(getattr(a, "dtype", ""))
-            try:
-                ok = dtype_from_numpy(np.dtype(a.dtype)) is want
-            except (TypeError, ValueError):
-                ok = got_dt.replace("torch.", "") == want.numpy().name
-            if not ok:
-                raise TypeError(f"argument {i} ({p['name']}) must have dtype {want.name} ({want.numpy()}), got {got_dt}")
-            if len(shape) != len(p["shape"]):
-                raise TypeError(f"argument {i} ({p['name']}) must have shape {p['shape']}, got {tuple(shape)}")
-            for d, (want_d, got_d) in enumerate(zip(p["shape"], shape)):
+            shape = getattr(a, "shape", None)
+            dtype = p.dtype.name if p.dtype is not None else "?"
+            if p.kind == "scalar":
+                if shape is not None and len(shape) > 0:
+                    raise TypeError(f"argument {i} ({p.name}) is a scalar of {dtype}, got an array of shape "
+                                    f"{tuple(shape)}")
+                continue
+            if not is_array(a):
+                raise TypeError(f"argument {i} ({p.name}) must be an array of shape {list(p.shape or ())} {dtype}, "
+                                f"got {a!r}")
+            got_shape, got_dt = array_info(a, f"argument {i} ({p.name})")
+            if p.dtype is not None and got_dt is not p.dtype:
+                raise TypeError(f"argument {i} ({p.name}) must have dtype {p.dtype.name} ({p.dtype.numpy()}), "
+                                f"got {getattr(a, 'dtype', got_dt)}")
+            want = list(p.shape or ())
+            if len(got_shape) != len(want):
+                raise TypeError(f"argument {i} ({p.name}) must have shape {want}, got {got_shape}")
+            for want_d, got_d in zip(want, got_shape):
                 if isinstance(want_d, int):
                     if want_d != got_d:
-                        raise TypeError(f"argument {i} ({p['name']}) must have shape {p['shape']}, got {tuple(shape)}")
-                elif want_d.isidentifier():
+                        raise TypeError(f"argument {i} ({p.name}) must have shape {want}, got {got_shape}")
+                elif str(want_d).isidentifier():
                     if dyn.setdefault(want_d, got_d) != got_d:
                         raise TypeError(f"dynamic dimension {want_d} is {dyn[want_d]} in one argument and {got_d} "
-                                        f"in {p['name']}")
+                                        f"in {p.name}")
+        return dyn
 
-    def __repr__(self) -> str:
-        return f"<CompiledProgram {self.output_dir} platform={self.platform} runtime={self.runtime.value}>"

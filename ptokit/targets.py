@@ -59,6 +59,68 @@ def target_arch(platform: str) -> str:
     return "a5" if validate_platform(platform).startswith("a5") else "a2a3"
 
 
+class BackendType(enum.Enum):
+    """pypto's code-generation backends (``pypto.backend.BackendType``): the chip family a
+    platform belongs to.  ``Ascend910B`` is a2a3 (a2a3sim on the simulator), ``Ascend950`` a5."""
+
+    Ascend910B = "a2a3"
+    Ascend950 = "a5"
+
+    @property
+    def arch(self) -> str:
+        return self.value
+
+    def sim_platform(self) -> str:
+        return f"{self.value}sim"
+
+    def __repr__(self) -> str:
+        return f"BackendType.{self.name}"
+
+
+def backend_type_of(platform: str) -> BackendType:
+    """The backend a platform compiles for: a2a3/a2a3sim -> Ascend910B, a5/a5sim -> Ascend950."""
+    return BackendType(target_arch(platform))
+
+
+def coerce_backend_type(value) -> BackendType:
+    """A ``BackendType``, or its name (``"Ascend950"``) / arch (``"a5"``); else a ValueError."""
+    if isinstance(value, BackendType):
+        return value
+    name = getattr(value, "name", value)       # another library's enum member of the same name
+    if isinstance(name, str):
+        for bt in BackendType:
+            if name in (bt.name, bt.value):
+                return bt
+    raise ValueError(f"unknown backend_type {value!r}; valid values are "
+                     f"{', '.join(f'BackendType.{b.name}' for b in BackendType)}")
+
+
+class OptimizationStrategy(enum.Enum):
+    """pypto's pass-pipeline strategies; ``Default`` is the only one (pypto has no other either)."""
+
+    Default = "Default"
+
+
+class MemoryPlanner(enum.Enum):
+    """Who places on-chip buffers, in pypto's terms.  ptokit always plans them itself (its
+    PlanMemory pass); the names are accepted so that pypto configurations read unchanged."""
+
+    PYPTO = "PYPTO"
+    DSA_RP = "DSA_RP"
+    PTOAS = "PTOAS"
+
+
+def coerce_named(enum_cls, value, field_name: str):
+    """``value`` as a member of ``enum_cls``: a member, another library's member of the same name,
+    or the name itself.  None stays None; anything else is a ValueError listing the names."""
+    if value is None or isinstance(value, enum_cls):
+        return value
+    name = getattr(value, "name", value)
+    if isinstance(name, str) and name in enum_cls.__members__:
+        return enum_cls[name]
+    raise ValueError(f"{field_name}={value!r} is not one of {', '.join(enum_cls.__members__)}")
+
+
 # ---------------------------------------------------------------------------
 # distributed programs (docs/distributed.md)
 # ---------------------------------------------------------------------------

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import datetime
 import importlib.util
+import json
 import sys
 import time
 import traceback
 from pathlib import Path
 from typing import Optional
 
+from .artifacts import PROFILE_DIR
 from .backend.generate import StageTimes, generate_tree
 from .compiled import CompiledProgram
 from .errors import PtokitError, UserError, source_loc_from_file
@@ -53,31 +55,61 @@ def default_output_dir(name: str) -> Path:
 
 def lower_to_tree(ir: N.Program, out: Path, ctx: PassContext, *, dump_passes: bool = False,
                   dump_ptoas_passes: bool = False, with_loc: bool = True,
-                  times: Optional[StageTimes] = None) -> CompiledProgram:
-    """Run the passes on a parsed program and write its artifact tree into ``out``."""
+                  times: Optional[StageTimes] = None, profiling: bool = False) -> CompiledProgram:
+    """Run the passes on a parsed program (unless it is ``lowered`` already) and write its
+    artifact tree into ``out``; ``profiling`` writes ``report/pipeline_profile.{txt,json}``."""
     times = times or StageTimes()
     out = Path(out)
     t0 = time.perf_counter()
-    lowered = run_passes(ir, ctx, out / "passes_dump" if dump_passes else None)
+    if ir.lowered:
+        lowered = N.copy_program(ir)
+    else:
+        lowered = run_passes(ir, ctx, out / "passes_dump" if dump_passes else None)
+        lowered.lowered = True
     times.passes += time.perf_counter() - t0
     cfg = generate_tree(lowered, out, ctx, dump_ptoas_passes=dump_ptoas_passes, with_loc=with_loc, times=times)
+    if profiling:
+        write_profile(out, times)
     return CompiledProgram(out.resolve(), cfg, ctx.platform, ctx.runtime_kind, times)
 
 
+def write_profile(out: Path, times: StageTimes) -> Path:
+    """pypto's compile profile: seconds per stage, as ``report/pipeline_profile.json`` and ``.txt``."""
+    stages = {k: round(v, 6) for k, v in vars(times).items()}
+    report = Path(out) / PROFILE_DIR
+    report.mkdir(parents=True, exist_ok=True)
+    (report / "pipeline_profile.json").write_text(json.dumps({"stages": stages, "total": round(times.total(), 6)},
+                                                             indent=1) + "\n")
+    lines = [f"{k:<14}{v * 1e3:10.2f} ms" for k, v in stages.items()] + [f"{'total':<14}{times.total() * 1e3:10.2f} ms"]
+    (report / "pipeline_profile.txt").write_text("\n".join(lines) + "\n")
+    return report
+
+
 def compile_program(program, output_dir=None, platform="a2a3sim", runtime=None, dump_passes=False,
-                    dump_ptoas_passes=False, with_loc=True, times: Optional[StageTimes] = None) -> CompiledProgram:
-    """``ptokit.compile``: parse, run the passes, write the artifact tree."""
-    if not isinstance(program, ProgramSpec):
-        raise TypeError(f"ptokit.compile expects a @pl.program class, got {program!r}")
+                    dump_ptoas_passes=False, with_loc=True, times: Optional[StageTimes] = None,
+                    profiling: bool = False, distributed_config=None) -> CompiledProgram:
+    """``ptokit.compile``: parse (a ``@pl.program`` class; an ``ir.Program`` is used as given),
+    run the passes (skipped for a program that is ``lowered`` already, e.g. ``jit_fn.lower(...)``),
+    write the artifact tree."""
+    if isinstance(program, ProgramSpec):
+        name = program.name
+    elif isinstance(program, N.Program):
+        name = program.name
+    else:
+        raise TypeError(f"ptokit.compile expects a @pl.program class or an ir.Program, got {program!r}")
+    if distributed_config is not None:
+        raise UserError("distributed_config= compiles a distributed (host-level) program, which ptokit.compile "
+                        "does not support yet; compile without it for one chip")
     ctx = resolve_context(platform, runtime)
     times = times or StageTimes()
     t0 = time.perf_counter()
-    ir = parse_program(program)
+    ir = parse_program(program) if isinstance(program, ProgramSpec) else program
     times.parse += time.perf_counter() - t0
-    out = (Path(output_dir) if output_dir is not None else default_output_dir(program.name)).resolve()
+    out = (Path(output_dir) if output_dir is not None else default_output_dir(name)).resolve()
     out.mkdir(parents=True, exist_ok=True)
     compiled = lower_to_tree(ir, out, ctx, dump_passes=dump_passes, dump_ptoas_passes=dump_ptoas_passes,
-                             with_loc=with_loc, times=times)
+                             with_loc=with_loc, times=times, profiling=profiling)
+    compiled._program = (lambda: program.ir) if isinstance(program, ProgramSpec) else program
 
     def recompile(**kw):
         return compile_program(program, runtime=ctx.runtime_kind, with_loc=with_loc, **kw)

@@ -19,7 +19,7 @@ PKG = Path(__file__).resolve().parents[1] / "ptokit"
 
 FLOOR = {"errors", "targets", "locks", "artifacts"}
 STAGES = {"pto", "ir", "passes", "codegen", "backend", "runtime", "launch", "language", "jit",
-          "toolchain", "compiled", "distributed", "distributed_compiled", "cli", "ptokit"}
+          "toolchain", "compiled", "harness", "distributed", "distributed_compiled", "cli", "ptokit"}
 
 # layer (the first name under ptokit/; "ptokit" is the package's own __init__) ->
 #   ("only", layers it may import besides itself)  or  ("not", layers it must not import)
@@ -42,6 +42,7 @@ RULES = {
     "distributed_compiled": ("not", {"toolchain", "jit", "cli", "language"}),
     "compiled":  ("not", {"toolchain", "jit", "cli", "language"}),
     "toolchain": ("not", {"jit", "cli"}),
+    "harness":   ("not", {"jit", "cli"}),       # pypto.runtime's compile-and-run entry points
     "jit":       ("not", {"cli"}),
 }
 
@@ -51,6 +52,7 @@ RULES = {
 KNOWN_EDGES = {
     ("ptokit.language", "ptokit.jit"): "pl.jit (pypto.language.jit) is re-exported by ptokit.language",
     ("ptokit.ir", "ptokit"): "ptokit.ir.compile (pypto.ir.compile) is ptokit.compile",
+    ("ptokit.runtime", "ptokit.harness"): "ptokit.runtime.run / compile_program (pypto.runtime's) compile first",
 }
 
 

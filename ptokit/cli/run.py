@@ -4,8 +4,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import numpy as np
-
 from ..artifacts.distributed_config import is_distributed_tree
 from ..artifacts.kernel_config import read_kernel_config
 from ..errors import UserError
@@ -16,6 +14,7 @@ from ..runtime.launcher import run_tree
 from ..runtime.progress import BuildProgress
 from ..targets import SIM_PLATFORMS
 from .args import count
+from .run_common import parse_assignments, print_outputs
 from .run_distributed import is_chip_tree as _is_chip_tree, run_distributed_main
 
 
@@ -31,29 +30,6 @@ def build_main(argv) -> int:
     for k in built.config.kernels:
         print(f"kernel {k.func_id:<3} {k.name:<24} {built.kernel_sos[k.func_id]}")
     return 0
-
-
-def _parse_assignments(items, what):
-    out = {}
-    for item in items or []:
-        if "=" not in item:
-            raise UserError(f"--{what} expects NAME=VALUE, got {item!r}")
-        k, v = item.split("=", 1)
-        out[k.strip()] = v.strip()
-    return out
-
-
-def print_outputs(params, names, args, out_dir) -> None:
-    """One line per OUT/INOUT tensor (dtype, shape, sum, min, max); saved as NAME.npy into out_dir."""
-    for p, name, arg in zip(params, names, args):
-        if p.get("kind") == "scalar" or str(p.get("direction", "IN")).upper() not in ("OUT", "INOUT"):
-            continue
-        arr = np.asarray(arg)
-        stats = np.asarray(arr, dtype=np.float64)
-        print(f"  {name}: {arr.dtype}{list(arr.shape)} sum={stats.sum():.6g} min={stats.min() if arr.size else 0:.6g} "
-              f"max={stats.max() if arr.size else 0:.6g}")
-        if out_dir:
-            np.save(out_dir / f"{name}.npy", arr)
 
 
 def run_main(argv) -> int:
@@ -88,11 +64,11 @@ def run_main(argv) -> int:
         raise UserError(f"{a.tree} was compiled for the {kc.platform!r} hardware platform; running it needs the "
                         f"vendor toolchain and device (compile with --platform {kc.platform}sim to simulate it)")
     params = kc.orchestration.params
-    scalars = _parse_assignments(a.scalar, "scalar")
+    scalars = parse_assignments(a.scalar, "scalar")
     if params is None:
         params, args, names = inputs_without_params(a.tree, kc.orchestration.signature, a.inputs, scalars)
     else:
-        args, names = make_inputs(params, a.inputs, scalars, _parse_assignments(a.dim, "dim"), a.seed,
+        args, names = make_inputs(params, a.inputs, scalars, parse_assignments(a.dim, "dim"), a.seed,
                                   where=f"{Path(kc.root) / 'kernel_config.py'}: ORCHESTRATION params")
     try:
         config = RunConfig(platform=platform, runtime=a.runtime, aicpu_thread_num=a.runtime_threads,

@@ -10,6 +10,7 @@ from ..errors import UserError
 from ..runtime.config import RunConfig
 from ..runtime.inputs import make_inputs
 from ..targets import SIM_PLATFORMS, DistributedConfig
+from .run_common import parse_assignments, print_outputs
 
 
 def is_chip_tree(tree) -> bool:
@@ -31,9 +32,8 @@ def _device_ids(text):
 def run_distributed_main(a) -> int:
     # lazy: the distributed runtime (rank processes, shared memory) loads only for these trees
     from ..distributed.launcher import compiled_distributed_config, run_chip_tree, run_distributed
-    from .run import _parse_assignments, print_outputs
-    scalars = _parse_assignments(a.scalar, "scalar")
-    dims = _parse_assignments(a.dim, "dim")
+    scalars = parse_assignments(a.scalar, "scalar")
+    dims = parse_assignments(a.dim, "dim")
     if is_distributed_tree(a.tree):
         m = read_distributed_config(a.tree)
         compiled = m.platform

@@ -8,7 +8,7 @@ same code serves both runtime kinds.
 from __future__ import annotations
 
 import ast
-from typing import Dict, List
+from typing import Dict, List, Set
 
 from ..errors import CompileError, InternalError
 from ..ir import nodes as N
@@ -21,6 +21,54 @@ _CPP_SCALAR = {DType.FP32: "float", DType.FP16: "uint16_t", DType.BF16: "uint16_
                DType.BOOL: "bool", DType.INDEX: "int64_t"}
 # operators whose C++ spelling means what the Python one does (floordiv, mod, min, max are spelled out)
 _CPP_OP = {name: o.cxx for name, o in SCALAR_OPERATORS.items() if o.cxx is not None}
+
+
+def _live_scalars(body) -> Set[str]:
+    """Names whose value is read by something that matters: a task argument, a loop bound or test,
+    an ``if`` test, a tensor expression, or (transitively) another live value.  Dead scalars --
+    e.g. the flags of a ``continue`` nobody tests again -- are not emitted (they would be set but
+    never used)."""
+    deps: Dict[str, Set[str]] = {}
+    roots: Set[str] = set()
+
+    def reads(e) -> Set[str]:
+        return {x.name for x in N.walk_expr(e) if isinstance(x, N.Var)}
+
+    def walk(stmts):
+        for s in stmts:
+            if isinstance(s, N.Assign) and all(isinstance(t.type, ScalarType) for t in s.targets):
+                for t in s.targets:
+                    deps.setdefault(t.name, set()).update(reads(s.value))
+            elif isinstance(s, (N.For, N.While)):
+                if isinstance(s, N.For):
+                    roots.update(*(reads(e) for e in (s.start, s.stop, s.step)))
+                for (p, init), y, r in zip(s.iter_args, s.yields, s.results):
+                    group = reads(init) | reads(y) | {p.name, r.name}
+                    deps.setdefault(p.name, set()).update(group)
+                    deps.setdefault(r.name, set()).update(group)
+                walk(s.body)
+            elif isinstance(s, N.If):
+                roots.update(reads(s.cond))
+                for r, a, b in zip(s.results, s.then_yields, s.else_yields):
+                    deps.setdefault(r.name, set()).update(reads(a) | reads(b))
+                walk(s.then_body)
+                walk(s.else_body)
+            else:
+                for e in N.stmt_exprs(s):
+                    roots.update(reads(e))
+                for sub in N.child_bodies(s):
+                    walk(sub)
+
+    walk(body)
+    live: Set[str] = set()
+    todo = list(roots)
+    while todo:
+        n = todo.pop()
+        if n in live:
+            continue
+        live.add(n)
+        todo.extend(deps.get(n, ()))
+    return live
 
 
 class _Orch:
@@ -36,6 +84,7 @@ class _Orch:
         self.task_ids: Dict[str, str] = {}
         self.sync_start = False
         self.expired: Dict[str, object] = {}   # tensors created in a pl.scope that has ended
+        self.live = _live_scalars(fn.body)      # scalars whose value something reads
 
     def emit(self, depth, text):
         self.lines.append("    " * depth + text)
@@ -67,6 +116,8 @@ class _Orch:
             return f"(({a}) {cmp} ({b}) ? ({a}) : ({b}))"
         if isinstance(e, N.OpCall) and e.op == "scalar.neg":
             return f"(-{self.scalar(e.args[0])})"
+        if isinstance(e, N.OpCall) and e.op == "scalar.cast":
+            return f"static_cast<{_CPP_SCALAR[e.type.dtype]}>({self.scalar(e.args[0])})"
         raise CompileError(f"expression not supported in orchestration code: {e!r}", e.loc)
 
     def dim(self, d) -> str:
@@ -100,6 +151,8 @@ class _Orch:
                 self.pending[tgt.name] = v
                 return
             if isinstance(tgt.type, ScalarType):
+                if tgt.name not in self.live:
+                    return
                 ctype = _CPP_SCALAR[tgt.type.dtype]
                 self.emit(depth, f"{ctype} {tgt.name} = {self.scalar(v)};")
                 self.scalars[tgt.name] = tgt.name
@@ -113,23 +166,38 @@ class _Orch:
         if isinstance(s, N.Return):
             return
         if isinstance(s, N.For):
-            if s.iter_args:
-                raise CompileError("loop-carried values are not supported in orchestration loops", s.loc)
+            self.carry_before(s, depth)
             v = s.var.name
             self.scalars[v] = v
             lo, hi, st = self.scalar(s.start), self.scalar(s.stop), self.scalar(s.step)
             self.emit(depth, f"for (int64_t {v} = {lo}; {v} < {hi}; {v} += {st}) {{")
+            self.carry_in(s, depth + 1)
             self.body(s.body, depth + 1, block_num, name, deps)
+            self.assign_results(s.results, s.yields, depth + 1)
+            self.emit(depth, "}")
+            return
+        if isinstance(s, N.While):
+            self.carry_before(s, depth)
+            pre, cond, post = s.split()
+            self.emit(depth, "while (true) {")
+            self.carry_in(s, depth + 1)
+            self.body(pre, depth + 1, block_num, name, deps)
+            self.emit(depth + 1, f"if (!({self.scalar(cond.cond)})) break;")
+            self.body(post, depth + 1, block_num, name, deps)
+            self.assign_results(s.results, s.yields, depth + 1)
             self.emit(depth, "}")
             return
         if isinstance(s, N.If):
-            if s.results:
-                raise CompileError("values merged across an if are not supported in orchestration", s.loc)
+            for r in s.results:
+                if r.name in self.live:
+                    self.declare_carried(r, None, depth, s)
             self.emit(depth, f"if ({self.scalar(s.cond)}) {{")
             self.body(s.then_body, depth + 1, block_num, name, deps)
-            if s.else_body:
+            self.assign_results(s.results, s.then_yields, depth + 1)
+            if s.else_body or s.results:
                 self.emit(depth, "} else {")
                 self.body(s.else_body, depth + 1, block_num, name, deps)
+                self.assign_results(s.results, s.else_yields, depth + 1)
             self.emit(depth, "}")
             return
         if isinstance(s, N.Scope):
@@ -157,6 +225,39 @@ class _Orch:
                 self.body(s.body, depth, block_num, s.attrs.get("name"), s.attrs.get("deps"))
             return
         raise CompileError(f"{type(s).__name__} is not supported in orchestration", s.loc)
+
+    # loop-carried and merged scalars: each result is a C++ variable that holds the current value;
+    # a loop copies it into the iteration's own variable at the top and writes the yields back at
+    # the bottom, so after the loop it holds the last value (a while loop: what the test last saw)
+    def declare_carried(self, r: N.Var, init, depth, s):
+        if not isinstance(r.type, ScalarType):
+            raise CompileError(f"{r.name!r}: only scalars may be carried through loops or merged across an if in "
+                               f"orchestration, not {r.type}", s.loc)
+        init_text = self.scalar(init) if init is not None else "{}"
+        self.emit(depth, f"{_CPP_SCALAR[r.type.dtype]} {r.name} = {init_text};")
+        self.scalars[r.name] = r.name
+
+    def carry_before(self, s, depth):
+        for (p, init), r in zip(s.iter_args, s.results):
+            if r.name in self.live:
+                self.declare_carried(r, init, depth, s)
+
+    def carry_in(self, s, depth):
+        read = {e.name for _, e in N.iter_exprs(s.body) if isinstance(e, N.Var)}
+        read |= {e.name for y in s.yields for e in N.walk_expr(y) if isinstance(e, N.Var)}
+        for (p, _), r in zip(s.iter_args, s.results):
+            if p.name not in read or r.name not in self.live:
+                continue
+            self.emit(depth, f"{_CPP_SCALAR[p.type.dtype]} {p.name} = {r.name};")
+            self.scalars[p.name] = p.name
+
+    def assign_results(self, results, values, depth):
+        for r, v in zip(results, values):
+            if r.name not in self.live:
+                continue
+            text = self.scalar(v)
+            if text != r.name:
+                self.emit(depth, f"{r.name} = {text};")
 
     def submit(self, call: N.FuncCall, depth, block_num, name, deps):
         callee = self.prog.functions[call.callee]

@@ -30,6 +30,7 @@ from ..pto import types as P
 from ..pto.ast import Attr
 from ..pto.builder import Builder, Value, add_function, new_module
 from ..pto.printer import print_module
+from . import pto_forms
 from .abi import DynDim, KernelABI, ScalarArg, TensorArg
 
 GM_PIPE_BUFFER = "__gm_pipe_buffer"
@@ -197,6 +198,14 @@ class _Emitter:
             op = e.op[len("scalar."):]
             rt = e.type.dtype.mlir
             loc = self.srcloc(e.loc)
+            if op == "cast":
+                x, src = self._scalar(e.args[0], b)
+                if src not in _INTS and rt in _INTS:       # an explicit float -> int cast truncates
+                    if rt == "index":
+                        x = b.cast("arith.fptosi", x, _scalar_t("i64"), self.temp())
+                        return self.convert(x, "i64", rt, b, e.loc), rt
+                    return b.cast("arith.fptosi", x, _scalar_t(rt), self.temp()), rt
+                return self.convert(x, src, rt, b, e.loc), rt
             if op == "neg":
                 a = self.scalar(e.args[0], rt, b)
                 if e.type.dtype.is_float:
@@ -241,7 +250,7 @@ class _Emitter:
         view = False
         if rep in self.values:
             held = self.values[rep][1]
-            if (held.shape, held.dtype, held.memory) == (var.type.shape, var.type.dtype, var.type.memory):
+            if tile_buf(held) == tile_buf(var.type):
                 return Value(self.values[rep][0].name, tile_buf(var.type))
             view = True      # the same bytes seen with another shape (pl.reshape): its own tile_buf
         t: TileType = var.type
@@ -334,6 +343,8 @@ class _Emitter:
             pass       # kernels return through their Out tensors
         elif isinstance(s, N.For):
             self.for_loop(s, b)
+        elif isinstance(s, N.While):
+            self.while_loop(s, b)
         elif isinstance(s, N.If):
             self.if_stmt(s, b)
         elif isinstance(s, N.Scope) and s.kind == "lane_guard":
@@ -386,17 +397,17 @@ class _Emitter:
             want = _scalar_operand_type(v.args[0].type, v.args[1])
             ins = [self.tile_arg(v.args[0]), self.scalar(v.args[1], want, b)]
         elif op.form == "expand":
-            ins = [self.tile_arg(v.args[0])]
+            ins = [self.tile_arg(v.args[-1])]      # the vector (or, alone, the tile whose first column/row)
         elif op.form == "slice":
             ins = [self.tile_arg(v.args[0])] + [self.scalar(o, "index", b) for o in v.args[1].items]
         elif op.form == "insert":
             ins = [self.tile_arg(v.args[1])] + [self.scalar(o, "index", b) for o in v.args[2].items]
+        elif op.form in pto_forms.FORMS:
+            ins = pto_forms.operands(self, v, op.form, target.type, b, _scalar_operand_type)
         else:
             raise InternalError(f"codegen: no PTO form for op {v.op}")
         dst = Value(self.alloc(target, b, s.loc).name, tile_buf(target.type))
-        attrs = {}
-        if v.op == "cast" and v.attrs.get("mode"):
-            attrs["rmode"] = Attr.dialect("pto", f"round_mode {v.attrs['mode']}")
+        attrs = pto_forms.pto_attrs(op, v)
         outs = [dst]
         if spec.row_major:
             ins, outs = self.row_views(spec, ins, outs, b, loc, v)
@@ -414,7 +425,7 @@ class _Emitter:
         src = self.tile_arg(tile)
         sizes = partition_sizes(e.attrs.get("shape"), tile.type, len(tensor.type.shape))
         pv = self.partition(tensor, offsets, sizes, b, e.loc)
-        b.dps(OPS["store"].pto, [src], [pv], loc=self.srcloc(e.loc))
+        b.dps(OPS["store"].pto, [src], [pv], pto_forms.pto_attrs(OPS["store"], e), loc=self.srcloc(e.loc))
 
     def for_loop(self, s: N.For, b: Builder):
         lo = self.scalar(s.start, "index", b)
@@ -444,6 +455,35 @@ class _Emitter:
         self.body(s.body, body)
         if sc:
             body.yield_([self.scalar(y, p.type.dtype.mlir, body) for p, _, y, _ in sc])
+        for (_, _, _, r), val in zip(sc, results):
+            self.values[r.name] = (val, r.type)
+
+    def while_loop(self, s: N.While, b: Builder):
+        """``scf.while``: the statements before the loop's Condition fill the condition region, which
+        passes the carried scalars on to the body region; tiles carried share their buffer."""
+        for (p, init) in s.iter_args:
+            if isinstance(p.type, TileType):
+                rep = self.buffer_of.get(p.name, p.name)
+                if rep not in self.values and isinstance(init, N.Var):
+                    self.alloc(init, b, s.loc)
+        sc = [(p, init, y, r) for (p, init), y, r in zip(s.iter_args, s.yields, s.results)
+              if isinstance(p.type, ScalarType)]
+        inits = [(self.fresh(p.name), self.scalar(init, p.type.dtype.mlir, b)) for p, init, _, _ in sc]
+        after_names = [self.fresh(p.name) for p, _, _, _ in sc]
+        res = ""
+        if sc:
+            res = self.fresh(sc[0][3].name) if len(sc) == 1 else self.fresh("loop_res")
+        before, bargs, after, aargs, results = b.while_(inits, after_names, res, self.srcloc(s.loc))
+        pre, cond, post = s.split()
+        for (p, _, _, _), v in zip(sc, bargs):
+            self.values[p.name] = (v, p.type)
+        self.body(pre, before)
+        before.condition(self.scalar(cond.cond, "i1", before), bargs)
+        for (p, _, _, _), v in zip(sc, aargs):
+            self.values[p.name] = (v, p.type)
+        self.body(post, after)
+        if sc:
+            after.yield_([self.scalar(y, p.type.dtype.mlir, after) for p, _, y, _ in sc])
         for (_, _, _, r), val in zip(sc, results):
             self.values[r.name] = (val, r.type)
 

@@ -50,6 +50,9 @@ def resolve(platform: str, where: str, config: Optional[RunConfig], dconfig: Dis
     if config.platform != platform:
         raise ValueError(f"{where} was compiled for {platform}, but the run asks for {config.platform}; compile it "
                          f"for {config.platform}")
+    if config.distributed_config is not None and not isinstance(config.distributed_config, DistributedConfig):
+        raise TypeError(f"RunConfig(distributed_config={config.distributed_config!r}): expected a "
+                        f"ptokit.DistributedConfig")
     dconfig = config.distributed_config or dconfig
     threads = config.aicpu_thread_num or dconfig.aicpu_thread_num
     if threads not in valid_aicpu_thread_nums(platform):

@@ -1,7 +1,11 @@
 """The IR: nodes, types, the op registry, printer and verifier.
 
-``ptokit.ir.compile`` is ``ptokit.compile`` (source compatibility with pypto.ir).
+``ptokit.ir.compile`` is ``ptokit.compile`` (source compatibility with pypto.ir), and
+``OptimizationStrategy`` is pypto's ``ir.OptimizationStrategy`` (declared with the targets).
+The printer loads with the package: it is the nodes' ``as_python()`` text form.
 """
+from ..targets import OptimizationStrategy  # noqa: F401
+from . import printer  # noqa: F401
 
 
 def __getattr__(name):

@@ -37,6 +37,12 @@ class Direction(enum.Enum):
     INOUT = "INOUT"
 
 
+# The IR's text form (``as_python()``) is the printer's (``ir/printer.py``).  The printer reads
+# these nodes, so it registers its two functions here when it loads, and the ``ptokit.ir``
+# package loads it with the package: nodes never import the printer.
+TEXT_FORM: Dict[str, object] = {}
+
+
 # ---------------------------------------------------------------- expressions
 
 @dataclass(eq=False)
@@ -113,10 +119,38 @@ class For(Stmt):
     stop: Expr
     step: Expr
     body: List[Stmt]
-    kind: str = "range"                       # range | parallel | unroll
+    kind: str = "range"                       # range | parallel | unroll | pipeline
+    stage: int = 1                            # pl.pipeline(stage=k): body copies per iteration
     iter_args: List[Tuple[Var, Expr]] = field(default_factory=list)
     yields: List[Expr] = field(default_factory=list)
     results: List[Var] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class While(Stmt):
+    """``while cond:`` (and ``pl.while_``).  ``body`` holds, at its top level, exactly one
+    ``Condition``: the statements before it compute the condition each time round, the loop ends
+    when it is false, and the statements after it are the loop body proper.  Carried values are
+    as in ``For``: ``iter_args`` (seen by the whole body), ``yields`` at the end of an iteration,
+    ``results`` after the loop (the values the condition last saw).
+    """
+    body: List[Stmt]
+    iter_args: List[Tuple[Var, Expr]] = field(default_factory=list)
+    yields: List[Expr] = field(default_factory=list)
+    results: List[Var] = field(default_factory=list)
+
+    def split(self) -> Tuple[List[Stmt], "Condition", List[Stmt]]:
+        """(statements before the condition, the condition, the loop body proper)."""
+        for k, st in enumerate(self.body):
+            if isinstance(st, Condition):
+                return self.body[:k], st, self.body[k + 1:]
+        raise ValueError("a While without its Condition")
+
+
+@dataclass(eq=False)
+class Condition(Stmt):
+    """The test of the enclosing ``While``: the loop goes on while ``cond`` is true."""
+    cond: Expr
 
 
 @dataclass(eq=False)
@@ -146,6 +180,10 @@ class Param:
     direction: Direction = Direction.IN
     loc: Optional[SourceLoc] = field(default=None, repr=False)
 
+    @property
+    def name_hint(self) -> str:         # pypto's spelling of a parameter's name
+        return self.name
+
 
 @dataclass(eq=False)
 class Function:
@@ -163,6 +201,35 @@ class Function:
                 return p
         raise KeyError(name)
 
+    # pypto's names for what users read off a function
+    @property
+    def func_type(self) -> FunctionType:
+        return self.kind
+
+    @property
+    def param_directions(self) -> List[Direction]:
+        return [p.direction for p in self.params]
+
+    def as_python(self) -> str:
+        """This function as DSL text (a ``@pl.function`` method of a program class)."""
+        return TEXT_FORM["function"](self)
+
+
+class GlobalVar(str):
+    """The key of a program's function table, as pypto names it: the function's name, with
+    ``.name``.  It is the name itself (hash and equality by name), so ``functions["main"]``
+    finds the function whose key is ``GlobalVar("main")``."""
+
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        return str.__str__(self)
+
+    @property
+    def name_hint(self) -> str:
+        return str.__str__(self)
+
 
 @dataclass(eq=False)
 class Program:
@@ -170,9 +237,36 @@ class Program:
     functions: Dict[str, Function]
     source_file: str = "<unknown>"
     dyn_vars: Tuple[str, ...] = ()
+    lowered: bool = False          # the passes have run (ptokit.compile then only generates code)
+
+    def __post_init__(self):
+        self.functions = with_global_vars(self.functions)
 
     def of_kind(self, *kinds: FunctionType) -> List[Function]:
         return [f for f in self.functions.values() if f.kind in kinds]
+
+    # pypto's program surface
+    def get_function(self, name: str) -> Optional[Function]:
+        """The function named ``name``, or None."""
+        return self.functions.get(str(name))
+
+    def __getitem__(self, name: str) -> Function:
+        fn = self.functions.get(str(name))
+        if fn is None:
+            raise KeyError(f"program {self.name} has no function {name!r}; its functions are "
+                           f"{', '.join(self.functions)}")
+        return fn
+
+    def as_python(self) -> str:
+        """The program as DSL text: a module with its ``@pl.program`` class."""
+        return TEXT_FORM["program"](self)
+
+
+def with_global_vars(functions: Dict[str, Function]) -> Dict[str, Function]:
+    """The function table keyed by ``GlobalVar`` s (same order); already so, it is returned as is."""
+    if all(type(k) is GlobalVar for k in functions):
+        return functions
+    return {GlobalVar(k): f for k, f in functions.items()}
 
 
 def copy_program(p: Program) -> Program:
@@ -190,7 +284,7 @@ def walk_stmts(body: List[Stmt]):
 
 
 def child_bodies(s: Stmt) -> List[List[Stmt]]:
-    if isinstance(s, For):
+    if isinstance(s, (For, While)):
         return [s.body]
     if isinstance(s, If):
         return [s.then_body, s.else_body]
@@ -219,6 +313,10 @@ def stmt_exprs(s: Stmt) -> List[Expr]:
         return list(s.values)
     if isinstance(s, For):
         return [s.start, s.stop, s.step] + [init for _, init in s.iter_args]
+    if isinstance(s, While):
+        return [init for _, init in s.iter_args]
+    if isinstance(s, Condition):
+        return [s.cond]
     if isinstance(s, If):
         return [s.cond]
     if isinstance(s, Scope):

@@ -36,6 +36,8 @@ def fmt_expr(e: N.Expr) -> str:
     if isinstance(e, N.OpCall):
         if e.op in _INFIX:
             return f"({fmt_expr(e.args[0])} {_INFIX[e.op]} {fmt_expr(e.args[1])})"
+        if e.op == "scalar.cast":
+            return f"pl.cast({fmt_expr(e.args[0])}, {e.attrs['target_type']!r})"
         if e.op == "scalar.neg":
             return f"(-{fmt_expr(e.args[0])})"
         if e.op in ("scalar.min", "scalar.max"):
@@ -63,7 +65,7 @@ def fmt_expr(e: N.Expr) -> str:
             else:
                 attrs.pop("valid", None)
         for k, v in attrs.items():
-            if k in ("offsets_static", "arch"):
+            if k in ("offsets_static", "arch") or v is None:     # None: the keyword's default
                 continue
             if isinstance(v, (list, tuple)):
                 v = "[" + ", ".join(fmt_expr(x) if isinstance(x, N.Expr) else str(x) for x in v) + "]"
@@ -108,7 +110,7 @@ class _Printer:
         if isinstance(s, N.Assign):
             tgt = ", ".join(t.name for t in s.targets)
             ann = ""
-            if len(s.targets) == 1:
+            if len(s.targets) == 1 and not isinstance(s.value, N.FuncCall):   # a call's type is the callee's
                 ann = f": {fmt_type(s.targets[0].type)}"
             comment = ""
             if len(s.targets) == 1 and isinstance(s.targets[0].type, TileType):
@@ -120,7 +122,8 @@ class _Printer:
         elif isinstance(s, N.Return):
             self.emit(depth, "return " + ", ".join(fmt_expr(v) for v in s.values) if s.values else "return")
         elif isinstance(s, N.For):
-            rng = f"pl.{s.kind}({fmt_expr(s.start)}, {fmt_expr(s.stop)}, {fmt_expr(s.step)})"
+            stage = f", stage={s.stage}" if s.kind == "pipeline" else ""
+            rng = f"pl.{s.kind}({fmt_expr(s.start)}, {fmt_expr(s.stop)}, {fmt_expr(s.step)}{stage})"
             if s.iter_args:
                 carried = ", ".join(f"{v.name}={fmt_expr(i)}" for v, i in s.iter_args)
                 self.emit(depth, f"# loop-carried: {carried}; results: {', '.join(r.name for r in s.results)}")
@@ -128,6 +131,21 @@ class _Printer:
             self.body(s.body, depth + 1)
             if s.yields:
                 self.emit(depth + 1, "# yield " + ", ".join(fmt_expr(y) for y in s.yields))
+        elif isinstance(s, N.While):
+            if s.iter_args:
+                carried = ", ".join(f"{v.name}={fmt_expr(i)}" for v, i in s.iter_args)
+                self.emit(depth, f"# loop-carried: {carried}; results: {', '.join(r.name for r in s.results)}")
+            before, cond, rest = s.split()
+            if not before and not s.iter_args:       # the test comes first: plain `while cond:` DSL
+                self.emit(depth, f"while {fmt_expr(cond.cond)}:")
+                self.body(rest, depth + 1)
+            else:
+                self.emit(depth, "while True:")
+                self.body(s.body, depth + 1)
+            if s.yields:
+                self.emit(depth + 1, "# yield " + ", ".join(fmt_expr(y) for y in s.yields))
+        elif isinstance(s, N.Condition):
+            self.emit(depth, f"pl.cond({fmt_expr(s.cond)})   # the loop ends here when false")
         elif isinstance(s, N.If):
             self.emit(depth, f"if {fmt_expr(s.cond)}:")
             self.body(s.then_body, depth + 1)
@@ -154,10 +172,13 @@ class _Printer:
             self.emit(depth, f"# <{type(s).__name__}>")
 
 
-def print_function(fn: N.Function) -> str:
+def print_function(fn: N.Function, method: bool = True) -> str:
+    """One function: a method of a ``@pl.program`` class (indented, ``self`` first), or with
+    ``method=False`` a module-level ``@pl.function``."""
     p = _Printer(fn)
-    p.emit(1, f"@pl.function(type={fn.kind!r})")
-    params = ["self"]
+    base = 1 if method else 0
+    p.emit(base, f"@pl.function(type={fn.kind!r})")
+    params = ["self"] if method else []
     for prm in fn.params:
         t = fmt_type(prm.type)
         if prm.direction is N.Direction.OUT:
@@ -165,11 +186,11 @@ def print_function(fn: N.Function) -> str:
         elif prm.direction is N.Direction.INOUT:
             t = f"pl.InOut[{t}]"
         params.append(f"{prm.name}: {t}")
-    p.emit(1, f"def {fn.name}({', '.join(params)}):")
+    p.emit(base, f"def {fn.name}({', '.join(params)}):")
     for k, v in sorted(fn.attrs.items()):
         if k in ("core_type", "func_id", "uses_block", "uses_subblock"):
-            p.emit(2, f"# {k}: {v}")
-    p.body(fn.body, 2)
+            p.emit(base + 1, f"# {k}: {v}")
+    p.body(fn.body, base + 1)
     return "\n".join(p.lines)
 
 
@@ -185,3 +206,6 @@ def print_program(prog: N.Program) -> str:
     fns = [print_function(f) for f in prog.functions.values()]
     out.append("\n\n".join(fns))
     return "\n".join(out) + "\n"
+
+
+N.TEXT_FORM.update(function=print_function, program=print_program)

@@ -145,6 +145,16 @@ class PadValue(enum.IntEnum):
     min = 3
 
 
+class AtomicType(enum.IntEnum):
+    """How a store combines with what global memory already holds (pypto's ``pl.AtomicType``)."""
+
+    None_ = 0     # overwrite
+    Add = 1       # GM += tile (atomically: concurrent blocks may add into one tensor)
+
+    def __repr__(self) -> str:
+        return f"pl.AtomicType.{self.name}"
+
+
 Dim = Union[int, str]
 
 
@@ -216,7 +226,8 @@ class TileType:
         return self.shape[0] * self.shape[1] * self.dtype.size
 
     def __str__(self) -> str:
-        return f"pl.Tile[{fmt_shape(self.shape)}, {self.dtype!r}, {self.memory!r}]"
+        mem = "" if self.memory is None else f", {self.memory!r}"    # None: an annotation naming no space
+        return f"pl.Tile[{fmt_shape(self.shape)}, {self.dtype!r}{mem}]"
 
     def with_(self, **kw) -> "TileType":
         d = dict(shape=self.shape, dtype=self.dtype, memory=self.memory, valid=self.valid, pad=self.pad)

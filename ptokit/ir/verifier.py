@@ -49,6 +49,12 @@ def _verify_body(fn, body, defined, after, ssa, seen_defs):
             inner = set(defined) | {s.var.name} | {p.name for p, _ in s.iter_args}
             _verify_body(fn, s.body, inner, after, ssa, seen_defs)
             defs = [r.name for r in s.results]
+        elif isinstance(s, N.While):
+            if sum(isinstance(st, N.Condition) for st in s.body) != 1:
+                raise InternalError(f"after {after}: a while loop in {fn.name} has no single top-level Condition")
+            inner = set(defined) | {p.name for p, _ in s.iter_args}
+            _verify_body(fn, s.body, inner, after, ssa, seen_defs)
+            defs = [r.name for r in s.results]
         elif isinstance(s, N.If):
             then_defined, else_defined = set(defined), set(defined)
             _verify_body(fn, s.then_body, then_defined, after, ssa, seen_defs)
@@ -95,6 +101,13 @@ def _check_flat(prog: N.Program, after: str) -> None:
                     _fail(after, fn, "flat", f"{a.op} is nested in the arguments of {op.op}")
 
 
+def _check_unrolled(prog: N.Program, after: str) -> None:
+    for fn in prog.functions.values():
+        for s in N.walk_stmts(fn.body):
+            if isinstance(s, N.For) and s.kind in ("unroll", "pipeline"):
+                _fail(after, fn, "unrolled", f"a pl.{s.kind} loop is still a loop")
+
+
 def _check_classified(prog: N.Program, after: str) -> None:
     for fn in prog.of_kind(N.FunctionType.InCore):
         if not fn.attrs.get("mixed"):
@@ -135,6 +148,7 @@ PROPERTY_CHECKS: Dict[str, Callable[[N.Program, str], None]] = {
     "inlined": _check_inlined,
     "no_fifo": _check_no_fifo,
     "flat": _check_flat,
+    "unrolled": _check_unrolled,
     "classified": _check_classified,
     "planned": _check_planned,
     "directions": _check_directions,

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from .. import __version__
+from ..artifacts import PROFILE_DIR
 from ..locks import exclusive_lock
 from ..runtime.build import cache_path, compiler, compiler_identity
 from ..runtime.cachedir import DEAD_WRITER_GRACE, DIR_MODE, FILE_MODE, checked_root, ensure_dir, is_stale_temp
@@ -44,8 +45,9 @@ log = logging.getLogger("ptokit.jit")
 
 MANIFEST = "manifest.json"
 FORMAT = 1
-# folders of diagnostics that may be added to an entry after it is published (not hashed)
-DUMP_DIRS = ("passes_dump", "ptoas_passes")
+# folders of diagnostics that may be added to an entry after it is published (not hashed): the
+# pass dumps, and the compile profile (RunConfig(compile_profiling=True))
+DUMP_DIRS = ("passes_dump", "ptoas_passes", PROFILE_DIR)
 
 STATS: Dict[str, int] = {"memory_hits": 0, "disk_hits": 0, "misses": 0, "codegen_runs": 0, "corrupt_rebuilt": 0}
 

@@ -16,12 +16,15 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
+from ..artifacts import PROFILE_DIR
 from ..artifacts.kernel_config import read_kernel_config
 from ..compiled import CompiledProgram
+from ..ir.nodes import with_global_vars
+from ..runtime.config import RunConfig
 from ..errors import UserError
 from ..language.source import Source
 from ..language.types import DimExpr, DynamicDim
@@ -156,11 +159,20 @@ def scan_dependencies(fn) -> Dependencies:
 
 # ---------------------------------------------------------------- the jit function
 
-@dataclass
-class _MemEntry:
-    deps: Dependencies
-    compiled: object
+class CacheKey(NamedTuple):
+    """The key of one entry of ``JitFunction._cache``: the call's specialization, the compile
+    target and options, the cache root, and the disk key (which covers the source, helpers and
+    folded constants, so two entries differ whenever their programs may)."""
+
+    args: tuple
+    platform: str
+    runtime: object
+    options: tuple
+    root: Optional[str]
     key: str
+
+    def matches(self, other: tuple) -> bool:
+        return tuple(self[:5]) == tuple(other)
 
 
 class JitFunction:
@@ -182,7 +194,10 @@ class JitFunction:
         self.qualified = f"{fn.__module__}.{fn.__qualname__}"
         self._signature = inspect.signature(fn)
         self._infos: Optional[List[ParamInfo]] = None
-        self._memory: Dict[tuple, List[_MemEntry]] = {}
+        # the in-process cache: CacheKey -> CompiledProgram (pypto's `_cache`; callers list and
+        # clear it), and what each entry's program depended on, consulted only for keys in _cache
+        self._cache: Dict[CacheKey, CompiledProgram] = {}
+        self._deps: Dict[CacheKey, Dependencies] = {}
         self.last_compiled = None
 
     def __repr__(self) -> str:
@@ -254,6 +269,25 @@ class JitFunction:
             outputs = [torch.from_numpy(o) if isinstance(o, np.ndarray) else o for o in outputs]
         return specs, run_args, outputs, bool(omitted)
 
+    # ------------------------------------------------------------ options
+    def _options(self, config, platform, runtime, dump_passes, dump_ptoas_passes, output_dir=None):
+        """Compile options from a RunConfig and/or the keyword options; giving one in both is an
+        error.  Returns (platform, runtime, dump_passes, dump_ptoas_passes, profiling, output_dir)."""
+        if config is None:
+            return platform, runtime, dump_passes, dump_ptoas_passes, False, output_dir
+        if not isinstance(config, RunConfig):
+            raise TypeError(f"config must be a ptokit.runtime.RunConfig, got {type(config).__name__}")
+        both = [n for n, v in (("platform", platform), ("runtime", runtime), ("dump_passes", dump_passes),
+                               ("dump_ptoas_passes", dump_ptoas_passes), ("output_dir", output_dir)) if v is not None]
+        if both:
+            raise TypeError(f"{self.fn.__name__}: {', '.join(both)} given both as keyword and in config=RunConfig(...); "
+                            f"give each option in one place")
+        if config.distributed_config is not None:
+            raise UserError(f"{self.fn.__name__}: RunConfig(distributed_config=...) compiles a distributed program "
+                            f"(a @pl.jit.host entry), which is not supported yet; run without it on one chip")
+        return (config.platform, config.runtime, config.dump_passes or None, config.dump_ptoas_passes or None,
+                config.compile_profiling, config.save_kernels_dir)
+
     # ------------------------------------------------------------ stages
     def parse(self, *args, **kwargs):
         """The IR program of this call's specialization, before the passes."""
@@ -261,32 +295,43 @@ class JitFunction:
         specs, _, _, _ = self.specialize(*args, **kwargs)
         return build_program(self.fn, specs)
 
-    def lower(self, *args, platform: Optional[str] = None, runtime=None, dump_dir=None, **kwargs):
-        """Run the front end and the passes only; returns the post-pass ``ir.Program``
-        (``ptokit.ir.printer.print_program`` prints it as DSL text)."""
+    def lower(self, *args, config=None, platform: Optional[str] = None, runtime=None, dump_dir=None, **kwargs):
+        """Run the front end and the passes only; returns the post-pass ``ir.Program`` (its
+        ``as_python()`` prints it as DSL text; ``ptokit.compile`` takes it and only generates
+        code).  ``config=RunConfig(...)`` gives the platform and runtime kind."""
         from ..passes.manager import run_passes   # lazy: the compiler
         from ..toolchain import resolve_context
+        platform, runtime, _, _, _, _ = self._options(config, platform, runtime, None, None)
         ctx = resolve_context(platform or self.platform, runtime if runtime is not None else self.runtime)
-        return run_passes(self.parse(*args, **kwargs), ctx, Path(dump_dir) if dump_dir else None)
+        prog = run_passes(self.parse(*args, **kwargs), ctx, Path(dump_dir) if dump_dir else None)
+        prog.lowered = True
+        prog.functions = with_global_vars(prog.functions)
+        return prog
 
-    def compile(self, *args, platform: Optional[str] = None, runtime=None, dump_passes: Optional[bool] = None,
-                dump_ptoas_passes: Optional[bool] = None, output_dir=None, **kwargs):
-        """Specialize and compile (or fetch from the cache); returns the ``CompiledProgram``."""
+    def compile(self, *args, config=None, platform: Optional[str] = None, runtime=None,
+                dump_passes: Optional[bool] = None, dump_ptoas_passes: Optional[bool] = None, output_dir=None,
+                **kwargs):
+        """Specialize and compile (or fetch from the cache); returns the ``CompiledProgram`` -- the
+        very object ``_cache`` holds, so a later call with the same specialization gets it too.
+        Options come from ``config=RunConfig(...)`` or the keywords; with ``output_dir`` (or
+        ``save_kernels_dir``) the tree is copied there and that copy is returned."""
+        platform, runtime, dump_passes, dump_ptoas_passes, profiling, output_dir = self._options(
+            config, platform, runtime, dump_passes, dump_ptoas_passes, output_dir)
         specs, _, _, _ = self.specialize(*args, **kwargs)
-        compiled = self._get(specs, platform, runtime, dump_passes, dump_ptoas_passes)
+        compiled = self._get(specs, platform, runtime, dump_passes, dump_ptoas_passes, profiling)
         if output_dir is not None:
             out = Path(output_dir)
             shutil.copytree(compiled.output_dir, out, dirs_exist_ok=True)
             compiled = CompiledProgram(out.resolve(), read_kernel_config(out), compiled.platform, compiled.runtime,
-                                       compiled.times)
+                                       compiled.times, _program=compiled._program)
         return compiled
 
     def __call__(self, *args, config=None, **kwargs):
+        platform, runtime, dump_passes, dump_ptoas, profiling, _ = self._options(config, None, None, None, None)
         specs, run_args, outputs, _ = self.specialize(*args, **kwargs)
-        platform = getattr(config, "platform", None) if config is not None else None
-        runtime = getattr(config, "runtime", None) if config is not None else None
-        compiled = self._get(specs, platform, runtime, getattr(config, "dump_passes", None) or None,
-                             getattr(config, "dump_ptoas_passes", None) or None)
+        compiled = self._get(specs, platform, runtime, dump_passes, dump_ptoas, profiling)
+        if config is not None and config.codegen_only:
+            return None
         compiled(*run_args, config=config)
         if not outputs:
             return None
@@ -294,13 +339,24 @@ class JitFunction:
 
     # ------------------------------------------------------------ cache
     def cache_info(self) -> dict:
-        return {"memory_entries": sum(len(v) for v in self._memory.values())}
+        return {"memory_entries": len(self._cache)}
 
     def cache_clear(self) -> None:
-        """Forget the in-process entries (the disk cache is untouched)."""
-        self._memory.clear()
+        """Forget the in-process entries (the disk cache is untouched): the next call compiles
+        again or, more likely, finds its entry on disk.  ``_cache.clear()`` does the same."""
+        self._cache.clear()
+        self._deps.clear()
 
-    def _get(self, specs: List[ArgSpec], platform, runtime, dump_passes, dump_ptoas_passes):
+    def _memory_hit(self, mem_key: tuple) -> Optional[CompiledProgram]:
+        for k, compiled in list(self._cache.items()):
+            if not k.matches(mem_key):
+                continue
+            deps = self._deps.get(k)
+            if deps is not None and deps.still_valid() and Path(compiled.output_dir).is_dir():
+                return compiled
+        return None
+
+    def _get(self, specs: List[ArgSpec], platform, runtime, dump_passes, dump_ptoas_passes, profiling=False):
         from ..toolchain import resolve_context   # lazy: the compiler
         ctx = resolve_context(platform or self.platform, runtime if runtime is not None else self.runtime)
         dump_passes = self.dump_passes if dump_passes is None else dump_passes
@@ -310,14 +366,16 @@ class JitFunction:
         # the cache root is part of the in-process key: entries point into it
         mem_key = (tuple(specs), ctx.platform, ctx.runtime_kind, tuple(sorted(options.items())),
                    str(C.jit_cache_dir()) if enabled else None)
+        for stale in [k for k in self._deps if k not in self._cache]:
+            del self._deps[stale]             # entries the caller removed from _cache
         if enabled:
-            for me in self._memory.get(mem_key, ()):
-                if me.deps.still_valid() and Path(me.compiled.output_dir).is_dir():
-                    C.STATS["memory_hits"] += 1
-                    C.log.debug("memory hit for %s (%s)", self.fn.__name__, me.key)
-                    self._ensure_dumps(me.compiled.output_dir, specs, ctx, dump_passes, dump_ptoas)
-                    self.last_compiled = me.compiled
-                    return me.compiled
+            hit = self._memory_hit(mem_key)
+            if hit is not None:
+                C.STATS["memory_hits"] += 1
+                C.log.debug("memory hit for %s (%s)", self.fn.__name__, hit.output_dir.name)
+                self._ensure_dumps(hit.output_dir, specs, ctx, dump_passes, dump_ptoas, profiling)
+                self.last_compiled = hit
+                return hit
         deps = scan_dependencies(self.fn)
         components = {
             "function": self.qualified,
@@ -332,10 +390,12 @@ class JitFunction:
             "compiler": C.compiler_id(),
         }
         key = C.key_hash(components)
+        program = functools.partial(self._program_of, tuple(specs))
         if not enabled:
             out = Path(tempfile.mkdtemp(prefix=f"ptokit-jit-{self.fn.__name__}-"))
             C.explain(f"cache disabled (PTOKIT_CACHE=0): compiling {self.fn.__name__} into {out}")
-            compiled = self._codegen(specs, ctx, out, dump_passes, dump_ptoas)
+            compiled = self._codegen(specs, ctx, out, dump_passes, dump_ptoas, profiling)
+            compiled._program = program
             C.STATS["misses"] += 1
             self.last_compiled = compiled
             return compiled
@@ -363,18 +423,26 @@ class JitFunction:
                     C.STATS["misses"] += 1
                     tmp = C.new_temp_dir(group, key)
                     try:
-                        compiled = self._codegen(specs, ctx, tmp, dump_passes, dump_ptoas)
+                        compiled = self._codegen(specs, ctx, tmp, dump_passes, dump_ptoas, profiling)
                         times = compiled.times
                         C.write_manifest(tmp, key, components)
                         C.publish(tmp, entry, key)
                     except BaseException:
                         shutil.rmtree(tmp, ignore_errors=True)
                         raise
-        compiled = CompiledProgram(entry.resolve(), read_kernel_config(entry), ctx.platform, ctx.runtime_kind, times)
-        self._ensure_dumps(entry, specs, ctx, dump_passes, dump_ptoas)
-        self._memory.setdefault(mem_key, []).append(_MemEntry(deps, compiled, key))
+        compiled = CompiledProgram(entry.resolve(), read_kernel_config(entry), ctx.platform, ctx.runtime_kind, times,
+                                   _program=program)
+        self._ensure_dumps(entry, specs, ctx, dump_passes, dump_ptoas, profiling)
+        ck = CacheKey(*mem_key, key)
+        self._cache[ck] = compiled
+        self._deps[ck] = deps
         self.last_compiled = compiled
         return compiled
+
+    def _program_of(self, specs: tuple):
+        """The IR program (before the passes) of a cached entry, parsed when first asked for."""
+        from .frontend import build_program   # lazy: the compiler
+        return build_program(self.fn, list(specs))
 
     def _explain_miss(self, group: Path, components: dict, specs) -> None:
         if not (C.explain_enabled() or C.log.isEnabledFor(10)):
@@ -387,7 +455,7 @@ class JitFunction:
             C.explain(f"cache miss for {self.fn.__name__}: " + "; ".join(diffs) +
                       f" (closest earlier entry: {closest.name})")
 
-    def _codegen(self, specs, ctx, out: Path, dump_passes: bool, dump_ptoas: bool):
+    def _codegen(self, specs, ctx, out: Path, dump_passes: bool, dump_ptoas: bool, profiling: bool = False):
         from ..toolchain import StageTimes, lower_to_tree   # lazy: the compiler
         from .frontend import build_program
         C.STATS["codegen_runs"] += 1
@@ -396,12 +464,15 @@ class JitFunction:
         ir = build_program(self.fn, specs)
         times.parse += time.perf_counter() - t0
         return lower_to_tree(ir, out, ctx, dump_passes=dump_passes, dump_ptoas_passes=dump_ptoas,
-                             with_loc=self.with_loc, times=times)
+                             with_loc=self.with_loc, times=times, profiling=profiling)
 
-    def _ensure_dumps(self, entry: Path, specs, ctx, dump_passes: bool, dump_ptoas: bool) -> None:
-        """Diagnostics are not part of the key: on a hit, produce the requested dumps if the entry lacks them."""
+    def _ensure_dumps(self, entry: Path, specs, ctx, dump_passes: bool, dump_ptoas: bool,
+                      profiling: bool = False) -> None:
+        """Diagnostics are not part of the key: on a hit, produce the requested dumps (and the
+        compile profile) if the entry lacks them."""
         entry = Path(entry)
-        want = [d for d, on in (("passes_dump", dump_passes), ("ptoas_passes", dump_ptoas)) if on]
+        want = [d for d, on in (("passes_dump", dump_passes), ("ptoas_passes", dump_ptoas),
+                                (PROFILE_DIR, profiling)) if on]
         missing = [d for d in want if not (entry / d).is_dir()]
         if not missing:
             if want:
@@ -409,7 +480,7 @@ class JitFunction:
             return
         tmp = C.new_temp_dir(entry.parent, entry.name)
         try:
-            self._codegen(specs, ctx, tmp, dump_passes, dump_ptoas)
+            self._codegen(specs, ctx, tmp, dump_passes, dump_ptoas, profiling)
             for d in missing:
                 if (tmp / d).is_dir():
                     try:
@@ -420,4 +491,3 @@ class JitFunction:
             shutil.rmtree(tmp, ignore_errors=True)
         C.explain(f"{self.fn.__name__}: cache hit, but {', '.join(missing)} requested: regenerated the dumps into "
                   f"{entry}")
-

@@ -21,15 +21,9 @@ import numpy as np
 
 from ..errors import UserError
 from ..runtime.abi import number_kind, scalar_value
-from ..ir.types import DType, dtype_from_numpy
+from ..runtime.arrays import array_info, is_array, is_contiguous, is_torch_tensor  # noqa: F401 (re-exported)
+from ..ir.types import DType
 from ..language.types import DimExpr, DirAnnot, DynamicDim, ScalarAnnot, Scalar, Tensor, TensorAnnot
-
-_TORCH_DTYPES = {
-    "torch.float32": DType.FP32, "torch.float16": DType.FP16, "torch.bfloat16": DType.BF16,
-    "torch.int8": DType.INT8, "torch.int16": DType.INT16, "torch.int32": DType.INT32,
-    "torch.int64": DType.INT64, "torch.uint8": DType.UINT8, "torch.bool": DType.BOOL,
-    "torch.uint16": DType.UINT16, "torch.uint32": DType.UINT32, "torch.uint64": DType.UINT64,
-}
 
 
 @dataclass(frozen=True)
@@ -49,39 +43,6 @@ class ArgSpec:
         if self.kind == "scalar":
             return f"{self.name}: runtime scalar {self.dtype.name}"
         return f"{self.name}: constant {type(self.value).__name__} {self.value!r}"
-
-
-def is_torch_tensor(x) -> bool:
-    return type(x).__module__.split(".")[0] == "torch" and hasattr(x, "dtype") and hasattr(x, "shape")
-
-
-def is_array(x) -> bool:
-    return isinstance(x, np.ndarray) or is_torch_tensor(x)
-
-
-def array_info(x, what: str) -> Tuple[Tuple[int, ...], DType]:
-    """(shape, dtype) of a numpy array or torch CPU tensor."""
-    if isinstance(x, np.ndarray):
-        try:
-            return tuple(int(d) for d in x.shape), dtype_from_numpy(x.dtype)
-        except ValueError as exc:
-            raise UserError(f"{what}: {exc} (supported: float16, bfloat16 (ml_dtypes), float32, int8, int16, "
-                            f"int32, int64, uint8, bool)") from None
-    if is_torch_tensor(x):
-        dev = getattr(getattr(x, "device", None), "type", "cpu")
-        if dev != "cpu":
-            raise UserError(f"{what}: a torch tensor on {dev!r}; the simulator needs CPU tensors (.cpu())")
-        dt = _TORCH_DTYPES.get(str(x.dtype))
-        if dt is None:
-            raise UserError(f"{what}: unsupported torch dtype {x.dtype}")
-        return tuple(int(d) for d in x.shape), dt
-    raise UserError(f"{what}: expected a numpy array or a torch tensor, got {type(x).__name__}")
-
-
-def is_contiguous(x) -> bool:
-    if isinstance(x, np.ndarray):
-        return bool(x.flags["C_CONTIGUOUS"])
-    return bool(x.is_contiguous())
 
 
 def _is_number(v) -> bool:

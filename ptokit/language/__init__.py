@@ -5,12 +5,13 @@ public ``pypto.language`` API for the surface documented in docs/language.md.
 The front end that reads DSL code lives in this package's modules (``parser`` and its parts).
 """
 from ..ir.nodes import FunctionType
-from ..ir.types import MemorySpace, PadValue
-from .decorators import (at, cluster, func_attr, function, manual_scope, parallel, program, range,  # noqa: A004
-                         scope, spmd, submit, unroll)
+from ..ir.types import AtomicType, MemorySpace, PadValue
+from .decorators import (at, cluster, const, func_attr, function, manual_scope, max, min, parallel,  # noqa: A004
+                         pipeline, program, range, scope, spmd, static_assert, static_print, submit, unroll,
+                         while_, cond, yield_)
 from .ops import *  # noqa: F401,F403
 from .ops import OPS as _OPS
-from .ops import tile
+from .ops import tensor, tile
 from .types import DTYPES as _DTYPES
 from .types import InOut, Level, Mem, Out, PipeType, Role, Scalar, ScopeMode, SplitMode, Tensor, Tile, dynamic
 
@@ -28,8 +29,9 @@ def __getattr__(name):
 
 
 __all__ = [
-    "FunctionType", "MemorySpace", "Mem", "PadValue", "Level", "Tensor", "Tile", "Scalar", "Out",
+    "FunctionType", "AtomicType", "MemorySpace", "Mem", "PadValue", "Level", "Tensor", "Tile", "Scalar", "Out",
     "InOut", "dynamic", "program", "function", "range", "parallel", "unroll", "at", "spmd", "tile",
     "jit",  # noqa: F405 (module __getattr__)
     "func_attr", "SplitMode", "ScopeMode", "Role", "PipeType", "scope", "manual_scope", "cluster", "submit",
+    "const", "min", "max", "static_assert", "static_print", "tensor", "pipeline", "yield_", "while_", "cond",
 ] + sorted(_DTYPES) + sorted(_OPS)

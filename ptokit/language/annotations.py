@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..errors import CompileError
 from ..ir import nodes as N
-from ..ir.types import DType, ScalarType, TensorType, TileType, dim_str
+from ..ir.types import DType, MemorySpace, ScalarType, TensorType, TileType, dim_str
 from .types import DimExpr, DirAnnot, ScalarAnnot, TensorAnnot, TileAnnot
 
 
@@ -31,7 +31,8 @@ def annot_to_type(annot, loc) -> tuple:
     if isinstance(annot, TileAnnot):
         if len(annot.shape) != 2 or not all(isinstance(d, int) for d in annot.shape):
             raise CompileError(f"expected a static 2-D tile shape, got {list(annot.shape)}", loc)
-        return TileType(tuple(annot.shape), _held(annot.dtype, loc, "tiles"), annot.memory), direction
+        return TileType(tuple(annot.shape), _held(annot.dtype, loc, "tiles"), annot.memory or MemorySpace.Vec), \
+            direction
     if isinstance(annot, ScalarAnnot):
         return ScalarType(_held(annot.dtype, loc, "scalars") or DType.INDEX), direction
     if isinstance(annot, DType):

@@ -14,10 +14,14 @@ from typing import Dict
 
 from ..ir import nodes as N
 from ..ir.ops import OPS, OpDef, OpTypeError, Param, infer
-from ..ir.types import INDEX, DType, MemorySpace, PadValue, ScalarType, TensorType, TileType, TupleType, dim_str
+from ..ir.types import INDEX, AtomicType, DType, MemorySpace, PadValue, ScalarType, TensorType, TileType, TupleType, dim_str
 
-_EXAMPLE = {DType: "pl.FP32", MemorySpace: "pl.Mem.Vec", PadValue: "pl.PadValue.zero"}
-_ENUM_OF = {"dtype": DType, "memory": MemorySpace, "pad": PadValue}
+_EXAMPLE = {DType: "pl.FP32", MemorySpace: "pl.Mem.Vec", PadValue: "pl.PadValue.zero",
+            AtomicType: "pl.AtomicType.Add"}
+_ENUM_OF = {"dtype": DType, "memory": MemorySpace, "pad": PadValue, "atomic": AtomicType}
+_ENUMS = tuple(_EXAMPLE)
+# pypto's literal spellings of a pad value: 0, math.inf, -math.inf
+_PAD_SUGAR = {0: PadValue.zero, float("inf"): PadValue.max, float("-inf"): PadValue.min}
 
 
 class _Given:
@@ -101,6 +105,11 @@ class OpBinder:
         for p in op.operand_params:
             if p.scratch and p.name not in values and p.scratch.like in values:
                 values[p.name] = self._scratch_like(values[p.scratch.like], e)
+        first = values.get(op.operand_params[0].name) if op.operand_params else None
+        if op.on_scalar is not None and first is not None and isinstance(first.type, ScalarType):
+            scalar_op = OPS[op.on_scalar]
+            keep = {p.key for p in scalar_op.params if not p.is_operand}
+            return self.typed_op(scalar_op.name, [first], {k: v for k, v in attrs.items() if k in keep}, e, nodes)
         if op.scalar_form is not None:
             rhs = values.get(op.operand_params[1].name)
             if rhs is not None and isinstance(rhs.type, ScalarType):
@@ -179,11 +188,17 @@ class OpBinder:
             if self._is_none(node):
                 return None
             return tuple(v.value if isinstance(v, N.Const) else v for v in self._index_list(node, p.name).items)
+        if p.kind == "pad":
+            return self._pad_attr(node, what)
         if p.kind in _ENUM_OF:
             return self._static_attr(node, _ENUM_OF[p.kind], p.name)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and p.kind in ("mode", "str"):
+            return node.value        # a string literal (the expression reader takes no strings)
         if p.kind == "mode":
             m = self.expr(node)
-            return m.value if isinstance(m, N.Const) else None
+            if not isinstance(m, N.Const) or not isinstance(m.value, int) or isinstance(m.value, bool):
+                raise self.err(f"{what} must be a rounding-mode name such as \"round\" or its number", node)
+            return m.value
         v = self.expr(node)
         want = {"int": int, "bool": bool, "str": str}[p.kind]
         if not isinstance(v, N.Const) or not isinstance(v.value, want) or (want is int and isinstance(v.value, bool)):
@@ -220,9 +235,17 @@ class OpBinder:
             v = self.expr(node)
             return isinstance(v, N.Const) and v.value is None
         return False
+    def _pad_attr(self, node, what):
+        v = self.expr(node)
+        if isinstance(v, N.Const) and isinstance(v.value, PadValue):
+            return v.value
+        if isinstance(v, N.Const) and isinstance(v.value, (int, float)) and not isinstance(v.value, bool) \
+                and v.value in _PAD_SUGAR:
+            return _PAD_SUGAR[v.value]
+        raise self.err(f"{what} must be pl.PadValue.zero/max/min or one of 0, math.inf, -math.inf", node)
 
     def _static_attr(self, node, kinds, what):
-        if isinstance(node, (DType, MemorySpace, PadValue)) or node is None:
+        if isinstance(node, _ENUMS) or node is None:
             return node
         v = self.expr(node)
         if isinstance(v, N.Const) and isinstance(v.value, kinds):

@@ -9,24 +9,49 @@ import inspect
 from typing import Optional
 
 from ..ir.nodes import FunctionType
-from .parser import parse_program
+from ..ir.printer import print_function
+from . import program as program_units
+from .parser import FunctionParser, parse_program
 from .types import FunctionDecl
 
 
 class ProgramSpec:
-    """What ``@pl.program`` returns: the class plus its parsed IR (cached)."""
+    """What ``@pl.program`` returns: the class plus its parsed IR (cached).
+
+    Parsing is lazy: the first use of ``ir``, ``functions``, ``get_function``, ``prog[name]`` or
+    ``as_python()`` parses the class, once.  ``ptokit.compile(spec)`` compiles it."""
 
     def __init__(self, cls):
         self.cls = cls
         self.name = cls.__name__
         self.__doc__ = cls.__doc__
         self._ir = None
+        for member in vars(cls).values():
+            if getattr(member, "__pto_function__", None) is not None:
+                member.__pto_program__ = self      # its as_python() prints it from this program
 
     @property
     def ir(self):
         if self._ir is None:
             self._ir = parse_program(self)
         return self._ir
+
+    @property
+    def functions(self) -> dict:
+        """``{GlobalVar: ir.Function}`` in definition order (a ``GlobalVar`` is the name, with ``.name``)."""
+        return self.ir.functions
+
+    def get_function(self, name: str):
+        """The IR function named ``name``, or None."""
+        return self.ir.get_function(name)
+
+    def __getitem__(self, name: str):
+        return self.ir[name]
+
+    def as_python(self) -> str:
+        """The parsed program as DSL text: a module with its ``@pl.program`` class, which parses
+        again to the same program."""
+        return self.ir.as_python()
 
     def __repr__(self) -> str:
         return f"<ptokit program {self.name}>"
@@ -60,10 +85,22 @@ def function(fn=None, *, type: FunctionType = FunctionType.Opaque, name: Optiona
         f.__pto_function__ = type
         f.__pto_name__ = name or f.__name__
         f.__pto_decl__ = decl
+        f.as_python = lambda: function_text(f)
         return f
     if fn is not None:
         return mark(fn)
     return mark
+
+
+def function_text(f) -> str:
+    """``fn.as_python()`` of a ``@pl.function``: a method of a ``@pl.program`` as its program
+    parsed it; any other function parsed alone (with the module-level functions it calls)."""
+    spec = getattr(f, "__pto_program__", None)
+    if spec is not None:
+        return spec.ir[f.__pto_name__].as_python()
+    units = program_units.function_units(f)
+    prog = program_units.parse_program(None, FunctionParser, units=units, name=f.__pto_name__)
+    return prog[f.__pto_name__].as_python() if units[0].method else print_function(prog[f.__pto_name__], method=False)
 
 
 def dsl_marker(name: str, attr: str = "__pto_marker__"):
@@ -84,6 +121,10 @@ def _not_executable(name):
 range = _not_executable("range")          # noqa: A001 - DSL name
 parallel = _not_executable("parallel")
 unroll = _not_executable("unroll")
+pipeline = _not_executable("pipeline")      # pl.range with a software-pipelining hint (stage=)
+yield_ = _not_executable("yield_")           # `v = pl.yield_(x)`: loop-carried / if-merged values
+while_ = _not_executable("while_")           # `for (x,) in pl.while_(init_values=(0,)):` a while loop
+cond = _not_executable("cond")               # `pl.cond(x < n)`: the test, first statement of a pl.while_ body
 at = _not_executable("at")
 spmd = _not_executable("spmd")
 func_attr = _not_executable("func_attr")   # `pl.func_attr({...})` as a function's first statement
@@ -91,3 +132,8 @@ scope = _not_executable("scope")             # `with pl.scope(mode=pl.ScopeMode.
 manual_scope = _not_executable("manual_scope")
 cluster = _not_executable("cluster")         # `with pl.cluster():` co-schedules the tasks inside
 submit = _not_executable("submit")           # `out, tid = pl.submit(self.k, *args, deps=[...])`
+const = _not_executable("const")             # `pl.const(0, pl.INT32)`: a typed literal
+min = _not_executable("min")                 # noqa: A001 - `pl.min(a, b)` on scalars
+max = _not_executable("max")                 # noqa: A001
+static_assert = _not_executable("static_assert")   # checked while parsing; no IR
+static_print = _not_executable("static_print")

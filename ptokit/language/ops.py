@@ -23,5 +23,9 @@ globals().update(OPS)
 # pl.tile.<op>: the tile-level names
 tile = _types.SimpleNamespace(**_namespace("pl.tile"))
 
+# pl.tensor.<op>: the tensor-level spellings: every pl.<op> (in kernel code its tensor operands are
+# loaded, language/tensor_level.py), plus tensor-only names
+tensor = _types.SimpleNamespace(**_namespace("pl"), create=OPS["create_tensor"], dim=dsl_marker("dim"))
+
 # ``out, tid = pl.spmd_submit(self.kernel, *args, core_num=n)`` in orchestration (parser.py spmd_submit)
 spmd_submit = dsl_marker("spmd_submit")

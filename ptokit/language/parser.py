@@ -22,16 +22,17 @@ from ..errors import CompileError, InternalError
 from ..ir import nodes as N
 from ..ir.ops import BY_PYTHON, OPS, SCALAR_OPERATORS
 from ..ir.types import BOOL, INDEX, DType, MemorySpace, PadValue, ScalarType, TensorType, TileType, dim_vars
-from . import program
+from . import loops, program
 from .annotations import annot_to_type
 from .binding import OpBinder
 from .outline import Outliner
+from .scalars import ScalarMixin
 from .scopes import AtSpec, ScopeMixin
 from .program import dyn_dims_of  # noqa: F401  (re-exported for the jit front end)
 from .signatures import CallMixin, Signature
 from .source import Source, eval_static
 from .tensor_level import TensorLevelMixin
-from .types import DynamicDim
+from .types import DynamicDim, TileAnnot
 from .windows import WindowMixin
 
 _MISSING = object()
@@ -42,7 +43,7 @@ def parse_program(spec) -> N.Program:
     return program.parse_program(spec, FunctionParser)
 
 
-class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMixin):
+class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, ScopeMixin, CallMixin):
     def __init__(self, src: Source, g, sigs: Dict[str, Signature], dyn: Dict[str, DynamicDim]):
         self.src = src
         self.g = g
@@ -58,6 +59,12 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
         self.live_after: Set[str] = set()     # names read after the statement being parsed
         self.outliner: Optional[Outliner] = None   # where pl.at blocks of kernel code become kernels
         self.manual_depth = 0                 # MANUAL runtime scopes around the statement being parsed
+        self.consts: Dict[str, N.Const] = {}  # names assigned once, to a compile-time number
+        self.windows: Dict[str, N.OpCall] = {}   # kernel code: names bound to a tensor window
+        self.yield_ctx = None                 # ("loop", carried names, [(lhs, carried)]) or ("if",) for pl.yield_
+        self.post: List[N.Stmt] = []          # statements that follow the current statement
+        self.synthetic = False                # parsing an assignment the front end made itself
+        self.assign_counts: Dict[str, int] = {}
 
     # ------------------------------------------------------------ helpers
     def err(self, msg, node) -> CompileError:
@@ -72,6 +79,7 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
 
     def parse_body(self, item: ast.FunctionDef, fn: N.Function) -> List[N.Stmt]:
         self.fn = fn
+        self.assign_counts = _assignment_counts(item)
         for p in fn.params:
             self.env[p.name] = p.type
             if isinstance(p.type, TensorType):
@@ -166,8 +174,9 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
 
     # ------------------------------------------------------------ statements
     def stmt(self, s) -> List[N.Stmt]:
-        saved = self.pre, self.direct_call
+        saved = self.pre, self.direct_call, self.post
         self.pre = []
+        self.post = []
         self.direct_call = None
         if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
             self.direct_call = s.value
@@ -176,15 +185,23 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
             self.direct_call = s.value
         try:
             out = self._stmt(s)
-            return self.pre + out
+            return self.pre + out + self.post
         finally:
-            self.pre, self.direct_call = saved
+            self.pre, self.direct_call, self.post = saved
 
     def _stmt(self, s) -> List[N.Stmt]:
         loc = self.loc(s)
         if isinstance(s, ast.Expr):
             if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
                 return []       # docstring
+            if getattr(s, "_pl_condition", None) is not None:
+                return [self.condition(s._pl_condition, s)]
+            if isinstance(s.value, ast.Call) and \
+                    getattr(self._resolve(s.value.func), "__pto_marker__", None) == "cond":
+                raise self.err("pl.cond(...) is the first statement of a `for (...) in pl.while_(init_values=...)` "
+                               "loop body", s)
+            if self.static_statement(s):
+                return []
             e = self.expr(s.value)
             return [N.ExprStmt(e, loc=loc)]
         if isinstance(s, ast.Pass):
@@ -214,6 +231,8 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
             return out + [N.Return(values, loc=loc)]
         if isinstance(s, ast.For):
             return [self.for_loop(s)]
+        if isinstance(s, ast.While):
+            return [self.while_stmt(s)]
         if isinstance(s, ast.If):
             return [self.if_stmt(s)]
         if isinstance(s, ast.With):
@@ -225,10 +244,14 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
         if not isinstance(cond.type, ScalarType):
             raise self.err(f"an if condition must be a scalar, but got {cond.type}", s.test)
         saved = dict(self.env)
-        then_body = self.block(s.body)
-        then_env = self.env
-        self.env = dict(saved)
-        else_body = self.block(s.orelse)
+        outer_yield, self.yield_ctx = self.yield_ctx, ("if",)
+        try:
+            then_body = self.block(s.body)
+            then_env = self.env
+            self.env = dict(saved)
+            else_body = self.block(s.orelse)
+        finally:
+            self.yield_ctx = outer_yield
         else_env = self.env
         self.env = dict(saved)
         for name in set(then_env) | set(else_env):
@@ -256,6 +279,8 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
             marker = getattr(self._resolve(s.value.func), "__pto_marker__", None)
             if marker in ("spmd_submit", "submit"):
                 return self.submit_call(target, s.value, s, marker)
+            if marker == "yield_":
+                return self.yield_stmt(target, s.value, s)
         value = self.expr(s.value)
         if isinstance(target, ast.Tuple):
             names = []
@@ -264,6 +289,19 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
                     raise self.err("only names can be unpacked", t)
                 self._note_assigned(t.id, t)
                 names.append(t.id)
+            if isinstance(value, N.ListExpr):          # M, N = x.shape / a, b = (1, 2)
+                if len(value.items) != len(names):
+                    raise self.err(f"{len(names)} names for {len(value.items)} values", target)
+                out = []
+                for name, item, t in zip(names, value.items, target.elts):
+                    if isinstance(item, N.Const) and isinstance(item.value, (int, float)) and \
+                            self.assign_counts.get(name, 0) == 1:
+                        self.consts[name] = item
+                        continue
+                    self.env[name] = item.type
+                    self.alias.pop(name, None)
+                    out.append(N.Assign([N.Var(name, type=item.type, loc=self.loc(t))], item, loc=loc))
+                return out
             if not isinstance(value, N.FuncCall):
                 raise self.err("tuple unpacking needs a function call returning several values", s.value)
             return self._assign_call(names, value, loc, s)
@@ -271,12 +309,19 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
             raise self.err("assignment target must be a name", target)
         name = target.id
         self._note_assigned(name, target)
+        want = None
         if isinstance(s, ast.AnnAssign):
             annot = eval_static(s.annotation, self.src, self.g, "annotation")
             want, _ = annot_to_type(annot, self.loc(s.annotation))
-            self._check_annot(want, value, s)
+            if isinstance(annot, TileAnnot) and annot.memory is None and isinstance(want, TileType):
+                want = want.with_(memory=None)    # shape and dtype only: the value's memory space wins
         if isinstance(value, N.FuncCall):
-            return self._assign_call([name], value, loc, s)
+            out = self._assign_call([name], value, loc, s)
+            if want is not None:      # the call's result type is known once it is bound
+                self._check_annot(want, N.Var(name, type=self.env.get(name)), s)
+            return out
+        if want is not None:
+            self._check_annot(want, value, s)
         if isinstance(value.type, TensorType) and isinstance(value, N.OpCall) and value.op == "store":
             self._alias(name, value.args[1])
             return [N.ExprStmt(value, loc=loc)]
@@ -284,13 +329,60 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
             self._alias(name, value)
             return []
         if isinstance(value, N.OpCall) and value.op == "tensor_view":
-            raise self.err(f"a tensor window cannot be bound to a name; pass {ast.unparse(s.value)} directly as "
-                           f"a task argument", s.value)
+            if self.in_orchestration:
+                raise self.err(f"a tensor window cannot be bound to a name; pass {ast.unparse(s.value)} directly "
+                               f"as a task argument", s.value)
+            self.windows[name] = value        # kernel code: the name stands for the window where it is used
+            return []
+        if isinstance(value, N.Const) and isinstance(value.value, (int, float)) and \
+                self.assign_counts.get(name, 0) == 1 and not isinstance(s, ast.AnnAssign):
+            self.consts[name] = value         # known while compiling (e.g. `rows, cols = x.shape`)
+            return []
         self.env[name] = value.type
         self.alias.pop(name, None)
         return [N.Assign([N.Var(name, type=value.type, loc=self.loc(target))], value, loc=loc)]
 
+    def yield_stmt(self, target, call: ast.Call, node) -> List[N.Stmt]:
+        """``v = pl.yield_(x)`` / ``a, b = pl.yield_(x, y)``: in a loop with ``init_values`` the values
+        carried into the next iteration (the left names hold the last ones after the loop); in an
+        ``if`` arm the values the arms merge into the left names."""
+        if call.keywords:
+            raise self.err("pl.yield_ takes the values positionally", call)
+        names = [t.id for t in (target.elts if isinstance(target, ast.Tuple) else [target]) if isinstance(t, ast.Name)]
+        if len(names) != (len(target.elts) if isinstance(target, ast.Tuple) else 1):
+            raise self.err("pl.yield_ is assigned to names", target)
+        if len(names) != len(call.args):
+            raise self.err(f"pl.yield_ yields {len(call.args)} values to {len(names)} names", node)
+        ctx = self.yield_ctx
+        if ctx is None:
+            raise self.err("pl.yield_ belongs in a loop body or an if arm", call)
+        dests = names
+        if ctx[0] == "loop":
+            carried, record = ctx[1], ctx[2]
+            if len(carried) != len(call.args):
+                raise self.err(f"pl.yield_ yields {len(call.args)} values but the loop carries {len(carried)} "
+                               f"(init_values=)", call)
+            record[:] = list(zip(names, carried))
+            dests = carried
+        out = []
+        for dest, value in zip(dests, call.args):
+            out.extend(self.bind_name(dest, value, node))
+        return out
+
+    def bind_name(self, name: str, value_node, node) -> List[N.Stmt]:
+        """``name = <value_node>`` written by the front end itself (loop-carried values): parsed as an
+        assignment, exempt from strict_ssa's one-assignment rule."""
+        stmt = ast.copy_location(ast.Assign(targets=[ast.copy_location(ast.Name(id=name, ctx=ast.Store()), node)],
+                                            value=value_node), node)
+        self.synthetic = True
+        try:
+            return self.assign(stmt)
+        finally:
+            self.synthetic = False
+
     def _note_assigned(self, name: str, node) -> None:
+        if self.synthetic:
+            return
         if self.strict_ssa and name in self.assigned:
             raise self.err(f"{name!r} is assigned a second time, but this function is strict_ssa=True (each name "
                            f"is assigned once; use a new name, or drop strict_ssa)", node)
@@ -388,15 +480,32 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
     def _check_annot(self, want, value, node):
         got = value.type
         if isinstance(want, TileType) and isinstance(got, TileType):
-            if want.shape != got.shape or want.dtype != got.dtype or want.memory != got.memory:
+            if want.shape != got.shape or want.dtype != got.dtype or want.memory not in (None, got.memory):
                 raise self.err(f"annotation says {want} but the value is {got}", node)
         elif type(want) is not type(got):
             raise self.err(f"annotation says {want} but the value is {got}", node)
 
     def for_loop(self, s: ast.For) -> N.Stmt:
-        if not isinstance(s.target, ast.Name):
-            raise self.err("a loop variable must be a simple name", s.target)
         it = s.iter
+        carried_names = []
+        if s.orelse:
+            raise self.err("`for ... else` is not supported: put the else code after the loop", s.orelse[0])
+        if isinstance(it, ast.Call) and getattr(self._resolve(it.func), "__pto_marker__", None) == "while_":
+            return self.while_loop(s, it)
+        if isinstance(s.target, ast.Tuple):
+            # `for i, (a, b) in pl.range(n, init_values=(a0, b0)):` -- explicit loop-carried values
+            elts = s.target.elts
+            inner_t = elts[1] if len(elts) == 2 else None
+            names = inner_t.elts if isinstance(inner_t, ast.Tuple) else [inner_t] if inner_t is not None else []
+            if len(elts) != 2 or not isinstance(elts[0], ast.Name) or not all(isinstance(n, ast.Name) for n in names):
+                raise self.err("a loop header is `for i in ...` or `for i, (a, b) in pl.range(..., init_values=(...))`",
+                               s.target)
+            carried_names = [n.id for n in names]
+            loop_name = elts[0]
+        elif isinstance(s.target, ast.Name):
+            loop_name = s.target
+        else:
+            raise self.err("a loop variable must be a simple name", s.target)
         if not isinstance(it, ast.Call):
             raise self.err("loops must iterate over pl.range(...), pl.parallel(...) or pl.unroll(...)", it)
         marker = self._resolve(it.func)
@@ -407,13 +516,37 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
                 raise self.err("`for i in pl.spmd(n)` is a kernel launched as n blocks; it belongs in the "
                                "orchestration", it)
             return self._spmd_kernel(s, spec, spec.at(), block_var=s.target.id)
-        if kind not in ("range", "parallel", "unroll"):
+        if kind not in ("range", "parallel", "unroll", "pipeline"):
             if marker is range:
                 kind = "range"
             else:
-                raise self.err("loops must iterate over pl.range(...), pl.parallel(...) or pl.unroll(...)", it)
-        if it.keywords:
-            raise self.err(f"pl.{kind} takes its bounds positionally (start, stop, step)", it.keywords[0].value)
+                raise self.err("loops must iterate over pl.range(...), pl.parallel(...), pl.pipeline(...) or "
+                               "pl.unroll(...)", it)
+        kw = {k.arg: k.value for k in it.keywords}
+        allowed = {"init_values"} | ({"stage"} if kind == "pipeline" else set())
+        for k in kw:
+            if k not in allowed:
+                raise self.err(f"pl.{kind} takes its bounds positionally (start, stop, step)" +
+                               (f" and {', '.join(sorted(allowed))}=" if allowed else ""), kw[k])
+        if "stage" in kw:
+            stage = self.expr(kw["stage"])
+            if not (isinstance(stage, N.Const) and isinstance(stage.value, int) and stage.value >= 1):
+                raise self.err("stage= of pl.pipeline must be a positive compile-time integer", kw["stage"])
+        stage_n = stage.value if "stage" in kw else 1
+        if kind == "pipeline" and "stage" not in kw:
+            raise self.err("pl.pipeline needs stage=, the number of iterations each pipelined step holds", it)
+        inits = []
+        if "init_values" in kw:
+            node = kw["init_values"]
+            elts = node.elts if isinstance(node, (ast.Tuple, ast.List)) else [node]
+            if len(elts) != len(carried_names):
+                raise self.err(f"init_values has {len(elts)} values for {len(carried_names)} loop-carried names", node)
+            inits = list(zip(carried_names, elts))
+        elif carried_names:
+            raise self.err("`for i, (a, ...) in ...` names loop-carried values: give their initial values with "
+                           "init_values=(...)", s.target)
+        for name, node in inits:     # the carried names hold their initial values when the loop starts
+            self.pre.extend(self.bind_name(name, node, node))
         bounds = [self.expr(a) for a in it.args]
         for b, a in zip(bounds, it.args):
             if not isinstance(b.type, ScalarType) or b.type.dtype.is_float:
@@ -428,10 +561,39 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
             raise self.err("pl.unroll needs literal bounds", it)
         if isinstance(bounds[2], N.Const) and bounds[2].value <= 0:
             raise self.err("loop step must be positive", it)
-        var = N.Var(s.target.id, type=INDEX, loc=self.loc(s.target))
+        var = N.Var(loop_name.id, type=INDEX, loc=self.loc(loop_name))
         self.env[var.name] = INDEX
+        low = self.lower_escapes(s, s.body, kind)
+        stmts = loops.guard(low.body, low.stop, s) if low.stop else low.body
+        body, yielded = self.loop_scope(stmts, carried_names, s)
+        loop = N.For(var, bounds[0], bounds[1], bounds[2], body, kind=kind, stage=stage_n, loc=self.loc(s))
+        self.bind_yielded(yielded, s)
+        return loop
+
+    def lower_escapes(self, s, body, kind: str = "while") -> loops.Lowered:
+        """``break``/``continue`` of this loop rewritten into flags (``loops``); the break flag is
+        cleared before the loop."""
+        try:
+            low = loops.lower_loop_body(body, s)
+        except loops.EscapeError as e:
+            raise self.err(str(e), e.node) from None
+        if low.stop:
+            if kind == "parallel":
+                raise self.err("`break` in a pl.parallel loop: its iterations are independent, so none can end "
+                               "the others; use pl.range", loops.find_escape(body, (ast.Break,)))
+            self.pre.extend(self.bind_name(low.stop, ast.copy_location(ast.Constant(value=False), s), s))
+        return low
+
+    def loop_scope(self, stmts, carried_names, s):
+        """Parse a loop body: (statements, [(name a pl.yield_ bound, carried name)]).  Names bound
+        before the loop keep their types; names first bound inside stay visible after it when read."""
         saved = dict(self.env)
-        body = self.block(s.body)
+        outer_yield, yielded = self.yield_ctx, []
+        self.yield_ctx = ("loop", carried_names, yielded)
+        try:
+            body = self.block(stmts)
+        finally:
+            self.yield_ctx = outer_yield
         for k, v in list(self.env.items()):
             if k in saved and saved[k] != v and isinstance(v, TileType) and isinstance(saved[k], TileType):
                 if v.shape != saved[k].shape or v.dtype != saved[k].dtype or v.memory != saved[k].memory:
@@ -442,7 +604,63 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
         for k, v in inner.items():          # tensor names bound in the loop alias existing tensors
             if k not in self.env and k in self.alias:
                 self.env[k] = v
-        return N.For(var, bounds[0], bounds[1], bounds[2], body, kind=kind, loc=self.loc(s))
+        return body, yielded
+
+    def bind_yielded(self, yielded, s) -> None:
+        # after the loop, the names the yield was assigned to hold the carried values' last state
+        for lhs, name in yielded:
+            self.post.extend(self.bind_name(lhs, ast.copy_location(ast.Name(id=name, ctx=ast.Load()), s), s))
+
+    def condition(self, test: ast.expr, node) -> N.Stmt:
+        cond = self.expr(test)
+        if not isinstance(cond.type, ScalarType):
+            raise self.err(f"a loop condition must be a scalar, but got {cond.type}", test)
+        return N.Condition(cond, loc=self.loc(test))
+
+    def _condition_stmt(self, test: ast.expr) -> ast.stmt:
+        st = ast.copy_location(ast.Expr(value=test), test)
+        st._pl_condition = test
+        return st
+
+    def while_stmt(self, s: ast.While) -> N.Stmt:
+        """``while test:``: names rebound in the body are carried; the test is evaluated before every
+        iteration (a ``break`` adds ``and not <stop>`` to it)."""
+        if s.orelse:
+            raise self.err("`while ... else` is not supported: put the else code after the loop", s.orelse[0])
+        low = self.lower_escapes(s, s.body)
+        test = loops.and_not(s.test, low.stop) if low.stop else s.test
+        body, yielded = self.loop_scope([self._condition_stmt(test)] + low.body, [], s)
+        return N.While(body, loc=self.loc(s))
+
+    def while_loop(self, s: ast.For, it: ast.Call) -> N.Stmt:
+        """``for (a, b) in pl.while_(init_values=(a0, b0)):`` whose body starts with ``pl.cond(test)``
+        and ends with ``a2, b2 = pl.yield_(...)``."""
+        usage = "`for (x,) in pl.while_(init_values=(x0,)):` with `pl.cond(...)` as the first statement"
+        target = s.target
+        names = target.elts if isinstance(target, ast.Tuple) else [target]
+        if not names or not all(isinstance(n, ast.Name) for n in names):
+            raise self.err(f"pl.while_ binds its carried values to names: {usage}", target)
+        carried = [n.id for n in names]
+        if it.args or [k.arg for k in it.keywords] != ["init_values"]:
+            raise self.err(f"pl.while_ takes only init_values=(...): {usage}", it)
+        node = it.keywords[0].value
+        elts = node.elts if isinstance(node, (ast.Tuple, ast.List)) else [node]
+        if len(elts) != len(carried):
+            raise self.err(f"init_values has {len(elts)} values for {len(carried)} loop-carried names", node)
+        first = s.body[0]
+        if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Call)
+                and getattr(self._resolve(first.value.func), "__pto_marker__", None) == "cond"):
+            raise self.err(f"a pl.while_ body starts with its test, pl.cond(...): {usage}", first)
+        call = first.value
+        if len(call.args) != 1 or call.keywords:
+            raise self.err("pl.cond takes the loop condition, one expression", call)
+        for name, value in zip(carried, elts):
+            self.pre.extend(self.bind_name(name, value, value))
+        low = self.lower_escapes(s, s.body[1:])
+        test = loops.and_not(call.args[0], low.stop) if low.stop else call.args[0]
+        body, yielded = self.loop_scope([self._condition_stmt(test)] + low.body, carried, s)
+        self.bind_yielded(yielded, s)
+        return N.While(body, loc=self.loc(s))
 
     def with_block(self, s: ast.With) -> N.Stmt:
         if len(s.items) != 1:
@@ -536,10 +754,9 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
             return self.func_call(target.__pto_name__, e)
         op = getattr(target, "__pto_op__", None)
         if op is None:
-            if target in (min, max):
-                if len(e.args) != 2 or e.keywords:
-                    raise self.err(f"{target.__name__}() takes two scalars here", e)
-                return self.scalar_op(target.__name__, self.expr(e.args[0]), self.expr(e.args[1]), e)
+            scalar = self.scalar_call(target, e)
+            if scalar is not None:
+                return scalar
             raise self.err(f"{ast.unparse(f)!r} is not a DSL op or program function", f)
         return self.op_call(op, e)
 
@@ -550,6 +767,12 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
                 return self._const(e.value, e)
             raise self.err(f"unsupported constant {e.value!r}", e)
         if isinstance(e, ast.Name):
+            if e.id in self.consts and e.id not in self.env:
+                c = self.consts[e.id]
+                return N.Const(c.value, type=c.type, loc=loc)
+            if e.id in self.windows and e.id not in self.env:
+                w = self.windows[e.id]
+                return N.OpCall(w.op, list(w.args), dict(w.attrs), type=w.type, loc=loc)
             if e.id in self.env:
                 name = self.alias.get(e.id, e.id)
                 return N.Var(name, type=self.env[e.id], loc=loc)
@@ -561,6 +784,13 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
         if isinstance(e, ast.Attribute):
             if isinstance(e.value, ast.Name) and e.value.id == "self":
                 raise self.err("a program function must be called: self.name(...)", e)
+            if isinstance(e.value, ast.Name) and e.value.id in self.env:
+                base = self.expr(e.value)
+                if e.attr == "shape" and isinstance(base.type, (TensorType, TileType)):
+                    return self.shape_of(base, e)
+                if e.attr == "dtype" and isinstance(base.type, (TensorType, TileType, ScalarType)):
+                    return N.Const(base.type.dtype, loc=loc)
+                raise self.err(f"{ast.unparse(e)!r}: {base.type} has no attribute {e.attr!r} here", e)
             return self._static_value(self._resolve(e), e)
         if isinstance(e, (ast.List, ast.Tuple)):
             return N.ListExpr([self.expr(x) for x in e.elts], loc=loc)
@@ -569,11 +799,10 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
             if o is None or o.compare:
                 raise self.err(f"unsupported operator {type(e.op).__name__}", e)
             return self.scalar_op(o.name, self.expr(e.left), self.expr(e.right), e)
-        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
-            v = self.expr(e.operand)
-            if isinstance(v, N.Const):
-                return N.Const(-v.value, type=v.type, loc=loc)
-            return self.typed_op("scalar.neg", [v], {}, e)
+        if isinstance(e, ast.UnaryOp):
+            return self.unary_op(e)
+        if isinstance(e, ast.BoolOp):
+            return self.bool_op(e)
         if isinstance(e, ast.Compare):
             if len(e.ops) != 1:
                 raise self.err("chained comparisons are not supported", e)
@@ -587,6 +816,13 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
             static = self._static_subscript(e)
             if static is not _MISSING:
                 return self._static_value(static, e)
+            if isinstance(e.value, ast.Attribute) and e.value.attr == "shape":    # x.shape[1]
+                dims = self.expr(e.value)
+                idx = self.expr(e.slice)
+                if isinstance(dims, N.ListExpr) and isinstance(idx, N.Const) and isinstance(idx.value, int):
+                    if not -len(dims.items) <= idx.value < len(dims.items):
+                        raise self.err(f"{ast.unparse(e)}: index {idx.value} is out of range", e)
+                    return dims.items[idx.value]
             return self.subscript(e)
         raise self.err(f"unsupported expression {ast.unparse(e)!r} in a DSL function", e)
 
@@ -634,15 +870,42 @@ class FunctionParser(OpBinder, TensorLevelMixin, WindowMixin, ScopeMixin, CallMi
         o = SCALAR_OPERATORS[f"scalar.{op}"]
         if isinstance(a.type, TileType) or isinstance(b.type, TileType):
             raise self.err(f"operator on tiles: use pl.{o.tile_op or op}(...) instead of a Python operator", node)
-        if isinstance(a, N.Const) and isinstance(b, N.Const) and o.fold is not None and not o.compare and \
+        if isinstance(a, N.Const) and isinstance(b, N.Const) and o.fold is not None and \
                 isinstance(a.value, (int, float)) and isinstance(b.value, (int, float)):
             try:
                 v = o.fold(a.value, b.value)
             except ZeroDivisionError:
                 raise self.err("division by zero in a constant expression", node) from None
-            return self._const(v, node)
+            except (ValueError, OverflowError) as exc:
+                raise self.err(f"{ast.unparse(node)}: {exc}", node) from None
+            if isinstance(v, bool) or o.compare:
+                return N.Const(bool(v), type=BOOL, loc=self.loc(node))
+            typed = self.typed_op(f"scalar.{op}", [a, b], {}, node).type   # the operands' dtype (pl.const ones too)
+            return N.Const(v, type=typed, loc=self.loc(node))
         return self.typed_op(f"scalar.{op}", [a, b], {}, node)
 
 
 def _names_read(node) -> Set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _assignment_counts(item: ast.FunctionDef) -> Dict[str, int]:
+    """How many places assign each name in a function (a loop target counts as many)."""
+    counts: Dict[str, int] = {}
+
+    def note(target, weight=1):
+        for n in ast.walk(target):
+            if isinstance(n, ast.Name):
+                counts[n.id] = counts.get(n.id, 0) + weight
+
+    for node in ast.walk(item):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                note(t)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            note(node.target, 2 if isinstance(node, ast.AugAssign) else 1)
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            note(node.target, 2)
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            note(node.optional_vars, 2)
+    return counts

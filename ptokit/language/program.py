@@ -228,8 +228,11 @@ def parsed_returns(fn: N.Function) -> Optional[List[int]]:
     return result
 
 
-def parse_program(spec, parser_class) -> N.Program:
-    units = _class_units(spec)
+def parse_program(spec, parser_class, units: Optional[List[Unit]] = None, name: Optional[str] = None) -> N.Program:
+    """The IR program of ``spec`` (a ``@pl.program``), or of ``units`` named ``name`` (a
+    function parsed alone: ``function_units``)."""
+    units = _class_units(spec) if units is None else list(units)
+    name = name or spec.cls.__name__
     units += _module_units(units)
     inline = {u.name for u in units if u.decl.type is N.FunctionType.Inline}
     for u in units:
@@ -248,7 +251,7 @@ def parse_program(spec, parser_class) -> N.Program:
     for u in units:
         dyn.update(dyn_dims_of(u.g))
     strict = getattr(spec, "strict_ssa", False)
-    outliner = Outliner(spec.cls.__name__, headers, sigs, set(headers))
+    outliner = Outliner(name, headers, sigs, set(headers))
     order = {N.FunctionType.Inline: 0, N.FunctionType.Orchestration: 2}
     for u in sorted(units, key=lambda u: order.get(u.kind, 1)):
         fp = parser_class(u.src, u.g, sigs, dyn)
@@ -261,4 +264,14 @@ def parse_program(spec, parser_class) -> N.Program:
         if returns is not None and fn.kind is not N.FunctionType.Inline:
             sigs[u.name].returns_params = returns
     first = units[0]
-    return N.Program(spec.cls.__name__, headers, first.src.file, tuple(sorted(dyn)))
+    return N.Program(name, headers, first.src.file, tuple(sorted(dyn)))
+
+
+def function_units(pyfn) -> List[Unit]:
+    """A ``@pl.function`` as the one unit of a program of its own, to parse it alone (a method
+    when its first parameter is ``self``); the module-level functions it calls join as usual."""
+    src = Source(pyfn)
+    item = src.tree.body[0]
+    method = bool(item.args.args) and item.args.args[0].arg == "self"
+    return [Unit(item, pyfn.__pto_name__, _decl_of(pyfn), src, function_scope(pyfn), method,
+                 getattr(pyfn, "__annotations__", {}))]

@@ -117,7 +117,7 @@ class TensorAnnot:
 class TileAnnot:
     shape: Tuple[int, ...]
     dtype: DType
-    memory: MemorySpace = MemorySpace.Vec
+    memory: Optional[MemorySpace] = None     # None: pl.Tile[shape, dtype] names no memory space
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,9 @@ class _TileMeta(type):
 
 
 class Tile(metaclass=_TileMeta):
-    """``pl.Tile[[r, c], dtype]`` or ``pl.Tile[[r, c], dtype, pl.Mem.Vec]``."""
+    """``pl.Tile[[r, c], dtype]`` or ``pl.Tile[[r, c], dtype, pl.Mem.Vec]``.  Without a memory space
+    an assignment's annotation constrains shape and dtype only (the value's space wins); a
+    parameter of an Inline function without one is a Vec tile."""
 
 
 class _ScalarMeta(type):

@@ -17,6 +17,7 @@ from ..ir.nodes import Program, copy_program
 from ..ir.printer import print_program
 from ..ir.verifier import PROPERTIES, verify_properties
 from .classify import classify_kernels
+from .composites import expand_composites
 from .context import PassContext
 from .directions import derive_directions
 from .fifo_to_move import fifo_to_move
@@ -24,6 +25,7 @@ from .inline import inline_functions
 from .memory_plan import plan_memory
 from .memory_space import check_memory_spaces
 from .split_mixed import split_mixed
+from .unroll import unroll_loops
 from .ssa import flatten, to_ssa
 
 
@@ -49,7 +51,9 @@ PIPELINE: List[Pass] = [
     Pass("InlineFunctions", inline_functions, produces=_p("inlined")),
     Pass("FifoToMove", fifo_to_move, requires=_p("inlined"), produces=_p("no_fifo")),
     Pass("Flatten", flatten, requires=_p("inlined"), produces=_p("flat")),
-    Pass("ConvertToSSA", to_ssa, requires=_p("flat"), produces=_p("ssa")),
+    Pass("UnrollLoops", unroll_loops, requires=_p("flat"), produces=_p("unrolled")),
+    Pass("ExpandComposites", expand_composites, requires=_p("flat")),
+    Pass("ConvertToSSA", to_ssa, requires=_p("flat", "unrolled"), produces=_p("ssa")),
     Pass("InferMemorySpace", check_memory_spaces, requires=_p("ssa")),
     Pass("ClassifyKernels", classify_kernels, requires=_p("ssa", "no_fifo"), produces=_p("classified")),
     Pass("PlanMemory", plan_memory, requires=_p("ssa", "classified"), produces=_p("planned")),

@@ -53,8 +53,8 @@ def _linear(body) -> List[Tuple[List[str], List[str]]]:
     """(defs, uses) per statement in execution order (nested bodies inlined)."""
     out = []
     for s in body:
-        if isinstance(s, N.For):
-            out.append(([s.var.name] + [p.name for p, _ in s.iter_args],
+        if isinstance(s, (N.For, N.While)):
+            out.append(([s.var.name] * isinstance(s, N.For) + [p.name for p, _ in s.iter_args],
                         [u for e in N.stmt_exprs(s) for u in _uses(e)]))
             out.extend(_linear(s.body))
             out.append(([r.name for r in s.results], [u for y in s.yields for u in _uses(y)]))
@@ -90,7 +90,7 @@ def _break_interference(body: List[N.Stmt]) -> List[N.Stmt]:
     for s in body:
         for sub in N.child_bodies(s):
             sub[:] = _break_interference(sub)
-        if isinstance(s, N.For):
+        if isinstance(s, (N.For, N.While)):
             for i, ((param, init), y) in enumerate(zip(s.iter_args, s.yields)):
                 if isinstance(param.type, TileType) and isinstance(y, N.Var) and y.name != param.name:
                     if _read_after_def(s.body, y.name, [param.name]):
@@ -175,7 +175,7 @@ def _plan_function(fn: N.Function, arch: str):
                     tgt = s.value.args[0]
                     if isinstance(tgt, N.Var) and tgt.name in tiles:
                         uf.union(tgt.name, s.targets[0].name)
-            elif isinstance(s, N.For):
+            elif isinstance(s, (N.For, N.While)):
                 for e in N.stmt_exprs(s):
                     use(e)
                 end = [0]

@@ -46,10 +46,17 @@ def subst_body(body: List[N.Stmt], env: Dict[str, N.Expr],
             out.append(N.Return([subst_expr(v, env) for v in s.values], loc=s.loc))
         elif isinstance(s, N.For):
             out.append(N.For(var(s.var), subst_expr(s.start, env), subst_expr(s.stop, env),
-                             subst_expr(s.step, env), subst_body(s.body, env, rd), kind=s.kind,
+                             subst_expr(s.step, env), subst_body(s.body, env, rd), kind=s.kind, stage=s.stage,
                              iter_args=[(var(v), subst_expr(i, env)) for v, i in s.iter_args],
                              yields=[subst_expr(y, env) for y in s.yields],
                              results=[var(r) for r in s.results], loc=s.loc))
+        elif isinstance(s, N.While):
+            out.append(N.While(subst_body(s.body, env, rd),
+                               iter_args=[(var(v), subst_expr(i, env)) for v, i in s.iter_args],
+                               yields=[subst_expr(y, env) for y in s.yields],
+                               results=[var(r) for r in s.results], loc=s.loc))
+        elif isinstance(s, N.Condition):
+            out.append(N.Condition(subst_expr(s.cond, env), loc=s.loc))
         elif isinstance(s, N.If):
             out.append(N.If(subst_expr(s.cond, env), subst_body(s.then_body, env, rd),
                             subst_body(s.else_body, env, rd), results=[var(r) for r in s.results],

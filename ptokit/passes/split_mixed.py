@@ -44,7 +44,7 @@ FIFO_OPS = ops_with("fifo")
 C2V_BUFFER = "c2v_slot_buffer"
 V2C_BUFFER = "v2c_slot_buffer"
 # direction -> (source space, target space, push op (producer side), pop op, free op (consumer side))
-_DIR = {d.name: (d.source, d.target, d.push, d.pop, d.free) for d in DIRECTIONS.values()}
+_DIR = {d.name: (d.sources, d.target, d.push, d.pop, d.free) for d in DIRECTIONS.values()}
 _PRODUCER = {d.name: d.producer for d in DIRECTIONS.values()}
 _POPS = {d.pop: d.name for d in DIRECTIONS.values()}
 
@@ -91,9 +91,9 @@ def _boundary(s: N.Stmt) -> Optional[str]:
     if not (isinstance(s, N.Assign) and isinstance(s.value, N.OpCall) and s.value.op == "move"
             and isinstance(s.value.args[0].type, TileType) and isinstance(s.targets[0].type, TileType)):
         return None
-    spaces = (s.value.args[0].type.memory, s.targets[0].type.memory)
-    for d, (src, dst, *_ops) in _DIR.items():
-        if spaces == (src, dst):
+    src_space, dst_space = s.value.args[0].type.memory, s.targets[0].type.memory
+    for d, (srcs, dst, *_ops) in _DIR.items():
+        if src_space in srcs and dst_space == dst:
             return d
     return None
 
@@ -157,6 +157,12 @@ def _part(body: List[N.Stmt], side: str, pushed: Dict[str, list]) -> List[N.Stmt
             out.append(N.For(s.var, s.start, s.stop, s.step, _part(s.body, side, pushed), kind=s.kind,
                              iter_args=[s.iter_args[i] for i in keep], yields=[s.yields[i] for i in keep],
                              results=[s.results[i] for i in keep], loc=s.loc))
+        elif isinstance(s, N.While):
+            keep = [i for i, (p, _) in enumerate(s.iter_args) if _side_of_type(p.type) in (None, side)]
+            out.append(N.While(_part(s.body, side, pushed), iter_args=[s.iter_args[i] for i in keep],
+                               yields=[s.yields[i] for i in keep], results=[s.results[i] for i in keep], loc=s.loc))
+        elif isinstance(s, N.Condition):
+            out.append(s)         # both halves run the same scalar loop
         elif isinstance(s, N.If):
             keep = [i for i, r in enumerate(s.results) if _side_of_type(r.type) in (None, side)]
             out.append(N.If(s.cond, _part(s.then_body, side, pushed), _part(s.else_body, side, pushed),
@@ -194,7 +200,7 @@ def _reads(s: N.Stmt) -> Set[str]:
                 for v in t.type.valid:
                     if isinstance(v, N.Expr):
                         _expr_reads(v, acc)
-    if isinstance(s, N.For):
+    if isinstance(s, (N.For, N.While)):
         for y in s.yields:
             _expr_reads(y, acc)
     if isinstance(s, N.If):
@@ -207,6 +213,8 @@ def _reads(s: N.Stmt) -> Set[str]:
 
 
 def _effectful(s: N.Stmt) -> bool:
+    if isinstance(s, N.Condition):
+        return True            # a loop's test is never pruned
     if isinstance(s, N.Assign):
         return any(not isinstance(t.type, ScalarType) for t in s.targets)
     if isinstance(s, N.ExprStmt):
@@ -217,7 +225,7 @@ def _effectful(s: N.Stmt) -> bool:
 def _defs(s: N.Stmt) -> List[str]:
     if isinstance(s, N.Assign):
         return [t.name for t in s.targets]
-    if isinstance(s, (N.For, N.If)):
+    if isinstance(s, (N.For, N.While, N.If)):
         return [r.name for r in s.results]
     return []
 
@@ -239,7 +247,7 @@ def _prune(body: List[N.Stmt]) -> List[N.Stmt]:
                 if not _effectful(s) and not any(d in used for d in _defs(s)):
                     changed[0] = True
                     continue
-                if isinstance(s, N.For):
+                if isinstance(s, (N.For, N.While)):
                     s.body = walk(s.body)
                 elif isinstance(s, N.If):
                     s.then_body = walk(s.then_body)
@@ -276,7 +284,7 @@ def _bool_dtype():
 
 def _insert_frees(body: List[N.Stmt], buffer_of: Dict[str, str]) -> List[N.Stmt]:
     for s in body:
-        if isinstance(s, N.For):
+        if isinstance(s, (N.For, N.While)):
             s.body = _insert_frees(s.body, buffer_of)
         elif isinstance(s, N.If):
             s.then_body = _insert_frees(s.then_body, buffer_of)
@@ -343,11 +351,14 @@ def _guard(body: List[N.Stmt]) -> List[N.Stmt]:
         if isinstance(s, N.Return):
             flush()
             out.append(s)
+        elif isinstance(s, N.Condition):
+            flush()            # the test of a while loop stays between the statements around it
+            out.append(s)
         elif isinstance(s, N.Assign) and all(isinstance(t.type, ScalarType) for t in s.targets):
             (hoisted if run else out).append(s)
         elif _has_fifo(s) or _scalar_results(s):
             flush()
-            if isinstance(s, N.For):
+            if isinstance(s, (N.For, N.While)):
                 s.body = _guard(s.body)
             elif isinstance(s, N.If):
                 s.then_body = _guard(s.then_body)

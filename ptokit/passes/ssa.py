@@ -63,6 +63,10 @@ def _flatten_body(body, counter) -> List[N.Stmt]:
         elif isinstance(s, N.For):
             s.start, s.stop, s.step = (hoist(x, True) for x in (s.start, s.stop, s.step))
             s.body = _flatten_body(s.body, counter)
+        elif isinstance(s, N.While):
+            s.body = _flatten_body(s.body, counter)
+        elif isinstance(s, N.Condition):
+            s = N.Condition(hoist(s.cond, True), loc=s.loc)
         elif isinstance(s, N.If):
             s.cond = hoist(s.cond, True)
             s.then_body = _flatten_body(s.then_body, counter)
@@ -100,7 +104,7 @@ def _assigned(body) -> List[str]:
             for t in s.targets:
                 if t.name not in names:
                     names.append(t.name)
-        elif isinstance(s, (N.For, N.If)):
+        elif isinstance(s, (N.For, N.While, N.If)):
             for r in s.results:
                 if r.name not in names:
                     names.append(r.name)
@@ -152,6 +156,28 @@ def _ssa_body(body, env: Dict[str, N.Var], namer: _Namer) -> List[N.Stmt]:
                 results.append(r)
             out.append(N.For(loop_var, start, stop, step, body_out, kind=s.kind, iter_args=iter_args,
                              yields=yields, results=results, loc=s.loc))
+        elif isinstance(s, N.While):
+            # carried values enter every round at the test; the loop's results are the values the
+            # test saw last (the front end keeps assignments to carried names after the test)
+            carried = [n for n in _assigned(s.body) if n in env]
+            inner = dict(env)
+            iter_args = []
+            for n in carried:
+                p = N.Var(namer.fresh(n), type=env[n].type, loc=s.loc)
+                iter_args.append((p, env[n]))
+                inner[n] = p
+            body_out = _ssa_body(s.body, inner, namer)
+            yields = [inner[n] for n in carried]
+            for (p, _), y in zip(iter_args, yields):
+                _check_same(p.type, y.type, p.name, s.loc, "loop")
+            results = []
+            for n in carried:
+                r = N.Var(namer.fresh(n), type=env[n].type, loc=s.loc)
+                env[n] = r
+                results.append(r)
+            out.append(N.While(body_out, iter_args=iter_args, yields=yields, results=results, loc=s.loc))
+        elif isinstance(s, N.Condition):
+            out.append(N.Condition(subst_expr(s.cond, env), loc=s.loc))
         elif isinstance(s, N.If):
             cond = subst_expr(s.cond, env)
             then_env, else_env = dict(env), dict(env)

@@ -14,6 +14,8 @@ in an assembler.  Print the result with ``ptokit.pto.printer.print_module``.
 """
 from __future__ import annotations
 
+import math
+import struct
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..errors import InternalError
@@ -42,12 +44,24 @@ def _bad(message: str) -> InternalError:
 
 
 def format_literal(value, ty: ScalarType) -> str:
-    """The literal text of an ``arith.constant`` of type ``ty``."""
+    """The literal text of an ``arith.constant`` of type ``ty``: six significant digits when they give
+    the value back in that type, else as many as a float32 (nine) or float64 (seventeen) needs."""
     if ty.is_float:
-        return f"{float(value):e}"
+        v = float(value)
+        text = f"{v:e}"
+        if ty.name == "f32" and math.isfinite(v):
+            if _f32(float(text)) != _f32(v):
+                text = f"{v:.8e}"
+        elif ty.name == "f64" and math.isfinite(v) and float(text) != v:
+            text = f"{v:.16e}"
+        return text
     if ty.name == "i1":
         return "true" if value else "false"
     return str(int(value))
+
+
+def _f32(v: float) -> float:
+    return struct.unpack("f", struct.pack("f", v))[0]
 
 
 def new_module(attrs: Dict[str, Attr]) -> Module:
@@ -119,8 +133,8 @@ class Builder:
             for a in spec.attrs:
                 if a.required and a.name not in op.attrs:
                     raise _bad(f"'{op.name}' needs attribute '{a.name}'")
-                if a.allowed is not None and a.name in op.attrs and a.kind in ("int", "str") \
-                        and op.attrs[a.name].value not in a.allowed:
+                if a.allowed is not None and a.name in op.attrs and a.kind in dialect.CHECKED_KINDS \
+                        and dialect.attr_word(a, op.attrs[a.name]) not in a.allowed:
                     raise _bad(f"'{op.name}' attribute '{a.name}' = {op.attrs[a.name].text} is not one of "
                                f"{list(a.allowed)}")
 
@@ -241,7 +255,14 @@ class Builder:
         op = self._op(name, (), loc)
         op.clauses = [Clause("group", "ins", [_use(v) for v in ins], types=[v.type for v in ins], typed=True),
                       Clause("group", "outs", [_use(v) for v in outs], types=[v.type for v in outs], typed=True)]
-        self._set_attrs(op, spec, attrs or {})
+        attrs = attrs or {}
+        self._set_attrs(op, spec, attrs)
+        # attributes the dialect writes inside ins(...), after the last operand (ins(%a, %b {cmpMode = ...} : ...))
+        inner = [k for k in attrs if spec.attr(k).place == "ins"]
+        if inner:
+            op.clauses[0].attrs = [("attrs", {k: attrs[k] for k in inner}, inner, len(ins))]
+        if any(k in attrs for k in spec.generic_if):
+            op.extra["generic"] = True      # printed as "pto.X"(...) {attrs} : (...) -> ()
         return self._finish(op)
 
     def view(self, name: str, result: str, src: Value, ty: TileBufType, loc: SrcLoc = None) -> Value:
@@ -327,6 +348,32 @@ class Builder:
         self._add(op)
         iters = [Value(n, init.type) for n, init in iter_args]
         return Builder(op.regions[0]), Value(iv, lo.type), iters, vals
+
+    def while_(self, inits: Sequence[Tuple[str, Value]], after_args: Sequence[str], result: str = "",
+               loc: SrcLoc = None) -> Tuple["Builder", List[Value], "Builder", List[Value], List[Value]]:
+        """``scf.while``; returns (condition builder, its arguments, body builder, its arguments, results).
+
+        The condition region ends with ``condition(...)``, which passes on values of the result
+        types (here the initial values' types); the body region ends with ``yield_``.
+        """
+        types = [init.type for _, init in inits]
+        res, vals = _results(result, types)
+        op = self._op("scf.while", res, loc)
+        op.operands = [_use(init) for _, init in inits]
+        op.extra["iter_args"] = [(n, 0, 0) for n, _ in inits]
+        op.colon_types = list(types)
+        op.arrow_types = list(types)
+        op.regions = [Block(), Block(args=[BlockArg(n, t, 0, 0) for n, t in zip(after_args, types)])]
+        self._add(op)
+        before = [Value(n, t) for (n, _), t in zip(inits, types)]
+        after = [Value(n, t) for n, t in zip(after_args, types)]
+        return Builder(op.regions[0]), before, Builder(op.regions[1]), after, vals
+
+    def condition(self, cond: Value, values: Sequence[Value] = ()) -> Op:
+        op = self._op("scf.condition")
+        op.operands = [_use(cond)] + [_use(v) for v in values]
+        op.colon_types = [v.type for v in values]
+        return self._add(op)
 
     def if_(self, cond: Value, types: Sequence = (), result: str = "", with_else: bool = False,
             loc: SrcLoc = None) -> Tuple["Builder", Optional["Builder"], List[Value]]:

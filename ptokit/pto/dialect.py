@@ -29,10 +29,15 @@ class Operand:
 @dataclass(frozen=True)
 class AttrSpec:
     name: str
-    kind: str                 # int | str | bool | symbol | round_mode | address_space | layout
+    kind: str                 # int | i32 | str | bool | symbol | round_mode | enum | address_space | layout
     required: bool = False
     allowed: Optional[Tuple] = None
     positive: bool = False
+    prefix: str = ""          # round_mode / enum: the dialect attribute is #pto<prefix VALUE>
+    place: str = "op"         # where a writer puts it: "op" (after outs(...)) or "ins" (after the last ins operand)
+    cxx: str = ""             # how it reaches C++: "" not at all, "arg" appended argument, "template" (OpSpec.template)
+    cxx_values: Optional[Tuple[Tuple[object, str], ...]] = None   # value -> C++ text (default: the value as is)
+    cxx_default: Optional[str] = None    # C++ text when the attribute is absent
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,12 @@ class OpSpec:
     cxx: Optional[str] = None          # C++ function (or type) of the CPU tile library it lowers to
     row_major: Tuple[str, ...] = ()    # operand roles the real assembler requires to be row_major tiles
     layout_error: str = "each"         # "each": one message per role; "all": one message naming every role
+    # C++ template arguments, in order: "T:role" the operand's type, "E:role" its element type, "A:attr" an
+    # attribute lowered by its cxx_values; emitted always, or only when attribute ``template_if`` is present
+    template: Tuple[str, ...] = ()
+    template_if: Optional[str] = None
+    generic_if: Tuple[str, ...] = ()   # attributes that the op carries only in MLIR's generic form ("pto.x"(...))
+    pass_optional: bool = False        # optional ins that are written are passed to C++ as well
 
     @property
     def operands(self) -> Tuple[Operand, ...]:
@@ -164,6 +175,84 @@ _dps("pto.tconcat", "TCONCAT", "src0:T src1:T")
 _dps("pto.tfillpad", "TFILLPAD", "src:T")
 _row(OpSpec("pto.treshape", "view", _operands("src:T"), _operands("result:T"), cxx="TRESHAPE"))
 
+# ================================================================ vector ops, part 2 (docs/language.md "More vector
+# ops"): compare and select, bitwise and shifts, remainders, three-operand and partial arithmetic, products,
+# arg-reductions, generators, and the attributes pypto gives existing ops.  Rows and row changes live here.
+import dataclasses as _dataclasses  # noqa: E402
+
+
+def _extend(name: str, **changes) -> None:
+    """Give an existing row more: extra attributes, an optional operand (a row of this file, changed here)."""
+    spec = PTO_OPS[name]
+    if "attrs" in changes:
+        changes["attrs"] = spec.attrs + tuple(changes["attrs"])
+    PTO_OPS[name] = _dataclasses.replace(spec, **changes)
+
+
+def _enum(name: str, prefix: str, values, cxx: str, place: str = "op", default: Optional[str] = None,
+          cxx_of=None) -> AttrSpec:
+    """``{name = #pto<prefix value>}``; ``cxx_of(value)`` is its C++ spelling (an appended argument when given)."""
+    return AttrSpec(name, "enum", allowed=tuple(values), prefix=prefix, place=place, cxx=cxx,
+                    cxx_values=tuple((v, cxx_of(v)) for v in values) if cxx_of else None, cxx_default=default)
+
+
+CMP_MODES = ("eq", "ne", "lt", "le", "gt", "ge")       # cmp_type 0..5
+_CMP = _enum("cmpMode", "cmp", CMP_MODES, "arg", place="ins", default="CmpMode::EQ",
+             cxx_of=lambda m: f"CmpMode::{m.upper()}")
+_dps("pto.tcmp", "TCMP", "src0:T src1:T", attrs=(_CMP,), row_major=("src0", "src1", "dst"))
+_dps("pto.tcmps", "TCMPS", "src:T scalar:S", attrs=(_CMP,), row_major=("src", "dst"))
+_dps("pto.tsel", "TSEL", "mask:T src0:T src1:T tmp:T", row_major=("mask", "src0", "src1", "tmp", "dst"))
+_dps("pto.tsels", "TSELS", "mask:T src:T tmp:T scalar:S")
+
+for _n in ("and", "or", "shl", "shr", "fmod", "partadd", "partmul", "partmax", "partmin"):
+    _binary(_n)
+for _n in ("and", "or", "shl", "shr", "fmod"):
+    _scalar(_n)
+_unary("not")
+_dps("pto.txor", "TXOR", "src0:T src1:T tmp:T", row_major=("src0", "src1", "dst"), layout_error="all")
+_dps("pto.txors", "TXORS", "src:T scalar:S tmp:T")
+_dps("pto.trem", "TREM", "src0:T src1:T tmp:T", row_major=("src0", "src1", "dst"), layout_error="all")
+_dps("pto.trems", "TREMS", "src:T scalar:S tmp:T")
+_dps("pto.tlrelu", "TLRELU", "src:T scalar:S", row_major=("src", "dst"))
+_dps("pto.tprelu", "TPRELU", "src0:T src1:T tmp:T")
+for _n in ("addc", "subc"):
+    _dps(f"pto.t{_n}", f"T{_n.upper()}", "src0:T src1:T src2:T")
+for _n in ("addsc", "subsc"):
+    _dps(f"pto.t{_n}", f"T{_n.upper()}", "src0:T scalar:S src1:T", row_major=("src0", "src1", "dst"))
+
+_expand_binary("row", "expdif")
+_expand_binary("col", "expdif")
+_row_reduce("prod")
+_dps("pto.tcolprod", "TCOLPROD", "src:T", row_major=("src", "dst"))
+for _n in ("rowargmax", "rowargmin", "colargmax", "colargmin"):
+    _dps(f"pto.t{_n}", f"T{_n.upper()}", "src:T tmp:T", row_major=("src",))
+
+_dps("pto.texpands", "TEXPANDS", "scalar:S", row_major=("dst",))
+_dps("pto.tci", "TCI", "start:S", template=("T:dst", "E:dst", "A:descending"),
+     attrs=(AttrSpec("descending", "bool", cxx="template", cxx_values=((True, "1"), (False, "0")), cxx_default="0"),))
+_dps("pto.ttri", "TTRI", "diagonal:S", template=("T:dst", "A:upperOrLower"), generic_if=("upperOrLower",),
+     attrs=(AttrSpec("upperOrLower", "i32", required=True, allowed=(0, 1), cxx="template"),), row_major=("dst",))
+_dps("pto.trandom", "TRANDOM", "key0:S key1:S counter0:S counter1:S counter2:S counter3:S", template=("A:rounds",),
+     generic_if=("rounds",), attrs=(AttrSpec("rounds", "i32", allowed=(7, 10), cxx="template", cxx_default="10"),),
+     row_major=("dst",))
+_dps("pto.tfillpad_expand", "TFILLPAD_EXPAND", "src:T")
+
+# pypto's round-mode names (cast(mode=...)) next to the CAST_* spellings, each lowered to its RoundMode
+ROUND_MODES = ("NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD", "CAST_RINT")
+PTO_OPS["pto.tcvt"] = _dataclasses.replace(PTO_OPS["pto.tcvt"], attrs=(AttrSpec(
+    "rmode", "round_mode", allowed=ROUND_MODES + _ROUND_MODES, prefix="round_mode", place="ins", cxx="arg",
+    cxx_values=tuple((m, f"RoundMode::{m if m.startswith('CAST_') else 'CAST_' + m}")
+                     for m in ROUND_MODES + _ROUND_MODES), cxx_default="RoundMode::CAST_RINT"),))
+for _n, _prefix in (("div", "div_precision"), ("log", "log_precision"), ("recip", "recip_precision")):
+    _extend(f"pto.t{_n}", attrs=(_enum("precisionType", _prefix, ("high_precision",), ""),))
+_extend("pto.trsqrt", ins=_operands("src:T tmp:T"), optional=1, pass_optional=True)
+_extend("pto.tcolsum", pass_optional=True,
+        attrs=(AttrSpec("isBinary", "bool", place="ins", cxx="arg", cxx_values=((True, "true"), (False, "false"))),))
+_extend("pto.tstore", template=("T:src", "T:dst", "A:atomicType"), template_if="atomicType",
+        attrs=(_enum("atomicType", "atomic_type", ("atomic_none", "atomic_add"), "template",
+                     cxx_of=lambda v: "AtomicType::AtomicAdd" if v == "atomic_add" else "AtomicType::AtomicNone"),))
+# ================================================================ end of vector ops, part 2
+
 # ---------------------------------------------------------------- tiles and views
 _row(OpSpec("pto.alloc_tile", "alloc", _operands("addr:I valid_row:I valid_col:I"), _operands("tile:T"),
             cxx="TASSIGN"))
@@ -217,10 +306,22 @@ CMPF_PREDS = {"oeq": "==", "one": "!=", "olt": "<", "ole": "<=", "ogt": ">", "og
 
 ARITH_OPS = (set(ARITH_INT_BINARY) | set(ARITH_FLOAT_BINARY) | set(ARITH_UNARY) | ARITH_CASTS
              | {"arith.constant", "arith.cmpi", "arith.cmpf", "arith.select"})
-SCF_OPS = {"scf.for", "scf.if", "scf.yield"}
+SCF_OPS = {"scf.for", "scf.if", "scf.while", "scf.condition", "scf.yield"}
 RETURN_OPS = {"return", "func.return"}
 
 KNOWN_OPS = set(PTO_OPS) | ARITH_OPS | SCF_OPS | RETURN_OPS
+
+
+CHECKED_KINDS = ("int", "i32", "str", "round_mode", "enum")   # kinds whose values are checked against allowed
+
+
+def attr_word(a: AttrSpec, attr) -> object:
+    """The value of a written attribute as its row's ``allowed`` and ``cxx_values`` spell it: the last word of
+    ``#pto<prefix WORD>`` for round_mode / enum attributes, the Python value otherwise."""
+    v = attr.value
+    if a.kind in ("round_mode", "enum"):
+        return v[1].split()[-1] if isinstance(v, tuple) and v[1] else None
+    return v
 
 
 def spec(name: str) -> OpSpec:

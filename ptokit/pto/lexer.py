@@ -203,6 +203,13 @@ def tokenize(src: SourceText) -> List[Token]:
             toks.append(Token(FLOAT if is_float else INT, text[i:j], line, col))
             i = j
             continue
+        if c == "^" and i + 1 < n and text[i + 1] in _ID_CHARS:      # a block label: ^bb0
+            j = i + 1
+            while j < n and text[j] in _ID_CHARS:
+                j += 1
+            toks.append(Token(IDENT, text[i:j], line, col))
+            i = j
+            continue
         if c in _ID_START:
             j = i + 1
             while j < n and text[j] in _ID_CHARS:

@@ -169,11 +169,27 @@ class Parser:
         return Func(name, ftok.line, ftok.col, args, attrs, order, body, vis, srcloc)
 
     # ------------------------------------------------------------------ regions and ops
-    def parse_region(self) -> Block:
+    def parse_region(self, block_args: bool = False) -> Block:
+        """``{ ops }``; with ``block_args`` (the body of scf.while) an optional ``^bb0(%a: T, ...):`` first."""
         self.expect("{")
         block = Block()
         if self.tok.kind == IDENT and self.tok.text.startswith("^"):
-            raise self.error("explicit blocks (^bb) are not supported")
+            if not block_args:
+                raise self.error("explicit blocks (^bb) are not supported")
+            self.next()
+            self.expect("(", "after the block label")
+            while not self.is_punct(")"):
+                if self.tok.kind != PERCENT:
+                    raise self.error(f"expected a block argument '%name: type', found {_describe(self.tok)}")
+                a = self.next()
+                self.expect(":", "after the block argument's name")
+                block.args.append(BlockArg(a.text, self.parse_type(), a.line, a.col))
+                if not self.accept(","):
+                    break
+            self.expect(")", "after the block arguments")
+            self.expect(":", "after the block header")
+            if self.tok.kind == IDENT and self.tok.text.startswith("^"):
+                raise self.error("a region with more than one block is not supported")
         while not self.is_punct("}"):
             if self.tok.kind == EOF:
                 raise self.error("expected '}' to close the region")
@@ -205,7 +221,7 @@ class Parser:
                 break
             self.expect("=", "after the result names")
         if self.tok.kind == STRING:
-            raise self.error("the generic op form (\"dialect.op\"(...)) is not supported; use the custom form")
+            return self.parse_generic_form(results, first)
         if self.tok.kind != IDENT:
             raise self.error(f"expected an operation name, found {_describe(self.tok)}")
         ntok = self.next()
@@ -248,6 +264,16 @@ class Parser:
             self.parse_for(op)
         elif name == "scf.if":
             self.parse_if(op)
+        elif name == "scf.while":
+            self.parse_while(op)
+        elif name == "scf.condition":
+            self.expect("(", "after scf.condition")
+            op.operands = [self.parse_use()]
+            self.expect(")", "after the condition")
+            if self.tok.kind == PERCENT:
+                op.operands += self.parse_operand_list()
+                self.expect(":", "before the types of the values passed on")
+                op.colon_types = self.parse_type_list()
         elif name == "scf.yield" or name in dialect.RETURN_OPS:
             if self.tok.kind == PERCENT:
                 op.operands = self.parse_operand_list()
@@ -255,6 +281,48 @@ class Parser:
                 op.colon_types = self.parse_type_list()
         else:
             self.parse_generic(op)
+        op.srcloc = self.parse_loc()
+        return op
+
+    def parse_generic_form(self, results, first) -> Op:
+        """MLIR's generic form of a destination-passing tile op: ``"pto.X"(%ins..., %outs...) {attrs} :
+        (types) -> ()``, read into the same ins/outs clauses as the custom form (the table's row says how
+        many trailing operands are outs)."""
+        ntok = self.next()
+        name = ntok.text
+        spec = dialect.PTO_OPS.get(name)
+        if spec is None or spec.form != "dps":
+            raise self.error(f"the generic op form (\"dialect.op\"(...)) is supported for destination-passing "
+                             f"pto ops only, not '{name}'", ntok)
+        if results:
+            raise self.error(f"'{name}' writes its last operand and has no results", first)
+        op = Op(name, ntok.line, ntok.col, results)
+        op.extra["name_tok"] = (ntok.line, ntok.col)
+        op.extra["generic"] = True
+        open_tok = self.expect("(", f"after \"{name}\"")
+        uses = [] if self.is_punct(")") else self.parse_operand_list()
+        self.expect(")", "to close the operand list")
+        if self.is_punct("{"):
+            op.attr_pos = 0
+            attrs, order = self.parse_attr_dict()
+            for k in order:
+                op.set_attr(k, attrs[k])
+        self.expect(":", "before the function type of the generic form")
+        types = self.parse_paren_type_list()
+        self.expect("->", "in the function type of the generic form")
+        if self.parse_paren_type_list():
+            raise self.error(f"'{name}' has no results: its generic form ends in '-> ()'")
+        if len(types) != len(uses):
+            raise self.error(f"'{name}' has {len(uses)} operand(s) but {len(types)} type(s)", open_tok)
+        n_out = len(spec.outs)
+        if len(uses) < n_out:
+            raise self.error(f"'{name}' needs its {n_out} destination operand(s) last", open_tok)
+        k = len(uses) - n_out
+        op.clauses = [Clause("group", "ins", uses[:k], types=types[:k], typed=True, line=open_tok.line,
+                             col=open_tok.col),
+                      Clause("group", "outs", uses[k:], types=types[k:], typed=True, line=open_tok.line,
+                             col=open_tok.col)]
+        op.operands = list(uses)
         op.srcloc = self.parse_loc()
         return op
 
@@ -309,6 +377,32 @@ class Parser:
         op.extra["iv_type"] = iv_type
         op.extra["iter_args"] = [(a.text, a.line, a.col) for a, _ in iter_args]
         op.regions = [self.parse_region()]
+        self.parse_opt_attrs(op)
+
+    def parse_while(self, op: Op) -> None:
+        iter_args = []
+        if self.accept("("):
+            while True:
+                if self.tok.kind != PERCENT:
+                    raise self.error(f"expected a loop argument '%name', found {_describe(self.tok)}")
+                a = self.next()
+                self.expect("=")
+                iter_args.append((a, self.parse_use()))
+                if self.accept(","):
+                    continue
+                break
+            self.expect(")")
+        op.operands = [u for _, u in iter_args]
+        self.expect(":", "before the loop's types '(inits) -> (results)'")
+        op.colon_types = self.parse_paren_type_list()
+        self.expect("->", "between the initial and the result types")
+        op.arrow_types = self.parse_paren_type_list()
+        op.extra["iter_args"] = [(a.text, a.line, a.col) for a, _ in iter_args]
+        op.regions = [self.parse_region()]
+        if not self.is_ident("do"):
+            raise self.error(f"expected 'do' and the loop body after the condition region, found {_describe(self.tok)}")
+        self.next()
+        op.regions.append(self.parse_region(block_args=True))
         self.parse_opt_attrs(op)
 
     def parse_if(self, op: Op) -> None:
@@ -374,7 +468,7 @@ class Parser:
             break
         for c in op.clauses:
             op.operands.extend(c.uses)
-            for _, attrs, order in c.attrs:
+            for _, attrs, order, _at in c.attrs:
                 for k in order:
                     op.set_attr(k, attrs[k])
 
@@ -419,7 +513,7 @@ class Parser:
                 clause.uses.append(self.parse_use())
                 if self.is_punct("{"):
                     attrs, order = self.parse_attr_dict()
-                    clause.types.append(("attrs", attrs, order))
+                    clause.types.append(("attrs", attrs, order, len(clause.uses)))
                 if self.accept(","):
                     continue
                 break

@@ -47,16 +47,32 @@ def _clause(c: Clause) -> str:
         return f"{c.name} = [" + ", ".join(_use(u) for u in c.uses) + "]"
     if c.keys:
         return f"{c.name}(" + ", ".join(f"{k} = {_use(u)} : {t}" for k, u, t in zip(c.keys, c.uses, c.types)) + ")"
-    inner = ", ".join(_use(u) for u in c.uses)
+    at = {a[3]: attr_dict(a[1], a[2]) for a in c.attrs}    # attribute dicts written after an operand
+    inner = ", ".join(_use(u) + (" " + at[i + 1] if i + 1 in at else "") for i, u in enumerate(c.uses))
     if c.typed:
         inner += " : " + _types(c.types)
     return f"{c.name}({inner})"
 
 
+def _op_attrs(op: Op) -> str:
+    """The op's own attribute dict: those written inside a clause (after an operand) print there."""
+    inner = {k for c in op.clauses for a in c.attrs for k in a[2]}
+    return attr_dict(op.attrs, [k for k in op.attr_order if k not in inner])
+
+
+def _mlir_generic(op: Op) -> str:
+    """``"pto.X"(%a, ..., %d) {attrs} : (T, ..., TD) -> ()`` (the ins, then the outs)."""
+    uses = [u for c in op.clauses for u in c.uses]
+    types = [t for c in op.clauses for t in c.types]
+    attrs = attr_dict(op.attrs, op.attr_order)
+    return (f'"{op.name}"(' + ", ".join(map(_use, uses)) + ")" + (f" {attrs}" if attrs else "")
+            + f" : ({_types(types)}) -> ()")
+
+
 def _generic(op: Op) -> str:
     """Clauses in order, the attr dict where it was written, then ``: types`` and ``-> types``."""
     parts: List[str] = []
-    attrs = attr_dict(op.attrs, op.attr_order)
+    attrs = _op_attrs(op)
     pos = len(op.clauses) if op.attr_pos is None else op.attr_pos
     prev = None
     for i, c in enumerate(op.clauses):
@@ -103,6 +119,16 @@ def _body(op: Op) -> str:
         if op.extra.get("iv_type") is not None:
             text += f" : {op.extra['iv_type']}"
         return text
+    if name == "scf.while":
+        text = ""
+        if op.extra["iter_args"]:
+            text += " (" + ", ".join(f"%{a[0]} = {_use(u)}" for a, u in zip(op.extra["iter_args"], op.operands)) + ")"
+        return text + f" : ({_types(op.colon_types)}) -> ({_types(op.arrow_types)})"
+    if name == "scf.condition":
+        text = f"({_use(op.operands[0])})"
+        if len(op.operands) > 1:
+            text += " " + ", ".join(map(_use, op.operands[1:])) + f" : {_types(op.colon_types)}"
+        return text
     if name == "scf.if":
         text = f" {_use(op.operands[0])}"
         if op.arrow_types:
@@ -118,14 +144,17 @@ def print_op(op: Op, depth: int, out: List[str]) -> None:
     res = ""
     if op.results:
         res = ", ".join("%" + r.name + (f":{r.count}" if r.count > 1 else "") for r in op.results) + " = "
-    line = f"{pad}{res}{op.name}{_body(op)}"
+    line = f"{pad}{res}{_mlir_generic(op)}" if op.extra.get("generic") else f"{pad}{res}{op.name}{_body(op)}"
     if not op.regions:
         out.append(line + _loc(op.srcloc))
         return
     out.append(line + " {")
+    between = "do" if op.name == "scf.while" else "else"
     for i, region in enumerate(op.regions):
         if i:
-            out.append(f"{pad}}} else {{")
+            out.append(f"{pad}}} {between} {{")
+        if region.args:
+            out.append(f"{pad}^bb0(" + ", ".join(f"%{a.name}: {a.type}" for a in region.args) + "):")
         print_block(region, depth + 1, out)
     out.append(f"{pad}}}{_loc(op.srcloc)}")
 

@@ -1,19 +1,44 @@
-"""Build cache, callable image, simulator and run configuration.
+"""Build cache, callable image, simulator and run configuration; pypto's ``pypto.runtime`` names.
 
-``ptokit.runtime.RunConfig`` is the validated run configuration (platform, thread count,
-timeouts, simulator options, trace); ``ptokit.runtime.ExternalTensor`` a run argument used in
-place (no copies).
+* ``RunConfig`` -- the validated run configuration (every pypto field, plus the simulator's);
+* ``RunResult`` -- what a run returns;
+* ``TensorSpec`` / ``ScalarSpec`` -- arguments of a golden-checked ``run``;
+* ``ChipWorker`` / ``DeviceTensor`` / ``RegistrationHandle`` -- explicit dispatch;
+* ``run``, ``compile_program`` (compile and run a program: ``ptokit.harness``), and
+  ``execute_compiled`` (run an artifact tree);
+* ``ExternalTensor`` -- a run argument used in place, no copies (distributed windows, the arena).
+
+Only ``RunConfig`` is imported with the package; the rest load on first use, so that
+``ptokit.runtime.RunConfig`` stays cheap.
 """
 import importlib
 
 from .config import RunConfig
 
+_LAZY = {
+    "RunResult": ".records",
+    "TensorSpec": ".specs",
+    "ScalarSpec": ".specs",
+    "ChipWorker": ".device",
+    "DeviceTensor": ".device",
+    "RegistrationHandle": ".device",
+    "execute_compiled": ".execute",
+    "GoldenMismatch": ".golden",
+    "ExternalTensor": ".external",
+}
+# compiling is a later stage than the runtime: pypto spells these pypto.runtime.run /
+# compile_program, so they are re-exported from the harness on first use
+_HARNESS = ("run", "compile_program")
+
 
 def __getattr__(name):
-    # ExternalTensor needs numpy (abi); `ptokit.runtime.RunConfig` alone should not load it
-    if name == "ExternalTensor":
-        return importlib.import_module(".external", __name__).ExternalTensor
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    if name in _HARNESS:
+        from .. import harness   # lazy: the harness compiles, a later stage than this package
+        return getattr(harness, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["RunConfig", "ExternalTensor"]
+__all__ = ["RunConfig", "RunResult", "TensorSpec", "ScalarSpec", "ChipWorker", "DeviceTensor",
+           "RegistrationHandle", "execute_compiled", "GoldenMismatch", "run", "compile_program", "ExternalTensor"]

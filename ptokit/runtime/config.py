@@ -1,14 +1,31 @@
-"""RunConfig: how a program is run on the CPU simulator."""
+"""RunConfig: how a program is compiled and run on the CPU simulator.
+
+Every field pypto's ``pypto.runtime.RunConfig`` has is accepted under its pypto name, and each
+one either does what it says on the simulator or is documented (docs/simulator.md, "RunConfig
+fields") as having nothing to act on here; ptokit's own simulator options follow.  A value that
+cannot be honoured is a ``ValueError`` saying why, never silently dropped.
+"""
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import Optional, Tuple, Union
 
-from ..targets import PLATFORMS, SIM_PLATFORMS, DistributedConfig, RuntimeKind, coerce_runtime_kind
+from ..targets import (PLATFORMS, SIM_PLATFORMS, BackendType, MemoryPlanner, OptimizationStrategy, RuntimeKind,
+                       backend_type_of, coerce_backend_type, coerce_named, coerce_runtime_kind)
 
 DEFAULT_AICPU_THREADS = {"a2a3sim": 4, "a5sim": 5}
 HARDWARE_CLUSTERS = {"a2a3sim": 24, "a5sim": 36}
+DEFAULT_PLATFORM = "a2a3sim"
+RING_DEPTH = 4                   # pypto's per-ring overrides list one size per scope-depth ring
+SWIMLANE_LEVELS = range(0, 5)    # pypto: 0 off .. 4 full (True = 4)
+DUMP_ARGS_LEVELS = range(0, 3)   # pypto: 0 off, 1 tagged tensors, 2 all
+
+# ptokit's simulator sizes, and the pypto override that sets each (same meaning, pypto's name)
+_RING_FIELDS = (("ring_task_window", "task_ring_size"), ("ring_heap", "heap_size"),
+                ("ring_dep_pool", "dep_pool_size"))
+_RING_DEFAULTS = {"task_ring_size": 16384, "heap_size": 1 << 30, "dep_pool_size": 1 << 18}
 
 
 def valid_aicpu_thread_nums(platform: str) -> list:
@@ -16,53 +33,197 @@ def valid_aicpu_thread_nums(platform: str) -> list:
     return [0] + list(range(2, DEFAULT_AICPU_THREADS[platform] + 1))
 
 
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_pow2(v: int) -> bool:
+    return v > 0 and v & (v - 1) == 0
+
+
+# pypto's rule for each ring override (what the runtime accepts), as (phrase, test)
+_RING_RULES = {
+    "ring_task_window": ("a power of 2 >= 4", lambda v: _is_int(v) and _is_pow2(v) and v >= 4),
+    "ring_heap": ("a power of 2 >= 4096 (bytes per ring)", lambda v: _is_int(v) and _is_pow2(v) and v >= 4096),
+    "ring_dep_pool": ("in [4, INT32_MAX]", lambda v: _is_int(v) and 4 <= v <= 2**31 - 1),
+}
+
+
 @dataclass(frozen=True)
 class RunConfig:
-    """Validated on construction; an invalid value is a ValueError listing the valid ones."""
+    """Validated on construction; an invalid value is a ValueError naming the field and listing
+    what is valid.  ``platform`` and ``backend_type`` describe one target: give either (the other
+    follows) or both in agreement."""
 
-    platform: str = "a2a3sim"
-    runtime: Union[RuntimeKind, str, None] = None    # None: from the tree's kernel_config.py
-    aicpu_thread_num: int = 0                         # 0: platform default (a2a3 4, a5 5)
+    # ---- pypto's fields, in pypto's order
+    platform: Optional[str] = None                    # None: a2a3sim, or backend_type's simulator
+    device_id: int = 0                                # recorded; the simulator is one device
+    rtol: float = 1e-5                                # golden comparisons (golden_data_dir, run())
+    atol: float = 1e-5
+    strategy: OptimizationStrategy = OptimizationStrategy.Default
+    backend_type: Optional[BackendType] = None        # None: from the platform
+    dump_passes: bool = False
+    save_kernels: bool = False                        # run(): keep the artifact tree
+    save_kernels_dir: Optional[str] = None            # where the tree is written / copied
+    codegen_only: bool = False                        # compile, never run
+    enable_chip_swimlane: int = 0                     # >0: a Perfetto trace of the run
+    enable_dump_args: int = 0                         # accepted; see docs/simulator.md
+    enable_pmu: int = 0                               # accepted; no PMU on the simulator
+    enable_dep_gen: bool = False                      # deps.json from the run's dependency edges
+    enable_scope_stats: bool = False                  # accepted; see docs/simulator.md
+    compile_profiling: bool = False                   # report/pipeline_profile.{txt,json}
+    diagnostic_phase: object = None                   # accepted; ptokit emits no compile diagnostics
+    disabled_diagnostics: object = None
+    golden_data_dir: Optional[str] = None             # outputs compared with <dir>/out/<name>.npy
+    aicpu_thread_num: Optional[int] = 0               # 0 / None: the tree's, else the platform default
+    ring_task_window: Union[int, Tuple[int, ...], None] = None    # -> task_ring_size
+    ring_heap: Union[int, Tuple[int, ...], None] = None           # -> heap_size
+    ring_dep_pool: Union[int, Tuple[int, ...], None] = None       # -> dep_pool_size
+    distributed_config: object = None                 # handed to the compile of a distributed program
+    analyze_auto_scopes_for_deps: bool = False        # accepted; dependencies are derived at run time
+    memory_planner: Optional[MemoryPlanner] = None    # accepted; ptokit plans on-chip memory itself
+    dump_ptoas_passes: bool = False
+    # ---- ptokit's simulator options
+    runtime: Union[RuntimeKind, str, None] = None     # None: from the tree's kernel_config.py
     clusters: int = 8
     timeout: float = 60.0                             # seconds without progress -> error 100
     debug_nan_fill: bool = False
-    task_ring_size: int = 16384                       # task slots per ring
-    heap_size: int = 1 << 30                          # bytes per heap ring (virtual, touched on use)
-    dep_pool_size: int = 1 << 18                      # dependency edges per ring
-    dump_passes: bool = False
-    dump_ptoas_passes: bool = False
+    task_ring_size: int = _RING_DEFAULTS["task_ring_size"]   # task slots per ring
+    heap_size: int = _RING_DEFAULTS["heap_size"]              # bytes per heap ring (virtual, touched on use)
+    dep_pool_size: int = _RING_DEFAULTS["dep_pool_size"]      # dependency edges per ring
     trace: Optional[str] = None                       # Perfetto trace path (written by the trace step)
-    distributed_config: Optional[DistributedConfig] = None   # ranks of a distributed program (None: as compiled)
 
     def __post_init__(self):
-        if self.platform not in PLATFORMS:
-            raise ValueError(f"unknown platform {self.platform!r}; valid platforms are {', '.join(PLATFORMS)}")
-        if self.platform not in SIM_PLATFORMS:
+        self._set("platform", self._resolve_platform())
+        self._set("backend_type", backend_type_of(self.platform))
+        if self.platform not in SIM_PLATFORMS and not self.codegen_only:
             raise ValueError(f"platform {self.platform!r} is real hardware: running needs the vendor toolchain "
-                             f"(CANN runtime); ptokit can only compile for it. Run on one of "
+                             f"(CANN runtime); ptokit can only compile for it (RunConfig(codegen_only=True), or "
+                             f"ptokit.compile(..., platform={self.platform!r})). Run on one of "
                              f"{', '.join(SIM_PLATFORMS)} instead")
-        object.__setattr__(self, "runtime", coerce_runtime_kind(self.runtime))
-        valid = valid_aicpu_thread_nums(self.platform)
-        if not isinstance(self.aicpu_thread_num, int) or self.aicpu_thread_num not in valid:
-            raise ValueError(f"aicpu_thread_num={self.aicpu_thread_num!r} is not valid on {self.platform}; "
-                             f"valid values are {', '.join(map(str, valid))} (0 = default "
-                             f"{DEFAULT_AICPU_THREADS[self.platform]}: 1 orchestrator + schedulers)")
-        hw = HARDWARE_CLUSTERS[self.platform]
-        if not isinstance(self.clusters, int) or not 1 <= self.clusters <= hw:
-            raise ValueError(f"clusters={self.clusters!r} is not valid on {self.platform}; valid values are 1..{hw}")
+        self._set("runtime", coerce_runtime_kind(self.runtime))
+        self._set("strategy", coerce_named(OptimizationStrategy, self.strategy, "strategy")
+                  if self.strategy is not None else OptimizationStrategy.Default)
+        self._set("memory_planner", coerce_named(MemoryPlanner, self.memory_planner, "memory_planner"))
+        if isinstance(self.device_id, bool) or not isinstance(self.device_id, int) or self.device_id < 0:
+            raise ValueError(f"device_id={self.device_id!r}: must be an integer >= 0")
+        for name in ("rtol", "atol"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
+                raise ValueError(f"{name}={v!r}: must be a number >= 0")
+        self._check_levels()
+        for name in ("debug_nan_fill", "dump_passes", "dump_ptoas_passes", "save_kernels", "codegen_only",
+                     "enable_dep_gen", "enable_scope_stats", "compile_profiling", "analyze_auto_scopes_for_deps"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name}={getattr(self, name)!r}: must be True or False")
+        for name in ("save_kernels_dir", "golden_data_dir", "trace"):
+            v = getattr(self, name)
+            if v is not None:
+                if not isinstance(v, (str, os.PathLike)):
+                    raise ValueError(f"{name}={v!r}: must be a path")
+                self._set(name, os.fspath(v))
+        if self.any_dfx_enabled() and not self.save_kernels:
+            self._set("save_kernels", True)          # pypto: diagnostics outputs are kept with the tree
+        if self.aicpu_thread_num is None:
+            self._set("aicpu_thread_num", 0)
+        self._check_sim_sizes()
+        self._apply_ring_overrides()
+
+    # ------------------------------------------------------------ validation parts
+    def _set(self, name, value):
+        object.__setattr__(self, name, value)
+
+    def _resolve_platform(self) -> str:
+        platform = self.platform
+        if platform is not None and platform not in PLATFORMS:
+            raise ValueError(f"unknown platform {platform!r}; valid platforms are {', '.join(PLATFORMS)}")
+        if self.backend_type is None:
+            return platform or DEFAULT_PLATFORM
+        bt = coerce_backend_type(self.backend_type)
+        if platform is None:
+            return bt.sim_platform()
+        if backend_type_of(platform) is not bt:
+            raise ValueError(f"backend_type={bt!r} is the {bt.arch} chip family, but platform={platform!r} is "
+                             f"{backend_type_of(platform).arch}; give one of them, or both for the same chip "
+                             f"({bt.sim_platform()} / {bt.arch})")
+        return platform
+
+    def _check_levels(self):
+        swim = self.enable_chip_swimlane
+        if isinstance(swim, bool):
+            self._set("enable_chip_swimlane", 4 if swim else 0)
+        elif not _is_int(swim) or swim not in SWIMLANE_LEVELS:
+            raise ValueError(f"enable_chip_swimlane={swim!r}: must be True/False or a level 0..4")
+        dump = self.enable_dump_args
+        if isinstance(dump, bool):
+            self._set("enable_dump_args", int(dump))
+        elif not _is_int(dump) or dump not in DUMP_ARGS_LEVELS:
+            raise ValueError(f"enable_dump_args={dump!r}: must be 0 (off), 1 (tagged tensors) or 2 (all)")
+        pmu = self.enable_pmu
+        if isinstance(pmu, bool):
+            self._set("enable_pmu", int(pmu))
+        elif not _is_int(pmu) or pmu < 0:
+            raise ValueError(f"enable_pmu={pmu!r}: must be 0 (off) or a PMU event type > 0")
+
+    def _check_sim_sizes(self):
+        if self.platform in SIM_PLATFORMS:
+            valid = valid_aicpu_thread_nums(self.platform)
+            if not _is_int(self.aicpu_thread_num) or self.aicpu_thread_num not in valid:
+                raise ValueError(f"aicpu_thread_num={self.aicpu_thread_num!r} is not valid on {self.platform}; "
+                                 f"valid values are {', '.join(map(str, valid))} (0 = default "
+                                 f"{DEFAULT_AICPU_THREADS[self.platform]}: 1 orchestrator + schedulers)")
+            hw = HARDWARE_CLUSTERS[self.platform]
+            if not _is_int(self.clusters) or not 1 <= self.clusters <= hw:
+                raise ValueError(f"clusters={self.clusters!r} is not valid on {self.platform}; valid values are 1..{hw}")
         if isinstance(self.timeout, bool) or not isinstance(self.timeout, (int, float)) or not self.timeout > 0:
             raise ValueError(f"timeout={self.timeout!r}: must be a positive number of seconds")
         for name, lo in (("task_ring_size", 1), ("heap_size", 4096), ("dep_pool_size", 1)):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+            if not _is_int(v) or v < lo:
                 raise ValueError(f"{name}={v!r}: must be an integer >= {lo}")
-        for name in ("debug_nan_fill", "dump_passes", "dump_ptoas_passes"):
-            if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"{name}={getattr(self, name)!r}: must be True or False")
-        if self.distributed_config is not None and not isinstance(self.distributed_config, DistributedConfig):
-            raise ValueError(f"distributed_config={self.distributed_config!r}: must be a ptokit.DistributedConfig")
-        if self.trace is not None and not isinstance(self.trace, str):
-            object.__setattr__(self, "trace", str(self.trace))
+
+    def _apply_ring_overrides(self):
+        """pypto's ``ring_*`` overrides set ptokit's ring sizes.  A per-ring list (one size per
+        scope depth, 0 = leave that ring at its default) must size its rings alike: the
+        simulator gives every ring the same capacity."""
+        for pypto_name, own in _RING_FIELDS:
+            value = getattr(self, pypto_name)
+            if value is None:
+                continue
+            phrase, ok = _RING_RULES[pypto_name]
+            if isinstance(value, (list, tuple)):
+                value = tuple(value)
+                if len(value) != RING_DEPTH:
+                    raise ValueError(f"{pypto_name} must have exactly {RING_DEPTH} entries (one per scope-depth "
+                                     f"ring), got {len(value)}")
+                for v in value:
+                    if not _is_int(v) or (v != 0 and not ok(v)):
+                        raise ValueError(f"{pypto_name} entries must be {phrase} (or 0 to keep the default), "
+                                         f"got {v!r}")
+                self._set(pypto_name, value)
+                sizes = {v for v in value if v != 0}
+                if len(sizes) > 1:
+                    raise ValueError(f"{pypto_name}={list(value)}: the simulator gives every scope-depth ring the "
+                                     f"same size; give one value (or equal entries, 0 for the default)")
+                if not sizes:
+                    continue
+                size = sizes.pop()
+            elif not ok(value):
+                raise ValueError(f"{pypto_name} must be {phrase}, got {value!r}")
+            else:
+                size = value
+            current = getattr(self, own)
+            if current not in (_RING_DEFAULTS[own], size):
+                raise ValueError(f"{pypto_name}={size} and {own}={current} set the same ring size differently; "
+                                 f"give one of them")
+            self._set(own, size)
+
+    # ------------------------------------------------------------ queries
+    def any_dfx_enabled(self) -> bool:
+        """Is any of pypto's five run-diagnostics switches on (swimlane, args dump, PMU,
+        dependency graph, scope statistics)?"""
+        return bool(self.enable_chip_swimlane or self.enable_dump_args or self.enable_pmu or self.enable_dep_gen
+                    or self.enable_scope_stats)
 
     @property
     def runtime_kind(self) -> RuntimeKind:
@@ -72,5 +233,29 @@ class RunConfig:
     def effective_aicpu_thread_num(self) -> int:
         return self.aicpu_thread_num or DEFAULT_AICPU_THREADS[self.platform]
 
+    def compile_kwargs(self) -> dict:
+        """The compile-side fields as ``ptokit.compile`` keyword arguments (pypto's
+        ``RunConfig.compile_kwargs``): platform, runtime, dumps, ``output_dir`` from
+        ``save_kernels_dir``, ``profiling`` from ``compile_profiling``, and ``distributed_config``
+        when set."""
+        kw = {"platform": self.platform, "runtime": self.runtime, "dump_passes": self.dump_passes,
+              "dump_ptoas_passes": self.dump_ptoas_passes, "output_dir": self.save_kernels_dir,
+              "profiling": self.compile_profiling}
+        if self.distributed_config is not None:
+            kw["distributed_config"] = self.distributed_config
+        return kw
+
     def replace(self, **changes) -> "RunConfig":
+        """A copy with ``changes``; changing the platform re-derives the backend and vice versa,
+        and a ring override given here replaces the size it set before."""
+        if "platform" in changes and "backend_type" not in changes:
+            changes["backend_type"] = None
+        if "backend_type" in changes and "platform" not in changes:
+            changes["platform"] = None
+        for pypto_name, own in _RING_FIELDS:
+            if pypto_name in changes and own not in changes:
+                changes[own] = _RING_DEFAULTS[own] if changes[pypto_name] is not None else getattr(self, own)
         return dataclasses.replace(self, **changes)
+
+
+FIELDS = tuple(f.name for f in dataclasses.fields(RunConfig))

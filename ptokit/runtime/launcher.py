@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
-from ..artifacts.kernel_config import param_dtype, read_kernel_config
+from ..artifacts.kernel_config import KernelConfig, param_dtype, read_kernel_config
+from ..errors import UserError
 from ..targets import SIM_PLATFORMS
+from . import dfx, golden
 from .abi import scalar_value
 from .build import build_tree
 from .callable import pack_tree
@@ -69,6 +72,58 @@ def check_args(kernel_config, args: Sequence) -> None:
             scalar_value(a, p.get("dtype"), f"argument {i} ({p.get('name')})")
 
 
+@dataclass
+class PreparedTree:
+    """A built and packed tree: what a run needs besides its arguments (``ChipWorker`` keeps
+    these across calls so a registered program is not looked up and packed again)."""
+
+    root: Path
+    config: KernelConfig
+    image: bytes
+    kernel_names: dict = field(default_factory=dict)
+    kernel_core_types: dict = field(default_factory=dict)
+
+
+def prepare_tree(tree_dir, config: Optional[RunConfig] = None, *, jobs: Optional[int] = None,
+                 quiet: bool = False) -> PreparedTree:
+    """Build ``tree_dir`` (any tool's artifact tree; objects come from the build cache) and pack
+    its callable image.  A long build shows progress on stderr when it is a terminal."""
+    check_platform(read_kernel_config(tree_dir), config)      # before spending time on a build
+    with BuildProgress(label=f"building {Path(tree_dir).name}", quiet=bool(quiet)) as progress:
+        built = build_tree(tree_dir, jobs=jobs, progress=progress)
+    kc = built.config
+    return PreparedTree(Path(tree_dir), kc, pack_tree(built), {k.func_id: k.name for k in kc.kernels},
+                        {k.func_id: k.core_type for k in kc.kernels})
+
+
+def output_params(kernel_config, args: Sequence) -> dict:
+    """``{name: array}`` of the OUT / INOUT tensor arguments, by the ORCHESTRATION params."""
+    params = kernel_config.orchestration.params or []
+    return {p["name"]: a for p, a in zip(params, args)
+            if p.get("kind") == "tensor" and p.get("direction") in ("OUT", "INOUT")}
+
+
+def run_prepared(prepared: PreparedTree, args: list, config: Optional[RunConfig] = None):
+    """Run a prepared tree; outputs are written back into the caller's arrays.  The run
+    diagnostics the config asks for are written (``runtime.dfx``), and with ``golden_data_dir``
+    the outputs are compared with their goldens (``runtime.golden``)."""
+    kc = prepared.config
+    config = resolve_config(kc, config)
+    check_args(kc, args)
+    config = dfx.before_run(prepared.root, config)
+    result = run_image(prepared.image, list(args), config, kernel_names=prepared.kernel_names,
+                       scalar_dtypes=scalar_dtypes_of(kc), kernel_core_types=prepared.kernel_core_types)
+    result.device_id = config.device_id
+    dfx.after_run(prepared.root, config, result)
+    if config.golden_data_dir:
+        outputs = output_params(kc, args)
+        if not outputs:
+            raise UserError(f"golden_data_dir is set, but {prepared.root / 'kernel_config.py'} names no output "
+                            f"parameters (ORCHESTRATION params) to compare")
+        golden.check_outputs(outputs, config.golden_data_dir, config.rtol, config.atol)
+    return result
+
+
 def run_tree(tree_dir, args: list, config: Optional[RunConfig] = None, *, jobs: Optional[int] = None,
              quiet: bool = False):
     """Build ``tree_dir`` (any tool's artifact tree), pack it and run it on the simulator.
@@ -78,14 +133,4 @@ def run_tree(tree_dir, args: list, config: Optional[RunConfig] = None, *, jobs: 
 
     Output and inout tensors are written back into the caller's arrays; returns a RunResult.
     """
-    check_platform(read_kernel_config(tree_dir), config)      # before spending time on a build
-    with BuildProgress(label=f"building {Path(tree_dir).name}", quiet=bool(quiet)) as progress:
-        built = build_tree(tree_dir, jobs=jobs, progress=progress)
-    kc = built.config
-    config = resolve_config(kc, config)
-    check_args(kc, args)
-    image = pack_tree(built)
-    names = {k.func_id: k.name for k in kc.kernels}
-    types = {k.func_id: k.core_type for k in kc.kernels}
-    return run_image(image, list(args), config, kernel_names=names, scalar_dtypes=scalar_dtypes_of(kc),
-                     kernel_core_types=types)
+    return run_prepared(prepare_tree(tree_dir, config, jobs=jobs, quiet=quiet), args, config)

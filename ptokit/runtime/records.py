@@ -50,18 +50,40 @@ class Timeline:
 
 @dataclass
 class RunResult:
-    elapsed: float          # seconds, orchestration start to last task end
-    tasks: int
-    blocks: int
-    timeline: Timeline
+    """One run: the simulator's timeline and counts, and pypto's ``RunResult`` fields.
+
+    ``passed`` / ``error`` / ``test_name`` / ``execution_time`` / ``profile`` are what pypto's
+    golden-checking ``runtime.run(program, specs, golden)`` reports (``str(result)`` is ``PASS
+    (0.12s)`` or ``FAIL: <error>``); a failed run of that form has no timeline."""
+
+    elapsed: float = 0.0    # seconds, orchestration start to last task end
+    tasks: int = 0
+    blocks: int = 0
+    timeline: Optional[Timeline] = None
     schedulers: int = 0
     runtime: Optional[RuntimeKind] = None
     clusters: int = 0       # simulated clusters (core ids -> tracks / labels)
     platform: str = ""
+    device_id: int = 0      # RunConfig.device_id the run was given (the simulator is one device)
+    passed: bool = True
+    test_name: Optional[str] = None
+    error: Optional[str] = None
+    execution_time: Optional[float] = None   # seconds of the whole run() call (compile, run, compare)
+    profile: Optional[dict] = None           # compile stage seconds, with RunConfig(compile_profiling=True)
 
     def summary(self) -> RunSummary:
         """Run statistics (``ptokit.runtime.summary.RunSummary``): critical path, busy cores, waits."""
+        if self.timeline is None:
+            raise ValueError(f"this run has no timeline to summarize ({self})")
         return summarize(self)
+
+    def __str__(self) -> str:
+        took = f" ({self.execution_time:.2f}s)" if self.execution_time else ""
+        name = f": {self.test_name}" if self.test_name else ""
+        if self.passed:
+            return f"PASS{name}{took}"
+        sep = " - " if self.test_name else ": "
+        return f"FAIL{name}" + (f"{sep}{self.error}" if self.error else "") + took
 
 
 __all__ = ["RunResult", "Timeline", "BLOCK_RECORD_DTYPE", "EDGE_DTYPE", "FIFO_WAIT_DTYPE"]

@@ -180,8 +180,8 @@ def test_misc_syntax():
     assert "integer constant of type index cannot be 1.5" in e.message
     e = err_of(kernel("    %x = arith.addi %c16, %c16 : i7"))
     assert "unknown type 'i7'" in e.message
-    e = err_of(kernel(f'    "pto.tadd"(%a, %a) : ({TB}, {TB}) -> ()'))
-    assert "generic op form" in e.message
+    e = err_of(kernel('    "arith.addi"(%c16, %c16) : (index, index) -> index'))
+    assert "generic op form" in e.message and "destination-passing pto ops only" in e.message
     e = err_of(kernel("", params="%arg0: !pto.tensor_view<?xf32>"))
     assert "must be a !pto.ptr or a scalar" in e.message
     e = err_of(VADD.replace("%c4096_i64 = arith", "%c4096_i64 = = arith"))
@@ -202,13 +202,13 @@ def test_accepts_other_spellings():
         "        : !pto.tile_buf<vec, 16x16xf16, valid=16x16>\n"
         "    pto.tcvt ins(%a {rmode = #pto<round_mode CAST_FLOOR>} : !t)\n"
         "             outs(%b : !pto.tile_buf<loc=vec, dtype=f16, rows=16, cols=16>)\n"
-        "    pto.tcolsum ins(%a, %a : !t, !t) outs(%a : !t)  // tmp is dropped\n"
+        "    pto.tcolsum ins(%a, %a : !t, !t) outs(%a : !t)  // tmp is passed (pto-isa's 3-tile TCOLSUM)\n"
         "    return\n"
         "  }\n"
         "}\n")
     cpp = assemble_text(text, "k.pto")
     assert "TCVT(v3, v2, RoundMode::CAST_FLOOR);" in cpp
-    assert "TCOLSUM(v2, v2);" in cpp
+    assert "TCOLSUM(v2, v2, v2);" in cpp
     assert "Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16," in cpp
     assert "#if defined(__DAV_VEC__)" in cpp
 
@@ -274,3 +274,35 @@ def test_i32_address_is_an_error_too():
     text = kernel(f"    %i = arith.constant 64 : i32\n"
                   f"    %c = pto.alloc_tile addr = %i valid_row = %c16 valid_col = %c16 : {TB}")
     assert "must be an i64, not i32" in err_of(text).message
+
+
+TI = TB.replace("dtype=f32", "dtype=i32")
+MASK = TB.replace("dtype=f32", "dtype=ui8").replace("cols=16", "cols=32")
+
+
+def test_generic_form_of_a_tile_op():
+    """pypto writes pto.ttri (and a 7-round pto.trandom) in MLIR's generic form: ins, then the outs."""
+    ok = kernel(f"    %c1 = arith.constant 1 : i32\n"
+                f"    %t = pto.alloc_tile addr = %c0_i64 valid_row = %c16 valid_col = %c16 : {TI}\n"
+                f'    "pto.ttri"(%c1, %t) {{upperOrLower = 1 : i32}} : (i32, {TI}) -> ()')
+    assert "TTRI<decltype(v4), 1>(v4, 1);" in assemble_text(ok, "t.pto")
+    e = err_of(kernel(f'    "pto.ttri"(%a) {{upperOrLower = 1 : i32}} : (i32, {TB}) -> ()'))
+    assert "'pto.ttri' has 1 operand(s) but 2 type(s)" in e.message
+    e = err_of(kernel(f'    "pto.ttri"(%c16, %a) {{upperOrLower = 1 : i32}} : (index, {TB}) -> ({TB})'))
+    assert "its generic form ends in '-> ()'" in e.message
+    e = err_of(kernel(f'    "pto.ttri"(%c16, %a) {{upperOrLower = 2 : i32}} : (index, {TB}) -> ()'))
+    assert "'pto.ttri': attribute 'upperOrLower' must be one of [0, 1], got 2 : i32" in e.message
+    e = err_of(kernel(f'    %r = "pto.ttri"(%c16, %a) {{upperOrLower = 0 : i32}} : (index, {TB}) -> ()'))
+    assert "writes its last operand and has no results" in e.message
+
+
+def test_enum_attributes_are_checked():
+    e = err_of(kernel(f"    %m = pto.alloc_tile addr = %c0_i64 valid_row = %c16 valid_col = %c16 : {MASK}\n"
+                      f"    pto.tcmp ins(%a, %b {{cmpMode = #pto<cmp less>}} : {TB}, {TB}) outs(%m : {MASK})"))
+    assert "attribute 'cmpMode' must be #pto<cmp eq>, #pto<cmp ne>, #pto<cmp lt>" in e.message and "got #pto<cmp less>" \
+        in e.message
+    e = err_of(kernel(f"    pto.tdiv ins(%a, %b : {TB}, {TB}) outs(%a : {TB}) "
+                      f"{{precisionType = #pto<log_precision high_precision>}}"))
+    assert "must be #pto<div_precision high_precision>" in e.message
+    e = err_of(kernel(f"    pto.tci ins(%c16 : index) outs(%a : {TB}) {{descending = 1}}"))
+    assert "'pto.tci': attribute 'descending' must be true or false, got 1" in e.message

@@ -24,3 +24,36 @@ def make_expand_ops(dtype, rows=16, cols=64):
             return y
 
     return ExpandOps
+
+
+@pl.program
+class Broadcasts:
+    """pypto's argument order: row_expand(target, row_vec), col_expand(target, col_vec); one
+    argument broadcasts the tile's own first column / first row."""
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], r: pl.Tensor[[16, 1], pl.FP32], c: pl.Tensor[[1, 64], pl.FP32],
+          y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        t = pl.load(a, [0, 0], [16, 64])
+        rv = pl.load(r, [0, 0], [16, 1])
+        cv = pl.load(c, [0, 0], [1, 64])
+        y = pl.store(pl.row_expand(t, rv), [0, 0], y)
+        y = pl.store(pl.tile.col_expand(target=t, col_vec=cv), [16, 0], y)
+        y = pl.store(pl.row_expand(t), [32, 0], y)
+        y = pl.store(pl.col_expand(t), [48, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 64], pl.FP32], r: pl.Tensor[[16, 1], pl.FP32], c: pl.Tensor[[1, 64], pl.FP32],
+             y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = self.k(a, r, c, y)
+        return y
+
+
+@pl.program
+class BroadcastWrongVector:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], c: pl.Tensor[[1, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        t = pl.load(a, [0, 0], [16, 64])
+        cv = pl.load(c, [0, 0], [1, 64])
+        y = pl.store(pl.row_expand(t, cv), [0, 0], y)
+        return y

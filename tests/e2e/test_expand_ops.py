@@ -7,7 +7,9 @@ import pytest
 import ptokit
 import ptokit.language as pl
 
-from .expand_programs import make_expand_ops
+from ptokit.errors import CompileError
+
+from .expand_programs import Broadcasts, BroadcastWrongVector, make_expand_ops
 
 DTYPES = {"FP32": (pl.FP32, np.float32), "FP16": (pl.FP16, np.float16), "BF16": (pl.BF16, ml_dtypes.bfloat16),
           "INT32": (pl.INT32, np.int32)}
@@ -25,3 +27,21 @@ def test_expand_max_min(tmp_path, dname, runtime):
     ptokit.compile(make_expand_ops(dt), output_dir=tmp_path / "out", runtime=runtime)(a, r, c, y)
     want = np.concatenate([np.maximum(a, r), np.minimum(a, r), np.maximum(a, c), np.minimum(a, c)])
     assert np.array_equal(y, want)
+
+
+@pytest.mark.parametrize("runtime", ["tensormap_and_ringbuffer", "host_build_graph"])
+def test_row_col_expand_in_pypto_order(tmp_path, runtime):
+    rng = np.random.default_rng(8)
+    a, r, c = (rng.standard_normal(s).astype(np.float32) for s in ((16, 64), (16, 1), (1, 64)))
+    y = np.zeros((64, 64), np.float32)
+    ptokit.compile(Broadcasts, output_dir=tmp_path / "out", runtime=runtime)(a, r, c, y)
+    want = np.concatenate([np.broadcast_to(r, a.shape), np.broadcast_to(c, a.shape),
+                           np.broadcast_to(a[:, :1], a.shape), np.broadcast_to(a[:1, :], a.shape)])
+    assert np.array_equal(y, want)
+
+
+def test_row_expand_wants_a_row_vector(tmp_path):
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(BroadcastWrongVector, output_dir=tmp_path / "out")
+    assert "tile.row_expand requires a [16, 1] vector for a [16, 64] target, but got [1, 64]" in str(info.value)
+    assert "pl.row_expand(t, cv)" in str(info.value).splitlines()[1]

@@ -123,3 +123,38 @@ class UnknownAttr:
         pl.func_attr({"unroll_all": True})
         y = pl.store(pl.load(x, [0, 0], [16, N]), [0, 0], y)
         return y
+
+
+@pl.program
+class AnnotatedCalls:
+    @pl.function(type=pl.FunctionType.Inline)
+    def scaled(self, t: pl.Tile[[16, 64], pl.FP32]) -> pl.Tile[[16, 64], pl.FP32]:
+        u = pl.muls(t, 2.0)
+        return u
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        t = pl.load(x, [0, 0], [16, 64])
+        u: pl.Tile[[16, 64], pl.FP32] = self.scaled(t)
+        y = pl.store(u, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        y2: pl.Tensor[[16, 64], pl.FP32] = self.k(x, y)
+        return y2
+
+
+@pl.program
+class AnnotatedCallMismatch:
+    @pl.function(type=pl.FunctionType.Inline)
+    def scaled(self, t: pl.Tile[[16, 64], pl.FP32]) -> pl.Tile[[16, 64], pl.FP32]:
+        u = pl.muls(t, 2.0)
+        return u
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        t = pl.load(x, [0, 0], [16, 64])
+        u: pl.Tile[[16, 32], pl.FP32] = self.scaled(t)
+        y = pl.store(u, [0, 0], y)
+        return y

@@ -72,9 +72,18 @@ def test_func_attr_and_declarations_accepted(tmp_path):
     (F.SplitAttr, "attrs={'split': pl.SplitMode.UP_DOWN} (split cross-core transfers) is not supported yet",
      "def k(self"),
     (F.UnknownAttr, "unknown function attribute 'unroll_all'", "def k(self"),
+    (F.AnnotatedCallMismatch, "annotation says pl.Tile[[16, 32]", "u: pl.Tile[[16, 32]"),
 ])
 def test_declaration_errors(tmp_path, program, message, needle):
     with pytest.raises(CompileError) as info:
         ptokit.compile(program, output_dir=tmp_path / "out")
     assert message in str(info.value)
     located(info.value, needle)
+
+
+@pytest.mark.parametrize("runtime", ["tensormap_and_ringbuffer", "host_build_graph"])
+def test_annotated_assignment_from_a_call(tmp_path, runtime):
+    x = np.random.default_rng(3).standard_normal((16, 64)).astype(np.float32)
+    y = np.zeros_like(x)
+    ptokit.compile(F.AnnotatedCalls, output_dir=tmp_path / "out", runtime=runtime)(x, y)
+    np.testing.assert_allclose(y, 2 * x)

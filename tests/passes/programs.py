@@ -127,3 +127,31 @@ class MatmulExp:
              y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
         y = self.k(a, b, y)
         return y
+
+
+@pl.program
+class UnrollAndPipeline:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 64], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        acc = pl.load(x, [0, 0], [16, 64])
+        for i in pl.unroll(2):
+            acc = pl.adds(acc, 1.0)
+        for j in pl.pipeline(0, n, 1, stage=2):
+            acc = pl.add(acc, pl.load(x, [j * 16, 0], [16, 64]))
+        y = pl.store(acc, [0, 0], y)
+        return y
+
+
+@pl.program
+class Composite:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[8, 64], pl.FP32], y: pl.Out[pl.Tensor[[8, 64], pl.FP32]]) -> pl.Tensor[[8, 64], pl.FP32]:
+        t = pl.load(x, [0, 0], [8, 64])
+        s = pl.tile.sin(t)
+        y = pl.store(s, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[8, 64], pl.FP32], y: pl.Out[pl.Tensor[[8, 64], pl.FP32]]) -> pl.Tensor[[8, 64], pl.FP32]:
+        y = self.k(x, y)
+        return y

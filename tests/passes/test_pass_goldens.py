@@ -21,6 +21,8 @@ CASES = {
     "InlineFunctions": P.InlineCall,
     "FifoToMove": P.ExplicitPipe,
     "Flatten": P.Nested,
+    "UnrollLoops": P.UnrollAndPipeline,
+    "ExpandComposites": P.Composite,
     "ConvertToSSA": P.CarriedAndMerged,
     "InferMemorySpace": P.CubeAndVector,
     "ClassifyKernels": P.CubeAndVector,

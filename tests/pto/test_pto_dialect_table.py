@@ -91,9 +91,14 @@ def test_every_cxx_name_is_in_the_cpu_library(spec):
         return
     assert spec.cxx in LIB, f"{spec.name} lowers to {spec.cxx}, which ptokit/runtime/include/pto/cpu does not define"
     if spec.form in ("dps", "view"):
-        # the emitter passes outs, then ins (a dropped optional tmp aside), then a RoundMode for tcvt
-        args = len(spec.outs) + len(spec.ins) - spec.optional + sum(a.kind == "round_mode" for a in spec.attrs)
+        # the emitter passes outs, then ins (an optional operand only when the row passes it), then the
+        # attributes the row lowers to arguments (tcvt's RoundMode, tcmp's CmpMode, ...)
+        ins = len(spec.ins) - (0 if spec.pass_optional else spec.optional)
+        args = len(spec.outs) + ins + sum(a.cxx == "arg" for a in spec.attrs)
         assert any(lo <= args <= hi for lo, hi in LIB[spec.cxx]), (spec.name, args, LIB[spec.cxx])
+        if spec.pass_optional:   # ... and the call without the optional operand exists too
+            short = args - spec.optional - sum(a.cxx == "arg" and a.cxx_default is None for a in spec.attrs)
+            assert any(lo <= short <= hi for lo, hi in LIB[spec.cxx]), (spec.name, short, LIB[spec.cxx])
 
 
 def test_row_major_roles_are_operands_of_their_op():

@@ -8,6 +8,7 @@ from ...pto import dialect
 from ...pto.ast import Block, Func, Module, Op
 from ...pto.lexer import SourceText
 from ...pto.types import SCALARS, PartitionViewType, PtrType, ScalarType, TileBufType
+from .calls import tile_call
 from .sema import ValueInfo, float_literal
 
 PURE_ARITH = dialect.ARITH_OPS
@@ -185,7 +186,7 @@ class FuncEmitter:
     # ------------------------------------------------------------------ ops
     def emit_op(self, op: Op, depth: int) -> None:
         name = op.name
-        if name in dialect.RETURN_OPS or name == "scf.yield":
+        if name in dialect.RETURN_OPS or name in ("scf.yield", "scf.condition"):
             return  # yields are emitted by their parent
         results = op.extra.get("result_infos", [])
         if name == "arith.constant":
@@ -210,6 +211,8 @@ class FuncEmitter:
             self.emit_for(op, depth)
         elif name == "scf.if":
             self.emit_if(op, depth)
+        elif name == "scf.while":
+            self.emit_while(op, depth)
         elif spec is None:  # pragma: no cover - sema accepted only ops of the dialect
             raise self.err(f"cannot lower '{name}'", op)
         elif spec.form == "alloc":
@@ -436,21 +439,16 @@ class FuncEmitter:
         self.out(depth, f"{spec.cxx}({name}, {self.ex(src)});")
 
     def emit_tile_op(self, op: Op, spec: dialect.OpSpec, depth: int) -> None:
-        ins = op.group("ins").uses[:len(spec.ins) - spec.optional] if spec.optional else op.group("ins").uses
+        ins = op.group("ins").uses
+        if spec.optional and not spec.pass_optional:
+            ins = ins[:len(spec.ins) - spec.optional]
         outs = op.group("outs").uses
         if self.insert_sync:
             pipe = self.op_pipe(op, spec)
             reads = [u for u in list(ins) + (list(outs) if op.name == "pto.tmatmul.acc" else [])
                      if isinstance(u.value.type, TileBufType)]
             self.sync_before(op, pipe, reads, depth)
-        args = [self.ex(u) for u in outs] + [self.ex(u) for u in ins]
-        if op.name == "pto.tcvt":
-            mode = "CAST_RINT"
-            rm = op.attrs.get("rmode")
-            if rm is not None:
-                mode = rm.value[1].split()[-1]
-            args.append(f"RoundMode::{mode}")
-        self.out(depth, f"{spec.cxx}({', '.join(args)});")
+        self.out(depth, tile_call(spec, op, ins, outs, self.ex))
         if self.insert_sync:
             for u in outs:
                 if isinstance(u.value.type, TileBufType):
@@ -590,6 +588,44 @@ class FuncEmitter:
             if it.uses == 0 and r.uses == 0:
                 self.out(depth, f"(void){it.cxx};")
 
+    def emit_while(self, op: Op, depth: int) -> None:
+        """``while (true) { condition region; if (!c) break; body }``: the values the condition passes
+        on are the loop's results and the body's arguments."""
+        iters: List[ValueInfo] = op.extra["iter_infos"]
+        after_args: List[ValueInfo] = op.extra["after_infos"]
+        results: List[ValueInfo] = op.extra["result_infos"]
+        before, after = op.regions
+        cond = before.ops[-1]
+        passed = cond.operands[1:]
+        for it, init in zip(iters, op.operands):
+            self.declare_mutable(it, self.ex(init), depth)
+        same = len(passed) == len(iters) and all(u.value is it for u, it in zip(passed, iters))
+        for r, it in zip(results, iters):
+            if same:
+                r.cxx = it.cxx
+            else:
+                self.declare_mutable(r, None, depth)
+        for a, r in zip(after_args, results):
+            a.cxx = r.cxx
+        self.out(depth, "while (true) {")
+        saved = dict(self.pending)
+        self.emit_block(before, depth + 1)
+        if not same:
+            self.emit_yield(cond, results, depth + 1, first=1)
+        self.out(depth + 1, f"if (!({self.ex(cond.operands[0])})) break;")
+        self.emit_block(after, depth + 1)
+        if after.ops and after.ops[-1].name == "scf.yield":
+            self.emit_yield(after.ops[-1], iters, depth + 1)
+        if self.insert_sync and (self._has_tile_ops(before) or self._has_tile_ops(after)):
+            self.out(depth + 1, "pipe_barrier(PIPE_ALL);")
+            self.pending = {}
+        else:
+            self.pending.update(saved)
+        self.out(depth, "}")
+        for it, r, a in zip(iters, results, after_args):
+            if it.uses == 0 and r.uses == 0 and a.uses == 0:
+                self.out(depth, f"(void){it.cxx};")
+
     def _has_tile_ops(self, block: Block) -> bool:
         for op in block.ops:
             spec = dialect.PTO_OPS.get(op.name)
@@ -611,8 +647,8 @@ class FuncEmitter:
         else:
             raise AssemblerError(f"loop-carried values of type {ty} are not supported by the built-in assembler")
 
-    def emit_yield(self, op: Op, targets: List[ValueInfo], depth: int) -> None:
-        vals = [self.ex(u) for u in op.operands]
+    def emit_yield(self, op: Op, targets: List[ValueInfo], depth: int, first: int = 0) -> None:
+        vals = [self.ex(u) for u in op.operands[first:]]
         pairs = [(t, v) for t, v in zip(targets, vals) if t.cxx != v]
         if len(pairs) > 1:
             # parallel assignment: read every yielded value before writing any target

@@ -110,9 +110,19 @@ class Sema:
 
     def check_block(self, block: Block, parent: Optional[Op], results=()) -> None:
         for i, op in enumerate(block.ops):
+            if op.name == "scf.condition":
+                if parent is None or parent.name != "scf.while" or block is not parent.regions[0]:
+                    raise self.error("'scf.condition' outside the condition region of scf.while", op.line, op.col)
+                if i != len(block.ops) - 1:
+                    raise self.error("'scf.condition' must be the last operation of its region", op.line, op.col)
+                self.check_condition(op, parent.arrow_types)
+                continue
             if op.name == "scf.yield":
                 if parent is None:
-                    raise self.error("'scf.yield' outside of scf.for / scf.if", op.line, op.col)
+                    raise self.error("'scf.yield' outside of scf.for / scf.if / scf.while", op.line, op.col)
+                if parent.name == "scf.while" and block is parent.regions[0]:
+                    raise self.error("the condition region of scf.while ends with 'scf.condition', not 'scf.yield'",
+                                     op.line, op.col)
                 if i != len(block.ops) - 1:
                     raise self.error("'scf.yield' must be the last operation of its region", op.line, op.col)
                 self.check_yield(op, results)
@@ -140,6 +150,22 @@ class Sema:
             self.resolve(use)
             if ty != want:
                 raise self.error(f"'scf.yield' value '%{use.name}' has type {ty} but the result type is {want}",
+                                 use.line, use.col)
+
+    def check_condition(self, op: Op, results) -> None:
+        self.resolve(op.operands[0], I1, "scf.condition")
+        passed = op.operands[1:]
+        if len(passed) != len(results):
+            raise self.error(f"'scf.condition' passes on {len(passed)} value(s) but the loop has {len(results)} "
+                             f"result(s)", op.line, op.col)
+        if len(op.colon_types) != len(passed):
+            raise self.error(f"'scf.condition' has {len(passed)} value(s) but {len(op.colon_types)} type(s)",
+                             op.line, op.col)
+        for use, ty, want in zip(passed, op.colon_types, results):
+            use.type = ty
+            self.resolve(use)
+            if ty != want:
+                raise self.error(f"'scf.condition' value '%{use.name}' has type {ty} but the result type is {want}",
                                  use.line, use.col)
 
     def bind_results(self, op: Op, types: list) -> None:
@@ -219,6 +245,8 @@ class Sema:
             self.check_for(op)
         elif name == "scf.if":
             self.check_if(op)
+        elif name == "scf.while":
+            self.check_while(op)
         elif name in dialect.PTO_OPS:
             spec = dialect.PTO_OPS[name]
             check = {"tensor_view": self.check_make_tensor_view, "partition_view": self.check_partition_view,
@@ -296,6 +324,38 @@ class Sema:
         op.extra["iter_infos"] = [self.define(n, ty, l, c, "iter", op)
                                   for (n, l, c), ty in zip(iter_args, op.arrow_types)]
         self.check_block(op.regions[0], op, op.arrow_types)
+        self.scopes.pop()
+        self.bind_results(op, op.arrow_types)
+
+    def check_while(self, op: Op) -> None:
+        nl, nc = op.extra["name_tok"]
+        iter_args = op.extra["iter_args"]
+        if len(op.colon_types) != len(iter_args):
+            raise self.error(f"scf.while has {len(iter_args)} loop argument(s) but {len(op.colon_types)} initial "
+                             f"type(s)", nl, nc)
+        for u, ty in zip(op.operands, op.colon_types):
+            vi = self.resolve(u)
+            if vi.type != ty:
+                raise self.error(f"loop argument initial value '%{u.name}' has type {vi.type}, expected {ty}",
+                                 u.line, u.col)
+        if len(op.regions) != 2:
+            raise self.error("scf.while needs a condition region and a 'do' region", nl, nc)
+        before, after = op.regions
+        if not before.ops or before.ops[-1].name != "scf.condition":
+            raise self.error("the condition region of scf.while must end with 'scf.condition'",
+                             before.end_line, before.end_col)
+        self.scopes.append({})
+        op.extra["iter_infos"] = [self.define(n, ty, l, c, "iter", op)
+                                  for (n, l, c), ty in zip(iter_args, op.colon_types)]
+        self.check_block(before, op)
+        self.scopes.pop()
+        if [a.type for a in after.args] != list(op.arrow_types):
+            raise self.error(f"the 'do' region of scf.while takes the loop's result types "
+                             f"({', '.join(map(str, op.arrow_types)) or 'none'}) as its block arguments",
+                             (after.args[0].line if after.args else nl), (after.args[0].col if after.args else nc))
+        self.scopes.append({})
+        op.extra["after_infos"] = [self.define(a.name, a.type, a.line, a.col, "iter", op) for a in after.args]
+        self.check_block(after, op, op.colon_types)
         self.scopes.pop()
         self.bind_results(op, op.arrow_types)
 
@@ -448,11 +508,21 @@ class Sema:
                 if a.required:
                     raise self.error(f"'{op.name}': missing {a.kind} attribute '{a.name}'", nl, nc)
                 continue
+            word = dialect.attr_word(a, got)
             if a.kind == "round_mode":
-                val = got.value
-                mode = val[1].split()[-1] if isinstance(val, tuple) and val[1] else None
-                if mode not in a.allowed:
+                if word not in a.allowed:
                     raise self.error(f"unknown rounding mode {got.text}", nl, nc)
+            elif a.kind == "enum":
+                body = got.value[1] if isinstance(got.value, tuple) else None
+                if word not in a.allowed or not body or body.split()[0] != a.prefix:
+                    want = ", ".join(f"#pto<{a.prefix} {v}>" for v in a.allowed)
+                    raise self.error(f"'{op.name}': attribute '{a.name}' must be {want}, got {got.text}", nl, nc)
+            elif a.kind == "bool" and not isinstance(word, bool):
+                raise self.error(f"'{op.name}': attribute '{a.name}' must be true or false, got {got.text}", nl, nc)
+            elif a.kind in ("int", "i32"):
+                if not isinstance(word, int) or isinstance(word, bool) or (a.allowed and word not in a.allowed):
+                    want = f"one of {list(a.allowed)}" if a.allowed else "an integer"
+                    raise self.error(f"'{op.name}': attribute '{a.name}' must be {want}, got {got.text}", nl, nc)
 
     def check_view(self, op: Op, spec: dialect.OpSpec) -> None:
         """``%dst = pto.treshape %src : T1 -> T2``: the same bytes seen as another tile type."""

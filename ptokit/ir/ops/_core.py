@@ -58,6 +58,7 @@ ATTR_KINDS = frozenset({
     "dtype", "memory", "pad",   # constants of those enums
     "int", "bool", "str",       # compile-time constants
     "mode",        # a rounding-mode constant (string)
+    "atomic",      # a pl.AtomicType constant
 })
 
 
@@ -129,7 +130,14 @@ class OpDef:
     broadcast: Optional[Dict[str, str]] = None   # {"row": op for [M,N] . [M,1], "col": op for [M,N] . [1,N]}
     tensor_target: Optional[Tuple[str, Dict[str, str]]] = None  # operand 0 a tensor: (op, its param -> ours)
     kernel_form: Optional[str] = None            # the op this one is in kernel code (same parameters)
+    on_scalar: Optional[str] = None              # the op used when operand 0 is a scalar (pl.cast(s, pl.INDEX))
     doc: str = ""
+    # dialect attributes of the lowered op: (dialect attribute name, getter(ir_attrs, ir_args) -> value or
+    # None to leave it out); the value is the dialect-level spelling (enum word, bool or int)
+    pto_attrs: Tuple[Tuple[str, Callable], ...] = ()
+    # a composite op: expand(args, attrs, emit) -> result expr, where emit(op, args, attrs) binds one
+    # primitive op to a fresh temporary and returns it (the ExpandComposites pass calls it)
+    expand: Optional[Callable] = None
 
     def __post_init__(self):
         bad = set(self.traits) - TRAITS

@@ -28,12 +28,22 @@ def _col_expand_op(op):
 
 
 def _expand(op, want_rows: bool):
+    """pypto's ``op(target, vec)``: ``target`` gives the result's shape (its values are not read),
+    ``vec`` is the [rows, 1] / [1, cols] vector; ``op(src)`` alone broadcasts src's first column
+    (row_expand) or first row (col_expand) of an [rows, cols] tile."""
     def rule(ts, attrs):
-        src, like = tile_of(ts[0], op), tile_of(ts[1], op, "like", "like")
-        need = (like.rows, 1) if want_rows else (1, like.cols)
-        if src.shape != need:
-            raise OpTypeError(f"tile.{op} requires a {fmt_shape(need)} tile, but got {fmt_shape(src.shape)}", "tile")
-        return like.with_(dtype=src.dtype, pad=PadValue.null)
+        target = tile_of(ts[0], op, "target", "target")
+        if len(ts) == 1:
+            return target.with_(pad=PadValue.null)
+        vec = tile_of(ts[1], op, "vector", "row_vec" if want_rows else "col_vec")
+        need = (target.rows, 1) if want_rows else (1, target.cols)
+        if vec.shape != need:
+            raise OpTypeError(f"tile.{op} requires a {fmt_shape(need)} vector for a {fmt_shape(target.shape)} "
+                              f"target, but got {fmt_shape(vec.shape)}", "row_vec" if want_rows else "col_vec")
+        if vec.dtype != target.dtype:
+            raise OpTypeError(f"tile.{op} requires the vector's dtype {vec.dtype!r} to match the target's "
+                              f"{target.dtype!r}", "row_vec" if want_rows else "col_vec")
+        return target.with_(pad=PadValue.null)
     return rule
 
 
@@ -45,7 +55,27 @@ for _n, _how in _COMBINE.items():
     declare(f"col_expand_{_n}", (P("tile"), P("col_vec")), _col_expand_op(f"col_expand_{_n}"),
             pto=f"pto.tcolexpand{_n}", form="binary", doc=f"{_how} with v[j] of a [1, cols] vector on column j")
 
-declare("row_expand", (P("tile"), P("like")), _expand("row_expand", True), pto="pto.trowexpand", form="expand",
-        doc="a [rows, 1] vector repeated across the columns of a tile shaped like `like`")
-declare("col_expand", (P("tile"), P("like")), _expand("col_expand", False), pto="pto.tcolexpand", form="expand",
-        doc="a [1, cols] vector repeated down the rows of a tile shaped like `like`")
+def _floats(rule, op):
+    def checked(ts, attrs):
+        t = rule(ts, attrs)
+        if not t.dtype.is_float:
+            raise OpTypeError(f"tile.{op} requires a floating-point tile, but got {t.dtype!r}", "tile")
+        return t
+    return checked
+
+
+declare("row_expand_expdif", (P("tile"), P("row_vec")),
+        _floats(_row_expand_op("row_expand_expdif"), "row_expand_expdif"),
+        pto="pto.trowexpandexpdif", form="binary", traits={"float_only"},
+        doc="exp(t - v) with v[i] of a [rows, 1] vector on row i")
+declare("col_expand_expdif", (P("tile"), P("col_vec")),
+        _floats(_col_expand_op("col_expand_expdif"), "col_expand_expdif"),
+        pto="pto.tcolexpandexpdif", form="binary", traits={"float_only"},
+        doc="exp(t - v) with v[j] of a [1, cols] vector on column j")
+
+declare("row_expand", (P("target"), P("row_vec", "tile", None)), _expand("row_expand", True), pto="pto.trowexpand",
+        form="expand", doc="a tile shaped like target with row_vec[i] ([rows, 1]) across row i; with one "
+                           "argument, each row of it filled with its first element")
+declare("col_expand", (P("target"), P("col_vec", "tile", None)), _expand("col_expand", False), pto="pto.tcolexpand",
+        form="expand", doc="a tile shaped like target with col_vec[j] ([1, cols]) down column j; with one "
+                           "argument, each column of it filled with its first element")

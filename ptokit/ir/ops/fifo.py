@@ -16,7 +16,7 @@ class FifoDirection:
     """One direction of the cross-core FIFO: what crosses, and the three ops of its two ends."""
 
     name: str                # "c2v" | "v2c"
-    source: MemorySpace      # space of the pushed tile (on the producer core)
+    sources: tuple           # spaces a pushed tile may live in (on the producer core)
     target: MemorySpace      # space of the popped tile (on the consumer core)
     push: str
     pop: str
@@ -26,10 +26,11 @@ class FifoDirection:
 
 
 DIRECTIONS = {
-    "c2v": FifoDirection("c2v", MemorySpace.Acc, MemorySpace.Vec, "tpush_to_aiv", "tpop_from_aic", "tfree_from_aic",
-                         "aic", "aiv"),
-    "v2c": FifoDirection("v2c", MemorySpace.Vec, MemorySpace.Mat, "tpush_to_aic", "tpop_from_aiv", "tfree_from_aiv",
-                         "aiv", "aic"),
+    # the cube hands over an Acc result or a Mat tile (pypto: pl.move(mat, target_memory=Vec))
+    "c2v": FifoDirection("c2v", (MemorySpace.Acc, MemorySpace.Mat), MemorySpace.Vec, "tpush_to_aiv",
+                         "tpop_from_aic", "tfree_from_aic", "aic", "aiv"),
+    "v2c": FifoDirection("v2c", (MemorySpace.Vec,), MemorySpace.Mat, "tpush_to_aic", "tpop_from_aiv",
+                         "tfree_from_aiv", "aiv", "aic"),
 }
 
 _FIFO_NS = ("pl.tile",)
@@ -41,12 +42,13 @@ def _split_zero(attrs, op):
             raise OpTypeError(f"pl.tile.{op}: only {key}=0 is supported (one pipe, no split)", key)
 
 
-def _push(name, space):
+def _push(name, spaces):
     def infer_push(ts, attrs):
         _split_zero(attrs, name)
         t = tile_of(ts[0], name)
-        if t.memory is not space:
-            raise OpTypeError(f"{name} pushes a {space.name} tile, but got a {t.memory.name} tile")
+        if t.memory not in spaces:
+            raise OpTypeError(f"{name} pushes a {' or '.join(s.name for s in spaces)} tile, but got a "
+                              f"{t.memory.name} tile")
         return t
     return infer_push
 
@@ -73,11 +75,11 @@ def _free(name):
 _SPLIT = (P("split", "int", 0, keyword_only=True), P("id", "int", 0, keyword_only=True))
 
 for _d in DIRECTIONS.values():
-    _dir, _push_name, _pop_name, _free_name, _src, _dst = _d.name, _d.push, _d.pop, _d.free, _d.source, _d.target
+    _dir, _push_name, _pop_name, _free_name, _src, _dst = _d.name, _d.push, _d.pop, _d.free, _d.sources, _d.target
     _cube_end = "push" if _d.producer == "aic" else "pop"
     declare(_push_name, (P("tile"),) + _SPLIT, _push(_push_name, _src), pto=f"pto.{_push_name}", form="fifo",
             traits={"fifo", "cube"} if _cube_end == "push" else {"fifo"}, namespaces=_FIFO_NS,
-            fifo=(_dir, "push"), doc=f"send a {_src.name} tile to the peer core")
+            fifo=(_dir, "push"), doc=f"send a {' or '.join(m.name for m in _src)} tile to the peer core")
     declare(_pop_name, (P("shape", "shape", None, keyword_only=True), P("dtype", "dtype", None, keyword_only=True))
             + _SPLIT, _pop(_pop_name, _dst), pto=f"pto.{_pop_name}", form="fifo",
             traits={"fifo", "cube"} if _cube_end == "pop" else {"fifo"}, namespaces=_FIFO_NS,

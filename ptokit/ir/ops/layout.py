@@ -1,7 +1,7 @@
 """Ops that move data between tiles without arithmetic: reshape, concat, slice, assemble, fillpad."""
 from __future__ import annotations
 
-from ..types import PadValue, TileType, fmt_shape
+from ..types import AtomicType, DType, MemorySpace, PadValue, TileType, fmt_shape
 from ._core import TILE, OpTypeError, P, count_of, declare, tile_of
 
 
@@ -53,8 +53,19 @@ def _assemble(ts, attrs):
     dst, src = tile_of(ts[0], "assemble"), tile_of(ts[1], "assemble")
     if count_of(ts[2]) != 2:
         raise OpTypeError("pl.assemble needs two offsets [row, col]", "offset")
-    if dst.dtype != src.dtype:
+    if (src.memory, dst.memory) == (MemorySpace.Acc, MemorySpace.Mat):
+        # an Acc result written into a Mat tile (the cube's next operand), narrowed on the way
+        if src.dtype is not DType.FP32 or dst.dtype not in (DType.FP32, DType.FP16, DType.BF16):
+            raise OpTypeError(f"tile.assemble of an Acc tile into a Mat tile writes FP32 into FP32, FP16 or BF16, "
+                              f"but got {src.dtype!r} into {dst.dtype!r}")
+    elif src.memory != dst.memory:
+        raise OpTypeError(f"tile.assemble writes a tile into one of the same memory space (or an Acc tile into a "
+                          f"Mat tile), but got {src.memory.name} into {dst.memory.name}")
+    elif dst.dtype != src.dtype:
         raise OpTypeError(f"tile.assemble requires matching dtypes, but got {dst.dtype!r} and {src.dtype!r}")
+    if attrs.get("atomic") is AtomicType.Add:
+        raise OpTypeError("tile.assemble atomic=pl.AtomicType.Add adds into global memory: it is the form of "
+                          "pl.assemble on tensors; between tiles write pl.add into a slice instead", "atomic")
     offs = attrs["offsets_static"]
     for d in range(2):
         if offs[d] is not None and offs[d] + src.shape[d] > dst.shape[d]:
@@ -63,8 +74,10 @@ def _assemble(ts, attrs):
     return dst
 
 
-declare("assemble", (P("target"), P("source"), P("offset", "offsets", aliases=("offsets",), static_attr="offsets_static")),
-        _assemble, pto="pto.tinsert", form="insert", traits={"shares_operand0"},
+declare("assemble", (P("target"), P("source"),
+                     P("offset", "offsets", aliases=("offsets",), static_attr="offsets_static"),
+                     P("atomic", "atomic", AtomicType.None_, keyword_only=True)),
+        _assemble, pto="pto.tinsert", form="insert", traits={"shares_operand0", "accepts_acc"},
         tensor_target=("store", {"tile": "source", "offsets": "offset", "output_tensor": "target"}),
         doc="target with source written at offset (in place)")
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from math import prod
 
-from ..types import DType, MemorySpace, PadValue, TensorType, TileType, fmt_shape
+from ..types import AtomicType, DType, MemorySpace, PadValue, TensorType, TileType, fmt_shape
 from ._core import TILE, OpTypeError, P, count_of, declare, tile_of
 
 
@@ -60,13 +60,22 @@ def _store(ts, attrs):
         raise OpTypeError(f"tile.store requires matching dtypes, but got tile {tile.dtype!r} and tensor {tensor.dtype!r}")
     if tile.memory not in (MemorySpace.Vec, MemorySpace.Acc):
         raise OpTypeError(f"tile.store can move data Vec->DDR or Acc->DDR only, but got a {tile.memory.name} tile")
+    if attrs.get("atomic") is AtomicType.Add and tile.dtype not in _ATOMIC_DTYPES:
+        raise OpTypeError(f"tile.store atomic=pl.AtomicType.Add supports FP32, BF16, FP16, INT32, INT16 and INT8 "
+                          f"tiles, but got {tile.dtype!r}", "atomic")
     return tensor
 
 
+_ATOMIC_DTYPES = (DType.FP32, DType.BF16, DType.FP16, DType.INT32, DType.INT16, DType.INT8)
+
+
 # IR operand order: (tile, tensor, offsets) — the DSL order is (tile, offsets, output_tensor)
-declare("store", (TILE, P("offsets", "offsets"), P("output_tensor", "tensor"), P("shapes", "shape", None, attr="shape")),
-        _store, pto="pto.tstore",
-        form="store", operands=("tile", "output_tensor", "offsets"), traits={"accepts_acc"}, doc="copy a tile's valid region into a tensor at offsets; returns the tensor")
+declare("store", (TILE, P("offsets", "offsets"), P("output_tensor", "tensor"), P("shapes", "shape", None, attr="shape"),
+                  P("atomic", "atomic", AtomicType.None_, keyword_only=True)), _store, pto="pto.tstore",
+        form="store", operands=("tile", "output_tensor", "offsets"), traits={"accepts_acc"},
+        pto_attrs=(("atomicType", lambda a, _: "atomic_add" if a.get("atomic") is AtomicType.Add else None),),
+        doc="copy a tile's valid region into a tensor at offsets (atomic=pl.AtomicType.Add: tensor += tile, "
+            "atomically); returns the tensor")
 
 
 def _create_tile(ts, attrs):
@@ -93,7 +102,7 @@ def _move(ts, attrs):
     a = tile_of(ts[0], "move")
     dst = attrs.get("target_memory")
     arch = attrs.get("arch", "a2a3")
-    if (a.memory, dst) == (MemorySpace.Acc, MemorySpace.Vec):
+    if a.memory in (MemorySpace.Acc, MemorySpace.Mat) and dst is MemorySpace.Vec:
         # crosses from the cube core to a vector core: the kernel becomes a mixed AIC+AIV group and
         # the split pass (passes/split_mixed.py) turns this move into a TPUSH/TPOP pair (C2V)
         return a.with_(memory=dst, pad=PadValue.null)

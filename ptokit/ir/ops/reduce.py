@@ -21,6 +21,11 @@ def _col_reduce(op):
     def rule(ts, attrs):
         a = tile_of(ts[0], op)
         vec_only(a, op)
+        if len(ts) == 2:
+            tmp = tile_of(ts[1], op, "tmp", "tmp_tile")
+            if tmp.shape != a.shape or tmp.dtype != a.dtype:
+                raise OpTypeError(f"tile.{op} requires tmp_tile of the input's shape {fmt_shape(a.shape)} and dtype "
+                                  f"{a.dtype!r}, but got {tmp}", "tmp_tile")
         valid = (1, a.valid[1]) if a.valid else None
         return TileType((1, a.cols), a.dtype, MemorySpace.Vec, valid)
     return rule
@@ -31,5 +36,12 @@ for _kind, _what in (("sum", "sum"), ("max", "maximum"), ("min", "minimum")):
     declare(f"row_{_kind}", (P("tile", aliases=("input",)), P("tmp_tile", default=Scratch("tile"))),
             _row_reduce(f"row_{_kind}"),
             pto=f"pto.trow{_kind}", form="reduce_tmp", doc=f"{_what} of each row -> [rows, 1]")
+    if _kind == "sum":   # pl.col_sum(tile, tmp_tile=None): a tmp tile selects the binary-tree sum (isBinary)
+        declare("col_sum", (P("tile", aliases=("input",)), P("tmp_tile", "tile", None)), _col_reduce("col_sum"),
+                pto="pto.tcolsum", form="unary", pto_attrs=(("isBinary", lambda a, args: True if len(args) == 2
+                                                             else None),),
+                doc="sum of each column -> [1, cols] (a tmp_tile shaped like the input selects the binary-tree "
+                    "order)")
+        continue
     declare(f"col_{_kind}", (P("tile", aliases=("input",)),), _col_reduce(f"col_{_kind}"),
             pto=f"pto.tcol{_kind}", form="unary", doc=f"{_what} of each column -> [1, cols]")

@@ -34,7 +34,14 @@ ARITH = [
     ScalarOperator("truediv", "/", ast.Div, operator.truediv, None, "arith.divf", "/", tile_op="div"),
     ScalarOperator("min", "min", None, None, "arith.minsi", "arith.minimumf"),
     ScalarOperator("max", "max", None, None, "arith.maxsi", "arith.maximumf"),
+    ScalarOperator("pow", "**", ast.Pow, operator.pow, None, None),     # folded only (constants)
+    ScalarOperator("lshift", "<<", ast.LShift, operator.lshift, "arith.shli", None, "<<"),
+    ScalarOperator("rshift", ">>", ast.RShift, operator.rshift, "arith.shrsi", None, ">>"),
+    ScalarOperator("bitand", "&", ast.BitAnd, operator.and_, "arith.andi", None, "&"),
+    ScalarOperator("bitor", "|", ast.BitOr, operator.or_, "arith.ori", None, "|"),
+    ScalarOperator("bitxor", "^", ast.BitXor, operator.xor, "arith.xori", None, "^"),
 ]
+_INTEGER_ONLY = {"floordiv", "mod", "lshift", "rshift", "bitand", "bitor", "bitxor"}
 COMPARE = [
     ScalarOperator("lt", "<", ast.Lt, operator.lt, "slt", "olt", "<", compare=True),
     ScalarOperator("le", "<=", ast.LtE, operator.le, "sle", "ole", "<=", compare=True),
@@ -54,7 +61,7 @@ def _scalar_arith(op):
                 raise OpTypeError(f"scalar.{op} requires scalar operands, but got {t}")
         a, b = ts[0].dtype, ts[1].dtype
         if a.is_float or b.is_float:
-            if op in ("floordiv", "mod"):
+            if op in _INTEGER_ONLY:
                 raise OpTypeError(f"scalar.{op} requires integer operands, but got {a!r} and {b!r}")
             return ScalarType(a if a.is_float else b)
         if op == "truediv":
@@ -87,3 +94,17 @@ def _scalar_neg(ts, attrs):
 
 declare("scalar.neg", (P("operand", "scalar"),), _scalar_neg, form="scalar_arith", traits={"scalar"}, namespaces=(),
         doc="-a")
+
+
+def _scalar_cast(ts, attrs):
+    if not isinstance(ts[0], ScalarType):
+        raise OpTypeError(f"a scalar cast needs a scalar, but got {ts[0]}")
+    target = attrs.get("target_type")
+    if not isinstance(target, DType) or not target.supported:
+        raise OpTypeError(f"a scalar cast needs a target dtype such as pl.INDEX, got {target!r}", "target_type")
+    return ScalarType(target)
+
+
+# pl.cast(s, pl.INDEX) on a scalar (the binder picks it for a scalar operand of pl.cast)
+declare("scalar.cast", (P("operand", "scalar"), P("target_type", "dtype")), _scalar_cast, form="scalar_arith",
+        traits={"scalar"}, namespaces=(), doc="a scalar converted to target_type")

@@ -339,7 +339,7 @@ extern "C" void kernel_entry(int64_t* args) {
     TASSIGN(t, 0);
     Row<float, 64> gx(T(args, 0)->data<float>()), gy(T(args, 1)->data<float>());
     TLOAD(t, gx);
-    TSTORE<AtomicType::AtomicAdd>(gy, t);
+    TSTORE<RowTile<float, 64>, Row<float, 64>, AtomicType::AtomicAdd>(gy, t);
     RowTile<half, 64> one;
     TASSIGN(one, 256);
     RowTile<float, 64> ones;
@@ -348,7 +348,7 @@ extern "C" void kernel_entry(int64_t* args) {
     TADDS(ones, ones, 1.0f);
     TCVT(one, ones, RoundMode::CAST_RINT);
     Row<half, 64> gh(T(args, 2)->data<half>());
-    TSTORE<AtomicType::AtomicAdd>(gh, one);
+    TSTORE<RowTile<half, 64>, Row<half, 64>, AtomicType::AtomicAdd>(gh, one);
 #elif defined(K_LOCAL_SIGNAL)  // (y [1,8] i32 inout; 2 blocks): block 1 waits for block 0's Set on y[0], then y[1] = y[0] + 1
     int32_t* y = T(args, 0)->data<int32_t>();
     comm::Signal s0(y);

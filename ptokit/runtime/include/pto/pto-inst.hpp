@@ -12,6 +12,11 @@
 #include "pto/cpu/core.hpp"
 #include "pto/cpu/tile.hpp"
 #include "pto/cpu/ops.hpp"
+#include "pto/cpu/ops_compare.hpp"
+#include "pto/cpu/ops_bitwise.hpp"
+#include "pto/cpu/ops_arith.hpp"
+#include "pto/cpu/ops_reduce2.hpp"
+#include "pto/cpu/ops_gen.hpp"
 #include "pto/cpu/fifo.hpp"
 #include "pto/cpu/comm.hpp"
 

@@ -1,9 +1,9 @@
 // CPU tile library: element-wise atomic add into global memory (TSTORE<AtomicAdd>, TPUT with
 // AtomicAdd, and the shared-memory transport's atomic window writes).
 //
-// Integers use __atomic_fetch_add; float, half and bfloat16 a compare-and-swap loop on the
-// element's bits (the sum rounded in the element type, as the hardware's atomic store does).
-// Safe across threads and across processes sharing the memory.
+// Integers use __atomic_fetch_add (wrapping); float, half and bfloat16 a compare-and-swap loop
+// (the sum rounded in the element type, as the hardware's atomic store does). Safe across threads
+// and across processes sharing the memory; ordering comes from the signals (TNOTIFY's fence).
 #ifndef PTO_CPU_ATOMIC_HPP
 #define PTO_CPU_ATOMIC_HPP
 
@@ -32,26 +32,18 @@ constexpr int32_t datatype_code() {
     else return -1;
 }
 
+// *p += v as one atomic step: integers wrap; floats (and half/bf16, added in float) retry a compare-exchange.
 template <typename T>
-inline void atomic_add_elem(T* p, T v) {
-    if constexpr (std::is_integral<T>::value && !std::is_same<T, bool>::value) {
-        __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
-    } else if constexpr (std::is_same<T, float>::value) {
-        uint32_t* w = reinterpret_cast<uint32_t*>(p);
-        uint32_t old = __atomic_load_n(w, __ATOMIC_RELAXED);
-        for (;;) {
-            const uint32_t next = f32_bits(bits_f32(old) + v);
-            if (__atomic_compare_exchange_n(w, &old, next, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) return;
-        }
+inline void atomic_add(T* p, T v) {
+    if constexpr (std::is_integral<T>::value) {
+        using U = typename std::make_unsigned<T>::type;
+        __atomic_fetch_add((U*)p, (U)v, __ATOMIC_RELAXED);
     } else {
-        static_assert(is_f16like<T>::value, "atomic add: unsupported element type");
-        uint16_t* w = reinterpret_cast<uint16_t*>(p);
-        uint16_t old = __atomic_load_n(w, __ATOMIC_RELAXED);
-        for (;;) {
-            const T sum = T((float)T::from_bits(old) + (float)v);
-            uint16_t next = sum.bits;
-            if (__atomic_compare_exchange_n(w, &old, next, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) return;
-        }
+        T old, upd;
+        __atomic_load(p, &old, __ATOMIC_RELAXED);
+        do {
+            upd = cvt<T>(cvt<calc_t<T>>(old) + cvt<calc_t<T>>(v));
+        } while (!__atomic_compare_exchange(p, &old, &upd, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
     }
 }
 
@@ -62,7 +54,7 @@ inline void atomic_add_elems(void* dst, const void* src, uint64_t n) {
     for (uint64_t i = 0; i < n; ++i) {
         T v;
         memcpy(&v, s + i * sizeof(T), sizeof(T));
-        atomic_add_elem(d + i, v);
+        atomic_add(d + i, v);
     }
 }
 

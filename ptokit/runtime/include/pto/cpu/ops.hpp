@@ -256,7 +256,12 @@ inline D round_to_int(double v, RoundMode mode) {
         case RoundMode::CAST_FLOOR: v = floor(v); break;
         case RoundMode::CAST_CEIL: v = ceil(v); break;
         case RoundMode::CAST_TRUNC: v = trunc(v); break;
-        default: v = nearbyint(v); break;  // CAST_RINT / NONE / ODD: nearest, ties to even
+        case RoundMode::CAST_ODD: {  // round to odd: an inexact value takes the odd one of its two neighbours
+            const double t = trunc(v);
+            v = (t == v || fmod(t, 2.0) != 0.0) ? t : t + (v < 0 ? -1.0 : 1.0);
+            break;
+        }
+        default: v = nearbyint(v); break;  // CAST_RINT / NONE: nearest, ties to even
     }
     const double lo = (double)std::numeric_limits<D>::min(), hi = (double)std::numeric_limits<D>::max();
     if (v <= lo) return std::numeric_limits<D>::min();
@@ -446,18 +451,21 @@ inline RecordEvent TLOAD(TileData& dst, GlobalData& src) {
     return {};
 }
 
-namespace cpu {
-template <AtomicType atomicType, typename TileData, typename GlobalData>
-inline RecordEvent tstore(GlobalData& dst, TileData& src) {
+// TSTORE<TileData, GlobalData, AtomicType::AtomicAdd>(dst, src): GM += tile, each element one
+// atomic step (blocks running at once, and other ranks, may add into one tensor). A window
+// destination goes through the comm hooks.
+template <typename TileData, typename GlobalData, AtomicType atomicType = AtomicType::AtomicNone>
+inline RecordEvent TSTORE(GlobalData& dst, TileData& src) {
     using DT = typename GlobalData::DType;
     using ST = typename TileData::DType;
     constexpr bool atomic = atomicType == AtomicType::AtomicAdd;
-    const ST* s = ptr(src, "TSTORE");
-    const int vr = vrows(src), vc = vcols(src);
-    const GmView<GlobalData> v(dst);
-    const bool win = check_region("TSTORE", dst, v, vr, vc);
+    const ST* s = cpu::ptr(src, "TSTORE");
+    const int vr = cpu::vrows(src), vc = cpu::vcols(src);
+    const cpu::GmView<GlobalData> v(dst);
+    const bool win = cpu::check_region("TSTORE", dst, v, vr, vc);
     if (win || atomic) {   // a window (through the comm hooks) or an atomic add: row by row
-        for (int r = 0; r < vr; ++r) gm_write_row("TSTORE", dst, v, r, vc, s + at<TileData>(r, 0), win, atomic);
+        for (int r = 0; r < vr; ++r)
+            cpu::gm_write_row("TSTORE", dst, v, r, vc, s + cpu::at<TileData>(r, 0), win, atomic);
         return {};
     }
     DT* g = dst.data_;
@@ -467,27 +475,14 @@ inline RecordEvent tstore(GlobalData& dst, TileData& src) {
         return {};
     }
     for (int r = 0; r < vr; ++r) {
-        const ST* srow = s + at<TileData>(r, 0);
+        const ST* srow = s + cpu::at<TileData>(r, 0);
         if (GlobalData::layout != Layout::NZ && cs == 1 && std::is_same<DT, ST>::value) {
             memcpy((void*)(g + v.offset(r, 0)), (const void*)srow, sizeof(DT) * (size_t)vc);
         } else {
-            for (int c = 0; c < vc; ++c) g[v.offset(r, c)] = cvt<DT>(srow[c]);
+            for (int c = 0; c < vc; ++c) g[v.offset(r, c)] = cpu::cvt<DT>(srow[c]);
         }
     }
     return {};
-}
-}  // namespace cpu
-
-template <typename TileData, typename GlobalData>
-inline RecordEvent TSTORE(GlobalData& dst, TileData& src) {
-    return cpu::tstore<AtomicType::AtomicNone>(dst, src);
-}
-
-// TSTORE<AtomicType::AtomicAdd>(dst, src): dst += src element by element, atomically (also
-// into another rank's window).
-template <AtomicType atomicType, typename TileData, typename GlobalData>
-inline RecordEvent TSTORE(GlobalData& dst, TileData& src) {
-    return cpu::tstore<atomicType>(dst, src);
 }
 
 // ==================================================================== elementwise

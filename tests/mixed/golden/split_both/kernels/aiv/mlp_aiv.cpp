@@ -52,7 +52,7 @@ static __aicore__ void mlp_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3
   TFREE<decltype(v7), TileSplitAxis::TILE_NO_SPLIT>(v7);
   if (v9) {
     // programs.py:283
-    TCVT(v11, v10, RoundMode::CAST_RINT);
+    TCVT(v11, v10, RoundMode::CAST_ROUND);
   }
 #if defined(__CPU_SIM) || defined(__COSTMODEL)
   TPUSH<decltype(v7), decltype(v11), TileSplitAxis::TILE_NO_SPLIT>(v7, v11);

@@ -50,9 +50,9 @@ static __aicore__ void vexp_mm_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ floa
     TLOAD(v9, v15);
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
-    TCVT(v10, v9, RoundMode::CAST_RINT);
+    TCVT(v10, v9, RoundMode::CAST_ROUND);
     TEXP(v11, v10);
-    TCVT(v12, v11, RoundMode::CAST_RINT);
+    TCVT(v12, v11, RoundMode::CAST_ROUND);
   }
   // programs.py:305
 #if defined(__CPU_SIM) || defined(__COSTMODEL)

@@ -1,0 +1,55 @@
+"""ExpandComposites: ops without a dialect op of their own (``OpDef.expand``, e.g. ``pl.tile.sin``)
+become the sequence of primitive ops their row gives, each bound to a fresh temporary
+(``_sin0 = pl.muls(x, 0.318...)``, ...), the last one to the original target.
+
+Runs on flat code (every op call is the whole right-hand side of an assignment), before SSA, so the
+temporaries get buffers from memory planning like any other tile.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import List
+
+from ..errors import InternalError
+from ..ir import nodes as N
+from ..ir.ops import OPS, OpTypeError, infer
+
+
+def expand_composites(prog: N.Program, ctx) -> N.Program:
+    counter = itertools.count()
+    for fn in prog.functions.values():
+        fn.body = _body(fn.body, counter)
+    return prog
+
+
+def _body(body: List[N.Stmt], counter) -> List[N.Stmt]:
+    out: List[N.Stmt] = []
+    for s in body:
+        for sub in N.child_bodies(s):
+            sub[:] = _body(sub, counter)
+        v = s.value if isinstance(s, N.Assign) else None
+        if isinstance(v, N.OpCall) and v.op in OPS and OPS[v.op].expand is not None:
+            out.extend(_expand(s, v, counter))
+        else:
+            out.append(s)
+    return out
+
+
+def _expand(s: N.Assign, call: N.OpCall, counter) -> List[N.Stmt]:
+    stmts: List[N.Assign] = []
+
+    def emit(op: str, args, attrs) -> N.Var:
+        try:
+            t = infer(op, [a.type for a in args], attrs)
+        except OpTypeError as exc:   # a recipe that does not type-check is a bug in the op table
+            raise InternalError(f"expanding pl.tile.{call.op}: {op}: {exc}") from None
+        tmp = N.Var(f"_{call.op}{next(counter)}", type=t, loc=call.loc)
+        stmts.append(N.Assign([tmp], N.OpCall(op, list(args), dict(attrs), type=t, loc=call.loc), loc=s.loc))
+        return N.Var(tmp.name, type=t, loc=call.loc)
+
+    last = OPS[call.op].expand(list(call.args), dict(call.attrs), emit)
+    if not stmts or stmts[-1].targets[0].name != last.name:
+        raise InternalError(f"expanding pl.tile.{call.op}: the recipe must end with the op that gives the result")
+    final = stmts[-1]
+    stmts[-1] = N.Assign(s.targets, final.value, loc=s.loc)
+    return stmts

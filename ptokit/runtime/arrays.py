@@ -1,0 +1,94 @@
+"""The arrays a run takes: numpy arrays and torch CPU tensors, and outputs allocated for a call.
+
+torch is never imported here: a torch tensor is recognised by its type's module, and torch
+objects are made only through the ``torch`` module the caller already loaded.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Sequence, Tuple
+
+import numpy as np
+
+from ..errors import UserError
+from ..ir.types import DType, dtype_from_numpy
+
+TORCH_DTYPES = {
+    "torch.float32": DType.FP32, "torch.float16": DType.FP16, "torch.bfloat16": DType.BF16,
+    "torch.int8": DType.INT8, "torch.int16": DType.INT16, "torch.int32": DType.INT32,
+    "torch.int64": DType.INT64, "torch.uint8": DType.UINT8, "torch.bool": DType.BOOL,
+    "torch.uint16": DType.UINT16, "torch.uint32": DType.UINT32, "torch.uint64": DType.UINT64,
+}
+SUPPORTED = "float16, bfloat16 (ml_dtypes), float32, int8/16/32/64, uint8/16/32/64, bool"
+
+
+def is_torch_tensor(x) -> bool:
+    return type(x).__module__.split(".")[0] == "torch" and hasattr(x, "dtype") and hasattr(x, "shape")
+
+
+def is_array(x) -> bool:
+    return isinstance(x, np.ndarray) or is_torch_tensor(x)
+
+
+def array_info(x, what: str) -> Tuple[Tuple[int, ...], DType]:
+    """(shape, dtype) of a numpy array or torch CPU tensor."""
+    if isinstance(x, np.ndarray):
+        try:
+            return tuple(int(d) for d in x.shape), dtype_from_numpy(x.dtype)
+        except ValueError as exc:
+            raise UserError(f"{what}: {exc} (supported: {SUPPORTED})") from None
+    if is_torch_tensor(x):
+        dev = getattr(getattr(x, "device", None), "type", "cpu")
+        if dev != "cpu":
+            raise UserError(f"{what}: a torch tensor on {dev!r}; the simulator needs CPU tensors (.cpu())")
+        dt = TORCH_DTYPES.get(str(x.dtype))
+        if dt is None:
+            raise UserError(f"{what}: unsupported torch dtype {x.dtype}")
+        return tuple(int(d) for d in x.shape), dt
+    raise UserError(f"{what}: expected a numpy array or a torch tensor, got {type(x).__name__}")
+
+
+def is_contiguous(x) -> bool:
+    if isinstance(x, np.ndarray):
+        return bool(x.flags["C_CONTIGUOUS"])
+    return bool(x.is_contiguous())
+
+
+def coerce_dtype(dtype, what: str) -> DType:
+    """A ptokit ``DType`` from a DType (``pl.FP32``), a numpy dtype, or a torch dtype."""
+    if isinstance(dtype, DType):
+        return dtype
+    text = str(dtype)
+    if text in TORCH_DTYPES:
+        return TORCH_DTYPES[text]
+    try:
+        return dtype_from_numpy(dtype)
+    except (TypeError, ValueError):
+        raise UserError(f"{what}: unsupported dtype {dtype!r} (a pl dtype, or a numpy / torch dtype of "
+                        f"{SUPPORTED})") from None
+
+
+def new_output(shape: Sequence[int], dtype: DType, torch_like: bool):
+    """A zero-filled output: a numpy array, or a torch tensor when the inputs were torch tensors."""
+    if torch_like:
+        torch = sys.modules["torch"]
+        tdt = getattr(torch, dtype.numpy().name, None)
+        if tdt is None:
+            raise UserError(f"cannot allocate a torch tensor of {dtype.name}: this torch has no "
+                            f"torch.{dtype.numpy().name}; pass the output tensor")
+        return torch.zeros(tuple(shape), dtype=tdt)
+    return np.zeros(tuple(shape), dtype=dtype.numpy())
+
+
+def to_numpy(x) -> np.ndarray:
+    """A numpy view of an array or CPU torch tensor, with the same dtype (torch bfloat16 as
+    ``ml_dtypes.bfloat16``); anything else through ``np.asarray``."""
+    if isinstance(x, np.ndarray):
+        return x
+    if is_torch_tensor(x):
+        t = x.detach().cpu()
+        if str(t.dtype) == "torch.bfloat16":
+            import ml_dtypes   # lazy: half a second to import, and only a torch bfloat16 tensor needs it
+            return t.view(sys.modules["torch"].int16).numpy().view(ml_dtypes.bfloat16)
+        return t.numpy()
+    return np.asarray(x)

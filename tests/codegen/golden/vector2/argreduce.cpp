@@ -1,0 +1,41 @@
+#include "pto/pto-inst.hpp"
+using namespace pto;
+
+__global__ AICORE void argreduce(__gm__ half* v1, __gm__ int32_t* v2) {
+#if defined(__DAV_VEC__)
+  // vector2_programs.py:33
+  pto::Shape<1, 1, 1, 8, 64> v3 = pto::Shape<1, 1, 1, 8, 64>();
+  pto::Stride<512, 512, 512, 64, 1> v4 = pto::Stride<512, 512, 512, 64, 1>();
+  GlobalTensor<half, pto::Shape<1, 1, 1, 8, 64>, pto::Stride<512, 512, 512, 64, 1>, pto::Layout::ND> v5 =
+      GlobalTensor<half, pto::Shape<1, 1, 1, 8, 64>, pto::Stride<512, 512, 512, 64, 1>, pto::Layout::ND>(v1, v3, v4);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v5.origin_ = v1;
+#endif
+  Tile<TileType::Vec, half, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v6 =
+      Tile<TileType::Vec, half, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 64);
+  TASSIGN(v6, 0);
+  TLOAD(v6, v5);
+  // vector2_programs.py:34
+  Tile<TileType::Vec, half, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v7 =
+      Tile<TileType::Vec, half, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 64);
+  TASSIGN(v7, 1024);
+  // vector2_programs.py:35
+  Tile<TileType::Vec, int32_t, 8, 1, BLayout::ColMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v8 =
+      Tile<TileType::Vec, int32_t, 8, 1, BLayout::ColMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 1);
+  TASSIGN(v8, 2048);
+  set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+  TROWARGMAX(v8, v6, v7);
+  pto::Shape<1, 1, 1, 8, 1> v9 = pto::Shape<1, 1, 1, 8, 1>();
+  pto::Stride<8, 8, 8, 1, 1> v10 = pto::Stride<8, 8, 8, 1, 1>();
+  GlobalTensor<int32_t, pto::Shape<1, 1, 1, 8, 1>, pto::Stride<8, 8, 8, 1, 1>, pto::Layout::ND> v11 =
+      GlobalTensor<int32_t, pto::Shape<1, 1, 1, 8, 1>, pto::Stride<8, 8, 8, 1, 1>, pto::Layout::ND>(v2, v9, v10);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v11.origin_ = v2;
+#endif
+  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
+  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
+  TSTORE(v11, v8);
+  pipe_barrier(PIPE_ALL);
+#endif
+}

@@ -1,0 +1,93 @@
+"""Remainders, fmod, leaky / parametric relu, three-operand sums, partial ops and maximums/minimums
+against numpy for every dtype each takes, on a partial valid region; integer edge values (min, max,
+-1, 0) check that arithmetic wraps and that a remainder by 0 or -1 is 0."""
+import numpy as np
+import pytest
+
+from . import vecgen as V
+from .vecgen import Op
+
+FLOATS = ("FP32", "FP16", "BF16")
+REM = ("FP32", "FP16", "INT32", "INT16")
+FMOD = ("FP32", "FP16")
+SUMS = FLOATS + ("INT32", "INT16", "INT8")
+ALL = FLOATS + ("INT32", "INT16", "INT8", "UINT32", "UINT16", "UINT8")
+
+
+def f32(x):
+    return x.astype(np.float32) if x.dtype.kind == "f" or x.dtype == V.NP["BF16"] else x
+
+
+def rem(a, b):
+    if a.dtype.kind in "iu":
+        zero = (b == 0) | (b == -1)
+        return np.where(zero, 0, np.fmod(a, np.where(zero, 1, b))).astype(a.dtype)
+    x, y = f32(a), f32(b)       # pto-isa: x - trunc(x / y) * y in float, 0 when y == 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = x - np.trunc(x / y) * y
+    return np.where(y == 0, np.float32(0), r).astype(a.dtype)
+
+
+def in_small(x, y, other):
+    """x (+) y where d (b's smaller valid region) is valid, other elsewhere."""
+    mask = np.zeros(x.shape, bool)
+    mask[:V.SMALL[0], :V.SMALL[1]] = True
+    return np.where(mask, y, other)
+
+
+def ops(dtype):
+    t = V.NP[dtype]
+    out = [Op("maximums", "pl.maximum(a, 3)", lambda a, b, c: np.maximum(a, t(3))),
+           Op("minimums", "pl.tile.minimums(a, 2)", lambda a, b, c: np.minimum(a, t(2))),
+           Op("part_add", "pl.part_add(a, d)", lambda a, b, c: in_small(a, (f32(a) + f32(b)).astype(t), a)),
+           Op("part_mul", "pl.tile.part_mul(d, a)", lambda a, b, c: in_small(a, (f32(a) * f32(b)).astype(t), a)),
+           Op("part_max", "pl.part_max(a, d)", lambda a, b, c: in_small(a, np.maximum(a, b), a)),
+           Op("part_min", "pl.part_min(src0=d, src1=a)", lambda a, b, c: in_small(a, np.minimum(a, b), a))]
+    if dtype in SUMS:
+        out += [Op("addc", "pl.tile.addc(a, b, c)", lambda a, b, c: (f32(a) + f32(b) + f32(c)).astype(t)),
+                Op("subc", "pl.tile.subc(a, b, c)", lambda a, b, c: (f32(a) - f32(b) + f32(c)).astype(t)),
+                Op("addsc", "pl.tile.addsc(a, 3, c)", lambda a, b, c: (f32(a) + f32(np.full_like(a, 3)) + f32(c)).astype(t)),
+                Op("subsc", "pl.tile.subsc(a, 3, c)", lambda a, b, c: (f32(a) - f32(np.full_like(a, 3)) + f32(c)).astype(t))]
+    if dtype in REM:
+        out += [Op("rem", "pl.tile.rem(a, b, t)", lambda a, b, c: rem(a, b)),
+                Op("rems", "pl.tile.rems(a, 3, t)", lambda a, b, c: rem(a, np.full_like(a, 3))),
+                Op("rems_zero", "pl.tile.rem(a, 0, t)", lambda a, b, c: rem(a, np.zeros_like(a)))]
+    if dtype in FMOD:
+        out += [Op("fmod", "pl.fmod(a, b)", lambda a, b, c: np.fmod(f32(a), f32(b)).astype(t)),
+                Op("fmods", "pl.tile.fmods(a, 2.5)", lambda a, b, c: np.fmod(f32(a), np.float32(2.5)).astype(t)),
+                Op("fmod_dispatch", "pl.fmod(a, -4)", lambda a, b, c: np.fmod(f32(a), np.float32(-4)).astype(t))]
+    if dtype in FLOATS:
+        out += [Op("lrelu", "pl.tile.lrelu(a, 0.25)",
+                   lambda a, b, c: np.where(f32(a) > 0, f32(a), f32(a) * np.float32(0.25)).astype(t)),
+                Op("prelu", "pl.tile.prelu(a, b, m8)",
+                   lambda a, b, c: np.where(f32(a) > 0, f32(a), f32(a) * f32(b)).astype(t))]
+    return out
+
+
+def inputs(dtype):
+    t = V.NP[dtype]
+    rng = np.random.default_rng(3)
+    if dtype in FLOATS:
+        a = rng.uniform(-20, 20, (V.ROWS, V.COLS)).astype(t)
+        b = rng.uniform(-5, 5, (V.ROWS, V.COLS)).astype(t)
+        c = rng.uniform(-5, 5, (V.ROWS, V.COLS)).astype(t)
+        b[0, :4] = [0, 0.5, -0.5, 3]          # fmod by 0 is NaN, rem by 0 is 0
+        a[0, 4:8] = [-0.0, 7.5, -7.5, 6]
+        return a, b, c
+    info = np.iinfo(t)
+    a = rng.integers(info.min, info.max, (V.ROWS, V.COLS), dtype=np.int64, endpoint=True).astype(t)
+    b = rng.integers(info.min, info.max, (V.ROWS, V.COLS), dtype=np.int64, endpoint=True).astype(t)
+    c = rng.integers(info.min, info.max, (V.ROWS, V.COLS), dtype=np.int64, endpoint=True).astype(t)
+    a[0, :6] = [info.min, info.max, info.min, info.max, 7, -7 if info.min else 7]
+    b[0, :6] = [-1 if info.min else 1, info.max, 0, 1, -3 if info.min else 3, 3]
+    b[1, :8] = rng.integers(-9 if info.min else 0, 9, 8).astype(t)   # small divisors: nonzero remainders
+    return a, b, c
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_arith(tmp_path_factory, dtype):
+    a, b, c = inputs(dtype)
+    table = ops(dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        outs = V.run(tmp_path_factory.getbasetemp(), f"Arith{dtype}", dtype, table, a, b, c)
+        V.check(table, outs, a, b, c, dtype)

@@ -1,0 +1,75 @@
+"""A13: memory-space-free tile annotations, the Mat->Vec hand-over, an Acc tile assembled into a Mat tile."""
+import ptokit.language as pl
+
+
+@pl.program
+class SpaceFreeAnnotations:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        ta: pl.Tile[[64, 64], pl.FP16] = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        tb: pl.Tile[[64, 64], pl.FP16] = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        acc: pl.Tile[[64, 64], pl.FP32] = pl.matmul(pl.move(ta, target_memory=pl.Mem.Left),
+                                                   pl.move(tb, target_memory=pl.Mem.Right))
+        y = pl.store(acc, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = self.k(a, b, y)
+        return y
+
+
+@pl.program
+class MatToVec:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP16], y: pl.Out[pl.Tensor[[64, 64], pl.FP16]]):
+        ta = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        v = pl.move(ta, target_memory=pl.Mem.Vec)              # the cube hands the tile to the vector core
+        y = pl.store(pl.adds(v, 1.0), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], y: pl.Out[pl.Tensor[[64, 64], pl.FP16]]):
+        y = self.k(a, y)
+        return y
+
+
+@pl.program
+class AccIntoMat:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[32, 32], pl.FP16], b: pl.Tensor[[32, 32], pl.FP16], c: pl.Tensor[[32, 32], pl.FP16],
+          y: pl.Out[pl.Tensor[[32, 32], pl.FP32]]):
+        la = pl.move(pl.load(a, [0, 0], [32, 32], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        rb = pl.move(pl.load(b, [0, 0], [32, 32], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        acc = pl.matmul(la, rb)
+        m = pl.create_tile([32, 32], dtype=pl.FP16, target_memory=pl.Mem.Mat)
+        m = pl.tile.assemble(m, acc, [0, 0])                   # FP32 Acc narrowed into the FP16 Mat tile
+        rc = pl.move(pl.load(c, [0, 0], [32, 32], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        y = pl.store(pl.matmul(pl.move(m, target_memory=pl.Mem.Left), rc), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[32, 32], pl.FP16], b: pl.Tensor[[32, 32], pl.FP16], c: pl.Tensor[[32, 32], pl.FP16],
+             y: pl.Out[pl.Tensor[[32, 32], pl.FP32]]):
+        y = self.k(a, b, c, y)
+        return y
+
+
+@pl.program
+class AnnotationShapeStillChecked:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP16], y: pl.Out[pl.Tensor[[64, 64], pl.FP16]]):
+        ta: pl.Tile[[64, 64], pl.FP32] = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        y = pl.store(ta, [0, 0], y)
+        return y
+
+
+@pl.program
+class VecIntoMat:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[32, 32], pl.FP16], y: pl.Out[pl.Tensor[[32, 32], pl.FP16]]):
+        v = pl.load(a, [0, 0], [32, 32])
+        m = pl.create_tile([32, 32], dtype=pl.FP16, target_memory=pl.Mem.Mat)
+        m = pl.tile.assemble(m, v, [0, 0])
+        y = pl.store(m, [0, 0], y)
+        return y

@@ -1,0 +1,55 @@
+"""A13 against numpy on both platforms and under both runtime kinds."""
+import numpy as np
+import pytest
+
+import ptokit
+from ptokit.errors import CompileError
+
+from . import movement_programs as M
+
+PLATFORMS = ["a2a3sim", "a5sim"]
+RNG = np.random.default_rng(11)
+F16 = [RNG.standard_normal((64, 64)).astype(np.float16) for _ in range(2)]
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_annotations_without_a_memory_space(tmp_path, platform):
+    a, b = F16
+    y = np.zeros((64, 64), np.float32)
+    ptokit.compile(M.SpaceFreeAnnotations, output_dir=tmp_path / "out", platform=platform)(a, b, y)
+    np.testing.assert_allclose(y, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("runtime", ["tensormap_and_ringbuffer", "host_build_graph"])
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_mat_to_vec_is_a_hand_over(tmp_path, platform, runtime):
+    a = F16[0]
+    y = np.zeros((64, 64), np.float16)
+    out = ptokit.compile(M.MatToVec, output_dir=tmp_path / "out", platform=platform, runtime=runtime)
+    out(a, y)
+    np.testing.assert_array_equal(y, (a + np.float16(1.0)))
+    kernels = sorted(p.name for p in (tmp_path / "out" / "kernels").rglob("*.cpp"))
+    assert kernels == ["k_aic.cpp", "k_aiv.cpp"]
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_acc_assembled_into_mat(tmp_path, platform):
+    a, b, c = (x[:32, :32] for x in (F16[0], F16[1], F16[0].T.copy()))
+    y = np.zeros((32, 32), np.float32)
+    ptokit.compile(M.AccIntoMat, output_dir=tmp_path / "out", platform=platform)(a, b, c, y)
+    ab = (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16).astype(np.float32)
+    np.testing.assert_allclose(y, ab @ c.astype(np.float32), rtol=1e-4, atol=1e-3)
+    assert "pto.tinsert" in (tmp_path / "out" / "ptoas" / "k.pto").read_text()
+
+
+@pytest.mark.parametrize("program,message,needle", [
+    (M.AnnotationShapeStillChecked, "annotation says pl.Tile[[64, 64], pl.FP32] but the value is "
+                                    "pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat]", "ta: pl.Tile"),
+    (M.VecIntoMat, "tile.assemble writes a tile into one of the same memory space (or an Acc tile into a Mat tile), "
+                   "but got Vec into Mat", "pl.tile.assemble(m, v"),
+])
+def test_movement_errors(tmp_path, program, message, needle):
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(program, output_dir=tmp_path / "out")
+    assert message in str(info.value), str(info.value)
+    assert needle in str(info.value).splitlines()[1]
