@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import prod
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -144,9 +144,8 @@ def _shape_ok(want, got: Sequence[int], dims: dict) -> bool:
 class HostRuntime:
     """The ``rt`` of one host call (built by the session; see the module docstring)."""
 
-    def __init__(self, session, call):
+    def __init__(self, session):
         self._s = session
-        self._call = call
         self._rr = 0
 
     @property

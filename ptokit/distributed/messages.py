@@ -15,7 +15,7 @@ Rank -> parent: ``Ready`` (after Init), ``Started`` (a dispatch began: the statu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Tuple, Union
 
 
 @dataclass

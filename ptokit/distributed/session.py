@@ -220,7 +220,7 @@ class Session:
         t0 = time.perf_counter()
         try:
             tensors, copy_back = self._arena(args, arrays)
-            rt = HostRuntime(self, None)
+            rt = HostRuntime(self)
             self.entry(rt, tensors, self.world_size)
             while self._outstanding:
                 self._pump(POLL_S)
@@ -239,11 +239,15 @@ class Session:
 
     def _arena(self, args, arrays):
         params = self.host_params
-        sizes = [round_up(max(a.nbytes, 1), ARENA_ALIGN) if a is not None else 0 for a in arrays]
+        sizes = [round_up(max(a.nbytes, 1), ARENA_ALIGN) if a is not None and not (params and p["kind"] == "scalar")
+                 else 0 for a, p in zip(arrays, params or [{}] * len(arrays))]
         seg = self.transport.create_segment(max(sum(sizes), 1))
         mem = seg.view()
         tensors, copy_back, off = [], [], 0
         for i, (a, arr, size) in enumerate(zip(args, arrays, sizes)):
+            if params and params[i]["kind"] == "scalar":
+                tensors.append(arr.item() if arr is not None else a)    # a 0-d array given for a scalar: its value
+                continue
             if arr is None:
                 tensors.append(a)
                 continue

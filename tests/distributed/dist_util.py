@@ -77,7 +77,6 @@ def write_chip(root: Path, name: str, world_size="NR", runtime=RuntimeKind.TENSO
     (root / "kernels" / "aiv" / f"{name}.cpp").write_text(f'#define {define} 1\n#include "{CASES / "comm_kernels.cpp"}"\n')
     (root / "orchestration" / f"{name}_orch.cpp").write_text(
         f'#define ARG_KINDS "{kinds}"\n#include "{CASES / "generic_orch.cpp"}"\n')
-    tensors = [p for p in params if p["kind"] in ("tensor", "window")]
     cfg = KernelConfig(
         runtime=runtime, aicpu_thread_num=0,
         orchestration=OrchestrationEntry(root / "orchestration" / f"{name}_orch.cpp", "aicpu_orchestration_entry",

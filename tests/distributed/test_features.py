@@ -4,7 +4,6 @@ Every result is checked against numpy, bit for bit."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from dist_util import my_segments
 

@@ -158,3 +158,24 @@ def test_tampered_host_program_is_not_run(tmp_path):
     with pytest.raises(UserError, match="changed after ptokit wrote it, so it is not run"):
         run_distributed(tree, [x, x.copy()], RunConfig(clusters=2), quiet=True)
     assert not my_segments()
+
+
+NOTIFY_HOST = '''
+def entry(rt, tensors, world_size):
+    y, mode = tensors
+    (slot,) = rt.alloc_domain([32])
+    sig = rt.window(slot, [8], "INT32")
+    for r in range(world_size):
+        rt.dispatch(r, "notify", [y[r], sig], [mode])
+'''
+
+
+@pytest.mark.parametrize("mode", [1, np.array(1, np.int64)], ids=["int", "0-d array"])
+def test_host_scalar_parameters(tmp_path, mode):
+    tree = write_tree(tmp_path / "t", NOTIFY_HOST, ["notify"],
+                      [tensor("y", "INT32", ["NR", 1, 8], "OUT"), {"name": "mode", "kind": "scalar", "dtype": "INT64"}])
+    y = np.zeros((2, 1, 8), np.int32)
+    run_distributed(tree, [y, mode], RunConfig(clusters=2), quiet=True)
+    np.testing.assert_array_equal(y[:, 0, 0], [2, 1])                 # Set mode: y[r] = (r-1) % W + 1
+    with pytest.raises(TypeError, match=r"argument 1 \(mode\) is a scalar, got an array of shape \(2,\)"):
+        run_distributed(tree, [y, np.ones(2)], RunConfig(clusters=2), quiet=True)
