@@ -50,6 +50,8 @@ ROW_KEYS = [
     "ew_numpy", "ew_sim", "ew_sim_spmd", "ew_numpy_large", "ew_sim_large", "ew_sim_copy", "ew_numpy_copy", "ew_call",
     "matmul_f32_tile", "matmul_f32_numpy", "matmul_f16_tile", "matmul_f16_numpy",
     "jit_small_cold", "jit_small_hit", "jit_small_disk", "jit_ten_cold", "jit_ten_hit", "jit_ten_disk",
+    "dist_put_bw", "dist_get_bw", "dist_memcpy_bw", "dist_call_w2", "dist_barrier_w2", "dist_barrier_w4",
+    "dist_barrier_w8", "dist_allreduce_1mib_w4",
 ]
 
 
@@ -541,11 +543,18 @@ print(statistics.median(ts))
             self.add(f"jit_{r['name']}_disk", f"@pl.jit {what}: new process, disk hit", r["disk"], "s",
                      notes="first call in a fresh process: no codegen, no g++", reps=1)
 
+    def distributed(self):
+        """Distributed runs on shared memory (bench/bench_distributed.py)."""
+        import bench_distributed
+        folder = self.fresh_dir("dist")
+        for key, metric, value, unit, notes, reps in bench_distributed.measure(folder, self.quick):
+            self.add(key, metric, value, unit, notes=notes, reps=reps)
+
     def run_all(self):
         steps = [("import time", self.import_time), ("compile", self.compile_times), ("assembler", self.assembler),
                  ("builds", self.builds), ("one-task run", self.one_task), ("task overhead", self.overhead),
                  ("elementwise throughput", self.elementwise), ("matmul tile", self.matmul),
-                 ("@pl.jit calls", self.jit_calls)]
+                 ("@pl.jit calls", self.jit_calls), ("distributed runs", self.distributed)]
         for name, fn in steps:
             self.log(f"[bench] {name} ...")
             t0 = time.perf_counter()

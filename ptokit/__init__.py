@@ -1,6 +1,7 @@
 """ptokit: a Python toolchain for PTO tile kernels.
 
-Public surface: ``compile``, ``RuntimeKind``, ``PassContext``, ``__version__``.
+Public surface: ``compile``, ``RuntimeKind``, ``PassContext``, ``DistributedConfig``,
+``DistributedCompiledProgram``, ``__version__``.
 The DSL lives in ``ptokit.language`` (``import ptokit.language as pl``).
 """
 import importlib
@@ -25,9 +26,14 @@ def compile(program, output_dir=None, platform="a2a3sim", runtime=None, dump_pas
 def __getattr__(name):
     # `import ptokit` then `ptokit.runtime.RunConfig(...)` (language.md) without paying for the
     # submodules' imports up front
-    if name in ("runtime", "language", "ir", "passes", "jit", "launch", "backend", "codegen", "errors"):
+    if name in ("runtime", "language", "ir", "passes", "jit", "launch", "backend", "codegen", "errors", "distributed"):
         return importlib.import_module(f".{name}", __name__)
+    if name == "DistributedConfig":
+        return importlib.import_module(".targets", __name__).DistributedConfig
+    if name == "DistributedCompiledProgram":
+        return importlib.import_module(".distributed_compiled", __name__).DistributedCompiledProgram
     raise AttributeError(f"module 'ptokit' has no attribute {name!r}")
 
 
-__all__ = ["compile", "RuntimeKind", "PassContext", "version", "__version__"]
+__all__ = ["compile", "RuntimeKind", "PassContext", "DistributedConfig", "DistributedCompiledProgram", "version",
+           "__version__"]

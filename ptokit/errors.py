@@ -4,7 +4,8 @@
   has a source location the message shows ``file:line:col``, the source line and
   a caret under the column.  Kinds: ``CompileError``, ``AssemblerError``, ``ConfigError``.
 * ``InternalError`` -- a bug in ptokit itself; the message says so.
-* ``RuntimeFailure`` -- a simulated run failed; carries the runtime's error code.
+* ``RuntimeFailure`` -- a simulated run failed; carries the runtime's error code
+  (``DistributedRunFailure``: on one rank of a distributed run).
 * ``BuildError`` -- g++ (or an external tool) failed on generated or given code.
 """
 from __future__ import annotations
@@ -82,6 +83,29 @@ class RuntimeFailure(PtokitError):
         self.code = code
         self.message = message
         super().__init__(f"runtime error {code}: {message}")
+
+
+class DistributedRunFailure(RuntimeFailure):
+    """A distributed run failed on one rank (docs/distributed.md, "Failures and cleanup").
+
+    ``rank`` / ``device_id``: where; ``code``: the runtime's error code (101 kernel failure --
+    an expired TWAIT too --, 100 no progress, 10 a rank that could not start, ...); ``task``,
+    ``kernel``, ``op``: the rank's task, kernel and comm op when known (else None).  The message is
+    ``rank R (device D): `` plus the rank's own message, and for a deadlock or a stall one
+    status-board line per rank."""
+
+    def __init__(self, rank: int, device_id: int, code: int, message: str, *, task=None, kernel=None, op=None,
+                 board: Optional[list] = None):
+        self.rank = rank
+        self.device_id = device_id
+        self.task = task
+        self.kernel = kernel
+        self.op = op
+        self.board = list(board or [])
+        text = f"rank {rank} (device {device_id}): {message}"
+        if self.board:
+            text += "\nstatus board:\n" + "\n".join(f"  {line}" for line in self.board)
+        super().__init__(code, text)
 
 
 def source_loc_from_file(path: str, line: int, col: int) -> SourceLoc:

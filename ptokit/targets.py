@@ -119,3 +119,79 @@ def coerce_named(enum_cls, value, field_name: str):
     if isinstance(name, str) and name in enum_cls.__members__:
         return enum_cls[name]
     raise ValueError(f"{field_name}={value!r} is not one of {', '.join(enum_cls.__members__)}")
+
+
+# ---------------------------------------------------------------------------
+# distributed programs (docs/distributed.md)
+# ---------------------------------------------------------------------------
+
+MAX_RANKS = 64                 # CommContext.windowsIn has 64 entries
+TRANSPORTS = ("shm", "mpi")    # how ranks reach each other's windows (ptokit.distributed.transport)
+
+
+def check_device_ids(device_ids, where: str = "device_ids") -> list:
+    """A non-empty list of distinct ints >= 0, at most MAX_RANKS of them (ValueError otherwise)."""
+    if isinstance(device_ids, (str, bytes)) or not hasattr(device_ids, "__iter__"):
+        raise ValueError(f"{where}={device_ids!r}: expected a list of device ids")
+    ids = list(device_ids)
+    if not ids:
+        raise ValueError(f"{where}=[]: a distributed program needs at least one device")
+    bad = [d for d in ids if isinstance(d, bool) or not isinstance(d, int) or d < 0]
+    if bad:
+        raise ValueError(f"{where}={ids!r}: device ids are integers >= 0 ({bad[0]!r} is not)")
+    if len(set(ids)) != len(ids):
+        dup = sorted({d for d in ids if ids.count(d) > 1})
+        raise ValueError(f"{where}={ids!r}: device ids must be distinct ({', '.join(map(str, dup))} repeated)")
+    if len(ids) > MAX_RANKS:
+        raise ValueError(f"{where}: {len(ids)} devices; at most {MAX_RANKS} ranks (CommContext.windowsIn)")
+    return ids
+
+
+class DistributedConfig:
+    """How a distributed program runs: one rank per entry of ``device_ids`` (rank ``r`` is
+    labelled ``device_ids[r]``; W = len(device_ids)), the runtime kind and AICPU thread count of
+    every rank, the SubWorker count (0: one per SubWorker), and the transport between ranks
+    (``"shm"``: shared memory on one host, the default; ``"mpi"``: mpi4py one-sided windows).
+    ``block_dim`` exists for pypto compatibility and only takes ``None``.  Also importable as
+    ``ptokit.DistributedConfig`` and ``ptokit.ir.distributed_compiled_program.DistributedConfig``.
+    Invalid values are a ValueError naming the field."""
+
+    __slots__ = ("device_ids", "num_sub_workers", "runtime", "block_dim", "aicpu_thread_num", "transport")
+
+    def __init__(self, device_ids=(0,), num_sub_workers: int = 0, runtime="tensormap_and_ringbuffer",
+                 block_dim=None, aicpu_thread_num: int = 0, transport: str = "shm"):
+        self.device_ids = check_device_ids(device_ids)
+        for name, v in (("num_sub_workers", num_sub_workers), ("aicpu_thread_num", aicpu_thread_num)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ValueError(f"DistributedConfig {name}={v!r}: must be an integer >= 0")
+        self.num_sub_workers = num_sub_workers
+        self.aicpu_thread_num = aicpu_thread_num
+        self.runtime = coerce_runtime_kind(runtime) or RuntimeKind.TENSORMAP_AND_RINGBUFFER
+        if block_dim is not None:
+            raise ValueError(f"DistributedConfig block_dim={block_dim!r}: not supported yet (ptokit sizes each "
+                             f"dispatch by its own SPMD block counts; leave block_dim=None)")
+        self.block_dim = None
+        if transport not in TRANSPORTS:
+            raise ValueError(f"DistributedConfig transport={transport!r}: valid transports are "
+                             f"{', '.join(repr(t) for t in TRANSPORTS)}")
+        self.transport = transport
+
+    @property
+    def world_size(self) -> int:
+        return len(self.device_ids)
+
+    def cache_key(self) -> tuple:
+        """What a compiled tree depends on: W, runtime kind, aicpu_thread_num (the jit cache key)."""
+        return (self.world_size, self.runtime.value, self.aicpu_thread_num)
+
+    def __eq__(self, other):
+        return isinstance(other, DistributedConfig) and all(getattr(self, k) == getattr(other, k)
+                                                            for k in self.__slots__)
+
+    def __hash__(self):
+        return hash((tuple(self.device_ids), self.num_sub_workers, self.runtime, self.aicpu_thread_num, self.transport))
+
+    def __repr__(self) -> str:
+        return (f"DistributedConfig(device_ids={self.device_ids!r}, num_sub_workers={self.num_sub_workers}, "
+                f"runtime={self.runtime.value!r}, aicpu_thread_num={self.aicpu_thread_num}, "
+                f"transport={self.transport!r})")

@@ -19,7 +19,7 @@ PKG = Path(__file__).resolve().parents[1] / "ptokit"
 
 FLOOR = {"errors", "targets", "locks", "artifacts"}
 STAGES = {"pto", "ir", "passes", "codegen", "backend", "runtime", "launch", "language", "jit",
-          "toolchain", "compiled", "harness", "cli", "ptokit"}
+          "toolchain", "compiled", "harness", "distributed", "distributed_compiled", "cli", "ptokit"}
 
 # layer (the first name under ptokit/; "ptokit" is the package's own __init__) ->
 #   ("only", layers it may import besides itself)  or  ("not", layers it must not import)
@@ -31,11 +31,15 @@ RULES = {
     "pto":       ("only", {"errors", "targets"}),     # the .pto dialect package, once it exists
     "ir":        ("only", {"errors", "targets", "pto"}),
     "language":  ("only", {"errors", "targets", "ir", "pto"}),   # the DSL front end builds IR, nothing later
-    "runtime":   ("not", {"backend", "codegen", "passes", "language", "jit", "cli", "toolchain", "compiled"}),
-    "backend":   ("not", {"runtime", "jit", "language", "cli", "toolchain", "compiled"}),
-    "codegen":   ("not", {"backend", "runtime", "jit", "language", "cli", "toolchain", "compiled"}),
-    "passes":    ("not", {"codegen", "backend", "runtime", "jit", "language", "cli", "toolchain", "compiled"}),
-    "launch":    ("not", {"jit", "backend", "language", "cli", "toolchain", "compiled"}),
+    "runtime":   ("not", {"backend", "codegen", "passes", "language", "jit", "cli", "toolchain", "compiled",
+                          "distributed", "distributed_compiled"}),
+    "backend":   ("not", {"runtime", "jit", "language", "cli", "toolchain", "compiled", "distributed", "distributed_compiled"}),
+    "codegen":   ("not", {"backend", "runtime", "jit", "language", "cli", "toolchain", "compiled", "distributed", "distributed_compiled"}),
+    "passes":    ("not", {"codegen", "backend", "runtime", "jit", "language", "cli", "toolchain", "compiled", "distributed", "distributed_compiled"}),
+    "launch":    ("not", {"jit", "backend", "language", "cli", "toolchain", "compiled", "distributed", "distributed_compiled"}),
+    # distributed runs (docs/distributed.md): runtime level, and the compiled program above it
+    "distributed": ("only", {"errors", "targets", "locks", "artifacts", "runtime"}),
+    "distributed_compiled": ("not", {"toolchain", "jit", "cli", "language"}),
     "compiled":  ("not", {"toolchain", "jit", "cli", "language"}),
     "toolchain": ("not", {"jit", "cli"}),
     "harness":   ("not", {"jit", "cli"}),       # pypto.runtime's compile-and-run entry points

@@ -19,6 +19,12 @@ Reading is tolerant of trees written by other tools: ``RUNTIME_CONFIG`` may be
 absent (defaults: ``tensormap_and_ringbuffer``, ``aicpu_thread_num`` 0), a kernel
 may omit ``name`` (the source's stem is used) and ``signature`` (empty), and
 ``ORCHESTRATION`` may omit ``signature`` and ``params``.
+
+A chip tree of a distributed program (docs/distributed.md) also records
+``RUNTIME_CONFIG["distributed"] = {"world_size": W or "NR", "comm_abi": 1}`` (no rank: every
+rank runs the same tree) and marks its ``params`` as ``"kind": "window"`` (a DistributedTensor)
+and ``"kind": "comm_ctx", "for": <window param>`` (the hidden CommContext scalar); trees
+without them read as before.
 """
 from __future__ import annotations
 
@@ -36,6 +42,32 @@ CORE_TYPES = ("aiv", "aic")
 DIRECTIONS = ("IN", "OUT", "INOUT")
 FUNC_ID_MAX = 2**31 - 1     # the callable image stores func_ids as int32 (runtime.md: child_func_ids)
 HEADER_COMMENT = "# Kernel and Orchestration Configuration"
+
+# ORCHESTRATION["params"] kinds. A "window" param is a DistributedTensor (a view of a window slot
+# of the executing rank: a tensor argument, INOUT unless it says otherwise); a "comm_ctx" param
+# is the hidden uint64 scalar that carries the CommContext address of the window param named by
+# its "for" key. Scalar-like kinds take a scalar argument slot, the others a tensor slot.
+PARAM_KINDS = ("tensor", "scalar", "window", "comm_ctx")
+SCALAR_PARAM_KINDS = ("scalar", "comm_ctx")
+COMM_CTX_DTYPE = "UINT64"
+COMM_ABI = 1                # RUNTIME_CONFIG["distributed"]["comm_abi"]: the CommContext layout
+
+
+def is_scalar_param(p: dict) -> bool:
+    """True when an ORCHESTRATION params entry takes a scalar argument slot."""
+    return p.get("kind") in SCALAR_PARAM_KINDS
+
+
+def param_direction(p: dict) -> str:
+    """IN / OUT / INOUT of a tensor-slot param (a window is INOUT unless it says otherwise)."""
+    return str(p.get("direction", "INOUT" if p.get("kind") == "window" else "IN")).upper()
+
+
+def param_dtype(p: dict):
+    """The IR dtype of a scalar-slot param (the CommContext address is a UINT64), else None."""
+    if p.get("kind") == "comm_ctx":
+        return COMM_CTX_DTYPE
+    return p.get("dtype") if p.get("kind") == "scalar" else None
 
 
 @dataclass
@@ -63,6 +95,9 @@ class KernelConfig:
     kernels: list[KernelEntry]
     root: Path
     platform: Optional[str] = None     # RUNTIME_CONFIG["platform"]: what the tree was compiled for
+    # RUNTIME_CONFIG["distributed"]: {"world_size": W or a dynamic name such as "NR", "comm_abi": 1}
+    # for a chip tree of a distributed program (its rank is known only at run time); None otherwise
+    distributed: Optional[dict] = None
 
     def kernel(self, func_id: int) -> KernelEntry:
         for k in self.kernels:
@@ -124,7 +159,8 @@ def render_kernel_config(cfg: KernelConfig, base_dir: Optional[Path] = None) -> 
         "RUNTIME_CONFIG = {",
         f"\t\"runtime\": {_literal(runtime_kind_to_name(cfg.runtime))},",
         f"\t\"aicpu_thread_num\": {int(cfg.aicpu_thread_num)},",
-    ] + ([f"\t\"platform\": {_literal(cfg.platform)},"] if cfg.platform else []) + [
+    ] + ([f"\t\"platform\": {_literal(cfg.platform)},"] if cfg.platform else []) + (
+        [f"\t\"distributed\": {_literal(_check_distributed(cfg.distributed, None))},"] if cfg.distributed else []) + [
         "}",
         "ORCHESTRATION = {",
         f"\t\"source\": {_source_expr(cfg.orchestration.source, base, root)},",
@@ -166,6 +202,46 @@ def write_kernel_config(path, cfg: KernelConfig) -> Path:
 # ---------------------------------------------------------------------------
 # reader
 # ---------------------------------------------------------------------------
+
+def _check_distributed(value: Any, path: Optional[Path]) -> dict:
+    """RUNTIME_CONFIG["distributed"], validated (writer and reader alike)."""
+    where = "RUNTIME_CONFIG['distributed']"
+
+    def bad(key: str, what: str):
+        return _err(path, f"{where}{key}", what) if path is not None else UserError(f"{where}{key}: {what}")
+
+    if not isinstance(value, dict):
+        raise bad("", f"expected a dict, got {type(value).__name__}")
+    if "world_size" not in value:
+        raise bad("['world_size']", "missing key")
+    w = value["world_size"]
+    if isinstance(w, bool) or not ((isinstance(w, int) and 1 <= w <= 64) or (isinstance(w, str) and w.isidentifier())):
+        raise bad("['world_size']", f"expected a rank count 1..64 or a dynamic name such as 'NR', got {w!r}")
+    abi = value.get("comm_abi", COMM_ABI)
+    if abi != COMM_ABI:
+        raise bad("['comm_abi']", f"CommContext ABI {abi!r} is not the one this ptokit implements ({COMM_ABI})")
+    return {"world_size": w, "comm_abi": abi}
+
+
+def _check_param(p: dict, i: int, path: Path, names: list) -> None:
+    where = f"ORCHESTRATION['params'][{i}]"
+    if p["kind"] not in PARAM_KINDS:
+        raise _err(path, f"{where}['kind']", f"{p['kind']!r} is not one of {', '.join(repr(k) for k in PARAM_KINDS)}")
+    if not isinstance(p["name"], str) or not p["name"]:
+        raise _err(path, f"{where}['name']", f"expected a non-empty string, got {p['name']!r}")
+    if not isinstance(p.get("dtype", ""), str):
+        raise _err(path, f"{where}['dtype']", f"expected a dtype name such as 'FP32', got {p['dtype']!r}")
+    if p["kind"] in ("tensor", "window"):
+        d = p.get("direction", "IN")
+        if not isinstance(d, str) or d.upper() not in DIRECTIONS:
+            raise _err(path, f"{where}['direction']", f"direction {d!r} is not one of {', '.join(DIRECTIONS)}")
+    if p["kind"] == "comm_ctx":
+        target = p.get("for")
+        windows = [q for q in names if q[1] == "window"]
+        if not isinstance(target, str) or target not in [n for n, _ in windows]:
+            raise _err(path, f"{where}['for']", f"{target!r} does not name a window param "
+                       f"({', '.join(n for n, _ in windows) or 'there is none'})")
+
 
 def _err(path: Path, key: str, what: str) -> UserError:
     return UserError(f"{path}: {key}: {what}")
@@ -241,22 +317,15 @@ def read_kernel_config(path) -> KernelConfig:
     if params is not None:
         if not isinstance(params, list) or not all(isinstance(p, dict) for p in params):
             raise _err(path, "ORCHESTRATION['params']", "expected a list of dicts")
+        seen = []
         for i, p in enumerate(params):
             for key in ("name", "kind"):
                 if key not in p:
                     raise _err(path, f"ORCHESTRATION['params'][{i}][{key!r}]", "missing key")
-            where = f"ORCHESTRATION['params'][{i}]"
-            if p["kind"] not in ("tensor", "scalar"):
-                raise _err(path, f"{where}['kind']", f"{p['kind']!r} is not 'tensor' or 'scalar'")
-            if not isinstance(p["name"], str) or not p["name"]:
-                raise _err(path, f"{where}['name']", f"expected a non-empty string, got {p['name']!r}")
-            if not isinstance(p.get("dtype", ""), str):
-                raise _err(path, f"{where}['dtype']", f"expected a dtype name such as 'FP32', got {p['dtype']!r}")
-            if p["kind"] == "tensor":
-                d = p.get("direction", "IN")
-                if not isinstance(d, str) or d.upper() not in DIRECTIONS:
-                    raise _err(path, f"{where}['direction']", f"direction {d!r} is not one of {', '.join(DIRECTIONS)}")
+            _check_param(p, i, path, seen)
+            seen.append((p["name"], p["kind"]))
         params = [dict(p) for p in params]
+    distributed = _check_distributed(rc["distributed"], path) if "distributed" in rc else None
 
     if "KERNELS" not in ns:
         raise _err(path, "KERNELS", "missing key")
@@ -293,10 +362,12 @@ def read_kernel_config(path) -> KernelConfig:
         kernels=kernels,
         root=root,
         platform=platform,
+        distributed=distributed,
     )
 
 
 __all__ = [
     "KernelEntry", "OrchestrationEntry", "KernelConfig",
     "write_kernel_config", "read_kernel_config", "render_kernel_config",
+    "PARAM_KINDS", "SCALAR_PARAM_KINDS", "is_scalar_param", "param_direction", "param_dtype", "COMM_ABI",
 ]

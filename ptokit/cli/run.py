@@ -4,8 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import numpy as np
-
+from ..artifacts.distributed_config import is_distributed_tree
 from ..artifacts.kernel_config import read_kernel_config
 from ..errors import UserError
 from ..runtime.build import build_tree
@@ -15,6 +14,8 @@ from ..runtime.launcher import run_tree
 from ..runtime.progress import BuildProgress
 from ..targets import SIM_PLATFORMS
 from .args import count
+from .run_common import parse_assignments, print_outputs
+from .run_distributed import is_chip_tree as _is_chip_tree, run_distributed_main
 
 
 def build_main(argv) -> int:
@@ -29,16 +30,6 @@ def build_main(argv) -> int:
     for k in built.config.kernels:
         print(f"kernel {k.func_id:<3} {k.name:<24} {built.kernel_sos[k.func_id]}")
     return 0
-
-
-def _parse_assignments(items, what):
-    out = {}
-    for item in items or []:
-        if "=" not in item:
-            raise UserError(f"--{what} expects NAME=VALUE, got {item!r}")
-        k, v = item.split("=", 1)
-        out[k.strip()] = v.strip()
-    return out
 
 
 def run_main(argv) -> int:
@@ -59,19 +50,25 @@ def run_main(argv) -> int:
     ap.add_argument("--no-summary", action="store_true", help="do not print the run summary")
     ap.add_argument("--top", type=count(0), default=5, help="kernels/cores listed in the summary (default 5)")
     ap.add_argument("-q", "--quiet", action="store_true", help="no build progress line (also PTOKIT_PROGRESS=0)")
+    ap.add_argument("-d", "--device-ids", default=None, metavar="0,1,...",
+                    help="distributed trees: the devices to run on, one rank each (default: as compiled)")
     a = ap.parse_args(argv)
 
+    if is_distributed_tree(a.tree) or _is_chip_tree(a.tree):   # all ranks, or one rank with a private window
+        return run_distributed_main(a)
+    if a.device_ids is not None:
+        raise UserError(f"--device-ids: {a.tree} is a single-chip tree, not a distributed program")
     kc = read_kernel_config(a.tree)
     platform = a.platform or (kc.platform if kc.platform in SIM_PLATFORMS else None) or "a2a3sim"
     if kc.platform and kc.platform not in SIM_PLATFORMS:
         raise UserError(f"{a.tree} was compiled for the {kc.platform!r} hardware platform; running it needs the "
                         f"vendor toolchain and device (compile with --platform {kc.platform}sim to simulate it)")
     params = kc.orchestration.params
-    scalars = _parse_assignments(a.scalar, "scalar")
+    scalars = parse_assignments(a.scalar, "scalar")
     if params is None:
         params, args, names = inputs_without_params(a.tree, kc.orchestration.signature, a.inputs, scalars)
     else:
-        args, names = make_inputs(params, a.inputs, scalars, _parse_assignments(a.dim, "dim"), a.seed,
+        args, names = make_inputs(params, a.inputs, scalars, parse_assignments(a.dim, "dim"), a.seed,
                                   where=f"{Path(kc.root) / 'kernel_config.py'}: ORCHESTRATION params")
     try:
         config = RunConfig(platform=platform, runtime=a.runtime, aicpu_thread_num=a.runtime_threads,
@@ -87,15 +84,7 @@ def run_main(argv) -> int:
         raise UserError(str(exc)) from None
     print(f"ran {res.tasks} task(s), {res.blocks} block(s) in {res.elapsed * 1e3:.3f} ms "
           f"({res.runtime.value if res.runtime else ''}, {platform})")
-    for p, name, arg in zip(params, names, args):
-        if p.get("kind") == "scalar" or str(p.get("direction", "IN")).upper() not in ("OUT", "INOUT"):
-            continue
-        arr = np.asarray(arg)
-        stats = np.asarray(arr, dtype=np.float64)
-        print(f"  {name}: {arr.dtype}{list(arr.shape)} sum={stats.sum():.6g} min={stats.min() if arr.size else 0:.6g} "
-              f"max={stats.max() if arr.size else 0:.6g}")
-        if out_dir:
-            np.save(out_dir / f"{name}.npy", arr)
+    print_outputs(params, names, args, out_dir)
     if not a.no_summary:
         print(res.summary().format(top=a.top))
     if a.trace:

@@ -5,7 +5,8 @@
 * ``TensorSpec`` / ``ScalarSpec`` -- arguments of a golden-checked ``run``;
 * ``ChipWorker`` / ``DeviceTensor`` / ``RegistrationHandle`` -- explicit dispatch;
 * ``run``, ``compile_program`` (compile and run a program: ``ptokit.harness``), and
-  ``execute_compiled`` (run an artifact tree).
+  ``execute_compiled`` (run an artifact tree);
+* ``ExternalTensor`` -- a run argument used in place, no copies (distributed windows, the arena).
 
 Only ``RunConfig`` is imported with the package; the rest load on first use, so that
 ``ptokit.runtime.RunConfig`` stays cheap.
@@ -23,6 +24,7 @@ _LAZY = {
     "RegistrationHandle": ".device",
     "execute_compiled": ".execute",
     "GoldenMismatch": ".golden",
+    "ExternalTensor": ".external",
 }
 # compiling is a later stage than the runtime: pypto spells these pypto.runtime.run /
 # compile_program, so they are re-exported from the harness on first use
@@ -39,4 +41,4 @@ def __getattr__(name):
 
 
 __all__ = ["RunConfig", "RunResult", "TensorSpec", "ScalarSpec", "ChipWorker", "DeviceTensor",
-           "RegistrationHandle", "execute_compiled", "GoldenMismatch", "run", "compile_program"]
+           "RegistrationHandle", "execute_compiled", "GoldenMismatch", "run", "compile_program", "ExternalTensor"]

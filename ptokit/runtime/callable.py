@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from ..artifacts.kernel_config import is_scalar_param, param_direction
 from ..errors import InternalError, UserError
 
 CORE_MAX_TENSOR_ARGS = 32
@@ -310,8 +311,7 @@ def pack_chip_callable(orch_binary: bytes, children: Sequence[tuple], func_name:
 def _tree_chip_signature(config) -> list[int]:
     orch = config.orchestration
     if orch.params:
-        return [SCALAR if p.get("kind") == "scalar" else DIRECTION_CODES[str(p.get("direction", "IN")).upper()]
-                for p in orch.params]
+        return [SCALAR if is_scalar_param(p) else DIRECTION_CODES[param_direction(p)] for p in orch.params]
     return [DIRECTION_CODES[d] for d in orch.signature]
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
-from ..artifacts.kernel_config import KernelConfig, read_kernel_config
+from ..artifacts.kernel_config import KernelConfig, param_dtype, read_kernel_config
 from ..errors import UserError
 from ..targets import SIM_PLATFORMS
 from . import dfx, golden
@@ -57,7 +57,7 @@ def scalar_dtypes_of(kernel_config) -> Optional[list]:
     params = kernel_config.orchestration.params
     if not params:
         return None
-    return [p.get("dtype") if p.get("kind") == "scalar" else None for p in params]
+    return [param_dtype(p) for p in params]
 
 
 def check_args(kernel_config, args: Sequence) -> None:

@@ -26,6 +26,10 @@ Tracks (pid / tid):
 
 ``ts``/``dur`` are microseconds (floats with ns resolution); the exact integer
 nanoseconds are in each event's args, which is what the reader uses.
+
+A distributed run's trace (``write_trace_ranks`` / ``read_trace_ranks``) has one process per
+rank (pid 10000 + r, named "rank r (device d)") holding that rank's tracks above as threads;
+every event's args carry ``rank`` and ``otherData.ranks`` each rank's otherData.
 """
 from __future__ import annotations
 
@@ -187,8 +191,11 @@ def trace_events(result, *, clusters: Optional[int] = None, platform: Optional[s
 
 def write_trace(path, result, *, clusters: Optional[int] = None, platform: Optional[str] = None) -> Path:
     """Write the trace of ``result`` (a ``RunResult``) to ``path`` (atomically); returns the path."""
+    return _write_doc(path, trace_events(result, clusters=clusters, platform=platform))
+
+
+def _write_doc(path, doc: dict) -> Path:
     path = Path(path)
-    doc = trace_events(result, clusters=clusters, platform=platform)
     if path.is_dir():
         raise UserError(f"cannot write the trace to {path}: it is a folder (give a file name)")
     try:
@@ -235,13 +242,11 @@ def load_document(path) -> dict:
     return doc
 
 
-def read_trace(path):
-    """Read a trace written by ``write_trace`` back into a ``RunResult``."""
-    doc = load_document(path)
-    other = doc["otherData"]
+def _result_of(path, events, other):
+    """A RunResult from one run's events and its otherData (read_trace / read_trace_ranks)."""
     recs, flows, targs, fifo = [], {}, {}, []
     try:
-        for e in doc["traceEvents"]:
+        for e in events:
             cat, ph = e.get("cat"), e.get("ph")
             if cat == "task" and ph == "X":
                 a = e["args"]
@@ -276,5 +281,69 @@ def read_trace(path):
     except (AttributeError, OverflowError, TypeError, ValueError) as exc:
         raise TraceFormatError(f"{path}: damaged trace (otherData or records: {type(exc).__name__}: {exc})") from None
 
-__all__ = ["write_trace", "read_trace", "trace_events", "load_document", "TraceFormatError",
+
+def read_trace(path):
+    """Read a trace written by ``write_trace`` back into a ``RunResult`` (a trace of several
+    ranks: ``read_trace_ranks``)."""
+    doc = load_document(path)
+    if "ranks" in doc["otherData"]:
+        raise TraceFormatError(f"{path}: a trace of {len(doc['otherData']['ranks'])} ranks; read it with "
+                               f"read_trace_ranks")
+    return _result_of(path, doc["traceEvents"], doc["otherData"])
+
+
+# ---------------------------------------------------------------------------
+# distributed runs: one trace process per rank
+# ---------------------------------------------------------------------------
+
+PID_RANK0 = 10000          # rank r's process
+FLOW_ID_STRIDE = 1 << 32   # flow ids of rank r start at r * FLOW_ID_STRIDE
+
+
+def trace_events_ranks(ranks) -> dict:
+    """The trace of a distributed run: ``ranks`` is ``[(label, RunResult)]``; rank r's tracks (its
+    orchestrator, schedulers and cores) are the threads of one process named ``label``."""
+    ev: list = []
+    others = []
+    for r, (label, result) in enumerate(ranks):
+        doc = trace_events(result)
+        pid = PID_RANK0 + r
+        ev.append(_meta("process_name", pid, None, str(label)))
+        ev.append(_meta("process_sort_index", pid, None, r))
+        for e in doc["traceEvents"]:
+            if e.get("ph") == "M" and e.get("name") in ("process_name", "process_sort_index"):
+                continue
+            e = dict(e, pid=pid)
+            e["args"] = dict(e.get("args") or {}, rank=r)
+            if "id" in e:
+                e["id"] = r * FLOW_ID_STRIDE + int(e["id"])
+            ev.append(e)
+        others.append(dict(doc["otherData"], label=str(label)))
+    other = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "ranks": others}
+    return {"traceEvents": ev, "displayTimeUnit": "ns", "otherData": other}
+
+
+def write_trace_ranks(path, ranks) -> Path:
+    """Write the trace of a distributed run (``ranks``: ``[(label, RunResult)]``); returns the path."""
+    return _write_doc(path, trace_events_ranks(ranks))
+
+
+def read_trace_ranks(path) -> list:
+    """The per-rank RunResults of a trace written by ``write_trace_ranks``."""
+    doc = load_document(path)
+    ranks = doc["otherData"].get("ranks")
+    if not isinstance(ranks, list):
+        raise TraceFormatError(f"{path}: not a trace of a distributed run (otherData.ranks is missing)")
+    per = [[] for _ in ranks]
+    for e in doc["traceEvents"]:
+        r = (e.get("args") or {}).get("rank")
+        if isinstance(r, int) and 0 <= r < len(per):
+            ev = dict(e)
+            if "id" in ev:
+                ev["id"] = int(ev["id"]) - r * FLOW_ID_STRIDE
+            per[r].append(ev)
+    return [_result_of(path, events, other) for events, other in zip(per, ranks)]
+
+
+__all__ = ["write_trace", "read_trace", "trace_events", "write_trace_ranks", "read_trace_ranks", "trace_events_ranks", "load_document", "TraceFormatError",
            "FORMAT_NAME", "FORMAT_VERSION"]

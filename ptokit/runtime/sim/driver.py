@@ -27,8 +27,10 @@ from .. import build
 from .. import cachedir
 from ..callable import unpack_chip_callable
 from ..config import RunConfig
+from ..external import ExternalTensor
 from ..records import BLOCK_RECORD_DTYPE, EDGE_DTYPE, FIFO_WAIT_DTYPE, RunResult, Timeline
 from ..trace import write_trace
+from . import comm_abi
 
 SIM_DIR = Path(__file__).resolve().parent
 RUNTIME_SOURCE = SIM_DIR / "ptosim.cpp"
@@ -69,7 +71,7 @@ class PtoSimDump(ctypes.Structure):
 
 
 _SIZEOF_IDS = {0: abi.ChipTensor, 1: PtoSimConfig, 2: PtoSimKernel, 3: PtoSimStats, 6: abi.LocalContext,
-               7: abi.GlobalContext, 10: PtoSimDump}
+               7: abi.GlobalContext, 13: PtoSimDump}
 
 # ---------------------------------------------------------------------------
 # the library
@@ -115,10 +117,16 @@ def load_library() -> ctypes.CDLL:
         lib.ptosim_result_free.argtypes = [ctypes.c_void_p]
         lib.ptosim_shutdown.restype = None
         lib.ptosim_shutdown.argtypes = []
+        lib.ptosim_set_extra_gm.restype = None
+        lib.ptosim_set_extra_gm.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_int32]
+        lib.ptosim_comm_install.restype = ctypes.c_int
+        lib.ptosim_comm_install.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        lib.ptosim_comm_shm_table.restype = None
+        lib.ptosim_comm_shm_table.argtypes = [ctypes.c_void_p]
         lib.ptosim_sizeof.restype = ctypes.c_uint64
         lib.ptosim_sizeof.argtypes = [ctypes.c_int32]
         sizes = {4: BLOCK_RECORD_DTYPE.itemsize, 5: EDGE_DTYPE.itemsize, 9: FIFO_WAIT_DTYPE.itemsize}
-        sizes.update({k: ctypes.sizeof(v) for k, v in _SIZEOF_IDS.items()})
+        sizes.update({k: ctypes.sizeof(v) for k, v in {**_SIZEOF_IDS, **comm_abi.SIZEOF_IDS}.items()})
         for which, size in sizes.items():
             got = lib.ptosim_sizeof(which)
             if got != size:
@@ -126,6 +134,24 @@ def load_library() -> ctypes.CDLL:
         atexit.register(lib.ptosim_shutdown)
         _lib = lib
         return lib
+
+
+def comm_install(table: Optional["comm_abi.PtoCommOps"], board_addr: int = 0) -> None:
+    """Install ``table`` (a ``comm_abi.PtoCommOps`` with its window list) as this process's
+    window transport for the following runs, with the status-board record at ``board_addr``
+    (0: none); ``None`` removes it. The caller keeps ``table`` and its windows alive."""
+    lib = load_library()
+    rc = lib.ptosim_comm_install(ctypes.addressof(table) if table is not None else None, board_addr or None)
+    if rc != 0:
+        raise InternalError(f"libptosim refused the comm table (abi {getattr(table, 'abi', '?')}, "
+                            f"{getattr(table, 'nwindows', '?')} windows)")
+
+
+def comm_shm_table() -> "comm_abi.PtoCommOps":
+    """A ``PtoCommOps`` with the shared-memory transport's functions (windows still to fill in)."""
+    table = comm_abi.PtoCommOps()
+    load_library().ptosim_comm_shm_table(ctypes.addressof(table))
+    return table
 
 
 def shutdown() -> None:
@@ -193,13 +219,19 @@ def marshal_args(args: Sequence, signature: Optional[Sequence[int]] = None,
     tensor_dirs = None
     if signature and not per_arg:
         tensor_dirs = [d for d in signature if d != SCALAR]
-        n_tensors = sum(1 for a in args if _host_array(a)[1])
+        n_tensors = sum(1 for a in args if isinstance(a, ExternalTensor) or _host_array(a)[1])
         if len(tensor_dirs) != n_tensors:
             raise ValueError(f"the program takes {len(signature)} arguments "
                              f"({len(tensor_dirs)} tensors), {len(args)} were given ({n_tensors} tensors)")
     descs, scalars, keep, back = [], [], [], []
     t_index = 0
     for i, a in enumerate(args):
+        if isinstance(a, ExternalTensor):   # in place: no copy in, no copy back
+            if tensor_dirs is None and per_arg and signature[i] == SCALAR:
+                raise ValueError(f"argument {i} is a tensor but the program expects a scalar there")
+            descs.append(a.descriptor())
+            t_index += 1
+            continue
         host, is_tensor = _host_array(a)
         if is_tensor and host.ndim == 0 and per_arg and signature[i] == SCALAR:
             is_tensor = False          # a 0-d array where the program takes a scalar: its value
@@ -268,11 +300,14 @@ def _sim_config(config: RunConfig, runtime: RuntimeKind) -> PtoSimConfig:
 def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequence,
                  config: Optional[RunConfig] = None, *, func_name: str = "aicpu_orchestration_entry",
                  signature: Optional[Sequence[int]] = None, scalar_dtypes: Optional[Sequence] = None,
-                 runtime=None, dump_dir=None) -> RunResult:
+                 runtime=None, dump_dir=None, extra_gm: Sequence = ()) -> RunResult:
     """Run an orchestration .so with kernel .so files (paths) on the simulator.
 
     With ``config.enable_dump_args`` the dumped task arguments are written under ``dump_dir``
-    (``dumps.write_dumps``; default: ``dumps`` in the current folder)."""
+    (``dumps.write_dumps``; default: ``dumps`` in the current folder).  ``extra_gm``: ``(addr,
+    nbytes)`` ranges, beyond the tensor arguments, that the run's live-buffer check
+    (``pto_cpu_check_gm``) accepts (the windows and arena of a distributed run).
+    """
     config = config or RunConfig()
     kind = runtime if isinstance(runtime, RuntimeKind) else (
         runtime_kind_from_name(runtime) if runtime else config.runtime_kind)
@@ -293,7 +328,10 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
     err = ctypes.create_string_buffer(4096)
     stats = PtoSimStats()
     handle = ctypes.c_void_p()
+    pairs = [int(v) for rng in extra_gm for v in (rng[0], rng[1])]
+    gm = (ctypes.c_uint64 * max(len(pairs), 1))(*pairs)
     with _run_lock:
+        lib.ptosim_set_extra_gm(gm, len(pairs) // 2)
         code = lib.ptosim_run(ctypes.byref(cfg), str(orchestration).encode(), func_name.encode(), ks, len(kernels),
                               ctypes.cast(m.tensors, ctypes.c_void_p), m.ntensors, m.scalars, m.nscalars,
                               err, len(err), ctypes.byref(stats), ctypes.byref(handle))
@@ -436,8 +474,12 @@ def _image_path(data: bytes, label: str = "so") -> str:
 
 
 def run_image(image: bytes, args: list, config: Optional[RunConfig] = None, kernel_names=None, *,
-              scalar_dtypes: Optional[Sequence] = None, kernel_core_types=None, dump_dir=None) -> RunResult:
+              scalar_dtypes: Optional[Sequence] = None, kernel_core_types=None, dump_dir=None,
+              extra_gm: Sequence = ()) -> RunResult:
     """Run a callable image (``ptokit.runtime.callable``) on the simulator.
+
+    Tensor arguments are numpy arrays / torch CPU tensors (copied in, outputs copied back) or
+    ``ptokit.runtime.ExternalTensor`` (used in place); ``extra_gm`` as for ``run_binaries``.
 
     ``kernel_names`` / ``kernel_core_types``: optional ``{func_id: str}`` for messages and
     core-type checks.  The runtime kind is ``config.runtime`` (default tensormap_and_ringbuffer).
@@ -451,4 +493,5 @@ def run_image(image: bytes, args: list, config: Optional[RunConfig] = None, kern
                             names.get(c.func_id, f"func_{c.func_id}"),
                             types.get(c.func_id)) for c in view.children]
     return run_binaries(str(orch), kernels, args, config, func_name=view.func_name or "aicpu_orchestration_entry",
-                        signature=list(view.signature) or None, scalar_dtypes=scalar_dtypes, dump_dir=dump_dir)
+                        signature=list(view.signature) or None, scalar_dtypes=scalar_dtypes, dump_dir=dump_dir,
+                        extra_gm=extra_gm)

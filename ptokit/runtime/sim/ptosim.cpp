@@ -13,6 +13,7 @@
 //   sim_scheduler.hpp      ready queues, dispatch and placement, core threads, completion
 //   sim_orchestration.hpp  PTO2RuntimeOps (submit, scopes, waits) and the orchestrator thread
 //   sim_fifo.hpp           cross-core FIFO hooks (TPUSH/TPOP/TFREE)
+//   sim_comm.hpp           windows and signals of distributed runs (comm hooks, shm transport)
 //   ptosim.cpp (this)      the other tile-library hooks and the extern "C" API (ptosim_api.h)
 //
 // Locking: one mutex per device (`Device::mu`) guards every piece of scheduling
@@ -28,6 +29,7 @@
 #include "sim_scheduler.hpp"
 #include "sim_orchestration.hpp"
 #include "sim_fifo.hpp"
+#include "sim_comm.hpp"
 
 namespace {
 
@@ -273,6 +275,8 @@ extern "C" __attribute__((visibility("default"))) int ptosim_run(
     const ChipTensor* tensors, int32_t ntensors, const uint64_t* scalars, int32_t nscalars, char* err, int32_t errlen,
     PtoSimStats* stats, void** result) {
     std::lock_guard<std::mutex> run_guard(g_run_mu);
+    const std::vector<std::pair<uint64_t, uint64_t>> extra_gm = std::move(g_extra_gm);   // this run's only
+    g_extra_gm.clear();
     auto set_err = [&](int code, const std::string& m) {
         if (err && errlen > 0) snprintf(err, (size_t)errlen, "%s", m.c_str());
         return code;
@@ -300,6 +304,7 @@ extern "C" __attribute__((visibility("default"))) int ptosim_run(
     r->orch_args.scalars_ = r->orch_scalars.data();
     r->orch_args.scalar_count_ = (uint32_t)nscalars;
     for (auto& t : r->orch_tensors) r->gm.emplace_back(t.buffer.addr, t.buffer.addr + t.buffer.size);
+    for (auto& g : extra_gm) r->gm.emplace_back(g.first, g.first + g.second);   // windows, arena
 
     // ---- device
     Device* d = attach_device(r.get(), cfg);
@@ -420,6 +425,27 @@ extern "C" __attribute__((visibility("default"))) void ptosim_result_free(void* 
     if (r && !r->abandoned) delete r;
 }
 
+extern "C" __attribute__((visibility("default"))) int ptosim_comm_install(const PtoCommOps* table, PtoSimBoardRecord* board) {
+    std::lock_guard<std::mutex> run_guard(g_run_mu);   // never while a run reads the table
+    return comm_install_locked(table, board);
+}
+
+extern "C" __attribute__((visibility("default"))) void ptosim_comm_shm_table(PtoCommOps* out) {
+    if (!out) return;
+    out->abi = PTO_COMM_ABI;
+    out->ctx = nullptr;
+    out->read = shm_read;
+    out->write = shm_write;
+    out->notify = shm_notify;
+    out->wait = shm_wait;
+}
+
+extern "C" __attribute__((visibility("default"))) void ptosim_set_extra_gm(const uint64_t* pairs, int32_t n) {
+    std::lock_guard<std::mutex> run_guard(g_run_mu);
+    g_extra_gm.clear();
+    for (int32_t i = 0; pairs && i < n; ++i) g_extra_gm.emplace_back(pairs[2 * i], pairs[2 * i + 1]);
+}
+
 extern "C" __attribute__((visibility("default"))) void ptosim_shutdown(void) {
     std::lock_guard<std::mutex> run_guard(g_run_mu);
     if (g_dev) {
@@ -440,7 +466,10 @@ extern "C" __attribute__((visibility("default"))) uint64_t ptosim_sizeof(int32_t
         case 7: return sizeof(GlobalContext);
         case 8: return sizeof(PtoCpuCore);
         case 9: return sizeof(PtoSimFifoWait);
-        case 10: return sizeof(PtoSimDump);
+        case 10: return sizeof(PtoSimBoardRecord);
+        case 11: return sizeof(PtoCommOps);
+        case 12: return sizeof(PtoCommWindow);
+        case 13: return sizeof(PtoSimDump);
     }
     return 0;
 }

@@ -89,6 +89,32 @@ typedef struct PtoSimDump {
     char name[64];             // the arg's name (CoreTaskArgs::set_arg_names), or empty
 } PtoSimDump;
 
+// One rank's record on the status board of a distributed run (256 bytes, in shared memory;
+// ptokit/distributed/board.py mirrors it). The rank's worker writes state, dispatch and
+// chip; the comm hooks write the op fields and the kernel; both write progress_ns
+// (CLOCK_MONOTONIC, the clock of Python's time.monotonic_ns).
+typedef struct PtoSimBoardRecord {
+    int64_t progress_ns;       // 0: the rank's last progress
+    int64_t op_start_ns;       // 8: when the last comm op began
+    int32_t pid;               // 16
+    int32_t state;             // 20: worker state (board.py STATES)
+    int32_t dispatch;          // 24: sequence number of the dispatch running, -1 none
+    int32_t op;                // 28: last comm op (board.py OPS: 1 TNOTIFY, 2 TWAIT, 3 TPUT, 4 TGET, 5 TLOAD, 6 TSTORE)
+    int32_t op_active;         // 32: 1 while inside it
+    int32_t peer;              // 36: the rank whose window it touched
+    uint64_t offset;           // 40: byte offset in that window
+    int32_t expected;          // 48: TWAIT: the value waited for
+    int32_t seen;              // 52: TWAIT: the value read last
+    int32_t value;             // 56: TNOTIFY: the value applied
+    int32_t cmp;               // 60: TWAIT comparison (PTO_COMM_CMP_*) / TNOTIFY op
+    uint64_t task_seq;         // 64: simulator task of the core that did it
+    int32_t func_id;           // 72
+    int32_t core_id;           // 76
+    char chip[56];             // 80: the chip program of the running dispatch
+    char kernel[64];           // 136: the kernel of the op
+    char reserved[56];         // 200
+} PtoSimBoardRecord;
+
 // Run one program.  Returns 0 or an error code (runtime.md); on error `err` holds the
 // message.  `*result` (always set, may be NULL) must be released with ptosim_result_free.
 int ptosim_run(const PtoSimConfig* cfg, const char* orch_path, const char* orch_func,
@@ -109,6 +135,18 @@ uint64_t ptosim_result_skipped(void* result, uint64_t* out, uint64_t cap);
 uint64_t ptosim_result_dumps(void* result, PtoSimDump* out, uint64_t cap);
 uint64_t ptosim_result_dump_data(void* result, uint8_t* out, uint64_t cap);
 void ptosim_result_free(void* result);
+
+// Distributed runs (docs/distributed.md). `table` is the transport of this process's windows
+// (copied, with its window list; NULL uninstalls); `board`: this rank's status-board record, or
+// NULL. Returns 0, or -1 for a table of another PTO_COMM_ABI or with too many windows. Waits
+// for a run in progress to end.
+struct PtoCommOps;   // pto/cpu_sim_hooks.h
+int ptosim_comm_install(const struct PtoCommOps* table, PtoSimBoardRecord* board);
+// The shared-memory transport: fills read/write/notify/wait (memcpy, atomics, futex waits).
+void ptosim_comm_shm_table(struct PtoCommOps* out);
+// [addr, addr+size) pairs (2n words) that pto_cpu_check_gm accepts during the next run
+// (windows, the host-tensor arena); consumed by that run.
+void ptosim_set_extra_gm(const uint64_t* pairs, int32_t n);
 
 // Join and free the device threads (idempotent).
 void ptosim_shutdown(void);

@@ -100,6 +100,98 @@ PTO_CPU_HOOK_DECL int pto_cpu_fifo_free(PtoCpuCore* core, int32_t pipe_id, int32
 PTO_CPU_HOOK_DECL void pto_cpu_fifo_attach(PtoCpuCore* core, int32_t pipe_id);
 PTO_CPU_HOOK_DECL int pto_cpu_fifo_lane_joins(PtoCpuCore* core, int32_t pipe_id, int32_t lane, int32_t* joins);
 
+/*
+ * Distributed programs (docs/distributed.md): windows and signals.
+ *
+ * A rank's runs may see *windows*: ranges of this process's address space where the symmetric
+ * memory of each rank is mapped (on the shared-memory transport, the real bytes; on a
+ * transport without shared memory, a reserved range no plain load or store may touch). Every
+ * kernel access to a window address -- TLOAD, TSTORE, TPUT, TGET, TNOTIFY, TWAIT -- goes
+ * through the hooks below, and they through the PtoCommOps table the rank installed
+ * (ptosim_comm_install), so kernels never depend on the transport.
+ *
+ * Enum values follow pto-isa's pto::comm (NotifyOp, WaitCmp); the DSL's WaitCmp (Eq=0, Ge=1)
+ * is mapped to these by the assembler.
+ */
+#define PTO_COMM_ABI 1
+#define PTO_COMM_MAX_WINDOWS 256
+
+enum {
+    PTO_COMM_OK = 0,
+    PTO_COMM_TIMEOUT = 1,      /* a wait exceeded 0.9 x the run's timeout */
+    PTO_COMM_BAD_ADDRESS = 2,  /* the span is not inside one window (or, for signals, any live buffer) */
+    PTO_COMM_ERROR = 3         /* the run is failing, or the transport reported an error */
+};
+enum { PTO_COMM_NOTIFY_ATOMIC_ADD = 0, PTO_COMM_NOTIFY_SET = 1 };
+enum { PTO_COMM_CMP_EQ = 0, PTO_COMM_CMP_NE = 1, PTO_COMM_CMP_GT = 2, PTO_COMM_CMP_GE = 3,
+       PTO_COMM_CMP_LT = 4, PTO_COMM_CMP_LE = 5 };
+enum { PTO_COMM_WRITE_PLAIN = 0, PTO_COMM_WRITE_ATOMIC_ADD = 1 };
+
+/* One mapped window: rank `peer`'s window of allocation domain `domain`. */
+typedef struct PtoCommWindow {
+    uint64_t base;       /* address in this process */
+    uint64_t size;       /* bytes */
+    int32_t peer;
+    int32_t domain;
+} PtoCommWindow;
+
+/*
+ * The transport of a rank's windows. `offset` is the byte offset inside window `w`; `dtype`
+ * is a ChipTensor DataType code (the element type of an atomic add); `deadline_ns` is
+ * CLOCK_MONOTONIC: `wait` returns PTO_COMM_OK once the int32 cell compares true against
+ * `expected`, or PTO_COMM_TIMEOUT at the deadline (the hooks call it in slices of at most
+ * 10 ms), storing the last value it saw in *seen. `notify` applies `value` (add or store)
+ * with sequential consistency and wakes the cell's waiters. Every function returns a
+ * PTO_COMM_* code.
+ */
+typedef struct PtoCommOps {
+    uint32_t abi;                 /* PTO_COMM_ABI */
+    int32_t rank, nranks;
+    uint32_t nwindows;
+    const PtoCommWindow* windows;
+    void* ctx;                    /* the transport's own state */
+    int (*read)(void* ctx, const PtoCommWindow* w, uint64_t offset, void* dst, uint64_t bytes);
+    int (*write)(void* ctx, const PtoCommWindow* w, uint64_t offset, const void* src, uint64_t bytes,
+                 int32_t atomic, int32_t dtype);
+    int (*notify)(void* ctx, const PtoCommWindow* w, uint64_t offset, int32_t value, int32_t op);
+    int (*wait)(void* ctx, const PtoCommWindow* w, uint64_t offset, int32_t expected, int32_t cmp,
+                int64_t deadline_ns, int32_t* seen);
+} PtoCommOps;
+
+/*
+ * The one range lookup: the window holding [p, p+bytes) and the offset in it (1), no window
+ * touching the span (0), or a span that starts in a window and leaves it (-1).
+ */
+static inline int pto_comm_find(const PtoCommOps* ops, const void* p, uint64_t bytes,
+                                const PtoCommWindow** w, uint64_t* offset) {
+    const uint64_t a = (uint64_t)(uintptr_t)p;
+    if (!ops) return 0;
+    for (uint32_t i = 0; i < ops->nwindows; ++i) {
+        const PtoCommWindow* x = &ops->windows[i];
+        if (a >= x->base && a < x->base + x->size) {
+            *w = x;
+            *offset = a - x->base;
+            return bytes <= x->size - *offset ? 1 : -1;
+        }
+        if (a < x->base && a + bytes > x->base) return -1;
+    }
+    return 0;
+}
+
+/* The table installed for this process's runs, or NULL (no windows). */
+PTO_CPU_HOOK_DECL const PtoCommOps* pto_cpu_comm_ops(void);
+/* Copy `bytes` from window address `src` into dst (TLOAD, TGET), or from src into window
+ * address `dst` (TSTORE, TPUT; `atomic`: PTO_COMM_WRITE_*, `dtype` of the elements). */
+PTO_CPU_HOOK_DECL int pto_cpu_comm_read(const char* instr, const void* src, void* dst, uint64_t bytes);
+PTO_CPU_HOOK_DECL int pto_cpu_comm_write(const char* instr, void* dst, const void* src, uint64_t bytes,
+                                         int32_t atomic, int32_t dtype);
+/* TNOTIFY: apply `value` to the int32 cell (PTO_COMM_NOTIFY_*), then wake its waiters. */
+PTO_CPU_HOOK_DECL int pto_cpu_comm_notify(void* cell, int32_t value, int32_t op);
+/* TWAIT: block until the cell compares true (PTO_COMM_CMP_*) against `expected`; futex waits in
+ * slices of at most 10 ms re-testing the cell and the deadline (0.9 x the run's timeout), no
+ * spinning. *seen: the last value read. PTO_COMM_TIMEOUT at the deadline. */
+PTO_CPU_HOOK_DECL int pto_cpu_comm_wait(void* cell, int32_t expected, int32_t cmp, int32_t* seen);
+
 #undef PTO_CPU_HOOK_DECL
 
 #ifdef __cplusplus

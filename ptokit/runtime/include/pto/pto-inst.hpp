@@ -21,5 +21,6 @@
 #include "pto/cpu/ops_reduce2.hpp"
 #include "pto/cpu/ops_gen.hpp"
 #include "pto/cpu/fifo.hpp"
+#include "pto/cpu/comm.hpp"
 
 #endif

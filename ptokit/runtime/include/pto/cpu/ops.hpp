@@ -3,6 +3,7 @@
 #define PTO_CPU_OPS_HPP
 
 #include "pto/cpu/tile.hpp"
+#include "pto/cpu/window.hpp"
 
 namespace pto {
 namespace cpu {
@@ -40,53 +41,91 @@ struct GmView {
     }
 };
 
-// Checks the shape covers a vr x vc region and the whole touched span lies in the tensor argument
-// the view derives from (check_gm).
+// Checks the shape covers a vr x vc region; true when the touched span lies in a window (the
+// caller moves the data through window_read / window_write), else checks that it lies in the
+// tensor argument the view derives from (check_gm) and returns false.
 template <typename GT>
-inline void check_region(const char* instr, const GT& g, const GmView<GT>& v, int vr, int vc) {
+inline bool check_region(const char* instr, const GT& g, const GmView<GT>& v, int vr, int vc) {
     if (!g.data_) fatal(instr, "global tensor has a null data pointer");
     if (v.rows < vr || v.cols < vc)
         fatal(instr, "global tensor of %lldx%lld is smaller than the tile's valid region %dx%d", (long long)v.rows,
               (long long)v.cols, vr, vc);
-    if (vr == 0 || vc == 0) return;
+    if (vr == 0 || vc == 0) return false;
     int64_t lo = v.offset(0, 0), hi = lo;
     if (v.flat && v.st[3] >= 0 && v.st[4] >= 0) {   // monotone in r and c: the corners bound it
         hi = v.offset(vr - 1, vc - 1);
-        check_gm(instr, g.origin_, g.data_ + lo, (uint64_t)(hi - lo + 1) * sizeof(typename GT::DType),
-                 sizeof(typename GT::DType), vr, vc);
-        return;
-    }
-    for (int r = 0; r < vr; ++r) {
-        if (GT::layout == Layout::NZ) {  // not linear in c: visit every element
-            for (int c = 0; c < vc; ++c) {
-                const int64_t o = v.offset(r, c);
-                lo = o < lo ? o : lo;
-                hi = o > hi ? o : hi;
+    } else {
+        for (int r = 0; r < vr; ++r) {
+            if (GT::layout == Layout::NZ) {  // not linear in c: visit every element
+                for (int c = 0; c < vc; ++c) {
+                    const int64_t o = v.offset(r, c);
+                    lo = o < lo ? o : lo;
+                    hi = o > hi ? o : hi;
+                }
+            } else {  // linear in c: the row's two ends bound it
+                const int64_t o0 = v.offset(r, 0), o1 = v.offset(r, vc - 1);
+                lo = o0 < lo ? o0 : lo;
+                lo = o1 < lo ? o1 : lo;
+                hi = o0 > hi ? o0 : hi;
+                hi = o1 > hi ? o1 : hi;
             }
-        } else {  // linear in c: the row's two ends bound it
-            const int64_t o0 = v.offset(r, 0), o1 = v.offset(r, vc - 1);
-            lo = o0 < lo ? o0 : lo;
-            lo = o1 < lo ? o1 : lo;
-            hi = o0 > hi ? o0 : hi;
-            hi = o1 > hi ? o1 : hi;
         }
     }
-    check_gm(instr, g.origin_, g.data_ + lo, (uint64_t)(hi - lo + 1) * sizeof(typename GT::DType),
-             sizeof(typename GT::DType), vr, vc);
+    const uint64_t bytes = (uint64_t)(hi - lo + 1) * sizeof(typename GT::DType);
+    if (in_window(instr, g.data_ + lo, bytes)) return true;
+    check_gm(instr, g.origin_, g.data_ + lo, bytes, sizeof(typename GT::DType), vr, vc);
+    return false;
 }
 
-// *p += v as one atomic step: integers wrap; floats (and half/bf16, added in float) retry a compare-exchange.
-template <typename T>
-inline void atomic_add(T* p, T v) {
-    if constexpr (std::is_integral<T>::value) {
-        using U = typename std::make_unsigned<T>::type;
-        __atomic_fetch_add((U*)p, (U)v, __ATOMIC_RELAXED);
+// Row r (vc elements) of global view g into out[0, vc) as DT; through the window hooks when `win`.
+template <typename DT, typename GT>
+inline void gm_read_row(const char* instr, const GT& g, const GmView<GT>& v, int r, int vc, DT* out, bool win) {
+    using ST = typename GT::DType;
+    constexpr bool same = std::is_same<DT, ST>::value;
+    const ST* base = g.data_;
+    const bool contig = GT::layout != Layout::NZ && v.st[4] == 1;
+    if (!win) {
+        if (contig && same) memcpy((void*)out, (const void*)(base + v.offset(r, 0)), sizeof(DT) * (size_t)vc);
+        else for (int c = 0; c < vc; ++c) out[c] = cvt<DT>(base[v.offset(r, c)]);
+        return;
+    }
+    if (contig) {
+        ST* tmp = same ? (ST*)(void*)out : (ST*)scratch(3, sizeof(ST) * (size_t)vc);
+        window_read(instr, base + v.offset(r, 0), tmp, sizeof(ST) * (uint64_t)vc);
+        if (!same) for (int c = 0; c < vc; ++c) out[c] = cvt<DT>(tmp[c]);
+        return;
+    }
+    for (int c = 0; c < vc; ++c) {
+        ST e;
+        window_read(instr, base + v.offset(r, c), &e, sizeof(ST));
+        out[c] = cvt<DT>(e);
+    }
+}
+
+// in[0, vc) (as ST) into row r of global view g: stored, or atomically added when `atomic`;
+// through the window hooks when `win`.
+template <typename ST, typename GT>
+inline void gm_write_row(const char* instr, const GT& g, const GmView<GT>& v, int r, int vc, const ST* in, bool win,
+                         bool atomic) {
+    using DT = typename GT::DType;
+    DT* base = g.data_;
+    const DT* row;
+    if constexpr (std::is_same<DT, ST>::value) {
+        row = in;
     } else {
-        T old, upd;
-        __atomic_load(p, &old, __ATOMIC_RELAXED);
-        do {
-            upd = cvt<T>(cvt<calc_t<T>>(old) + cvt<calc_t<T>>(v));
-        } while (!__atomic_compare_exchange(p, &old, &upd, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+        DT* t = (DT*)scratch(3, sizeof(DT) * (size_t)vc);
+        for (int c = 0; c < vc; ++c) t[c] = cvt<DT>(in[c]);
+        row = t;
+    }
+    const bool contig = GT::layout != Layout::NZ && v.st[4] == 1;
+    const int n = contig ? 1 : vc;              // contiguous: one span of vc elements
+    const uint64_t span = contig ? (uint64_t)vc : 1;
+    for (int k = 0; k < n; ++k) {
+        DT* p = base + v.offset(r, contig ? 0 : k);
+        const DT* q = row + (contig ? 0 : k);
+        if (win) window_write(instr, p, q, span * sizeof(DT), atomic, datatype_code<DT>());
+        else if (atomic) local_atomic_add(instr, p, q, span);
+        else memcpy((void*)p, (const void*)q, span * sizeof(DT));
     }
 }
 
@@ -402,7 +441,10 @@ inline RecordEvent TLOAD(TileData& dst, GlobalData& src) {
     DT* d = cpu::ptr(dst, "TLOAD");
     const int vr = cpu::vrows(dst), vc = cpu::vcols(dst);
     const cpu::GmView<GlobalData> v(src);
-    cpu::check_region("TLOAD", src, v, vr, vc);
+    if (cpu::check_region("TLOAD", src, v, vr, vc)) {   // a window: through the comm hooks
+        for (int r = 0; r < vr; ++r) cpu::gm_read_row("TLOAD", src, v, r, vc, d + cpu::at<TileData>(r, 0), true);
+        return {};
+    }
     const ST* g = src.data_;
     const int64_t cs = GlobalData::layout == Layout::NZ ? 0 : v.st[4];
     if constexpr (cpu::col_stored<TileData>()) {   // a transposed-layout tile: element by element
@@ -425,21 +467,24 @@ inline RecordEvent TLOAD(TileData& dst, GlobalData& src) {
     return {};
 }
 
-// AtomicAdd: GM += tile, each element added atomically (blocks running at once may add into one tensor).
+// TSTORE<TileData, GlobalData, AtomicType::AtomicAdd>(dst, src): GM += tile, each element one
+// atomic step (blocks running at once, and other ranks, may add into one tensor). A window
+// destination goes through the comm hooks.
 template <typename TileData, typename GlobalData, AtomicType atomicType = AtomicType::AtomicNone>
 inline RecordEvent TSTORE(GlobalData& dst, TileData& src) {
     using DT = typename GlobalData::DType;
     using ST = typename TileData::DType;
+    constexpr bool atomic = atomicType == AtomicType::AtomicAdd;
     const ST* s = cpu::ptr(src, "TSTORE");
     const int vr = cpu::vrows(src), vc = cpu::vcols(src);
     const cpu::GmView<GlobalData> v(dst);
-    cpu::check_region("TSTORE", dst, v, vr, vc);
-    DT* g = dst.data_;
-    if constexpr (atomicType == AtomicType::AtomicAdd) {
+    const bool win = cpu::check_region("TSTORE", dst, v, vr, vc);
+    if (win || atomic) {   // a window (through the comm hooks) or an atomic add: row by row
         for (int r = 0; r < vr; ++r)
-            for (int c = 0; c < vc; ++c) cpu::atomic_add(g + v.offset(r, c), cpu::cvt<DT>(s[cpu::at<TileData>(r, c)]));
+            cpu::gm_write_row("TSTORE", dst, v, r, vc, s + cpu::at<TileData>(r, 0), win, atomic);
         return {};
     }
+    DT* g = dst.data_;
     const int64_t cs = GlobalData::layout == Layout::NZ ? 0 : v.st[4];
     if constexpr (cpu::col_stored<TileData>()) {   // a transposed-layout tile: element by element
         for (int r = 0; r < vr; ++r)
