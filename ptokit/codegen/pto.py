@@ -31,32 +31,12 @@ from ..pto import types as P
 from ..pto.ast import Attr
 from ..pto.builder import Builder, Value, add_function, new_module
 from ..pto.printer import print_module
-from . import pto_forms
+from . import pto_element, pto_forms
 from .abi import DynDim, KernelABI, ScalarArg, TensorArg
 from .pto_vector import SECTION_C_FORMS, emit_mscatter
 
 GM_PIPE_BUFFER = "__gm_pipe_buffer"
 _INTS = ("index", "i64", "i32", "i16", "i8", "i1")
-
-
-def _no_effect(e: N.Expr) -> str:
-    if isinstance(e, N.FuncCall):
-        return (f"{e.callee} is a kernel of its own, and a kernel cannot call another kernel: call both from the "
-                f"orchestration, or declare {e.callee} type=pl.FunctionType.Inline to splice it here")
-    what = f"pl.{e.op}" if isinstance(e, N.OpCall) else "this expression"
-    return f"{what} here computes a value that nothing uses: assign it to a name or store it"
-
-
-def _check_int_literal(e: N.Const, mtype: str) -> None:
-    """An integer literal must fit the type it is used as (it would wrap silently otherwise)."""
-    if mtype == "i1" or mtype not in P.SCALARS:
-        return
-    bits = P.bit_width(mtype)
-    lo, hi = (0, 2 ** bits - 1) if mtype.startswith("ui") else (-2 ** (bits - 1), 2 ** (bits - 1) - 1)
-    if not lo <= e.value <= hi:
-        what = "an index (64-bit)" if mtype == "index" else mtype
-        raise CompileError(f"the integer {e.value} does not fit {what} ({lo} .. {hi}), the type it is used as "
-                           f"here", e.loc)
 _PIPE_INIT = {"aic": "pto.aic_initialize_pipe", "aiv": "pto.aiv_initialize_pipe"}
 
 
@@ -66,10 +46,6 @@ def tile_buf(t: TileType) -> P.TileBufType:
     if t.layout is not None:      # a transposed or flat layout (pl.tile.transpose_view, create_tile(transpose=))
         tb = dataclasses.replace(tb, blayout=t.layout[0], slayout=t.layout[1])
     return tb
-
-
-def _scalar_t(mtype: str) -> P.ScalarType:
-    return P.ScalarType(mtype)
 
 
 def _tv_type(rank: int, dtype: DType) -> P.TensorViewType:
@@ -172,7 +148,7 @@ class _Emitter:
         else:
             v = int(value)
             name = f"c{v}_{mtype}" if v >= 0 else f"cn{-v}_{mtype}"
-        val = self.consts[key] = self.prologue.constant(name, value, _scalar_t(mtype))
+        val = self.consts[key] = self.prologue.constant(name, value, P.ScalarType(mtype))
         return val
 
     def srcloc(self, loc):
@@ -185,7 +161,7 @@ class _Emitter:
         """Emit a scalar expression; returns its value, converted to MLIR type ``want``."""
         if isinstance(e, N.Const) and isinstance(e.value, int) and not isinstance(e.value, bool):
             mtype = want if want in _INTS or (want or "").startswith("ui") else None
-            _check_int_literal(e, mtype or (e.type.dtype.mlir if isinstance(e.type, ScalarType) else "index"))
+            pto_forms.check_int_literal(e, mtype or (e.type.dtype.mlir if isinstance(e.type, ScalarType) else "index"))
             if mtype is not None and mtype != "i1":
                 return self.const(e.value, mtype)      # a literal is written in the type it is used as
         val, mtype = self._scalar(e, b)
@@ -199,18 +175,18 @@ class _Emitter:
         out = self.temp()
         if src in _INTS and dst in _INTS:
             if "index" in (src, dst):
-                return b.cast("arith.index_cast", val, _scalar_t(dst), out)
+                return b.cast("arith.index_cast", val, P.ScalarType(dst), out)
             if P.bit_width(src) < P.bit_width(dst):
-                return b.cast("arith.extsi", val, _scalar_t(dst), out)
-            return b.cast("arith.trunci", val, _scalar_t(dst), out)
+                return b.cast("arith.extsi", val, P.ScalarType(dst), out)
+            return b.cast("arith.trunci", val, P.ScalarType(dst), out)
         if src in _INTS:
             if src == "index":
-                val = b.cast("arith.index_cast", val, _scalar_t("i64"), self.temp())
-            return b.cast("arith.sitofp", val, _scalar_t(dst), out)
+                val = b.cast("arith.index_cast", val, P.ScalarType("i64"), self.temp())
+            return b.cast("arith.sitofp", val, P.ScalarType(dst), out)
         if dst in _INTS:
             raise CompileError(f"cannot use a floating-point scalar ({src}) where an integer ({dst}) is needed", loc)
         op = "arith.extf" if P.bit_width(src) < P.bit_width(dst) else "arith.truncf"
-        return b.cast(op, val, _scalar_t(dst), out)
+        return b.cast(op, val, P.ScalarType(dst), out)
 
     def _scalar(self, e: N.Expr, b: Builder) -> Tuple[Value, str]:
         if isinstance(e, N.Const):
@@ -221,8 +197,10 @@ class _Emitter:
                 raise InternalError(f"codegen: scalar {e.name!r} has no value in {self.fn.name}")
             val, t = self.values[e.name]
             return val, t.dtype.mlir
+        if isinstance(e, N.OpCall) and OPS[e.op].form == "element":
+            return pto_element.read(self, e, b)
         if isinstance(e, N.OpCall) and e.op in SPMD_NAMES:
-            out = b.cast("arith.index_cast", self.spmd[SPMD_NAMES[e.op]], _scalar_t("index"), self.temp(),
+            out = b.cast("arith.index_cast", self.spmd[SPMD_NAMES[e.op]], P.ScalarType("index"), self.temp(),
                          self.srcloc(e.loc))
             return out, "index"
         if isinstance(e, N.OpCall) and e.op.startswith("scalar."):
@@ -233,30 +211,30 @@ class _Emitter:
                 x, src = self._scalar(e.args[0], b)
                 if src not in _INTS and rt in _INTS:       # an explicit float -> int cast truncates
                     if rt == "index":
-                        x = b.cast("arith.fptosi", x, _scalar_t("i64"), self.temp())
+                        x = b.cast("arith.fptosi", x, P.ScalarType("i64"), self.temp())
                         return self.convert(x, "i64", rt, b, e.loc), rt
-                    return b.cast("arith.fptosi", x, _scalar_t(rt), self.temp()), rt
+                    return b.cast("arith.fptosi", x, P.ScalarType(rt), self.temp()), rt
                 return self.convert(x, src, rt, b, e.loc), rt
             if op == "neg":
                 a = self.scalar(e.args[0], rt, b)
                 if e.type.dtype.is_float:
-                    return b.arith("arith.negf", [a], _scalar_t(rt), self.temp(), loc), rt
+                    return b.arith("arith.negf", [a], P.ScalarType(rt), self.temp(), loc), rt
                 zero = self.const(0, rt)
-                return b.arith("arith.subi", [zero, a], _scalar_t(rt), self.temp(), loc), rt
+                return b.arith("arith.subi", [zero, a], P.ScalarType(rt), self.temp(), loc), rt
             so = SCALAR_OPERATORS[e.op]
             if so.compare:
                 ta = _common(e.args[0].type.dtype, e.args[1].type.dtype)
                 x = self.scalar(e.args[0], ta.mlir, b)
                 y = self.scalar(e.args[1], ta.mlir, b)
                 if ta.is_float:
-                    return b.cmp("arith.cmpf", so.arith_float, x, y, _scalar_t(ta.mlir), self.temp(), loc), "i1"
-                return b.cmp("arith.cmpi", so.arith_int, x, y, _scalar_t(ta.mlir), self.temp(), loc), "i1"
+                    return b.cmp("arith.cmpf", so.arith_float, x, y, P.ScalarType(ta.mlir), self.temp(), loc), "i1"
+                return b.cmp("arith.cmpi", so.arith_int, x, y, P.ScalarType(ta.mlir), self.temp(), loc), "i1"
             x = self.scalar(e.args[0], rt, b)
             y = self.scalar(e.args[1], rt, b)
             mnemonic = so.arith_float if e.type.dtype.is_float else so.arith_int
             if mnemonic is None:
                 raise CompileError(f"scalar operator {op} is not supported for {e.type}", e.loc)
-            return b.arith(mnemonic, [x, y], _scalar_t(rt), self.temp(), loc), rt
+            return b.arith(mnemonic, [x, y], P.ScalarType(rt), self.temp(), loc), rt
         raise InternalError(f"codegen: unexpected scalar expression {e!r}")
 
     # ------------------------------------------------------------ tiles
@@ -338,7 +316,7 @@ class _Emitter:
                 offs.append(self.const(o.value, "index"))
             else:
                 v = self.scalar(o, "index", b)
-                offs.append(b.arith("arith.maxsi", [v, self.const(0, "index")], _scalar_t("index"), self.temp()))
+                offs.append(b.arith("arith.maxsi", [v, self.const(0, "index")], P.ScalarType("index"), self.temp()))
         size_vals, size_dims = [], []
         for sz in sizes:
             if isinstance(sz, int):
@@ -370,10 +348,12 @@ class _Emitter:
                 b.free(OPS[e.op].pto, e.attrs.get("split", 0), self.srcloc(e.loc))
             elif isinstance(e, N.OpCall) and OPS[e.op].form == "gm_scatter":
                 self.mscatter(e, b)
+            elif isinstance(e, N.OpCall) and OPS[e.op].form == "element":
+                pto_element.write(self, e, b)
             elif isinstance(e, N.OpCall) and not isinstance(e.type, TileType):
                 pass   # a scalar expression with no effect
             else:
-                raise CompileError(_no_effect(e), s.loc)
+                raise CompileError(pto_forms.no_effect(e), s.loc)
         elif isinstance(s, N.Return):
             pass       # kernels return through their Out tensors
         elif isinstance(s, N.For):
@@ -474,7 +454,7 @@ class _Emitter:
         hi = self.scalar(s.stop, "index", b)
         st = self.scalar(s.step, "index", b)
         iv = self.fresh(s.var.name)
-        self.values[s.var.name] = (Value(iv, _scalar_t("index")), INDEX)
+        self.values[s.var.name] = (Value(iv, P.ScalarType("index")), INDEX)
         # tiles carried by the loop share their buffer: make sure it exists before the loop
         for (p, init) in s.iter_args:
             if isinstance(p.type, TileType):
@@ -538,7 +518,7 @@ class _Emitter:
         sc = [(r, ty, ey) for r, ty, ey in zip(s.results, s.then_yields, s.else_yields)
               if isinstance(r.type, ScalarType)]
         res = self.fresh(sc[0][0].name if len(sc) == 1 else "if_res") if sc else ""
-        types = [_scalar_t(r.type.dtype.mlir) for r, _, _ in sc]
+        types = [P.ScalarType(r.type.dtype.mlir) for r, _, _ in sc]
         then, other, results = b.if_(cond, types, res, with_else=bool(s.else_body))
         self.body(s.then_body, then)
         if sc:
@@ -568,17 +548,17 @@ class _Emitter:
             params.append((f"arg{len(params)}", P.PtrType("ui8")))
             bound.append((None, None))
         for p in scalars:
-            params.append((f"arg{len(params)}", _scalar_t(p.type.dtype.mlir)))
+            params.append((f"arg{len(params)}", P.ScalarType(p.type.dtype.mlir)))
             bound.append((p.name, p.type))
         for d in abi.dyn_dims:
-            params.append((f"arg{len(params)}", _scalar_t("index")))
+            params.append((f"arg{len(params)}", P.ScalarType("index")))
             bound.append((d.name, INDEX))
         spmd = []
         if abi.uses_block:
             spmd += ["__pypto_spmd_block_idx", "__pypto_spmd_block_num"]
         if abi.uses_subblock or abi.split_lane:
             spmd.append("__pypto_spmd_subblock_idx")
-        params += [(n, _scalar_t("i32")) for n in spmd]
+        params += [(n, P.ScalarType("i32")) for n in spmd]
         kind = "cube" if abi.core_type == "aic" else "vector"
         fb = add_function(mod, fn.name, params,
                           {"pto.kernel_kind": Attr.dialect("pto.kernel_kind", kind)})
@@ -631,11 +611,11 @@ class _Emitter:
         self.top.initialize_pipe(_PIPE_INIT[role], {
             "dir_mask": Attr.int(mask), "slot_size": Attr.int(size), "slot_num": Attr.int(num)}, operands, loc)
         if role == "aiv":
-            lane = self.top.cast("arith.index_cast", self.spmd["__pypto_spmd_subblock_idx"], _scalar_t("index"),
+            lane = self.top.cast("arith.index_cast", self.spmd["__pypto_spmd_subblock_idx"], P.ScalarType("index"),
                                  self.temp())
             cond = self.fresh("is_lane0")
             self.lane_conds[("lane", 0)] = self.top.cmp("arith.cmpi", "eq", lane, self.const(0, "index"),
-                                                         _scalar_t("index"), cond)
+                                                         P.ScalarType("index"), cond)
             self.hoist_allocs()
 
     def hoist_allocs(self):
@@ -669,7 +649,7 @@ class _Emitter:
         if so is not None and not so.compare and so.arith_int is not None:
             a = self._dim_ast(node.left)
             b = self._dim_ast(node.right)
-            return self.top.arith(so.arith_int, [a, b], _scalar_t("index"), self.temp())
+            return self.top.arith(so.arith_int, [a, b], P.ScalarType("index"), self.temp())
         raise CompileError(f"unsupported dimension expression {ast.unparse(node)!r}", self.fn.loc)
 
     def _strides(self, shape) -> List[Value]:
@@ -689,7 +669,7 @@ class _Emitter:
                 if acc == 1:
                     acc = cur
                 else:
-                    acc = self.top.arith("arith.muli", [prev, cur], _scalar_t("index"), self.temp())
+                    acc = self.top.arith("arith.muli", [prev, cur], P.ScalarType("index"), self.temp())
         return list(reversed(strides))
 
 

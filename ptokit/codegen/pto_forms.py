@@ -22,6 +22,7 @@ from ..ir import nodes as N
 from ..ir.ops import OpDef
 from ..ir.types import DType, ScalarType, TileType
 from ..pto import dialect
+from ..pto import types as P
 from ..pto.ast import Attr
 from ..pto.builder import Builder, Value
 
@@ -88,3 +89,23 @@ def operands(em, call: N.OpCall, form: str, result: TileType, b: Builder) -> Lis
         else:
             ins.append(em.scalar(a, want, b))
     return ins
+
+
+def no_effect(e: N.Expr) -> str:
+    if isinstance(e, N.FuncCall):
+        return (f"{e.callee} is a kernel of its own, and a kernel cannot call another kernel: call both from the "
+                f"orchestration, or declare {e.callee} type=pl.FunctionType.Inline to splice it here")
+    what = f"pl.{e.op}" if isinstance(e, N.OpCall) else "this expression"
+    return f"{what} here computes a value that nothing uses: assign it to a name or store it"
+
+
+def check_int_literal(e: N.Const, mtype: str) -> None:
+    """An integer literal must fit the type it is used as (it would wrap silently otherwise)."""
+    if mtype == "i1" or mtype not in P.SCALARS:
+        return
+    bits = P.bit_width(mtype)
+    lo, hi = (0, 2 ** bits - 1) if mtype.startswith("ui") else (-2 ** (bits - 1), 2 ** (bits - 1) - 1)
+    if not lo <= e.value <= hi:
+        what = "an index (64-bit)" if mtype == "index" else mtype
+        raise CompileError(f"the integer {e.value} does not fit {what} ({lo} .. {hi}), the type it is used as "
+                           f"here", e.loc)

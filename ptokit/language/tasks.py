@@ -270,14 +270,44 @@ class TaskMixin:
                            f"FP32 or integer tensor)", node)
 
     def kernel_read(self, t, tensor_node, indices_node, node):
-        """hook: ``pl.read`` / ``t[i, j]`` in kernel code."""
-        raise self.err("pl.read in kernel code is not supported yet; in orchestration it reads a tensor element "
-                       "on the host", node)
+        """``pl.read(x, [i, j])`` / ``x[i, j]`` in kernel code: ``pto.tgetval`` of a tile,
+        ``pto.load_scalar`` of a tensor (one flat row-major offset either way)."""
+        off = self.kernel_element_offset(t, tensor_node, indices_node, node)
+        return self.typed_op("getval" if isinstance(t.type, TileType) else "load_scalar", [t, off], {}, node)
 
     def kernel_write(self, t, tensor_node, indices_node, value_node, node):
-        """hook: ``pl.write`` in kernel code."""
-        raise self.err("pl.write in kernel code is not supported yet; in orchestration it writes a tensor element "
-                       "on the host", node)
+        """``pl.write(x, [i, j], v)`` / ``x[i, j] = v`` in kernel code: ``pto.tsetval`` into a tile (in
+        place), ``pto.store_scalar`` into a tensor (which must be an output parameter)."""
+        off = self.kernel_element_offset(t, tensor_node, indices_node, node)
+        v = self.expr(value_node)
+        if not isinstance(v.type, ScalarType):
+            raise self.err(f"pl.write writes one element, a scalar, but got {v.type}", value_node)
+        return self.typed_op("setval" if isinstance(t.type, TileType) else "store_scalar", [t, off, v], {}, node)
+
+    def kernel_element_offset(self, t, tensor_node, indices_node, node) -> N.Expr:
+        if isinstance(t.type, TileType):
+            shape = list(t.type.shape)
+        elif isinstance(t.type, TensorType) and isinstance(t, N.Var):
+            shape = list(t.type.shape)
+        else:
+            raise self.err(f"pl.read / pl.write take a tile or a tensor parameter, but {ast.unparse(tensor_node)!r} "
+                           f"is {t.type}", tensor_node)
+        if indices_node is not None and not isinstance(indices_node, (ast.List, ast.Tuple)):
+            flat = self.expr(indices_node)
+            if isinstance(flat.type, ScalarType) and not flat.type.dtype.is_float:
+                return flat                          # one flat row-major offset
+        idx = self.element_indices(node if indices_node is None else None, t, indices_node).items
+        if len(idx) != len(shape):
+            raise self.err(f"an element of the {len(shape)}-D {t.type} takes {len(shape)} indices, got {len(idx)}",
+                           indices_node or node)
+        for axis, (i, d) in enumerate(zip(idx, shape)):
+            if isinstance(i, N.Const) and isinstance(d, int) and not 0 <= i.value < d:
+                raise self.err(f"index {i.value} is outside axis {axis} of the {t.type} (0 .. {d - 1})",
+                               indices_node or node)
+        flat = idx[0]
+        for i, d in zip(idx[1:], shape[1:]):
+            flat = self.scalar_op("add", self.scalar_op("mul", flat, self._dim_value(d, node), node), i, node)
+        return flat
 
     # ------------------------------------------------------------ subscripts in orchestration
     def orch_subscript(self, e: ast.Subscript) -> Optional[N.Expr]:

@@ -25,7 +25,7 @@ from typing import Optional
 
 from ..ir import nodes as N
 from ..ir.ops import OPS, OpDef, Param
-from ..ir.types import CAPACITY, MemorySpace, TensorType, TileType
+from ..ir.types import CAPACITY, MemorySpace, ScalarType, TensorType, TileType
 
 _VEC_BYTES = min(c[MemorySpace.Vec] for c in CAPACITY.values())
 
@@ -86,6 +86,8 @@ class TensorLevelMixin:
         """``x[...]`` read in kernel code: a window of a tensor (loaded where it is used), a slice
         of a tile."""
         base = self.expr(e.value)
+        if _is_element(e, base):
+            return self.kernel_read(base, e.value, None, e)       # A[i, j]: one element, a scalar
         if isinstance(base.type, TileType):
             return self._tile_slice(e, base)
         if not isinstance(base.type, TensorType) or not isinstance(base, N.Var):
@@ -105,6 +107,8 @@ class TensorLevelMixin:
         """``y[...] = v`` in kernel code: store into a tensor window, or assemble into a tile."""
         dst = self.expr(target.value)
         value = self.expr(s.value)
+        if _is_element(target, dst) and isinstance(value.type, ScalarType):
+            return N.ExprStmt(self.kernel_write(dst, target.value, None, s.value, target), loc=self.loc(s))
         if isinstance(dst.type, TileType):
             value = self.as_tile(value, s.value, "assemble")
             fake = N.Var("_tile", type=TensorType(tuple(dst.type.shape), dst.type.dtype))
@@ -119,3 +123,11 @@ class TensorLevelMixin:
             return N.Assign([N.Var(name, type=res.type, loc=self.loc(target))], res, loc=self.loc(s))
         value = self.operand_tile(value, s.value, OPS["store"])     # tensors load; an Acc tile stores as it is
         return self.window_store(target, value, s.value, s)
+
+
+def _is_element(e: ast.Subscript, base: N.Expr) -> bool:
+    """``x[i, j]`` with one index (no slice) per dimension of a tile or tensor."""
+    if not isinstance(base.type, (TileType, TensorType)):
+        return False
+    elts = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
+    return len(elts) == len(base.type.shape) and not any(isinstance(x, ast.Slice) for x in elts)

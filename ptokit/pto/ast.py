@@ -65,7 +65,7 @@ class ResultDef:
 class Clause:
     """One syntactic piece of a generic (pto.*) op."""
 
-    kind: str                 # "group" | "kw" | "list" | "operand" | "attrs"
+    kind: str                 # "group" | "kw" | "list" | "operand" | "attrs" | "indexed" (%p[%i]) | "results" (outs : T)
     name: str = ""
     uses: List[Use] = field(default_factory=list)
     types: List[Any] = field(default_factory=list)

@@ -281,6 +281,32 @@ class Builder:
             op.extra["generic"] = True      # printed as "pto.X"(...) {attrs} : (...) -> ()
         return self._finish(op)
 
+    def element(self, name: str, operands: Sequence[Value], result: str = "", result_type=None,
+                loc: SrcLoc = None) -> Optional[Value]:
+        """One element of a tile or tensor (dialect.ELEMENT_FORMS): ``%r = pto.tgetval ins(%t, %i : T, index)
+        outs : E``, ``%r = pto.load_scalar %p[%i] : P -> E``, ``pto.store_scalar %v, %p[%i] : P, E``."""
+        row = dialect.PTO_OPS.get(name)
+        spec_form = row.form if row is not None and row.form in dialect.ELEMENT_FORMS else "getval"
+        spec = self._spec(name, spec_form)
+        if len(operands) != len(spec.ins):
+            raise _bad(f"{name} takes {len(spec.ins)} operands, got {len(operands)}")
+        for operand, v in zip(spec.ins, operands):
+            self._check(spec, operand, v)
+        res, vals = _results(result, [result_type] if result else [])
+        op = self._op(name, res, loc)
+        if spec_form == "getval":
+            op.clauses = [Clause("group", "ins", [_use(v) for v in operands], types=[v.type for v in operands],
+                                 typed=True), Clause("results", "outs", [], types=[result_type], typed=True)]
+        elif spec_form == "load_scalar":
+            op.clauses = [Clause("indexed", "", [_use(operands[0]), _use(operands[1])])]
+            op.colon_types, op.arrow_types = [operands[0].type], [result_type]
+        else:
+            op.clauses = [Clause("operand", "", [_use(operands[0])]),
+                          Clause("indexed", "", [_use(operands[1]), _use(operands[2])])]
+            op.colon_types = [operands[1].type, operands[0].type]
+        self._finish(op)
+        return vals[0] if vals else None
+
     def plain(self, name: str, operands: Sequence[Value], loc: SrcLoc = None) -> Op:
         """``pto.X %a, %b, ... : T`` (T the first operand's type): pto.set_validshape."""
         spec = self._spec(name, "plain")

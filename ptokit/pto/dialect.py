@@ -296,6 +296,18 @@ _dps("pto.ttrans", "TTRANS", "src:T tmp:T", row_major=("src", "tmp", "dst"))
 # ``pto.set_validshape %t, %vr, %vc : T``: the tile's valid region changes in place (a member call in C++)
 _row(OpSpec("pto.set_validshape", "plain", _operands("tile:T valid_row:I valid_col:I"), cxx=".SetValidShape"))
 
+# one element of a tile or a tensor (pl.read / pl.write in kernel code; C++ in pto/cpu/ops_scalar.hpp):
+#   %r = pto.tgetval ins(%src, %index : T, index) outs : E          flat row-major offset over rows x cols
+#   pto.tsetval ins(%index, %value : index, E) outs(%dst : T)
+#   %r = pto.load_scalar %ptr[%index] : !pto.ptr<E> -> E             element offset from the tensor's base
+#   pto.store_scalar %value, %ptr[%index] : !pto.ptr<E>, E
+_row(OpSpec("pto.tgetval", "getval", _operands("src:T index:I"), _operands("result:S"), cxx="TGETVAL", pipe="S"))
+_dps("pto.tsetval", "TSETVAL", "index:I value:S", pipe="S")
+_row(OpSpec("pto.load_scalar", "load_scalar", _operands("ptr:P index:I"), _operands("result:S"), cxx="LOAD_SCALAR",
+            pipe="S"))
+_row(OpSpec("pto.store_scalar", "store_scalar", _operands("value:S ptr:P index:I"), cxx="STORE_SCALAR", pipe="S"))
+ELEMENT_FORMS = ("getval", "load_scalar", "store_scalar")
+
 _MASKS = ("P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111")
 # #pto.mask_pattern<P0101>, written inside ins(...) after the source: ins(%src, {maskPattern = ...} : T, "row")
 _MASK = AttrSpec("maskPattern", "enum", required=True, allowed=_MASKS, prefix="mask_pattern", dotted=True,

@@ -434,6 +434,12 @@ class Parser:
                 continue
             if t.kind == IDENT and "." not in t.text and t.text != "loc" and t.text not in dialect.RETURN_OPS:
                 nxt = self.peek()
+                if t.text == "outs" and self.is_punct(":", nxt):       # scalar results: outs : f32
+                    self.next()
+                    self.next()
+                    op.clauses.append(Clause("results", "outs", [], types=self.parse_type_list(), typed=True,
+                                             line=t.line, col=t.col))
+                    continue
                 if self.is_punct("(", nxt):
                     self.next()
                     op.clauses.append(self.parse_group(t.text, t))
@@ -456,7 +462,13 @@ class Parser:
                 op.clauses.append(self.parse_group("", t))
                 continue
             if t.kind == PERCENT and not self.starts_op_results():
-                op.clauses.append(Clause("operand", "", [self.parse_use()], line=t.line, col=t.col))
+                use = self.parse_use()
+                if self.accept("["):                                   # %ptr[%index]
+                    index = self.parse_use()
+                    self.expect("]", "to close the element index")
+                    op.clauses.append(Clause("indexed", "", [use, index], line=t.line, col=t.col))
+                    continue
+                op.clauses.append(Clause("operand", "", [use], line=t.line, col=t.col))
                 continue
             if self.is_punct("{"):
                 if op.attr_pos is None:

@@ -41,6 +41,10 @@ def _types(types) -> str:
 def _clause(c: Clause) -> str:
     if c.kind == "operand":
         return _use(c.uses[0])
+    if c.kind == "indexed":
+        return f"{_use(c.uses[0])}[{_use(c.uses[1])}]"
+    if c.kind == "results":
+        return f"{c.name} : {_types(c.types)}"
     if c.kind == "kw":
         return f"{c.name} = {_use(c.uses[0])}"
     if c.kind == "list":
@@ -82,7 +86,7 @@ def _generic(op: Op) -> str:
         if i == pos and attrs:
             parts.append(attrs)
             prev = None
-        if prev is not None and c.kind in ("operand", "list") and prev.kind in ("operand", "list"):
+        if prev is not None and c.kind in ("operand", "list", "indexed") and prev.kind in ("operand", "list", "indexed"):
             parts[-1] += ","
         parts.append(_clause(c))
         prev = c

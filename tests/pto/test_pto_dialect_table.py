@@ -56,6 +56,9 @@ def cpu_library():
                 found.setdefault(m.group(2), []).append(macros[m.group(1)])
         for m in re.finditer(r"\b(?:RecordEvent|void)\s+([A-Z][A-Z0-9_]*)\s*\(", text):
             found.setdefault(m.group(1), []).append(_params(text, m.end() - 1))
+        # functions returning a value (TGETVAL, LOAD_SCALAR): inline T NAME( / inline typename X::DType NAME(
+        for m in re.finditer(r"\binline\s+(?:typename\s+)?[\w:]+\s+([A-Z][A-Z0-9_]*)\s*\(", text):
+            found.setdefault(m.group(1), []).append(_params(text, m.end() - 1))
         for m in re.finditer(r"\bstruct\s+([A-Z]\w*)", text):
             found.setdefault(m.group(1), [])
     return found

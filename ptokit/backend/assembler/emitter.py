@@ -228,6 +228,15 @@ class FuncEmitter:
         elif spec.form == "plain":
             uses = [self.ex(u) for u in op.operands]
             self.out(depth, f"{uses[0]}{spec.cxx}({', '.join(uses[1:])});")
+        elif spec.form in dialect.ELEMENT_FORMS:
+            uses = [self.ex(u) for u in op.operands]
+            if spec.form == "store_scalar":       # value, ptr, index -> STORE_SCALAR(ptr, index, value)
+                self.out(depth, f"{spec.cxx}({uses[1]}, {uses[2]}, {uses[0]});")
+            else:
+                res = op.extra["result_infos"][0]
+                name = self.new_name(res)
+                self.out(depth, f"{_cxx_scalar(op.result_types[0])} {name} = {spec.cxx}({', '.join(uses)});"
+                         + ("" if res.uses else f" (void){name};"))
         elif spec.form in dialect.FIFO_FORMS:
             self.emit_cross_core(op, depth)
         else:  # pragma: no cover

@@ -251,7 +251,7 @@ class Sema:
             spec = dialect.PTO_OPS[name]
             check = {"tensor_view": self.check_make_tensor_view, "partition_view": self.check_partition_view,
                      "alloc": self.check_alloc_tile, "dps": self.check_tile_op, "view": self.check_view,
-                     "plain": self.check_plain}
+                     "plain": self.check_plain, **{form: self.check_element for form in dialect.ELEMENT_FORMS}}
             check.get(spec.form, self.check_cross_core)(op, spec)
         else:  # pragma: no cover - KNOWN_OPS and this dispatch agree
             raise self.error(f"unknown operation '{name}'", nl, nc)
@@ -386,7 +386,8 @@ class Sema:
                 return c
         if required:
             nl, nc = op.extra["name_tok"]
-            what = {"list": f"'{name} = [...]'", "kw": f"'{name} = %value'", "group": f"'{name}(...)'"}[kind]
+            what = {"list": f"'{name} = [...]'", "kw": f"'{name} = %value'", "group": f"'{name}(...)'",
+                    "results": f"'{name} : type'", "indexed": "'%ptr[%index]'", "operand": "an operand"}[kind]
             raise self.error(f"'{op.name}' is missing {what}", nl, nc)
         return None
 
@@ -527,6 +528,52 @@ class Sema:
                 f"outs({', '.join(o.role for o in v.outs)})" for v in spec.variants)
             raise self.error(f"'{op.name}' has no form with these operands; its forms are {forms}", ins.line, ins.col)
         return row
+
+    def check_element(self, op: Op, spec: dialect.OpSpec) -> None:
+        """pto.tgetval / pto.load_scalar / pto.store_scalar: one element of a tile or a tensor."""
+        nl, nc = op.extra["name_tok"]
+        form = spec.form
+        if form == "getval":
+            self._no_other_clauses(op, {("group", "ins"), ("results", "outs")})
+            ins = self._clause(op, "group", "ins")
+            outs = self._clause(op, "results", "outs")
+            uses = ins.uses
+            self.count(op, uses, 2, "operands in ins(...)", at=(ins.line, ins.col))
+            if len(ins.types) != 2 or len(outs.types) != 1:
+                raise self.error(f"'{op.name}' is written ins(%tile, %index : T, index) outs : element-type", nl, nc)
+            for u, t in zip(uses, ins.types):
+                u.type = t
+            result = outs.types[0]
+            elem_of = uses[0]
+        else:
+            want = ({("indexed", "")} if form == "load_scalar" else {("operand", ""), ("indexed", "")})
+            self._no_other_clauses(op, want)
+            idx = self._clause(op, "indexed", "")
+            uses = ([] if form == "load_scalar" else [self._clause(op, "operand", "").uses[0]]) + idx.uses
+            ptr_t = op.colon_types[0] if op.colon_types else None
+            if not isinstance(ptr_t, PtrType):
+                raise self.error(f"'{op.name}' needs the pointer's type after ':'", nl, nc)
+            idx.uses[0].type = ptr_t
+            if form == "load_scalar":
+                if len(op.arrow_types) != 1:
+                    raise self.error(f"'{op.name}' needs its element type after '->'", nl, nc)
+                result = op.arrow_types[0]
+            else:
+                if len(op.colon_types) != 2:
+                    raise self.error(f"'{op.name}' is written %value, %ptr[%index] : !pto.ptr<E>, E", nl, nc)
+                uses[0].type = op.colon_types[1]
+                result = None
+            elem_of = idx.uses[0]
+        for u, operand in zip(uses, spec.ins):
+            vi = self.resolve(u)
+            if not dialect.accepts(operand.kind, vi.type):
+                raise self.error(f"{operand.role} of '{op.name}' must be {dialect.kind_name(operand.kind)}, got "
+                                 f"{_kind_name(vi.type)}", u.line, u.col)
+        elem = elem_of.value.type.dtype if form == "getval" else elem_of.value.type.elem
+        value_t = result if form != "store_scalar" else uses[0].value.type
+        if not isinstance(value_t, ScalarType) or value_t.name != elem:
+            raise self.error(f"'{op.name}' moves a {elem} element, but the value's type is {value_t}", nl, nc)
+        self.bind_results(op, [result] if result is not None else [])
 
     def check_plain(self, op: Op, spec: dialect.OpSpec) -> None:
         """``pto.set_validshape %tile, %valid_row, %valid_col : T``."""

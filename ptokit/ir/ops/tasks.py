@@ -111,11 +111,13 @@ def _write(ts, attrs):
 
 
 declare("read", (P("tensor", "tensor"), P("indices", "offsets")), _read, form="orch", traits={"orchestration"},
-        front="front_read", namespaces=("pl",), doc="one element of a tensor (indices: one per dimension, or one int for a 1-D tensor); in "
-                          "orchestration the host reads its current contents once its writers have finished")
+        front="front_read", namespaces=("pl", "pl.tile", "pl.tensor"), doc="one element of a tensor or tile (indices: one per dimension, or one flat row-major offset); "
+                          "in kernel code pto.tgetval / pto.load_scalar, in orchestration the host reads the "
+                          "tensor's current contents once its writers have finished")
 declare("write", (P("tensor", "tensor"), P("indices", "offsets"), P("value", "scalar")), _write, form="orch",
-        traits={"orchestration"}, front="front_write", namespaces=("pl",),
-        doc="write one element of a tensor; in orchestration a host write, once the tasks using it have finished")
+        traits={"orchestration"}, front="front_write", namespaces=("pl", "pl.tile", "pl.tensor"),
+        doc="write one element of a tensor or tile (a statement); in kernel code pto.tsetval / pto.store_scalar, in "
+            "orchestration a host write, once the tasks using it have finished")
 
 
 def _same_tensor(ts, attrs):
