@@ -25,13 +25,13 @@ from ..errors import CompileError, InternalError
 from ..ir import nodes as N
 from ..ir.ops import BY_PYTHON, OPS, SCALAR_OPERATORS
 from ..ir.ops.spmd import SPMD_PARAMS as SPMD_NAMES
-from ..ir.types import INDEX, DType, MemorySpace, ScalarType, TensorType, TileType, dim_vars
+from ..ir.types import INDEX, ArrayType, DType, MemorySpace, ScalarType, TensorType, TileType, dim_vars
 from ..pto import dialect
 from ..pto import types as P
 from ..pto.ast import Attr
 from ..pto.builder import Builder, Value, add_function, new_module
 from ..pto.printer import print_module
-from . import pto_element, pto_forms
+from . import pto_control, pto_element, pto_forms
 from .abi import DynDim, KernelABI, ScalarArg, TensorArg
 from .pto_vector import SECTION_C_FORMS, emit_mscatter
 
@@ -199,6 +199,8 @@ class _Emitter:
             return val, t.dtype.mlir
         if isinstance(e, N.OpCall) and OPS[e.op].form == "element":
             return pto_element.read(self, e, b)
+        if isinstance(e, N.OpCall) and OPS[e.op].form == "array":
+            return pto_element.array_get(self, e, b)
         if isinstance(e, N.OpCall) and e.op in SPMD_NAMES:
             out = b.cast("arith.index_cast", self.spmd[SPMD_NAMES[e.op]], P.ScalarType("index"), self.temp(),
                          self.srcloc(e.loc))
@@ -357,11 +359,11 @@ class _Emitter:
         elif isinstance(s, N.Return):
             pass       # kernels return through their Out tensors
         elif isinstance(s, N.For):
-            self.for_loop(s, b)
+            pto_control.for_loop(self, s, b)
         elif isinstance(s, N.While):
-            self.while_loop(s, b)
+            pto_control.while_loop(self, s, b)
         elif isinstance(s, N.If):
-            self.if_stmt(s, b)
+            pto_control.if_stmt(self, s, b)
         elif isinstance(s, N.Scope) and s.kind == "lane_guard":
             then, _, _ = b.if_(self.lane_cond(s.attrs.get("lane", 0)))
             self.body(s.body, then)
@@ -377,6 +379,9 @@ class _Emitter:
     def assign(self, s: N.Assign, b: Builder):
         v = s.value
         target = s.targets[0]
+        if isinstance(target.type, ArrayType):
+            pto_element.array_assign(self, target, v, b)
+            return
         if isinstance(target.type, ScalarType):
             val = self.scalar(v, target.type.dtype.mlir, b)
             self.values[target.name] = (val, target.type)
@@ -448,87 +453,6 @@ class _Emitter:
         sizes = partition_sizes(e.attrs.get("shape"), tile.type, len(tensor.type.shape))
         pv = self.partition(tensor, offsets, sizes, b, e.loc)
         b.dps(OPS["store"].pto, [src], [pv], pto_forms.pto_attrs(OPS["store"], e), loc=self.srcloc(e.loc))
-
-    def for_loop(self, s: N.For, b: Builder):
-        lo = self.scalar(s.start, "index", b)
-        hi = self.scalar(s.stop, "index", b)
-        st = self.scalar(s.step, "index", b)
-        iv = self.fresh(s.var.name)
-        self.values[s.var.name] = (Value(iv, P.ScalarType("index")), INDEX)
-        # tiles carried by the loop share their buffer: make sure it exists before the loop
-        for (p, init) in s.iter_args:
-            if isinstance(p.type, TileType):
-                rep = self.buffer_of.get(p.name, p.name)
-                if rep not in self.values and isinstance(init, N.Var):
-                    self.alloc(init, b, s.loc)
-        sc = [(p, init, y, r) for (p, init), y, r in zip(s.iter_args, s.yields, s.results)
-              if isinstance(p.type, ScalarType)]
-        iter_args = []
-        res = ""
-        if sc:
-            inits = [self.scalar(init, p.type.dtype.mlir, b) for p, init, _, _ in sc]
-            for (p, _, _, _), i in zip(sc, inits):
-                iter_args.append((self.fresh(p.name), i))
-            res_names = [self.fresh(r.name) for _, _, _, r in sc]
-            res = res_names[0] if len(res_names) == 1 else self.fresh("loop_res")
-        body, _, iters, results = b.for_(iv, lo, hi, st, iter_args, res)
-        for (p, _, _, _), it in zip(sc, iters):
-            self.values[p.name] = (it, p.type)
-        self.body(s.body, body)
-        if sc:
-            body.yield_([self.scalar(y, p.type.dtype.mlir, body) for p, _, y, _ in sc])
-        for (_, _, _, r), val in zip(sc, results):
-            self.values[r.name] = (val, r.type)
-
-    def while_loop(self, s: N.While, b: Builder):
-        """``scf.while``: the statements before the loop's Condition fill the condition region, which
-        passes the carried scalars on to the body region; tiles carried share their buffer."""
-        for (p, init) in s.iter_args:
-            if isinstance(p.type, TileType):
-                rep = self.buffer_of.get(p.name, p.name)
-                if rep not in self.values and isinstance(init, N.Var):
-                    self.alloc(init, b, s.loc)
-        sc = [(p, init, y, r) for (p, init), y, r in zip(s.iter_args, s.yields, s.results)
-              if isinstance(p.type, ScalarType)]
-        inits = [(self.fresh(p.name), self.scalar(init, p.type.dtype.mlir, b)) for p, init, _, _ in sc]
-        after_names = [self.fresh(p.name) for p, _, _, _ in sc]
-        res = ""
-        if sc:
-            res = self.fresh(sc[0][3].name) if len(sc) == 1 else self.fresh("loop_res")
-        before, bargs, after, aargs, results = b.while_(inits, after_names, res, self.srcloc(s.loc))
-        pre, cond, post = s.split()
-        for (p, _, _, _), v in zip(sc, bargs):
-            self.values[p.name] = (v, p.type)
-        self.body(pre, before)
-        before.condition(self.scalar(cond.cond, "i1", before), bargs)
-        for (p, _, _, _), v in zip(sc, aargs):
-            self.values[p.name] = (v, p.type)
-        self.body(post, after)
-        if sc:
-            after.yield_([self.scalar(y, p.type.dtype.mlir, after) for p, _, y, _ in sc])
-        for (_, _, _, r), val in zip(sc, results):
-            self.values[r.name] = (val, r.type)
-
-    def if_stmt(self, s: N.If, b: Builder):
-        cond = self.scalar(s.cond, "i1", b)
-        # merged tiles: allocate the shared buffer before the branch (static valid shape)
-        for r, ty, ey in zip(s.results, s.then_yields, s.else_yields):
-            if isinstance(r.type, TileType):
-                self.alloc(r, b, s.loc, static_valid=True)
-        sc = [(r, ty, ey) for r, ty, ey in zip(s.results, s.then_yields, s.else_yields)
-              if isinstance(r.type, ScalarType)]
-        res = self.fresh(sc[0][0].name if len(sc) == 1 else "if_res") if sc else ""
-        types = [P.ScalarType(r.type.dtype.mlir) for r, _, _ in sc]
-        then, other, results = b.if_(cond, types, res, with_else=bool(s.else_body))
-        self.body(s.then_body, then)
-        if sc:
-            then.yield_([self.scalar(ty, r.type.dtype.mlir, then) for r, ty, _ in sc])
-        if other is not None:
-            self.body(s.else_body, other)
-            if sc:
-                other.yield_([self.scalar(ey, r.type.dtype.mlir, other) for r, _, ey in sc])
-        for (r, _, _), val in zip(sc, results):
-            self.values[r.name] = (val, r.type)
 
     # ------------------------------------------------------------ function
     def function(self, mod, abi: KernelABI) -> None:

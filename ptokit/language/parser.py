@@ -141,6 +141,8 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
         if self.in_orchestration:
             element = self.orch_subscript(e)      # arr[i], A[i, j] (tasks.py)
             return element if element is not None else self.tensor_window(e)
+        if self.is_array_subscript(e):
+            return self.array_subscript(e)
         return self.kernel_subscript(e)
 
     def assign_subscript(self, target: ast.Subscript, s) -> List[N.Stmt]:
@@ -151,6 +153,8 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
                 return element
             raise self.err("writing a window of a tensor (x[a:b] = ...) is kernel code; in an orchestration "
                            "function it must be inside a `with pl.at(level=pl.Level.CORE_GROUP):` block", target)
+        if self.is_array_subscript(target):
+            return self.array_assign_subscript(target, s)
         return [self.kernel_assign_subscript(target, s)]
 
     def at_block(self, s: ast.With, spec: AtSpec) -> N.Stmt:

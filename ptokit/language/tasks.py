@@ -317,10 +317,7 @@ class TaskMixin:
             return None
         t = self.env[e.value.id]
         if isinstance(t, ArrayType):
-            arr = self.expr(e.value)
-            if isinstance(e.slice, (ast.Slice, ast.Tuple)):
-                raise self.err(f"{ast.unparse(e)}: a pl.array takes one index", e.slice)
-            return self.typed_op("array.get_element", [arr, self.expr(e.slice)], {}, e)
+            return self.array_subscript(e)
         if isinstance(t, TensorType) and self._all_indices(e):
             return self.element_read(e.value, None, e, False)
         return None
@@ -332,18 +329,33 @@ class TaskMixin:
             return None
         t = self.env[target.value.id]
         if isinstance(t, ArrayType):
-            if isinstance(target.slice, (ast.Slice, ast.Tuple)):
-                raise self.err(f"{ast.unparse(target)}: a pl.array takes one index", target.slice)
-            name = target.value.id
-            arr = self.expr(target.value)
-            new = self.typed_op("array.update_element", [arr, self.expr(target.slice), self.expr(s.value)], {}, s,
-                                {"value": s.value, "index": target.slice})
-            self._note_assigned(name, target)
-            self.env[name] = new.type
-            return [N.Assign([N.Var(name, type=new.type, loc=self.loc(target))], new, loc=self.loc(s))]
+            return self.array_assign_subscript(target, s)
         if isinstance(t, TensorType) and self._all_indices(target):
             return [N.ExprStmt(self.element_write(target.value, None, s.value, target, False), loc=self.loc(s))]
         return None
+
+    # ------------------------------------------------------------ pl.array elements (any level)
+    def is_array_subscript(self, e: ast.Subscript) -> bool:
+        return isinstance(e.value, ast.Name) and isinstance(self.env.get(e.value.id), ArrayType)
+
+    def array_subscript(self, e: ast.Subscript) -> N.Expr:
+        """``arr[i]``: an element of a pl.array."""
+        arr = self.expr(e.value)
+        if isinstance(e.slice, (ast.Slice, ast.Tuple)):
+            raise self.err(f"{ast.unparse(e)}: a pl.array takes one index", e.slice)
+        return self.typed_op("array.get_element", [arr, self.expr(e.slice)], {}, e)
+
+    def array_assign_subscript(self, target: ast.Subscript, s) -> List[N.Stmt]:
+        """``arr[i] = v``: rebinds ``arr`` to the updated array."""
+        if isinstance(target.slice, (ast.Slice, ast.Tuple)):
+            raise self.err(f"{ast.unparse(target)}: a pl.array takes one index", target.slice)
+        name = target.value.id
+        arr = self.expr(target.value)
+        new = self.typed_op("array.update_element", [arr, self.expr(target.slice), self.expr(s.value)], {}, s,
+                            {"value": s.value, "index": target.slice})
+        self._note_assigned(name, target)
+        self.env[name] = new.type
+        return [N.Assign([N.Var(name, type=new.type, loc=self.loc(target))], new, loc=self.loc(s))]
 
     @staticmethod
     def _all_indices(e: ast.Subscript) -> bool:

@@ -283,8 +283,10 @@ class Builder:
 
     def element(self, name: str, operands: Sequence[Value], result: str = "", result_type=None,
                 loc: SrcLoc = None) -> Optional[Value]:
-        """One element of a tile or tensor (dialect.ELEMENT_FORMS): ``%r = pto.tgetval ins(%t, %i : T, index)
-        outs : E``, ``%r = pto.load_scalar %p[%i] : P -> E``, ``pto.store_scalar %v, %p[%i] : P, E``."""
+        """One element of a tile, tensor or local array (dialect.ELEMENT_FORMS): ``%r = pto.tgetval
+        ins(%t, %i : T, index) outs : E``, ``%r = pto.load_scalar %p[%i] : P -> E``, ``pto.store_scalar %v,
+        %p[%i] : P, E``, ``%a = pto.declare_local_array -> A``, ``%v = pto.local_array_get %a[%i] : A -> E``,
+        ``pto.local_array_set %a[%i], %v : A, E``."""
         row = dialect.PTO_OPS.get(name)
         spec_form = row.form if row is not None and row.form in dialect.ELEMENT_FORMS else "getval"
         spec = self._spec(name, spec_form)
@@ -297,9 +299,15 @@ class Builder:
         if spec_form == "getval":
             op.clauses = [Clause("group", "ins", [_use(v) for v in operands], types=[v.type for v in operands],
                                  typed=True), Clause("results", "outs", [], types=[result_type], typed=True)]
-        elif spec_form == "load_scalar":
+        elif spec_form in ("load_scalar", "array_get"):
             op.clauses = [Clause("indexed", "", [_use(operands[0]), _use(operands[1])])]
             op.colon_types, op.arrow_types = [operands[0].type], [result_type]
+        elif spec_form == "array_declare":
+            op.arrow_types = [result_type]
+        elif spec_form == "array_set":
+            op.clauses = [Clause("indexed", "", [_use(operands[0]), _use(operands[1])]),
+                          Clause("operand", "", [_use(operands[2])])]
+            op.colon_types = [operands[0].type, operands[2].type]
         else:
             op.clauses = [Clause("operand", "", [_use(operands[0])]),
                           Clause("indexed", "", [_use(operands[1]), _use(operands[2])])]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
-from .types import PartitionViewType, PtrType, ScalarType, TensorViewType, TileBufType, VectorType
+from .types import LocalArrayType, PartitionViewType, PtrType, ScalarType, TensorViewType, TileBufType, VectorType
 
 
 @dataclass(frozen=True)
@@ -306,7 +306,16 @@ _dps("pto.tsetval", "TSETVAL", "index:I value:S", pipe="S")
 _row(OpSpec("pto.load_scalar", "load_scalar", _operands("ptr:P index:I"), _operands("result:S"), cxx="LOAD_SCALAR",
             pipe="S"))
 _row(OpSpec("pto.store_scalar", "store_scalar", _operands("value:S ptr:P index:I"), cxx="STORE_SCALAR", pipe="S"))
-ELEMENT_FORMS = ("getval", "load_scalar", "store_scalar")
+# a small array on the core's stack (pl.array in kernel code; C++ ``T a[N] = {}``, indices checked):
+#   %a = pto.declare_local_array -> !pto.local_array<NxT>
+#   %v = pto.local_array_get %a[%i] : !pto.local_array<NxT> -> T
+#   pto.local_array_set %a[%i], %v : !pto.local_array<NxT>, T
+_row(OpSpec("pto.declare_local_array", "array_declare", outs=_operands("array:A"), pipe="S"))
+_row(OpSpec("pto.local_array_get", "array_get", _operands("array:A index:I"), _operands("result:S"),
+            cxx="LOCAL_ARRAY_SLOT", pipe="S"))
+_row(OpSpec("pto.local_array_set", "array_set", _operands("array:A index:I value:S"), cxx="LOCAL_ARRAY_SLOT",
+            pipe="S"))
+ELEMENT_FORMS = ("getval", "load_scalar", "store_scalar", "array_declare", "array_get", "array_set")
 
 _MASKS = ("P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111")
 # #pto.mask_pattern<P0101>, written inside ins(...) after the source: ins(%src, {maskPattern = ...} : T, "row")
@@ -395,7 +404,8 @@ def spec(name: str) -> OpSpec:
 # ---------------------------------------------------------------- operand kinds
 
 _KIND_NAMES = {"T": "a tile (!pto.tile_buf)", "G": "a partition view", "S": "a scalar", "I": "an index",
-               "V": "a tensor view", "P": "a pointer (!pto.ptr)", "E": "a vector<4xi16> (executed counts)"}
+               "V": "a tensor view", "P": "a pointer (!pto.ptr)", "E": "a vector<4xi16> (executed counts)",
+               "A": "a local array (!pto.local_array)"}
 
 
 def accepts(kind: str, ty) -> bool:
@@ -408,6 +418,7 @@ def accepts(kind: str, ty) -> bool:
         "S": isinstance(ty, ScalarType),
         "I": isinstance(ty, ScalarType) and ty.is_int,
         "E": isinstance(ty, VectorType) and ty.shape == (4,) and ty.elem == "i16",
+        "A": isinstance(ty, LocalArrayType),
     }[kind]
 
 

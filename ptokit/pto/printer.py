@@ -100,6 +100,7 @@ def _generic(op: Op) -> str:
     # an unnamed group right after the mnemonic sticks to it: pto.tpush_to_aiv(%t : T)
     glued = (bool(op.clauses) and op.clauses[0].kind == "group" and not op.clauses[0].name
              and not (pos == 0 and attrs))
+    body = body.lstrip(" ") if not glued else body        # no clauses: `pto.X -> T`, one space
     return body if glued else (" " + body if body else "")
 
 

@@ -203,6 +203,17 @@ class VectorType:
 
 
 @dataclass(frozen=True)
+class LocalArrayType:
+    """``!pto.local_array<16xi32>``: a small array on the core's stack (pl.array in kernel code)."""
+
+    extent: int
+    elem: str
+
+    def __str__(self) -> str:
+        return f"!pto.local_array<{self.extent}x{self.elem}>"
+
+
+@dataclass(frozen=True)
 class OpaqueType:
     """Any other dialect type (e.g. ``!pto.pipe<...>``), kept as text."""
 
@@ -357,6 +368,11 @@ def parse_dialect_type(name: str, body: Optional[str]):
             raise TypeSyntaxError(f"!{name} needs a shape: !{name}<?x?xf32>")
         shape, elem = parse_shaped_body(body, name[4:])
         return (TensorViewType if name == "pto.tensor_view" else PartitionViewType)(shape, elem)
+    if name == "pto.local_array":
+        shape, elem = parse_shaped_body(body or "", "local_array")
+        if len(shape) != 1 or shape[0] is None or shape[0] <= 0:
+            raise TypeSyntaxError("!pto.local_array has one static extent: !pto.local_array<16xi32>")
+        return LocalArrayType(shape[0], elem)
     if name == "pto.tile_buf":
         if body is None:
             raise TypeSyntaxError("!pto.tile_buf needs its parameters: !pto.tile_buf<loc=vec, dtype=f32, ...>")

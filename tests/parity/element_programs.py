@@ -66,3 +66,39 @@ class WrongIndexCount:
     def main(self, s: S, z: pl.Out[S]):
         z = self.k(s, z)
         return z
+
+
+@pl.program
+class KernelArrays:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 64], pl.FP32], j: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        rows = pl.array.create(4, pl.INT32)
+        for i in pl.range(4):
+            rows[i] = (3 - i) * 16                  # updated in a loop: carried
+        acc = pl.load(x, [0, 0], [16, 64])
+        for i in pl.range(1, 4):
+            r = rows[i]
+            acc = pl.add(acc, pl.load(x, [r, 0], [16, 64]))
+        rows = pl.array.update_element(rows, 0, 7)
+        acc = pl.adds(acc, pl.cast(pl.array.get_element(rows, 0) + rows[j], pl.FP32))
+        y = pl.store(acc, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 64], pl.FP32], j: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        y = self.k(x, j, y)
+        return y
+
+
+@pl.program
+class TaskIdArrayInKernel:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, s: S, z: pl.Out[S]):
+        ids = pl.array.create(2, pl.TASK_ID)
+        z[0, 0] = s[1, 1]
+        return z
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, s: S, z: pl.Out[S]):
+        z = self.k(s, z)
+        return z

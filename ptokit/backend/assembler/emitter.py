@@ -228,6 +228,8 @@ class FuncEmitter:
         elif spec.form == "plain":
             uses = [self.ex(u) for u in op.operands]
             self.out(depth, f"{uses[0]}{spec.cxx}({', '.join(uses[1:])});")
+        elif spec.form.startswith("array_"):
+            self.emit_local_array(op, spec, depth)
         elif spec.form in dialect.ELEMENT_FORMS:
             uses = [self.ex(u) for u in op.operands]
             if spec.form == "store_scalar":       # value, ptr, index -> STORE_SCALAR(ptr, index, value)
@@ -651,6 +653,25 @@ class FuncEmitter:
         for it, r, a in zip(iters, results, after_args):
             if it.uses == 0 and r.uses == 0 and a.uses == 0:
                 self.out(depth, f"(void){it.cxx};")
+
+    def emit_local_array(self, op: Op, spec, depth: int) -> None:
+        """``T a[N] = {};``, ``T v = a[slot];``, ``a[slot] = v;`` with the index checked (LOCAL_ARRAY_SLOT)."""
+        if spec.form == "array_declare":
+            res = op.extra["result_infos"][0]
+            t = op.result_types[0]
+            name = self.new_name(res)
+            self.out(depth, f"{_cxx_scalar(ScalarType(t.elem))} {name}[{t.extent}] = {{}};"
+                     + ("" if res.uses else f" (void){name};"))
+            return
+        arr, idx = op.operands[0], op.operands[1]
+        slot = f"{self.ex(arr)}[pto::cpu::{spec.cxx}({self.ex(idx)}, {arr.value.type.extent})]"
+        if spec.form == "array_get":
+            res = op.extra["result_infos"][0]
+            name = self.new_name(res)
+            self.out(depth, f"{_cxx_scalar(op.result_types[0])} {name} = {slot};"
+                     + ("" if res.uses else f" (void){name};"))
+        else:
+            self.out(depth, f"{slot} = {self.ex(op.operands[2])};")
 
     def _has_tile_ops(self, block: Block) -> bool:
         for op in block.ops:

@@ -14,7 +14,10 @@ from ...errors import AssemblerError
 from ...pto import dialect
 from ...pto.ast import Block, Func, Module, Op, Use
 from ...pto.lexer import SourceText, int_value
-from ...pto.types import PartitionViewType, PtrType, ScalarType, TensorViewType, TileBufType, VectorType
+from ...pto.types import (LocalArrayType, PartitionViewType, PtrType, ScalarType, TensorViewType, TileBufType,
+                          VectorType)
+
+_ARRAY_ELEMS = ("i1", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64")
 
 INDEX = ScalarType("index")
 I1 = ScalarType("i1")
@@ -533,6 +536,9 @@ class Sema:
         """pto.tgetval / pto.load_scalar / pto.store_scalar: one element of a tile or a tensor."""
         nl, nc = op.extra["name_tok"]
         form = spec.form
+        if form.startswith("array_"):
+            self.check_local_array(op, spec)
+            return
         if form == "getval":
             self._no_other_clauses(op, {("group", "ins"), ("results", "outs")})
             ins = self._clause(op, "group", "ins")
@@ -574,6 +580,45 @@ class Sema:
         if not isinstance(value_t, ScalarType) or value_t.name != elem:
             raise self.error(f"'{op.name}' moves a {elem} element, but the value's type is {value_t}", nl, nc)
         self.bind_results(op, [result] if result is not None else [])
+
+    def check_local_array(self, op: Op, spec: dialect.OpSpec) -> None:
+        """pto.declare_local_array / local_array_get / local_array_set."""
+        nl, nc = op.extra["name_tok"]
+        form = spec.form
+        if form == "array_declare":
+            self._no_other_clauses(op, set())
+            if len(op.arrow_types) != 1 or not isinstance(op.arrow_types[0], LocalArrayType):
+                raise self.error(f"'{op.name}' is written -> !pto.local_array<NxT>", nl, nc)
+            if op.arrow_types[0].elem not in _ARRAY_ELEMS:
+                raise self.error(f"a local array holds integers or i1, not {op.arrow_types[0].elem}", nl, nc)
+            self.bind_results(op, [op.arrow_types[0]])
+            return
+        want = {("indexed", "")} | ({("operand", "")} if form == "array_set" else set())
+        self._no_other_clauses(op, want)
+        idx = self._clause(op, "indexed", "")
+        arr_t = op.colon_types[0] if op.colon_types else None
+        if not isinstance(arr_t, LocalArrayType):
+            raise self.error(f"'{op.name}' needs the array's type after ':'", nl, nc)
+        idx.uses[0].type = arr_t
+        uses = list(idx.uses)
+        if form == "array_get":
+            if len(op.arrow_types) != 1:
+                raise self.error(f"'{op.name}' needs the element type after '->'", nl, nc)
+            value_t = op.arrow_types[0]
+        else:
+            if len(op.colon_types) != 2:
+                raise self.error(f"'{op.name}' is written %a[%i], %v : !pto.local_array<NxT>, T", nl, nc)
+            value = self._clause(op, "operand", "").uses[0]
+            value.type = value_t = op.colon_types[1]
+            uses.append(value)
+        for u, operand in zip(uses, spec.ins):
+            vi = self.resolve(u)
+            if not dialect.accepts(operand.kind, vi.type):
+                raise self.error(f"{operand.role} of '{op.name}' must be {dialect.kind_name(operand.kind)}, got "
+                                 f"{_kind_name(vi.type)}", u.line, u.col)
+        if not isinstance(value_t, ScalarType) or value_t.name != arr_t.elem:
+            raise self.error(f"'{op.name}' moves a {arr_t.elem} element, but the value's type is {value_t}", nl, nc)
+        self.bind_results(op, [value_t] if form == "array_get" else [])
 
     def check_plain(self, op: Op, spec: dialect.OpSpec) -> None:
         """``pto.set_validshape %tile, %valid_row, %valid_col : T``."""

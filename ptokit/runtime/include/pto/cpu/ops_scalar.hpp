@@ -1,5 +1,5 @@
 // CPU tile library: one element of a tile or of a tensor in global memory (pl.read / pl.write in
-// kernel code).
+// kernel code), and the checked slot of a local array (pl.array in kernel code).
 //
 // TGETVAL / TSETVAL take a flat row-major offset over the tile's physical rows x cols (element
 // (offset / Cols, offset % Cols), read through the tile's layout). LOAD_SCALAR / STORE_SCALAR take
@@ -18,6 +18,14 @@ inline int64_t element_at(const char* instr, int64_t index) {
     if (index < 0 || index >= (int64_t)TileData::Rows * TileData::Cols)
         fatal(instr, "element %lld is outside the %dx%d tile", (long long)index, TileData::Rows, TileData::Cols);
     return at<TileData>((int)(index / TileData::Cols), (int)(index % TileData::Cols));
+}
+
+// The slot of a local array (pto.local_array_get / set): an index outside it stops the kernel.
+inline int64_t LOCAL_ARRAY_SLOT(int64_t index, int64_t extent) {
+    if (index < 0 || index >= extent)
+        fatal("LOCAL_ARRAY", "index %lld is outside the local array of %lld elements", (long long)index,
+              (long long)extent);
+    return index;
 }
 }  // namespace cpu
 
