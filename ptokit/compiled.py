@@ -177,6 +177,11 @@ class CompiledProgram:
         return bool(self.output_indices)
 
     @property
+    def ptoas_compat(self) -> Optional[str]:
+        """The assembler release the tree's .pto is written for: None (pypto HEAD's) or "0.27"."""
+        return self.config.ptoas_compat
+
+    @property
     def runtime_name(self) -> str:
         return runtime_kind_to_name(self.runtime)
 
@@ -186,6 +191,8 @@ class CompiledProgram:
         rc = {"runtime": runtime_kind_to_name(self.config.runtime), "aicpu_thread_num": self.config.aicpu_thread_num}
         if self.config.platform:
             rc["platform"] = self.config.platform
+        if self.config.ptoas_compat:
+            rc["ptoas_compat"] = self.config.ptoas_compat
         return rc
 
     @property
@@ -332,17 +339,19 @@ class CompiledProgram:
         """This tree, or a sibling compiled for the RunConfig's platform / with its dumps."""
         want_dumps = (config.dump_passes and not (self.output_dir / "passes_dump").is_dir()) or \
             (config.dump_ptoas_passes and not (self.output_dir / "ptoas_passes").is_dir())
-        if config.platform == self.platform and not want_dumps:
+        compat = config.ptoas_compat or self.ptoas_compat     # RunConfig(ptoas_compat=None): the tree's
+        if config.platform == self.platform and not want_dumps and compat == self.ptoas_compat:
             return self
-        key = (config.platform, bool(config.dump_passes), bool(config.dump_ptoas_passes))
+        key = (config.platform, bool(config.dump_passes), bool(config.dump_ptoas_passes), compat)
         if key not in self._variants:
             if self.recompile is None:
                 raise ValueError(f"this program was compiled for {self.platform!r}; RunConfig(platform="
                                  f"{config.platform!r}, dump_passes={config.dump_passes}, dump_ptoas_passes="
-                                 f"{config.dump_ptoas_passes}) needs it compiled again with those options")
-            suffix = config.platform + ("_dumps" if want_dumps else "")
+                                 f"{config.dump_ptoas_passes}, ptoas_compat={config.ptoas_compat!r}) needs it "
+                                 f"compiled again with those options")
+            suffix = config.platform + ("_dumps" if want_dumps else "") + (f"_ptoas{compat}" if compat else "")
             self._variants[key] = self.recompile(platform=config.platform, dump_passes=config.dump_passes,
-                                                 dump_ptoas_passes=config.dump_ptoas_passes,
+                                                 dump_ptoas_passes=config.dump_ptoas_passes, ptoas_compat=compat,
                                                  output_dir=self.output_dir.with_name(f"{self.output_dir.name}_{suffix}"))
         return self._variants[key]
 

@@ -8,7 +8,7 @@ way (``runtime_kind_to_name`` / ``runtime_kind_from_name``).
 from __future__ import annotations
 
 import enum
-from typing import Optional, Union
+from typing import Optional, Tuple, Union
 
 PLATFORMS = ("a2a3sim", "a5sim", "a2a3", "a5")
 SIM_PLATFORMS = ("a2a3sim", "a5sim")
@@ -57,6 +57,28 @@ def validate_platform(platform: str) -> str:
 def target_arch(platform: str) -> str:
     """'a2a3' or 'a5': the pto.target_arch of a platform."""
     return "a5" if validate_platform(platform).startswith("a5") else "a2a3"
+
+
+# ``ptoas_compat``: the assembler release a tree is written for. None is pypto HEAD's `.pto`; "0.27"
+# is what ptoas 0.27 accepts (no ``slot_num`` on ``*_initialize_pipe``: it picks the slot counts
+# itself, see ``default_pipe_slots``; on a5 it runs the AIV body on subblock 0 only).
+PTOAS_COMPAT = ("0.27",)
+
+
+def validate_ptoas_compat(value) -> Optional[str]:
+    """None or one of PTOAS_COMPAT; anything else is a ValueError naming the valid values."""
+    if value is None or value in PTOAS_COMPAT:
+        return value
+    raise ValueError(f"unknown ptoas_compat {value!r}; valid values are None (pypto HEAD's .pto) or "
+                     f"{', '.join(repr(v) for v in PTOAS_COMPAT)}")
+
+
+def default_pipe_slots(arch: str, dir_mask: int) -> Tuple[int, int]:
+    """(SlotNum, LocalSlotNum) of a pipe whose ``*_initialize_pipe`` gives no ``slot_num``: 8 slots
+    one way, 4 per direction both ways (pypto-parity.md, section E); the consumer's local ring holds
+    all of them on a2a3 and 2 on a5 (what ptoas 0.27 then chooses, shared/interop/API.md)."""
+    num = 4 if dir_mask == 3 else 8
+    return num, (2 if arch == "a5" else num)
 
 
 class BackendType(enum.Enum):

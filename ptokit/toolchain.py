@@ -34,8 +34,9 @@ from .passes.manager import run_passes
 from .targets import coerce_runtime_kind, validate_platform
 
 
-def resolve_context(platform: str, runtime) -> PassContext:
-    """The PassContext of one compile: ``platform``/``runtime`` merged with an active context."""
+def resolve_context(platform: str, runtime, ptoas_compat: Optional[str] = None) -> PassContext:
+    """The PassContext of one compile: ``platform``/``runtime``/``ptoas_compat`` merged with an
+    active context."""
     validate_platform(platform)
     active = PassContext.current()
     kind = coerce_runtime_kind(runtime)
@@ -45,7 +46,9 @@ def resolve_context(platform: str, runtime) -> PassContext:
     if kind is None and active is not None:
         kind = active.runtime
     verify = active.verify if active is not None else True
-    return PassContext(platform=platform, runtime=kind, verify=verify)
+    if ptoas_compat is None and active is not None:
+        ptoas_compat = active.ptoas_compat
+    return PassContext(platform=platform, runtime=kind, verify=verify, ptoas_compat=ptoas_compat)
 
 
 def default_output_dir(name: str) -> Path:
@@ -87,7 +90,8 @@ def write_profile(out: Path, times: StageTimes) -> Path:
 
 def compile_program(program, output_dir=None, platform="a2a3sim", runtime=None, dump_passes=False,
                     dump_ptoas_passes=False, with_loc=True, times: Optional[StageTimes] = None,
-                    profiling: bool = False, distributed_config=None) -> CompiledProgram:
+                    profiling: bool = False, distributed_config=None,
+                    ptoas_compat: Optional[str] = None) -> CompiledProgram:
     """``ptokit.compile``: parse (a ``@pl.program`` class; an ``ir.Program`` is used as given),
     run the passes (skipped for a program that is ``lowered`` already, e.g. ``jit_fn.lower(...)``),
     write the artifact tree."""
@@ -100,7 +104,7 @@ def compile_program(program, output_dir=None, platform="a2a3sim", runtime=None, 
     if distributed_config is not None:
         raise UserError("distributed_config= compiles a distributed (host-level) program, which ptokit.compile "
                         "does not support yet; compile without it for one chip")
-    ctx = resolve_context(platform, runtime)
+    ctx = resolve_context(platform, runtime, ptoas_compat)
     times = times or StageTimes()
     t0 = time.perf_counter()
     ir = parse_program(program) if isinstance(program, ProgramSpec) else program
@@ -112,6 +116,7 @@ def compile_program(program, output_dir=None, platform="a2a3sim", runtime=None, 
     compiled._program = (lambda: program.ir) if isinstance(program, ProgramSpec) else program
 
     def recompile(**kw):
+        kw.setdefault("ptoas_compat", ctx.ptoas_compat)
         return compile_program(program, runtime=ctx.runtime_kind, with_loc=with_loc, **kw)
     compiled.recompile = recompile
     return compiled

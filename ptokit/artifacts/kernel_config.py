@@ -36,7 +36,8 @@ from typing import Any, Optional
 
 from ..errors import ConfigError, UserError
 from .config_eval import load_config_namespace
-from ..targets import PLATFORMS, RuntimeKind, runtime_kind_from_name, runtime_kind_to_name
+from ..targets import (PLATFORMS, RuntimeKind, runtime_kind_from_name, runtime_kind_to_name,
+                       validate_ptoas_compat)
 
 CORE_TYPES = ("aiv", "aic")
 DIRECTIONS = ("IN", "OUT", "INOUT")
@@ -98,6 +99,9 @@ class KernelConfig:
     # RUNTIME_CONFIG["distributed"]: {"world_size": W or a dynamic name such as "NR", "comm_abi": 1}
     # for a chip tree of a distributed program (its rank is known only at run time); None otherwise
     distributed: Optional[dict] = None
+    # RUNTIME_CONFIG["ptoas_compat"]: the assembler release the tree's .pto is written for ("0.27"),
+    # absent for pypto HEAD's form; its kernels are built with that release's FIFO rule
+    ptoas_compat: Optional[str] = None
 
     def kernel(self, func_id: int) -> KernelEntry:
         for k in self.kernels:
@@ -160,7 +164,8 @@ def render_kernel_config(cfg: KernelConfig, base_dir: Optional[Path] = None) -> 
         f"\t\"runtime\": {_literal(runtime_kind_to_name(cfg.runtime))},",
         f"\t\"aicpu_thread_num\": {int(cfg.aicpu_thread_num)},",
     ] + ([f"\t\"platform\": {_literal(cfg.platform)},"] if cfg.platform else []) + (
-        [f"\t\"distributed\": {_literal(_check_distributed(cfg.distributed, None))},"] if cfg.distributed else []) + [
+        [f"\t\"distributed\": {_literal(_check_distributed(cfg.distributed, None))},"] if cfg.distributed else []) + (
+        [f"\t\"ptoas_compat\": {_literal(validate_ptoas_compat(cfg.ptoas_compat))},"] if cfg.ptoas_compat else []) + [
         "}",
         "ORCHESTRATION = {",
         f"\t\"source\": {_source_expr(cfg.orchestration.source, base, root)},",
@@ -326,6 +331,11 @@ def read_kernel_config(path) -> KernelConfig:
             seen.append((p["name"], p["kind"]))
         params = [dict(p) for p in params]
     distributed = _check_distributed(rc["distributed"], path) if "distributed" in rc else None
+    compat = rc.get("ptoas_compat")
+    try:
+        validate_ptoas_compat(compat)
+    except ValueError as exc:
+        raise ConfigError(f"{path}: RUNTIME_CONFIG['ptoas_compat']: {exc}") from None
 
     if "KERNELS" not in ns:
         raise _err(path, "KERNELS", "missing key")
@@ -363,6 +373,7 @@ def read_kernel_config(path) -> KernelConfig:
         root=root,
         platform=platform,
         distributed=distributed,
+        ptoas_compat=compat,
     )
 
 

@@ -117,7 +117,7 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
         cpp_path = out_dir / "ptoas" / f"{unit}.cpp"
         dump = out_dir / "ptoas_passes" / unit if dump_ptoas_passes else None
         try:
-            assemble(pto_path, cpp_path, arch, dump_dir=dump)
+            assemble(pto_path, cpp_path, arch, dump_dir=dump, compat=ctx.ptoas_compat)
         except PtokitError as exc:
             return TreeFailure(unit, "assemble", str(exc))
         asm = cpp_path.read_text()
@@ -167,7 +167,8 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
                        orchestration=OrchestrationEntry(source=out_dir / "orchestration" / f"{orch.name}.cpp",
                                                         function_name="aicpu_orchestration_entry",
                                                         signature=sig, params=_orch_params(orch)),
-                       kernels=kernels, root=out_dir, platform=ctx.platform)
+                       kernels=kernels, root=out_dir, platform=ctx.platform,
+                       ptoas_compat=ctx.ptoas_compat)
     write_kernel_config(out_dir / "kernel_config.py", cfg)
     times.config += time.perf_counter() - t0
     return cfg

@@ -47,8 +47,10 @@ def ptoas_command(exe, pto_path, cpp_path, arch: str, level: str = "level3", dum
 
 
 def assemble(pto_path, cpp_path, arch: str, level: str = "level3", dump_dir=None, timeout: float = 60,
-             insert_sync: bool = True) -> Path:
-    """Assemble ``pto_path`` into ``cpp_path``; returns ``cpp_path`` as a Path."""
+             insert_sync: bool = True, compat: Optional[str] = None) -> Path:
+    """Assemble ``pto_path`` into ``cpp_path``; returns ``cpp_path`` as a Path. ``compat`` ("0.27")
+    makes the built-in assembler write what that ptoas release writes (an external ``ptoas`` is the
+    release it is: it gets the command line of artifacts.md, nothing more)."""
     pto_path, cpp_path = Path(pto_path), Path(cpp_path)
     cpp_path.parent.mkdir(parents=True, exist_ok=True)
     if dump_dir is not None:
@@ -73,7 +75,7 @@ def assemble(pto_path, cpp_path, arch: str, level: str = "level3", dump_dir=None
     except (OSError, UnicodeDecodeError) as exc:
         raise AssemblerError(f"cannot read {pto_path}: {exc}") from None
     cpp = assemble_text(text, filename=str(pto_path), arch=arch, insert_sync=insert_sync, level=level,
-                        dump_dir=dump_dir)
+                        dump_dir=dump_dir, compat=compat)
     cpp_path.write_text(cpp)
     return cpp_path
 

@@ -1,9 +1,9 @@
-"""``ptokit compile FILE.py:Program [-o DIR] [--platform P] [--runtime R] [--dump-passes]``."""
+"""``ptokit compile FILE.py:Program [-o DIR] [--platform P] [--runtime R] [--dump-passes] [--ptoas-compat 0.27]``."""
 from __future__ import annotations
 
 import argparse
 
-from ..targets import PLATFORMS, RuntimeKind
+from ..targets import PLATFORMS, PTOAS_COMPAT, RuntimeKind
 from ..toolchain import compile_program, load_program
 
 
@@ -15,9 +15,12 @@ def compile_main(argv) -> int:
     ap.add_argument("--runtime", default=None, choices=[k.value for k in RuntimeKind])
     ap.add_argument("--dump-passes", action="store_true")
     ap.add_argument("--dump-ptoas-passes", action="store_true")
+    ap.add_argument("--ptoas-compat", default=None, choices=PTOAS_COMPAT,
+                    help="write the .pto an installed ptoas of that release accepts (default: pypto HEAD's)")
     args = ap.parse_args(argv)
     prog = load_program(args.program)
     compiled = compile_program(prog, output_dir=args.output_dir, platform=args.platform, runtime=args.runtime,
-                               dump_passes=args.dump_passes, dump_ptoas_passes=args.dump_ptoas_passes)
+                               dump_passes=args.dump_passes, dump_ptoas_passes=args.dump_ptoas_passes,
+                               ptoas_compat=args.ptoas_compat)
     print(compiled.output_dir)
     return 0

@@ -20,6 +20,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--mlir-print-ir-after-all", action="store_true", help="dump the IR after each stage")
     p.add_argument("--mlir-print-ir-module-scope", action="store_true", help="dump whole modules (always the case)")
     p.add_argument("--mlir-print-ir-tree-dir", default=None, help="folder for the per-stage dumps")
+    p.add_argument("--ptoas-compat", default=None, choices=["0.27"],
+                   help="(built-in assembler only) write what that ptoas release writes where it differs")
     return p
 
 
@@ -36,7 +38,7 @@ def main(argv=None) -> int:
         dump = args.mlir_print_ir_tree_dir or (str(Path(args.output).with_suffix("")) + "_passes")
     try:
         cpp = assemble_text(text, filename=str(path), arch=args.pto_arch, insert_sync=args.enable_insert_sync,
-                            level=args.pto_level, dump_dir=dump)
+                            level=args.pto_level, dump_dir=dump, compat=args.ptoas_compat)
     except AssemblerError as exc:
         print(str(exc), file=sys.stderr)
         return 1

@@ -8,11 +8,12 @@ from ..artifacts.distributed_config import is_distributed_tree
 from ..artifacts.kernel_config import read_kernel_config
 from ..errors import UserError
 from ..runtime.build import build_tree
+from ..runtime.compilers import fifo_rule_for
 from ..runtime.config import RunConfig
 from ..runtime.inputs import inputs_without_params, make_inputs
 from ..runtime.launcher import run_tree
 from ..runtime.progress import BuildProgress
-from ..targets import SIM_PLATFORMS
+from ..targets import PTOAS_COMPAT, SIM_PLATFORMS
 from .args import count
 from .run_common import parse_assignments, print_outputs
 from .run_distributed import is_chip_tree as _is_chip_tree, run_distributed_main
@@ -23,9 +24,14 @@ def build_main(argv) -> int:
     ap.add_argument("tree", help="artifact tree folder (with kernel_config.py)")
     ap.add_argument("-j", "--jobs", type=count(1), default=None, help="parallel compiler jobs (default: CPU count)")
     ap.add_argument("-q", "--quiet", action="store_true", help="no progress line (also PTOKIT_PROGRESS=0)")
+    ap.add_argument("--ptoas-compat", default=None, choices=PTOAS_COMPAT,
+                    help="the tree was written by that ptoas release: build with its FIFO rule (default: the tree's)")
     a = ap.parse_args(argv)
+    rule = None
+    if a.ptoas_compat:
+        rule = fifo_rule_for(a.ptoas_compat, read_kernel_config(a.tree).platform)
     with BuildProgress(label=f"building {Path(a.tree).name}", quiet=a.quiet, delay=0.0) as progress:
-        built = build_tree(a.tree, jobs=a.jobs, progress=progress)
+        built = build_tree(a.tree, jobs=a.jobs, progress=progress, fifo_rule=rule)
     print(f"orchestration  {built.orchestration_so}")
     for k in built.config.kernels:
         print(f"kernel {k.func_id:<3} {k.name:<24} {built.kernel_sos[k.func_id]}")
@@ -52,6 +58,8 @@ def run_main(argv) -> int:
     ap.add_argument("-q", "--quiet", action="store_true", help="no build progress line (also PTOKIT_PROGRESS=0)")
     ap.add_argument("-d", "--device-ids", default=None, metavar="0,1,...",
                     help="distributed trees: the devices to run on, one rank each (default: as compiled)")
+    ap.add_argument("--ptoas-compat", default=None, choices=PTOAS_COMPAT,
+                    help="the tree was written by that ptoas release: run with its FIFO rule (default: the tree's)")
     a = ap.parse_args(argv)
 
     if is_distributed_tree(a.tree) or _is_chip_tree(a.tree):   # all ranks, or one rank with a private window
@@ -72,7 +80,7 @@ def run_main(argv) -> int:
                                   where=f"{Path(kc.root) / 'kernel_config.py'}: ORCHESTRATION params")
     try:
         config = RunConfig(platform=platform, runtime=a.runtime, aicpu_thread_num=a.runtime_threads,
-                           clusters=a.clusters, timeout=a.timeout, trace=a.trace)
+                           clusters=a.clusters, timeout=a.timeout, trace=a.trace, ptoas_compat=a.ptoas_compat)
     except ValueError as exc:
         raise UserError(str(exc)) from None
     out_dir = Path(a.save_outputs) if a.save_outputs else None

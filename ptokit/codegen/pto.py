@@ -509,7 +509,7 @@ class _Emitter:
     def fifo_prologue(self, fifo: dict, gm_pipe: Optional[Value], loc):
         """Pipe plumbing of a split mixed kernel (docs/mixed-kernels.md)."""
         role = fifo["role"]
-        size, num = fifo["slot_size"], fifo["slot_num"]
+        size, num = fifo["slot_size"], fifo.get("local_slot_num", fifo["slot_num"])
         mask = fifo["dir_mask"]
         loc = self.srcloc(loc)
         bufs = {}
@@ -532,8 +532,10 @@ class _Emitter:
         zero = self.const(0, "i32")
         operands = [("gm_slot_buffer", gm_pipe)] if gm_pipe is not None else []
         operands += [("c2v_consumer_buf", bufs.get(1, zero)), ("v2c_consumer_buf", bufs.get(2, zero))]
-        self.top.initialize_pipe(_PIPE_INIT[role], {
-            "dir_mask": Attr.int(mask), "slot_size": Attr.int(size), "slot_num": Attr.int(num)}, operands, loc)
+        attrs = {"dir_mask": Attr.int(mask), "slot_size": Attr.int(size)}
+        if fifo.get("ptoas_compat") != "0.27":      # 0.27 refuses slot_num: it picks the counts itself
+            attrs["slot_num"] = Attr.int(fifo["slot_num"])
+        self.top.initialize_pipe(_PIPE_INIT[role], attrs, operands, loc)
         if role == "aiv":
             lane = self.top.cast("arith.index_cast", self.spmd["__pypto_spmd_subblock_idx"], P.ScalarType("index"),
                                  self.temp())

@@ -27,6 +27,7 @@ from ..compiled import CompiledProgram
 from ..ir.nodes import with_global_vars
 from ..runtime.config import RunConfig
 from ..errors import CompileError, UserError
+from ..targets import validate_ptoas_compat
 from ..language.source import Source, eval_static
 from ..language.types import DimExpr, DynamicDim
 from . import cache as C
@@ -211,9 +212,10 @@ class JitFunction:
     __pto_jit__ = True     # how the front end recognises an entry point called from a jit body
 
     def __init__(self, fn, *, platform: str = "a2a3sim", runtime=None, dump_passes: bool = False,
-                 dump_ptoas_passes: bool = False, with_loc: bool = True):
+                 dump_ptoas_passes: bool = False, with_loc: bool = True, ptoas_compat: Optional[str] = None):
         if not inspect.isfunction(fn):
             raise TypeError(f"@pl.jit decorates a function, got {fn!r}")
+        self.ptoas_compat = validate_ptoas_compat(ptoas_compat)
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.platform = platform
@@ -332,7 +334,8 @@ class JitFunction:
         from ..passes.manager import run_passes   # lazy: the compiler
         from ..toolchain import resolve_context
         platform, runtime, _, _, _, _ = self._options(config, platform, runtime, None, None)
-        ctx = resolve_context(platform or self.platform, runtime if runtime is not None else self.runtime)
+        ctx = resolve_context(platform or self.platform, runtime if runtime is not None else self.runtime,
+                              (config.ptoas_compat if config is not None else None) or self.ptoas_compat)
         prog = run_passes(self.parse(*args, **kwargs), ctx, Path(dump_dir) if dump_dir else None)
         prog.lowered = True
         prog.functions = with_global_vars(prog.functions)
@@ -348,7 +351,8 @@ class JitFunction:
         platform, runtime, dump_passes, dump_ptoas_passes, profiling, output_dir = self._options(
             config, platform, runtime, dump_passes, dump_ptoas_passes, output_dir)
         specs, _, _, _ = self.specialize(*args, **kwargs)
-        compiled = self._get(specs, platform, runtime, dump_passes, dump_ptoas_passes, profiling)
+        compiled = self._get(specs, platform, runtime, dump_passes, dump_ptoas_passes, profiling,
+                             ptoas_compat=config.ptoas_compat if config is not None else None)
         if output_dir is not None:
             out = Path(output_dir)
             shutil.copytree(compiled.output_dir, out, dirs_exist_ok=True)
@@ -359,7 +363,8 @@ class JitFunction:
     def __call__(self, *args, config=None, **kwargs):
         platform, runtime, dump_passes, dump_ptoas, profiling, _ = self._options(config, None, None, None, None)
         specs, run_args, outputs, _ = self.specialize(*args, **kwargs)
-        compiled = self._get(specs, platform, runtime, dump_passes, dump_ptoas, profiling)
+        compiled = self._get(specs, platform, runtime, dump_passes, dump_ptoas, profiling,
+                             ptoas_compat=config.ptoas_compat if config is not None else None)
         if config is not None and config.codegen_only:
             return None
         compiled(*run_args, config=config)
@@ -386,12 +391,16 @@ class JitFunction:
                 return compiled
         return None
 
-    def _get(self, specs: List[ArgSpec], platform, runtime, dump_passes, dump_ptoas_passes, profiling=False):
+    def _get(self, specs: List[ArgSpec], platform, runtime, dump_passes, dump_ptoas_passes, profiling=False,
+             ptoas_compat: Optional[str] = None):
         from ..toolchain import resolve_context   # lazy: the compiler
-        ctx = resolve_context(platform or self.platform, runtime if runtime is not None else self.runtime)
+        ctx = resolve_context(platform or self.platform, runtime if runtime is not None else self.runtime,
+                              ptoas_compat or self.ptoas_compat)
         dump_passes = self.dump_passes if dump_passes is None else dump_passes
         dump_ptoas = self.dump_ptoas_passes if dump_ptoas_passes is None else dump_ptoas_passes
         options = {"with_loc": bool(self.with_loc)}
+        if ctx.ptoas_compat:          # part of both cache keys (absent for pypto HEAD's form)
+            options["ptoas_compat"] = ctx.ptoas_compat
         enabled = C.cache_enabled()
         # the cache root is part of the in-process key: entries point into it
         mem_key = (tuple(specs), ctx.platform, ctx.runtime_kind, tuple(sorted(options.items())),

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from ..targets import (PLATFORMS, SIM_PLATFORMS, RuntimeKind, coerce_runtime_kind,  # noqa: F401 (re-exported)
-                       runtime_kind_from_name, runtime_kind_to_name, target_arch, validate_platform)
+                       runtime_kind_from_name, runtime_kind_to_name, target_arch, validate_platform,
+                       validate_ptoas_compat)
 
 _ACTIVE: contextvars.ContextVar[Optional["PassContext"]] = contextvars.ContextVar("ptokit_pass_context", default=None)
 
@@ -25,9 +26,11 @@ class PassContext:
     platform: Optional[str] = None
     runtime: Union[RuntimeKind, str, None] = None
     verify: bool = True
+    ptoas_compat: Optional[str] = None     # None: pypto HEAD's .pto; "0.27": what ptoas 0.27 accepts
 
     def __post_init__(self):
         self.runtime = coerce_runtime_kind(self.runtime)
+        validate_ptoas_compat(self.ptoas_compat)
         if self.platform is not None:
             validate_platform(self.platform)
 

@@ -34,6 +34,7 @@ import copy
 from typing import Dict, List, Optional, Set
 
 from ..errors import CompileError
+from ..targets import default_pipe_slots
 from ..ir import nodes as N
 from ..ir.ops import OPS, ops_with
 from ..ir.ops.fifo import DIRECTIONS
@@ -389,7 +390,7 @@ def _split(fn: N.Function, ctx):
     aiv_body = _part(copy.deepcopy(fn.body), "aiv", pushed)
     aiv_body = _prune(_insert_frees(aiv_body, buffer_of))
     aiv_body = _guard(aiv_body)
-    fifo = _geometry(fn, ctx.arch, pushed)
+    fifo = _geometry(fn, ctx.arch, pushed, ctx.ptoas_compat)
 
     def member(name, kind, core, body, role):
         attrs = {k: v for k, v in fn.attrs.items() if k not in ("mixed", "mixed_at")}
@@ -400,7 +401,7 @@ def _split(fn: N.Function, ctx):
 
     aic = member(fifo["aic"], N.FunctionType.AIC, "aic", aic_body, "aic")
     aiv = member(fifo["aiv"], N.FunctionType.AIV, "aiv", aiv_body, "aiv")
-    size, num = fifo["slot_size"], fifo["slot_num"]
+    size, num = fifo["slot_size"], fifo["local_slot_num"]
     if fifo["dir_mask"] & 1:
         aiv.attrs["memory_peak"] = dict(aiv.attrs.get("memory_peak", {}), Vec=fifo["base"] + num * size)
     if fifo["dir_mask"] & 2:
@@ -411,11 +412,14 @@ def _split(fn: N.Function, ctx):
     return group, aic, aiv
 
 
-def _geometry(fn: N.Function, arch: str, pushed: Dict[str, list]) -> dict:
+def _geometry(fn: N.Function, arch: str, pushed: Dict[str, list], compat: Optional[str] = None) -> dict:
     """One pipe (FlagID 0) for the used directions: dir_mask 1 (C2V), 2 (V2C) or 3 (both).
     ``slot_size`` = the largest pushed tile of either direction; each consumer reserves
     ``slot_num`` slots after its planned tiles (C2V: the AIV side, in Vec; V2C: the AIC side, in
-    Mat).  ``slot_num``: 2 when they fit, else 1 (one direction); 4, else 2, else 1 (both)."""
+    Mat).  ``slot_num``: 2 when they fit, else 1 (one direction); 4, else 2, else 1 (both).
+    ``compat="0.27"``: the .pto gives no slot_num (ptoas 0.27 refuses it) and the slot counts are
+    the ones the assembler then chooses (``targets.default_pipe_slots``): the consumer reserves its
+    local share of them, and a kernel whose buffers cannot hold that many is refused."""
     dir_mask = (1 if pushed["c2v"] else 0) | (2 if pushed["v2c"] else 0)
     slot_size = max(t.nbytes for t, _ in pushed["c2v"] + pushed["v2c"])
     peaks = fn.attrs.get("memory_peak", {})
@@ -426,18 +430,32 @@ def _geometry(fn: N.Function, arch: str, pushed: Dict[str, list]) -> dict:
             align = ALIGNMENT[space]
             base = (peaks.get(space.name, 0) + align - 1) // align * align
             consumers.append((d, space, base))
-    choices = (4, 2, 1) if dir_mask == 3 else (2, 1)
-    slot_num = next((n for n in choices
-                     if all(base + n * slot_size <= CAPACITY[arch][space] for _, space, base in consumers)), None)
-    if slot_num is None:
-        d, space, base = next(c for c in consumers if c[2] + slot_size > CAPACITY[arch][c[1]])
-        what = "the largest pushed tile" if dir_mask == 3 else {"c2v": "the pushed Acc tile", "v2c": "the pushed Vec tile"}[d]
-        unit = {"Vec": "Vec (UB)", "Mat": "Mat (L1)"}[space.name]
-        raise CompileError(f"kernel {fn.name}: the cross-core FIFO slot buffer ({slot_size} bytes, {what}) does not "
-                           f"fit in {unit} after the kernel's tiles: {base} + {slot_size} bytes needed, capacity on "
-                           f"{arch} is {CAPACITY[arch][space]} bytes", fn.loc)
+    if compat == "0.27":
+        slot_num, local = default_pipe_slots(arch, dir_mask)
+        for d, space, base in consumers:
+            if base + local * slot_size > CAPACITY[arch][space]:
+                unit = {"Vec": "Vec (UB)", "Mat": "Mat (L1)"}[space.name]
+                raise CompileError(f"kernel {fn.name}: under ptoas_compat=\"0.27\" the assembler picks {local} "
+                                   f"local slots of {slot_size} bytes for the cross-core FIFO, which do not fit in "
+                                   f"{unit} after the kernel's tiles ({base} + {local * slot_size} bytes needed, "
+                                   f"capacity on {arch} is {CAPACITY[arch][space]} bytes); push smaller tiles or "
+                                   f"compile without ptoas_compat (pypto HEAD's form sizes the ring itself)", fn.loc)
+    else:
+        choices = (4, 2, 1) if dir_mask == 3 else (2, 1)
+        slot_num = next((n for n in choices
+                         if all(base + n * slot_size <= CAPACITY[arch][space] for _, space, base in consumers)), None)
+        if slot_num is None:
+            d, space, base = next(c for c in consumers if c[2] + slot_size > CAPACITY[arch][c[1]])
+            what = ("the largest pushed tile" if dir_mask == 3
+                    else {"c2v": "the pushed Acc tile", "v2c": "the pushed Vec tile"}[d])
+            unit = {"Vec": "Vec (UB)", "Mat": "Mat (L1)"}[space.name]
+            raise CompileError(f"kernel {fn.name}: the cross-core FIFO slot buffer ({slot_size} bytes, {what}) does "
+                               f"not fit in {unit} after the kernel's tiles: {base} + {slot_size} bytes needed, "
+                               f"capacity on {arch} is {CAPACITY[arch][space]} bytes", fn.loc)
+        local = slot_num
     bases = {d: base for d, _, base in consumers}
-    return {"slot_size": slot_size, "slot_num": slot_num, "base": bases.get("c2v", 0), "split": 0,
+    return {"slot_size": slot_size, "slot_num": slot_num, "local_slot_num": local, "ptoas_compat": compat,
+            "base": bases.get("c2v", 0), "split": 0,
             "dir_mask": dir_mask, "buffer": C2V_BUFFER, "v2c_base": bases.get("v2c", 0), "v2c_buffer": V2C_BUFFER,
             "gm_pipe": arch == "a2a3", "gm_bytes": slot_size * slot_num * (2 if dir_mask == 3 else 1),
             "aic": f"{fn.name}_aic", "aiv": f"{fn.name}_aiv", "group": fn.name}

@@ -391,11 +391,13 @@ def tree_jobs(config, fifo_rule: str = compilers.DEFAULT_FIFO_RULE) -> list[Buil
 
 def build_tree(tree_dir, jobs: Optional[int] = None,
                progress: Optional[Callable[[int, int], None]] = None,
-               fifo_rule: str = compilers.DEFAULT_FIFO_RULE) -> BuiltTree:
+               fifo_rule: Optional[str] = None) -> BuiltTree:
     """Build every source named by ``tree_dir/kernel_config.py`` (any tool's tree). ``fifo_rule``:
-    the unsplit-FIFO rule of mixed kernels (``compilers.FIFO_RULES``; the hook for a later
-    ``ptoas_compat="0.27"`` option, which selects ``"ptoas-0.27"``)."""
+    the unsplit-FIFO rule of mixed kernels (``compilers.FIFO_RULES``); None: the one of the
+    tree's ``RUNTIME_CONFIG["ptoas_compat"]`` on its platform (``compilers.fifo_rule_for``)."""
     config = read_kernel_config(tree_dir)
+    if fifo_rule is None:
+        fifo_rule = compilers.fifo_rule_for(config.ptoas_compat, config.platform)
     for src in [config.orchestration.source] + [k.source for k in config.kernels]:
         if not Path(src).is_file():
             raise UserError(f"{config.root / 'kernel_config.py'}: source {src} does not exist")

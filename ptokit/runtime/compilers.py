@@ -14,8 +14,8 @@
   silently computes bf16 as fp16), and mixed cube+vector kernels (pto-isa's TPipe is its own
   in-process FIFO, which the simulator does not drive).
 * The unsplit-FIFO rule of mixed kernels (docs/mixed-kernels.md): ``FIFO_RULES`` maps a rule to
-  the kernel defines that select it; pypto HEAD's is the default, ptoas 0.27's is there for a
-  later ``ptoas_compat="0.27"`` option to pick (``tree_jobs(config, fifo_rule=...)``).
+  the kernel defines that select it; pypto HEAD's is the default, ptoas 0.27's is what
+  ``ptoas_compat="0.27"`` picks on a5 (:func:`fifo_rule_for`).
 """
 from __future__ import annotations
 
@@ -43,6 +43,15 @@ FIFO_RULES = {
     "ptoas-0.27": ("PTO_CPU_FIFO_NOSPLIT_LANE0",),  # an unsplit pipe talks to AIV0 only
 }
 DEFAULT_FIFO_RULE = "pypto-head"
+
+
+def fifo_rule_for(ptoas_compat: Optional[str], platform: Optional[str]) -> str:
+    """The FIFO rule a tree written for ``ptoas_compat`` runs under: ptoas 0.27's on a5 (its AIV body
+    runs on subblock 0 only, so an unsplit pipe talks to AIV0); everywhere else pypto HEAD's (0.27's
+    a2a3 output runs the AIV body on both lanes, which HEAD's rule serves)."""
+    if ptoas_compat == "0.27" and (platform or "").startswith("a5"):
+        return "ptoas-0.27"
+    return DEFAULT_FIFO_RULE
 
 _TPIPE = re.compile(rb"\bTPipe\s*<")
 _BF16 = re.compile(rb"\bbfloat16_t\b")

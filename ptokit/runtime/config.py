@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Optional, Tuple, Union
 
 from ..targets import (PLATFORMS, SIM_PLATFORMS, BackendType, MemoryPlanner, OptimizationStrategy, RuntimeKind,
-                       backend_type_of, coerce_backend_type, coerce_named, coerce_runtime_kind)
+                       backend_type_of, coerce_backend_type, coerce_named, coerce_runtime_kind,
+                       validate_ptoas_compat)
 
 DEFAULT_AICPU_THREADS = {"a2a3sim": 4, "a5sim": 5}
 HARDWARE_CLUSTERS = {"a2a3sim": 24, "a5sim": 36}
@@ -92,6 +93,7 @@ class RunConfig:
     heap_size: int = _RING_DEFAULTS["heap_size"]              # bytes per heap ring (virtual, touched on use)
     dep_pool_size: int = _RING_DEFAULTS["dep_pool_size"]      # dependency edges per ring
     trace: Optional[str] = None                       # Perfetto trace path (written by the trace step)
+    ptoas_compat: Optional[str] = None                # None: the tree's; "0.27": ptoas 0.27's .pto and FIFO rule
 
     def __post_init__(self):
         self._set("platform", self._resolve_platform())
@@ -102,6 +104,7 @@ class RunConfig:
                              f"ptokit.compile(..., platform={self.platform!r})). Run on one of "
                              f"{', '.join(SIM_PLATFORMS)} instead")
         self._set("runtime", coerce_runtime_kind(self.runtime))
+        validate_ptoas_compat(self.ptoas_compat)
         self._set("strategy", coerce_named(OptimizationStrategy, self.strategy, "strategy")
                   if self.strategy is not None else OptimizationStrategy.Default)
         self._set("memory_planner", coerce_named(MemoryPlanner, self.memory_planner, "memory_planner"))

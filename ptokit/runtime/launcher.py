@@ -12,6 +12,7 @@ from ..targets import SIM_PLATFORMS
 from . import dfx, golden
 from .abi import scalar_value
 from .build import build_tree
+from .compilers import fifo_rule_for
 from .callable import pack_tree
 from .config import RunConfig, valid_aicpu_thread_nums
 from .progress import BuildProgress
@@ -88,9 +89,14 @@ def prepare_tree(tree_dir, config: Optional[RunConfig] = None, *, jobs: Optional
                  quiet: bool = False) -> PreparedTree:
     """Build ``tree_dir`` (any tool's artifact tree; objects come from the build cache) and pack
     its callable image.  A long build shows progress on stderr when it is a terminal."""
-    check_platform(read_kernel_config(tree_dir), config)      # before spending time on a build
+    kc = read_kernel_config(tree_dir)
+    config = check_platform(kc, config)      # before spending time on a build
+    # the FIFO rule of the assembler release the tree was written for (RunConfig.ptoas_compat for a
+    # tree that does not record it, e.g. one the vendor toolchain wrote)
+    compat = (config.ptoas_compat if config is not None else None) or kc.ptoas_compat
+    rule = fifo_rule_for(compat, (config.platform if config is not None else None) or kc.platform)
     with BuildProgress(label=f"building {Path(tree_dir).name}", quiet=bool(quiet)) as progress:
-        built = build_tree(tree_dir, jobs=jobs, progress=progress)
+        built = build_tree(tree_dir, jobs=jobs, progress=progress, fifo_rule=rule)
     kc = built.config
     return PreparedTree(Path(tree_dir), kc, pack_tree(built), {k.func_id: k.name for k in kc.kernels},
                         {k.func_id: k.core_type for k in kc.kernels})

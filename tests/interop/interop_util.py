@@ -42,6 +42,10 @@ ENTRY_MARK = "// --- Kernel entry point ---"
 RUNTIMES = ("tensormap_and_ringbuffer", "host_build_graph")
 DIM = 128                     # every dynamic dimension of a generated input (as runs.tsv used)
 SLOT_NUM = re.compile(r", slot_num = \d+")
+# the size of a reserved slot buffer: the probes were recorded with 2 (one way) or 4 (both ways)
+# slots; under ptoas_compat="0.27" ptokit reserves what 0.27 then uses. 0.27's C++ does not depend
+# on it (it emits the buffer's base), so a probe replays for either size.
+RESERVE_SIZE = re.compile(r'(pto\.reserve_buffer \{name = "[^"]+", size = )\d+')
 
 
 @dataclass(frozen=True)
@@ -144,6 +148,7 @@ text = open(src, encoding="utf-8").read()
 # probes were recorded without slot_num; all recordings predate the cast rounding attribute
 bare = text.replace({cast_default!r}, "")
 keys = [text, re.sub(r", slot_num = \d+", "", text), bare, re.sub(r", slot_num = \d+", "", bare)]
+keys += [re.sub({reserve!r}, r"\1N", t) for t in keys]
 for t in keys:
     hit = index.get(hashlib.sha256(t.encode()).hexdigest())
     if hit:
@@ -166,9 +171,13 @@ def write_replaying_ptoas(folder: Path) -> Path:
     for _, recs in cases().values():
         for r in recs:
             index[sha256_text(r.pto.read_text())] = {"cpp": str(r.cpp), "arch": r.unit.arch}
+            if r.probe:
+                index[sha256_text(RESERVE_SIZE.sub(r"\1N", r.pto.read_text()))] = {"cpp": str(r.cpp),
+                                                                                  "arch": r.unit.arch}
     (folder / "index.json").write_text(json.dumps(index, indent=0))
     exe = folder / "ptoas"
-    exe.write_text(_REPLAY.format(python=sys.executable, index=str(folder / "index.json"), cast_default=CAST_DEFAULT))
+    exe.write_text(_REPLAY.format(python=sys.executable, index=str(folder / "index.json"), cast_default=CAST_DEFAULT,
+                                  reserve=RESERVE_SIZE.pattern))
     exe.chmod(0o755)
     return folder
 
@@ -192,11 +201,11 @@ def env(**values):
                 os.environ[k] = v
 
 
-def compile_case(units: List[Unit], out: Path, ptoas_root: Optional[Path] = None):
+def compile_case(units: List[Unit], out: Path, ptoas_root: Optional[Path] = None, ptoas_compat: Optional[str] = None):
     """Compile the case's program on its platform; with ``ptoas_root`` through that assembler."""
     u = units[0]
     with env(PTOAS_ROOT=ptoas_root, PATH=os.environ["PATH"] if ptoas_root else _path_without_ptoas()):
-        return ptokit.compile(load_program(u.program), output_dir=out, platform=u.platform)
+        return ptokit.compile(load_program(u.program), output_dir=out, platform=u.platform, ptoas_compat=ptoas_compat)
 
 
 def _path_without_ptoas() -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 from ...errors import AssemblerError
+from ...targets import validate_ptoas_compat
 from ...pto.parser import parse
 from ...pto.printer import print_module
 from .emitter import emit_module
@@ -31,9 +32,15 @@ def normalize_arch(arch: str) -> str:
 
 
 def assemble_text(text: str, filename: str = "<pto>", arch: str = "a2a3", insert_sync: bool = True,
-                  level: str = "level3", dump_dir: Optional[os.PathLike] = None) -> str:
-    """Assemble PTO text into C++ source text (deterministic)."""
+                  level: str = "level3", dump_dir: Optional[os.PathLike] = None, compat: Optional[str] = None) -> str:
+    """Assemble PTO text into C++ source text (deterministic). ``compat="0.27"``: write what ptoas
+    0.27 writes where it differs (on a5 the AIV body of a kernel with a cross-core pipe runs on
+    subblock 0 only)."""
     arch = normalize_arch(arch)
+    try:
+        validate_ptoas_compat(compat)
+    except ValueError as exc:
+        raise AssemblerError(str(exc)) from None
     if level not in ("level2", "level3"):
         raise AssemblerError(f"unknown --pto-level {level!r} (expected level2 or level3)")
     try:
@@ -48,7 +55,7 @@ def assemble_text(text: str, filename: str = "<pto>", arch: str = "a2a3", insert
         merged = {k: v for p in plans.values() for k, v in p.items()}
         if dump is not None:
             (dump / "01_after_plan_memory.mlir").write_text(print_module(planned_module(module, merged)))
-        cpp = emit_module(module, src, insert_sync, plans)
+        cpp = emit_module(module, src, insert_sync, plans, arch=arch, compat=compat)
         if dump is not None:
             (dump / "02_emit.cpp").write_text(cpp)
         return cpp

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from ...errors import AssemblerError
+from ...targets import default_pipe_slots
 from ...pto import dialect
 from ...pto.ast import Block, Func, Module, Op
 from ...pto.lexer import SourceText
@@ -67,6 +68,8 @@ class FuncEmitter:
         self.reserved: Dict[tuple, int] = {}  # (func, buffer name) -> base, for import_reserved_buffer
         self.pipes: List[dict] = []           # initialized cross-core pipes of this function
         self.alias: Dict[int, ValueInfo] = {}  # id(treshape result) -> its source
+        self.arch = "a2a3"                    # --pto-arch: the default slot counts of a pipe
+        self.compat: Optional[str] = None     # "0.27": ptoas 0.27's output where it differs
 
     # ------------------------------------------------------------------ helpers
     def err(self, message: str, op: Op) -> AssemblerError:
@@ -167,9 +170,18 @@ class FuncEmitter:
         kind = self.kernel_kind()
         self.lines.append(f"__global__ AICORE void {f.name}({', '.join(params)}) {{")
         self.lines.append("#if defined(__DAV_VEC__)" if kind == "vector" else "#if defined(__DAV_CUBE__)")
-        self.emit_block(f.body, 1)
+        # ptoas 0.27 on a5 runs the AIV body of a kernel with a cross-core pipe on subblock 0 only,
+        # pipe construction included (docs/mixed-kernels.md, "Which lanes take part")
+        lane0 = (self.compat == "0.27" and self.arch == "a5" and kind == "vector"
+                 and self._has_op(f.body, {"pto.aiv_initialize_pipe"}))
+        depth = 2 if lane0 else 1
+        if lane0:
+            self.out(1, "if (get_subblockid() == 0) {")
+        self.emit_block(f.body, depth)
         if self.insert_sync:
-            self.out(1, "pipe_barrier(PIPE_ALL);")
+            self.out(depth, "pipe_barrier(PIPE_ALL);")
+        if lane0:
+            self.out(1, "}")
         self.lines.append("#endif")
         self.lines.append("}")
         return self.lines
@@ -523,17 +535,20 @@ class FuncEmitter:
                 raise self.err(f"'{name}' belongs in a {want} function, but @{self.f.name} is a {kind} kernel", op)
             mask = op.attrs["dir_mask"].value
             size = op.attrs["slot_size"].value
-            num = op.attrs["slot_num"].value if "slot_num" in op.attrs else 2
+            # no slot_num: the assembler chooses (8 one way, 4 per direction; a5 keeps 2 locally)
+            num, local = default_pipe_slots(self.arch, mask)
+            if "slot_num" in op.attrs:
+                num = local = op.attrs["slot_num"].value
             g = [c for c in op.clauses if c.kind == "group"][0]
             ops = dict(zip(g.keys, g.uses))
             gm = f"(__gm__ void*){self.ex(ops['gm_slot_buffer'])}" if "gm_slot_buffer" in ops else "nullptr"
-            ptype = f"TPipe<{len(self.pipes)}, {self._DIRS[mask]}, {size}, {num}, {num}, true>"
+            ptype = f"TPipe<{len(self.pipes)}, {self._DIRS[mask]}, {size}, {num}, {local}, true>"
             self.counter += 1
             pv = f"v{self.counter}"
             self.out(depth, f"{ptype} {pv}({gm}, static_cast<uint32_t>({self.ex(ops['c2v_consumer_buf'])}), "
                             f"static_cast<uint32_t>({self.ex(ops['v2c_consumer_buf'])}));")
             self.out(depth, f"(void){pv};")
-            pipe = {"mask": mask, "var": pv, "size": size, "num": num, "slot": None,
+            pipe = {"mask": mask, "var": pv, "size": size, "num": local, "slot": None,
                     "c2v": self.ex(ops["c2v_consumer_buf"]), "v2c": self.ex(ops["v2c_consumer_buf"])}
             pops = {"pto.tpop_from_aic"} if kind == "vector" else {"pto.tpop_from_aiv"}
             if self.f.body is not None and self._has_op(self.f.body, pops):
@@ -733,12 +748,14 @@ class FuncEmitter:
                 self.out(depth, f"(void){r.cxx};")
 
 
-def emit_module(mod: Module, src: SourceText, insert_sync: bool, plans: Dict[str, Dict[int, int]]) -> str:
+def emit_module(mod: Module, src: SourceText, insert_sync: bool, plans: Dict[str, Dict[int, int]],
+                arch: str = "a2a3", compat: Optional[str] = None) -> str:
     out = ['#include "pto/pto-inst.hpp"', "using namespace pto;", ""]
     reserved = _reserved_buffers(mod)
     for f in mod.funcs:
         fe = FuncEmitter(f, src, insert_sync, plans.get(f.name, {}))
         fe.reserved = reserved
+        fe.arch, fe.compat = arch, compat
         lines = fe.emit()
         if lines:
             out.extend(lines)
