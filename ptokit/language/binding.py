@@ -97,6 +97,8 @@ class OpBinder:
             else:
                 attrs[p.key] = node.value if isinstance(node, _Given) else self.read_attr(op, p, node)
         nodes = {p.name: bound.get(p.name) for p in op.params}
+        if op.has("clamp") and attrs.pop("clamp", False):
+            attrs["valid"] = self._clamped_valid(op, values, attrs, e)
         if op.tensor_target and self.kernel_code:
             first = values.get(op.operand_params[0].name)
             if first is not None and isinstance(first.type, TensorType):
@@ -138,6 +140,29 @@ class OpBinder:
         self._coerce_scalar_constants(op, values)
         args = [values[p.name] for p in op.operand_params if p.name in values]
         return self.typed_op(op.name, args, attrs, e, nodes)
+
+    def _clamped_valid(self, op: OpDef, values, attrs, e) -> tuple:
+        """``clamp=True`` (pypto-parity.md A7): per axis, the valid extent ``n`` (``valid_shape``, else the
+        window's) cut back to what lies inside the tensor from its offset: ``max(0, min(n, dim - off))``;
+        a constant when everything is, else a scalar computed when the kernel runs."""
+        tensor = next((values[p.name] for p in op.operand_params if p.kind == "tensor"), None)
+        offs = next((values[p.name] for p in op.operand_params if p.kind == "offsets"), None)
+        if tensor is None or offs is None or not isinstance(tensor.type, TensorType):
+            return attrs.get("valid")               # the type rule reports what is wrong
+        extent = attrs.get("valid") or attrs["shape"]
+        dims = tensor.type.shape
+        if not (len(extent) == len(dims) == len(offs.items)):
+            return attrs.get("valid")
+        out = []
+        for n, dim, off in zip(extent, dims, offs.items):
+            d = self._dim_value(dim, e)
+            if isinstance(n, int) and isinstance(d, N.Const) and isinstance(off, N.Const):
+                out.append(max(0, min(n, d.value - off.value)))
+                continue
+            nv = self._const(n, e) if isinstance(n, int) else n
+            rest = self.scalar_op("max", self._const(0, e), self.scalar_op("sub", d, off, e), e)
+            out.append(self.scalar_op("min", nv, rest, e))
+        return tuple(out)
 
     def _fold_tensor_windows(self, op: OpDef, values) -> None:
         """A window ``x[a:b, ...]`` given where an op takes a tensor and offsets (``pl.load``,

@@ -73,3 +73,51 @@ class VecIntoMat:
         m = pl.tile.assemble(m, v, [0, 0])
         y = pl.store(m, [0, 0], y)
         return y
+
+
+@pl.program
+class ClampedLoads:
+    """A7: clamp=True cuts a window that runs past the tensor back to its edge (constant and run-time
+    offsets); with valid_shape= the valid region is what is cut."""
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[48, 64], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        t = pl.fillpad(pl.load(x, [16, 0], [64, 64], clamp=True), pad_value=pl.PadValue.zero)        # rows 16..47
+        u = pl.fillpad(pl.load(x, [n, 0], [64, 64], clamp=True), pad_value=pl.PadValue.zero)         # rows n..47
+        w = pl.fillpad(pl.load(x, [40, 32], [64, 32], valid_shape=[4, 32], clamp=True),
+                       pad_value=pl.PadValue.zero)                                                     # 4 rows fit
+        y = pl.store(pl.add(t, u), [0, 0], y)
+        y = pl.store(w, [0, 32], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[48, 64], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = self.k(x, n, y)
+        return y
+
+
+@pl.program
+class UnclampedOverrun:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[48, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        t = pl.load(x, [16, 0], [64, 64])
+        y = pl.store(t, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[48, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = self.k(x, y)
+        return y
+
+
+@pl.program
+class ClampNotABool:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[48, 64], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        t = pl.load(x, [0, 0], [64, 64], clamp=n)
+        y = pl.store(t, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[48, 64], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = self.k(x, n, y)
+        return y

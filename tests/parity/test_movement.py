@@ -42,7 +42,27 @@ def test_acc_assembled_into_mat(tmp_path, platform):
     assert "pto.tinsert" in (tmp_path / "out" / "ptoas" / "k.pto").read_text()
 
 
+@pytest.mark.parametrize("runtime", ["tensormap_and_ringbuffer", "host_build_graph"])
+def test_clamped_loads(tmp_path, runtime):
+    x = np.random.default_rng(7).standard_normal((48, 64)).astype(np.float32)
+    compiled = ptokit.compile(M.ClampedLoads, output_dir=tmp_path / "out", runtime=runtime)
+    for n in (40, 47, 60):                               # 60: the window starts past the end, nothing loads
+        y = np.full((64, 64), -1, np.float32)
+        compiled(x, n, y)
+        want = np.zeros((64, 64), np.float32)
+        want[:32] += x[16:]
+        want[:max(0, 48 - n)] += x[n:]
+        want[:, 32:] = 0
+        want[:4, 32:] = x[40:44, 32:]
+        np.testing.assert_array_equal(y, want)
+    pto = (tmp_path / "out" / "ptoas" / "k.pto").read_text()
+    assert "v_row=32" in pto or "%c32" in pto             # the constant window's valid rows, folded
+
+
 @pytest.mark.parametrize("program,message,needle", [
+    (M.UnclampedOverrun, "tile.load window [64, 64] exceeds the tensor's shape [48, 64]; give valid_shape= for the "
+                         "part inside it, or clamp=True", "pl.load(x, [16, 0], [64, 64])"),
+    (M.ClampNotABool, "pl.load clamp must be a compile-time bool", "clamp=n"),
     (M.AnnotationShapeStillChecked, "annotation says pl.Tile[[64, 64], pl.FP32] but the value is "
                                     "pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat]", "ta: pl.Tile"),
     (M.VecIntoMat, "tile.assemble writes a tile into one of the same memory space (or an Acc tile into a Mat tile), "

@@ -128,6 +128,7 @@ TRAITS = frozenset({
     "scalar",        # scalar arithmetic (operands and result are scalars)
     "accepts_acc",   # takes an Acc tile as it is (a store to GM, a cast): no Acc->Vec hand-over first
     "orchestration_only",  # task-graph values and host access (task ids, pl.read of a tensor): not in kernels
+    "clamp",         # a tensor window with clamp=: the front end cuts its valid region to the tensor
 })
 
 

@@ -38,16 +38,20 @@ def _load(ts, attrs):
     for d_t, d_s in zip(t.shape, extent):
         if isinstance(d_t, int) and isinstance(d_s, int) and d_s > d_t:
             what = "valid region" if valid is not None else "window"
-            raise OpTypeError(f"tile.load {what} {fmt_shape(extent)} exceeds the tensor's shape {fmt_shape(t.shape)}")
+            raise OpTypeError(f"tile.load {what} {fmt_shape(extent)} exceeds the tensor's shape {fmt_shape(t.shape)}"
+                              f"{_CLAMP_HINT}")
     _check_window("tile.load", "reads", t, attrs.get("offsets_static"), extent,
-                  "valid region" if valid is not None else "window")
+                  "valid region" if valid is not None else "window", _CLAMP_HINT)
     tile_valid = None
     if valid is not None:
         tile_valid = ((valid[-2] if lead == 1 else lead * valid[-2]), valid[-1]) if len(valid) >= 2 else (1, valid[0])
     return TileType(tile_shape, t.dtype, mem, tile_valid)
 
 
-def _check_window(op: str, verb: str, tensor: TensorType, offsets, extent, what: str) -> None:
+_CLAMP_HINT = "; give valid_shape= for the part inside it, or clamp=True to cut the window at the tensor's edge"
+
+
+def _check_window(op: str, verb: str, tensor: TensorType, offsets, extent, what: str, hint: str = "") -> None:
     """A window at constant offsets must lie inside a tensor of static shape (compile time);
     dynamic offsets or dimensions are checked when the kernel runs."""
     if offsets is None:
@@ -58,14 +62,17 @@ def _check_window(op: str, verb: str, tensor: TensorType, offsets, extent, what:
         if isinstance(off, int) and isinstance(n, int) and isinstance(dim, int) and off + n > dim:
             raise OpTypeError(f"{op} {verb} indices {off}..{off + n - 1} of axis {axis} ({what} "
                               f"{fmt_shape(extent)} at offsets {list(offsets)}), but the tensor has {dim} there "
-                              f"(shape {fmt_shape(tensor.shape)})", "offsets")
+                              f"(shape {fmt_shape(tensor.shape)}){hint}", "offsets")
 
 
 declare("load", (P("tensor", "tensor"), P("offsets", "offsets", static_attr="offsets_static"),
                  P("shapes", "shape", attr="shape"),
                  P("valid_shape", "valid", None, attr="valid", aliases=("valid_shapes",)),
-                 P("target_memory", "memory", MemorySpace.Vec)),
-        _load, pto="pto.tload", form="load", doc="copy a window of a tensor into a Vec or Mat tile")
+                 P("target_memory", "memory", MemorySpace.Vec),
+                 P("clamp", "bool", False, attr="clamp", keyword_only=True)),
+        _load, pto="pto.tload", form="load", traits={"clamp"},
+        doc="copy a window of a tensor into a Vec or Mat tile (clamp=True: the part of the window outside the "
+            "tensor is cut off the tile's valid region, at run time for dynamic offsets)")
 
 
 def _store(ts, attrs):
