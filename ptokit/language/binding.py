@@ -110,6 +110,8 @@ class OpBinder:
                 keep = {p.key for p in op.params if not p.is_operand}
                 attrs = {k: v for k, v in attrs.items() if k in keep}
         self._fold_tensor_windows(op, values)
+        on_tensors = self.kernel_code and any(isinstance(v.type, TensorType) for v in values.values()
+                                              if isinstance(v, N.Expr) and v.type is not None)
         for p in op.operand_params:
             if p.kind == "tile" and p.name in values:
                 values[p.name] = self.operand_tile(values[p.name], nodes[p.name], op, p)
@@ -139,7 +141,22 @@ class OpBinder:
             op = self._broadcast(op, values)
         self._coerce_scalar_constants(op, values)
         args = [values[p.name] for p in op.operand_params if p.name in values]
-        return self.typed_op(op.name, args, attrs, e, nodes)
+        result = self.typed_op(op.name, args, attrs, e, nodes)
+        if on_tensors and op.has("mask_result"):
+            return self._mask_as_values(result, args[0], e)
+        return result
+
+    def _mask_as_values(self, mask: N.Expr, like: N.Expr, e) -> N.Expr:
+        """A comparison of tensors in kernel code (pypto-parity.md F): 1 where the mask is set, 0
+        elsewhere, in the compared operand's dtype -- ``sels(mask, expands(like, 1), tmp, 0)``."""
+        t = like.type
+        num = (lambda v: float(v)) if t.dtype.is_float else int
+        one = N.Const(num(1), type=ScalarType(t.dtype), loc=self.loc(e))
+        zero = N.Const(num(0), type=ScalarType(t.dtype), loc=self.loc(e))
+        ones = self.typed_op("expands", [like, one], {}, e)
+        tmp = self.typed_op("create_tile", [], {"shape": [1, 32], "dtype": DType.UINT8,
+                                                 "target_memory": MemorySpace.Vec}, e)
+        return self.typed_op("sels", [mask, ones, tmp, zero], {}, e)
 
     def _clamped_valid(self, op: OpDef, values, attrs, e) -> tuple:
         """``clamp=True`` (pypto-parity.md A7): per axis, the valid extent ``n`` (``valid_shape``, else the

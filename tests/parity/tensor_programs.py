@@ -100,3 +100,26 @@ def jit_tensor_level(x: pl.Tensor, out: pl.Out[pl.Tensor]):
         out[:, 0:32] = pl.exp(x[:, 32:64])
         out[:, 32:64] = pl.sub(x[:, 0:32], pl.row_max(x[:, 0:32]))
     return out
+
+
+@pl.program
+class TensorCompares:
+    """F: a comparison of tensors in kernel code is 1/0 values in the operand's dtype (cmp + sels);
+    on tiles it stays the packed mask that pl.tile.sel reads."""
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32], i: pl.Tensor[[16, 64], pl.INT32],
+          gt: pl.Out[pl.Tensor[[16, 64], pl.FP32]], le: pl.Out[pl.Tensor[[16, 64], pl.INT32]],
+          pick: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        gt = pl.assemble(gt, pl.cmp(a, b, cmp_type=4), [0, 0])
+        le = pl.assemble(le, pl.cmp(i, 3, cmp_type=3), [0, 0])       # scalar rhs: cmps
+        ta, tb = pl.load(a, [0, 0], [16, 64]), pl.load(b, [0, 0], [16, 64])
+        tmp = pl.create_tile([1, 32], dtype=pl.UINT8)
+        pick = pl.store(pl.tile.sel(pl.cmp(ta, tb, cmp_type=2), ta, tb, tmp), [0, 0], pick)   # min(a, b)
+        return gt, le, pick
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32], i: pl.Tensor[[16, 64], pl.INT32],
+             gt: pl.Out[pl.Tensor[[16, 64], pl.FP32]], le: pl.Out[pl.Tensor[[16, 64], pl.INT32]],
+             pick: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        gt, le, pick = self.k(a, b, i, gt, le, pick)
+        return gt, le, pick

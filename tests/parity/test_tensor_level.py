@@ -76,3 +76,15 @@ def test_jit_tensor_level_windows(runtime, tmp_path, monkeypatch):
     T.jit_tensor_level(x, out, config=RunConfig(runtime=runtime))
     np.testing.assert_allclose(out[:, :32], np.exp(x[:, 32:]), rtol=1e-6)
     np.testing.assert_allclose(out[:, 32:], x[:, :32] - x[:, :32].max(axis=1, keepdims=True), rtol=1e-6)
+
+
+def test_tensor_compares_are_one_zero_values(runtime, tmp_path):
+    a, b = rand(16, 64), rand(16, 64, seed=1)
+    i = np.random.default_rng(3).integers(-2, 8, (16, 64)).astype(np.int32)
+    gt, le, pick = np.full_like(a, 7), np.full_like(i, 7), np.zeros_like(a)
+    run(T.TensorCompares, runtime, tmp_path, a, b, i, gt, le, pick)
+    np.testing.assert_array_equal(gt, (a > b).astype(np.float32))
+    np.testing.assert_array_equal(le, (i <= 3).astype(np.int32))
+    np.testing.assert_array_equal(pick, np.minimum(a, b))
+    pto = (tmp_path / "out" / "ptoas" / "k.pto").read_text()
+    assert pto.count("pto.tsels") == 2 and "pto.tcmps" in pto and "pto.tsel " in pto

@@ -129,6 +129,7 @@ TRAITS = frozenset({
     "accepts_acc",   # takes an Acc tile as it is (a store to GM, a cast): no Acc->Vec hand-over first
     "orchestration_only",  # task-graph values and host access (task ids, pl.read of a tensor): not in kernels
     "clamp",         # a tensor window with clamp=: the front end cuts its valid region to the tensor
+    "mask_result",   # a packed-mask result: on tensor operands in kernel code it becomes 1/0 values (sels)
 })
 
 

@@ -52,9 +52,10 @@ def _cmp(op, scalar_rhs: bool):
 
 _MODE = (("cmpMode", lambda attrs, args: CMP_MODES[attrs["cmp_type"]]),)
 declare("cmp", (LHS, RHS, _CMP_TYPE), _cmp("cmp", False), pto="pto.tcmp", form="dps", scalar_form="cmps",
+        traits={"mask_result"},
         pto_attrs=_MODE, doc="packed mask of lhs (cmp_type) rhs, one bit per element (for sel/sels)")
 declare("cmps", (LHS, P("rhs", "scalar"), _CMP_TYPE), _cmp("cmps", True), pto="pto.tcmps", form="dps",
-        pto_attrs=_MODE, namespaces=("pl.tile",),
+        pto_attrs=_MODE, namespaces=("pl.tile",), traits={"mask_result"},
         doc="packed mask of lhs (cmp_type) a scalar rhs, one bit per element (for sel/sels)")
 
 
