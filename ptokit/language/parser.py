@@ -237,8 +237,10 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
                 return [N.Return([], loc=loc)]
             vals = s.value.elts if isinstance(s.value, ast.Tuple) else [s.value]
             out, values = [], []
-            for v in vals:
+            for i, v in enumerate(vals):
                 e = self.expr(v)
+                if isinstance(e.type, TileType) and self.fn is not None and self.fn.kind is N.FunctionType.InCore:
+                    e = self.returned_tile(e, i, v)       # stored to an added Out (signatures.py)
                 if isinstance(e, N.OpCall) and e.op == "store":
                     # `return pl.store(t, off, out)`: the store happens, and the tensor is returned
                     out.append(N.ExprStmt(e, loc=loc))

@@ -9,7 +9,9 @@ import ast
 from typing import List
 
 from ..ir import nodes as N
-from ..ir.types import ScalarType, TensorType, TileType
+from ..ir.types import INDEX, MemorySpace, ScalarType, TensorType, TileType
+
+ADDED_OUTS = "added_outs"     # Function.attrs key: the Out parameters a kernel's returned tiles added
 
 
 class Signature:
@@ -77,6 +79,9 @@ class CallMixin:
                 nodes[j] = inner
                 no_dep.append(j)
         args = [self.expr(a) for a in nodes]
+        added = callee.attrs.get(ADDED_OUTS, ())
+        if added and len(args) == len(callee.params) - len(added):
+            args += [self._new_output(callee, name, p, e) for p in callee.params[len(args):]]
         if len(args) != len(callee.params):
             raise self.err(f"{name} takes {len(callee.params)} arguments, but {len(args)} were given", e)
         for a, p, node in zip(args, callee.params, nodes):
@@ -84,3 +89,38 @@ class CallMixin:
             if problem:
                 raise self.err(problem, node)
         return self.task_call_attrs(N.FuncCall(name, args, loc=self.loc(e)), no_dep)
+
+    def returned_tile(self, value: N.Expr, i: int, node) -> N.Expr:
+        """``return t`` of a tile in a kernel (pypto-parity.md F): the kernel gets an Out parameter
+        ``__ret<i>`` shaped like the tile, the tile is stored there, and the parameter is returned;
+        callers that leave it out get a new tensor for it."""
+        t = value.type
+        if t.memory not in (MemorySpace.Vec, MemorySpace.Acc):
+            raise self.err(f"a kernel returns tensors: a {t.memory.name} tile cannot be stored to one (move it "
+                           f"to Vec first)", node)
+        name = f"__ret{i}"
+        want = TensorType(tuple(t.shape), t.dtype)
+        param = next((p for p in self.fn.params if p.name == name), None)
+        if param is None:
+            param = N.Param(name, want, N.Direction.OUT, loc=self.loc(node))
+            self.fn.params.append(param)
+            self.fn.attrs[ADDED_OUTS] = tuple(self.fn.attrs.get(ADDED_OUTS, ())) + (name,)
+            self.env[name] = want
+        elif param.type != want:
+            raise self.err(f"this return gives {t} where another return of {self.fn.name} gave a "
+                           f"{param.type}: every return of a kernel must return the same shapes and dtypes", node)
+        zero = N.Const(0, type=INDEX, loc=self.loc(node))
+        offsets = N.ListExpr([zero, zero], loc=self.loc(node))
+        return self.typed_op("store", [value, N.Var(name, type=want, loc=self.loc(node)), offsets], {}, node)
+
+    def _new_output(self, callee: N.Function, name: str, p: N.Param, e: ast.Call) -> N.Expr:
+        """A new tensor for an Out parameter a returned tile added, made where the call is."""
+        if not self.in_orchestration:
+            raise self.err(f"{name} returns a tile, stored to a tensor the caller creates: call it from the "
+                           f"orchestration, or pass the output tensor", e)
+        loc = self.loc(e)
+        init = self.typed_op("create_tensor", [], {"shape": list(p.type.shape), "dtype": p.type.dtype}, e)
+        var = f"__{name}_{p.name}_{loc.line}_{loc.col}" if loc is not None else f"__{name}_{p.name}"
+        self.env[var] = init.type
+        self.pre.append(N.Assign([N.Var(var, type=init.type, loc=loc)], init, loc=loc))
+        return N.Var(var, type=init.type, loc=loc)

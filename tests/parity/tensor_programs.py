@@ -123,3 +123,40 @@ class TensorCompares:
              pick: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
         gt, le, pick = self.k(a, b, i, gt, le, pick)
         return gt, le, pick
+
+
+@pl.program
+class ReturnedTiles:
+    """F: a kernel returning an on-chip value stores it to an added Out; a caller that leaves that
+    output out gets a new tensor for it, one that passes it gets it written."""
+    @pl.function(type=pl.FunctionType.InCore)
+    def absval(self, a: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+        r = pl.abs(a)
+        return r
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def plus1(self, a: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        y = pl.assemble(y, pl.adds(a, 1.0), [0, 0])
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+             z: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        t = self.absval(a)                  # the runtime allocates the kernel's output
+        y = self.plus1(t, y)
+        z = self.absval(y, z)               # ... or the caller passes it
+        return y, z
+
+
+@pl.program
+class ReturnsDisagree:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[16, 64], pl.FP32]:
+        if n > 0:
+            return pl.abs(a)
+        return pl.cast(pl.abs(a), pl.FP16)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]):
+        t = self.k(a, n)
+        return t

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import ptokit
+from ptokit.errors import CompileError
 from ptokit.runtime import RunConfig
 
 from . import tensor_programs as T
@@ -88,3 +89,21 @@ def test_tensor_compares_are_one_zero_values(runtime, tmp_path):
     np.testing.assert_array_equal(pick, np.minimum(a, b))
     pto = (tmp_path / "out" / "ptoas" / "k.pto").read_text()
     assert pto.count("pto.tsels") == 2 and "pto.tcmps" in pto and "pto.tsel " in pto
+
+
+def test_returned_tiles_are_stored_to_added_outputs(runtime, tmp_path):
+    a = rand(16, 64)
+    y, z = np.zeros_like(a), np.zeros_like(a)
+    run(T.ReturnedTiles, runtime, tmp_path, a, y, z)
+    np.testing.assert_array_equal(y, np.abs(a) + 1)
+    np.testing.assert_array_equal(z, np.abs(a) + 1)
+    kc = (tmp_path / "out" / "kernel_config.py").read_text()
+    assert '"absval"' in kc and '"signature": ["IN", "OUT"]' in kc
+
+
+def test_returns_of_different_types_are_an_error(tmp_path):
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(T.ReturnsDisagree, output_dir=tmp_path / "out")
+    msg = str(info.value)
+    assert "every return of a kernel must return the same shapes and dtypes" in msg
+    assert "return pl.cast(pl.abs(a), pl.FP16)" in msg.splitlines()[1]
