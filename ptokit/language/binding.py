@@ -69,10 +69,10 @@ class OpBinder:
                 bound[p.name] = _Given(p.default)
         return bound
 
-    def op_call(self, name: str, e: ast.Call) -> N.Expr:
+    def op_call(self, name: str, e: ast.Call, front: bool = True) -> N.Expr:
         op = OPS[name]
         self.check_op_allowed(op, e)
-        if op.front is not None:
+        if op.front is not None and front:
             return getattr(self, op.front)(op, e)     # an op whose call the front end reads itself
         if op.has("orchestration_only") and not self.in_orchestration:
             raise self.err(f"pl.{name} is a value of orchestration code; it cannot be in a kernel", e)
@@ -157,6 +157,34 @@ class OpBinder:
         tmp = self.typed_op("create_tile", [], {"shape": [1, 32], "dtype": DType.UINT8,
                                                  "target_memory": MemorySpace.Vec}, e)
         return self.typed_op("sels", [mask, ones, tmp, zero], {}, e)
+
+    def front_tensor_gather(self, op: OpDef, e: ast.Call) -> N.Expr:
+        """``pl.tensor.gather`` / ``pl.gather``: the index form ``(input, dim, index)``, or with
+        ``mask_pattern=`` the mask form (``pl.tile.gather_mask``)."""
+        kws = {k.arg for k in e.keywords}
+        if "mask_pattern" in kws:
+            return self.op_call("gather_mask", e)
+        compare = sorted(kws & {"kvalue", "cmp_mode", "out_cols", "count_dtype"})
+        if compare:
+            raise self.err(f"pl.tensor.gather's compare form ({', '.join(k + '=' for k in compare)}) is not "
+                           f"supported yet; the index form gather(input, -1, index) and the mask form "
+                           f"gather(input, mask_pattern=...) are", e)
+        return self.op_call(op.name, e, front=False)
+
+    def front_tensor_scatter(self, op: OpDef, e: ast.Call) -> N.Expr:
+        """``pl.tensor.scatter`` / ``pl.scatter``: the index form ``(input, dim, index, src)``, or
+        ``(input, mask_pattern=, dst=)``: each row of input into the marked columns of dst
+        (``pl.tile.scatter_mask(dst, input, mask_pattern)``)."""
+        kw = {k.arg: k.value for k in e.keywords}
+        if "mask_pattern" not in kw:
+            return self.op_call(op.name, e, front=False)
+        src = e.args[0] if e.args else kw.pop("input", None)
+        dst = kw.pop("dst", None)
+        if src is None or dst is None or len(e.args) > 1:
+            raise self.err("the mask form is pl.tensor.scatter(input, mask_pattern=..., dst=...)", e)
+        call = ast.copy_location(ast.Call(func=e.func, args=[dst, src],
+                                          keywords=[ast.keyword(arg=k, value=v) for k, v in kw.items()]), e)
+        return self.op_call("scatter_mask", call)
 
     def _clamped_valid(self, op: OpDef, values, attrs, e) -> tuple:
         """``clamp=True`` (pypto-parity.md A7): per axis, the valid extent ``n`` (``valid_shape``, else the

@@ -33,7 +33,8 @@ tile = _types.SimpleNamespace(**_namespace("pl.tile"), MaskPattern=MaskPattern)
 
 # pl.tensor.<op>: the tensor-level spellings: every pl.<op> (in kernel code its tensor operands are
 # loaded, language/tensor_level.py), plus tensor-only names
-tensor = _types.SimpleNamespace(**_namespace("pl"), create=OPS["create_tensor"], dim=dsl_marker("dim"))
+tensor = _types.SimpleNamespace(**{**_namespace("pl"), **_namespace("pl.tensor")}, create=OPS["create_tensor"],
+                                dim=dsl_marker("dim"))
 
 # pl.array.create / get_element / update_element; pl.system.task_dummy / task_invalid
 array = _types.SimpleNamespace(**_namespace("pl.array"))

@@ -160,3 +160,76 @@ class ReturnsDisagree:
     def main(self, a: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]):
         t = self.k(a, n)
         return t
+
+
+@pl.program
+class TensorGathers:
+    """F: pl.tensor.gather / pl.gather, index form (torch.gather on the last axis, INT32 and INT16
+    indices) and mask form."""
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[8, 64], pl.FP32], idx: pl.Tensor[[8, 16], pl.INT32], h: pl.Tensor[[8, 64], pl.FP16],
+          i16: pl.Tensor[[8, 16], pl.INT16], y: pl.Out[pl.Tensor[[8, 16], pl.FP32]],
+          yh: pl.Out[pl.Tensor[[8, 16], pl.FP16]], ym: pl.Out[pl.Tensor[[8, 32], pl.FP32]]):
+        y = pl.assemble(y, pl.tensor.gather(x, -1, idx), [0, 0])
+        yh = pl.assemble(yh, pl.gather(h, dim=-1, index=i16), [0, 0])
+        ym = pl.assemble(ym, pl.tensor.gather(x, mask_pattern=pl.tile.MaskPattern.P0101), [0, 0])
+        return y, yh, ym
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[8, 64], pl.FP32], idx: pl.Tensor[[8, 16], pl.INT32], h: pl.Tensor[[8, 64], pl.FP16],
+             i16: pl.Tensor[[8, 16], pl.INT16], y: pl.Out[pl.Tensor[[8, 16], pl.FP32]],
+             yh: pl.Out[pl.Tensor[[8, 16], pl.FP16]], ym: pl.Out[pl.Tensor[[8, 32], pl.FP32]]):
+        y, yh, ym = self.k(x, idx, h, i16, y, yh, ym)
+        return y, yh, ym
+
+
+@pl.program
+class GatherAlongRows:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[8, 64], pl.FP32], idx: pl.Tensor[[8, 16], pl.INT32], y: pl.Out[pl.Tensor[[8, 16], pl.FP32]]):
+        y = pl.assemble(y, pl.tensor.gather(x, 0, idx), [0, 0])
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[8, 64], pl.FP32], idx: pl.Tensor[[8, 16], pl.INT32], y: pl.Out[pl.Tensor[[8, 16], pl.FP32]]):
+        y = self.k(x, idx, y)
+        return y
+
+
+@pl.program
+class GatherCompareForm:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[8, 64], pl.FP32], idx: pl.Tensor[[8, 16], pl.INT32], y: pl.Out[pl.Tensor[[8, 16], pl.FP32]]):
+        y = pl.assemble(y, pl.tensor.gather(x, kvalue=1.0, cmp_mode=0, out_cols=16), [0, 0])
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[8, 64], pl.FP32], idx: pl.Tensor[[8, 16], pl.INT32], y: pl.Out[pl.Tensor[[8, 16], pl.FP32]]):
+        y = self.k(x, idx, y)
+        return y
+
+
+@pl.program
+class TensorScatters:
+    """F: pl.tensor.scatter / pl.scatter, index form (INT32 index for FP32, INT16 for FP16) and mask
+    form; pl.tensor.ci."""
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[8, 64], pl.FP32], idx: pl.Tensor[[8, 16], pl.INT32], s: pl.Tensor[[8, 16], pl.FP32],
+          h: pl.Tensor[[8, 64], pl.FP16], i16: pl.Tensor[[8, 16], pl.INT16], sh: pl.Tensor[[8, 16], pl.FP16],
+          m: pl.Tensor[[8, 32], pl.FP32], y: pl.Out[pl.Tensor[[8, 64], pl.FP32]],
+          yh: pl.Out[pl.Tensor[[8, 64], pl.FP16]], ym: pl.Out[pl.Tensor[[8, 64], pl.FP32]],
+          r: pl.Out[pl.Tensor[[1, 64], pl.INT32]]):
+        y = pl.assemble(y, pl.tensor.scatter(x, -1, idx, s), [0, 0])
+        yh = pl.assemble(yh, pl.scatter(h, dim=-1, index=i16, src=sh), [0, 0])
+        ym = pl.assemble(ym, pl.tensor.scatter(m, mask_pattern=pl.tile.MaskPattern.P0101, dst=x), [0, 0])
+        r = pl.assemble(r, pl.tensor.ci(5, [1, 64], dtype=pl.INT32), [0, 0])
+        return y, yh, ym, r
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[8, 64], pl.FP32], idx: pl.Tensor[[8, 16], pl.INT32], s: pl.Tensor[[8, 16], pl.FP32],
+             h: pl.Tensor[[8, 64], pl.FP16], i16: pl.Tensor[[8, 16], pl.INT16], sh: pl.Tensor[[8, 16], pl.FP16],
+             m: pl.Tensor[[8, 32], pl.FP32], y: pl.Out[pl.Tensor[[8, 64], pl.FP32]],
+             yh: pl.Out[pl.Tensor[[8, 64], pl.FP16]], ym: pl.Out[pl.Tensor[[8, 64], pl.FP32]],
+             r: pl.Out[pl.Tensor[[1, 64], pl.INT32]]):
+        y, yh, ym, r = self.k(x, idx, s, h, i16, sh, m, y, yh, ym, r)
+        return y, yh, ym, r

@@ -107,3 +107,47 @@ def test_returns_of_different_types_are_an_error(tmp_path):
     msg = str(info.value)
     assert "every return of a kernel must return the same shapes and dtypes" in msg
     assert "return pl.cast(pl.abs(a), pl.FP16)" in msg.splitlines()[1]
+
+
+def test_tensor_gathers(runtime, tmp_path):
+    rng = np.random.default_rng(5)
+    x, h = rand(8, 64), rand(8, 64, seed=1, dtype=np.float16)
+    idx = rng.integers(0, 64, (8, 16)).astype(np.int32)
+    i16 = rng.integers(0, 64, (8, 16)).astype(np.int16)
+    y, yh, ym = np.zeros((8, 16), np.float32), np.zeros((8, 16), np.float16), np.zeros((8, 32), np.float32)
+    run(T.TensorGathers, runtime, tmp_path, x, idx, h, i16, y, yh, ym)
+    np.testing.assert_array_equal(y, np.take_along_axis(x, idx, -1))
+    np.testing.assert_array_equal(yh, np.take_along_axis(h, i16.astype(np.int64), -1))
+    np.testing.assert_array_equal(ym, x[:, ::2])
+
+
+@pytest.mark.parametrize("program,message", [
+    (T.GatherAlongRows, "tensor.gather picks along the last axis (dim=-1), but got dim=0"),
+    (T.GatherCompareForm, "pl.tensor.gather's compare form (cmp_mode=, kvalue=, out_cols=) is not supported yet"),
+])
+def test_tensor_gather_errors(tmp_path, program, message):
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(program, output_dir=tmp_path / "out")
+    assert message in str(info.value)
+    assert "pl.tensor.gather(x" in str(info.value).splitlines()[1]
+
+
+def test_tensor_scatters_and_ci(runtime, tmp_path):
+    rng = np.random.default_rng(6)
+    x, s, m = rand(8, 64), rand(8, 16, seed=1), rand(8, 32, seed=2)
+    h, sh = rand(8, 64, seed=3, dtype=np.float16), rand(8, 16, seed=4, dtype=np.float16)
+    idx = np.stack([rng.permutation(64)[:16] for _ in range(8)]).astype(np.int32)     # distinct per row
+    i16 = np.stack([rng.permutation(64)[:16] for _ in range(8)]).astype(np.int16)
+    y, yh, ym = np.zeros_like(x), np.zeros_like(h), np.zeros_like(x)
+    r = np.zeros((1, 64), np.int32)
+    run(T.TensorScatters, runtime, tmp_path, x, idx, s, h, i16, sh, m, y, yh, ym, r)
+    want = x.copy()
+    np.put_along_axis(want, idx.astype(np.int64), s, -1)
+    np.testing.assert_array_equal(y, want)
+    want_h = h.copy()
+    np.put_along_axis(want_h, i16.astype(np.int64), sh, -1)
+    np.testing.assert_array_equal(yh, want_h)
+    want_m = np.zeros_like(x)
+    want_m[:, ::2] = m
+    np.testing.assert_array_equal(ym, want_m)
+    np.testing.assert_array_equal(r, np.arange(5, 69, dtype=np.int32)[None])

@@ -283,3 +283,99 @@ declare("scatter_update", (P("input"), P("dim", "int", skipped_when_keyword=True
         doc="input[index.flat[k], :] = src[k, :] for a [b, s] index and a [b * s, d] src, in place (dim=-2; also "
             "(input, index, src, dim=-2); 4-D [blocks, block_size, 1, d] windows load as their flat rows; a "
             "composite: the flat offsets index * d + column, then one scatter)")
+
+
+# ----------------------------------------------------------------- pl.tensor.gather (torch.gather on the last axis)
+
+def _take_along(ts, attrs):
+    """pypto-parity.md F: the index form of ``pl.tensor.gather(input, dim, index)`` = torch.gather(input,
+    -1, index): out[b, k] = input[b, index[b, k]] (rank 2; INT32 index, INT16 with a 16-bit input)."""
+    if attrs.get("dim") not in (-1, 1):
+        raise OpTypeError(f"tensor.gather picks along the last axis (dim=-1), but got dim={attrs.get('dim')!r}", "dim")
+    inp = _vec(ts[0], "tensor.gather", "input", "input")
+    idx = _vec(ts[1], "tensor.gather", "index tile", "index")
+    if inp.dtype not in _GATHER_DTYPES:
+        raise OpTypeError(f"tensor.gather gathers FP16, FP32, INT16 or INT32 elements, but got {inp.dtype!r}", "input")
+    if idx.dtype is not DType.INT32 and not (idx.dtype is DType.INT16 and inp.dtype.size == 2):
+        raise OpTypeError(f"tensor.gather indices are INT32 (or INT16 with a 16-bit input), but got {idx.dtype!r}",
+                          "index")
+    if idx.rows != inp.rows:
+        raise OpTypeError(f"tensor.gather picks within each row: the index needs the input's {inp.rows} rows, but "
+                          f"has {idx.rows}", "index")
+    if idx.valid is not None or inp.valid is not None:
+        raise OpTypeError("tensor.gather takes whole input and index tiles (no partial valid region)", "index")
+    _row_bytes(idx.shape, inp.dtype, "tensor.gather", "index")
+    return TileType(idx.shape, inp.dtype, MemorySpace.Vec)
+
+
+def _take_along_expand(args, attrs, emit):
+    """The flat offsets b * cols + index[b, k] (a row ramp 0 .. rows-1 as a column, times the input's
+    columns, added along each row), then one flat gather."""
+    inp, index = args
+    rows, cols = inp.type.shape
+    i32 = ScalarType(DType.INT32)
+    flat = index if index.type.dtype is DType.INT32 else emit("cast", [index], {"target_type": DType.INT32,
+                                                                               "mode": "rint"})
+    ramp = emit("ci", [N.Const(0, type=i32)], {"shape": (1, rows), "dtype": DType.INT32, "descending": False})
+    base = emit("muls", [emit("reshape", [ramp], {"shape": (rows, 1)}), N.Const(cols, type=i32)], {})
+    flat = emit("row_expand_add", [flat, base], {})
+    if index.type.dtype is DType.INT16:
+        flat = emit("cast", [flat], {"target_type": DType.INT16, "mode": "rint"})
+    tmp = emit("create_tile", [], {"shape": list(index.type.shape), "dtype": flat.type.dtype,
+                                   "target_memory": MemorySpace.Vec})
+    return emit("gather", [inp, flat, tmp], {})
+
+
+declare("tensor.gather", (P("input"), P("dim", "int", skipped_when_keyword=True), P("index")), _take_along,
+        form="composite", expand=_take_along_expand, namespaces=("pl.tensor",), dsl_aliases=("pl.gather",),
+        front="front_tensor_gather",
+        doc="out[b, k] = input[b, index[b, k]] (torch.gather on the last axis, dim=-1; mask_pattern=: "
+            "pl.tile.gather_mask; a composite: flat offsets, then one gather)")
+
+
+def _put_along(ts, attrs):
+    """pypto-parity.md F: ``pl.tensor.scatter(input, dim, index, src)``: out = input with
+    out[b, index[b, k]] = src[b, k] (rank 2, dim=-1; INT32 index for 4-byte data, INT16 for 2-byte)."""
+    if attrs.get("dim") not in (-1, 1):
+        raise OpTypeError(f"tensor.scatter writes along the last axis (dim=-1), but got dim={attrs.get('dim')!r}",
+                          "dim")
+    inp = _vec(ts[0], "tensor.scatter", "input", "input")
+    idx = _vec(ts[1], "tensor.scatter", "index tile", "index")
+    src = _vec(ts[2], "tensor.scatter", "source", "src")
+    if src.dtype != inp.dtype:
+        raise OpTypeError(f"tensor.scatter requires matching dtypes, but got input {inp.dtype!r} and src "
+                          f"{src.dtype!r}", "src")
+    if inp.dtype not in _SCATTER_DTYPES or inp.dtype.size == 1:
+        raise OpTypeError(f"tensor.scatter writes FP16, FP32, BF16, INT16 or INT32 elements, but got {inp.dtype!r}",
+                          "input")
+    want = DType.INT32 if inp.dtype.size == 4 else DType.INT16
+    if idx.dtype is not want:
+        raise OpTypeError(f"tensor.scatter of {inp.dtype!r} takes a {want.name} index, but got {idx.dtype!r}", "index")
+    if idx.shape != src.shape or idx.rows != inp.rows:
+        raise OpTypeError(f"tensor.scatter needs an index shaped like src with the input's {inp.rows} rows, but got "
+                          f"index {fmt_shape(idx.shape)} and src {fmt_shape(src.shape)}", "index")
+    if any(t.valid is not None for t in (inp, idx, src)):
+        raise OpTypeError("tensor.scatter takes whole input, index and src tiles (no partial valid region)", "index")
+    return inp
+
+
+def _put_along_expand(args, attrs, emit):
+    """The flat offsets b * cols + index[b, k] (computed in INT32), then one in-place scatter."""
+    inp, index, src = args
+    rows, cols = inp.type.shape
+    i32 = ScalarType(DType.INT32)
+    flat = index if index.type.dtype is DType.INT32 else emit("cast", [index], {"target_type": DType.INT32,
+                                                                               "mode": "rint"})
+    ramp = emit("ci", [N.Const(0, type=i32)], {"shape": (1, rows), "dtype": DType.INT32, "descending": False})
+    base = emit("muls", [emit("reshape", [ramp], {"shape": (rows, 1)}), N.Const(cols, type=i32)], {})
+    flat = emit("row_expand_add", [flat, base], {})
+    if index.type.dtype is DType.INT16:
+        flat = emit("cast", [flat], {"target_type": DType.INT16, "mode": "rint"})
+    return emit("scatter", [inp, src, flat], {})
+
+
+declare("tensor.scatter", (P("input"), P("dim", "int", skipped_when_keyword=True), P("index"), P("src")), _put_along,
+        form="composite", traits={"shares_operand0"}, expand=_put_along_expand, namespaces=("pl.tensor",),
+        dsl_aliases=("pl.scatter",), front="front_tensor_scatter",
+        doc="input[b, index[b, k]] = src[b, k], in place (dim=-1; mask_pattern=, dst=: pl.tile.scatter_mask; a "
+            "composite: flat offsets, then one scatter)")

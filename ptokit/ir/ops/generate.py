@@ -55,7 +55,7 @@ for _n in ("ci", "arange"):          # pypto: arange = ci
     declare(_n, (P("start", "scalar"), P("shape", "shape"), P("dtype", "dtype", DType.INT32),
                  P("descending", "bool", False)), _ci(_n), pto="pto.tci", form="fill",
             pto_attrs=(("descending", lambda a, _: bool(a["descending"])),),
-            namespaces=("pl", "pl.tile") if _n == "arange" else ("pl.tile",),
+            namespaces=("pl", "pl.tile") if _n == "arange" else ("pl.tile", "pl.tensor"),
             doc="[1, N] row start + k (descending: start - k), INT16/INT32")
 
 _TRI_DTYPES = (DType.FP16, DType.FP32, DType.INT16, DType.INT32, DType.UINT16, DType.UINT32)
