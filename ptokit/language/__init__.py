@@ -13,7 +13,8 @@ from .ops import *  # noqa: F401,F403
 from .ops import OPS as _OPS
 from .ops import array, system, tensor, tile
 from .types import DTYPES as _DTYPES
-from .types import InOut, Level, Mem, Out, PipeType, Role, Scalar, ScopeMode, SplitMode, TaskId, Tensor, Tile, dynamic
+from .types import (InOut, Level, Mem, Out, PipeType, Role, Scalar, ScopeMode, SplitMode, TaskId, Tensor, Tile,
+                    TileView, dynamic)
 
 globals().update(_DTYPES)      # pl.FP32, pl.UINT16, ...
 
@@ -34,5 +35,5 @@ __all__ = [
     "jit",  # noqa: F405 (module __getattr__)
     "func_attr", "SplitMode", "ScopeMode", "Role", "PipeType", "scope", "manual_scope", "cluster", "submit",
     "const", "min", "max", "static_assert", "static_print", "tensor", "pipeline", "yield_", "while_", "cond",
-    "array", "system", "TaskId",
+    "array", "system", "TaskId", "TileView",
 ] + sorted(_DTYPES) + sorted(_OPS)

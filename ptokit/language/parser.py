@@ -32,6 +32,7 @@ from .program import dyn_dims_of  # noqa: F401  (re-exported for the jit front e
 from .signatures import CallMixin, Signature
 from .source import Source, eval_static
 from .tasks import TaskMixin
+from .views import TileViewMixin
 from .tensor_level import TensorLevelMixin
 from .types import DynamicDim, TileAnnot
 from .windows import WindowMixin
@@ -44,7 +45,8 @@ def parse_program(spec) -> N.Program:
     return program.parse_program(spec, FunctionParser)
 
 
-class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, ScopeMixin, CallMixin, TaskMixin):
+class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, ScopeMixin, CallMixin, TaskMixin,
+                     TileViewMixin):
     def __init__(self, src: Source, g, sigs: Dict[str, Signature], dyn: Dict[str, DynamicDim]):
         self.src = src
         self.g = g
@@ -291,6 +293,12 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
             raise self.err("chained assignment is not supported", s)
         if s.value is None:
             raise self.err("a declaration needs a value", s)
+        if isinstance(s, ast.AnnAssign) and isinstance(target, ast.Name):
+            annot, view = self.split_tile_view(s.annotation)
+            if view is not None:       # t: pl.Tile[..., pl.TileView(valid_shape=[vr, vc])] = ... (views.py)
+                plain = ast.copy_location(ast.AnnAssign(target=target, annotation=annot, value=s.value,
+                                                        simple=s.simple), s)
+                return self.assign(plain) + self.apply_tile_view(target.id, view, s)
         if isinstance(target, ast.Subscript):
             return self.assign_subscript(target, s)
         if isinstance(s.value, ast.Call):

@@ -153,9 +153,24 @@ class Tensor(metaclass=_TensorMeta):
 
 class _TileMeta(type):
     def __getitem__(cls, item):
+        if any(isinstance(x, TileView) for x in item):
+            raise TypeError("pl.TileView is taken from the annotation of an assignment (t: pl.Tile[[r, c], dtype, "
+                            "pl.TileView(valid_shape=[vr, vc])] = ...), not from a parameter's")
         if len(item) == 2:
             return TileAnnot(_shape_tuple(item[0]), item[1])
         return TileAnnot(_shape_tuple(item[0]), item[1], item[2])
+
+
+class TileView:
+    """``pl.TileView(valid_shape=[rows, cols], ...)``: an element of an assignment's ``pl.Tile[...]``
+    annotation giving the tile's valid region (``language/views.py``)."""
+
+    FIELDS = ("valid_shape", "stride", "start_offset", "blayout", "slayout", "fractal", "pad", "compact")
+
+    def __init__(self, valid_shape=None, stride=None, start_offset=None, blayout=None, slayout=None, fractal=None,
+                 pad=None, compact=None):
+        self.valid_shape, self.stride, self.start_offset = valid_shape, stride, start_offset
+        self.blayout, self.slayout, self.fractal, self.pad, self.compact = blayout, slayout, fractal, pad, compact
 
 
 class Tile(metaclass=_TileMeta):

@@ -121,3 +121,35 @@ class ClampNotABool:
     def main(self, x: pl.Tensor[[48, 64], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
         y = self.k(x, n, y)
         return y
+
+
+@pl.program
+class TileViews:
+    """B: pl.TileView(valid_shape=...) in an assignment's annotation gives the tile its valid region
+    (run-time rows here); one that restates the value's own region changes nothing."""
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 64])] = pl.load(x, [0, 0], [16, 64])
+        t = pl.fillpad(t, pad_value=pl.PadValue.zero)
+        u: pl.Tile[[16, 64], pl.FP32, pl.TileView(valid_shape=[16, 64])] = pl.adds(t, 1.0)
+        y = pl.store(u, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        y = self.k(x, n, y)
+        return y
+
+
+@pl.program
+class TileViewPlacement:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        t: pl.Tile[[16, 64], pl.FP32, pl.TileView(valid_shape=[8, 64], fractal=1024)] = pl.load(x, [0, 0], [16, 64])
+        y = pl.store(t, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        y = self.k(x, y)
+        return y

@@ -59,7 +59,23 @@ def test_clamped_loads(tmp_path, runtime):
     assert "v_row=32" in pto or "%c32" in pto             # the constant window's valid rows, folded
 
 
+@pytest.mark.parametrize("runtime", ["tensormap_and_ringbuffer", "host_build_graph"])
+def test_tile_views_set_the_valid_region(tmp_path, runtime):
+    x = np.random.default_rng(8).standard_normal((16, 64)).astype(np.float32)
+    compiled = ptokit.compile(M.TileViews, output_dir=tmp_path / "out", runtime=runtime)
+    for n in (5, 16):
+        y = np.zeros_like(x)
+        compiled(x, n, y)
+        want = np.zeros_like(x)
+        want[:n] = x[:n]
+        np.testing.assert_array_equal(y, want + np.float32(1))
+    pto = (tmp_path / "out" / "ptoas" / "k.pto").read_text()
+    assert pto.count("pto.set_validshape") == 1           # the restating view adds nothing
+
+
 @pytest.mark.parametrize("program,message,needle", [
+    (M.TileViewPlacement, "pl.TileView(fractal=...) places the tile; ptokit plans tile storage and layout itself",
+     "fractal=1024"),
     (M.UnclampedOverrun, "tile.load window [64, 64] exceeds the tensor's shape [48, 64]; give valid_shape= for the "
                          "part inside it, or clamp=True", "pl.load(x, [16, 0], [64, 64])"),
     (M.ClampNotABool, "pl.load clamp must be a compile-time bool", "clamp=n"),
