@@ -6,15 +6,16 @@ The front end that reads DSL code lives in this package's modules (``parser`` an
 """
 from ..ir.nodes import FunctionType
 from ..ir.types import AtomicType, MemorySpace, PadValue, TileLayout
-from .decorators import (at, cluster, const, func_attr, function, manual_scope, max, min, parallel,  # noqa: A004
-                         pipeline, program, range, scope, spmd, static_assert, static_print, submit, unroll,
-                         while_, cond, yield_)
+from .decorators import (at, cluster, const, func_attr, function, inline, manual_scope, max, min,  # noqa: A004
+                         parallel, pipeline, program, range, scope, spmd, static_assert, static_print, submit,
+                         unroll, while_, cond, yield_)
 from .ops import *  # noqa: F401,F403
 from .ops import OPS as _OPS
 from .ops import array, system, tensor, tile
 from .types import DTYPES as _DTYPES
 from .types import (InOut, Level, Mem, Out, PipeType, Role, Scalar, ScopeMode, SplitMode, TaskId, Tensor, Tile,
-                    TileView, dynamic)
+                    TileView, Tuple, dynamic)
+from .text import loads, parse
 
 globals().update(_DTYPES)      # pl.FP32, pl.UINT16, ...
 
@@ -35,5 +36,5 @@ __all__ = [
     "jit",  # noqa: F405 (module __getattr__)
     "func_attr", "SplitMode", "ScopeMode", "Role", "PipeType", "scope", "manual_scope", "cluster", "submit",
     "const", "min", "max", "static_assert", "static_print", "tensor", "pipeline", "yield_", "while_", "cond",
-    "array", "system", "TaskId", "TileView",
+    "array", "system", "TaskId", "TileView", "Tuple", "inline", "parse", "loads",
 ] + sorted(_DTYPES) + sorted(_OPS)

@@ -92,6 +92,11 @@ def function(fn=None, *, type: FunctionType = FunctionType.Opaque, name: Optiona
     return mark
 
 
+def inline(fn=None, **options):
+    """``@pl.inline``: ``@pl.function(type=pl.FunctionType.Inline)``, a helper spliced into its callers."""
+    return function(fn, type=FunctionType.Inline, **options)
+
+
 def function_text(f) -> str:
     """``fn.as_python()`` of a ``@pl.function``: a method of a ``@pl.program`` as its program
     parsed it; any other function parsed alone (with the module-level functions it calls)."""

@@ -88,7 +88,17 @@ class CallMixin:
             problem = arg_problem(a, p.type, p.name, name)
             if problem:
                 raise self.err(problem, node)
-        return self.task_call_attrs(N.FuncCall(name, args, loc=self.loc(e)), no_dep)
+        call = self.task_call_attrs(N.FuncCall(name, args, loc=self.loc(e)), no_dep)
+        if callee.kind is N.FunctionType.Inline and e is not self.direct_call and len(callee.return_types) == 1:
+            # an Inline helper's value used inside an expression (pl.store(self.twice(t), ...)): bound to a
+            # name of its own first, as `u = self.twice(t)` would be
+            loc = self.loc(e)
+            tmp = f"__{name}_{loc.line}_{loc.col}" if loc is not None else f"__{name}"
+            t = callee.return_types[0]
+            self.env[tmp] = t
+            self.pre.append(N.Assign([N.Var(tmp, type=t, loc=loc)], call, loc=loc))
+            return N.Var(tmp, type=t, loc=loc)
+        return call
 
     def returned_tile(self, value: N.Expr, i: int, node) -> N.Expr:
         """``return t`` of a tile in a kernel (pypto-parity.md F): the kernel gets an Out parameter

@@ -179,6 +179,16 @@ class Tile(metaclass=_TileMeta):
     parameter of an Inline function without one is a Vec tile."""
 
 
+class _TupleMeta(type):
+    def __getitem__(cls, items):
+        return tuple(items) if isinstance(items, tuple) else (items,)
+
+
+class Tuple(metaclass=_TupleMeta):
+    """``-> pl.Tuple[pl.Tensor[...], pl.Tensor[...]]``: a function returning several values, the same
+    as ``-> tuple[...]`` (what is returned is read from the body, A6)."""
+
+
 class _ScalarMeta(type):
     def __getitem__(cls, dtype):
         return ScalarAnnot(dtype)

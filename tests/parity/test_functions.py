@@ -87,3 +87,56 @@ def test_annotated_assignment_from_a_call(tmp_path, runtime):
     y = np.zeros_like(x)
     ptokit.compile(F.AnnotatedCalls, output_dir=tmp_path / "out", runtime=runtime)(x, y)
     np.testing.assert_allclose(y, 2 * x)
+
+
+TEXT = '''
+@pl.program
+class FromText:
+    @pl.inline
+    def twice(self, t: pl.Tile[[16, 64], pl.FP32]) -> pl.Tile[[16, 64], pl.FP32]:
+        return pl.add(t, t)
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+          z: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tuple[pl.Tensor[[16, 64], pl.FP32],
+                                                             pl.Tensor[[16, 64], pl.FP32]]:
+        t = pl.load(x, [0, 0], [16, 64])
+        y = pl.store(self.twice(t), [0, 0], y)          # an Inline helper's value inside an expression
+        z = pl.store(pl.muls(self.twice(t), 0.5), [0, 0], z)
+        return y, z
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+             z: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        y, z = self.k(x, y, z)
+        return y, z
+'''
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_parse_and_loads_text_with_inline_and_tuple(tmp_path, runtime):
+    import ptokit.language as pl
+    path = tmp_path / "prog.py"
+    path.write_text(TEXT)
+    for prog in (pl.parse(TEXT), pl.loads(path)):
+        x = rand(16, 64)
+        y, z = np.zeros_like(x), np.zeros_like(x)
+        ptokit.compile(prog, output_dir=tmp_path / f"out{id(prog)}", runtime=runtime)(x, y, z)
+        np.testing.assert_array_equal(y, x + x)
+        np.testing.assert_array_equal(z, x)
+
+
+def test_parse_errors_point_into_the_text(tmp_path):
+    import ptokit.language as pl
+    from ptokit.errors import UserError
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(pl.parse(TEXT.replace("pl.add(t, t)", "pl.nosuch(t)"), filename="mine.py"),
+                       output_dir=tmp_path / "o")
+    assert info.value.loc.file == "mine.py" and info.value.loc.line == 6
+    assert "return pl.nosuch(t)" in str(info.value) and "^" in str(info.value)
+    with pytest.raises(UserError, match=r"mine.py:3:\d+: invalid syntax|mine.py:3:"):
+        pl.parse("x = 1\n\ndef (:\n", filename="mine.py")
+    with pytest.raises(UserError, match="defines no @pl.program and 0 @pl.function"):
+        pl.parse("x = 1\n")
+    with pytest.raises(UserError, match="cannot read"):
+        pl.loads(tmp_path / "missing.py")
