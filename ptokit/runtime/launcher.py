@@ -16,6 +16,7 @@ from .callable import pack_tree
 from .config import RunConfig, valid_aicpu_thread_nums
 from .progress import BuildProgress
 from .sim import run_image
+from .sim.races import load_sites
 
 
 def check_platform(kernel_config, config: Optional[RunConfig]) -> Optional[RunConfig]:
@@ -105,7 +106,6 @@ def output_params(kernel_config, args: Sequence) -> dict:
 
 def _sites(prepared: PreparedTree):
     """The DSL call site of each submission (the race checker's reports), if the tree has them."""
-    from .sim.races import load_sites
     src = getattr(prepared.config.orchestration, "source", None)
     if src is not None and not Path(src).is_absolute():
         src = prepared.root / src

@@ -5,7 +5,7 @@ import ptokit.language as pl
 R, C, H = 64, 64, 32
 
 # the scenarios (the `sel` argument)
-RAW, RAW_FIXED, WAR, WAR_FIXED, WAW, DISJOINT, OVERLAP, AUTO, CHAIN, AUTO_WAR = range(10)
+RAW, RAW_FIXED, WAR, WAR_FIXED, WAW, DISJOINT, OVERLAP, AUTO, CHAIN, AUTO_WAR, CREATED, CREATED_FIXED = range(12)
 
 
 @pl.program
@@ -57,4 +57,13 @@ class Races:
         if sel == 9:                                        # AUTO scope: write-after-read is not tracked
             self.inc(t, y)
             self.inc(x, t)
+        with pl.manual_scope():
+            if sel == 10:                                   # a runtime-created tensor read without deps=
+                u = pl.create_tensor([R, C], dtype=pl.FP32)
+                u = self.inc(x, u)
+                self.inc(u, y)
+            if sel == 11:
+                v = pl.create_tensor([R, C], dtype=pl.FP32)
+                v, a = pl.submit(self.inc, x, v)
+                y, b = pl.submit(self.inc, v, y, deps=[a])
         return y

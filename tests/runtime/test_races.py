@@ -45,10 +45,11 @@ def run(c, sel, t0=None, **cfg):
 def call_sites(sel):
     """(line, col, text) of the two kernel calls in the arm `if sel == <sel>:` of the program."""
     start = next(i for i, ln in enumerate(SRC) if ln.strip().startswith(f"if sel == {sel}:"))
+    calls = [i for i in range(start + 1, start + 4) if "self." in SRC[i]][:2]
     out = []
-    for i in (start + 1, start + 2):
+    for i in calls:
         text = SRC[i].split("#")[0].rstrip()
-        col = len(text) - len(text.lstrip()) + 1
+        col = text.index("self.") + 1               # the kernel call's column
         out.append((i + 1, col, text.strip()))
     return out
 
@@ -59,6 +60,7 @@ def call_sites(sel):
     (P.WAW, "WAW", ("writes", "writes"), "tensor 'y'", "elements [0, 4096) (bytes [0, 16384))"),
     (P.OVERLAP, "WAW", ("writes", "writes"), "tensor 'y' (as y[0:32, 0:64] and y[16:48, 0:64])",
      "elements [1024, 2048) (bytes [4096, 8192))"),
+    (P.CREATED, "RAW", ("writes", "reads"), "tensor 'u'", "elements [0, 4096) (bytes [0, 16384))"),
 ])
 def test_race_in_manual_scope_is_reported(runtime, tmp_path_factory, sel, kind, verbs, tensor, span):
     c = compiled(runtime, tmp_path_factory)
@@ -98,6 +100,8 @@ def test_program_with_deps_is_clean_under_every_schedule(runtime, tmp_path_facto
     t, y, _ = run(c, P.CHAIN, t0, **cfg)
     np.testing.assert_allclose(y, X + 4, rtol=1e-5)
     np.testing.assert_allclose(t, X + 3, rtol=1e-5)
+    _, y, res = run(c, P.CREATED_FIXED, **cfg)      # a created tensor's reader waits for deps= only
+    np.testing.assert_allclose(y, X + 2, rtol=1e-6)
     _, y, res = run(c, P.DISJOINT, **cfg)           # x[0:32] / x[32:64]: no false positive
     np.testing.assert_allclose(y, X * 2, rtol=1e-6)
     assert res.races == []

@@ -31,6 +31,7 @@ from ..external import ExternalTensor
 from ..records import BLOCK_RECORD_DTYPE, EDGE_DTYPE, FIFO_WAIT_DTYPE, RunResult, Timeline
 from ..trace import write_trace
 from . import comm_abi
+from .races import Race, RaceList, report
 
 SIM_DIR = Path(__file__).resolve().parent
 RUNTIME_SOURCE = SIM_DIR / "ptosim.cpp"
@@ -400,7 +401,6 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
     if config.trace:   # tracing hook (ptokit/runtime/trace.py); nothing to do when off
         write_trace(config.trace, result)
     if result.races:
-        from .races import report
         report(result.races, sites, config.race_report)
     return result
 
@@ -408,7 +408,6 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
 def race_records(races, found: int, names: dict, tensors) -> "RaceList":
     """The checker's PtoSimRace records as ``races.Race`` values (sites still unresolved),
     naming an orchestration argument when the buffer is one."""
-    from .races import Race, RaceList
     args = {int(t.buffer.addr): i for i, t in enumerate(tensors)}
     out = RaceList(found=int(found))
     for x in races:

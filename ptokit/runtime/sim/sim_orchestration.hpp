@@ -34,6 +34,8 @@ struct Submission {
     int32_t block_num = 1;
     uint64_t heap_bytes = 0;      // outputs, each rounded up to kHeapAlign
     std::vector<uint64_t> prods;  // live producers, without duplicates
+    std::vector<uint64_t> holds;  // creators inside the open MANUAL scope: referenced (their buffer
+                                  // stays alive while this task may run), not waited for
     uint64_t off = 0, len = 0;    // heap placement found by heap_fit (len includes wrap waste)
 };
 
@@ -122,7 +124,8 @@ void find_producers(Run* r, std::unique_lock<std::mutex>& lk, const CoreTaskArgs
         PTO2ArgKind k = a->kinds_[i];
         if (k == PTO2ArgKind::OUTPUT) continue;
         const ChipTensor& t = a->tensors_[i];
-        if (t.owner_task_id != PTO2_INVALID_TASK_ID && tracked_producer(r, t.owner_task_id)) add_unique(prods, t.owner_task_id);
+        if (t.owner_task_id != PTO2_INVALID_TASK_ID && lookup(r, t.owner_task_id))
+            add_unique(tracked_producer(r, t.owner_task_id) ? prods : s.holds, t.owner_task_id);
         if (k != PTO2ArgKind::NO_DEP && !t.manual_dep) tensormap_lookup(r, t, prods);
     }
     if (a->predicate_.active) {
@@ -137,6 +140,10 @@ void find_producers(Run* r, std::unique_lock<std::mutex>& lk, const CoreTaskArgs
             fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("task %llu: explicit dep on unknown task id 0x%llx", (unsigned long long)seq, (unsigned long long)id));
         if (lookup(r, id)) add_unique(prods, id);
     }
+    size_t w = 0;
+    for (uint64_t h : s.holds)
+        if (std::find(prods.begin(), prods.end(), h) == prods.end()) s.holds[w++] = h;
+    s.holds.resize(w);
 }
 
 // What to do about a ring that an open scope fills up (error 1, 2 or 4).
@@ -160,8 +167,9 @@ void wait_for_ring_space(Run* r, std::unique_lock<std::mutex>& lk, Ring& rg, int
     if (!rg.heap) fail_throw(r, lk, PTO2_ERR_HEAP_RING_DEADLOCK, fmt("cannot map a heap ring of heap_size=%llu bytes", (unsigned long long)r->cfg.heap_size));
     if (heap_bytes > rg.heap_size)
         fail_throw(r, lk, PTO2_ERR_HEAP_RING_DEADLOCK, fmt("heap-ring deadlock: task %llu needs %llu bytes of outputs but heap_size=%llu", (unsigned long long)seq, (unsigned long long)heap_bytes, (unsigned long long)rg.heap_size));
-    if (prods.size() > rg.dep_cap)
-        fail_throw(r, lk, PTO2_ERR_DEP_POOL_OVERFLOW, fmt("dependency-pool overflow: task %llu has %zu dependencies but dep_pool_size=%llu", (unsigned long long)seq, prods.size(), (unsigned long long)rg.dep_cap));
+    const size_t nedges = prods.size() + s.holds.size();
+    if (nedges > rg.dep_cap)
+        fail_throw(r, lk, PTO2_ERR_DEP_POOL_OVERFLOW, fmt("dependency-pool overflow: task %llu has %zu dependencies but dep_pool_size=%llu", (unsigned long long)seq, nedges, (unsigned long long)rg.dep_cap));
     uint64_t seen_retired = r->retired;
     auto deadline = Clock::now() + std::chrono::duration<double>(r->cfg.timeout_s);
     for (;;) {
@@ -171,7 +179,7 @@ void wait_for_ring_space(Run* r, std::unique_lock<std::mutex>& lk, Ring& rg, int
         }
         bool slot_ok = rg.head - rg.tail < rg.size;
         bool heap_ok = heap_fit(rg, heap_bytes, off, len);
-        bool dep_ok = rg.dep_used + prods.size() <= rg.dep_cap;
+        bool dep_ok = rg.dep_used + nedges <= rg.dep_cap;
         if (slot_ok && heap_ok && dep_ok) break;
         if (r->hbg) {
             if (!slot_ok)
@@ -304,6 +312,12 @@ Task& commit_task(Run* r, Ring& rg, int ringi, const CoreTaskArgs* a, const Subm
         }
         r->edges.push_back(PtoSimEdge{pt->seq, seq});
     }
+    for (uint64_t h : s.holds) {   // a reference only: released when this task completes
+        Task* pt = lookup(r, h);
+        if (!pt) continue;
+        pt->fanout_refs++;
+        t.fanin.push_back(h);
+    }
     t.edges_held = t.fanin.size();
     rg.dep_used += t.edges_held;
     for (uint32_t i = 0; i < nt; ++i) {
@@ -332,7 +346,8 @@ void op_submit(void* rtp, int32_t kind, const int32_t* ids, const CoreTaskArgs* 
     Task& t = commit_task(r, rg, ringi, a, s, out);
     if (r->race.mode) {
         std::vector<uint64_t> pseqs;
-        for (uint64_t p : t.fanin) pseqs.push_back(lookup(r, p)->seq);
+        for (uint64_t p : s.prods)
+            if (Task* pt = lookup(r, p)) pseqs.push_back(pt->seq);
         race_submit(r->race, t.seq, a->site_, t.func[0] >= 0 ? t.func[0] : t.func[1], pseqs, t.tensors.data(), t.kinds,
                     t.ntensors, a->nodep_read_only_);
     }
