@@ -5,7 +5,8 @@ import ptokit.language as pl
 R, C, H = 64, 64, 32
 
 # the scenarios (the `sel` argument)
-RAW, RAW_FIXED, WAR, WAR_FIXED, WAW, DISJOINT, OVERLAP, AUTO, CHAIN, AUTO_WAR, CREATED, CREATED_FIXED = range(12)
+(RAW, RAW_FIXED, WAR, WAR_FIXED, WAW, DISJOINT, OVERLAP, AUTO, CHAIN, AUTO_WAR, CREATED, CREATED_FIXED, SPMD_ROWS,
+ SPMD_SAME, SPMD_COLS) = range(15)
 
 
 @pl.program
@@ -18,6 +19,23 @@ class Races:
     @pl.function(type=pl.FunctionType.InCore)
     def twice(self, x: pl.Tensor[[H, C], pl.FP32], y: pl.Out[pl.Tensor[[H, C], pl.FP32]]):
         y = pl.store(pl.muls(pl.load(x, [0, 0], [H, C]), 2.0), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def rows(self, x: pl.Tensor[[R, C], pl.FP32], y: pl.Out[pl.Tensor[[R, C], pl.FP32]]):
+        i = pl.tile.get_block_idx()                         # block i: rows 16i .. 16i+15
+        y = pl.store(pl.muls(pl.load(x, [i * 16, 0], [16, C]), 10.0), [i * 16, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def first_rows(self, x: pl.Tensor[[R, C], pl.FP32], y: pl.Out[pl.Tensor[[R, C], pl.FP32]]):
+        y = pl.store(pl.muls(pl.load(x, [0, 0], [16, C]), 10.0), [0, 0], y)   # every block: rows 0..15
+        return y
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def cols(self, x: pl.Tensor[[R, C], pl.FP32], y: pl.Out[pl.Tensor[[R, C], pl.FP32]]):
+        i = pl.tile.get_block_idx()                         # block i: columns 16i .. 16i+15
+        y = pl.store(pl.muls(pl.load(x, [0, i * 16], [R, 16]), 10.0), [0, i * 16], y)
         return y
 
     @pl.function(type=pl.FunctionType.Orchestration)
@@ -66,4 +84,13 @@ class Races:
                 v = pl.create_tensor([R, C], dtype=pl.FP32)
                 v, a = pl.submit(self.inc, x, v)
                 y, b = pl.submit(self.inc, v, y, deps=[a])
+            if sel == 12:                                   # SPMD blocks on their own rows: no race
+                with pl.spmd(core_num=4):
+                    y = self.rows(x, y)
+            if sel == 13:                                   # every block writes rows 0..15
+                with pl.spmd(core_num=4):
+                    y = self.first_rows(x, y)
+            if sel == 14:                                   # column blocks: strided, disjoint
+                with pl.spmd(core_num=4):
+                    y = self.cols(x, y)
         return y

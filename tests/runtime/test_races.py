@@ -131,6 +131,28 @@ def test_adversarial_schedule_shows_the_race_in_the_numbers(runtime, tmp_path_fa
     assert set(outcomes.values()) == {True, False}
 
 
+def test_spmd_blocks_writing_one_window_are_reported(runtime, tmp_path_factory):
+    c = compiled(runtime, tmp_path_factory)
+    for sel in (P.SPMD_ROWS, P.SPMD_COLS):          # each block on its own rows / columns: clean
+        _, y, res = run(c, sel, race_check="all")
+        np.testing.assert_allclose(y, X * 10, rtol=1e-6)
+        assert res.races == []
+    with pytest.raises(RaceError) as info:
+        run(c, P.SPMD_SAME)
+    msg = str(info.value)
+    line = next(i + 1 for i, ln in enumerate(SRC) if "y = self.first_rows(x, y)" in ln)
+    col = SRC[line - 1].index("self.") + 1
+    assert ("data race (WAW) in a MANUAL scope: block 0 of task 0 (kernel 'first_rows') writes tensor 'y' "
+            "elements [0, 1024) (bytes [0, 4096)) and block 1 writes them; the blocks of one SPMD task run "
+            "concurrently") in msg
+    assert f"    {P.__file__}:{line}:{col}: task 0 submits first_rows" in msg
+    assert "fix: give each block its own window (offsets from pl.tile.get_block_idx())" in msg
+    race, = info.value.races
+    assert (race.block_a, race.block_b, race.seq_a, race.seq_b) == (0, 1, 0, 0)
+    _, _, res = run(c, P.SPMD_SAME, race_check="off")
+    assert res.races == []
+
+
 def test_auto_scope_is_never_reported(runtime, tmp_path_factory):
     c = compiled(runtime, tmp_path_factory)
     for mode in ("manual", "all"):

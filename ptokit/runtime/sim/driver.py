@@ -77,7 +77,8 @@ class PtoSimRace(ctypes.Structure):
                 ("site_b", ctypes.c_int32), ("func_a", ctypes.c_int32), ("func_b", ctypes.c_int32),
                 ("arg_a", ctypes.c_uint32), ("arg_b", ctypes.c_uint32), ("kind", ctypes.c_int32),
                 ("manual", ctypes.c_int32), ("buffer", ctypes.c_uint64), ("lo", ctypes.c_uint64),
-                ("hi", ctypes.c_uint64), ("dtype", ctypes.c_uint32), ("untracked", ctypes.c_uint32)]
+                ("hi", ctypes.c_uint64), ("dtype", ctypes.c_uint32), ("untracked", ctypes.c_uint32),
+                ("block_a", ctypes.c_int32), ("block_b", ctypes.c_int32)]
 
 
 _SIZEOF_IDS = {0: abi.ChipTensor, 1: PtoSimConfig, 2: PtoSimKernel, 3: PtoSimStats, 6: abi.LocalContext,
@@ -416,7 +417,8 @@ def race_records(races, found: int, names: dict, tensors) -> "RaceList":
                         kernel_b=names.get(int(x.func_b), f"func_{x.func_b}"), arg_a=int(x.arg_a),
                         arg_b=int(x.arg_b), kind=("RAW", "WAR", "WAW")[x.kind], manual=bool(x.manual),
                         buffer=int(x.buffer), lo=int(x.lo), hi=int(x.hi), dtype=int(x.dtype),
-                        untracked=bool(x.untracked), orch_arg=args.get(int(x.buffer))))
+                        untracked=bool(x.untracked), orch_arg=args.get(int(x.buffer)), block_a=int(x.block_a),
+                        block_b=int(x.block_b)))
     return out
 
 

@@ -190,6 +190,16 @@ extern "C" __attribute__((visibility("default"))) int pto_cpu_check_gm(const voi
     return 0;
 }
 
+// The race checker's record of a dense access by a block of an SPMD task it compares.
+extern "C" __attribute__((visibility("default"))) void pto_cpu_note_gm_span(const char* instr, const void* p,
+                                                                            uint64_t bytes, int dense) {
+    Core* c = t_core;
+    if (!c || !dense || !c->cur.task || !c->cur.task->race_spmd) return;
+    const bool write = instr && (strcmp(instr, "TSTORE") == 0 || strcmp(instr, "STORE_SCALAR") == 0);
+    const uint64_t a = (uint64_t)(uintptr_t)p;
+    c->spans.push_back(RaceSpan{a, a + bytes, 0, write});
+}
+
 namespace {
 
 const char* dtype_name(uint8_t dt) {

@@ -93,7 +93,8 @@ typedef struct PtoSimDump {
 } PtoSimDump;
 
 // A data race the checker found (cfg.race_check): two tasks of one scope whose tensor args
-// overlap, at least one writing, with no path of dependency edges between them.
+// overlap, at least one writing, with no path of dependency edges between them -- or two
+// blocks of one SPMD task whose dense global-memory accesses overlap, one writing.
 typedef struct PtoSimRace {
     uint64_t seq_a, seq_b;     // the earlier and the later submission
     int32_t site_a, site_b;    // CoreTaskArgs::set_site of each, or -1
@@ -105,6 +106,7 @@ typedef struct PtoSimRace {
     uint64_t lo, hi;           // overlapping elements [lo, hi) from the buffer start (bounding spans)
     uint32_t dtype;            // DataType of the later task's arg
     uint32_t untracked;        // 1: an arg of either task is NO_DEP or a manual_dep tensor
+    int32_t block_a, block_b;  // seq_a == seq_b: two SPMD blocks of one task (its TLOAD/TSTORE spans); else -1
 } PtoSimRace;
 
 // One rank's record on the status board of a distributed run (256 bytes, in shared memory;

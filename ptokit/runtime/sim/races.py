@@ -47,6 +47,8 @@ class Race:
     loc_a: Optional[SourceLoc] = None
     loc_b: Optional[SourceLoc] = None
     tensor: str = ""     # the DSL name of the tensor (or a description of the buffer)
+    block_a: int = -1    # seq_a == seq_b: the two SPMD blocks of that task
+    block_b: int = -1
 
     def describe(self) -> str:
         """The report of this race (both submissions located, the fix)."""
@@ -59,6 +61,8 @@ class Race:
         span = f"elements [{self.lo}, {self.hi})"
         if esize:
             span += f" (bytes [{self.lo * esize}, {self.hi * esize}))"
+        if self.block_a >= 0:
+            return self._describe_blocks(first, second, where, span)
         head = (f"data race ({self.kind}) {where}: task {self.seq_a} (kernel '{self.kernel_a}') {first} "
                 f"{self.tensor} {span} and task {self.seq_b} (kernel '{self.kernel_b}') {second} them, "
                 f"with no path of deps= edges between the two tasks")
@@ -79,6 +83,22 @@ class Race:
         lines.append(f"  fix: make task {self.seq_b} wait for task {self.seq_a}: add deps=[<task id of the first "
                      f"submission>] to the second submission{at} (bind the id with `out, tid = pl.submit(...)` or "
                      f"`with pl.at(...) as tid:`)")
+        return "\n".join(lines)
+
+
+    def _describe_blocks(self, first, second, where, span) -> str:
+        lines = [f"data race ({self.kind}) {where}: block {self.block_a} of task {self.seq_a} (kernel "
+                 f"'{self.kernel_a}') {first} {self.tensor} {span} and block {self.block_b} {second} them; the "
+                 f"blocks of one SPMD task run concurrently"]
+        loc = self.loc_a
+        lines.append(f"  task {self.seq_a} (kernel '{self.kernel_a}'), submitted at:")
+        if loc is not None:
+            lines.append(f"    {loc}: task {self.seq_a} submits {self.kernel_a}")
+            if loc.source_line is not None:
+                src = loc.source_line.rstrip("\n").expandtabs(4)
+                lines += [f"        {src}", "        " + " " * max(loc.col - 1, 0) + "^"]
+        lines.append("  fix: give each block its own window (offsets from pl.tile.get_block_idx()), or submit the "
+                     "overlapping parts as separate tasks ordered with deps=[...]")
         return "\n".join(lines)
 
 

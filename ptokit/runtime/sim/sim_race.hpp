@@ -9,6 +9,9 @@
 // the earlier accesses of the same scope to the same buffer; an overlap where at least one
 // side writes and no path of edges leads from the earlier task to the new one is a race.
 // Which scopes are checked: mode 1 the MANUAL ones (and scopes nested in them), mode 2 all.
+// The blocks of an SPMD task in a checked scope are compared by what they really touched: the
+// dense TLOAD/TSTORE spans the tile library reports (pto_cpu_note_gm_span; strided spans, whose
+// gaps a neighbour may own, are left out), when the task's last block is done.
 // A write that covers an earlier access replaces it (a later conflict with the earlier one
 // also conflicts with the write, so at least one race is still reported).  Knows nothing
 // about rings or threads: sim_orchestration.hpp calls it with the device lock held.
@@ -20,6 +23,13 @@
 namespace {
 
 constexpr size_t kMaxRaces = 256;
+
+// One dense global-memory access of a block of an SPMD task (pto_cpu_note_gm_span).
+struct RaceSpan {
+    uint64_t a, e;  // bytes [a, e)
+    int32_t block;
+    bool write;
+};
 
 struct RaceAccess {
     uint64_t seq;
@@ -114,7 +124,59 @@ void race_report(RaceState& s, const RaceAccess& e, const RaceAccess& q, uint64_
     x.hi = std::min(e.reg.end, q.reg.end);
     x.dtype = (uint32_t)dt;
     x.untracked = (e.untracked || q.untracked) ? 1 : 0;
+    x.block_a = x.block_b = -1;
     s.races.push_back(x);
+}
+
+// Is submission `seq` (just submitted) in a checked scope?  Then its blocks are compared too.
+bool race_checked_now(const RaceState& s) { return s.mode && s.scopes.back().checked; }
+
+// The blocks of SPMD task `seq` are done: two blocks whose dense accesses overlap, at least one
+// writing, race (blocks of one task are never ordered).  One report per task.
+void race_check_blocks(RaceState& s, uint64_t seq, std::vector<RaceSpan>& spans, const std::vector<ChipTensor>& args,
+                       const uint8_t* kinds, bool manual) {
+    std::sort(spans.begin(), spans.end(), [](const RaceSpan& x, const RaceSpan& y) {
+        return x.a != y.a ? x.a < y.a : x.block != y.block ? x.block < y.block : x.write > y.write;
+    });
+    for (size_t i = 0; i < spans.size(); ++i) {
+        for (size_t j = i + 1; j < spans.size() && spans[j].a < spans[i].e; ++j) {
+            const RaceSpan &p = spans[i], &q = spans[j];
+            if (p.block == q.block || !(p.write || q.write)) continue;
+            const uint64_t lo = std::max(p.a, q.a), hi = std::min(p.e, q.e);
+            uint32_t arg = 0;  // the argument holding the bytes
+            for (uint32_t k = 0; k < args.size(); ++k) {
+                const ChipTensor& t = args[k];
+                uint64_t base = t.buffer.addr + t.start_offset * t.element_size();
+                if (lo >= base && lo < base + t.extent_elems() * t.element_size()) {
+                    arg = k;
+                    break;
+                }
+            }
+            const RaceSpan& first = p.block < q.block ? p : q;
+            const RaceSpan& second = p.block < q.block ? q : p;
+            ++s.found;
+            if (s.races.size() >= kMaxRaces) return;
+            const ChipTensor& t = args.empty() ? ChipTensor{} : args[arg];
+            const uint64_t es = args.empty() ? 1 : std::max<uint64_t>(t.element_size(), 1);
+            PtoSimRace x;
+            memset(&x, 0, sizeof x);
+            x.seq_a = x.seq_b = seq;
+            x.site_a = x.site_b = seq < s.site.size() ? s.site[seq] : -1;
+            x.func_a = x.func_b = seq < s.func.size() ? s.func[seq] : -1;
+            x.arg_a = x.arg_b = arg;
+            x.kind = first.write ? (second.write ? 2 : 0) : 1;
+            x.manual = manual ? 1 : 0;
+            x.buffer = t.buffer.addr;
+            x.lo = (lo - t.buffer.addr) / es;
+            x.hi = (hi - t.buffer.addr + es - 1) / es;
+            x.dtype = (uint32_t)t.dtype;
+            x.untracked = (!args.empty() && (t.manual_dep || (PTO2ArgKind)kinds[arg] == PTO2ArgKind::NO_DEP)) ? 1 : 0;
+            x.block_a = first.block;
+            x.block_b = second.block;
+            s.races.push_back(x);
+            return;
+        }
+    }
 }
 
 // Submission `seq` (site, kernel, its producers' submission numbers, its tensor args as

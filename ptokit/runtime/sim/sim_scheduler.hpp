@@ -362,6 +362,7 @@ bool run_block(Core* c, Run* r, const Work& w) {
     rec->start_ns = r->rel(start);
     note_progress(r, start);
     volatile bool ok = false;
+    c->spans.clear();
     fifo_block_begin(c, t, w.block_idx);
     if (sigsetjmp(c->jctx.jb, 1) == 0) {
         c->jctx.armed = 1;
@@ -387,7 +388,18 @@ void block_done(Run* r, Core* c, const Work& w, bool ok) {
                                        : fmt("failed: %s", c->jctx.msg);
         fail_locked(r, PTO2_ERR_KERNEL_FAULT, fmt("kernel '%s' (func_id %d) %s in task %llu (id 0x%llx), block %d on core %d", kn.c_str(), w.func_id, what.c_str(), (unsigned long long)t->seq, (unsigned long long)t->id, w.block_idx, c->id));
     }
-    if (++t->lanes_done == t->block_num * t->lanes_per_block) complete_task(r, t);
+    if (t->race_spmd && ok) {
+        for (RaceSpan& sp : c->spans) sp.block = w.block_idx;
+        t->spans.insert(t->spans.end(), c->spans.begin(), c->spans.end());
+    }
+    if (++t->lanes_done == t->block_num * t->lanes_per_block) {
+        if (t->race_spmd) {
+            race_check_blocks(r->race, t->seq, t->spans, t->tensors, t->kinds, t->race_manual);
+            t->spans.clear();
+            t->spans.shrink_to_fit();
+        }
+        complete_task(r, t);
+    }
     if (r->failed) r->done_cv.notify_all();
 }
 
