@@ -46,6 +46,8 @@ ROW_KEYS = [
     "run_one_task", "run_one_task_sim",
     "chain_tmr", "fan_tmr", "chain_hbg", "fan_hbg",
     "chain_10k_tmr", "chain_scoped_1k_tmr", "chain_scoped_100k_tmr",
+    "race_chain_off_tmr", "race_chain_manual_tmr", "race_chain_ratio_tmr",
+    "race_fan_off_tmr", "race_fan_manual_tmr", "race_fan_ratio_tmr",
     "dsl_chain_tmr", "dsl_chain_hbg",
     "ew_numpy", "ew_sim", "ew_sim_spmd", "ew_numpy_large", "ew_sim_large", "ew_sim_copy", "ew_numpy_copy", "ew_call",
     "matmul_f32_tile", "matmul_f32_numpy", "matmul_f16_tile", "matmul_f16_numpy",
@@ -368,6 +370,33 @@ class Bench:
                 per.append(r.elapsed / n * 1e6)
             self.add(key, f"per-task overhead: {label} [tmr]", statistics.median(per), "us/task", "<=", 15.0,
                      notes="flat growth: compare with the 1k rows above", reps=len(per))
+
+        # the race checker (RunConfig.race_check): per-task cost of a MANUAL scope's chain (deps=
+        # edges) and fan (disjoint windows), checker off vs on; the ratio is the checker's overhead
+        mchain, mfan = build_many([
+            BuildJob(src, ("__CPU_SIM", "B_MANUAL_CHAIN"), [INCLUDE_DIR], ["-Werror"], "bench:manual_chain"),
+            BuildJob(src, ("__CPU_SIM", "B_MANUAL_FAN"), [INCLUDE_DIR], ["-Werror"], "bench:manual_fan")])
+        yfan = np.zeros(N_TASKS, np.float32)
+        for key, orch, arr, edges in (("chain", mchain, y, N_TASKS - 1), ("fan", mfan, yfan, 0)):
+            per = {}
+            for mode in ("off", "manual"):
+                cfg = RunConfig(runtime="tensormap_and_ringbuffer", race_check=mode)
+                run_binaries(str(orch), kernels, [arr, N_TASKS], cfg)   # warm
+                times = []
+                for _ in range(reps):
+                    r = run_binaries(str(orch), kernels, [arr, N_TASKS], cfg)
+                    if r.tasks != N_TASKS or len(r.timeline.edges) != edges or r.races:
+                        raise RuntimeError(f"manual {key}: {r.tasks} tasks, {len(r.timeline.edges)} edges, "
+                                           f"{len(r.races)} races")
+                    times.append(r.elapsed / N_TASKS * 1e6)
+                per[mode] = statistics.median(times)
+                self.add(f"race_{key}_{mode}_tmr", f"per-task overhead: MANUAL-scope {key} of {N_TASKS} tasks, "
+                         f"race_check={mode!r} [tmr]", per[mode], "us/task", "<=" if key == "chain" else "",
+                         15.0 if key == "chain" else None, reps=reps,
+                         notes="no-op kernels" + ("" if key == "chain" else "; 1000 one-element windows written "
+                                                  "(the TensorMap's cover scan of them dominates, checker or not)"))
+            self.add(f"race_{key}_ratio_tmr", f"  race checker overhead on the {key}: on / off", per["manual"] /
+                     per["off"], "x", "<=", 3.0, notes="issue 21: within 3x", reps=reps)
 
         # the same chain from the DSL, with a real (8x8 tile) kernel per task
         import ptokit

@@ -12,13 +12,14 @@ others, and every failure (unit, stage, message) is reported at the end.
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from ..codegen.orchestration import emit_orchestration
+from ..codegen.orchestration import emit_orchestration_sites
 from ..codegen.pto import emit_pto
 from ..errors import CompileError, PtokitError, UserError
 from ..ir import nodes as N
@@ -141,7 +142,10 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
 
     t0 = time.perf_counter()
     try:
-        (out_dir / "orchestration" / f"{orch.name}.cpp").write_text(emit_orchestration(prog, orch))
+        cpp, sites = emit_orchestration_sites(prog, orch)
+        (out_dir / "orchestration" / f"{orch.name}.cpp").write_text(cpp)
+        # the DSL call site of each submission, for the race checker's reports (runtime/sim/races.py)
+        (out_dir / "orchestration" / f"{orch.name}.sites.json").write_text(json.dumps(sites, indent=1) + "\n")
     except PtokitError as exc:
         if isinstance(exc, CompileError) and not failures:
             raise                 # a located error in the user's orchestration code, as the front end gives it

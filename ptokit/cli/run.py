@@ -51,6 +51,13 @@ def run_main(argv) -> int:
     ap.add_argument("--runtime-threads", type=int, default=0, help="aicpu_thread_num (0 = the tree's / default)")
     ap.add_argument("--clusters", type=int, default=8)
     ap.add_argument("--timeout", type=float, default=60.0)
+    ap.add_argument("--race-check", default="manual", metavar="MODE",
+                    help="race checker: off, manual (the tasks of MANUAL scopes; default) or all (every scope)")
+    ap.add_argument("--race-report", default="error", metavar="HOW",
+                    help="a race found: error (the run fails; default) or warn")
+    ap.add_argument("--schedule", default="default", metavar="ORDER",
+                    help="order among ready tasks: default, reverse or random (adversarial: one block at a time)")
+    ap.add_argument("--schedule-seed", type=count(0), default=0, help="seed of --schedule random")
     ap.add_argument("--save-outputs", default=None, metavar="DIR", help="write every OUT/INOUT tensor as NAME.npy")
     ap.add_argument("--trace", default=None, metavar="FILE", help="write a run trace (Perfetto) to FILE")
     ap.add_argument("--no-summary", action="store_true", help="do not print the run summary")
@@ -80,7 +87,9 @@ def run_main(argv) -> int:
                                   where=f"{Path(kc.root) / 'kernel_config.py'}: ORCHESTRATION params")
     try:
         config = RunConfig(platform=platform, runtime=a.runtime, aicpu_thread_num=a.runtime_threads,
-                           clusters=a.clusters, timeout=a.timeout, trace=a.trace, ptoas_compat=a.ptoas_compat)
+                           clusters=a.clusters, timeout=a.timeout, trace=a.trace, ptoas_compat=a.ptoas_compat,
+                           race_check=a.race_check, race_report=a.race_report, schedule=a.schedule,
+                           schedule_seed=a.schedule_seed)
     except ValueError as exc:
         raise UserError(str(exc)) from None
     out_dir = Path(a.save_outputs) if a.save_outputs else None

@@ -70,6 +70,7 @@ class _Orch:
         self.expired: Dict[str, object] = {}   # tensors created in a pl.scope that has ended
         self.declared: set = set()             # values declared before the pl.scope that assigns them
         self.arg_names: Dict[str, List[str]] = {}   # kernel -> tensor arg names (argument dump file names)
+        self.sites: List[dict] = []            # submission sites (set_site numbers), see site()
 
     def emit(self, depth, text):
         self.lines.append("    " * depth + text)
@@ -253,9 +254,7 @@ class _Orch:
                 self.body(s.body, depth, replace(ctx, block_num=bn))
                 self.sync_start = False
             elif s.kind == "scope":
-                # a runtime scope: its tasks are released when it ends; MANUAL scopes order their
-                # tasks by deps= (ptokit's runtime also keeps tracking tensors there: a superset of
-                # edges, so a race-free program computes the same numbers)
+                # a runtime scope: its tasks are released when it ends
                 mode = s.attrs.get("mode", "auto")
                 for v in _scope_values(s.body):      # values used after the scope: declared before its braces
                     if v.name not in self.declared:
@@ -263,7 +262,9 @@ class _Orch:
                         init = " = PTO2_INVALID_TASK_ID" if v.type == ScalarType(DType.TASK_ID) else "{}"
                         unused = "" if v.name in self.used else f" (void){v.name};"
                         self.emit(depth, f"{ctype(v.type)} {v.name}{init};{unused}")
-                self.emit(depth, f"PTO2_SCOPE() {{   // pl.scope(mode={mode.upper()})")
+                # MANUAL: the runtime orders the scope's tasks among themselves by deps= only
+                macro = "PTO2_SCOPE_MANUAL" if mode == "manual" else "PTO2_SCOPE"
+                self.emit(depth, f"{macro}() {{   // pl.scope(mode={mode.upper()})")
                 before = set(self.tensors)
                 self.body(s.body, depth + 1, ctx)
                 self.emit(depth, "}")
@@ -369,8 +370,9 @@ class _Orch:
             if k != "scalar":
                 tensor_index[j] = len(tensor_index)
         for j, (a, k) in enumerate(zip(call.args, kinds)):
-            if j in no_dep:
-                self.emit(depth, f"{p}.add_no_dep({targs[j]});")   # pl.no_dep: not tracked for this task
+            if j in no_dep:   # pl.no_dep: not tracked for this task (read-only ones say so: the race checker)
+                ro = ", true" if k == "input" else ""
+                self.emit(depth, f"{p}.add_no_dep({targs[j]}{ro});")
             elif k == "input":
                 self.emit(depth, f"{p}.add_input({targs[j]});")
             elif k == "output":
@@ -397,6 +399,7 @@ class _Orch:
             names.append("gm_pipe")
         self.arg_names.setdefault(call.callee, names)
         self.emit(depth, f"{p}.set_arg_names(argnames_{call.callee});")
+        self.emit(depth, f"{p}.set_site({self.site(call, kinds, fifo)});")
         for a, k in zip(call.args, kinds):
             if k == "scalar":
                 self.emit(depth, f"{p}.add_scalar(to_u64({self._scalar_arg(a, callee, call)}));")
@@ -427,6 +430,18 @@ class _Orch:
             self.tensors[n] = n
         if ctx.name_tasks is not None:
             ctx.name_tasks.append((t, depth))
+
+    def site(self, call: N.FuncCall, kinds, fifo) -> int:
+        """A new entry of the site table (``<orch>.sites.json``): where the DSL submits this task
+        and the DSL names of its tensor arguments, for the race checker's reports."""
+        loc = call.loc
+        names = [_arg_text(a) for a, k in zip(call.args, kinds) if k != "scalar"]
+        if fifo and fifo.get("gm_pipe"):
+            names.append("gm_pipe")
+        self.sites.append({"file": getattr(loc, "file", None), "line": getattr(loc, "line", 0),
+                           "col": getattr(loc, "col", 0), "source_line": getattr(loc, "source_line", None),
+                           "kernel": call.callee, "args": names})
+        return len(self.sites) - 1
 
     def tensor_arg(self, a: N.Expr, vname: str, depth, call) -> str:
         """The C++ tensor for a task argument; a window ``x[a:b, :]`` becomes a
@@ -538,5 +553,28 @@ def _scope_values(body):
             yield from _scope_values(s.body)
 
 
+def _arg_text(a: N.Expr) -> str:
+    """How a task's tensor argument reads in the DSL: ``x``, or ``x[0:32, 0:64]`` for a window
+    with constant offsets (``x[...]`` otherwise)."""
+    if isinstance(a, N.Var):
+        return a.name
+    if isinstance(a, N.OpCall) and a.op == "tensor_view" and isinstance(a.args[0], N.Var):
+        base, offs = a.args
+        parts = []
+        for o, d in zip(offs.items, a.type.shape):
+            if isinstance(o, N.Const) and isinstance(d, int):
+                parts.append(f"{o.value}:{o.value + d}")
+            else:
+                return f"{base.name}[...]"
+        return f"{base.name}[{', '.join(parts)}]"
+    return ""
+
+
 def emit_orchestration(prog: N.Program, fn: N.Function) -> str:
     return _Orch(prog, fn, fn.attrs["kernel_ids"]).generate()
+
+
+def emit_orchestration_sites(prog: N.Program, fn: N.Function):
+    """The orchestration C++ and its site table (a list, written as ``<orch>.sites.json``)."""
+    o = _Orch(prog, fn, fn.attrs["kernel_ids"])
+    return o.generate(), o.sites

@@ -22,6 +22,9 @@ DEFAULT_PLATFORM = "a2a3sim"
 RING_DEPTH = 4                   # pypto's per-ring overrides list one size per scope-depth ring
 SWIMLANE_LEVELS = range(0, 5)    # pypto: 0 off .. 4 full (True = 4)
 DUMP_ARGS_LEVELS = range(0, 3)   # pypto: 0 off, 1 tagged tensors, 2 all
+RACE_CHECK_MODES = ("off", "manual", "all")    # race checker: off / MANUAL scopes / every scope
+RACE_REPORTS = ("error", "warn")               # a race found: RaceError / RaceWarning
+SCHEDULES = ("default", "reverse", "random")   # order among ready tasks (the last two: adversarial)
 
 # ptokit's simulator sizes, and the pypto override that sets each (same meaning, pypto's name)
 _RING_FIELDS = (("ring_task_window", "task_ring_size"), ("ring_heap", "heap_size"),
@@ -94,6 +97,10 @@ class RunConfig:
     dep_pool_size: int = _RING_DEFAULTS["dep_pool_size"]      # dependency edges per ring
     trace: Optional[str] = None                       # Perfetto trace path (written by the trace step)
     ptoas_compat: Optional[str] = None                # None: the tree's; "0.27": ptoas 0.27's .pto and FIFO rule
+    race_check: str = "manual"                        # race checker: "off", "manual" scopes, "all" scopes
+    race_report: str = "error"                        # a race found: "error" (RaceError) or "warn" (RaceWarning)
+    schedule: str = "default"                         # "reverse" / "random": adversarial order of ready tasks
+    schedule_seed: int = 0                            # seed of schedule="random"
 
     def __post_init__(self):
         self._set("platform", self._resolve_platform())
@@ -131,6 +138,7 @@ class RunConfig:
             self._set("aicpu_thread_num", 0)
         self._check_sim_sizes()
         self._apply_ring_overrides()
+        self._check_races()
 
     # ------------------------------------------------------------ validation parts
     def _set(self, name, value):
@@ -184,6 +192,16 @@ class RunConfig:
             v = getattr(self, name)
             if not _is_int(v) or v < lo:
                 raise ValueError(f"{name}={v!r}: must be an integer >= {lo}")
+
+    def _check_races(self):
+        for name, allowed in (("race_check", RACE_CHECK_MODES), ("race_report", RACE_REPORTS),
+                              ("schedule", SCHEDULES)):
+            v = getattr(self, name)
+            if v not in allowed:
+                raise ValueError(f"{name}={v!r}: must be one of {', '.join(repr(a) for a in allowed)}")
+        seed = self.schedule_seed
+        if not _is_int(seed) or not 0 <= seed < 2 ** 64:
+            raise ValueError(f"schedule_seed={seed!r}: must be an integer 0 .. 2**64-1")
 
     def _apply_ring_overrides(self):
         """pypto's ``ring_*`` overrides set ptokit's ring sizes.  A per-ring list (one size per

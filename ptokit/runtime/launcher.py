@@ -17,6 +17,7 @@ from .callable import pack_tree
 from .config import RunConfig, valid_aicpu_thread_nums
 from .progress import BuildProgress
 from .sim import run_image
+from .sim.races import load_sites
 
 
 def check_platform(kernel_config, config: Optional[RunConfig]) -> Optional[RunConfig]:
@@ -109,6 +110,14 @@ def output_params(kernel_config, args: Sequence) -> dict:
             if p.get("kind") == "tensor" and p.get("direction") in ("OUT", "INOUT")}
 
 
+def _sites(prepared: PreparedTree):
+    """The DSL call site of each submission (the race checker's reports), if the tree has them."""
+    src = getattr(prepared.config.orchestration, "source", None)
+    if src is not None and not Path(src).is_absolute():
+        src = prepared.root / src
+    return load_sites(src)
+
+
 def run_prepared(prepared: PreparedTree, args: list, config: Optional[RunConfig] = None):
     """Run a prepared tree; outputs are written back into the caller's arrays.  The run
     diagnostics the config asks for are written (``runtime.dfx``), and with ``golden_data_dir``
@@ -119,7 +128,7 @@ def run_prepared(prepared: PreparedTree, args: list, config: Optional[RunConfig]
     config = dfx.before_run(prepared.root, config)
     result = run_image(prepared.image, list(args), config, kernel_names=prepared.kernel_names,
                        scalar_dtypes=scalar_dtypes_of(kc), kernel_core_types=prepared.kernel_core_types,
-                       dump_dir=prepared.root / "dumps")
+                       dump_dir=prepared.root / "dumps", sites=_sites(prepared))
     result.device_id = config.device_id
     dfx.after_run(prepared.root, config, result)
     if config.golden_data_dir:

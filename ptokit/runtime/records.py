@@ -72,6 +72,7 @@ class RunResult:
     execution_time: Optional[float] = None   # seconds of the whole run() call (compile, run, compare)
     profile: Optional[dict] = None           # compile stage seconds, with RunConfig(compile_profiling=True)
     dump_dir: Optional[object] = None   # the folder of the argument dump (RunConfig.enable_dump_args)
+    races: list = field(default_factory=list)   # the race checker's reports (RunConfig.race_check), races.Race
 
     def summary(self) -> RunSummary:
         """Run statistics (``ptokit.runtime.summary.RunSummary``): critical path, busy cores, waits."""

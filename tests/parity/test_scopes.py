@@ -27,7 +27,7 @@ def test_scopes_and_submit(tmp_path, runtime):
     np.testing.assert_allclose(a, (x + 4) * 2, rtol=1e-6)
     np.testing.assert_allclose(b, (x + 4) * 3, rtol=1e-6)
     orch = (c.output_dir / "orchestration" / "main.cpp").read_text()
-    assert "PTO2_SCOPE() {   // pl.scope(mode=MANUAL)" in orch and "PTO2_SCOPE() {   // pl.scope(mode=AUTO)" in orch
+    assert "PTO2_SCOPE_MANUAL() {   // pl.scope(mode=MANUAL)" in orch and "PTO2_SCOPE() {   // pl.scope(mode=AUTO)" in orch
     assert ".add_dep(t0)" in orch
 
 

@@ -152,6 +152,8 @@ struct CoreTaskArgs {
     uint32_t dump_mask_ = 0;                  // bit i: tensor arg i is dumped (enable_dump_args=1)
     const char* const* arg_names_ = nullptr;  // tensor arg names (dump file names), or null
     PTO2Predicate predicate_;
+    int32_t site_ = -1;                       // submission site (the race checker's reports), or -1
+    uint32_t nodep_read_only_ = 0;            // bit i: NO_DEP tensor arg i is only read (race checker)
 
     CoreTaskArgs() { predicate_.active = false; }
 
@@ -186,6 +188,13 @@ struct CoreTaskArgs {
     }
     void add_inout(const ChipTensor& t) { push_(t, PTO2ArgKind::INOUT); }
     void add_no_dep(const ChipTensor& t) { push_(t, PTO2ArgKind::NO_DEP); }
+    // A NO_DEP arg the kernel only reads (the race checker then counts it as a read, not a write).
+    void add_no_dep(const ChipTensor& t, bool read_only) {
+        if (read_only && tensor_count_ < 32) nodep_read_only_ |= 1u << tensor_count_;
+        push_(t, PTO2ArgKind::NO_DEP);
+    }
+    // Which submission site of the orchestration this is (named in race reports).
+    void set_site(int32_t site) { site_ = site; }
     void add_scalar(uint64_t v) {
         if (scalar_count_ >= CORE_MAX_SCALAR_ARGS) {
             set_error_(PTO2_ARG_TOO_MANY_SCALARS);
@@ -301,9 +310,11 @@ struct PTO2RuntimeOps {
     void (*wait_task)(void* rt, PTO2TaskId id);
     // Block until no unfinished task may write `t` (for_write: nor read it): before host access.
     void (*wait_access)(void* rt, const ChipTensor* t, int32_t for_write);
+    // A MANUAL scope: tensor dependencies between its tasks are not tracked, only explicit deps.
+    void (*scope_begin_manual)(void* rt);
 };
 
-constexpr uint32_t PTO2_RUNTIME_OPS_VERSION = 2;
+constexpr uint32_t PTO2_RUNTIME_OPS_VERSION = 3;
 
 #ifndef PTO2_RUNTIME_INTERNAL
 
@@ -326,8 +337,12 @@ static inline TaskOutputTensors submit(int32_t kind, int32_t a, int32_t b, int32
 
 struct ScopeGuard {
     bool first_ = true;
-    ScopeGuard() {
-        if (g_ops) g_ops->scope_begin(g_rt);
+    explicit ScopeGuard(bool manual = false) {
+        if (!g_ops) return;
+        if (manual && g_ops->size >= sizeof(PTO2RuntimeOps) && g_ops->scope_begin_manual)
+            g_ops->scope_begin_manual(g_rt);
+        else
+            g_ops->scope_begin(g_rt);
     }
     ~ScopeGuard() {
         if (g_ops) g_ops->scope_end(g_rt);
@@ -466,6 +481,10 @@ static inline std::array<T, N> rt_array_set(std::array<T, N> a, int64_t i, V v) 
 // `PTO2_SCOPE() { ... }`: tasks submitted inside are released when the block ends.
 #define PTO2_SCOPE_IMPL_(guard) for (pto2_detail::ScopeGuard guard; guard.once();)
 #define PTO2_SCOPE() PTO2_SCOPE_IMPL_(PTO2_SCOPE_CAT_(pto2_scope_, __COUNTER__))
+// `PTO2_SCOPE_MANUAL() { ... }`: a MANUAL scope -- the tasks inside are ordered among themselves
+// by their explicit deps only (add_dep); tensor dependencies between them are not tracked.
+#define PTO2_SCOPE_MANUAL_IMPL_(guard) for (pto2_detail::ScopeGuard guard(true); guard.once();)
+#define PTO2_SCOPE_MANUAL() PTO2_SCOPE_MANUAL_IMPL_(PTO2_SCOPE_CAT_(pto2_scope_, __COUNTER__))
 
 #endif  // PTO2_RUNTIME_INTERNAL
 

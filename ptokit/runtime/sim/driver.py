@@ -26,11 +26,12 @@ from .. import abi
 from .. import build
 from .. import cachedir
 from ..callable import unpack_chip_callable
-from ..config import RunConfig
+from ..config import RACE_CHECK_MODES, SCHEDULES, RunConfig
 from ..external import ExternalTensor
 from ..records import BLOCK_RECORD_DTYPE, EDGE_DTYPE, FIFO_WAIT_DTYPE, RunResult, Timeline
 from ..trace import write_trace
 from . import comm_abi
+from .races import Race, RaceList, report
 
 SIM_DIR = Path(__file__).resolve().parent
 RUNTIME_SOURCE = SIM_DIR / "ptosim.cpp"
@@ -49,7 +50,8 @@ class PtoSimConfig(ctypes.Structure):
                 ("aicpu_thread_num", ctypes.c_int32), ("clusters", ctypes.c_int32),
                 ("debug_nan_fill", ctypes.c_int32), ("record_args", ctypes.c_int32), ("dump_args", ctypes.c_int32),
                 ("timeout_s", ctypes.c_double), ("task_ring_size", ctypes.c_uint64),
-                ("heap_size", ctypes.c_uint64), ("dep_pool_size", ctypes.c_uint64)]
+                ("heap_size", ctypes.c_uint64), ("dep_pool_size", ctypes.c_uint64),
+                ("race_check", ctypes.c_int32), ("schedule", ctypes.c_int32), ("schedule_seed", ctypes.c_uint64)]
 
 
 class PtoSimKernel(ctypes.Structure):
@@ -70,8 +72,17 @@ class PtoSimDump(ctypes.Structure):
                 ("name", ctypes.c_char * 64)]
 
 
+class PtoSimRace(ctypes.Structure):
+    _fields_ = [("seq_a", ctypes.c_uint64), ("seq_b", ctypes.c_uint64), ("site_a", ctypes.c_int32),
+                ("site_b", ctypes.c_int32), ("func_a", ctypes.c_int32), ("func_b", ctypes.c_int32),
+                ("arg_a", ctypes.c_uint32), ("arg_b", ctypes.c_uint32), ("kind", ctypes.c_int32),
+                ("manual", ctypes.c_int32), ("buffer", ctypes.c_uint64), ("lo", ctypes.c_uint64),
+                ("hi", ctypes.c_uint64), ("dtype", ctypes.c_uint32), ("untracked", ctypes.c_uint32),
+                ("block_a", ctypes.c_int32), ("block_b", ctypes.c_int32)]
+
+
 _SIZEOF_IDS = {0: abi.ChipTensor, 1: PtoSimConfig, 2: PtoSimKernel, 3: PtoSimStats, 6: abi.LocalContext,
-               7: abi.GlobalContext, 13: PtoSimDump}
+               7: abi.GlobalContext, 13: PtoSimDump, 14: PtoSimRace}
 
 # ---------------------------------------------------------------------------
 # the library
@@ -110,6 +121,7 @@ def load_library() -> ctypes.CDLL:
         lib.ptosim_result_fifo_waits.restype = ctypes.c_uint64
         lib.ptosim_result_fifo_waits.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64]
         for fn, item in (("ptosim_result_skipped", ctypes.c_uint64), ("ptosim_result_dumps", PtoSimDump),
+                         ("ptosim_result_races", PtoSimRace),
                          ("ptosim_result_dump_data", ctypes.c_uint8)):
             getattr(lib, fn).restype = ctypes.c_uint64
             getattr(lib, fn).argtypes = [ctypes.c_void_p, ctypes.POINTER(item), ctypes.c_uint64]
@@ -294,19 +306,25 @@ def _sim_config(config: RunConfig, runtime: RuntimeKind) -> PtoSimConfig:
     c.task_ring_size = config.task_ring_size
     c.heap_size = config.heap_size
     c.dep_pool_size = config.dep_pool_size
+    c.race_check = RACE_CHECK_MODES.index(config.race_check)
+    c.schedule = SCHEDULES.index(config.schedule)
+    c.schedule_seed = config.schedule_seed
     return c
 
 
 def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequence,
                  config: Optional[RunConfig] = None, *, func_name: str = "aicpu_orchestration_entry",
                  signature: Optional[Sequence[int]] = None, scalar_dtypes: Optional[Sequence] = None,
-                 runtime=None, dump_dir=None, extra_gm: Sequence = ()) -> RunResult:
+                 runtime=None, dump_dir=None, extra_gm: Sequence = (), sites=None) -> RunResult:
     """Run an orchestration .so with kernel .so files (paths) on the simulator.
 
     With ``config.enable_dump_args`` the dumped task arguments are written under ``dump_dir``
     (``dumps.write_dumps``; default: ``dumps`` in the current folder).  ``extra_gm``: ``(addr,
     nbytes)`` ranges, beyond the tensor arguments, that the run's live-buffer check
-    (``pto_cpu_check_gm``) accepts (the windows and arena of a distributed run).
+    (``pto_cpu_check_gm``) accepts (the windows and arena of a distributed run).  Races the
+    checker found (``config.race_check``) are a ``races.RaceError`` after the outputs are copied
+    back, or a ``RaceWarning`` (``race_report="warn"``); ``sites`` (the tree's site table)
+    locates them in the DSL.
     """
     config = config or RunConfig()
     kind = runtime if isinstance(runtime, RuntimeKind) else (
@@ -349,6 +367,8 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
         if ne:
             lib.ptosim_result_edges(handle, edges.ctypes.data, ne)
         skipped = _result_array(lib.ptosim_result_skipped, handle, ctypes.c_uint64)
+        found = lib.ptosim_result_races(handle, None, 0) if config.race_check != "off" else 0
+        races = _result_array(lib.ptosim_result_races, handle, PtoSimRace) if found else []
         dumped = None
         if config.enable_dump_args:
             dumped = (_result_array(lib.ptosim_result_dumps, handle, PtoSimDump),
@@ -373,13 +393,33 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
                        timeline=Timeline(blocks, edges, names, task_args, fifo_waits, tuple(int(s) for s in skipped)),
                        schedulers=int(stats.schedulers), runtime=kind, clusters=config.clusters,
                        platform=config.platform)
+    if found:
+        result.races = race_records(races, found, names, m.tensors[:m.ntensors])
     if dumped is not None:
         from .dumps import write_dumps   # only a run that dumps needs it
         result.dump_dir = write_dumps(Path(dump_dir) if dump_dir is not None else Path("dumps"),
                                       dumped[0], dumped[1], names)
     if config.trace:   # tracing hook (ptokit/runtime/trace.py); nothing to do when off
         write_trace(config.trace, result)
+    if result.races:
+        report(result.races, sites, config.race_report)
     return result
+
+
+def race_records(races, found: int, names: dict, tensors) -> "RaceList":
+    """The checker's PtoSimRace records as ``races.Race`` values (sites still unresolved),
+    naming an orchestration argument when the buffer is one."""
+    args = {int(t.buffer.addr): i for i, t in enumerate(tensors)}
+    out = RaceList(found=int(found))
+    for x in races:
+        out.append(Race(seq_a=int(x.seq_a), seq_b=int(x.seq_b), site_a=int(x.site_a), site_b=int(x.site_b),
+                        kernel_a=names.get(int(x.func_a), f"func_{x.func_a}"),
+                        kernel_b=names.get(int(x.func_b), f"func_{x.func_b}"), arg_a=int(x.arg_a),
+                        arg_b=int(x.arg_b), kind=("RAW", "WAR", "WAW")[x.kind], manual=bool(x.manual),
+                        buffer=int(x.buffer), lo=int(x.lo), hi=int(x.hi), dtype=int(x.dtype),
+                        untracked=bool(x.untracked), orch_arg=args.get(int(x.buffer)), block_a=int(x.block_a),
+                        block_b=int(x.block_b)))
+    return out
 
 
 def _result_array(fn, handle, item) -> list:
@@ -475,7 +515,7 @@ def _image_path(data: bytes, label: str = "so") -> str:
 
 def run_image(image: bytes, args: list, config: Optional[RunConfig] = None, kernel_names=None, *,
               scalar_dtypes: Optional[Sequence] = None, kernel_core_types=None, dump_dir=None,
-              extra_gm: Sequence = ()) -> RunResult:
+              extra_gm: Sequence = (), sites=None) -> RunResult:
     """Run a callable image (``ptokit.runtime.callable``) on the simulator.
 
     Tensor arguments are numpy arrays / torch CPU tensors (copied in, outputs copied back) or
@@ -494,4 +534,4 @@ def run_image(image: bytes, args: list, config: Optional[RunConfig] = None, kern
                             types.get(c.func_id)) for c in view.children]
     return run_binaries(str(orch), kernels, args, config, func_name=view.func_name or "aicpu_orchestration_entry",
                         signature=list(view.signature) or None, scalar_dtypes=scalar_dtypes, dump_dir=dump_dir,
-                        extra_gm=extra_gm)
+                        extra_gm=extra_gm, sites=sites)

@@ -7,6 +7,7 @@
 //
 //   sim_common.hpp         includes, hook ABI, clock, fmt, RunAbort, small helpers
 //   sim_tensormap.hpp      TensorMap: write regions per buffer, overlap / cover geometry
+//   sim_race.hpp           the race checker: accesses per scope, paths of edges, reports
 //   sim_rings.hpp          task slots, heap ring, dependency pool, scope marks, retirement
 //   sim_device.hpp         cores, per-core memory, thread identity, signals, device lifetime
 //   sim_run.hpp            the state of one run, failure reporting, rings/TensorMap of a run
@@ -23,6 +24,7 @@
 
 #include "sim_common.hpp"
 #include "sim_tensormap.hpp"
+#include "sim_race.hpp"
 #include "sim_rings.hpp"
 #include "sim_device.hpp"
 #include "sim_run.hpp"
@@ -100,7 +102,12 @@ Device* attach_device(Run* r, const PtoSimConfig* cfg) {
         d->fifos.clear();
         for (auto& c : d->cores) c->fifo_part = Core::FifoPart();
         ensure_ring(r->cfg, d->rings[0]);
-        r->dispatch_enabled = !r->hbg;
+        r->adversarial = cfg->schedule != 0;
+        r->rng = cfg->schedule_seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+        race_begin_run(r->race, cfg->race_check);
+        // host_build_graph and the adversarial schedules start dispatching when the orchestration
+        // returns (or waits)
+        r->dispatch_enabled = !r->hbg && !r->adversarial;
         d->run = r;
     }
     return d;
@@ -181,6 +188,16 @@ extern "C" __attribute__((visibility("default"))) int pto_cpu_check_gm(const voi
         if (rg.heap && a >= b && e <= b + rg.heap_size) return 1;
     }
     return 0;
+}
+
+// The race checker's record of a dense access by a block of an SPMD task it compares.
+extern "C" __attribute__((visibility("default"))) void pto_cpu_note_gm_span(const char* instr, const void* p,
+                                                                            uint64_t bytes, int dense) {
+    Core* c = t_core;
+    if (!c || !dense || !c->cur.task || !c->cur.task->race_spmd) return;
+    const bool write = instr && (strcmp(instr, "TSTORE") == 0 || strcmp(instr, "STORE_SCALAR") == 0);
+    const uint64_t a = (uint64_t)(uintptr_t)p;
+    c->spans.push_back(RaceSpan{a, a + bytes, 0, write});
 }
 
 namespace {
@@ -284,7 +301,8 @@ extern "C" __attribute__((visibility("default"))) int ptosim_run(
     if (result) *result = nullptr;
     if (stats) memset(stats, 0, sizeof *stats);
     if (err && errlen > 0) err[0] = 0;
-    if (cfg->clusters < 1 || cfg->task_ring_size < 1 || cfg->dep_pool_size < 1 || cfg->heap_size < kHeapAlign)
+    if (cfg->clusters < 1 || cfg->task_ring_size < 1 || cfg->dep_pool_size < 1 || cfg->heap_size < kHeapAlign ||
+        cfg->race_check < 0 || cfg->race_check > 2 || cfg->schedule < 0 || cfg->schedule > 2)
         return set_err(PTO2_ERR_INVALID_ARGS, "invalid simulator configuration");
     if (ntensors < 0 || (uint32_t)ntensors > CHIP_MAX_TENSOR_ARGS)
         return set_err(PTO2_ERR_INVALID_ARGS, fmt("%d tensor args: at most %u", ntensors, CHIP_MAX_TENSOR_ARGS));
@@ -420,6 +438,14 @@ extern "C" __attribute__((visibility("default"))) uint64_t ptosim_result_dump_da
     return r->dump_data.size();
 }
 
+extern "C" __attribute__((visibility("default"))) uint64_t ptosim_result_races(void* result, PtoSimRace* out, uint64_t cap) {
+    Run* r = static_cast<Run*>(result);
+    if (!r) return 0;
+    uint64_t n = std::min<uint64_t>(cap, r->race.races.size());
+    if (out && n) memcpy(out, r->race.races.data(), n * sizeof(PtoSimRace));
+    return r->race.found;
+}
+
 extern "C" __attribute__((visibility("default"))) void ptosim_result_free(void* result) {
     Run* r = static_cast<Run*>(result);
     if (r && !r->abandoned) delete r;
@@ -470,6 +496,7 @@ extern "C" __attribute__((visibility("default"))) uint64_t ptosim_sizeof(int32_t
         case 11: return sizeof(PtoCommOps);
         case 12: return sizeof(PtoCommWindow);
         case 13: return sizeof(PtoSimDump);
+        case 14: return sizeof(PtoSimRace);
     }
     return 0;
 }

@@ -22,6 +22,9 @@ typedef struct PtoSimConfig {
     uint64_t task_ring_size;   // task slots per ring
     uint64_t heap_size;        // bytes per heap ring
     uint64_t dep_pool_size;    // dependency edges per ring
+    int32_t race_check;        // race checker: 0 off, 1 tasks of MANUAL scopes and untracked args, 2 every task
+    int32_t schedule;          // ready-task order: 0 default, 1 reverse (newest ready first), 2 seeded random
+    uint64_t schedule_seed;    // seed of schedule 2
 } PtoSimConfig;
 
 typedef struct PtoSimKernel {
@@ -89,6 +92,23 @@ typedef struct PtoSimDump {
     char name[64];             // the arg's name (CoreTaskArgs::set_arg_names), or empty
 } PtoSimDump;
 
+// A data race the checker found (cfg.race_check): two tasks of one scope whose tensor args
+// overlap, at least one writing, with no path of dependency edges between them -- or two
+// blocks of one SPMD task whose dense global-memory accesses overlap, one writing.
+typedef struct PtoSimRace {
+    uint64_t seq_a, seq_b;     // the earlier and the later submission
+    int32_t site_a, site_b;    // CoreTaskArgs::set_site of each, or -1
+    int32_t func_a, func_b;    // their kernels (the AIC one of a mixed task)
+    uint32_t arg_a, arg_b;     // tensor arg index in each task
+    int32_t kind;              // 0 RAW (a writes, b reads), 1 WAR (a reads, b writes), 2 WAW
+    int32_t manual;            // 1: inside a MANUAL scope
+    uint64_t buffer;           // the buffer's address
+    uint64_t lo, hi;           // overlapping elements [lo, hi) from the buffer start (bounding spans)
+    uint32_t dtype;            // DataType of the later task's arg
+    uint32_t untracked;        // 1: an arg of either task is NO_DEP or a manual_dep tensor
+    int32_t block_a, block_b;  // seq_a == seq_b: two SPMD blocks of one task (its TLOAD/TSTORE spans); else -1
+} PtoSimRace;
+
 // One rank's record on the status board of a distributed run (256 bytes, in shared memory;
 // ptokit/distributed/board.py mirrors it). The rank's worker writes state, dispatch and
 // chip; the comm hooks write the op fields and the kernel; both write progress_ns
@@ -134,6 +154,8 @@ uint64_t ptosim_result_skipped(void* result, uint64_t* out, uint64_t cap);
 // The argument dump: records, and the bytes they point into.
 uint64_t ptosim_result_dumps(void* result, PtoSimDump* out, uint64_t cap);
 uint64_t ptosim_result_dump_data(void* result, uint8_t* out, uint64_t cap);
+// The races the checker found (at most 256 kept; the return value is the number found).
+uint64_t ptosim_result_races(void* result, PtoSimRace* out, uint64_t cap);
 void ptosim_result_free(void* result);
 
 // Distributed runs (docs/distributed.md). `table` is the transport of this process's windows

@@ -24,6 +24,8 @@ constexpr size_t kOrchStack = 256ull << 20;  // virtual; pages are touched only 
 // the orchestration function table
 // ---------------------------------------------------------------------------
 
+void make_built_graph_ready(Run* r);
+
 // What op_submit has worked out about one submission before it takes a task slot.
 struct Submission {
     uint64_t seq = 0;
@@ -32,6 +34,8 @@ struct Submission {
     int32_t block_num = 1;
     uint64_t heap_bytes = 0;      // outputs, each rounded up to kHeapAlign
     std::vector<uint64_t> prods;  // live producers, without duplicates
+    std::vector<uint64_t> holds;  // creators inside the open MANUAL scope: referenced (their buffer
+                                  // stays alive while this task may run), not waited for
     uint64_t off = 0, len = 0;    // heap placement found by heap_fit (len includes wrap waste)
 };
 
@@ -110,7 +114,8 @@ void check_submission(Run* r, std::unique_lock<std::mutex>& lk, int32_t kind, co
 
 // Producers of the task: owners and TensorMap writers of its inputs (a NO_DEP arg or a
 // manual_dep tensor keeps only its creator, which also keeps its buffer alive), writers of its
-// predicate's tensor, and explicit deps.
+// predicate's tensor, and explicit deps.  Inside a MANUAL scope the tensor-derived ones submitted
+// in that scope are left out: only explicit deps order its tasks among themselves.
 void find_producers(Run* r, std::unique_lock<std::mutex>& lk, const CoreTaskArgs* a, Submission& s) {
     const uint64_t seq = s.seq;
     const uint32_t nt = a->tensor_count_;
@@ -119,12 +124,13 @@ void find_producers(Run* r, std::unique_lock<std::mutex>& lk, const CoreTaskArgs
         PTO2ArgKind k = a->kinds_[i];
         if (k == PTO2ArgKind::OUTPUT) continue;
         const ChipTensor& t = a->tensors_[i];
-        if (t.owner_task_id != PTO2_INVALID_TASK_ID && lookup(r, t.owner_task_id)) add_unique(prods, t.owner_task_id);
+        if (t.owner_task_id != PTO2_INVALID_TASK_ID && lookup(r, t.owner_task_id))
+            add_unique(tracked_producer(r, t.owner_task_id) ? prods : s.holds, t.owner_task_id);
         if (k != PTO2ArgKind::NO_DEP && !t.manual_dep) tensormap_lookup(r, t, prods);
     }
     if (a->predicate_.active) {
         const ChipTensor& t = a->predicate_.tensor;
-        if (t.owner_task_id != PTO2_INVALID_TASK_ID && lookup(r, t.owner_task_id)) add_unique(prods, t.owner_task_id);
+        if (t.owner_task_id != PTO2_INVALID_TASK_ID && tracked_producer(r, t.owner_task_id)) add_unique(prods, t.owner_task_id);
         if (!t.manual_dep) tensormap_lookup(r, t, prods);
     }
     for (uint32_t i = 0; i < a->dep_count_; ++i) {
@@ -134,6 +140,10 @@ void find_producers(Run* r, std::unique_lock<std::mutex>& lk, const CoreTaskArgs
             fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("task %llu: explicit dep on unknown task id 0x%llx", (unsigned long long)seq, (unsigned long long)id));
         if (lookup(r, id)) add_unique(prods, id);
     }
+    size_t w = 0;
+    for (uint64_t h : s.holds)
+        if (std::find(prods.begin(), prods.end(), h) == prods.end()) s.holds[w++] = h;
+    s.holds.resize(w);
 }
 
 // What to do about a ring that an open scope fills up (error 1, 2 or 4).
@@ -157,8 +167,9 @@ void wait_for_ring_space(Run* r, std::unique_lock<std::mutex>& lk, Ring& rg, int
     if (!rg.heap) fail_throw(r, lk, PTO2_ERR_HEAP_RING_DEADLOCK, fmt("cannot map a heap ring of heap_size=%llu bytes", (unsigned long long)r->cfg.heap_size));
     if (heap_bytes > rg.heap_size)
         fail_throw(r, lk, PTO2_ERR_HEAP_RING_DEADLOCK, fmt("heap-ring deadlock: task %llu needs %llu bytes of outputs but heap_size=%llu", (unsigned long long)seq, (unsigned long long)heap_bytes, (unsigned long long)rg.heap_size));
-    if (prods.size() > rg.dep_cap)
-        fail_throw(r, lk, PTO2_ERR_DEP_POOL_OVERFLOW, fmt("dependency-pool overflow: task %llu has %zu dependencies but dep_pool_size=%llu", (unsigned long long)seq, prods.size(), (unsigned long long)rg.dep_cap));
+    const size_t nedges = prods.size() + s.holds.size();
+    if (nedges > rg.dep_cap)
+        fail_throw(r, lk, PTO2_ERR_DEP_POOL_OVERFLOW, fmt("dependency-pool overflow: task %llu has %zu dependencies but dep_pool_size=%llu", (unsigned long long)seq, nedges, (unsigned long long)rg.dep_cap));
     uint64_t seen_retired = r->retired;
     auto deadline = Clock::now() + std::chrono::duration<double>(r->cfg.timeout_s);
     for (;;) {
@@ -168,7 +179,7 @@ void wait_for_ring_space(Run* r, std::unique_lock<std::mutex>& lk, Ring& rg, int
         }
         bool slot_ok = rg.head - rg.tail < rg.size;
         bool heap_ok = heap_fit(rg, heap_bytes, off, len);
-        bool dep_ok = rg.dep_used + prods.size() <= rg.dep_cap;
+        bool dep_ok = rg.dep_used + nedges <= rg.dep_cap;
         if (slot_ok && heap_ok && dep_ok) break;
         if (r->hbg) {
             if (!slot_ok)
@@ -186,6 +197,15 @@ void wait_for_ring_space(Run* r, std::unique_lock<std::mutex>& lk, Ring& rg, int
             if (!heap_ok)
                 fail_throw(r, lk, PTO2_ERR_HEAP_RING_DEADLOCK, fmt("heap-ring deadlock: task %llu needs %llu bytes of outputs but the heap ring of scope depth %d (heap_size=%llu) is full of outputs of tasks %s. %s", (unsigned long long)seq, (unsigned long long)heap_bytes, ringi, (unsigned long long)rg.heap_size, held.c_str(), scope_remedy("heap_size", "output bytes one scope creates").c_str()));
             fail_throw(r, lk, PTO2_ERR_DEP_POOL_OVERFLOW, fmt("dependency-pool overflow: the dependency pool of scope depth %d (dep_pool_size=%llu) is full of edges of tasks %s. %s", ringi, (unsigned long long)rg.dep_cap, held.c_str(), scope_remedy("dep_pool_size", "dependencies one scope creates").c_str()));
+        }
+        if (r->adversarial && !r->dispatch_enabled) {
+            // an adversarial schedule defers dispatch; a full ring needs tasks to run now (from
+            // here on tasks run as they become ready, in the schedule's order)
+            make_built_graph_ready(r);
+            lk.unlock();
+            flush_wakes();
+            lk.lock();
+            continue;
         }
         r->orch_waiting = true;
         auto st = r->orch_cv.wait_until(lk, deadline);
@@ -241,6 +261,8 @@ Task& commit_task(Run* r, Ring& rg, int ringi, const CoreTaskArgs* a, const Subm
     t.tensors.assign(a->tensors_, a->tensors_ + nt);
     for (uint32_t i = 0; i < nt; ++i) t.kinds[i] = (uint8_t)a->kinds_[i];
     memcpy(t.scalars, a->scalars_, sizeof(uint64_t) * ns);
+    t.race_spmd = t.race_manual = false;
+    t.spans.clear();
     t.has_pred = a->predicate_.active;
     t.skipped = false;
     if (t.has_pred) {
@@ -292,6 +314,12 @@ Task& commit_task(Run* r, Ring& rg, int ringi, const CoreTaskArgs* a, const Subm
         }
         r->edges.push_back(PtoSimEdge{pt->seq, seq});
     }
+    for (uint64_t h : s.holds) {   // a reference only: released when this task completes
+        Task* pt = lookup(r, h);
+        if (!pt) continue;
+        pt->fanout_refs++;
+        t.fanin.push_back(h);
+    }
     t.edges_held = t.fanin.size();
     rg.dep_used += t.edges_held;
     for (uint32_t i = 0; i < nt; ++i) {
@@ -318,6 +346,15 @@ void op_submit(void* rtp, int32_t kind, const int32_t* ids, const CoreTaskArgs* 
     Ring& rg = r->ring(ringi);
     wait_for_ring_space(r, lk, rg, ringi, s);
     Task& t = commit_task(r, rg, ringi, a, s, out);
+    if (r->race.mode) {
+        std::vector<uint64_t> pseqs;
+        for (uint64_t p : s.prods)
+            if (Task* pt = lookup(r, p)) pseqs.push_back(pt->seq);
+        race_submit(r->race, t.seq, a->site_, t.func[0] >= 0 ? t.func[0] : t.func[1], pseqs, t.tensors.data(), t.kinds,
+                    t.ntensors, a->nodep_read_only_);
+        t.race_spmd = t.block_num > 1 && race_checked_now(r->race);
+        t.race_manual = r->race.scopes.back().manual;
+    }
     ++r->seq;
     note_progress(r, t.t_submit);
     if (t.pending == 0 && r->dispatch_enabled) {
@@ -328,8 +365,7 @@ void op_submit(void* rtp, int32_t kind, const int32_t* ids, const CoreTaskArgs* 
     flush_wakes();
 }
 
-void op_scope_begin(void* rtp) {
-    Run* r = static_cast<Run*>(rtp);
+void scope_begin(Run* r, bool manual) {
     std::unique_lock<std::mutex> lk(r->dev->mu);
     if (r->failed) {
         lk.unlock();
@@ -339,7 +375,13 @@ void op_scope_begin(void* rtp) {
         fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("PTO2_SCOPE nested deeper than %d", PTO2_MAX_SCOPE_DEPTH));
     ++r->depth;
     if (!r->hbg) ring_open_scope(r->ring(r->depth));
+    r->manual_stack.push_back(r->manual_from);
+    if (manual && r->manual_from == UINT64_MAX) r->manual_from = r->seq;
+    race_scope_begin(r->race, manual);
 }
+
+void op_scope_begin(void* rtp) { scope_begin(static_cast<Run*>(rtp), false); }
+void op_scope_begin_manual(void* rtp) { scope_begin(static_cast<Run*>(rtp), true); }
 
 void op_scope_end(void* rtp) {
     Run* r = static_cast<Run*>(rtp);
@@ -347,6 +389,11 @@ void op_scope_end(void* rtp) {
     if (r->depth <= 0) return;
     if (!r->hbg && !r->failed) release_range(r, r->depth, r->ring(r->depth).scope_begin);
     --r->depth;
+    if (!r->manual_stack.empty()) {
+        r->manual_from = r->manual_stack.back();
+        r->manual_stack.pop_back();
+    }
+    race_scope_end(r->race);
 }
 
 void op_fatal(void* rtp, int32_t code, const char* message) {
@@ -358,14 +405,21 @@ void op_fatal(void* rtp, int32_t code, const char* message) {
 // host_build_graph: the orchestration waits on a task, so the graph built so far is run now
 // (every task submitted until here becomes dispatchable); the orchestration then goes on
 // building, and what it submits later waits for its end as usual.
-void run_built_graph(Run* r) {
+// (The adversarial schedules do the same under tensormap_and_ringbuffer: every ring.)
+void make_built_graph_ready(Run* r) {
     r->dispatch_enabled = true;
-    Ring& rg = r->ring(0);
-    for (uint64_t l = rg.tail; rg.size && l < rg.head; ++l) {
-        Task& t = rg.slot(l);
-        if (t.pending == 0 && !t.completed && t.t_ready == 0) make_ready(r, &t);
+    for (int ri = 0; ri < (r->hbg ? 1 : kRings); ++ri) {
+        Ring& rg = r->ring(ri);
+        for (uint64_t l = rg.tail; rg.size && l < rg.head; ++l) {
+            Task& t = rg.slot(l);
+            if (t.pending == 0 && !t.completed && t.t_ready == 0) make_ready(r, &t);
+        }
     }
     dispatch_locked(r, nullptr);
+}
+
+void run_built_graph(Run* r) {
+    make_built_graph_ready(r);
     flush_wakes();
 }
 
@@ -387,7 +441,7 @@ void wait_for_producers(Run* r, std::unique_lock<std::mutex>& lk, std::vector<ui
             if (segment) r->dispatch_enabled = false;
             return;
         }
-        if (r->hbg && !segment) {
+        if ((r->hbg || r->adversarial) && !segment && !r->dispatch_enabled) {
             segment = true;
             run_built_graph(r);
             continue;
@@ -405,7 +459,7 @@ void op_wait_tensor(void* rtp, const ChipTensor* t) {
     std::unique_lock<std::mutex> lk(r->dev->mu);
     std::vector<uint64_t> prods;
     if (t->owner_task_id != PTO2_INVALID_TASK_ID && lookup(r, t->owner_task_id)) prods.push_back(t->owner_task_id);
-    tensormap_lookup(r, *t, prods);
+    tensormap_lookup(r, *t, prods, false);
     wait_for_producers(r, lk, prods, "the writers of a tensor");
 }
 
@@ -446,7 +500,8 @@ void op_wait_task(void* rtp, PTO2TaskId id) {
 }
 
 const PTO2RuntimeOps g_ops = {PTO2_RUNTIME_OPS_VERSION, sizeof(PTO2RuntimeOps), op_submit, op_scope_begin,
-                              op_scope_end, op_fatal, op_wait_tensor, op_wait_task, op_wait_access};
+                              op_scope_end, op_fatal, op_wait_tensor, op_wait_task, op_wait_access,
+                              op_scope_begin_manual};
 
 // ---------------------------------------------------------------------------
 // the orchestrator thread
@@ -458,15 +513,9 @@ void orchestration_done(Run* r) {
     for (int i = 0; i < kRings; ++i) release_range(r, i, 0);
     r->depth = 0;
     r->orch_done = true;
-    if (r->hbg && !r->failed) {
-        r->dispatch_enabled = true;
-        Ring& rg = r->ring(0);
-        for (uint64_t l = rg.tail; rg.size && l < rg.head; ++l) {
-            Task& t = rg.slot(l);
-            if (t.pending == 0 && !t.completed && t.t_ready == 0) make_ready(r, &t);
-        }
-        dispatch_locked(r, nullptr);
-    }
+    if ((r->hbg || r->adversarial) && !r->failed) make_built_graph_ready(r);
+    r->manual_stack.clear();
+    r->manual_from = UINT64_MAX;
     check_finished(r);
     lk.unlock();
     flush_wakes();

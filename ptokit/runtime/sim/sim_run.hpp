@@ -14,6 +14,7 @@
 #include "sim_device.hpp"
 #include "sim_rings.hpp"
 #include "sim_tensormap.hpp"
+#include "sim_race.hpp"
 
 namespace {
 
@@ -65,6 +66,14 @@ struct Run {
     std::vector<uint64_t> skipped; // seqs of tasks whose predicate was false
     std::vector<PtoSimDump> dumps; // cfg.dump_args: dumped tensor args ...
     std::vector<uint8_t> dump_data;  // ... and their bytes
+    RaceState race;                // cfg.race_check (sim_race.hpp)
+    // MANUAL scopes: tensor-derived producers submitted at or after `manual_from` (the first
+    // submission of the outermost open MANUAL scope) are not dependencies; UINT64_MAX: none open
+    uint64_t manual_from = UINT64_MAX;
+    std::vector<uint64_t> manual_stack;  // manual_from of the enclosing scopes
+    bool adversarial = false;      // cfg.schedule != 0: one block at a time, in the schedule's order
+    uint64_t rng = 0;              // schedule 2: xorshift64 state
+    uint64_t ready_no = 0;         // make_ready counter (schedule 1: newest first)
     int64_t t0 = 0;
 
     PtoSimBlockRecord* rec(uint64_t i) { return &chunks[i / kRecChunk][i % kRecChunk]; }
@@ -128,9 +137,23 @@ void release_range(Run* r, int ringi, uint64_t from) {
     if (ring_release_from(r->ring(ringi), from)) try_retire(r, ringi);
 }
 
-// Live writers of regions overlapping `t` (appended to `out`, without duplicates).
-void tensormap_lookup(Run* r, const ChipTensor& t, std::vector<uint64_t>& out) {
-    tensormap_lookup(r->tmap, t, [r](uint64_t writer) { return lookup(r, writer) != nullptr; }, out);
+// Live writers of regions overlapping `t` (appended to `out`, without duplicates).  Inside a
+// MANUAL scope, writers submitted in it are left out (only explicit deps order its tasks).
+// (`for_task` false: every live writer, for the orchestration's own waits.)
+void tensormap_lookup(Run* r, const ChipTensor& t, std::vector<uint64_t>& out, bool for_task = true) {
+    const uint64_t from = for_task ? r->manual_from : UINT64_MAX;
+    tensormap_lookup(r->tmap, t, [r](uint64_t writer) { return lookup(r, writer) != nullptr; }, out,
+                     [r, from](uint64_t writer) {
+                         Task* w = lookup(r, writer);
+                         return w != nullptr && w->seq < from;
+                     });
+}
+
+// A tensor-derived producer of the task being submitted: live, and not submitted inside the
+// open MANUAL scope.
+bool tracked_producer(Run* r, uint64_t id) {
+    Task* p = lookup(r, id);
+    return p != nullptr && p->seq < r->manual_from;
 }
 
 void tensormap_register(Run* r, const ChipTensor& t, uint64_t writer) { tensormap_register(r->tmap, t, writer); }

@@ -101,6 +101,7 @@ bool predicate_holds(const Task& t) {
 // more such tasks ready).
 void make_ready(Run* r, Task* t) {
     t->t_ready = mono_ns();
+    t->ready_no = r->ready_no++;
     if (t->kind != PTO2_TASK_DUMMY && !(t->has_pred && !predicate_holds(*t))) {
         r->queues[t->kind].push_back(t);
         return;
@@ -180,8 +181,64 @@ int free_clusters_for(Device* d, const Task* t) {
     return n;
 }
 
+// The adversarial schedules (cfg.schedule 1 reverse, 2 seeded random): one dispatch unit at a
+// time -- a block (every lane of a mixed block; every block of a sync-start task) -- and only
+// when no core is busy, taking among all ready tasks the newest (1) or a seeded random one (2).
+// Which task runs next then depends only on the graph and the seed, not on thread timing.
+void dispatch_adversarial(Run* r, Core* self) {
+    Device* d = r->dev;
+    if (d->free_count[CT_AIC] != d->ncores_of(CT_AIC) || d->free_count[CT_AIV] != d->ncores_of(CT_AIV)) return;
+    size_t n = r->queues[0].size() + r->queues[1].size() + r->queues[2].size();
+    if (n == 0) return;
+    int kind = -1;
+    size_t pos = 0;
+    if (r->cfg.schedule == 1) {
+        uint64_t best = 0;
+        for (int k = 0; k < 3; ++k)
+            for (size_t i = 0; i < r->queues[k].size(); ++i)
+                if (kind < 0 || r->queues[k][i]->ready_no > best) {
+                    best = r->queues[k][i]->ready_no;
+                    kind = k;
+                    pos = i;
+                }
+    } else {
+        r->rng ^= r->rng << 13;
+        r->rng ^= r->rng >> 7;
+        r->rng ^= r->rng << 17;
+        size_t pick = (size_t)(r->rng % n);
+        for (int k = 0; k < 3 && kind < 0; ++k) {
+            if (pick < r->queues[k].size()) {
+                kind = k;
+                pos = pick;
+            } else {
+                pick -= r->queues[k].size();
+            }
+        }
+    }
+    auto& q = r->queues[kind];
+    Task* t = q[pos];
+    int units = t->sync_start ? t->block_num - t->next_block : 1;
+    for (int u = 0; u < units; ++u) {
+        if (kind == PTO2_TASK_MIXED) {
+            int chosen = -1;
+            for (int cl = 0; chosen < 0 && cl < d->clusters; ++cl)
+                if (cluster_free_for(d, cl, t)) chosen = cl;
+            if (chosen < 0) break;
+            for (int l = 0; l < 3; ++l)
+                if (t->func[l] != INVALID_KERNEL_ID) assign(r, lane_core(d, chosen, l), t, t->next_block, t->func[l], self);
+        } else {
+            Core* c = pick_core(d, kind == PTO2_TASK_AIC ? CT_AIC : CT_AIV, self);
+            if (!c) break;
+            assign(r, c, t, t->next_block, t->func[0], self);
+        }
+        ++t->next_block;
+    }
+    if (t->next_block == t->block_num) q.erase(q.begin() + (std::ptrdiff_t)pos);
+}
+
 void dispatch_locked(Run* r, Core* self) {
     if (!r || r->failed || !r->dispatch_enabled) return;
+    if (r->adversarial) return dispatch_adversarial(r, self);
     Device* d = r->dev;
     static const int order[3] = {PTO2_TASK_MIXED, PTO2_TASK_AIC, PTO2_TASK_AIV};
     for (int kind : order) {
@@ -305,6 +362,7 @@ bool run_block(Core* c, Run* r, const Work& w) {
     rec->start_ns = r->rel(start);
     note_progress(r, start);
     volatile bool ok = false;
+    c->spans.clear();
     fifo_block_begin(c, t, w.block_idx);
     if (sigsetjmp(c->jctx.jb, 1) == 0) {
         c->jctx.armed = 1;
@@ -330,7 +388,18 @@ void block_done(Run* r, Core* c, const Work& w, bool ok) {
                                        : fmt("failed: %s", c->jctx.msg);
         fail_locked(r, PTO2_ERR_KERNEL_FAULT, fmt("kernel '%s' (func_id %d) %s in task %llu (id 0x%llx), block %d on core %d", kn.c_str(), w.func_id, what.c_str(), (unsigned long long)t->seq, (unsigned long long)t->id, w.block_idx, c->id));
     }
-    if (++t->lanes_done == t->block_num * t->lanes_per_block) complete_task(r, t);
+    if (t->race_spmd && ok) {
+        for (RaceSpan& sp : c->spans) sp.block = w.block_idx;
+        t->spans.insert(t->spans.end(), c->spans.begin(), c->spans.end());
+    }
+    if (++t->lanes_done == t->block_num * t->lanes_per_block) {
+        if (t->race_spmd) {
+            race_check_blocks(r->race, t->seq, t->spans, t->tensors, t->kinds, t->race_manual);
+            t->spans.clear();
+            t->spans.shrink_to_fit();
+        }
+        complete_task(r, t);
+    }
     if (r->failed) r->done_cv.notify_all();
 }
 

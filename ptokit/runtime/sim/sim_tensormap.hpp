@@ -89,8 +89,9 @@ bool covers(const TMEntry& w, const TMEntry& e) {
 
 // Writers of regions overlapping `t` that are still live (`live(writer)`); prunes the
 // entries of writers that are not.
-template <typename Live>
-void tensormap_lookup(TensorMap& tm, const ChipTensor& t, Live live, std::vector<uint64_t>& out) {
+// `use(writer)`: whether a live overlapping writer becomes a producer (MANUAL scopes).
+template <typename Live, typename Use>
+void tensormap_lookup(TensorMap& tm, const ChipTensor& t, Live live, std::vector<uint64_t>& out, Use use) {
     auto it = tm.find(t.buffer.addr);
     if (it == tm.end()) return;
     TMEntry q = region_of(t, 0);
@@ -98,7 +99,7 @@ void tensormap_lookup(TensorMap& tm, const ChipTensor& t, Live live, std::vector
     size_t w = 0;
     for (size_t i = 0; i < v.size(); ++i) {
         if (!live(v[i].writer)) continue;  // retired writer: its entry is stale, drop it
-        if (overlaps(q, v[i])) add_unique(out, v[i].writer);
+        if (overlaps(q, v[i]) && use(v[i].writer)) add_unique(out, v[i].writer);
         v[w++] = v[i];
     }
     v.resize(w);

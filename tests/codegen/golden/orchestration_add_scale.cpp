@@ -27,12 +27,14 @@ void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {
         params_t0.add_input(ext_b);
         params_t0.add_output(tmp_ci);
         params_t0.set_arg_names(argnames_add);
+        params_t0.set_site(0);
         TaskOutputTensors outs_t0 = rt_submit_aiv_task(0, params_t0);
         const ChipTensor& tmp = outs_t0.get_ref(0);
         CoreTaskArgs params_t1;
         params_t1.add_input(tmp);
         params_t1.add_output(ext_y);
         params_t1.set_arg_names(argnames_scale);
+        params_t1.set_site(1);
         params_t1.add_scalar(to_u64(static_cast<float>(s)));
         rt_submit_aiv_task(1, params_t1);
     }

@@ -72,6 +72,12 @@ PTO_CPU_HOOK_DECL int pto_cpu_check_gm(const void* p, uint64_t bytes);
  */
 PTO_CPU_HOOK_DECL void pto_cpu_check_gm_access(const char* instr, const void* origin, const void* p, uint64_t bytes,
                                                uint64_t elem_size);
+/*
+ * After a checked access: the span [p, p+bytes) that `instr` read or wrote, and whether it is
+ * dense (every byte of it touched: a contiguous tile). The race checker compares the spans of
+ * the blocks of one SPMD task; the runtime ignores it unless it asked for them.
+ */
+PTO_CPU_HOOK_DECL void pto_cpu_note_gm_span(const char* instr, const void* p, uint64_t bytes, int dense);
 
 /*
  * Cross-core FIFO. One FIFO per (core->cluster_id, pipe_id, dir, lane); lane is the

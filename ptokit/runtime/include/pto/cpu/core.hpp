@@ -84,6 +84,8 @@ inline void check_gm(const char* instr, const void* origin, const void* p, uint6
     if (!bytes) return;
     if (auto access = PTO_CPU_HOOK(pto_cpu_check_gm_access)) {
         access(instr, origin, p, bytes, elem_size);
+        if (auto note = PTO_CPU_HOOK(pto_cpu_note_gm_span))   // the race checker's SPMD spans
+            note(instr, p, bytes, (uint64_t)rows * (uint64_t)cols * elem_size == bytes);
         return;
     }
     auto hook = PTO_CPU_HOOK(pto_cpu_check_gm);

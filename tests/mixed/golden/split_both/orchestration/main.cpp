@@ -28,6 +28,7 @@ void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {
         TensorCreateInfo gm_pipe_t0_ci(gm_pipe_t0_shapes, 1, DataType::UINT8);
         params_t0.add_output(gm_pipe_t0_ci);
         params_t0.set_arg_names(argnames_mlp);
+        params_t0.set_site(0);
         MixedKernels mk_t0 = {0, 1, 1};
         rt_submit_task(mk_t0, params_t0);
     }

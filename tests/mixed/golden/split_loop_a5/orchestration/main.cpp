@@ -23,6 +23,7 @@ void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {
         params_t0.add_input(ext_w);
         params_t0.add_output(ext_y);
         params_t0.set_arg_names(argnames_rows);
+        params_t0.set_site(0);
         MixedKernels mk_t0 = {0, 1, 1};
         rt_submit_task(mk_t0, params_t0);
     }

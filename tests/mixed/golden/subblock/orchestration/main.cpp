@@ -21,6 +21,7 @@ void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {
         params_t0.add_input(ext_x);
         params_t0.add_output(ext_y);
         params_t0.set_arg_names(argnames_add_lane);
+        params_t0.set_site(0);
         rt_submit_aiv_task(0, params_t0);
     }
 }
