@@ -14,6 +14,7 @@ from .ops import OPS as _OPS
 from .ops import array, system, tensor, tile
 from .types import DTYPES as _DTYPES
 from .types import InOut, Level, Mem, Out, PipeType, Role, Scalar, ScopeMode, SplitMode, TaskId, Tensor, Tile, dynamic
+from .types import split
 
 globals().update(_DTYPES)      # pl.FP32, pl.UINT16, ...
 
@@ -32,7 +33,7 @@ __all__ = [
     "FunctionType", "AtomicType", "MemorySpace", "Mem", "PadValue", "TileLayout", "Level", "Tensor", "Tile", "Scalar",
     "Out", "InOut", "dynamic", "program", "function", "range", "parallel", "unroll", "at", "spmd", "tile",
     "jit",  # noqa: F405 (module __getattr__)
-    "func_attr", "SplitMode", "ScopeMode", "Role", "PipeType", "scope", "manual_scope", "cluster", "submit",
+    "func_attr", "SplitMode", "split", "ScopeMode", "Role", "PipeType", "scope", "manual_scope", "cluster", "submit",
     "const", "min", "max", "static_assert", "static_print", "tensor", "pipeline", "yield_", "while_", "cond",
     "array", "system", "TaskId",
 ] + sorted(_DTYPES) + sorted(_OPS)

@@ -90,6 +90,8 @@ class Outliner:
         params += [N.Param(x, types[x], N.Direction.IN, parser.loc(s)) for x in scalar_names]
         kfn = N.Function(kname, N.FunctionType.InCore, params, [], [], parser.loc(s))
         kfn.attrs["jit_outlined"] = True
+        if spec.split:
+            kfn.attrs["split"] = spec.split
         inner = kernel_parser(kfn)
         inner.fn = kfn
         for p in params:

@@ -728,6 +728,7 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
             merged.deps_loc = merged.deps_loc or at.deps_loc
             merged.name = merged.name or at.name
             merged.dumps, merged.no_dep = at.dumps, at.no_dep
+            merged.split = at.split or merged.split
             return self._spmd_kernel(only, spec, merged)
         if self.outliner is not None and self._has_kernel_code(s.body):
             return self._spmd_kernel(s, spec, spec.at())
