@@ -23,18 +23,13 @@ from typing import List, Optional, Set
 
 from ..errors import CompileError
 from ..ir import nodes as N
+from ..ir.ops import ops_with
 from ..ir.types import INDEX, MemorySpace, ScalarType, TileType
 
 MODES = {0: "NONE", 1: "UP_DOWN", 2: "LEFT_RIGHT"}
 LANE = "__split_lane"
 
-# ops whose result depends on where in the tile an element sits, or which read other elements
-# than their own position: a lane holding half of the tile cannot run them
-_POSITIONAL = frozenset((
-    "reshape", "concat", "slice", "assemble", "transpose", "transpose_view", "set_validshape", "extract",
-    "gather", "scatter", "gather_mask", "scatter_mask", "gatherb", "mgather", "mscatter", "scatter_update",
-    "sort32", "mrgsort", "ci", "arange", "tri", "random", "fillpad_expand", "tgetval", "tsetval", "read", "write",
-))
+_POSITIONAL = ops_with("positional")     # ir/ops/lanes.py
 
 
 def axis_of(mode: int) -> int:
