@@ -534,7 +534,7 @@ class _Emitter:
         operands += [("c2v_consumer_buf", bufs.get(1, zero)), ("v2c_consumer_buf", bufs.get(2, zero))]
         self.top.initialize_pipe(_PIPE_INIT[role], {
             "dir_mask": Attr.int(mask), "slot_size": Attr.int(size), "slot_num": Attr.int(num)}, operands, loc)
-        if role == "aiv" and not fifo.get("split"):     # lane guards (a split kernel has none: both lanes work)
+        if role == "aiv" and not fifo.get("split") and not fifo.get("dual_lanes"):     # lane guards (a split kernel has none: both lanes work)
             lane = self.top.cast("arith.index_cast", self.spmd["__pypto_spmd_subblock_idx"], P.ScalarType("index"),
                                  self.temp())
             cond = self.fresh("is_lane0")

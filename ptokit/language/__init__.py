@@ -7,7 +7,7 @@ The front end that reads DSL code lives in this package's modules (``parser`` an
 from ..ir.nodes import FunctionType
 from ..ir.types import AtomicType, MemorySpace, PadValue, TileLayout
 from .decorators import (at, cluster, const, func_attr, function, manual_scope, max, min, parallel,  # noqa: A004
-                         pipeline, program, range, scope, spmd, static_assert, static_print, submit, unroll,
+                         pipeline, program, range, scope, spmd, split_aiv, static_assert, static_print, submit, unroll,
                          while_, cond, yield_)
 from .ops import *  # noqa: F401,F403
 from .ops import OPS as _OPS
@@ -33,7 +33,7 @@ __all__ = [
     "FunctionType", "AtomicType", "MemorySpace", "Mem", "PadValue", "TileLayout", "Level", "Tensor", "Tile", "Scalar",
     "Out", "InOut", "dynamic", "program", "function", "range", "parallel", "unroll", "at", "spmd", "tile",
     "jit",  # noqa: F405 (module __getattr__)
-    "func_attr", "SplitMode", "split", "ScopeMode", "Role", "PipeType", "scope", "manual_scope", "cluster", "submit",
+    "func_attr", "SplitMode", "split", "split_aiv", "ScopeMode", "Role", "PipeType", "scope", "manual_scope", "cluster", "submit",
     "const", "min", "max", "static_assert", "static_print", "tensor", "pipeline", "yield_", "while_", "cond",
     "array", "system", "TaskId",
 ] + sorted(_DTYPES) + sorted(_OPS)

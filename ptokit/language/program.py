@@ -27,6 +27,7 @@ from ..ir.ops import OPS
 from ..ir.types import DType, ScalarType, TensorType
 from .annotations import annot_to_type
 from .outline import Outliner
+from .regions import check_regions
 from .signatures import Signature, return_types, returned_params
 from .source import Source, eval_static, function_scope
 from .types import DynamicDim, FunctionDecl, Level, split_code
@@ -272,6 +273,7 @@ def parse_program(spec, parser_class, units: Optional[List[Unit]] = None, name: 
         fp.outliner = outliner
         fn = headers[u.name]
         fn.body = fp.parse_body(u.item, fn)
+        check_regions(fn, fp)
         fn.return_types = return_types(fn.body)
         returns = parsed_returns(fn)
         if returns is not None and fn.kind is not N.FunctionType.Inline:

@@ -393,13 +393,15 @@ def _split(fn: N.Function, ctx):
     if split:
         check_pushed(fn, split, pushed)
         aiv_body = split_lanes(fn, aiv_body, split)     # both lanes work, each on its half
-    else:
+    elif not fn.attrs.get("dual_lanes"):                 # (a NONE split region: both lanes run it all)
         aiv_body = _guard(aiv_body)                      # lane 0 works, lane 1 only moves FIFO traffic
     fifo = _geometry(fn, ctx.arch, pushed)
     fifo["split"] = split
+    if fn.attrs.get("dual_lanes"):
+        fifo["dual_lanes"] = True
 
     def member(name, kind, core, body, role):
-        attrs = {k: v for k, v in fn.attrs.items() if k not in ("mixed", "mixed_at", "split")}
+        attrs = {k: v for k, v in fn.attrs.items() if k not in ("mixed", "mixed_at", "split", "dual_lanes")}
         attrs["core_type"] = core
         attrs["fifo"] = dict(fifo, role=role)
         attrs["group"] = fn.name

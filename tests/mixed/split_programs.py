@@ -210,3 +210,129 @@ class SplitPureVector:
     def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
         y = self.k(x, y)
         return y
+
+
+@pl.program
+class RegionExample:
+    """The explicit-region example (pypto-parity E2): y = exp(q @ k) @ w with the vector part in a
+    pl.split_aiv UP_DOWN region; the lanes also write their lane index into their rows of `lanes`."""
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, q: pl.Tensor[[64, 64], pl.FP16], k: pl.Tensor[[64, 64], pl.FP16], w: pl.Tensor[[64, 64], pl.FP16],
+             lanes: pl.Out[pl.Tensor[[64, 64], pl.FP32]], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="region"):
+            tq = pl.move(pl.load(q, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+            tk = pl.move(pl.load(k, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+            mm = pl.matmul(tq, tk)
+            for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                v = pl.exp(pl.aiv_shard(mm))
+                lanes = pl.store(pl.adds(pl.muls(v, 0.0), aiv_id), [0, 0], lanes)
+                back = pl.aic_gather(pl.cast(v, target_type=pl.FP16))
+            tw = pl.move(pl.load(w, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+            y = pl.store(pl.matmul(pl.move(back, target_memory=pl.Mem.Left), tw), [0, 0], y)
+        return lanes, y
+
+
+@pl.program
+class RegionNoneAndLoop:
+    """A NONE region (both lanes run the whole body; lane 1 stores: y = exp(a @ b)) and an UP_DOWN
+    region in a loop (z[16 i : 16 i + 16] = relu(a[16 i:] @ b) + 1, 8 rows per lane). The kernel is
+    a function with a region per loop... the two are separate kernels since a kernel has one mode."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def none_region(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+                    y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        ta = pl.move(pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        tb = pl.move(pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        mm = pl.matmul(ta, tb)
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.NONE):
+            v = pl.exp(pl.aiv_shard(mm))
+            if aiv_id == 1:
+                y = pl.store(v, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def loop_region(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+                    z: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        tb = pl.move(pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        for i in pl.range(4):
+            ta = pl.move(pl.load(a, [i * 16, 0], [16, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+            mm = pl.matmul(ta, tb)
+            for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                z = pl.store(pl.adds(pl.relu(pl.aiv_shard(mm)), 1.0), [i * 16, 0], z)
+        return z
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             y: pl.Out[pl.Tensor[[64, 64], pl.FP32]], z: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = self.none_region(a, b, y)
+        z = self.loop_region(a, b, z)
+        return y, z
+
+
+@pl.program
+class RegionCubeInside:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP16], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        ta = pl.move(pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        tb = pl.move(pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            mm = pl.matmul(ta, tb)
+            y = pl.store(pl.exp(pl.aiv_shard(mm)), [0, 0], y)
+        return y
+
+
+@pl.program
+class RegionVectorOutside:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP16], x: pl.Tensor[[64, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        ta = pl.move(pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        tb = pl.move(pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        mm = pl.matmul(ta, tb)
+        t = pl.exp(pl.load(x, [0, 0], [64, 64]))
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            y = pl.store(pl.add(pl.aiv_shard(mm), t), [0, 0], y)
+        return y
+
+
+@pl.program
+class RegionModesDiffer:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP16], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        ta = pl.move(pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        tb = pl.move(pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        mm = pl.matmul(ta, tb)
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            y = pl.store(pl.exp(pl.aiv_shard(mm)), [0, 0], y)
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.LEFT_RIGHT):
+            y = pl.store(pl.exp(pl.aiv_shard(mm)), [0, 0], y)
+        return y
+
+
+@pl.program
+class RegionBadCount:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        for aiv_id in pl.split_aiv(4, mode=pl.SplitMode.UP_DOWN):
+            y = pl.store(pl.load(x, [0, 0], [64, 64]), [0, 0], y)
+        return y
+
+
+@pl.program
+class RegionNested:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            for lane in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                y = pl.store(pl.load(x, [0, 0], [64, 64]), [0, 0], y)
+        return y
+
+
+@pl.program
+class ShardOutsideRegion:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP16], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        ta = pl.move(pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        tb = pl.move(pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        y = pl.store(pl.exp(pl.aiv_shard(pl.matmul(ta, tb))), [0, 0], y)
+        return y

@@ -87,3 +87,32 @@ for _d in DIRECTIONS.values():
     declare(_free_name, (P("tile", default=None),) + _SPLIT, _free(_free_name), pto=f"pto.{_free_name}", form="fifo",
             traits={"fifo", "cube"} if _cube_end == "pop" else {"fifo"}, namespaces=_FIFO_NS,
             fifo=(_dir, "free"), doc="release the slot of the last popped tile")
+
+
+# Explicit split regions (pypto-parity E2): the values crossing the edge of a
+# `for aiv_id in pl.split_aiv(2, mode=...)` region.  Each is the cross-core move of its direction
+# (C2V: an Acc/Mat tile to Vec; V2C: a Vec tile to Mat); SplitMixed halves / joins them along the
+# kernel's split axis.
+def _region_edge(name, sources, target):
+    def infer_edge(ts, attrs):
+        t = tile_of(ts[0], name)
+        if t.memory not in sources:
+            raise OpTypeError(f"pl.{name} takes a {' or '.join(s.name for s in sources)} tile (it crosses to the "
+                              f"{'vector' if target is MemorySpace.Vec else 'cube'} side), but got a "
+                              f"{t.memory.name} tile")
+        return TileType(t.shape, t.dtype, target, t.valid)
+    return infer_edge
+
+
+def _as_move(target):
+    def expand(args, attrs, emit):
+        return emit("move", args, {"target_memory": target})
+    return expand
+
+
+declare("aiv_shard", (P("tile"),), _region_edge("aiv_shard", DIRECTIONS["c2v"].sources, MemorySpace.Vec),
+        form="composite", namespaces=("pl",), expand=_as_move(MemorySpace.Vec), traits={"accepts_acc"},
+        doc="hand a cube tile to the split region's vector lanes (each gets its half)")
+declare("aic_gather", (P("tile"),), _region_edge("aic_gather", DIRECTIONS["v2c"].sources, MemorySpace.Mat),
+        form="composite", namespaces=("pl",), expand=_as_move(MemorySpace.Mat),
+        doc="join the vector lanes' halves into one Mat tile on the cube")
