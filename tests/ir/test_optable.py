@@ -43,9 +43,11 @@ def test_dsl_exposes_exactly_the_table():
     assert set(vars(pl.tile)) - markers == {"MaskPattern"}     # the enum pypto keeps under pl.tile
     assert all(getattr(pl.tile, a).__pto_op__ == n for a, n in aliases.items())
     assert pl.tile.create.__pto_op__ == "create_tile"
-    assert pl_names <= set(dir(pl)) and set(pl._OPS) == pl_names
+    pl_aliases = {a.rpartition(".")[2]: n for n, op in OPS.items() for a in op.dsl_aliases if a.rpartition(".")[0] == "pl"}
+    assert pl_names <= set(dir(pl)) and set(pl._OPS) == pl_names | set(pl_aliases)
     for n in pl_names:
         assert getattr(pl, n).__pto_op__ == n
+    assert all(getattr(pl, a).__pto_op__ == n for a, n in pl_aliases.items())   # pl.tfree_to_aic is tfree_from_aic
 
 
 def test_pypto_parameter_names():

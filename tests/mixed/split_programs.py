@@ -336,3 +336,56 @@ class ShardOutsideRegion:
         tb = pl.move(pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
         y = pl.store(pl.exp(pl.aiv_shard(pl.matmul(ta, tb))), [0, 0], y)
         return y
+
+
+@pl.program
+class ExplicitSplitFifo:
+    """The FIFO written out with pypto's names and split= (C->V UP_DOWN, V->C LEFT_RIGHT would be a
+    second mode: one kernel has one): y = relu(exp(a @ b) * 0.5 as fp16) @ b... kept small:
+    y = (exp(a @ b) cast to fp16) @ b, the vector part on both lanes' row halves."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+          y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        ta = pl.move(pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        tb = pl.move(pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        pl.tpush_to_aiv(pl.matmul(ta, tb), split=1)
+        v = pl.tpop_from_aic(shape=[64, 64], dtype=pl.FP32, split=1)
+        h = pl.cast(pl.exp(v), target_type=pl.FP16)
+        pl.tfree_to_aic(v)
+        pl.tpush_to_aic(h, split=1)
+        m = pl.tpop_from_aiv(shape=[64, 64], dtype=pl.FP16, split=1)
+        y = pl.store(pl.matmul(pl.move(m, target_memory=pl.Mem.Left), tb), [0, 0], y)
+        pl.system.tfree_to_aiv(m)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = self.k(a, b, y)
+        return y
+
+
+@pl.program
+class ExplicitSplitMismatch:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP16], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        ta = pl.move(pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        tb = pl.move(pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        pl.tpush_to_aiv(pl.matmul(ta, tb), split=1)
+        v = pl.tpop_from_aic(shape=[64, 64], dtype=pl.FP32, split=2)
+        y = pl.store(pl.exp(v), [0, 0], y)
+        pl.tfree_to_aic(v)
+        return y
+
+
+@pl.program
+class ExplicitSplitBadCode:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP16], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        ta = pl.move(pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        tb = pl.move(pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        pl.tpush_to_aiv(pl.matmul(ta, tb), split=3)
+        v = pl.tpop_from_aic(shape=[64, 64], dtype=pl.FP32, split=3)
+        y = pl.store(pl.exp(v), [0, 0], y)
+        return y

@@ -33,13 +33,17 @@ DIRECTIONS = {
                          "tfree_from_aiv", "aiv", "aic"),
 }
 
-_FIFO_NS = ("pl.tile",)
+_FIFO_NS = ("pl", "pl.tile")
 
 
 def _split_zero(attrs, op):
-    for key in ("split", "id"):
-        if attrs.get(key, 0) != 0:
-            raise OpTypeError(f"pl.tile.{op}: only {key}=0 is supported (one pipe, no split)", key)
+    """split= is 0 (NONE), 1 (UP_DOWN) or 2 (LEFT_RIGHT); one pipe (id=0)."""
+    split = attrs.get("split", 0)
+    if split not in (0, 1, 2):
+        raise OpTypeError(f"pl.{op}: split={split!r}; the split modes are 0 (NONE), 1 (UP_DOWN) and 2 (LEFT_RIGHT)",
+                          "split")
+    if attrs.get("id", 0) != 0:
+        raise OpTypeError(f"pl.{op}: only id=0 is supported (one pipe per kernel)", "id")
 
 
 def _push(name, spaces):
@@ -86,7 +90,8 @@ for _d in DIRECTIONS.values():
             fifo=(_dir, "pop"), doc=f"receive the peer core's tile as a {_dst.name} tile")
     declare(_free_name, (P("tile", default=None),) + _SPLIT, _free(_free_name), pto=f"pto.{_free_name}", form="fifo",
             traits={"fifo", "cube"} if _cube_end == "pop" else {"fifo"}, namespaces=_FIFO_NS,
-            fifo=(_dir, "free"), doc="release the slot of the last popped tile")
+            fifo=(_dir, "free"), doc="release the slot of the last popped tile",
+            dsl_aliases=(f"pl.tfree_to_{_d.producer}", f"pl.system.tfree_to_{_d.producer}"))
 
 
 # Explicit split regions (pypto-parity E2): the values crossing the edge of a
