@@ -25,6 +25,7 @@ from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import ops_with
 from ..ir.types import INDEX, MemorySpace, ScalarType, TileType
+from .memory_space import tile_shape_problem
 
 MODES = {0: "NONE", 1: "UP_DOWN", 2: "LEFT_RIGHT"}
 LANE = "__split_lane"
@@ -94,6 +95,11 @@ class LaneSplitter:
                            f"{'LEFT_RIGHT' if ax == 0 else 'UP_DOWN'}", e.loc)
         if tiles and isinstance(e.type, ScalarType):
             raise self.err(f"{e.op} reads one element of a split tile", e.loc)
+        if _splits(e.type, ax):
+            problem = tile_shape_problem(self.halve_type(e.type))
+            if problem:
+                raise self.err(f"the lane's half of this {e.type} is {self.halve_type(e.type)}, which has an "
+                               f"unsupported shape: {problem}", e.loc)
         if e.op == "load" and _splits(e.type, ax):
             self._shift_window(e, e.args[1], e.type, "load")
         elif e.op == "store" and _splits(e.args[0].type, ax):

@@ -389,3 +389,16 @@ class ExplicitSplitBadCode:
         v = pl.tpop_from_aic(shape=[64, 64], dtype=pl.FP32, split=3)
         y = pl.store(pl.exp(v), [0, 0], y)
         return y
+
+
+@pl.program
+class HalfTooNarrow:
+    """LEFT_RIGHT on a 16-column fp16 vector tile: each lane's 8 columns (16 bytes) are no Vec tile."""
+
+    @pl.function(type=pl.FunctionType.InCore, attrs={"split": pl.SplitMode.LEFT_RIGHT})
+    def k(self, a: pl.Tensor[[64, 64], pl.FP16], w: pl.Tensor[[64, 16], pl.FP16], y: pl.Out[pl.Tensor[[64, 16], pl.FP16]]):
+        ta = pl.move(pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        tw = pl.move(pl.load(w, [0, 0], [64, 16], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        v = pl.move(pl.matmul(ta, tw), target_memory=pl.Mem.Vec)
+        y = pl.store(pl.cast(v, target_type=pl.FP16), [0, 0], y)
+        return y

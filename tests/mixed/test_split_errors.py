@@ -72,3 +72,10 @@ def test_split_on_a_pure_vector_kernel_is_ignored(tmp_path):
     y = np.zeros_like(x)
     ptokit.compile(SP.SplitPureVector, output_dir=tmp_path)(x, y)
     np.testing.assert_allclose(y, np.exp(x), rtol=1e-6)
+
+
+def test_a_half_that_is_no_valid_tile_is_a_located_error(tmp_path):
+    with pytest.raises(CompileError) as ei:
+        ptokit.compile(SP.HalfTooNarrow, output_dir=tmp_path)
+    assert "the lane's half of this pl.Tile[[64, 16], pl.FP16, pl.Mem.Vec] is pl.Tile[[64, 8]" in str(ei.value)
+    _located(ei.value, "pl.cast(v, target_type=pl.FP16)")

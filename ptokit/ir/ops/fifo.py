@@ -33,7 +33,7 @@ DIRECTIONS = {
                          "tfree_from_aiv", "aiv", "aic"),
 }
 
-_FIFO_NS = ("pl", "pl.tile")
+_FIFO_NS = ("pl.tile", "pl")
 
 
 def _split_zero(attrs, op):
