@@ -536,7 +536,7 @@ class _Emitter:
         if fifo.get("ptoas_compat") != "0.27":      # 0.27 refuses slot_num: it picks the counts itself
             attrs["slot_num"] = Attr.int(fifo["slot_num"])
         self.top.initialize_pipe(_PIPE_INIT[role], attrs, operands, loc)
-        if role == "aiv":
+        if role == "aiv" and not fifo.get("split") and not fifo.get("dual_lanes"):     # lane guards (a split kernel has none: both lanes work)
             lane = self.top.cast("arith.index_cast", self.spmd["__pypto_spmd_subblock_idx"], P.ScalarType("index"),
                                  self.temp())
             cond = self.fresh("is_lane0")

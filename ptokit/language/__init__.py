@@ -7,14 +7,14 @@ The front end that reads DSL code lives in this package's modules (``parser`` an
 from ..ir.nodes import FunctionType
 from ..ir.types import AtomicType, MemorySpace, PadValue, TileLayout
 from .decorators import (at, cluster, const, func_attr, function, inline, manual_scope, max, min,  # noqa: A004
-                         parallel, pipeline, program, range, scope, spmd, static_assert, static_print, submit,
-                         unroll, while_, cond, yield_)
+                         parallel, pipeline, program, range, scope, spmd, split_aiv, static_assert, static_print,
+                         submit, unroll, while_, cond, yield_)
 from .ops import *  # noqa: F401,F403
 from .ops import OPS as _OPS
 from .ops import array, system, tensor, tile
 from .types import DTYPES as _DTYPES
 from .types import (InOut, Level, Mem, Out, PipeType, Role, Scalar, ScopeMode, SplitMode, TaskId, Tensor, Tile,
-                    TileView, Tuple, dynamic)
+                    TileView, Tuple, dynamic, split)
 from .text import loads, parse
 
 globals().update(_DTYPES)      # pl.FP32, pl.UINT16, ...
@@ -34,7 +34,7 @@ __all__ = [
     "FunctionType", "AtomicType", "MemorySpace", "Mem", "PadValue", "TileLayout", "Level", "Tensor", "Tile", "Scalar",
     "Out", "InOut", "dynamic", "program", "function", "range", "parallel", "unroll", "at", "spmd", "tile",
     "jit",  # noqa: F405 (module __getattr__)
-    "func_attr", "SplitMode", "ScopeMode", "Role", "PipeType", "scope", "manual_scope", "cluster", "submit",
+    "func_attr", "SplitMode", "split", "split_aiv", "ScopeMode", "Role", "PipeType", "scope", "manual_scope", "cluster", "submit",
     "const", "min", "max", "static_assert", "static_print", "tensor", "pipeline", "yield_", "while_", "cond",
     "array", "system", "TaskId", "TileView", "Tuple", "inline", "parse", "loads",
 ] + sorted(_DTYPES) + sorted(_OPS)

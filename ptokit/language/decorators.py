@@ -132,6 +132,7 @@ while_ = _not_executable("while_")           # `for (x,) in pl.while_(init_value
 cond = _not_executable("cond")               # `pl.cond(x < n)`: the test, first statement of a pl.while_ body
 at = _not_executable("at")
 spmd = _not_executable("spmd")
+split_aiv = _not_executable("split_aiv")     # `for aiv_id in pl.split_aiv(2, mode=...)` (language/regions.py)
 func_attr = _not_executable("func_attr")   # `pl.func_attr({...})` as a function's first statement
 scope = _not_executable("scope")             # `with pl.scope(mode=pl.ScopeMode.MANUAL):` in orchestration
 manual_scope = _not_executable("manual_scope")

@@ -13,6 +13,7 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from ..ir import nodes as N
 from ..ir.types import INDEX, ScalarType, TensorType, dim_vars
+from .regions import check_regions
 from .scopes import AtSpec
 from .signatures import Signature
 
@@ -90,6 +91,8 @@ class Outliner:
         params += [N.Param(x, types[x], N.Direction.IN, parser.loc(s)) for x in scalar_names]
         kfn = N.Function(kname, N.FunctionType.InCore, params, [], [], parser.loc(s))
         kfn.attrs["jit_outlined"] = True
+        if spec.split:
+            kfn.attrs["split"] = spec.split
         inner = kernel_parser(kfn)
         inner.fn = kfn
         for p in params:
@@ -118,6 +121,7 @@ class Outliner:
         if outs:
             body.append(N.Return([N.Var(params[i].name, type=params[i].type) for i in outs], loc=parser.loc(s)))
         kfn.body = body
+        check_regions(kfn, inner)
         kfn.return_types = [params[i].type for i in outs]
         self.functions[kname] = kfn
         self.sigs[kname] = Signature(kfn, outs)

@@ -27,6 +27,7 @@ from .annotations import annot_to_type
 from .binding import OpBinder
 from .outline import Outliner
 from .scalars import ScalarMixin
+from .regions import split_aiv_region
 from .scopes import AtSpec, ScopeMixin
 from .program import dyn_dims_of  # noqa: F401  (re-exported for the jit front end)
 from .signatures import CallMixin, Signature
@@ -536,6 +537,8 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
             raise self.err("loops must iterate over pl.range(...), pl.parallel(...) or pl.unroll(...)", it)
         marker = self._resolve(it.func)
         kind = getattr(marker, "__pto_marker__", None)
+        if kind == "split_aiv":
+            return split_aiv_region(self, s, it)
         if kind == "spmd":
             spec = self.parse_spmd(it)
             if self.outliner is None or not self.in_orchestration:
@@ -738,6 +741,7 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
             merged.deps_loc = merged.deps_loc or at.deps_loc
             merged.name = merged.name or at.name
             merged.dumps, merged.no_dep = at.dumps, at.no_dep
+            merged.split = at.split or merged.split
             return self._spmd_kernel(only, spec, merged)
         if self.outliner is not None and self._has_kernel_code(s.body):
             return self._spmd_kernel(s, spec, spec.at())

@@ -27,9 +27,10 @@ from ..ir.ops import OPS
 from ..ir.types import DType, ScalarType, TensorType
 from .annotations import annot_to_type
 from .outline import Outliner
+from .regions import check_regions
 from .signatures import Signature, return_types, returned_params
 from .source import Source, eval_static, function_scope
-from .types import DynamicDim, FunctionDecl, Level
+from .types import DynamicDim, FunctionDecl, Level, split_code
 
 # function attributes ptokit knows (pypto's `attrs=` / pl.func_attr keys), and what it does with them
 KNOWN_ATTRS = ("split", "dual_aiv_dispatch")
@@ -168,9 +169,13 @@ def _check_decl(u: Unit) -> None:
     for key, value in attrs.items():
         if key not in KNOWN_ATTRS:
             raise CompileError(f"{u.name}: unknown function attribute {key!r} (known: {', '.join(KNOWN_ATTRS)})", loc)
-        if key == "split" and int(getattr(value, "value", value)) != 0:
-            raise CompileError(f"{u.name}: attrs={{'split': {value!r}}} (split cross-core transfers) is not "
-                               f"supported yet; only pl.SplitMode.NONE", loc)
+        if key == "split":
+            try:
+                split_code(value)
+            except ValueError:
+                raise CompileError(f"{u.name}: attrs={{'split': {value!r}}}: the split mode is pl.SplitMode.NONE (0), "
+                                   f"UP_DOWN (1) or LEFT_RIGHT (2); the odd-size codes 3 and 4 are chosen by the "
+                                   f"compiler", loc) from None
         if key == "dual_aiv_dispatch" and value:
             raise CompileError(f"{u.name}: attrs={{'dual_aiv_dispatch': True}} is not supported yet", loc)
 
@@ -251,6 +256,9 @@ def parse_program(spec, parser_class, units: Optional[List[Unit]] = None, name: 
     for u in units:
         fn = parse_header(u.item, u.kind, u.name, u.src, u.g, method=u.method, evaluated=u.annotations)
         fn.attrs["declared_type"] = u.decl.type
+        split = split_code(dict(u.decl.attrs or {}, **_func_attr_stmt(u)).get("split", 0))
+        if split:
+            fn.attrs["split"] = split
         headers[u.name] = fn
         sigs[u.name] = Signature(fn, returned_params(u.item, fn))
     dyn: Dict[str, DynamicDim] = {}
@@ -265,6 +273,7 @@ def parse_program(spec, parser_class, units: Optional[List[Unit]] = None, name: 
         fp.outliner = outliner
         fn = headers[u.name]
         fn.body = fp.parse_body(u.item, fn)
+        check_regions(fn, fp)
         fn.return_types = return_types(fn.body)
         returns = parsed_returns(fn)
         if returns is not None and fn.kind is not N.FunctionType.Inline:

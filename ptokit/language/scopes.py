@@ -9,10 +9,10 @@ from typing import List, Optional
 from ..ir import nodes as N
 from ..ir.types import ScalarType, TupleType
 from .source import eval_static
-from .types import Level, ScopeMode
+from .types import Level, ScopeMode, SplitOptimization
 
-AT_KEYWORDS = ("level", "name_hint", "deps", "dumps", "no_dep_args")
-SPMD_KEYWORDS = ("core_num", "sync_start", "name_hint", "deps", "allow_early_resolve", "predicate")
+AT_KEYWORDS = ("level", "name_hint", "deps", "dumps", "no_dep_args", "optimizations")
+SPMD_KEYWORDS = ("core_num", "sync_start", "name_hint", "deps", "allow_early_resolve", "predicate", "optimizations")
 
 
 @dataclass
@@ -27,10 +27,11 @@ class SpmdSpec:
     call: Optional[ast.Call] = None
     predicate: Optional[N.Expr] = None
     deps_loc: object = None
+    split: int = 0                      # optimizations=[pl.split(mode)]
 
     def at(self) -> "AtSpec":
         return AtSpec(name_hint=self.name_hint, deps=list(self.deps), name=self.name, call=self.call,
-                      predicate=self.predicate, deps_loc=self.deps_loc)
+                      predicate=self.predicate, deps_loc=self.deps_loc, split=self.split)
 
     def scope_attrs(self) -> dict:
         attrs = {"block_num": self.block_num}
@@ -52,6 +53,7 @@ class AtSpec:
     no_dep: List[tuple] = field(default_factory=list)   # (tensor name, node): no_dep_args=
     predicate: Optional[N.Expr] = None                  # predicate= (pl.submit, pl.spmd)
     deps_loc: object = None                             # where deps= is written
+    split: int = 0                                      # optimizations=[pl.split(mode)]: the kernel's split
 
     def scope_attrs(self) -> dict:
         attrs = {}
@@ -81,6 +83,8 @@ class ScopeMixin:
                 spec.dumps = self.tensor_list(kw.value, "dumps")
             elif kw.arg == "no_dep_args":
                 spec.no_dep = self.tensor_list(kw.value, "no_dep_args")
+            elif kw.arg == "optimizations":
+                spec.split = self.parse_optimizations(kw.value)
             elif kw.arg == "level":
                 if call.args:
                     raise self.err("pl.at got the level twice", kw.value)
@@ -110,9 +114,7 @@ class ScopeMixin:
         unknown = set(kw) - set(SPMD_KEYWORDS)
         if unknown:
             bad = sorted(unknown)[0]
-            why = " (not supported yet)" if bad in ("optimizations",) else ""
-            raise self.err(f"pl.spmd has no parameter {bad!r}{why} (parameters: {', '.join(SPMD_KEYWORDS)})",
-                           kw[bad])
+            raise self.err(f"pl.spmd has no parameter {bad!r} (parameters: {', '.join(SPMD_KEYWORDS)})", kw[bad])
         if len(call.args) > 1 or (call.args and "core_num" in kw) or (not call.args and "core_num" not in kw):
             raise self.err("pl.spmd takes the block count: pl.spmd(n) or pl.spmd(core_num=n)", call)
         node = call.args[0] if call.args else kw["core_num"]
@@ -122,6 +124,8 @@ class ScopeMixin:
         spec = SpmdSpec(n, call=call)
         if "sync_start" in kw:
             spec.sync_start = bool(self._static_bool(kw["sync_start"], "sync_start"))
+        if "optimizations" in kw:
+            spec.split = self.parse_optimizations(kw["optimizations"])
         if "allow_early_resolve" in kw:
             self._static_bool(kw["allow_early_resolve"], "allow_early_resolve")   # a scheduling hint: no effect
         if "name_hint" in kw:
@@ -140,6 +144,20 @@ class ScopeMixin:
                 raise self.err("`as` needs a simple name", as_target)
             spec.name = as_target.id
         return spec
+
+    def parse_optimizations(self, node) -> int:
+        """``optimizations=[pl.split(mode)]``: the split code of the outlined kernel (0 without one)."""
+        value = eval_static(node, self.src, self.g, "optimizations")
+        if not isinstance(value, (list, tuple)):
+            raise self.err(f"optimizations= takes a list such as [pl.split(pl.SplitMode.UP_DOWN)], got {value!r}", node)
+        split = 0
+        for item in value:
+            if not isinstance(item, SplitOptimization):
+                raise self.err(f"unknown optimization {item!r}; the known one is pl.split(mode)", node)
+            if split:
+                raise self.err("optimizations= names pl.split(...) twice", node)
+            split = int(item.mode)
+        return split
 
     def _static_bool(self, node, what):
         v = eval_static(node, self.src, self.g, what)

@@ -38,6 +38,31 @@ class SplitMode(enum.IntEnum):
         return f"pl.SplitMode.{self.name}"
 
 
+@dataclass(frozen=True)
+class SplitOptimization:
+    """``pl.split(mode)``: an entry of ``pl.at(..., optimizations=[...])`` / ``pl.spmd(...)``."""
+    mode: SplitMode
+
+    def __repr__(self) -> str:
+        return f"pl.split({self.mode!r})"
+
+
+def split(mode) -> SplitOptimization:
+    """``pl.split(pl.SplitMode.UP_DOWN)``: the outlined kernel's vector work is shared by the two
+    vector lanes, each on its half of every vector tile (docs/mixed-kernels.md, "Split transfers")."""
+    return SplitOptimization(SplitMode(int(getattr(mode, "value", mode))))
+
+
+def split_code(value) -> int:
+    """A split mode given as pl.SplitMode or int: its code, 0..2; ValueError otherwise."""
+    if isinstance(value, bool) or not isinstance(getattr(value, "value", value), int):
+        raise ValueError(value)
+    code = int(getattr(value, "value", value))
+    if code not in (0, 1, 2):
+        raise ValueError(value)
+    return code
+
+
 class ScopeMode(enum.Enum):
     """``pl.scope(mode=...)``: AUTO tracks tensor dependencies, MANUAL orders tasks by ``deps=`` only."""
     AUTO = "AUTO"

@@ -28,8 +28,27 @@ _FREES = {free for _, free, _ in _DIRS.values()}
 
 def fifo_to_move(prog: N.Program, ctx) -> N.Program:
     for fn in prog.functions.values():
-        fn.body = _pair(fn.body)
+        fn.body = _pair(fn.body, fn)
+        fn.attrs.pop("fifo_split_seen", None)
     return prog
+
+
+def _split_of(fn: N.Function, push: N.Stmt, pop: N.Stmt) -> None:
+    """A pair's split= (both ends agree) is the kernel's split mode (docs/mixed-kernels.md)."""
+    a, b = push.expr.attrs.get("split", 0), pop.value.attrs.get("split", 0)
+    if a != b:
+        raise CompileError(f"pl.{pop.value.op}(split={b}) pairs with a pl.{push.expr.op}(split={a}); both ends of a "
+                           f"transfer use the same split mode", pop.loc)
+    have = fn.attrs.get("split", 0)
+    if fn.attrs.get("fifo_split_seen") and have != a:
+        raise CompileError(f"this transfer says split={a}, but an earlier one of kernel {fn.name} says split={have}; "
+                           f"the transfers of one kernel share one split mode", pop.loc)
+    if not fn.attrs.get("fifo_split_seen") and "split" in fn.attrs and have != a:
+        raise CompileError(f"this transfer says split={a}, but kernel {fn.name} is split {have} "
+                           f"(attrs or optimizations=)", pop.loc)
+    fn.attrs["fifo_split_seen"] = True
+    if a:
+        fn.attrs["split"] = a
 
 
 def _op(s: N.Stmt):
@@ -37,12 +56,12 @@ def _op(s: N.Stmt):
     return e.op if isinstance(e, N.OpCall) else None
 
 
-def _pair(body: List[N.Stmt]) -> List[N.Stmt]:
+def _pair(body: List[N.Stmt], fn: N.Function) -> List[N.Stmt]:
     pushed: Dict[str, List[Tuple[N.Expr, N.Stmt]]] = {pop: [] for pop in _DIRS}
     out: List[N.Stmt] = []
     for s in body:
         for sub in N.child_bodies(s):
-            sub[:] = _pair(sub)
+            sub[:] = _pair(sub, fn)
         op = _op(s)
         if op in _PUSH_TO_POP:
             pushed[_PUSH_TO_POP[op]].append((s.expr.args[0], s))
@@ -55,7 +74,8 @@ def _pair(body: List[N.Stmt]) -> List[N.Stmt]:
                 raise CompileError(f"the tile popped by pl.tile.{op} must be assigned to a name", s.loc)
             if not pushed[op]:
                 raise CompileError(f"pl.tile.{op} has no matching pl.tile.{push} before it in the same block", s.loc)
-            src, _ = pushed[op].pop(0)
+            src, push_stmt = pushed[op].pop(0)
+            _split_of(fn, push_stmt, s)
             want: TileType = s.value.type
             got = src.type
             if (got.shape, got.dtype) != (want.shape, want.dtype):

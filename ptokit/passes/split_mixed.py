@@ -38,6 +38,7 @@ from ..targets import default_pipe_slots
 from ..ir import nodes as N
 from ..ir.ops import OPS, ops_with
 from ..ir.ops.fifo import DIRECTIONS
+from .split_lanes import check_pushed, split_lanes, split_mode
 from ..ir.types import ALIGNMENT, CAPACITY, DType, MemorySpace, ScalarType, TileType
 
 _CUBE = {MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc, MemorySpace.Bias}
@@ -123,7 +124,7 @@ def _side_of_type(t) -> Optional[str]:
 
 # ----------------------------------------------------------------- partition
 
-def _part(body: List[N.Stmt], side: str, pushed: Dict[str, list]) -> List[N.Stmt]:
+def _part(body: List[N.Stmt], side: str, pushed: Dict[str, list], split: int = 0) -> List[N.Stmt]:
     """The statements of ``side``; a boundary move becomes this side's end of the FIFO (the
     producer's push, or the consumer's pop); ``pushed[dir]`` collects the producer's pushed types."""
     out: List[N.Stmt] = []
@@ -135,10 +136,10 @@ def _part(body: List[N.Stmt], side: str, pushed: Dict[str, list]) -> List[N.Stmt
                 _, _, push, pop, _ = _DIR[d]
                 if side == _PRODUCER[d]:
                     pushed[d].append((src.type, s.loc))
-                    out.append(N.ExprStmt(N.OpCall(push, [src], {"split": 0}, type=src.type,
+                    out.append(N.ExprStmt(N.OpCall(push, [src], {"split": split}, type=src.type,
                                                    loc=s.value.loc), loc=s.loc))
                 else:
-                    out.append(N.Assign([dst], N.OpCall(pop, [], {"split": 0},
+                    out.append(N.Assign([dst], N.OpCall(pop, [], {"split": split},
                                                         type=dst.type, loc=s.value.loc), loc=s.loc))
                 continue
             if all(isinstance(t.type, ScalarType) for t in s.targets):
@@ -155,18 +156,18 @@ def _part(body: List[N.Stmt], side: str, pushed: Dict[str, list]) -> List[N.Stmt
             out.append(N.Return([], loc=s.loc))
         elif isinstance(s, N.For):
             keep = [i for i, (p, _) in enumerate(s.iter_args) if _side_of_type(p.type) in (None, side)]
-            out.append(N.For(s.var, s.start, s.stop, s.step, _part(s.body, side, pushed), kind=s.kind,
+            out.append(N.For(s.var, s.start, s.stop, s.step, _part(s.body, side, pushed, split), kind=s.kind,
                              iter_args=[s.iter_args[i] for i in keep], yields=[s.yields[i] for i in keep],
                              results=[s.results[i] for i in keep], loc=s.loc))
         elif isinstance(s, N.While):
             keep = [i for i, (p, _) in enumerate(s.iter_args) if _side_of_type(p.type) in (None, side)]
-            out.append(N.While(_part(s.body, side, pushed), iter_args=[s.iter_args[i] for i in keep],
+            out.append(N.While(_part(s.body, side, pushed, split), iter_args=[s.iter_args[i] for i in keep],
                                yields=[s.yields[i] for i in keep], results=[s.results[i] for i in keep], loc=s.loc))
         elif isinstance(s, N.Condition):
             out.append(s)         # both halves run the same scalar loop
         elif isinstance(s, N.If):
             keep = [i for i, r in enumerate(s.results) if _side_of_type(r.type) in (None, side)]
-            out.append(N.If(s.cond, _part(s.then_body, side, pushed), _part(s.else_body, side, pushed),
+            out.append(N.If(s.cond, _part(s.then_body, side, pushed, split), _part(s.else_body, side, pushed, split),
                             results=[s.results[i] for i in keep], then_yields=[s.then_yields[i] for i in keep],
                             else_yields=[s.else_yields[i] for i in keep], loc=s.loc))
         else:
@@ -275,21 +276,21 @@ def _has_fifo(s: N.Stmt) -> bool:
     return any(_has_fifo(x) for sub in N.child_bodies(s) for x in sub)
 
 
-def _free(op: str, loc) -> N.Stmt:
-    return N.ExprStmt(N.OpCall(op, [], {"split": 0}, type=ScalarType(_bool_dtype()), loc=loc), loc=loc)
+def _free(op: str, loc, split: int = 0) -> N.Stmt:
+    return N.ExprStmt(N.OpCall(op, [], {"split": split}, type=ScalarType(_bool_dtype()), loc=loc), loc=loc)
 
 
 def _bool_dtype():
     return DType.BOOL
 
 
-def _insert_frees(body: List[N.Stmt], buffer_of: Dict[str, str]) -> List[N.Stmt]:
+def _insert_frees(body: List[N.Stmt], buffer_of: Dict[str, str], split: int = 0) -> List[N.Stmt]:
     for s in body:
         if isinstance(s, (N.For, N.While)):
-            s.body = _insert_frees(s.body, buffer_of)
+            s.body = _insert_frees(s.body, buffer_of, split)
         elif isinstance(s, N.If):
-            s.then_body = _insert_frees(s.then_body, buffer_of)
-            s.else_body = _insert_frees(s.else_body, buffer_of)
+            s.then_body = _insert_frees(s.then_body, buffer_of, split)
+            s.else_body = _insert_frees(s.else_body, buffer_of, split)
     pops = [i for i, s in enumerate(body) if _is_pop(s)]
     if not pops:
         return body
@@ -321,9 +322,9 @@ def _insert_frees(body: List[N.Stmt], buffer_of: Dict[str, str]) -> List[N.Stmt]
             pop = N.Assign([slot], s.value, loc=s.loc)
             cp = N.Assign([v], N.OpCall("move", [N.Var(slot.name, type=v.type)],
                                         {"target_memory": MemorySpace.Vec}, type=v.type, loc=s.loc), loc=s.loc)
-            replace[i] = [pop, cp, _free(free, s.loc)]
+            replace[i] = [pop, cp, _free(free, s.loc, split)]
         else:
-            after.setdefault(last, []).append(_free(free, s.loc))
+            after.setdefault(last, []).append(_free(free, s.loc, split))
     out: List[N.Stmt] = []
     for i, s in enumerate(body):
         out.extend(replace.get(i, [s]))
@@ -385,15 +386,28 @@ def _split(fn: N.Function, ctx):
                            f"Otherwise split it into two InCore functions", vec_at or fn.loc)
     buffer_of = dict(fn.attrs.get("buffer_of", {}))
     pushed: Dict[str, list] = {"c2v": [], "v2c": []}
-    aic_body = _part(copy.deepcopy(fn.body), "aic", pushed)
-    aic_body = _prune(_insert_frees(aic_body, buffer_of))
-    aiv_body = _part(copy.deepcopy(fn.body), "aiv", pushed)
-    aiv_body = _prune(_insert_frees(aiv_body, buffer_of))
-    aiv_body = _guard(aiv_body)
+    split = split_mode(fn)
+    if ctx.ptoas_compat == "0.27" and (split or fn.attrs.get("dual_lanes")):
+        raise CompileError(f"kernel {fn.name}: under ptoas_compat=\"0.27\" cross-core transfers are unsplit only: "
+                           f"0.27 runs the vector body on subblock 0 and lets lane 1 idle, so a split (or an explicit "
+                           f"region that runs both lanes) cannot run as written; compile without ptoas_compat",
+                           fn.loc)
+    aic_body = _part(copy.deepcopy(fn.body), "aic", pushed, split)
+    aic_body = _prune(_insert_frees(aic_body, buffer_of, split))
+    aiv_body = _part(copy.deepcopy(fn.body), "aiv", pushed, split)
+    aiv_body = _prune(_insert_frees(aiv_body, buffer_of, split))
+    if split:
+        check_pushed(fn, split, pushed)
+        aiv_body = split_lanes(fn, aiv_body, split)     # both lanes work, each on its half
+    elif not fn.attrs.get("dual_lanes"):                 # (a NONE split region: both lanes run it all)
+        aiv_body = _guard(aiv_body)                      # lane 0 works, lane 1 only moves FIFO traffic
     fifo = _geometry(fn, ctx.arch, pushed, ctx.ptoas_compat)
+    fifo["split"] = split
+    if fn.attrs.get("dual_lanes"):
+        fifo["dual_lanes"] = True
 
     def member(name, kind, core, body, role):
-        attrs = {k: v for k, v in fn.attrs.items() if k not in ("mixed", "mixed_at")}
+        attrs = {k: v for k, v in fn.attrs.items() if k not in ("mixed", "mixed_at", "split", "dual_lanes")}
         attrs["core_type"] = core
         attrs["fifo"] = dict(fifo, role=role)
         attrs["group"] = fn.name

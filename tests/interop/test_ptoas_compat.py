@@ -172,3 +172,14 @@ def test_kernel_config_round_trips_the_option(tmp_path):
     write_kernel_config(tmp_path / "copy.py", kc)
     text = (tmp_path / "copy.py").read_text()
     assert text.count('"ptoas_compat": "0.27"') == 1
+
+
+def test_split_kernels_are_refused_under_027(tmp_path):
+    """0.27 runs the vector body on subblock 0 only; a kernel whose lanes split the work cannot run so."""
+    import importlib
+    split_programs = importlib.import_module("mixed.split_programs")
+    ptokit.compile(split_programs.SplitSoftmax, output_dir=tmp_path / "head")
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(split_programs.SplitSoftmax, output_dir=tmp_path / "compat", ptoas_compat="0.27")
+    assert 'under ptoas_compat="0.27" cross-core transfers are unsplit only' in str(info.value)
+    assert info.value.loc is not None and info.value.loc.file.endswith("split_programs.py")

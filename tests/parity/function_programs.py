@@ -96,7 +96,7 @@ class StrictRebind:
 
 @pl.program
 class SplitAttr:
-    @pl.function(type=pl.FunctionType.InCore, attrs={"split": pl.SplitMode.UP_DOWN})
+    @pl.function(type=pl.FunctionType.InCore, attrs={"split": 3})
     def k(self, x: pl.Tensor[[16, N], pl.FP32], y: pl.Out[pl.Tensor[[16, N], pl.FP32]]):
         y = pl.store(pl.load(x, [0, 0], [16, N]), [0, 0], y)
         return y

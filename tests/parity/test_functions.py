@@ -69,7 +69,7 @@ def test_func_attr_and_declarations_accepted(tmp_path):
 
 @pytest.mark.parametrize("program,message,needle", [
     (F.StrictRebind, "'t' is assigned a second time, but this function is strict_ssa=True", "t = pl.exp(t)"),
-    (F.SplitAttr, "attrs={'split': pl.SplitMode.UP_DOWN} (split cross-core transfers) is not supported yet",
+    (F.SplitAttr, "attrs={'split': 3}: the split mode is pl.SplitMode.NONE (0), UP_DOWN (1) or LEFT_RIGHT (2)",
      "def k(self"),
     (F.UnknownAttr, "unknown function attribute 'unroll_all'", "def k(self"),
     (F.AnnotatedCallMismatch, "annotation says pl.Tile[[16, 32]", "u: pl.Tile[[16, 32]"),

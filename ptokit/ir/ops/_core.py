@@ -127,6 +127,7 @@ TRAITS = frozenset({
     "spmd",          # reads the SPMD identity of the running block
     "scalar",        # scalar arithmetic (operands and result are scalars)
     "accepts_acc",   # takes an Acc tile as it is (a store to GM, a cast): no Acc->Vec hand-over first
+    "positional",    # depends on positions in the whole tile: not on a split vector lane (ops/lanes.py)
     "orchestration_only",  # task-graph values and host access (task ids, pl.read of a tensor): not in kernels
     "clamp",         # a tensor window with clamp=: the front end cuts its valid region to the tensor
     "mask_result",   # a packed-mask result: on tensor operands in kernel code it becomes 1/0 values (sels)

@@ -33,13 +33,17 @@ DIRECTIONS = {
                          "tfree_from_aiv", "aiv", "aic"),
 }
 
-_FIFO_NS = ("pl.tile",)
+_FIFO_NS = ("pl.tile", "pl")
 
 
 def _split_zero(attrs, op):
-    for key in ("split", "id"):
-        if attrs.get(key, 0) != 0:
-            raise OpTypeError(f"pl.tile.{op}: only {key}=0 is supported (one pipe, no split)", key)
+    """split= is 0 (NONE), 1 (UP_DOWN) or 2 (LEFT_RIGHT); one pipe (id=0)."""
+    split = attrs.get("split", 0)
+    if split not in (0, 1, 2):
+        raise OpTypeError(f"pl.{op}: split={split!r}; the split modes are 0 (NONE), 1 (UP_DOWN) and 2 (LEFT_RIGHT)",
+                          "split")
+    if attrs.get("id", 0) != 0:
+        raise OpTypeError(f"pl.{op}: only id=0 is supported (one pipe per kernel)", "id")
 
 
 def _push(name, spaces):
@@ -86,4 +90,34 @@ for _d in DIRECTIONS.values():
             fifo=(_dir, "pop"), doc=f"receive the peer core's tile as a {_dst.name} tile")
     declare(_free_name, (P("tile", default=None),) + _SPLIT, _free(_free_name), pto=f"pto.{_free_name}", form="fifo",
             traits={"fifo", "cube"} if _cube_end == "pop" else {"fifo"}, namespaces=_FIFO_NS,
-            fifo=(_dir, "free"), doc="release the slot of the last popped tile")
+            fifo=(_dir, "free"), doc="release the slot of the last popped tile",
+            dsl_aliases=(f"pl.tfree_to_{_d.producer}", f"pl.system.tfree_to_{_d.producer}"))
+
+
+# Explicit split regions (pypto-parity E2): the values crossing the edge of a
+# `for aiv_id in pl.split_aiv(2, mode=...)` region.  Each is the cross-core move of its direction
+# (C2V: an Acc/Mat tile to Vec; V2C: a Vec tile to Mat); SplitMixed halves / joins them along the
+# kernel's split axis.
+def _region_edge(name, sources, target):
+    def infer_edge(ts, attrs):
+        t = tile_of(ts[0], name)
+        if t.memory not in sources:
+            raise OpTypeError(f"pl.{name} takes a {' or '.join(s.name for s in sources)} tile (it crosses to the "
+                              f"{'vector' if target is MemorySpace.Vec else 'cube'} side), but got a "
+                              f"{t.memory.name} tile")
+        return TileType(t.shape, t.dtype, target, t.valid)
+    return infer_edge
+
+
+def _as_move(target):
+    def expand(args, attrs, emit):
+        return emit("move", args, {"target_memory": target})
+    return expand
+
+
+declare("aiv_shard", (P("tile"),), _region_edge("aiv_shard", DIRECTIONS["c2v"].sources, MemorySpace.Vec),
+        form="composite", namespaces=("pl",), expand=_as_move(MemorySpace.Vec), traits={"accepts_acc"},
+        doc="hand a cube tile to the split region's vector lanes (each gets its half)")
+declare("aic_gather", (P("tile"),), _region_edge("aic_gather", DIRECTIONS["v2c"].sources, MemorySpace.Mat),
+        form="composite", namespaces=("pl",), expand=_as_move(MemorySpace.Mat),
+        doc="join the vector lanes' halves into one Mat tile on the cube")

@@ -98,17 +98,21 @@ inline bool lane_joins(const char* instr, PtoCpuCore* c, int pipe, int dir, int 
     return joins != 0;
 }
 
-// The part of a vr x vc region that lane `part` handles under `split` (cube side).
-inline void split_part(int split, int part, int vr, int vc, int* r0, int* c0, int* nr, int* nc) {
+// The part of the cube's tile that lane `part` handles under `split`: the tile's physical rows
+// (UP_DOWN) or columns (LEFT_RIGHT) are halved at S = ceil(n / 2), lane 0 owning [0, S) and lane 1
+// [S, n); of a vr x vc valid region lane L gets clamp(v - L*S, 0, S) (docs/mixed-kernels.md,
+// "Split transfers"). An odd n leaves lane 1 one row (column) short.
+inline void split_part(int split, int part, int rows, int cols, int vr, int vc, int* r0, int* c0, int* nr, int* nc) {
     *r0 = 0; *c0 = 0; *nr = vr; *nc = vc;
+    auto clamp = [](int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); };
     if (split == TILE_UP_DOWN) {
-        const int h = (vr + 1) / 2;
+        const int h = (rows + 1) / 2;
         *r0 = part ? h : 0;
-        *nr = part ? vr - h : h;
+        *nr = clamp(vr - part * h, 0, h);
     } else if (split == TILE_LEFT_RIGHT) {
-        const int h = (vc + 1) / 2;
+        const int h = (cols + 1) / 2;
         *c0 = part ? h : 0;
-        *nc = part ? vc - h : h;
+        *nc = clamp(vc - part * h, 0, h);
     }
 }
 
@@ -126,7 +130,8 @@ inline void fifo_push(const char* instr, TileT& tile, int split) {
     for (int part = 0; part < parts; ++part) {
         if (both && !lane_joins(instr, c, Pipe::flagId, dir, part)) continue;
         int r0, c0, nr, nc;
-        split_part(cube ? split : TILE_NO_SPLIT, part, vrows(tile), vcols(tile), &r0, &c0, &nr, &nc);
+        split_part(cube ? split : TILE_NO_SPLIT, part, TileT::Rows, TileT::Cols, vrows(tile), vcols(tile), &r0, &c0, &nr,
+                   &nc);
         const uint64_t bytes = sizeof(T) * (uint64_t)nr * (uint64_t)nc;
         if (bytes > Pipe::SLOT_SIZE)
             fatal(instr, "%llu bytes do not fit the %u-byte slot of pipe %d", (unsigned long long)bytes,
@@ -167,7 +172,8 @@ inline void fifo_pop(const char* instr, Pipe& pipe, TileT& tile, int split) {
     for (int part = 0; part < parts; ++part) {
         if (both && !lane_joins(instr, c, Pipe::flagId, dir, part)) continue;
         int r0, c0, nr, nc;
-        split_part(cube ? split : TILE_NO_SPLIT, part, vrows(tile), vcols(tile), &r0, &c0, &nr, &nc);
+        split_part(cube ? split : TILE_NO_SPLIT, part, TileT::Rows, TileT::Cols, vrows(tile), vcols(tile), &r0, &c0, &nr,
+                   &nc);
         const uint64_t bytes = sizeof(T) * (uint64_t)nr * (uint64_t)nc;
         T* buf = (T*)scratch(2, bytes + 1);
         const int lane = cube ? part : c->lane;
