@@ -109,6 +109,11 @@ class OpBinder:
                 attrs = {k: v for k, v in attrs.items() if k in keep}
         self._fold_tensor_windows(op, values)
         for p in op.operand_params:
+            if p.transposed_by and attrs.get(p.transposed_by) and p.name in values \
+                    and isinstance(values[p.name].type, TensorType) and self.kernel_code:
+                # pl.matmul(a, b, b_trans=True) on a tensor: the flag is consumed by a transposed load
+                values[p.name] = self.transposed_operand(values[p.name], nodes[p.name], op, p)
+                attrs[p.transposed_by] = False
             if p.kind == "tile" and p.name in values:
                 values[p.name] = self.operand_tile(values[p.name], nodes[p.name], op, p)
             if p.static_attr and p.name in values and p.kind == "offsets":

@@ -27,6 +27,7 @@ from ..ir import nodes as N
 from ..ir.ops import OPS, OpDef, Param
 from ..ir.types import CAPACITY, MemorySpace, ScalarType, TensorType, TileType
 
+_CUBE_SPACES = (MemorySpace.Left, MemorySpace.Right, MemorySpace.Bias)   # fed from Mat by a move
 _VEC_BYTES = min(c[MemorySpace.Vec] for c in CAPACITY.values())
 
 
@@ -48,9 +49,16 @@ class TensorLevelMixin:
             if mem is MemorySpace.Acc and space is MemorySpace.Vec and not op.has("cube") \
                     and not op.has("accepts_acc"):
                 return self._move(value, MemorySpace.Vec, node)        # cube -> vector hand-over
-            if mem is MemorySpace.Mat and space in (MemorySpace.Left, MemorySpace.Right) and op.has("cube"):
+            if mem is MemorySpace.Mat and space in _CUBE_SPACES and op.has("cube"):
                 return self._move(value, space, node)
         return value
+
+    def transposed_operand(self, value: N.Expr, node, op: OpDef, param: Param) -> N.Expr:
+        """A tensor operand of a cube op whose ``a_trans``/``b_trans`` is set: loaded into Mat, read
+        through a ``transpose_view`` (no copy) and moved to the operand's space."""
+        mat = self.as_tile(value, node, op.name, MemorySpace.Mat)
+        view = self.typed_op("transpose_view", [mat], {}, node)
+        return self._move(view, param.space, node)
 
     def _move(self, value: N.Expr, space: MemorySpace, node) -> N.Expr:
         return self.typed_op("move", [value], {"target_memory": space}, node)
@@ -74,7 +82,7 @@ class TensorLevelMixin:
             raise self.err(f"tensor-level pl.{what} on {ast.unparse(node)!r} ({v.type}) needs a {nbytes}-byte tile, "
                            f"more than the {_VEC_BYTES}-byte Vec buffer; split it with pl.load / pl.store over "
                            f"tiles in a pl.range loop", node)
-        load_space = MemorySpace.Mat if space in (MemorySpace.Left, MemorySpace.Right, MemorySpace.Mat) else space
+        load_space = MemorySpace.Mat if space in _CUBE_SPACES + (MemorySpace.Mat,) else space
         attrs = {"shape": shape, "target_memory": load_space, "valid": None}
         tile = self.typed_op("load", [base, offsets], attrs, node)
         if load_space is not space:

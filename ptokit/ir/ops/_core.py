@@ -91,6 +91,9 @@ class Param:
     # written as a keyword, the positional arguments skip it: pypto's scatter_update(input, dim, index, src)
     # is also scatter_update(input, index, src, dim=-2)
     skipped_when_keyword: bool = False
+    # a cube operand: the bool attribute (pl.matmul's a_trans / b_trans) asking for the transpose of a
+    # tensor argument; the front end consumes it there (loads, transpose_view, moves to ``space``)
+    transposed_by: Optional[str] = None
 
     def __post_init__(self):
         if self.kind not in OPERAND_KINDS | ATTR_KINDS:

@@ -1,0 +1,50 @@
+"""The cube op set against numpy (pypto-parity.md D): matmul with a_trans/b_trans on tensors,
+matmul_bias, matmul_acc with init_cond (runtime and literal), gemv / gemv_acc / gemv_bias, for
+FP32, FP16 and BF16 inputs accumulating in FP32."""
+import numpy as np
+import pytest
+
+import ptokit
+import ptokit.language as pl
+
+from . import cube_programs as cp
+
+_CACHE = {}
+
+
+def _compiled(key, make, tmp_path_factory):
+    if key not in _CACHE:
+        _CACHE[key] = ptokit.compile(make(), output_dir=tmp_path_factory.mktemp(key))
+    return _CACHE[key]
+
+
+def _rand(shape, dtype, seed):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32).astype(dtype)
+
+
+def _close(got, ref, dtype):
+    tol = 1e-5 if dtype == "FP32" else 1e-3
+    np.testing.assert_allclose(got, ref, rtol=tol, atol=tol * max(np.abs(ref).max(), 1.0))
+
+
+@pytest.mark.parametrize("dtype", ["FP32", "FP16", "BF16"])
+def test_cube_family(dtype, tmp_path_factory):
+    pdt = getattr(pl, dtype)
+    run = _compiled(f"cube_{dtype}", lambda: cp.make_cube_family(pdt), tmp_path_factory)
+    nd = pdt.numpy()
+    a, b = _rand((cp.M, cp.K), nd, 1), _rand((cp.K, cp.N), nd, 2)
+    bt, at = _rand((cp.N, cp.K), nd, 3), _rand((cp.K, cp.M), nd, 4)
+    v, bias = _rand((1, cp.K), nd, 5), _rand((1, cp.N), np.float32, 6)
+    outs = [np.zeros((cp.M, cp.N), np.float32) for _ in range(6)] + [np.zeros((1, cp.N), np.float32)
+                                                                      for _ in range(3)]
+    run(a, b, bt, at, v, bias, *outs)
+    f = lambda x: x.astype(np.float64)   # noqa: E731
+    ab = f(a) @ f(b)
+    vb = f(v) @ f(b)
+    refs = [f(a) @ f(bt).T, f(at).T @ f(b), ab + bias, ab + bias, ab, ab, vb, 2 * vb, vb + bias]
+    names = ["y_bt", "y_at", "y_bias", "y_tbias", "y_init", "y_true", "y_gemv", "y_gacc", "y_gbias"]
+    for name, got, ref in zip(names, outs, refs):
+        try:
+            _close(got, ref, dtype)
+        except AssertionError as exc:
+            raise AssertionError(f"{name}: {exc}") from None
