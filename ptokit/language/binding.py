@@ -37,6 +37,10 @@ class OpBinder:
     def check_op_allowed(self, op: OpDef, e: ast.Call) -> None:
         """Raise a located error when ``op`` may not appear here (default: anywhere)."""
 
+    def wants_batch(self, op: OpDef, values) -> bool:
+        """Whether this call is expanded per batch (``batched_call``; default: never)."""
+        return False
+
 
     # ------------------------------------------------------------ binding
     def bind(self, op: OpDef, e: ast.Call) -> Dict[str, object]:
@@ -107,6 +111,8 @@ class OpBinder:
                 nodes = {ours: nodes.get(theirs) for ours, theirs in mapping.items()}
                 keep = {p.key for p in op.params if not p.is_operand}
                 attrs = {k: v for k, v in attrs.items() if k in keep}
+        if self.wants_batch(op, values):
+            return self.batched_call(op, values, attrs, nodes, e)     # a rank > 2 tensor: one matmul per batch
         self._fold_tensor_windows(op, values)
         for p in op.operand_params:
             if p.transposed_by and attrs.get(p.transposed_by) and p.name in values \

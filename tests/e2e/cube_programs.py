@@ -68,3 +68,32 @@ def make_cube_family(dtype):
             return y_bt, y_at, y_bias, y_tbias, y_init, y_true, y_gemv, y_gacc, y_gbias
 
     return CubeFamily
+
+
+BB, BM, BK, BN = 3, 16, 32, 32
+
+
+@pl.program
+class BatchMatmul:
+    """y3 = a3 @ b3 per batch (pl.batch_matmul), yb = a3 @ b2 (pl.matmul, b2 broadcast over the batch),
+    yt = a3 @ bt3^T per batch (pl.matmul b_trans=True on rank-3 tensors), y1 = a3[1] @ b3[2] (a window
+    of each), stored as c[:, :, :] = ... and pl.store(..., shapes=...)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a3: pl.Tensor[[BB, BM, BK], pl.FP16], b3: pl.Tensor[[BB, BK, BN], pl.FP16],
+          b2: pl.Tensor[[BK, BN], pl.FP16], bt3: pl.Tensor[[1, BN, BK], pl.FP16],
+          y3: pl.Out[pl.Tensor[[BB, BM, BN], pl.FP32]], yb: pl.Out[pl.Tensor[[BB, BM, BN], pl.FP32]],
+          yt: pl.Out[pl.Tensor[[BB, BM, BN], pl.FP32]], y1: pl.Out[pl.Tensor[[BM, BN], pl.FP32]]):
+        y3[:, :, :] = pl.batch_matmul(a3, b3)
+        yb = pl.store(pl.matmul(a3, b2), [0, 0, 0], yb, shapes=[BB, BM, BN])
+        yt[:, :, :] = pl.matmul(a3, bt3, b_trans=True)
+        y1[:, :] = pl.batch_matmul(a3[1:2, :, :], b3[2:3, :, :])
+        return y3, yb, yt, y1
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a3: pl.Tensor[[BB, BM, BK], pl.FP16], b3: pl.Tensor[[BB, BK, BN], pl.FP16],
+             b2: pl.Tensor[[BK, BN], pl.FP16], bt3: pl.Tensor[[1, BN, BK], pl.FP16],
+             y3: pl.Out[pl.Tensor[[BB, BM, BN], pl.FP32]], yb: pl.Out[pl.Tensor[[BB, BM, BN], pl.FP32]],
+             yt: pl.Out[pl.Tensor[[BB, BM, BN], pl.FP32]], y1: pl.Out[pl.Tensor[[BM, BN], pl.FP32]]):
+        y3, yb, yt, y1 = self.k(a3, b3, b2, bt3, y3, yb, yt, y1)
+        return y3, yb, yt, y1

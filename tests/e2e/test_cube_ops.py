@@ -48,3 +48,18 @@ def test_cube_family(dtype, tmp_path_factory):
             _close(got, ref, dtype)
         except AssertionError as exc:
             raise AssertionError(f"{name}: {exc}") from None
+
+
+def test_batch_matmul_broadcasts_and_transposes(tmp_path_factory):
+    run = _compiled("batch", lambda: cp.BatchMatmul, tmp_path_factory)
+    a3, b3 = _rand((cp.BB, cp.BM, cp.BK), np.float16, 7), _rand((cp.BB, cp.BK, cp.BN), np.float16, 8)
+    b2, bt3 = _rand((cp.BK, cp.BN), np.float16, 9), _rand((1, cp.BN, cp.BK), np.float16, 10)
+    outs = [np.zeros((cp.BB, cp.BM, cp.BN), np.float32) for _ in range(3)] + [np.zeros((cp.BM, cp.BN), np.float32)]
+    run(a3, b3, b2, bt3, *outs)
+    f = lambda x: x.astype(np.float64)   # noqa: E731
+    refs = [f(a3) @ f(b3), f(a3) @ f(b2), f(a3) @ np.swapaxes(f(bt3), -1, -2), f(a3[1]) @ f(b3[2])]
+    for name, got, ref in zip(["y3", "yb", "yt", "y1"], outs, refs):
+        try:
+            _close(got, ref, "FP16")
+        except AssertionError as exc:
+            raise AssertionError(f"{name}: {exc}") from None

@@ -20,6 +20,7 @@ class Bad:
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, a: pl.Tensor[[32, 64], pl.FP16], b: pl.Tensor[[64, 48], pl.FP16], bias: pl.Tensor[[1, 48], pl.FP32],
           bias16: pl.Tensor[[1, 48], pl.FP16], a8: pl.Tensor[[32, 64], pl.INT8], n: pl.Scalar[pl.INDEX],
+          a3: pl.Tensor[[3, 32, 64], pl.FP16], b2x: pl.Tensor[[2, 64, 48], pl.FP16], big: pl.Tensor[[65, 16, 16], pl.FP16],
           y: pl.Out[pl.Tensor[[32, 48], pl.FP32]]):
         l = pl.move(pl.load(a, [0, 0], [32, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
         r = pl.move(pl.load(b, [0, 0], [64, 48], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
@@ -54,6 +55,14 @@ CASES = [
      "\"middle\")"),
     ("x = pl.tile.gemv_acc(acc, v, r)", "tile.gemv_acc requires an Acc tile [16, 48] (or [1, 48]) pl.FP32", "acc,"),
     ("x = pl.tile.gemv_acc(pl.tile.gemv(v, r), v, r, init_cond=n)", "gemv_acc init_cond must be a BOOL scalar", "n)"),
+    ("x = pl.batch_matmul(a3, b2x)", "batch dimensions [3] and [2] do not broadcast (each must match or be 1)",
+     "pl.batch_matmul"),
+    ("x = pl.matmul(a3, a3)", "tile.matmul requires lhs columns to equal rhs rows, but got [32, 64] and [32, 64]",
+     "pl.matmul"),
+    ("x = pl.batch_matmul(big, big)", "65 batches are unrolled one matmul each; at most 64", "pl.batch_matmul"),
+    ("x = pl.batch_matmul(a3, b2x, b_trans=True)", "pl.batch_matmul has no parameter 'b_trans'", "True)"),
+    ("x = pl.batch_matmul(pl.load(a3, [0, 0, 0], [3, 32, 64], target_memory=pl.Mem.Mat), r)",
+     "for a batched matmul pass the tensors to pl.batch_matmul / pl.matmul", "pl.load(a3"),
     ("x = pl.tile.gemv_bias(v, r, b32)", "tile.gemv_bias requires a bias row [1, 48], but got [1, 32]", "b32)"),
 ]
 

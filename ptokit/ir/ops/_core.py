@@ -130,6 +130,7 @@ TRAITS = frozenset({
     "spmd",          # reads the SPMD identity of the running block
     "scalar",        # scalar arithmetic (operands and result are scalars)
     "accepts_acc",   # takes an Acc tile as it is (a store to GM, a cast): no Acc->Vec hand-over first
+    "batched",       # cube: a rank > 2 tensor operand in kernel code makes it one 2-D call per batch index
     "orchestration_only",  # task-graph values and host access (task ids, pl.read of a tensor): not in kernels
 })
 

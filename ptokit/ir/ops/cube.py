@@ -1,5 +1,6 @@
-"""Cube-unit ops: matrix multiply (plain, accumulating, with a bias row) and the one-row GEMV forms
-into an Acc tile; ``batch_matmul`` is in ``cube_batch``.
+"""Cube-unit ops: matrix multiply (plain, accumulating, with a bias row, batched) and the one-row
+GEMV forms into an Acc tile.  ``batch_matmul`` (and ``matmul`` on a rank > 2 tensor) is expanded
+per batch by the front end (``language/cube.py``).
 
 The tensor-only flags of ``pl.matmul`` / ``pl.matmul_acc`` (``a_trans``, ``b_trans``) are consumed by
 the front end when the operand is a tensor (it loads the tensor, takes a ``transpose_view`` of the
@@ -144,9 +145,15 @@ def _phase(attrs, args):
 
 
 declare("matmul", (_LEFT, _RIGHT, P("out_dtype", "dtype", None)) + _TRANS + (P("c_matrix_nz", "bool", False),),
-        _matmul, pto="pto.tmatmul", form="binary", traits={"cube"},
+        _matmul, pto="pto.tmatmul", form="binary", traits={"cube", "batched"},
         doc="lhs [M, K] (Left) @ rhs [K, N] (Right) -> [M, N] Acc (FP32, or INT32 for INT8 inputs); "
-            "a_trans/b_trans transpose a tensor operand (tile operands: use pl.tile.transpose_view)")
+            "a_trans/b_trans transpose a tensor operand (tile operands: use pl.tile.transpose_view); "
+            "rank > 2 tensors: batch_matmul")
+declare("batch_matmul", (P("lhs", space=MemorySpace.Left), P("rhs", space=MemorySpace.Right)),
+        lambda ts, attrs: _product(ts, attrs, "batch_matmul"), pto="pto.tmatmul", form="binary",
+        traits={"cube", "batched"},
+        doc="[..., M, K] @ [..., K, N] tensors in kernel code, batch dimensions broadcast: one matmul per batch, "
+            "into an Acc tile [B * M, N] (the batch rows flattened); 2-D tiles: matmul")
 declare("matmul_acc", (P("acc"), _LEFT, _RIGHT) + _TRANS + (P("init_cond", "scalar", None),), _matmul_acc,
         pto="pto.tmatmul.acc", form="matmul_acc", traits={"cube", "shares_operand0"},
         doc="acc + lhs @ rhs, in place; init_cond (BOOL scalar): where it holds, acc = lhs @ rhs instead")

@@ -1,0 +1,103 @@
+"""Batched matmul in kernel code: ``pl.batch_matmul`` and ``pl.matmul`` with a tensor operand of
+rank > 2 (pypto-parity.md D), expanded as the parser reads them into one 2-D ``matmul`` per
+batch index.
+
+Batch dimensions (all but the last two) broadcast as numpy's do (a dimension of 1, or a missing
+one, repeats); each batch's operands are loaded as 2-D windows of the tensors (a ``b_trans`` /
+``a_trans`` window through a ``transpose_view``), and the products are assembled into one Acc
+tile whose rows are the batch dimensions flattened with ``M`` (``[B * M, N]``, the same row order
+an N-D window has), which ``c[:, :, :] = ...`` or ``pl.store(t, offsets, c, shapes=[B, M, N])``
+writes back.
+
+A mixin of FunctionParser (uses ``typed_op``, ``as_tile``, ``operand_tile``,
+``transposed_operand``, ``scalar_op``, ``_const``, ``err``, ``loc``).
+"""
+from __future__ import annotations
+
+import itertools
+from math import prod
+from typing import Dict
+
+from ..ir import nodes as N
+from ..ir.ops import OPS, OpDef
+from ..ir.types import AtomicType, MemorySpace, TensorType
+
+_MAX_BATCHES = 64
+
+
+class CubeMixin:
+    def wants_batch(self, op: OpDef, values: Dict[str, N.Expr]) -> bool:
+        """hook: a ``batched`` op call in kernel code with a tensor operand of rank > 2."""
+        return op.has("batched") and self.kernel_code and any(
+            isinstance(v.type, TensorType) and len(v.type.shape) > 2 for v in values.values())
+
+    def batched_call(self, op: OpDef, values, attrs, nodes, e) -> N.Expr:
+        params = op.operand_params[:2]
+        parts = [self._batch_operand(values[p.name], nodes[p.name], op) for p in params]
+        shapes = [pt[2] for pt in parts]
+        batch = self._broadcast_batch(shapes, e, op)
+        count = prod(batch)
+        if count > _MAX_BATCHES:
+            raise self.err(f"pl.{op.name}: {count} batches are unrolled one matmul each; at most {_MAX_BATCHES} "
+                           f"fit one kernel call (split the batch over tasks)", e)
+        flags = {p.name: bool(p.transposed_by and attrs.get(p.transposed_by)) for p in params}
+        mm_attrs = {k: v for k, v in attrs.items() if k not in ("a_trans", "b_trans")}
+        products = []
+        for idx in itertools.product(*(range(d) for d in batch)):
+            ins = [self._batch_window(pt, idx, nodes[p.name], op, p, flags[p.name]) for pt, p in zip(parts, params)]
+            products.append(self.typed_op("matmul", ins, mm_attrs, e, nodes))
+        if len(products) == 1:
+            return products[0]
+        t = products[0].type
+        res = self.typed_op("create_tile", [], {"shape": [count * t.rows, t.cols], "dtype": t.dtype,
+                                                "target_memory": MemorySpace.Acc}, e)
+        for b, p in enumerate(products):
+            offs = N.ListExpr([self._const(b * t.rows, e), self._const(0, e)], loc=self.loc(e))
+            res = self.typed_op("assemble", [res, p, offs], {"offsets_static": (b * t.rows, 0),
+                                                           "atomic": AtomicType.None_}, e)
+        return res
+
+    def _batch_operand(self, v: N.Expr, node, op: OpDef):
+        """(base tensor or a 2-D tile, base offsets, batch dims) of one operand."""
+        if not isinstance(v.type, TensorType):
+            return (v, None, ())
+        if isinstance(v, N.OpCall) and v.op == "tensor_view":
+            base, offs = v.args[0], list(v.args[1].items)
+        else:
+            base, offs = v, [self._const(0, node) for _ in v.type.shape]
+        shape = list(v.type.shape)
+        if not all(isinstance(d, int) for d in shape):
+            raise self.err(f"pl.{op.name} on a batch needs tensors of static shape, but this operand is {v.type}",
+                           node)
+        if len(shape) < 2:
+            raise self.err(f"pl.{op.name} needs operands of rank 2 or more, but this one is {v.type}", node)
+        return (base, offs, tuple(shape[:-2]), tuple(shape[-2:]))
+
+    def _broadcast_batch(self, shapes, e, op: OpDef):
+        rank = max(len(s) for s in shapes)
+        out = []
+        for d in range(rank):
+            dims = {s[len(s) - rank + d] for s in shapes if len(s) - rank + d >= 0} - {1}
+            if len(dims) > 1:
+                raise self.err(f"pl.{op.name}: batch dimensions {' and '.join(str(list(s)) for s in shapes)} do not "
+                               f"broadcast (each must match or be 1)", e)
+            out.append(dims.pop() if dims else 1)
+        return tuple(out)
+
+    def _batch_window(self, part, idx, node, op: OpDef, param, transposed: bool) -> N.Expr:
+        base, offs, batch = part[0], part[1], part[2]
+        if offs is None:
+            return self.operand_tile(base, node, op, param)      # a 2-D tile: the same for every batch
+        own = idx[len(idx) - len(batch):] if batch else ()
+        new = []
+        for d, o in enumerate(offs):
+            if d < len(batch):
+                i = own[d] if batch[d] != 1 else 0
+                new.append(o if i == 0 else self.scalar_op("add", o, self._const(i, node), node))
+            else:
+                new.append(o)
+        shape = [1] * len(batch) + list(part[3])
+        window = self.typed_op("tensor_view", [base, N.ListExpr(new, loc=self.loc(node))], {"shape": shape}, node)
+        if transposed:
+            return self.transposed_operand(window, node, op, param)
+        return self.as_tile(window, node, op.name, param.space)
