@@ -115,9 +115,10 @@ class OpBinder:
             return self.batched_call(op, values, attrs, nodes, e)     # a rank > 2 tensor: one matmul per batch
         self._fold_tensor_windows(op, values)
         for p in op.operand_params:
-            if p.transposed_by and attrs.get(p.transposed_by) and p.name in values \
-                    and isinstance(values[p.name].type, TensorType) and self.kernel_code:
-                # pl.matmul(a, b, b_trans=True) on a tensor: the flag is consumed by a transposed load
+            if p.transposed_by and attrs.get(p.transposed_by) and p.name in values and self.kernel_code \
+                    and self.transposable(values[p.name]):
+                # pl.matmul(a, b, b_trans=True) on a tensor (or a Mat tile, pl.create_l1's): the flag is
+                # consumed by a transposed view of the operand
                 values[p.name] = self.transposed_operand(values[p.name], nodes[p.name], op, p)
                 attrs[p.transposed_by] = False
             if p.kind == "tile" and p.name in values:

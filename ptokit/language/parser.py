@@ -32,7 +32,7 @@ from .program import dyn_dims_of  # noqa: F401  (re-exported for the jit front e
 from .signatures import CallMixin, Signature
 from .source import Source, eval_static
 from .tasks import TaskMixin
-from .cube import CubeMixin
+from .cube import CubeMixin, L1Mixin
 from .tensor_level import TensorLevelMixin
 from .types import DynamicDim, TileAnnot
 from .windows import WindowMixin
@@ -46,7 +46,7 @@ def parse_program(spec) -> N.Program:
 
 
 class FunctionParser(CubeMixin, OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, ScopeMixin, CallMixin,
-                     TaskMixin):
+                     TaskMixin, L1Mixin):
     def __init__(self, src: Source, g, sigs: Dict[str, Signature], dyn: Dict[str, DynamicDim]):
         self.src = src
         self.g = g

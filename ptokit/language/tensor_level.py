@@ -25,6 +25,7 @@ from typing import Optional
 
 from ..ir import nodes as N
 from ..ir.ops import OPS, OpDef, Param
+from ..ir.ops.view import default_layout, transposed
 from ..ir.types import CAPACITY, MemorySpace, ScalarType, TensorType, TileType
 
 _CUBE_SPACES = (MemorySpace.Left, MemorySpace.Right, MemorySpace.Bias)   # fed from Mat by a move
@@ -53,12 +54,23 @@ class TensorLevelMixin:
                 return self._move(value, space, node)
         return value
 
+    def transposable(self, value: N.Expr) -> bool:
+        """Whether ``a_trans`` / ``b_trans`` apply to this operand: a tensor, or a Mat tile (pypto's
+        ``pl.create_l1`` value is tensor-typed); other tiles refuse them in the op's rule."""
+        return isinstance(value.type, TensorType) or (isinstance(value.type, TileType)
+                                                      and value.type.memory is MemorySpace.Mat)
+
     def transposed_operand(self, value: N.Expr, node, op: OpDef, param: Param) -> N.Expr:
-        """A tensor operand of a cube op whose ``a_trans``/``b_trans`` is set: loaded into Mat, read
-        through a ``transpose_view`` (no copy) and moved to the operand's space."""
-        mat = self.as_tile(value, node, op.name, MemorySpace.Mat)
-        view = self.typed_op("transpose_view", [mat], {}, node)
-        return self._move(view, param.space, node)
+        """An operand of a cube op whose ``a_trans``/``b_trans`` is set, read through the transposed
+        (ZN) layout and moved to the operand's space: a tensor is loaded into Mat and viewed through a
+        ``transpose_view`` (no copy); so is a Mat tile of the default layout, while a Mat tile that
+        already has the transposed layout (``pl.create_l1(..., transpose=True)``) is that operand."""
+        if isinstance(value.type, TensorType):
+            value = self.as_tile(value, node, op.name, MemorySpace.Mat)
+        t = value.type
+        if t.layout is None or t.layout != transposed(default_layout(t.memory, t.shape)):
+            value = self.typed_op("transpose_view", [value], {}, node)     # (a flat tile: its located error)
+        return self._move(value, param.space, node)
 
     def _move(self, value: N.Expr, space: MemorySpace, node) -> N.Expr:
         return self.typed_op("move", [value], {"target_memory": space}, node)

@@ -97,3 +97,39 @@ class BatchMatmul:
              yt: pl.Out[pl.Tensor[[BB, BM, BN], pl.FP32]], y1: pl.Out[pl.Tensor[[BM, BN], pl.FP32]]):
         y3, yb, yt, y1 = self.k(a3, b3, b2, bt3, y3, yb, yt, y1)
         return y3, yb, yt, y1
+
+
+GM_, GR, GD, GP = 16, 32, 64, 128      # query rows, gathered rows, row size, pool rows
+
+
+@pl.program
+class GatherL1:
+    """Rows of a GM pool picked by an index table, gathered into L1 and fed to the cube:
+    s  = q @ kv^T   kv = create_l1([R, D]) filled row by row, matmul b_trans=True (a transpose_view);
+    s2 = q @ kv^T   kvT = create_l1([D, R], transpose=True) filled by transposing gathers (rows as columns),
+                    matmul b_trans=True reads it through its layout;
+    o  = p @ kv     kv as the B operand as it is."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, q: pl.Tensor[[GM_, GD], pl.FP16], p: pl.Tensor[[GM_, GR], pl.FP16],
+          pool: pl.Tensor[[GP, GD], pl.FP16], idx: pl.Tensor[[1, GR], pl.INT32],
+          s: pl.Out[pl.Tensor[[GM_, GR], pl.FP32]], s2: pl.Out[pl.Tensor[[GM_, GR], pl.FP32]],
+          o: pl.Out[pl.Tensor[[GM_, GD], pl.FP32]]):
+        kv = pl.create_l1([GR, GD], pl.FP16)
+        kvt = pl.create_l1([GD, GR], pl.FP16, transpose=True)
+        for r in pl.range(GR):
+            phys = pl.cast(pl.read(idx, [0, r]), pl.INDEX)
+            kv = pl.gather_row(kv, pool, [r, 0], [phys, 0], [1, GD])
+            kvt = pl.gather_row(kvt, pool, [0, r], [phys, 0], [1, GD], transpose=True)
+        s = pl.store(pl.matmul(q, kv, b_trans=True), [0, 0], s)
+        s2 = pl.store(pl.matmul(q, kvt, b_trans=True), [0, 0], s2)
+        o = pl.store(pl.matmul(p, kv), [0, 0], o)
+        return s, s2, o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, q: pl.Tensor[[GM_, GD], pl.FP16], p: pl.Tensor[[GM_, GR], pl.FP16],
+             pool: pl.Tensor[[GP, GD], pl.FP16], idx: pl.Tensor[[1, GR], pl.INT32],
+             s: pl.Out[pl.Tensor[[GM_, GR], pl.FP32]], s2: pl.Out[pl.Tensor[[GM_, GR], pl.FP32]],
+             o: pl.Out[pl.Tensor[[GM_, GD], pl.FP32]]):
+        s, s2, o = self.k(q, p, pool, idx, s, s2, o)
+        return s, s2, o

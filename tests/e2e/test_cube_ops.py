@@ -63,3 +63,17 @@ def test_batch_matmul_broadcasts_and_transposes(tmp_path_factory):
             _close(got, ref, "FP16")
         except AssertionError as exc:
             raise AssertionError(f"{name}: {exc}") from None
+
+
+def test_create_l1_and_gather_row_feed_the_cube(tmp_path_factory):
+    run = _compiled("gather_l1", lambda: cp.GatherL1, tmp_path_factory)
+    q, p = _rand((cp.GM_, cp.GD), np.float16, 11), _rand((cp.GM_, cp.GR), np.float16, 12)
+    pool = _rand((cp.GP, cp.GD), np.float16, 13)
+    idx = np.random.default_rng(14).permutation(cp.GP)[:cp.GR].astype(np.int32).reshape(1, cp.GR)
+    s, s2 = np.zeros((cp.GM_, cp.GR), np.float32), np.zeros((cp.GM_, cp.GR), np.float32)
+    o = np.zeros((cp.GM_, cp.GD), np.float32)
+    run(q, p, pool, idx, s, s2, o)
+    kv = pool[idx[0]].astype(np.float64)
+    _close(s, q.astype(np.float64) @ kv.T, "FP16")
+    _close(s2, q.astype(np.float64) @ kv.T, "FP16")
+    _close(o, p.astype(np.float64) @ kv, "FP16")

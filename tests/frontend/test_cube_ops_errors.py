@@ -31,6 +31,8 @@ class Bad:
         b16 = pl.move(pl.load(bias16, [0, 0], [1, 48], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Bias)
         b32 = pl.move(pl.load(bias, [0, 0], [1, 32], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Bias)
         acc = pl.matmul(l, r)
+        kv = pl.create_l1([16, 64], pl.FP16)
+        vt = pl.load(a, [0, 0], [16, 64])
 """
 
 # (the erroneous statement, a fragment of the message, the text the caret points at)
@@ -63,6 +65,18 @@ CASES = [
     ("x = pl.batch_matmul(a3, b2x, b_trans=True)", "pl.batch_matmul has no parameter 'b_trans'", "True)"),
     ("x = pl.batch_matmul(pl.load(a3, [0, 0, 0], [3, 32, 64], target_memory=pl.Mem.Mat), r)",
      "for a batched matmul pass the tensors to pl.batch_matmul / pl.matmul", "pl.load(a3"),
+    ("x = pl.gather_row(vt, a, [0, 0], [0, 0], [1, 64])", "pl.gather_row writes into an L1 tile (pl.create_l1)",
+     "vt,"),
+    ("x = pl.gather_row(kv, vt, [0, 0], [0, 0], [1, 64])", "pl.gather_row reads a tensor in global memory", "vt,"),
+    ("x = pl.gather_row(kv, a, [0, 0], [0, 0], [64])", "must give one extent per dimension of the 2-D src", "[64])"),
+    ("x = pl.gather_row(kv, a, [0], [0, 0], [1, 64])", "dst_offset must be [row, col] in acc", "[0],"),
+    ("x = pl.gather_row(kv, a, [16, 0], [0, 0], [1, 64])", "tile.assemble of a [1, 64] tile at offset [16, 0] exceeds",
+     "pl.gather_row"),
+    ("x = pl.gather_row(kv, bias, [0, 0], [0, 0], [1, 48])", "tile.assemble requires matching dtypes, but got "
+     "pl.FP16 and pl.FP32", "pl.gather_row"),
+    ("x = pl.create_l1([16, 64, 2], pl.FP16)", "tile.create_tile requires a static 2-D shape", "pl.create_l1"),
+    ("x = pl.matmul(l, pl.create_tile([64, 48], pl.FP16, pl.Mem.Mat, flat_layout=True), b_trans=True)",
+     "of a flat (slayout=none_box) Mat tile", "pl.create_tile"),
     ("x = pl.tile.gemv_bias(v, r, b32)", "tile.gemv_bias requires a bias row [1, 48], but got [1, 32]", "b32)"),
 ]
 

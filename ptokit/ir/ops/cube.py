@@ -169,3 +169,23 @@ declare("gemv_acc", (P("acc"), _LEFT, _RIGHT, _PHASE, P("init_cond", "scalar", N
 declare("gemv_bias", (_LEFT, _RIGHT, _BIAS, _PHASE), _gemv_bias, pto="pto.tgemv.bias", form="ternary",
         traits={"cube"}, pto_attrs=(("accPhase", _phase),), namespaces=("pl.tile",),
         doc="lhs [1, K] @ rhs [K, N] + bias [1, N]")
+
+
+# ----------------------------------------------------------------- L1 tiles filled from global memory
+# Both are read by the front end (language/cube.py, L1Mixin): create_l1 is a create_tile in Mat,
+# gather_row a load of the window into Mat (transpose_view'd for transpose=True) assembled into acc.
+
+def _front_only(ts, attrs):   # pragma: no cover - the front end rewrites these calls
+    raise OpTypeError("internal: read by the front end")
+
+
+declare("create_l1", (P("shape", "shape"), P("dtype", "dtype"), P("transpose", "bool", False)), _front_only,
+        form="alloc", front="create_l1_call", namespaces=("pl",),
+        doc="an uninitialised L1 (Mat) tile to fill with pl.gather_row and feed to pl.matmul; transpose=True: "
+            "the transposed (ZN) layout, a b_trans operand as it is")
+declare("gather_row", (P("acc"), P("src", "tensor"), P("dst_offset", "offsets"), P("src_offset", "offsets"),
+                       P("shapes", "shape"), P("transpose", "bool", False),
+                       P("valid_shape", "valid", None, keyword_only=True)),
+        _front_only, form="insert", front="gather_row_call", namespaces=("pl",),
+        doc="acc with the window src[src_offset : + shapes] written at dst_offset (transpose=True: its "
+            "transpose, a GM row as a column), in place: a TLOAD into Mat and a TINSERT")
