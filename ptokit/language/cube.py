@@ -20,7 +20,7 @@ from typing import Dict
 
 from ..ir import nodes as N
 from ..ir.ops import OPS, OpDef
-from ..ir.types import AtomicType, MemorySpace, TensorType, TileType
+from ..ir.types import INDEX, AtomicType, DType, MemorySpace, TensorType, TileType
 
 _MAX_BATCHES = 64
 _FRACTAL_ROWS = 16      # rows of one fractal box of a Mat tile
@@ -162,3 +162,70 @@ class L1Mixin:
         static = tuple(o.value if isinstance(o, N.Const) else None for o in offs.items)
         return self.typed_op("assemble", [acc, window, offs], {"offsets_static": static,
                                                              "atomic": AtomicType.None_}, e)
+
+    def paged_gather_call(self, op: OpDef, e) -> N.Expr:
+        """``pl.paged_gather(src, indices, block_table, block_size, size, max_indices, ...)``: a loop of
+        gathers, row ``k`` of the result being row ``block_table[idx // block_size] * block_size +
+        idx % block_size`` of ``src`` (columns ``col_off .. col_off + size``), ``idx = indices[k]``;
+        ``is_trans=True`` writes row ``k`` as column ``k`` of a transposed (ZN) ``[size, max_indices]``."""
+        args, bound = self._front_args(op, e)
+        src, indices, table = args["src"], args["indices"], args["block_table"]
+        for name, t in (("src", src), ("indices", indices), ("block_table", table)):
+            if not isinstance(t.type, TensorType) or not isinstance(t, N.Var):
+                raise self.err(f"pl.paged_gather {name} must be a tensor parameter, but got {t.type}", bound[name])
+        for name in ("indices", "block_table"):
+            t = args[name].type
+            if t.dtype.name not in ("INT32", "INT64") or (len(t.shape) == 2 and t.shape[0] != 1) or len(t.shape) > 2:
+                raise self.err(f"pl.paged_gather {name} must be one row of INT32 (or INT64) entries, [n] or [1, n], "
+                               f"but got {t}", bound[name])
+        if len(src.type.shape) != 2:
+            raise self.err(f"pl.paged_gather src must be a 2-D pool [rows, cols], but got {src.type}", bound["src"])
+        space = args["space"]
+        if space not in (MemorySpace.Mat, MemorySpace.Vec):
+            raise self.err(f"pl.paged_gather space must be pl.Mem.Mat or pl.Mem.Vec, but got {space!r}", bound["space"])
+        if args["is_trans"] and space is not MemorySpace.Mat:
+            raise self.err("pl.paged_gather is_trans=True writes the transposed (ZN) Mat layout; it needs "
+                           "space=pl.Mem.Mat", bound["is_trans"])
+        if args["is_b_matrix"]:
+            raise self.err("pl.paged_gather is_b_matrix=True is not supported yet (a Mat tile of either layout "
+                           "feeds Left or Right through pl.move here)", bound["is_b_matrix"])
+        for name in ("block_size", "size", "max_indices"):
+            if args[name] <= 0:
+                raise self.err(f"pl.paged_gather {name} must be positive, but got {args[name]}", bound[name])
+        n, size, bs, col = args["max_indices"], args["size"], args["block_size"], args["col_off"]
+        trans = bool(args["is_trans"])
+        self._pg_count = getattr(self, "_pg_count", 0) + 1
+        acc_name, i_name = f"__paged{self._pg_count}", f"__paged{self._pg_count}_k"
+        shape = [size, n] if trans else [n, size]
+        loc = self.loc(e)
+        init = self.typed_op("create_tile", [], {"shape": shape, "dtype": src.type.dtype, "target_memory": space,
+                                                 "transpose": True if trans else None, "flat_layout": None}, e)
+        acc = N.Var(acc_name, type=init.type, loc=loc)
+        self.pre.append(N.Assign([acc], init, loc=loc))
+        c = lambda v: self._const(v, e)   # noqa: E731
+
+        def as_index(x):
+            return x if x.type == INDEX else self.typed_op("scalar.cast", [x], {"target_type": DType.INDEX}, e)
+
+        def gather(k):
+            """acc with gathered row k written (the result of one step)."""
+            idx = as_index(self.typed_op("load_scalar", [indices, k], {}, e))
+            blk = as_index(self.typed_op("load_scalar", [table, self.scalar_op("floordiv", idx, c(bs), e)], {}, e))
+            phys = self.scalar_op("add", self.scalar_op("mul", blk, c(bs), e), self.scalar_op("mod", idx, c(bs), e),
+                                  e)
+            window = self.typed_op("load", [src, N.ListExpr([phys, c(col)], loc=loc)],
+                                   {"shape": [_FRACTAL_ROWS if trans else 1, size], "valid": (1, size) if trans
+                                    else None, "target_memory": space, "offsets_static": (None, col)}, e)
+            if trans:
+                window = self.typed_op("transpose_view", [window], {}, e)
+            kc = k.value if isinstance(k, N.Const) else None
+            dst, static = ([c(0), k], (0, kc)) if trans else ([k, c(0)], (kc, 0))
+            return self.typed_op("assemble", [N.Var(acc_name, type=init.type, loc=loc), window,
+                                              N.ListExpr(dst, loc=loc)],
+                                 {"offsets_static": static, "atomic": AtomicType.None_}, e)
+
+        if n > 1:       # rows 0 .. n-2 in a loop; the last one is the value of the call
+            k = N.Var(i_name, type=INDEX, loc=loc)
+            body = [N.Assign([N.Var(acc_name, type=init.type, loc=loc)], gather(k), loc=loc)]
+            self.pre.append(N.For(k, c(0), c(n - 1), c(1), body, loc=loc))
+        return gather(c(n - 1))

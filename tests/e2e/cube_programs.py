@@ -133,3 +133,36 @@ class GatherL1:
              o: pl.Out[pl.Tensor[[GM_, GD], pl.FP32]]):
         s, s2, o = self.k(q, p, pool, idx, s, s2, o)
         return s, s2, o
+
+
+PB, PBS, PNI, PD = 8, 16, 32, 64        # pool blocks, block size, gathered rows, row size
+
+
+@pl.program
+class PagedGather:
+    """kv = pl.paged_gather over a block table: s = q @ kv^T (b_trans=True), s2 the same from the
+    transposed gather (is_trans=True, read through its layout), o = p @ kv, oh = p @ kv[:, 32:] (col_off)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, q: pl.Tensor[[GM_, PD], pl.FP16], p: pl.Tensor[[GM_, PNI], pl.FP16],
+          pool: pl.Tensor[[PB * PBS, PD], pl.FP16], idx: pl.Tensor[[1, PNI], pl.INT32],
+          table: pl.Tensor[[1, PB], pl.INT32],
+          s: pl.Out[pl.Tensor[[GM_, PNI], pl.FP32]], s2: pl.Out[pl.Tensor[[GM_, PNI], pl.FP32]],
+          o: pl.Out[pl.Tensor[[GM_, PD], pl.FP32]], oh: pl.Out[pl.Tensor[[GM_, PD // 2], pl.FP32]]):
+        kv = pl.paged_gather(pool, idx, table, PBS, PD, PNI)
+        kvt = pl.paged_gather(pool, idx, table, PBS, PD, PNI, is_trans=True)
+        kvh = pl.paged_gather(pool, idx, table, block_size=PBS, size=PD // 2, max_indices=PNI, col_off=PD // 2)
+        s = pl.store(pl.matmul(q, kv, b_trans=True), [0, 0], s)
+        s2 = pl.store(pl.matmul(q, kvt, b_trans=True), [0, 0], s2)
+        o = pl.store(pl.matmul(p, kv), [0, 0], o)
+        oh = pl.store(pl.matmul(p, kvh), [0, 0], oh)
+        return s, s2, o, oh
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, q: pl.Tensor[[GM_, PD], pl.FP16], p: pl.Tensor[[GM_, PNI], pl.FP16],
+             pool: pl.Tensor[[PB * PBS, PD], pl.FP16], idx: pl.Tensor[[1, PNI], pl.INT32],
+             table: pl.Tensor[[1, PB], pl.INT32],
+             s: pl.Out[pl.Tensor[[GM_, PNI], pl.FP32]], s2: pl.Out[pl.Tensor[[GM_, PNI], pl.FP32]],
+             o: pl.Out[pl.Tensor[[GM_, PD], pl.FP32]], oh: pl.Out[pl.Tensor[[GM_, PD // 2], pl.FP32]]):
+        s, s2, o, oh = self.k(q, p, pool, idx, table, s, s2, o, oh)
+        return s, s2, o, oh

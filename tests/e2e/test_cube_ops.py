@@ -77,3 +77,22 @@ def test_create_l1_and_gather_row_feed_the_cube(tmp_path_factory):
     _close(s, q.astype(np.float64) @ kv.T, "FP16")
     _close(s2, q.astype(np.float64) @ kv.T, "FP16")
     _close(o, p.astype(np.float64) @ kv, "FP16")
+
+
+def test_paged_gather_over_a_block_table(tmp_path_factory):
+    run = _compiled("paged", lambda: cp.PagedGather, tmp_path_factory)
+    rng = np.random.default_rng(15)
+    q, p = _rand((cp.GM_, cp.PD), np.float16, 16), _rand((cp.GM_, cp.PNI), np.float16, 17)
+    pool = _rand((cp.PB * cp.PBS, cp.PD), np.float16, 18)
+    table = rng.permutation(cp.PB).astype(np.int32).reshape(1, cp.PB)
+    idx = rng.integers(0, cp.PB * cp.PBS, (1, cp.PNI)).astype(np.int32)
+    s, s2 = np.zeros((cp.GM_, cp.PNI), np.float32), np.zeros((cp.GM_, cp.PNI), np.float32)
+    o, oh = np.zeros((cp.GM_, cp.PD), np.float32), np.zeros((cp.GM_, cp.PD // 2), np.float32)
+    run(q, p, pool, idx, table, s, s2, o, oh)
+    i = idx[0]
+    phys = table[0, i // cp.PBS] * cp.PBS + i % cp.PBS
+    kv = pool[phys].astype(np.float64)
+    _close(s, q.astype(np.float64) @ kv.T, "FP16")
+    _close(s2, q.astype(np.float64) @ kv.T, "FP16")
+    _close(o, p.astype(np.float64) @ kv, "FP16")
+    _close(oh, p.astype(np.float64) @ kv[:, cp.PD // 2:], "FP16")

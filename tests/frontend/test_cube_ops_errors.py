@@ -21,6 +21,7 @@ class Bad:
     def k(self, a: pl.Tensor[[32, 64], pl.FP16], b: pl.Tensor[[64, 48], pl.FP16], bias: pl.Tensor[[1, 48], pl.FP32],
           bias16: pl.Tensor[[1, 48], pl.FP16], a8: pl.Tensor[[32, 64], pl.INT8], n: pl.Scalar[pl.INDEX],
           a3: pl.Tensor[[3, 32, 64], pl.FP16], b2x: pl.Tensor[[2, 64, 48], pl.FP16], big: pl.Tensor[[65, 16, 16], pl.FP16],
+          tab: pl.Tensor[[1, 8], pl.INT32],
           y: pl.Out[pl.Tensor[[32, 48], pl.FP32]]):
         l = pl.move(pl.load(a, [0, 0], [32, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
         r = pl.move(pl.load(b, [0, 0], [64, 48], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
@@ -77,6 +78,16 @@ CASES = [
     ("x = pl.create_l1([16, 64, 2], pl.FP16)", "tile.create_tile requires a static 2-D shape", "pl.create_l1"),
     ("x = pl.matmul(l, pl.create_tile([64, 48], pl.FP16, pl.Mem.Mat, flat_layout=True), b_trans=True)",
      "of a flat (slayout=none_box) Mat tile", "pl.create_tile"),
+    ("x = pl.paged_gather(a, tab, tab, 4, 64, 8, is_b_matrix=True)", "is_b_matrix=True is not supported yet",
+     "True)"),
+    ("x = pl.paged_gather(a, tab, tab, 4, 64, 8, space=pl.Mem.Left)", "space must be pl.Mem.Mat or pl.Mem.Vec",
+     "pl.Mem.Left)"),
+    ("x = pl.paged_gather(a, tab, tab, 4, 64, 8, space=pl.Mem.Vec, is_trans=True)", "it needs space=pl.Mem.Mat",
+     "True)"),
+    ("x = pl.paged_gather(a, bias, tab, 4, 64, 8)", "indices must be one row of INT32 (or INT64) entries", "bias,"),
+    ("x = pl.paged_gather(a, tab, a, 4, 64, 8)", "block_table must be one row of INT32", "a, 4"),
+    ("x = pl.paged_gather(a[0:16, :], tab, tab, 4, 64, 8)", "src must be a tensor parameter", "a[0:16"),
+    ("x = pl.paged_gather(a, tab, tab, 4, 64, 0)", "max_indices must be positive, but got 0", "0)"),
     ("x = pl.tile.gemv_bias(v, r, b32)", "tile.gemv_bias requires a bias row [1, 48], but got [1, 32]", "b32)"),
 ]
 

@@ -189,3 +189,12 @@ declare("gather_row", (P("acc"), P("src", "tensor"), P("dst_offset", "offsets"),
         _front_only, form="insert", front="gather_row_call", namespaces=("pl",),
         doc="acc with the window src[src_offset : + shapes] written at dst_offset (transpose=True: its "
             "transpose, a GM row as a column), in place: a TLOAD into Mat and a TINSERT")
+declare("paged_gather", (P("src", "tensor"), P("indices", "tensor"), P("block_table", "tensor"),
+                         P("block_size", "int"), P("size", "int"), P("max_indices", "int"),
+                         P("space", "memory", MemorySpace.Mat, keyword_only=True),
+                         P("col_off", "int", 0, keyword_only=True), P("is_trans", "bool", False, keyword_only=True),
+                         P("is_b_matrix", "bool", False, keyword_only=True)),
+        _front_only, form="insert", front="paged_gather_call", namespaces=("pl",),
+        doc="[max_indices, size] on chip, row k = src row block_table[i // block_size] * block_size + "
+            "i % block_size (i = indices[k]) from column col_off: a loop of gathers (is_trans=True: the "
+            "transposed [size, max_indices] ZN tile)")
