@@ -166,3 +166,44 @@ class PagedGather:
              o: pl.Out[pl.Tensor[[GM_, PD], pl.FP32]], oh: pl.Out[pl.Tensor[[GM_, PD // 2], pl.FP32]]):
         s, s2, o, oh = self.k(q, p, pool, idx, table, s, s2, o, oh)
         return s, s2, o, oh
+
+
+FQ, FS, FD, FB = 16, 128, 64, 32        # query rows, keys, head dim, keys per block
+FNB = FS // FB
+
+
+@pl.program
+class FlashAttention:
+    """One head of flash attention, fp16 inputs: o = softmax(q @ k^T / sqrt(D)) @ v with an online
+    softmax over FNB key blocks (running row max m, row sum l, unnormalised output acc). K is stored
+    [S, D] and read with b_trans=True; the probabilities go back to the cube for p @ v."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def attn(self, q: pl.Tensor[[FQ, FD], pl.FP16], k: pl.Tensor[[FS, FD], pl.FP16], v: pl.Tensor[[FS, FD], pl.FP16],
+             o: pl.Out[pl.Tensor[[FQ, FD], pl.FP32]]):
+        s = pl.muls(pl.move(pl.matmul(q, k[0:FB, :], b_trans=True), target_memory=pl.Mem.Vec), 0.125)
+        m = pl.row_max(s)
+        e = pl.exp(pl.row_expand_sub(s, m))
+        li = pl.row_sum(e)
+        tp = pl.move(pl.move(pl.cast(e, target_type=pl.FP16), target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        acc = pl.move(pl.matmul(tp, v[0:FB, :]), target_memory=pl.Mem.Vec)
+        for j in pl.range(1, FNB):
+            s = pl.muls(pl.move(pl.matmul(q, k[j * FB:(j + 1) * FB, :], b_trans=True), target_memory=pl.Mem.Vec),
+                        0.125)
+            m_new = pl.maximum(m, pl.row_max(s))
+            alpha = pl.exp(pl.sub(m, m_new))
+            e = pl.exp(pl.row_expand_sub(s, m_new))
+            li = pl.add(pl.mul(li, alpha), pl.row_sum(e))
+            tp = pl.move(pl.move(pl.cast(e, target_type=pl.FP16), target_memory=pl.Mem.Mat),
+                         target_memory=pl.Mem.Left)
+            pv = pl.move(pl.matmul(tp, v[j * FB:(j + 1) * FB, :]), target_memory=pl.Mem.Vec)
+            acc = pl.add(pl.row_expand_mul(acc, alpha), pv)
+            m = m_new
+        o = pl.store(pl.row_expand_div(acc, li), [0, 0], o)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, q: pl.Tensor[[FQ, FD], pl.FP16], k: pl.Tensor[[FS, FD], pl.FP16], v: pl.Tensor[[FS, FD], pl.FP16],
+             o: pl.Out[pl.Tensor[[FQ, FD], pl.FP32]]):
+        o = self.attn(q, k, v, o)
+        return o

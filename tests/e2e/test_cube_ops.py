@@ -96,3 +96,15 @@ def test_paged_gather_over_a_block_table(tmp_path_factory):
     _close(s2, q.astype(np.float64) @ kv.T, "FP16")
     _close(o, p.astype(np.float64) @ kv, "FP16")
     _close(oh, p.astype(np.float64) @ kv[:, cp.PD // 2:], "FP16")
+
+
+def test_flash_attention_one_head(tmp_path_factory):
+    run = _compiled("flash", lambda: cp.FlashAttention, tmp_path_factory)
+    q, k, v = (_rand(s, np.float16, seed) for s, seed in (((cp.FQ, cp.FD), 19), ((cp.FS, cp.FD), 20),
+                                                           ((cp.FS, cp.FD), 21)))
+    o = np.zeros((cp.FQ, cp.FD), np.float32)
+    run(q, k, v, o)
+    s = q.astype(np.float64) @ k.astype(np.float64).T / np.sqrt(cp.FD)
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    ref = (p / p.sum(axis=1, keepdims=True)) @ v.astype(np.float64)
+    np.testing.assert_allclose(o, ref, rtol=2e-3, atol=2e-3 * np.abs(ref).max())
