@@ -21,6 +21,7 @@ from typing import Dict
 from ..ir import nodes as N
 from ..ir.ops import OPS, OpDef
 from ..ir.types import INDEX, AtomicType, DType, MemorySpace, TensorType, TileType
+from .binding import _Given
 
 _MAX_BATCHES = 64
 _FRACTAL_ROWS = 16      # rows of one fractal box of a Mat tile
@@ -109,7 +110,6 @@ class L1Mixin:
     filled row by row from global memory, fed to ``pl.matmul``."""
 
     def _front_args(self, op: OpDef, e):
-        from .binding import _Given
         bound = self.bind(op, e)
         out = {}
         for p in op.params:

@@ -1,6 +1,9 @@
 """The cube op set against numpy (pypto-parity.md D): matmul with a_trans/b_trans on tensors,
 matmul_bias, matmul_acc with init_cond (runtime and literal), gemv / gemv_acc / gemv_bias, for
 FP32, FP16 and BF16 inputs accumulating in FP32."""
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -98,13 +101,15 @@ def test_paged_gather_over_a_block_table(tmp_path_factory):
     _close(oh, p.astype(np.float64) @ kv[:, cp.PD // 2:], "FP16")
 
 
-def test_flash_attention_one_head(tmp_path_factory):
-    run = _compiled("flash", lambda: cp.FlashAttention, tmp_path_factory)
-    q, k, v = (_rand(s, np.float16, seed) for s, seed in (((cp.FQ, cp.FD), 19), ((cp.FS, cp.FD), 20),
-                                                           ((cp.FS, cp.FD), 21)))
-    o = np.zeros((cp.FQ, cp.FD), np.float32)
+
+def test_flash_attention_example(tmp_path_factory):
+    """examples/flash_attention.py at a small size: online softmax over 4 key blocks, fp16 inputs."""
+    sys.path.insert(0, str(Path(__file__).parents[2] / "examples"))
+    import flash_attention as fa
+    nq, ns, nd, nb = 16, 128, 64, 32
+    run = _compiled("flash", lambda: fa.make_flash(nq, ns, nd, nb), tmp_path_factory)
+    q, k, v = (_rand(s, np.float16, seed) for s, seed in (((nq, nd), 19), ((ns, nd), 20), ((ns, nd), 21)))
+    o = np.zeros((nq, nd), np.float32)
     run(q, k, v, o)
-    s = q.astype(np.float64) @ k.astype(np.float64).T / np.sqrt(cp.FD)
-    p = np.exp(s - s.max(axis=1, keepdims=True))
-    ref = (p / p.sum(axis=1, keepdims=True)) @ v.astype(np.float64)
+    ref = fa.reference(q, k, v)
     np.testing.assert_allclose(o, ref, rtol=2e-3, atol=2e-3 * np.abs(ref).max())
