@@ -33,6 +33,7 @@ from ..pto.builder import Builder, Value, add_function, new_module
 from ..pto.printer import print_module
 from . import pto_control, pto_element, pto_forms
 from .abi import DynDim, KernelABI, ScalarArg, TensorArg
+from .pto_cube import CUBE_FORMS
 from .pto_vector import SECTION_C_FORMS, emit_mscatter
 
 GM_PIPE_BUFFER = "__gm_pipe_buffer"
@@ -415,8 +416,9 @@ class _Emitter:
         if spec.form == "view":
             self.view(target, v, spec, b, loc)
             return
-        if op.form in SECTION_C_FORMS:
-            SECTION_C_FORMS[op.form](self, target, v, b, loc)
+        special = SECTION_C_FORMS.get(op.form) or CUBE_FORMS.get(op.form)
+        if special is not None:
+            special(self, target, v, b, loc)
             return
         if op.form not in pto_forms.FORMS:
             raise InternalError(f"codegen: no PTO form for op {v.op}")

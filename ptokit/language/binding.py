@@ -37,6 +37,10 @@ class OpBinder:
     def check_op_allowed(self, op: OpDef, e: ast.Call) -> None:
         """Raise a located error when ``op`` may not appear here (default: anywhere)."""
 
+    def wants_batch(self, op: OpDef, values) -> bool:
+        """Whether this call is expanded per batch (``batched_call``; default: never)."""
+        return False
+
 
     # ------------------------------------------------------------ binding
     def bind(self, op: OpDef, e: ast.Call) -> Dict[str, object]:
@@ -109,10 +113,18 @@ class OpBinder:
                 nodes = {ours: nodes.get(theirs) for ours, theirs in mapping.items()}
                 keep = {p.key for p in op.params if not p.is_operand}
                 attrs = {k: v for k, v in attrs.items() if k in keep}
+        if self.wants_batch(op, values):
+            return self.batched_call(op, values, attrs, nodes, e)     # a rank > 2 tensor: one matmul per batch
         self._fold_tensor_windows(op, values)
         on_tensors = self.kernel_code and any(isinstance(v.type, TensorType) for v in values.values()
                                               if isinstance(v, N.Expr) and v.type is not None)
         for p in op.operand_params:
+            if p.transposed_by and attrs.get(p.transposed_by) and p.name in values and self.kernel_code \
+                    and self.transposable(values[p.name]):
+                # pl.matmul(a, b, b_trans=True) on a tensor (or a Mat tile, pl.create_l1's): the flag is
+                # consumed by a transposed view of the operand
+                values[p.name] = self.transposed_operand(values[p.name], nodes[p.name], op, p)
+                attrs[p.transposed_by] = False
             if p.kind == "tile" and p.name in values:
                 values[p.name] = self.operand_tile(values[p.name], nodes[p.name], op, p)
             if p.static_attr and p.name in values and p.kind == "offsets":

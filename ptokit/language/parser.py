@@ -34,6 +34,7 @@ from .signatures import CallMixin, Signature
 from .source import Source, eval_static
 from .tasks import TaskMixin
 from .views import TileViewMixin
+from .cube import CubeMixin, L1Mixin
 from .tensor_level import TensorLevelMixin
 from .types import DynamicDim, TileAnnot
 from .windows import WindowMixin
@@ -46,8 +47,8 @@ def parse_program(spec) -> N.Program:
     return program.parse_program(spec, FunctionParser)
 
 
-class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, ScopeMixin, CallMixin, TaskMixin,
-                     TileViewMixin):
+class FunctionParser(CubeMixin, OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, ScopeMixin, CallMixin,
+                     TaskMixin, L1Mixin, TileViewMixin):
     def __init__(self, src: Source, g, sigs: Dict[str, Signature], dyn: Dict[str, DynamicDim]):
         self.src = src
         self.g = g

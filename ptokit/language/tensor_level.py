@@ -25,8 +25,10 @@ from typing import Optional
 
 from ..ir import nodes as N
 from ..ir.ops import OPS, OpDef, Param
+from ..ir.ops.view import default_layout, transposed
 from ..ir.types import CAPACITY, MemorySpace, ScalarType, TensorType, TileType
 
+_CUBE_SPACES = (MemorySpace.Left, MemorySpace.Right, MemorySpace.Bias)   # fed from Mat by a move
 _VEC_BYTES = min(c[MemorySpace.Vec] for c in CAPACITY.values())
 
 
@@ -48,9 +50,27 @@ class TensorLevelMixin:
             if mem is MemorySpace.Acc and space is MemorySpace.Vec and not op.has("cube") \
                     and not op.has("accepts_acc"):
                 return self._move(value, MemorySpace.Vec, node)        # cube -> vector hand-over
-            if mem is MemorySpace.Mat and space in (MemorySpace.Left, MemorySpace.Right) and op.has("cube"):
+            if mem is MemorySpace.Mat and space in _CUBE_SPACES and op.has("cube"):
                 return self._move(value, space, node)
         return value
+
+    def transposable(self, value: N.Expr) -> bool:
+        """Whether ``a_trans`` / ``b_trans`` apply to this operand: a tensor, or a Mat tile (pypto's
+        ``pl.create_l1`` value is tensor-typed); other tiles refuse them in the op's rule."""
+        return isinstance(value.type, TensorType) or (isinstance(value.type, TileType)
+                                                      and value.type.memory is MemorySpace.Mat)
+
+    def transposed_operand(self, value: N.Expr, node, op: OpDef, param: Param) -> N.Expr:
+        """An operand of a cube op whose ``a_trans``/``b_trans`` is set, read through the transposed
+        (ZN) layout and moved to the operand's space: a tensor is loaded into Mat and viewed through a
+        ``transpose_view`` (no copy); so is a Mat tile of the default layout, while a Mat tile that
+        already has the transposed layout (``pl.create_l1(..., transpose=True)``) is that operand."""
+        if isinstance(value.type, TensorType):
+            value = self.as_tile(value, node, op.name, MemorySpace.Mat)
+        t = value.type
+        if t.layout is None or t.layout != transposed(default_layout(t.memory, t.shape)):
+            value = self.typed_op("transpose_view", [value], {}, node)     # (a flat tile: its located error)
+        return self._move(value, param.space, node)
 
     def _move(self, value: N.Expr, space: MemorySpace, node) -> N.Expr:
         return self.typed_op("move", [value], {"target_memory": space}, node)
@@ -74,7 +94,7 @@ class TensorLevelMixin:
             raise self.err(f"tensor-level pl.{what} on {ast.unparse(node)!r} ({v.type}) needs a {nbytes}-byte tile, "
                            f"more than the {_VEC_BYTES}-byte Vec buffer; split it with pl.load / pl.store over "
                            f"tiles in a pl.range loop", node)
-        load_space = MemorySpace.Mat if space in (MemorySpace.Left, MemorySpace.Right, MemorySpace.Mat) else space
+        load_space = MemorySpace.Mat if space in _CUBE_SPACES + (MemorySpace.Mat,) else space
         attrs = {"shape": shape, "target_memory": load_space, "valid": None}
         tile = self.typed_op("load", [base, offsets], attrs, node)
         if load_space is not space:

@@ -15,6 +15,7 @@ import types
 from pathlib import Path
 
 from ..errors import UserError
+from .decorators import ProgramSpec
 
 _COUNTER = itertools.count()
 
@@ -23,8 +24,7 @@ def parse(code: str, filename: str = "<string>"):
     """The ``@pl.program`` that ``code`` defines, else its one ``@pl.function``."""
     if not isinstance(code, str):
         raise TypeError(f"pl.parse takes DSL text (a str), got {type(code).__name__}")
-    from . import decorators
-    from .. import language as pl
+    pl = sys.modules[__package__]      # ptokit.language itself (loaded: this function is one of its names)
     name = f"_ptokit_text_{next(_COUNTER)}"
     # a file name of its own per call, so linecache never serves one text's lines for another's
     file = filename if filename != "<string>" else f"<ptokit text {name}>"
@@ -38,7 +38,7 @@ def parse(code: str, filename: str = "<string>"):
         exec(compile(code, file, "exec"), module.__dict__)  # noqa: S102 - the user's own program text
     except SyntaxError as exc:
         raise UserError(f"{file}:{exc.lineno}:{exc.offset}: {exc.msg}") from None
-    found = [v for v in vars(module).values() if isinstance(v, decorators.ProgramSpec)]
+    found = [v for v in vars(module).values() if isinstance(v, ProgramSpec)]
     if len(found) == 1:
         return found[0]
     if len(found) > 1:

@@ -92,4 +92,4 @@ def test_acc_overflow_depends_on_platform(tmp_path):
 
 def test_matmul_operands_must_be_left_and_right(tmp_path):
     err = _err(SwappedOperands, tmp_path)
-    assert "tile.matmul requires lhs in Left and rhs in Right, but got Right and Left" in str(err)
+    assert "tile.matmul requires lhs in Left, but got a Right tile" in str(err)

@@ -485,7 +485,7 @@ class FuncEmitter:
         outs = op.group("outs").uses
         if self.insert_sync:
             pipe = self.op_pipe(op, spec)
-            reads = [u for u in list(ins) + (list(outs) if op.name == "pto.tmatmul.acc" else [])
+            reads = [u for u in list(ins) + (list(outs) if op.name.endswith(".acc") else [])
                      if isinstance(u.value.type, TileBufType)]
             self.sync_before(op, pipe, reads, depth)
         self.out(depth, tile_call(spec, op, ins, outs, self.ex))

@@ -91,6 +91,9 @@ class Param:
     # written as a keyword, the positional arguments skip it: pypto's scatter_update(input, dim, index, src)
     # is also scatter_update(input, index, src, dim=-2)
     skipped_when_keyword: bool = False
+    # a cube operand: the bool attribute (pl.matmul's a_trans / b_trans) asking for the transpose of a
+    # tensor argument; the front end consumes it there (loads, transpose_view, moves to ``space``)
+    transposed_by: Optional[str] = None
 
     def __post_init__(self):
         if self.kind not in OPERAND_KINDS | ATTR_KINDS:
@@ -128,6 +131,7 @@ TRAITS = frozenset({
     "scalar",        # scalar arithmetic (operands and result are scalars)
     "accepts_acc",   # takes an Acc tile as it is (a store to GM, a cast): no Acc->Vec hand-over first
     "positional",    # depends on positions in the whole tile: not on a split vector lane (ops/lanes.py)
+    "batched",       # cube: a rank > 2 tensor operand in kernel code makes it one 2-D call per batch index
     "orchestration_only",  # task-graph values and host access (task ids, pl.read of a tensor): not in kernels
     "clamp",         # a tensor window with clamp=: the front end cuts its valid region to the tensor
     "mask_result",   # a packed-mask result: on tensor operands in kernel code it becomes 1/0 values (sels)

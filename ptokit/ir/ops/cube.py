@@ -1,38 +1,200 @@
-"""Cube-unit ops: matrix multiply into an Acc tile."""
+"""Cube-unit ops: matrix multiply (plain, accumulating, with a bias row, batched) and the one-row
+GEMV forms into an Acc tile.  ``batch_matmul`` (and ``matmul`` on a rank > 2 tensor) is expanded
+per batch by the front end (``language/cube.py``).
+
+The tensor-only flags of ``pl.matmul`` / ``pl.matmul_acc`` (``a_trans``, ``b_trans``) are consumed by
+the front end when the operand is a tensor (it loads the tensor, takes a ``transpose_view`` of the
+Mat tile and moves that to Left/Right: ``Param.transposed_by``); with a tile operand they reach the
+rule, which refuses them as pypto does (a transposed tile operand is a ``transpose_view``).
+"""
 from __future__ import annotations
 
-from ..types import DType, MemorySpace, TileType, fmt_shape
+from ..types import DType, MemorySpace, ScalarType, TileType, fmt_shape
 from ._core import OpTypeError, P, declare, tile_of
 
 _MATMUL_IN = {DType.FP16, DType.BF16, DType.FP32, DType.INT8}
+_TRANSPOSE_REMEDY = ("at tile level a transposed operand is a zero-copy view, not a flag: pass "
+                     "pl.tile.transpose_view(mat_tile) moved to Left/Right instead")
+_NZ_REMEDY = "the result layout is the Acc tile's; ptokit stores matmul results in ND (row-major) order"
 
 
-def _matmul(ts, attrs):
-    lhs, rhs = tile_of(ts[0], "matmul", "lhs", "lhs"), tile_of(ts[1], "matmul", "rhs", "rhs")
-    if lhs.memory is not MemorySpace.Left or rhs.memory is not MemorySpace.Right:
-        raise OpTypeError(f"tile.matmul requires lhs in Left and rhs in Right, but got {lhs.memory.name} and "
-                          f"{rhs.memory.name}")
+def acc_dtype(d: DType) -> DType:
+    return DType.INT32 if d is DType.INT8 else DType.FP32
+
+
+def _operands(ts, op: str, gemv: bool = False):
+    lhs, rhs = tile_of(ts[0], op, "lhs", "lhs"), tile_of(ts[1], op, "rhs", "rhs")
+    if lhs.memory is not MemorySpace.Left:
+        raise OpTypeError(f"tile.{op} requires lhs in Left, but got a {lhs.memory.name} tile", "lhs")
+    if rhs.memory is not MemorySpace.Right:
+        raise OpTypeError(f"tile.{op} requires rhs in Right, but got a {rhs.memory.name} tile", "rhs")
+    if gemv and lhs.rows != 1:
+        raise OpTypeError(f"tile.{op} requires a one-row lhs [1, K], but got {fmt_shape(lhs.shape)}; use "
+                          f"pl.matmul for more rows", "lhs")
     if lhs.cols != rhs.rows:
-        raise OpTypeError(f"tile.matmul requires lhs columns to equal rhs rows, but got {fmt_shape(lhs.shape)} and "
+        raise OpTypeError(f"tile.{op} requires lhs columns to equal rhs rows, but got {fmt_shape(lhs.shape)} and "
                           f"{fmt_shape(rhs.shape)}")
     if lhs.dtype != rhs.dtype or lhs.dtype not in _MATMUL_IN:
-        raise OpTypeError(f"tile.matmul requires both inputs of one dtype among FP16, BF16, FP32, INT8, but got "
+        raise OpTypeError(f"tile.{op} requires both inputs of one dtype among FP16, BF16, FP32, INT8, but got "
                           f"{lhs.dtype!r} and {rhs.dtype!r}")
-    acc = DType.INT32 if lhs.dtype is DType.INT8 else DType.FP32
+    return lhs, rhs
+
+
+def _flags(attrs, op: str) -> None:
+    for flag in ("a_trans", "b_trans"):
+        if attrs.get(flag):
+            raise OpTypeError(f"pl.{op}: {flag}=True is not supported for tile operands; {_TRANSPOSE_REMEDY}", flag)
+    if attrs.get("c_matrix_nz"):
+        raise OpTypeError(f"pl.{op}: c_matrix_nz=True is not supported; {_NZ_REMEDY}", "c_matrix_nz")
+
+
+def _product(ts, attrs, op: str) -> TileType:
+    _flags(attrs, op)
+    lhs, rhs = _operands(ts, op)
+    acc = acc_dtype(lhs.dtype)
+    want = attrs.get("out_dtype")
+    if want is not None and want is not acc:
+        raise OpTypeError(f"pl.{op}: out_dtype={want!r} is not the accumulator's dtype {acc!r} (the cube fixes it); "
+                          f"convert the result with pl.cast(result, {want!r}) instead", "out_dtype")
     return TileType((lhs.rows, rhs.cols), acc, MemorySpace.Acc)
 
 
-def _matmul_acc(ts, attrs):
-    acc = tile_of(ts[0], "matmul_acc", "acc", "acc")
-    res = _matmul(ts[1:], attrs)
+def _matmul(ts, attrs):
+    return _product(ts, attrs, "matmul")
+
+
+def _acc_like(acc_t, res: TileType, op: str) -> TileType:
+    acc = tile_of(acc_t, op, "acc", "acc")
     if acc.memory is not MemorySpace.Acc or acc.shape != res.shape or acc.dtype != res.dtype:
-        raise OpTypeError(f"tile.matmul_acc requires an Acc tile {fmt_shape(res.shape)} {res.dtype!r}, but got {acc}",
-                          "acc")
+        raise OpTypeError(f"tile.{op} requires an Acc tile {fmt_shape(res.shape)} {res.dtype!r}, but got {acc}", "acc")
     return acc
 
 
-_LEFT, _RIGHT = P("lhs", space=MemorySpace.Left), P("rhs", space=MemorySpace.Right)
-declare("matmul", (_LEFT, _RIGHT), _matmul, pto="pto.tmatmul", form="binary", traits={"cube"},
-        doc="lhs [M, K] (Left) @ rhs [K, N] (Right) -> [M, N] Acc (FP32, or INT32 for INT8 inputs)")
-declare("matmul_acc", (P("acc"), _LEFT, _RIGHT), _matmul_acc, pto="pto.tmatmul.acc", form="ternary",
-        traits={"cube", "shares_operand0"}, doc="acc + lhs @ rhs, in place")
+def _init_cond(ts, op: str) -> None:
+    if len(ts) > 3:
+        c = ts[3]
+        if not isinstance(c, ScalarType) or c.dtype is not DType.BOOL:
+            raise OpTypeError(f"pl.{op} init_cond must be a BOOL scalar (such as k == 0), but got {c}", "init_cond")
+
+
+def _matmul_acc(ts, attrs):
+    res = _product(ts[1:3], attrs, "matmul_acc")
+    _init_cond(ts, "matmul_acc")
+    return _acc_like(ts[0], res, "matmul_acc")
+
+
+def _bias_of(t, res: TileType, op: str) -> None:
+    bias = tile_of(t, op, "bias", "bias")
+    if bias.memory is not MemorySpace.Bias:
+        raise OpTypeError(f"tile.{op} requires the bias in Bias (a Mat tile is moved there), but got a "
+                          f"{bias.memory.name} tile", "bias")
+    if bias.shape != (1, res.cols):
+        raise OpTypeError(f"tile.{op} requires a bias row [1, {res.cols}], but got {fmt_shape(bias.shape)}", "bias")
+    if bias.dtype is not res.dtype:
+        raise OpTypeError(f"tile.{op} requires a {res.dtype!r} bias (the accumulator's dtype), but got "
+                          f"{bias.dtype!r}", "bias")
+
+
+def _matmul_bias(ts, attrs):
+    res = _product(ts[:2], attrs, "matmul_bias")
+    _bias_of(ts[2], res, "matmul_bias")
+    return res
+
+
+# GEMV: [1, K] @ [K, N]; the Acc tile has 16 physical rows (one fractal), of which row 0 is valid
+GEMV_ROWS = 16
+
+
+def _gemv_result(ts, op: str) -> TileType:
+    lhs, rhs = _operands(ts, op, gemv=True)
+    return TileType((GEMV_ROWS, rhs.cols), acc_dtype(lhs.dtype), MemorySpace.Acc, valid=(1, rhs.cols))
+
+
+def _gemv(ts, attrs):
+    return _gemv_result(ts, "gemv")
+
+
+def _gemv_acc(ts, attrs):
+    res = _gemv_result(ts[1:3], "gemv_acc")
+    _init_cond(ts, "gemv_acc")
+    acc = tile_of(ts[0], "gemv_acc", "acc", "acc")
+    if acc.memory is not MemorySpace.Acc or acc.cols != res.cols or acc.dtype != res.dtype \
+            or acc.rows not in (1, GEMV_ROWS):
+        raise OpTypeError(f"tile.gemv_acc requires an Acc tile [{GEMV_ROWS}, {res.cols}] (or [1, {res.cols}]) "
+                          f"{res.dtype!r}, such as a pl.gemv result, but got {acc}", "acc")
+    return acc
+
+
+def _gemv_bias(ts, attrs):
+    res = _gemv_result(ts[:2], "gemv_bias")
+    _bias_of(ts[2], res, "gemv_bias")
+    return res
+
+
+_LEFT = P("lhs", space=MemorySpace.Left, transposed_by="a_trans")
+_RIGHT = P("rhs", space=MemorySpace.Right, transposed_by="b_trans")
+_BIAS = P("bias", space=MemorySpace.Bias)
+_TRANS = (P("a_trans", "bool", False), P("b_trans", "bool", False))
+_PHASES = ("unspecified", "partial", "final")
+_PHASE = P("acc_phase", "choice", "unspecified", choices=_PHASES)
+
+
+def _phase(attrs, args):
+    p = attrs.get("acc_phase", "unspecified")
+    return None if p == "unspecified" else p
+
+
+declare("matmul", (_LEFT, _RIGHT, P("out_dtype", "dtype", None)) + _TRANS + (P("c_matrix_nz", "bool", False),),
+        _matmul, pto="pto.tmatmul", form="binary", traits={"cube", "batched"},
+        doc="lhs [M, K] (Left) @ rhs [K, N] (Right) -> [M, N] Acc (FP32, or INT32 for INT8 inputs); "
+            "a_trans/b_trans transpose a tensor operand (tile operands: use pl.tile.transpose_view); "
+            "rank > 2 tensors: batch_matmul")
+declare("batch_matmul", (P("lhs", space=MemorySpace.Left), P("rhs", space=MemorySpace.Right)),
+        lambda ts, attrs: _product(ts, attrs, "batch_matmul"), pto="pto.tmatmul", form="binary",
+        traits={"cube", "batched"},
+        doc="[..., M, K] @ [..., K, N] tensors in kernel code, batch dimensions broadcast: one matmul per batch, "
+            "into an Acc tile [B * M, N] (the batch rows flattened); 2-D tiles: matmul")
+declare("matmul_acc", (P("acc"), _LEFT, _RIGHT) + _TRANS + (P("init_cond", "scalar", None),), _matmul_acc,
+        pto="pto.tmatmul.acc", form="matmul_acc", traits={"cube", "shares_operand0"},
+        doc="acc + lhs @ rhs, in place; init_cond (BOOL scalar): where it holds, acc = lhs @ rhs instead")
+declare("matmul_bias", (_LEFT, _RIGHT, _BIAS), _matmul_bias, pto="pto.tmatmul.bias", form="ternary",
+        traits={"cube"}, doc="lhs @ rhs + bias, bias [1, N] in Bias (FP32; INT32 for INT8 inputs)")
+declare("gemv", (_LEFT, _RIGHT, _PHASE), _gemv, pto="pto.tgemv", form="binary", traits={"cube"},
+        pto_attrs=(("accPhase", _phase),), namespaces=("pl.tile",),
+        doc="lhs [1, K] @ rhs [K, N] -> Acc [16, N] with row 0 valid (FP32; INT32 for INT8)")
+declare("gemv_acc", (P("acc"), _LEFT, _RIGHT, _PHASE, P("init_cond", "scalar", None, keyword_only=True)),
+        _gemv_acc, pto="pto.tgemv.acc", form="matmul_acc", traits={"cube", "shares_operand0"},
+        pto_attrs=(("accPhase", _phase),), namespaces=("pl.tile",),
+        doc="acc += lhs [1, K] @ rhs [K, N], in place; init_cond as matmul_acc's")
+declare("gemv_bias", (_LEFT, _RIGHT, _BIAS, _PHASE), _gemv_bias, pto="pto.tgemv.bias", form="ternary",
+        traits={"cube"}, pto_attrs=(("accPhase", _phase),), namespaces=("pl.tile",),
+        doc="lhs [1, K] @ rhs [K, N] + bias [1, N]")
+
+
+# ----------------------------------------------------------------- L1 tiles filled from global memory
+# Both are read by the front end (language/cube.py, L1Mixin): create_l1 is a create_tile in Mat,
+# gather_row a load of the window into Mat (transpose_view'd for transpose=True) assembled into acc.
+
+def _front_only(ts, attrs):   # pragma: no cover - the front end rewrites these calls
+    raise OpTypeError("internal: read by the front end")
+
+
+declare("create_l1", (P("shape", "shape"), P("dtype", "dtype"), P("transpose", "bool", False)), _front_only,
+        form="alloc", front="create_l1_call", namespaces=("pl",),
+        doc="an uninitialised L1 (Mat) tile to fill with pl.gather_row and feed to pl.matmul; transpose=True: "
+            "the transposed (ZN) layout, a b_trans operand as it is")
+declare("gather_row", (P("acc"), P("src", "tensor"), P("dst_offset", "offsets"), P("src_offset", "offsets"),
+                       P("shapes", "shape"), P("transpose", "bool", False),
+                       P("valid_shape", "valid", None, keyword_only=True)),
+        _front_only, form="insert", front="gather_row_call", namespaces=("pl",),
+        doc="acc with the window src[src_offset : + shapes] written at dst_offset (transpose=True: its "
+            "transpose, a GM row as a column), in place: a TLOAD into Mat and a TINSERT")
+declare("paged_gather", (P("src", "tensor"), P("indices", "tensor"), P("block_table", "tensor"),
+                         P("block_size", "int"), P("size", "int"), P("max_indices", "int"),
+                         P("space", "memory", MemorySpace.Mat, keyword_only=True),
+                         P("col_off", "int", 0, keyword_only=True), P("is_trans", "bool", False, keyword_only=True),
+                         P("is_b_matrix", "bool", False, keyword_only=True)),
+        _front_only, form="insert", front="paged_gather_call", namespaces=("pl",),
+        doc="[max_indices, size] on chip, row k = src row block_table[i // block_size] * block_size + "
+            "i % block_size (i = indices[k]) from column col_off: a loop of gathers (is_trans=True: the "
+            "transposed [size, max_indices] ZN tile)")

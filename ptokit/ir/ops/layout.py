@@ -67,8 +67,9 @@ def _assemble(ts, attrs):
         raise OpTypeError("tile.assemble atomic=pl.AtomicType.Add adds into global memory: it is the form of "
                           "pl.assemble on tensors; between tiles write pl.add into a slice instead", "atomic")
     offs = attrs["offsets_static"]
-    for d in range(2):
-        if offs[d] is not None and offs[d] + src.shape[d] > dst.shape[d]:
+    extent = [v if isinstance(v, int) else s for v, s in zip(src.valid or src.shape, src.shape)]
+    for d in range(2):     # the valid region is what is written (a padded source writes fewer rows)
+        if offs[d] is not None and offs[d] + extent[d] > dst.shape[d]:
             raise OpTypeError(f"tile.assemble of a {fmt_shape(src.shape)} tile at offset {list(offs)} exceeds the "
                               f"destination's shape {fmt_shape(dst.shape)}")
     return dst

@@ -29,7 +29,8 @@ def _load(ts, attrs):
         # an N-D window: its leading axes merge into the tile's rows, in row-major order (A5)
         if mem is not MemorySpace.Vec:
             raise OpTypeError(f"tile.load of an N-D window {fmt_shape(shape)} into {mem.name} needs the leading "
-                              f"extents to be 1 (a Mat tile is loaded from one contiguous 2-D block)")
+                              f"extents to be 1 (a Mat tile is loaded from one contiguous 2-D block); for a batched "
+                              f"matmul pass the tensors to pl.batch_matmul / pl.matmul, which load one block per batch")
         if valid is not None and list(valid[:-1]) != list(shape[:-1]):
             raise OpTypeError(f"an N-D window {fmt_shape(shape)} may leave only its last dimension partly valid, "
                               f"but valid_shape is {fmt_shape(valid)}", "valid_shape")

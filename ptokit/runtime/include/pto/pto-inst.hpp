@@ -21,6 +21,7 @@
 #include "pto/cpu/ops_reduce2.hpp"
 #include "pto/cpu/ops_gen.hpp"
 #include "pto/cpu/ops_scalar.hpp"
+#include "pto/cpu/ops_cube.hpp"
 #include "pto/cpu/fifo.hpp"
 #include "pto/cpu/comm.hpp"
 

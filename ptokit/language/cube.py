@@ -1,0 +1,231 @@
+"""Batched matmul in kernel code: ``pl.batch_matmul`` and ``pl.matmul`` with a tensor operand of
+rank > 2 (pypto-parity.md D), expanded as the parser reads them into one 2-D ``matmul`` per
+batch index.
+
+Batch dimensions (all but the last two) broadcast as numpy's do (a dimension of 1, or a missing
+one, repeats); each batch's operands are loaded as 2-D windows of the tensors (a ``b_trans`` /
+``a_trans`` window through a ``transpose_view``), and the products are assembled into one Acc
+tile whose rows are the batch dimensions flattened with ``M`` (``[B * M, N]``, the same row order
+an N-D window has), which ``c[:, :, :] = ...`` or ``pl.store(t, offsets, c, shapes=[B, M, N])``
+writes back.
+
+A mixin of FunctionParser (uses ``typed_op``, ``as_tile``, ``operand_tile``,
+``transposed_operand``, ``scalar_op``, ``_const``, ``err``, ``loc``).
+"""
+from __future__ import annotations
+
+import itertools
+from math import prod
+from typing import Dict
+
+from ..ir import nodes as N
+from ..ir.ops import OPS, OpDef
+from ..ir.types import INDEX, AtomicType, DType, MemorySpace, TensorType, TileType
+from .binding import _Given
+
+_MAX_BATCHES = 64
+_FRACTAL_ROWS = 16      # rows of one fractal box of a Mat tile
+
+
+class CubeMixin:
+    def wants_batch(self, op: OpDef, values: Dict[str, N.Expr]) -> bool:
+        """hook: a ``batched`` op call in kernel code with a tensor operand of rank > 2."""
+        return op.has("batched") and self.kernel_code and any(
+            isinstance(v.type, TensorType) and len(v.type.shape) > 2 for v in values.values())
+
+    def batched_call(self, op: OpDef, values, attrs, nodes, e) -> N.Expr:
+        params = op.operand_params[:2]
+        parts = [self._batch_operand(values[p.name], nodes[p.name], op) for p in params]
+        shapes = [pt[2] for pt in parts]
+        batch = self._broadcast_batch(shapes, e, op)
+        count = prod(batch)
+        if count > _MAX_BATCHES:
+            raise self.err(f"pl.{op.name}: {count} batches are unrolled one matmul each; at most {_MAX_BATCHES} "
+                           f"fit one kernel call (split the batch over tasks)", e)
+        flags = {p.name: bool(p.transposed_by and attrs.get(p.transposed_by)) for p in params}
+        mm_attrs = {k: v for k, v in attrs.items() if k not in ("a_trans", "b_trans")}
+        products = []
+        for idx in itertools.product(*(range(d) for d in batch)):
+            ins = [self._batch_window(pt, idx, nodes[p.name], op, p, flags[p.name]) for pt, p in zip(parts, params)]
+            products.append(self.typed_op("matmul", ins, mm_attrs, e, nodes))
+        if len(products) == 1:
+            return products[0]
+        t = products[0].type
+        res = self.typed_op("create_tile", [], {"shape": [count * t.rows, t.cols], "dtype": t.dtype,
+                                                "target_memory": MemorySpace.Acc}, e)
+        for b, p in enumerate(products):
+            offs = N.ListExpr([self._const(b * t.rows, e), self._const(0, e)], loc=self.loc(e))
+            res = self.typed_op("assemble", [res, p, offs], {"offsets_static": (b * t.rows, 0),
+                                                           "atomic": AtomicType.None_}, e)
+        return res
+
+    def _batch_operand(self, v: N.Expr, node, op: OpDef):
+        """(base tensor or a 2-D tile, base offsets, batch dims) of one operand."""
+        if not isinstance(v.type, TensorType):
+            return (v, None, ())
+        if isinstance(v, N.OpCall) and v.op == "tensor_view":
+            base, offs = v.args[0], list(v.args[1].items)
+        else:
+            base, offs = v, [self._const(0, node) for _ in v.type.shape]
+        shape = list(v.type.shape)
+        if not all(isinstance(d, int) for d in shape):
+            raise self.err(f"pl.{op.name} on a batch needs tensors of static shape, but this operand is {v.type}",
+                           node)
+        if len(shape) < 2:
+            raise self.err(f"pl.{op.name} needs operands of rank 2 or more, but this one is {v.type}", node)
+        return (base, offs, tuple(shape[:-2]), tuple(shape[-2:]))
+
+    def _broadcast_batch(self, shapes, e, op: OpDef):
+        rank = max(len(s) for s in shapes)
+        out = []
+        for d in range(rank):
+            dims = {s[len(s) - rank + d] for s in shapes if len(s) - rank + d >= 0} - {1}
+            if len(dims) > 1:
+                raise self.err(f"pl.{op.name}: batch dimensions {' and '.join(str(list(s)) for s in shapes)} do not "
+                               f"broadcast (each must match or be 1)", e)
+            out.append(dims.pop() if dims else 1)
+        return tuple(out)
+
+    def _batch_window(self, part, idx, node, op: OpDef, param, transposed: bool) -> N.Expr:
+        base, offs, batch = part[0], part[1], part[2]
+        if offs is None:
+            return self.operand_tile(base, node, op, param)      # a 2-D tile: the same for every batch
+        own = idx[len(idx) - len(batch):] if batch else ()
+        new = []
+        for d, o in enumerate(offs):
+            if d < len(batch):
+                i = own[d] if batch[d] != 1 else 0
+                new.append(o if i == 0 else self.scalar_op("add", o, self._const(i, node), node))
+            else:
+                new.append(o)
+        shape = [1] * len(batch) + list(part[3])
+        window = self.typed_op("tensor_view", [base, N.ListExpr(new, loc=self.loc(node))], {"shape": shape}, node)
+        if transposed:
+            return self.transposed_operand(window, node, op, param)
+        return self.as_tile(window, node, op.name, param.space)
+
+
+class L1Mixin:
+    """``pl.create_l1`` and ``pl.gather_row`` (the op table's ``front=`` methods): an L1 (Mat) tile
+    filled row by row from global memory, fed to ``pl.matmul``."""
+
+    def _front_args(self, op: OpDef, e):
+        bound = self.bind(op, e)
+        out = {}
+        for p in op.params:
+            node = bound[p.name]
+            if isinstance(node, _Given) or (not p.required and self._is_none(node)):
+                out[p.name] = p.default
+            elif p.is_operand:
+                out[p.name] = self.read_operand(op, p, node)
+            else:
+                out[p.name] = self.read_attr(op, p, node)
+        return out, bound
+
+    def create_l1_call(self, op: OpDef, e) -> N.Expr:
+        args, _ = self._front_args(op, e)
+        return self.typed_op("create_tile", [], {"shape": args["shape"], "dtype": args["dtype"],
+                                                 "target_memory": MemorySpace.Mat,
+                                                 "transpose": True if args["transpose"] else None,
+                                                 "flat_layout": None}, e)
+
+    def gather_row_call(self, op: OpDef, e) -> N.Expr:
+        """``acc`` with the GM window ``src[src_offset : src_offset + shapes]`` written at
+        ``dst_offset`` (its transpose with ``transpose=True``): a TLOAD of the window into Mat, a
+        ``transpose_view`` of it when asked, and a TINSERT into ``acc``."""
+        args, bound = self._front_args(op, e)
+        acc, src, shapes = args["acc"], args["src"], args["shapes"]
+        if not isinstance(acc.type, TileType) or acc.type.memory is not MemorySpace.Mat:
+            raise self.err(f"pl.gather_row writes into an L1 tile (pl.create_l1), but acc is {acc.type}", bound["acc"])
+        if not isinstance(src.type, TensorType):
+            raise self.err(f"pl.gather_row reads a tensor in global memory, but src is {src.type}", bound["src"])
+        if len(shapes) != len(src.type.shape) or len(shapes) < 2:
+            raise self.err(f"pl.gather_row shapes {list(shapes)} must give one extent per dimension of the "
+                           f"{len(src.type.shape)}-D src (at least 2)", bound["shapes"])
+        if len(args["dst_offset"].items) != 2:
+            raise self.err("pl.gather_row dst_offset must be [row, col] in acc", bound["dst_offset"])
+        src_offsets = args["src_offset"]
+        shape, valid = list(shapes), args["valid_shape"]
+        if args["transpose"] and shape[-2] % _FRACTAL_ROWS:
+            # the window is loaded into a whole fractal of rows (the valid ones are read), so that its
+            # transpose_view is a legal ZN tile; the insert writes the valid region only
+            valid = tuple(valid) if valid is not None else tuple(shape)
+            shape[-2] = -(-shape[-2] // _FRACTAL_ROWS) * _FRACTAL_ROWS
+        window = self.typed_op("load", [src, src_offsets],
+                               {"shape": shape, "valid": valid,
+                                "target_memory": MemorySpace.Mat,
+                                "offsets_static": tuple(o.value if isinstance(o, N.Const) else None
+                                                        for o in src_offsets.items)}, e)
+        if args["transpose"]:
+            window = self.typed_op("transpose_view", [window], {}, e)
+        offs = args["dst_offset"]
+        static = tuple(o.value if isinstance(o, N.Const) else None for o in offs.items)
+        return self.typed_op("assemble", [acc, window, offs], {"offsets_static": static,
+                                                             "atomic": AtomicType.None_}, e)
+
+    def paged_gather_call(self, op: OpDef, e) -> N.Expr:
+        """``pl.paged_gather(src, indices, block_table, block_size, size, max_indices, ...)``: a loop of
+        gathers, row ``k`` of the result being row ``block_table[idx // block_size] * block_size +
+        idx % block_size`` of ``src`` (columns ``col_off .. col_off + size``), ``idx = indices[k]``;
+        ``is_trans=True`` writes row ``k`` as column ``k`` of a transposed (ZN) ``[size, max_indices]``."""
+        args, bound = self._front_args(op, e)
+        src, indices, table = args["src"], args["indices"], args["block_table"]
+        for name, t in (("src", src), ("indices", indices), ("block_table", table)):
+            if not isinstance(t.type, TensorType) or not isinstance(t, N.Var):
+                raise self.err(f"pl.paged_gather {name} must be a tensor parameter, but got {t.type}", bound[name])
+        for name in ("indices", "block_table"):
+            t = args[name].type
+            if t.dtype.name not in ("INT32", "INT64") or (len(t.shape) == 2 and t.shape[0] != 1) or len(t.shape) > 2:
+                raise self.err(f"pl.paged_gather {name} must be one row of INT32 (or INT64) entries, [n] or [1, n], "
+                               f"but got {t}", bound[name])
+        if len(src.type.shape) != 2:
+            raise self.err(f"pl.paged_gather src must be a 2-D pool [rows, cols], but got {src.type}", bound["src"])
+        space = args["space"]
+        if space not in (MemorySpace.Mat, MemorySpace.Vec):
+            raise self.err(f"pl.paged_gather space must be pl.Mem.Mat or pl.Mem.Vec, but got {space!r}", bound["space"])
+        if args["is_trans"] and space is not MemorySpace.Mat:
+            raise self.err("pl.paged_gather is_trans=True writes the transposed (ZN) Mat layout; it needs "
+                           "space=pl.Mem.Mat", bound["is_trans"])
+        if args["is_b_matrix"]:
+            raise self.err("pl.paged_gather is_b_matrix=True is not supported yet (a Mat tile of either layout "
+                           "feeds Left or Right through pl.move here)", bound["is_b_matrix"])
+        for name in ("block_size", "size", "max_indices"):
+            if args[name] <= 0:
+                raise self.err(f"pl.paged_gather {name} must be positive, but got {args[name]}", bound[name])
+        n, size, bs, col = args["max_indices"], args["size"], args["block_size"], args["col_off"]
+        trans = bool(args["is_trans"])
+        self._pg_count = getattr(self, "_pg_count", 0) + 1
+        acc_name, i_name = f"__paged{self._pg_count}", f"__paged{self._pg_count}_k"
+        shape = [size, n] if trans else [n, size]
+        loc = self.loc(e)
+        init = self.typed_op("create_tile", [], {"shape": shape, "dtype": src.type.dtype, "target_memory": space,
+                                                 "transpose": True if trans else None, "flat_layout": None}, e)
+        acc = N.Var(acc_name, type=init.type, loc=loc)
+        self.pre.append(N.Assign([acc], init, loc=loc))
+        c = lambda v: self._const(v, e)   # noqa: E731
+
+        def as_index(x):
+            return x if x.type == INDEX else self.typed_op("scalar.cast", [x], {"target_type": DType.INDEX}, e)
+
+        def gather(k):
+            """acc with gathered row k written (the result of one step)."""
+            idx = as_index(self.typed_op("load_scalar", [indices, k], {}, e))
+            blk = as_index(self.typed_op("load_scalar", [table, self.scalar_op("floordiv", idx, c(bs), e)], {}, e))
+            phys = self.scalar_op("add", self.scalar_op("mul", blk, c(bs), e), self.scalar_op("mod", idx, c(bs), e),
+                                  e)
+            window = self.typed_op("load", [src, N.ListExpr([phys, c(col)], loc=loc)],
+                                   {"shape": [_FRACTAL_ROWS if trans else 1, size], "valid": (1, size) if trans
+                                    else None, "target_memory": space, "offsets_static": (None, col)}, e)
+            if trans:
+                window = self.typed_op("transpose_view", [window], {}, e)
+            kc = k.value if isinstance(k, N.Const) else None
+            dst, static = ([c(0), k], (0, kc)) if trans else ([k, c(0)], (kc, 0))
+            return self.typed_op("assemble", [N.Var(acc_name, type=init.type, loc=loc), window,
+                                              N.ListExpr(dst, loc=loc)],
+                                 {"offsets_static": static, "atomic": AtomicType.None_}, e)
+
+        if n > 1:       # rows 0 .. n-2 in a loop; the last one is the value of the call
+            k = N.Var(i_name, type=INDEX, loc=loc)
+            body = [N.Assign([N.Var(acc_name, type=init.type, loc=loc)], gather(k), loc=loc)]
+            self.pre.append(N.For(k, c(0), c(n - 1), c(1), body, loc=loc))
+        return gather(c(n - 1))
