@@ -132,8 +132,9 @@ class FunctionParser(OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, Scope
 
     # ------------------------------------------------------------ hooks
     def call_hook(self, target, e: ast.Call) -> Optional[N.Expr]:
-        """hook: a call of a name that is not a DSL op (default: none handled here)."""
-        return None
+        """hook: a call of a name that is not a DSL op (pld names: language/distributed/front.py)."""
+        from .dist_front import call_hook
+        return call_hook(self, target, e)
 
     def subscript(self, e: ast.Subscript) -> N.Expr:
         """hook: ``x[...]`` read as a value: a task-argument window in orchestration, a window or

@@ -26,6 +26,7 @@ from ..ir import nodes as N
 from ..ir.ops import OPS
 from ..ir.types import DType, ScalarType, TensorType
 from .annotations import annot_to_type
+from .dist_front import add_ctx_params
 from .outline import Outliner
 from .signatures import Signature, return_types, returned_params
 from .source import Source, eval_static, function_scope
@@ -213,7 +214,9 @@ def parse_header(item: ast.FunctionDef, kind, name, src, g, method: bool, evalua
                                f"pl.at(...) as tid`, pl.submit); it cannot be a function parameter",
                                src.loc(a.annotation))
         params.append(N.Param(a.arg, ty, direction, src.loc(a)))
-    return N.Function(name, kind, params, [], [], src.loc(item))
+    fn = N.Function(name, kind, params, [], [], src.loc(item))
+    add_ctx_params(fn)                # the hidden CommContext of each window (language/distributed/front.py)
+    return fn
 
 
 def parsed_returns(fn: N.Function) -> Optional[List[int]]:

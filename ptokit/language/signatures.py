@@ -10,6 +10,7 @@ from typing import List
 
 from ..ir import nodes as N
 from ..ir.types import ScalarType, TensorType, TileType
+from .dist_front import ctx_args, user_params
 
 
 class Signature:
@@ -77,10 +78,12 @@ class CallMixin:
                 nodes[j] = inner
                 no_dep.append(j)
         args = [self.expr(a) for a in nodes]
-        if len(args) != len(callee.params):
-            raise self.err(f"{name} takes {len(callee.params)} arguments, but {len(args)} were given", e)
-        for a, p, node in zip(args, callee.params, nodes):
+        params = user_params(callee)          # without the hidden CommContext ones (distributed/front.py)
+        if len(args) != len(params):
+            raise self.err(f"{name} takes {len(params)} arguments, but {len(args)} were given", e)
+        for a, p, node in zip(args, params, nodes):
             problem = arg_problem(a, p.type, p.name, name)
             if problem:
                 raise self.err(problem, node)
+        args += ctx_args(callee, args, self.err, nodes)
         return self.task_call_attrs(N.FuncCall(name, args, loc=self.loc(e)), no_dep)

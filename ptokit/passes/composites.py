@@ -28,8 +28,13 @@ def _body(body: List[N.Stmt], counter) -> List[N.Stmt]:
         for sub in N.child_bodies(s):
             sub[:] = _body(sub, counter)
         v = s.value if isinstance(s, N.Assign) else None
+        e = s.expr if isinstance(s, N.ExprStmt) else None
         if isinstance(v, N.OpCall) and v.op in OPS and OPS[v.op].expand is not None:
             out.extend(_expand(s, v, counter))
+        elif isinstance(e, N.OpCall) and e.op in OPS and OPS[e.op].expand is not None:
+            # a statement composite (pld.tensor.put): the recipe's last op is a statement too
+            stmts = _expand(N.Assign([N.Var(f"_{e.op}", type=e.type, loc=e.loc)], e, loc=s.loc), e, counter)
+            out.extend(stmts[:-1] + [N.ExprStmt(stmts[-1].value, loc=s.loc)])
         else:
             out.append(s)
     return out

@@ -23,5 +23,6 @@
 #include "pto/cpu/ops_scalar.hpp"
 #include "pto/cpu/fifo.hpp"
 #include "pto/cpu/comm.hpp"
+#include "pto/cpu/comm_dsl.hpp"
 
 #endif
