@@ -355,7 +355,7 @@ class _Emitter:
             elif isinstance(e, N.OpCall) and OPS[e.op].form == "element":
                 pto_element.write(self, e, b)
             elif isinstance(e, N.OpCall) and OPS[e.op].form == "comm":
-                pto_comm.stmt(self, e, b)
+                pto_comm.stmt(self, e, b, partition_sizes)
             elif isinstance(e, N.OpCall) and not isinstance(e.type, TileType):
                 pass   # a scalar expression with no effect
             else:
@@ -408,7 +408,8 @@ class _Emitter:
             b.dps(op.pto, [pv], [Value(dst.name, tile_buf(t))], loc=loc)
             return
         if op.form == "comm_load":
-            pto_comm.remote_load(self, target, v, b, loc)
+            sizes = partition_sizes(v.attrs.get("shape"), v.type, len(v.args[0].type.shape))
+            pto_comm.remote_load(self, target, v, b, loc, sizes, tile_buf(v.type))
             return
         if v.op == "create_tile":
             self.alloc(target, b, s.loc)

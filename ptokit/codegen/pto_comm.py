@@ -57,7 +57,7 @@ def scalar(em, e: N.OpCall, b: Builder):
     return b.call(OPS[e.op].pto, [ctx], em.temp(), P.ScalarType("i32"), loc), "i32"
 
 
-def stmt(em, e: N.OpCall, b: Builder) -> None:
+def stmt(em, e: N.OpCall, b: Builder, partition_sizes) -> None:
     loc = em.srcloc(e.loc)
     if e.op == "system.notify":
         target, peer, offsets, value = e.args
@@ -71,35 +71,28 @@ def stmt(em, e: N.OpCall, b: Builder) -> None:
     elif e.op == "tile.remote_store":
         tile, target, peer, offsets = e.args
         view = _peer_view(em, target, peer, b, e.loc)
-        sizes = _sizes(em, tile.type, target)
+        sizes = partition_sizes(None, tile.type, len(target.type.shape))
         pv = _partition(em, target, view, offsets, sizes, b, e.loc)
         b.dps(OPS["store"].pto, [em.tile_arg(tile)], [pv], pto_forms.pto_attrs(OPS["store"], e), loc=loc)
     else:
         raise CompileError(f"pld.{e.op} here computes a value that nothing uses", e.loc)
 
 
-def remote_load(em, target: N.Var, v: N.OpCall, b: Builder, loc) -> None:
-    """``t = pld.tile.remote_load(w, peer, offsets, shape)``: a tload from the peer's view."""
-    from .pto import partition_sizes, tile_buf
+def remote_load(em, target: N.Var, v: N.OpCall, b: Builder, loc, sizes, dst_type) -> None:
+    """``t = pld.tile.remote_load(w, peer, offsets, shape)``: a tload from the peer's view (``sizes``:
+    the partition sizes, ``dst_type``: the tile's tile_buf type, both from the caller)."""
     w, peer, offsets = v.args
     view = _peer_view(em, w, peer, b, v.loc)
-    sizes = partition_sizes(v.attrs.get("shape"), v.type, len(w.type.shape))
     pv = _partition(em, w, view, offsets, sizes, b, v.loc)
     dst = em.alloc(target, b, v.loc)
-    b.dps(OPS["load"].pto, [pv], [Value(dst.name, tile_buf(v.type))], loc=loc)
-
-
-def _sizes(em, tile_type, target):
-    from .pto import partition_sizes
-    return partition_sizes(None, tile_type, len(target.type.shape))
+    b.dps(OPS["load"].pto, [pv], [Value(dst.name, dst_type)], loc=loc)
 
 
 def _peer_view(em, w: N.Var, peer: N.Expr, b: Builder, loc) -> Value:
-    from .pto import _tv_type
     ptr = _peer_ptr(em, w, peer, b, em.srcloc(loc), "the window")
     shape = [em._dim_value(d) for d in w.type.shape]
     return b.make_tensor_view(em.fresh(f"{w.name}_peer_view"), ptr, shape, em._strides(w.type.shape),
-                              _tv_type(len(shape), w.type.dtype), loc=em.srcloc(loc))
+                              P.TensorViewType((None,) * len(shape), w.type.dtype.mlir), loc=em.srcloc(loc))
 
 
 def _partition(em, w: N.Var, view: Value, offsets, sizes, b: Builder, loc) -> Value:

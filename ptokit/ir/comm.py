@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import enum
 
+from .types import DType, ScalarType
+
 
 class NotifyOp(enum.IntEnum):
     AtomicAdd = 0
@@ -44,5 +46,4 @@ def ctx_name(window: str) -> str:
 
 
 def is_ctx_param(p) -> bool:
-    from .types import DType, ScalarType
     return p.name.endswith(CTX_SUFFIX) and isinstance(p.type, ScalarType) and p.type.dtype is DType.INT64

@@ -30,13 +30,6 @@ class CommCtx:
     """``pld.CommCtx``: the type of ``pld.get_comm_ctx(t)`` (an INT64 CommContext address)."""
 
 
-def pld_marker(full: str):
-    from .decorators import dsl_marker
-    m = dsl_marker(full, "__pld_name__")
-    m.__doc__ = f"{full} (see docs/distributed.md)"
-    return m
-
-
 def is_window(t) -> bool:
     return isinstance(t, TensorType) and t.window
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from math import prod
 
 from ..comm import CHUNK_BYTES, NotifyOp, WaitCmp
-from ..types import AtomicType, DType, ScalarType, TensorType, TileType, fmt_shape
+from .. import nodes as N
+from ..types import AtomicType, DType, ScalarType, TensorType, TupleType, fmt_shape
 from ._core import TILE, OpTypeError, P, count_of, declare, tile_of
 from .memory import _load, _store
 
@@ -198,7 +199,6 @@ def _chunks(shape, dtype: DType, chunk_rows: int, chunk_cols: int):
 def _staged(direction: str):
     """put: load the local src piece, remote_store it; get: remote_load the peer's src piece, store it."""
     def expand(args, attrs, emit):
-        from .. import nodes as N
         dst, peer, src = args[:3]
         if len(args) == 5:
             d_off, s_off, shape = list(args[3].items), list(args[4].items), list(attrs["shape"])
@@ -233,12 +233,10 @@ def _staged(direction: str):
 
 
 def _tuple_of(lst):
-    from ..types import TupleType
     return TupleType(tuple(e.type for e in lst.items))
 
 
 def _static(lst):
-    from .. import nodes as N
     return tuple(e.value if isinstance(e, N.Const) else None for e in lst.items)
 
 

@@ -21,7 +21,7 @@ inline int32_t PTO_COMM_RANK(int64_t ctx) { return cpu::comm_ctx_of("RANK", ctx)
 inline int32_t PTO_COMM_NRANKS(int64_t ctx) { return cpu::comm_ctx_of("NRANKS", ctx)->rankNum; }
 
 template <typename T, typename P>
-inline __gm__ T* PTO_COMM_PEER(__gm__ T* local, int64_t ctx, P peer) {
+inline auto PTO_COMM_PEER(__gm__ T* local, int64_t ctx, P peer) -> __gm__ T* {
     const CommContext* c = cpu::comm_ctx_of("PEER", ctx);
     if ((int64_t)peer < 0 || (int64_t)peer >= (int64_t)c->rankNum)
         cpu::fatal("PEER", "peer %lld is out of range: the program runs on %d ranks (0 .. %d)", (long long)peer,
@@ -30,7 +30,9 @@ inline __gm__ T* PTO_COMM_PEER(__gm__ T* local, int64_t ctx, P peer) {
 }
 
 template <typename T, typename I>
-inline __gm__ T* PTO_ADDPTR(__gm__ T* p, I offset) { return p + (int64_t)offset; }
+inline auto PTO_ADDPTR(__gm__ T* p, I offset) -> __gm__ T* {
+    return p + (int64_t)offset;
+}
 
 template <typename V, typename O>
 inline void PTO_COMM_NOTIFY(__gm__ int32_t* cell, V value, O op) {
