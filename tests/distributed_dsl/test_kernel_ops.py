@@ -37,3 +37,24 @@ def test_get_from_next_rank(session):
 def test_put_atomic_add_into_rank0(session):
     x, y = _run_putget(session, 2)
     np.testing.assert_array_equal(y[0], x.sum(axis=0))
+
+
+def test_host_function_ring_put_W2_W4(tmp_path):
+    """A whole program (host function -> chip function -> kernel) compiled by ptokit.compile into a
+    distributed tree, run at W = 2 and 4: y[r] = x[(r-1) % W]."""
+    import ptokit
+    from dsl_programs import RingPut
+    for w in (2, 4):
+        c = ptokit.compile(RingPut, output_dir=tmp_path / f"w{w}",
+                           distributed_config=ptokit.DistributedConfig(device_ids=list(range(w))))
+        assert isinstance(c, ptokit.DistributedCompiledProgram) and c.world_size == w
+        x, y = xs(w), np.zeros((w, 1, 64), np.float32)
+        c(x, y)
+        np.testing.assert_array_equal(y, np.roll(x, 1, axis=0))
+        assert len(c.last_result.ranks) == w
+    text = (tmp_path / "w2" / "orchestration" / "host_orch.py").read_text()
+    assert "rt.dispatch(r, 'per_rank', [x[r], y[r], src, dst, signal], [])" in text
+    reloaded = ptokit.DistributedCompiledProgram.from_dir(tmp_path / "w2")
+    x, y = xs(2), np.zeros((2, 1, 64), np.float32)
+    reloaded(x, y)
+    np.testing.assert_array_equal(y, np.roll(x, 1, axis=0))
