@@ -22,13 +22,30 @@ from .codegen.host_orch import host_orch_text
 from .distributed_compiled import DistributedCompiledProgram
 from .errors import CompileError, UserError
 from .ir import nodes as N
-from .language.host import ChipCall, HostProgram, HostReader
+from .ir.host import HostProgram
+from .language.host import ChipCall, HostReader
 from .language.host_collectives import builtin_program, collective_call
 from .language.parser import FunctionParser
 from .language.program import parse_program as parse_units
 from .language.types import Level, Role
 from .targets import DistributedConfig
-from .toolchain import default_output_dir, lower_to_tree, resolve_context
+from .language.decorators import ProgramSpec
+from .language.program import _class_units as class_units
+from .toolchain import compile_program, default_output_dir, lower_to_tree, resolve_context
+
+
+def compile_entry(program, output_dir=None, platform="a2a3sim", runtime=None, distributed_config=None,
+                  with_loc=True, **options):
+    """``ptokit.compile``: a program with a host function is compiled here, any other by the toolchain."""
+    if isinstance(program, ProgramSpec):
+        units = class_units(program)
+        if any(is_host_unit(u) for u in units):
+            if options.get("dump_passes") or options.get("dump_ptoas_passes") or options.get("profiling"):
+                raise UserError("dump_passes / dump_ptoas_passes / profiling are options of one-chip compiles; "
+                                "a distributed program does not take them yet")
+            return compile_class(program, units, distributed_config, output_dir, platform, runtime, with_loc)
+    return compile_program(program, output_dir=output_dir, platform=platform, runtime=runtime,
+                           distributed_config=distributed_config, with_loc=with_loc, **options)
 
 
 def is_host_unit(u) -> bool:
@@ -128,4 +145,4 @@ def _check_host_decl(u) -> None:
                        f"yet", u.src.loc(u.item))
 
 
-__all__ = ["compile_class", "build_tree", "is_host_unit", "reachable", "check_config"]
+__all__ = ["compile_entry", "compile_class", "build_tree", "is_host_unit", "reachable", "check_config"]

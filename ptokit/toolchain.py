@@ -29,8 +29,6 @@ from .errors import PtokitError, UserError, source_loc_from_file
 from .ir import nodes as N
 from .language.decorators import ProgramSpec
 from .language.parser import parse_program
-from .language.program import _class_units as class_units
-from .language.types import Level
 from .passes.context import PassContext
 from .passes.manager import run_passes
 from .targets import coerce_runtime_kind, validate_platform
@@ -99,15 +97,9 @@ def compile_program(program, output_dir=None, platform="a2a3sim", runtime=None, 
         name = program.name
     else:
         raise TypeError(f"ptokit.compile expects a @pl.program class or an ir.Program, got {program!r}")
-    if isinstance(program, ProgramSpec):
-        units = class_units(program)
-        if any(getattr(u.decl, "level", None) == Level.HOST for u in units):
-            # lazy: distributed_build drives this module's stages per chip (it imports toolchain)
-            from .distributed_build import compile_class
-            return compile_class(program, units, distributed_config, output_dir, platform, runtime, with_loc)
     if distributed_config is not None:
         raise UserError("distributed_config= compiles a distributed program, which needs a host function "
-                        "(@pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)); this program has none: "
+                        "(@pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)) and ptokit.compile; "
                         "compile without it for one chip")
     ctx = resolve_context(platform, runtime)
     times = times or StageTimes()

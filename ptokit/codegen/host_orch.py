@@ -3,7 +3,7 @@
 ``rt``; written with ``artifacts.host_orch.write_script``, the format's one writer."""
 from __future__ import annotations
 
-from ..language.host import HostProgram
+from ..ir.host import HostProgram
 
 
 def host_orch_text(h: HostProgram, source_file: str = "") -> str:

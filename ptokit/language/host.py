@@ -13,13 +13,14 @@ collectives.  Anything else is a located CompileError.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from math import prod
 from typing import Callable, Dict, List, Optional, Tuple
 
 from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.comm import ReduceOp
+from ..ir.host import HostProgram
 from ..ir.types import DType, ScalarType, TensorType
 from .annotations import annot_to_type
 from .dist_front import is_window, user_params
@@ -44,17 +45,6 @@ class ChipCall:
     """What the host reader needs to know about a callee: its name and parsed header."""
     name: str
     fn: N.Function                 # kind Orchestration (a chip function) or InCore (a kernel: an error)
-
-
-@dataclass
-class HostProgram:
-    name: str
-    params: List[dict]
-    slots: List[Tuple[str, int]]
-    lines: List[str]
-    chips: List[str] = field(default_factory=list)
-    collectives: List[Tuple[str, str, dict]] = field(default_factory=list)   # (op, key, spec)
-    world_size_name: Optional[str] = None
 
 
 class HostReader:

@@ -157,13 +157,12 @@ def _check_decl(u: Unit) -> None:
                            f"ptokit; write the body in the DSL", loc)
     if d.level is not None and d.level not in (Level.CORE_GROUP,):
         if d.level == Level.HOST:
-            raise CompileError(f"{u.name}: level=pl.Level.HOST (a host-level distributed function) is not "
-                               f"supported yet", loc)
+            raise CompileError(f"{u.name}: level=pl.Level.HOST makes a distributed program: compile it with "
+                               f"ptokit.compile(Program, distributed_config=ptokit.DistributedConfig(...))", loc)
         raise CompileError(f"{u.name}: level={d.level!r} is not supported; functions run at "
                            f"pl.Level.CORE_GROUP (kernels) or orchestrate them", loc)
     if d.role is not None:
-        raise CompileError(f"{u.name}: role= applies to host-level distributed functions (level=pl.Level.HOST), "
-                           f"which are not supported yet", loc)
+        raise CompileError(f"{u.name}: role= applies to host functions (level=pl.Level.HOST) only", loc)
     attrs = dict(d.attrs or {})
     attrs.update(_func_attr_stmt(u))
     for key, value in attrs.items():

@@ -58,3 +58,20 @@ def test_host_function_ring_put_W2_W4(tmp_path):
     x, y = xs(2), np.zeros((2, 1, 64), np.float32)
     reloaded(x, y)
     np.testing.assert_array_equal(y, np.roll(x, 1, axis=0))
+
+
+def test_jit_host_ring_get_W2_W4(tmp_path):
+    """pypto's function form: @pl.jit.host -> @pl.jit chip function (`return helper(...)`) -> @pl.jit.incore
+    kernel with pld.tensor.get; y[r] = x[(r+1) % W]; compiled once per world size."""
+    import ptokit
+    from jit_programs import ring_get
+    from ptokit.runtime import RunConfig
+    for w in (2, 4):
+        x, y = xs(w), np.zeros((w, 1, 64), np.float32)
+        cfg = RunConfig(distributed_config=ptokit.DistributedConfig(device_ids=list(range(w))))
+        c = ring_get.compile(x, y, config=cfg, output_dir=tmp_path / f"w{w}")
+        c(x, y, config=RunConfig())
+        np.testing.assert_array_equal(y, np.roll(x, -1, axis=0))
+    x, y = xs(2), np.zeros((2, 1, 64), np.float32)
+    ring_get(x, y, config=RunConfig(distributed_config=ptokit.DistributedConfig(device_ids=[0, 1])))
+    np.testing.assert_array_equal(y, np.roll(x, -1, axis=0))
