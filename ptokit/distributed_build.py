@@ -24,7 +24,7 @@ from .errors import CompileError, UserError
 from .ir import nodes as N
 from .ir.host import HostProgram
 from .language.host import ChipCall, HostReader
-from .language.host_collectives import builtin_program, collective_call
+from .language.host_collectives import builtin_program, collective_call, collective_entries
 from .language.parser import FunctionParser
 from .language.program import parse_program as parse_units
 from .language.types import Level, Role
@@ -93,7 +93,8 @@ def build_tree(name: str, host: HostProgram, chips: Dict[str, N.Program], dconfi
                             runtime=ctx.runtime_kind, entry=ScriptEntry(script, "entry", sha), chips=entries,
                             root=out, aicpu_thread_num=dconfig.aicpu_thread_num,
                             num_sub_workers=dconfig.num_sub_workers, transport=dconfig.transport,
-                            world_size_name=host.world_size_name, params=host.params, domains=domains)
+                            world_size_name=host.world_size_name, params=host.params, domains=domains,
+                            collectives=collective_entries(host.collectives))
     write_distributed_config(out, m)
     return out
 
