@@ -132,7 +132,7 @@ def _region(ts, attrs, op):
     dst, src = ts[0], ts[2]
     n_off = len(ts) - 3
     shape = attrs.get("shape")
-    if (n_off == 2) != (shape is not None):
+    if n_off not in (0, 2) or (n_off == 2) != (shape is not None):
         raise OpTypeError(f"pld.tensor.{op} takes dst_offsets, src_offsets and shape together or none of them",
                           "shape")
     if not isinstance(dst, TensorType) or not isinstance(src, TensorType):
