@@ -13,6 +13,7 @@ from typing import List
 from ..errors import InternalError
 from ..ir import nodes as N
 from ..ir.ops import OPS, OpTypeError, infer
+from ..ir.types import TensorType
 
 
 def expand_composites(prog: N.Program, ctx) -> N.Program:
@@ -32,9 +33,10 @@ def _body(body: List[N.Stmt], counter) -> List[N.Stmt]:
         if isinstance(v, N.OpCall) and v.op in OPS and OPS[v.op].expand is not None:
             out.extend(_expand(s, v, counter))
         elif isinstance(e, N.OpCall) and e.op in OPS and OPS[e.op].expand is not None:
-            # a statement composite (pld.tensor.put): the recipe's last op is a statement too
             stmts = _expand(N.Assign([N.Var(f"_{e.op}", type=e.type, loc=e.loc)], e, loc=s.loc), e, counter)
-            out.extend(stmts[:-1] + [N.ExprStmt(stmts[-1].value, loc=s.loc)])
+            # a statement composite (pld.tensor.put): its tensor-writing steps are statements too
+            out.extend(N.ExprStmt(st.value, loc=s.loc) if isinstance(st.targets[0].type, TensorType) or st is stmts[-1]
+                       else st for st in stmts)
         else:
             out.append(s)
     return out

@@ -46,7 +46,6 @@ class PutGet:
              sig: pld.DistributedTensor[[1, 1], pl.INT32], mode: pl.Scalar[pl.INT64]) -> pl.Tensor[[1, N], pl.FP32]:
         y = self.k(x, y, src, dst, sig, mode)
         return y
-CHIPS = ["PutGet"]
 
 
 @pl.program
@@ -214,3 +213,38 @@ def host_row_collectives(W):
                 self.take_out(red, rs[r], device=r)
                 self.sig_out(sig, z[r], device=r)
     return RowCollectives
+
+
+BIG = 6000      # 24000 bytes of FP32: put in two staged pieces (<= 16 KiB each)
+
+
+@pl.program
+class BigPut:
+    """A region larger than one staging tile: put [1, BIG] to (r+1)%W, then read dst back."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[1, BIG], pl.FP32], y: pl.Out[pl.Tensor[[1, BIG], pl.FP32]],
+          src: pld.DistributedTensor[[1, BIG], pl.FP32], dst: pld.DistributedTensor[[1, BIG], pl.FP32],
+          sig: pld.DistributedTensor[[1, 1], pl.INT32]) -> pl.Tensor[[1, BIG], pl.FP32]:
+        ctx = pld.get_comm_ctx(src)
+        peer = (pld.rank(ctx) + 1) % pld.nranks(ctx)
+        for c in pl.range(2):
+            t = pl.load(x, [0, c * 3000], [1, 3000])
+            pl.store(t, [0, c * 3000], src)
+        pld.tensor.put(dst, peer, src, [0, 0], [0, 0], [1, BIG])
+        pld.system.notify(sig, peer, [0, 0], 1)
+        pld.system.wait(sig, [0, 0], 1, cmp=pld.WaitCmp.Ge)
+        for c in pl.range(2):
+            u = pl.load(dst, [0, c * 3000], [1, 3000])
+            y = pl.store(u, [0, c * 3000], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, x: pl.Tensor[[1, BIG], pl.FP32], y: pl.Out[pl.Tensor[[1, BIG], pl.FP32]],
+             src: pld.DistributedTensor[[1, BIG], pl.FP32], dst: pld.DistributedTensor[[1, BIG], pl.FP32],
+             sig: pld.DistributedTensor[[1, 1], pl.INT32]) -> pl.Tensor[[1, BIG], pl.FP32]:
+        y = self.k(x, y, src, dst, sig)
+        return y
+
+
+CHIPS = ["PutGet", "BigPut"]

@@ -75,3 +75,18 @@ def test_jit_host_ring_get_W2_W4(tmp_path):
     x, y = xs(2), np.zeros((2, 1, 64), np.float32)
     ring_get(x, y, config=RunConfig(distributed_config=ptokit.DistributedConfig(device_ids=[0, 1])))
     np.testing.assert_array_equal(y, np.roll(x, -1, axis=0))
+
+
+def test_put_larger_than_one_staging_tile(session):
+    from dsl_programs import BIG
+    w = session.world_size
+    x = (np.arange(BIG, dtype=np.float64)[None, None, :] + 1e4 * np.arange(w)[:, None, None]).astype(np.float32)
+    y = np.zeros_like(x)
+
+    def entry(rt, t, world_size):
+        src, dst, sig = _domain(rt, (4 * BIG, [1, BIG], "FP32"), (4 * BIG, [1, BIG], "FP32"), (32, [1, 1], "INT32"))
+        for r in range(world_size):
+            rt.dispatch(r, "BigPut", [t[0][r], t[1][r], src, dst, sig], [])
+
+    session.call([x, y], entry=entry)
+    np.testing.assert_array_equal(y, np.roll(x, 1, axis=0))
