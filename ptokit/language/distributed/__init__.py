@@ -43,12 +43,13 @@ def _markers(prefix: str) -> dict:
     return out
 
 
-globals().update(_namespace("pld"))
-globals().update(_markers("pld"))
+_OPS = _namespace("pld")
+_NAMES = _markers("pld")
+globals().update(_OPS)
+globals().update(_NAMES)
 system = _types.SimpleNamespace(**_namespace("pld.system"), **_markers("pld.system"))
 tensor = _types.SimpleNamespace(**_namespace("pld.tensor"), **_markers("pld.tensor"))
 tile = _types.SimpleNamespace(**_namespace("pld.tile"), **_markers("pld.tile"))
 
 __all__ = ["DistributedTensor", "DistributedConfig", "NotifyOp", "WaitCmp", "AtomicType", "ReduceOp", "CommCtx",
-           "system", "tensor", "tile", "world_size", "window", "alloc_window_buffer", "rank", "nranks",  # noqa: F822
-           "get_comm_ctx", "remote_load", "remote_store"]
+           "system", "tensor", "tile"] + sorted(_OPS) + sorted(_NAMES)
