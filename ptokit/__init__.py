@@ -17,9 +17,10 @@ def compile(program, output_dir=None, platform="a2a3sim", runtime=None, dump_pas
             dump_ptoas_passes=False, **options):
     """Compile a ``@pl.program`` class into an artifact tree; returns a CompiledProgram."""
     # lazy: the compiler (front end, passes, backend; numpy) loads on the first compile, so that
-    # `import ptokit` stays a few milliseconds
-    from .toolchain import compile_program
-    return compile_program(program, output_dir=output_dir, platform=platform, runtime=runtime,
+    # `import ptokit` stays a few milliseconds; distributed_build dispatches a program with a host
+    # function to the distributed build and any other to the toolchain
+    from .distributed_build import compile_entry
+    return compile_entry(program, output_dir=output_dir, platform=platform, runtime=runtime,
                            dump_passes=dump_passes, dump_ptoas_passes=dump_ptoas_passes, **options)
 
 

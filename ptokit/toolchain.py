@@ -102,8 +102,9 @@ def compile_program(program, output_dir=None, platform="a2a3sim", runtime=None, 
     else:
         raise TypeError(f"ptokit.compile expects a @pl.program class or an ir.Program, got {program!r}")
     if distributed_config is not None:
-        raise UserError("distributed_config= compiles a distributed (host-level) program, which ptokit.compile "
-                        "does not support yet; compile without it for one chip")
+        raise UserError("distributed_config= compiles a distributed program, which needs a host function "
+                        "(@pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)) and ptokit.compile; "
+                        "compile without it for one chip")
     ctx = resolve_context(platform, runtime, ptoas_compat)
     times = times or StageTimes()
     t0 = time.perf_counter()

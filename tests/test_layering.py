@@ -19,7 +19,7 @@ PKG = Path(__file__).resolve().parents[1] / "ptokit"
 
 FLOOR = {"errors", "targets", "locks", "artifacts"}
 STAGES = {"pto", "ir", "passes", "codegen", "backend", "runtime", "launch", "language", "jit",
-          "toolchain", "compiled", "harness", "distributed", "distributed_compiled", "cli", "ptokit"}
+          "toolchain", "distributed_build", "compiled", "harness", "distributed", "distributed_compiled", "cli", "ptokit"}
 
 # layer (the first name under ptokit/; "ptokit" is the package's own __init__) ->
 #   ("only", layers it may import besides itself)  or  ("not", layers it must not import)
@@ -41,7 +41,9 @@ RULES = {
     "distributed": ("only", {"errors", "targets", "locks", "artifacts", "runtime"}),
     "distributed_compiled": ("not", {"toolchain", "jit", "cli", "language"}),
     "compiled":  ("not", {"toolchain", "jit", "cli", "language"}),
-    "toolchain": ("not", {"jit", "cli"}),
+    "toolchain": ("not", {"jit", "cli", "distributed_build"}),
+    # distributed programs (a host function): drives the toolchain per chip, above it
+    "distributed_build": ("not", {"jit", "cli"}),
     "harness":   ("not", {"jit", "cli"}),       # pypto.runtime's compile-and-run entry points
     "jit":       ("not", {"cli"}),
 }

@@ -23,6 +23,7 @@ from ..codegen.orchestration import emit_orchestration_sites
 from ..codegen.pto import emit_pto
 from ..errors import CompileError, PtokitError, UserError
 from ..ir import nodes as N
+from ..ir.comm import CTX_SUFFIX, is_ctx_param
 from ..ir.types import ScalarType, TensorType
 from ..passes.context import PassContext
 from ..artifacts.kernel_config import KernelConfig, KernelEntry, OrchestrationEntry, write_kernel_config
@@ -66,7 +67,11 @@ class TreeError(UserError):
 def _orch_params(fn: N.Function) -> List[dict]:
     out = []
     for p in fn.params:
-        if isinstance(p.type, TensorType):
+        if isinstance(p.type, TensorType) and p.type.window:
+            out.append({"name": p.name, "kind": "window", "dtype": p.type.dtype.name, "shape": list(p.type.shape)})
+        elif is_ctx_param(p):
+            out.append({"name": p.name, "kind": "comm_ctx", "for": p.name[:-len(CTX_SUFFIX)]})
+        elif isinstance(p.type, TensorType):
             out.append({"name": p.name, "kind": "tensor", "dtype": p.type.dtype.name,
                         "shape": list(p.type.shape), "direction": p.direction.value})
         elif isinstance(p.type, ScalarType):
@@ -172,7 +177,10 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
                                                         function_name="aicpu_orchestration_entry",
                                                         signature=sig, params=_orch_params(orch)),
                        kernels=kernels, root=out_dir, platform=ctx.platform,
-                       ptoas_compat=ctx.ptoas_compat)
+                       ptoas_compat=ctx.ptoas_compat,
+                       distributed=({"world_size": "NR", "comm_abi": 1}
+                                    if any(isinstance(p.type, TensorType) and p.type.window for p in orch.params)
+                                    else None))
     write_kernel_config(out_dir / "kernel_config.py", cfg)
     times.config += time.perf_counter() - t0
     return cfg

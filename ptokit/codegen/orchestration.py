@@ -208,6 +208,9 @@ class _Orch:
                 return
             raise CompileError("an orchestration statement must submit a task (call a kernel)", s.loc)
         if isinstance(s, N.Return):
+            for v in s.values:          # `return k(x, y)`: the kernel call is a task like any other
+                if isinstance(v, N.FuncCall):
+                    self.submit(v, depth, ctx)
             return
         if isinstance(s, (N.For, N.While)):
             self.check_values(s.results, "loop-carried values", s)

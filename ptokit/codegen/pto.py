@@ -31,7 +31,7 @@ from ..pto import types as P
 from ..pto.ast import Attr
 from ..pto.builder import Builder, Value, add_function, new_module
 from ..pto.printer import print_module
-from . import pto_control, pto_element, pto_forms
+from . import pto_comm, pto_control, pto_element, pto_forms
 from .abi import DynDim, KernelABI, ScalarArg, TensorArg
 from .pto_cube import CUBE_FORMS
 from .pto_vector import SECTION_C_FORMS, emit_mscatter
@@ -200,6 +200,8 @@ class _Emitter:
             return val, t.dtype.mlir
         if isinstance(e, N.OpCall) and OPS[e.op].form == "element":
             return pto_element.read(self, e, b)
+        if isinstance(e, N.OpCall) and OPS[e.op].form == "comm":
+            return pto_comm.scalar(self, e, b)
         if isinstance(e, N.OpCall) and OPS[e.op].form == "array":
             return pto_element.array_get(self, e, b)
         if isinstance(e, N.OpCall) and e.op in SPMD_NAMES:
@@ -353,6 +355,8 @@ class _Emitter:
                 self.mscatter(e, b)
             elif isinstance(e, N.OpCall) and OPS[e.op].form == "element":
                 pto_element.write(self, e, b)
+            elif isinstance(e, N.OpCall) and OPS[e.op].form == "comm":
+                pto_comm.stmt(self, e, b, partition_sizes)
             elif isinstance(e, N.OpCall) and not isinstance(e.type, TileType):
                 pass   # a scalar expression with no effect
             else:
@@ -403,6 +407,10 @@ class _Emitter:
             pv = self.partition(tensor, offsets, sizes, b, v.loc)
             dst = self.alloc(target, b, s.loc)
             b.dps(op.pto, [pv], [Value(dst.name, tile_buf(t))], loc=loc)
+            return
+        if op.form == "comm_load":
+            sizes = partition_sizes(v.attrs.get("shape"), v.type, len(v.args[0].type.shape))
+            pto_comm.remote_load(self, target, v, b, loc, sizes, tile_buf(v.type))
             return
         if v.op == "create_tile":
             self.alloc(target, b, s.loc)

@@ -236,9 +236,12 @@ class ScalarType:
 class TensorType:
     shape: Tuple[Dim, ...]
     dtype: DType
+    # a pld.DistributedTensor: a view of a window slot on the executing rank (docs/distributed.md)
+    window: bool = field(default=False, compare=False)
 
     def __str__(self) -> str:
-        return f"pl.Tensor[{fmt_shape(self.shape)}, {self.dtype!r}]"
+        kind = "pld.DistributedTensor" if self.window else "pl.Tensor"
+        return f"{kind}[{fmt_shape(self.shape)}, {self.dtype!r}]"
 
     @property
     def is_static(self) -> bool:

@@ -17,8 +17,16 @@ def jit(fn=None, **options):
     return JitFunction(fn, **options)
 
 
+def host(fn=None, **options):
+    """``@pl.jit.host``: the host function of a distributed program (jit/host.py)."""
+    # lazy: as above, the host function's module brings in the distributed build on first use
+    from .host import host as _host
+    return _host(fn, **options)
+
+
+jit.host = host
 jit.incore = incore
 jit.inline = inline
 jit.opaque = opaque
 
-__all__ = ["jit", "incore", "inline", "opaque", "JitHelper"]
+__all__ = ["jit", "host", "incore", "inline", "opaque", "JitHelper"]

@@ -30,6 +30,8 @@ from ..language.source import Source, eval_static
 from ..language.types import DirAnnot, Scalar, ScalarAnnot, Tensor, TensorAnnot, Tile, TileAnnot
 from .helpers import JitHelper, function_scope
 from .specialize import ArgSpec
+from ..ir.comm import ctx_name
+from ..language.dist_front import add_ctx_params, is_window
 
 
 
@@ -62,11 +64,12 @@ class ProgramBuilder:
         params = []
         for a, s in zip(args, self.specs):
             if s.kind == "tensor":
-                ty = TensorType(tuple(dim_str(d) for d in s.shape), s.dtype)
-                params.append(N.Param(s.name, ty, N.Direction(s.direction), src.loc(a)))
+                ty = TensorType(tuple(dim_str(d) for d in s.shape), s.dtype, window=s.window)
+                params.append(N.Param(s.name, ty, N.Direction("INOUT" if s.window else s.direction), src.loc(a)))
             elif s.kind == "scalar":
                 params.append(N.Param(s.name, ScalarType(s.dtype), N.Direction.IN, src.loc(a)))
         orch = N.Function(self.name, N.FunctionType.Orchestration, params, [], [], src.loc(item))
+        add_ctx_params(orch)        # windows' hidden CommContext scalars (language/dist_front.py)
         parser = JitParser(self, src, g, dyn, in_kernel=False)
         orch.body = parser.parse_body(item, orch)
         orch.return_types = return_types(orch.body)
@@ -122,7 +125,7 @@ class ProgramBuilder:
                     raise parser.err(f"{what} must be a tensor, but got {a.type}", node)
                 if isinstance(annot, TensorAnnot):
                     want, _ = annot_to_type(annot, hsrc.loc(p))
-                    if not tensor_matches(want, a.type):
+                    if not tensor_matches(want, a.type) or (want.window and not a.type.window):
                         raise parser.err(f"{what} expects {want}, but got {a.type}", node)
                 ty = a.type
             elif annot is Tile or isinstance(annot, TileAnnot):
@@ -167,6 +170,8 @@ class ProgramBuilder:
                 self._parse_helper(helper, kind, name, item, hsrc, scope, folded, params, declared_dir, in_kernel)
             finally:
                 self.in_progress.discard(id(helper))
+        call_args = call_args + [N.Var(ctx_name(a.name), type=ScalarType(DType.INT64), loc=a.loc)
+                                 for p, a in zip(params, call_args) if is_window(p.type)]
         fcall = parser.task_call_attrs(N.FuncCall(name, call_args, loc=parser.loc(e)), no_dep)
         callee = self.functions[name]
         if callee.kind is N.FunctionType.Inline and e is not parser.direct_call:
@@ -208,7 +213,8 @@ class ProgramBuilder:
     def _parse_helper(self, helper, kind, name, item, hsrc, scope, folded, params, declared_dir, in_kernel):
         g = dict(scope)
         g.update(folded)
-        fn = N.Function(name, kind, params, [], [], hsrc.loc(item))
+        fn = N.Function(name, kind, list(params), [], [], hsrc.loc(item))
+        add_ctx_params(fn)
         fn.attrs["jit_helper"] = helper.__qualname__
         hp = JitParser(self, hsrc, g, dyn_dims_of(scope), in_kernel=in_kernel)
         fn.body = hp.parse_body(item, fn)
@@ -217,7 +223,9 @@ class ProgramBuilder:
         fn.attrs["jit_uses"] = (reads, writes)
         outs = []
         for i, p in enumerate(params):
-            if isinstance(p.type, TensorType) and p.name in writes and p.name not in declared_dir:
+            if isinstance(p.type, TensorType) and p.type.window:
+                p.direction = N.Direction.INOUT      # peers change windows unseen
+            elif isinstance(p.type, TensorType) and p.name in writes and p.name not in declared_dir:
                 p.direction = N.Direction.INOUT if p.name in reads else N.Direction.OUT
             if isinstance(p.type, TensorType) and p.direction is not N.Direction.IN:
                 outs.append(i)

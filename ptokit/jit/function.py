@@ -315,8 +315,9 @@ class JitFunction:
             raise TypeError(f"{self.fn.__name__}: {', '.join(both)} given both as keyword and in config=RunConfig(...); "
                             f"give each option in one place")
         if config.distributed_config is not None:
-            raise UserError(f"{self.fn.__name__}: RunConfig(distributed_config=...) compiles a distributed program "
-                            f"(a @pl.jit.host entry), which is not supported yet; run without it on one chip")
+            raise UserError(f"{self.fn.__name__}: RunConfig(distributed_config=...) compiles a distributed program, "
+                            f"whose entry is a @pl.jit.host function calling this one with device=r; run a @pl.jit "
+                            f"function without it on one chip")
         return (config.platform, config.runtime, config.dump_passes or None, config.dump_ptoas_passes or None,
                 config.compile_profiling, config.save_kernels_dir)
 

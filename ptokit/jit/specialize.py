@@ -34,6 +34,7 @@ class ArgSpec:
     shape: Optional[Tuple[object, ...]] = None  # ints, or dim-expression strings (dynamic)
     dtype: Optional[DType] = None
     value: object = None                       # const only
+    window: bool = False                       # a pld.DistributedTensor (a chip function of a host program)
 
     def describe(self) -> str:
         if self.kind == "tensor":

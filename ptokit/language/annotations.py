@@ -32,6 +32,8 @@ def annot_to_type(annot, loc) -> tuple:
         shape = tuple(dim_of(d, loc) for d in annot.shape)
         if not isinstance(annot.dtype, DType):
             raise CompileError(f"expected a dtype such as pl.FP32 in pl.Tensor[...], got {annot.dtype!r}", loc)
+        if annot.window:        # a window: peers change it unseen, so it is read and written (INOUT)
+            return TensorType(shape, _held(annot.dtype, loc, "tensors"), window=True), N.Direction.INOUT
         return TensorType(shape, _held(annot.dtype, loc, "tensors")), direction
     if isinstance(annot, TileAnnot):
         if len(annot.shape) != 2 or not all(isinstance(d, int) for d in annot.shape):

@@ -35,7 +35,11 @@ class _Given:
 class OpBinder:
     # ------------------------------------------------------------ hooks
     def check_op_allowed(self, op: OpDef, e: ast.Call) -> None:
-        """Raise a located error when ``op`` may not appear here (default: anywhere)."""
+        """Raise a located error when ``op`` may not appear here (default: anywhere but the pld ops,
+        which are kernel code)."""
+        if self.in_orchestration and any(ns.startswith("pld") for ns in op.namespaces):
+            raise self.err(f"pld.{op.name} is kernel code: call it in a kernel (type=pl.FunctionType.InCore) that "
+                           f"takes the windows, not in chip (orchestration) code", e)
 
     def wants_batch(self, op: OpDef, values) -> bool:
         """Whether this call is expanded per batch (``batched_call``; default: never)."""

@@ -18,6 +18,7 @@ from typing import Dict, List, Optional, Set
 
 import numpy as np
 
+from .dist_front import call_hook as dist_call_hook
 from ..errors import CompileError, InternalError
 from ..ir import nodes as N
 from ..ir.ops import BY_PYTHON, OPS, SCALAR_OPERATORS
@@ -136,8 +137,8 @@ class FunctionParser(CubeMixin, OpBinder, TensorLevelMixin, ScalarMixin, WindowM
 
     # ------------------------------------------------------------ hooks
     def call_hook(self, target, e: ast.Call) -> Optional[N.Expr]:
-        """hook: a call of a name that is not a DSL op (default: none handled here)."""
-        return None
+        """hook: a call of a name that is not a DSL op (pld names: language/distributed/front.py)."""
+        return dist_call_hook(self, target, e)
 
     def subscript(self, e: ast.Subscript) -> N.Expr:
         """hook: ``x[...]`` read as a value: a task-argument window in orchestration, a window or

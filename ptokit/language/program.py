@@ -26,6 +26,7 @@ from ..ir import nodes as N
 from ..ir.ops import OPS
 from ..ir.types import DType, ScalarType, TensorType
 from .annotations import annot_to_type
+from .dist_front import add_ctx_params
 from .outline import Outliner
 from .regions import check_regions
 from .signatures import Signature, return_types, returned_params
@@ -157,13 +158,12 @@ def _check_decl(u: Unit) -> None:
                            f"ptokit; write the body in the DSL", loc)
     if d.level is not None and d.level not in (Level.CORE_GROUP,):
         if d.level == Level.HOST:
-            raise CompileError(f"{u.name}: level=pl.Level.HOST (a host-level distributed function) is not "
-                               f"supported yet", loc)
+            raise CompileError(f"{u.name}: level=pl.Level.HOST makes a distributed program: compile it with "
+                               f"ptokit.compile(Program, distributed_config=ptokit.DistributedConfig(...))", loc)
         raise CompileError(f"{u.name}: level={d.level!r} is not supported; functions run at "
                            f"pl.Level.CORE_GROUP (kernels) or orchestrate them", loc)
     if d.role is not None:
-        raise CompileError(f"{u.name}: role= applies to host-level distributed functions (level=pl.Level.HOST), "
-                           f"which are not supported yet", loc)
+        raise CompileError(f"{u.name}: role= applies to host functions (level=pl.Level.HOST) only", loc)
     attrs = dict(d.attrs or {})
     attrs.update(_func_attr_stmt(u))
     for key, value in attrs.items():
@@ -218,7 +218,9 @@ def parse_header(item: ast.FunctionDef, kind, name, src, g, method: bool, evalua
                                f"pl.at(...) as tid`, pl.submit); it cannot be a function parameter",
                                src.loc(a.annotation))
         params.append(N.Param(a.arg, ty, direction, src.loc(a)))
-    return N.Function(name, kind, params, [], [], src.loc(item))
+    fn = N.Function(name, kind, params, [], [], src.loc(item))
+    add_ctx_params(fn)                # the hidden CommContext of each window (language/distributed/front.py)
+    return fn
 
 
 def parsed_returns(fn: N.Function) -> Optional[List[int]]:

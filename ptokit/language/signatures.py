@@ -10,6 +10,7 @@ from typing import List
 
 from ..ir import nodes as N
 from ..ir.types import INDEX, MemorySpace, ScalarType, TensorType, TileType
+from .dist_front import ctx_args, user_params
 
 ADDED_OUTS = "added_outs"     # Function.attrs key: the Out parameters a kernel's returned tiles added
 
@@ -79,15 +80,17 @@ class CallMixin:
                 nodes[j] = inner
                 no_dep.append(j)
         args = [self.expr(a) for a in nodes]
+        params = user_params(callee)          # without the hidden CommContext ones (distributed/front.py)
         added = callee.attrs.get(ADDED_OUTS, ())
-        if added and len(args) == len(callee.params) - len(added):
-            args += [self._new_output(callee, name, p, e) for p in callee.params[len(args):]]
-        if len(args) != len(callee.params):
-            raise self.err(f"{name} takes {len(callee.params)} arguments, but {len(args)} were given", e)
-        for a, p, node in zip(args, callee.params, nodes):
+        if added and len(args) == len(params) - len(added):
+            args += [self._new_output(callee, name, p, e) for p in params[len(args):]]
+        if len(args) != len(params):
+            raise self.err(f"{name} takes {len(params)} arguments, but {len(args)} were given", e)
+        for a, p, node in zip(args, params, nodes):
             problem = arg_problem(a, p.type, p.name, name)
             if problem:
                 raise self.err(problem, node)
+        args += ctx_args(callee, args, self.err, nodes)
         call = self.task_call_attrs(N.FuncCall(name, args, loc=self.loc(e)), no_dep)
         if callee.kind is N.FunctionType.Inline and e is not self.direct_call and len(callee.return_types) == 1:
             # an Inline helper's value used inside an expression (pl.store(self.twice(t), ...)): bound to a

@@ -136,6 +136,7 @@ def dynamic(name: str) -> DynamicDim:
 class TensorAnnot:
     shape: Optional[Tuple[object, ...]]    # None: bare pl.Tensor (JIT: from the array)
     dtype: Optional[DType]
+    window: bool = False                   # pld.DistributedTensor[...]
 
 
 @dataclass(frozen=True)
@@ -248,3 +249,13 @@ class FunctionDecl:
     auto_scope: Optional[bool] = None
     strict_ssa: bool = False
     external_source: object = None
+
+
+class _DistributedTensorMeta(type):
+    def __getitem__(cls, item):
+        shape, dtype = item
+        return TensorAnnot(_shape_tuple(shape), dtype, window=True)
+
+
+class DistributedTensor(metaclass=_DistributedTensorMeta):
+    """``pld.DistributedTensor[[d0, d1], dtype]``: a view of a window slot on the executing rank."""

@@ -13,6 +13,7 @@ from typing import List
 from ..errors import InternalError
 from ..ir import nodes as N
 from ..ir.ops import OPS, OpTypeError, infer
+from ..ir.types import TensorType
 
 
 def expand_composites(prog: N.Program, ctx) -> N.Program:
@@ -28,8 +29,14 @@ def _body(body: List[N.Stmt], counter) -> List[N.Stmt]:
         for sub in N.child_bodies(s):
             sub[:] = _body(sub, counter)
         v = s.value if isinstance(s, N.Assign) else None
+        e = s.expr if isinstance(s, N.ExprStmt) else None
         if isinstance(v, N.OpCall) and v.op in OPS and OPS[v.op].expand is not None:
             out.extend(_expand(s, v, counter))
+        elif isinstance(e, N.OpCall) and e.op in OPS and OPS[e.op].expand is not None:
+            stmts = _expand(N.Assign([N.Var(f"_{e.op}", type=e.type, loc=e.loc)], e, loc=s.loc), e, counter)
+            # a statement composite (pld.tensor.put): its tensor-writing steps are statements too
+            out.extend(N.ExprStmt(st.value, loc=s.loc) if isinstance(st.targets[0].type, TensorType) or st is stmts[-1]
+                       else st for st in stmts)
         else:
             out.append(s)
     return out

@@ -315,6 +315,25 @@ class Builder:
         self._finish(op)
         return vals[0] if vals else None
 
+    def call(self, name: str, operands: Sequence[Value], result: str = "", result_type=None,
+             loc: SrcLoc = None) -> Optional[Value]:
+        """A call-form op (dialect.CALL_FORMS): ``[%r =] pto.X %a, %b : Ta, Tb [-> R]``."""
+        spec = self._spec(name, "call")
+        if len(operands) != len(spec.ins):
+            raise _bad(f"{name} takes {len(spec.ins)} operands, got {len(operands)}")
+        for operand, v in zip(spec.ins, operands):
+            self._check(spec, operand, v)
+        if bool(spec.outs) != bool(result):
+            raise _bad(f"{name} {'has a result' if spec.outs else 'has no result'}")
+        res, vals = _results(result, [result_type] if result else [])
+        op = self._op(name, res, loc)
+        op.clauses = [Clause("operand", "", [_use(v)]) for v in operands]
+        op.colon_types = [v.type for v in operands]
+        if result:
+            op.arrow_types = [result_type]
+        self._finish(op)
+        return vals[0] if vals else None
+
     def plain(self, name: str, operands: Sequence[Value], loc: SrcLoc = None) -> Op:
         """``pto.X %a, %b, ... : T`` (T the first operand's type): pto.set_validshape."""
         spec = self._spec(name, "plain")

@@ -322,6 +322,18 @@ _row(OpSpec("pto.local_array_set", "array_set", _operands("array:A index:I value
             pipe="S"))
 ELEMENT_FORMS = ("getval", "load_scalar", "store_scalar", "array_declare", "array_get", "array_set")
 
+# distributed programs (pld in kernel code; C++ in pto/cpu/comm_dsl.hpp), the call form
+#   [%r =] pto.X %a, %b, ... : T1, T2, ... [-> R]  ->  [R r =] CXX(a, b, ...)
+# the CommContext address is an i64 operand (the window parameter's hidden comm_ctx scalar)
+_row(OpSpec("pto.comm.rank", "call", _operands("ctx:I"), _operands("result:S"), cxx="PTO_COMM_RANK", pipe="S"))
+_row(OpSpec("pto.comm.nranks", "call", _operands("ctx:I"), _operands("result:S"), cxx="PTO_COMM_NRANKS", pipe="S"))
+_row(OpSpec("pto.comm.peer_ptr", "call", _operands("ptr:P ctx:I peer:I"), _operands("result:P"), cxx="PTO_COMM_PEER",
+            pipe="S"))
+_row(OpSpec("pto.addptr", "call", _operands("ptr:P offset:I"), _operands("result:P"), cxx="PTO_ADDPTR", pipe="S"))
+_row(OpSpec("pto.comm.tnotify", "call", _operands("signal:P value:I op:I"), cxx="PTO_COMM_NOTIFY", pipe="S"))
+_row(OpSpec("pto.comm.twait", "call", _operands("signal:P expected:I cmp:I"), cxx="PTO_COMM_WAIT", pipe="S"))
+CALL_FORMS = ("call",)
+
 _MASKS = ("P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111")
 # #pto.mask_pattern<P0101>, written inside ins(...) after the source: ins(%src, {maskPattern = ...} : T, "row")
 _MASK = AttrSpec("maskPattern", "enum", required=True, allowed=_MASKS, prefix="mask_pattern", dotted=True,

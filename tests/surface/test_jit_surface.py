@@ -138,5 +138,5 @@ def test_config_must_be_a_run_config():
 
 def test_distributed_config_is_reported_not_dropped():
     a, b, out = arr(16, 64), arr(16, 64), np.zeros((16, 64), np.float32)
-    with pytest.raises(UserError, match="distributed_config.*not supported yet"):
+    with pytest.raises(UserError, match="distributed_config.*@pl.jit.host"):
         J.add(a, b, out, config=RunConfig(distributed_config=object()))

@@ -251,6 +251,16 @@ class FuncEmitter:
                 name = self.new_name(res)
                 self.out(depth, f"{_cxx_scalar(op.result_types[0])} {name} = {spec.cxx}({', '.join(uses)});"
                          + ("" if res.uses else f" (void){name};"))
+        elif spec.form in dialect.CALL_FORMS:
+            uses = [self.ex(u) for u in op.operands]
+            if not op.result_types:
+                self.out(depth, f"{spec.cxx}({', '.join(uses)});")
+            else:
+                res = op.extra["result_infos"][0]
+                name = self.new_name(res)
+                rt = op.result_types[0]
+                cty = f"__gm__ {SCALARS[rt.elem][0]}*" if isinstance(rt, PtrType) else _cxx_scalar(rt)
+                self.out(depth, f"{cty} {name} = {spec.cxx}({', '.join(uses)});" + ("" if res.uses else f" (void){name};"))
         elif spec.form in dialect.FIFO_FORMS:
             self.emit_cross_core(op, depth)
         else:  # pragma: no cover

@@ -254,7 +254,8 @@ class Sema:
             spec = dialect.PTO_OPS[name]
             check = {"tensor_view": self.check_make_tensor_view, "partition_view": self.check_partition_view,
                      "alloc": self.check_alloc_tile, "dps": self.check_tile_op, "view": self.check_view,
-                     "plain": self.check_plain, **{form: self.check_element for form in dialect.ELEMENT_FORMS}}
+                     "plain": self.check_plain, "call": self.check_call,
+                     **{form: self.check_element for form in dialect.ELEMENT_FORMS}}
             check.get(spec.form, self.check_cross_core)(op, spec)
         else:  # pragma: no cover - KNOWN_OPS and this dispatch agree
             raise self.error(f"unknown operation '{name}'", nl, nc)
@@ -619,6 +620,30 @@ class Sema:
         if not isinstance(value_t, ScalarType) or value_t.name != arr_t.elem:
             raise self.error(f"'{op.name}' moves a {arr_t.elem} element, but the value's type is {value_t}", nl, nc)
         self.bind_results(op, [value_t] if form == "array_get" else [])
+
+    def check_call(self, op: Op, spec: dialect.OpSpec) -> None:
+        """``[%r =] pto.X %a, %b : Ta, Tb [-> R]`` (dialect.CALL_FORMS: the comm ops, pto.addptr)."""
+        nl, nc = op.extra["name_tok"]
+        self._no_other_clauses(op, {("operand", "")})
+        uses = [c.uses[0] for c in op.clauses]
+        self.count(op, uses, len(spec.ins), "operands")
+        if len(op.colon_types) != len(uses):
+            raise self.error(f"'{op.name}' needs one type per operand after ':'", nl, nc)
+        for u, t, operand in zip(uses, op.colon_types, spec.ins):
+            u.type = t
+            vi = self.resolve(u)
+            if not dialect.accepts(operand.kind, vi.type):
+                raise self.error(f"{operand.role} of '{op.name}' must be {dialect.kind_name(operand.kind)}, got "
+                                 f"{_kind_name(vi.type)}", u.line, u.col)
+        if spec.outs:
+            if len(op.arrow_types) != 1 or not dialect.accepts(spec.outs[0].kind, op.arrow_types[0]):
+                raise self.error(f"'{op.name}' needs its result type ({dialect.kind_name(spec.outs[0].kind)}) "
+                                 f"after '->'", nl, nc)
+            self.bind_results(op, [op.arrow_types[0]])
+        else:
+            if op.arrow_types:
+                raise self.error(f"'{op.name}' has no result", nl, nc)
+            self.bind_results(op, [])
 
     def check_plain(self, op: Op, spec: dialect.OpSpec) -> None:
         """``pto.set_validshape %tile, %valid_row, %valid_col : T``."""

@@ -24,5 +24,6 @@
 #include "pto/cpu/ops_cube.hpp"
 #include "pto/cpu/fifo.hpp"
 #include "pto/cpu/comm.hpp"
+#include "pto/cpu/comm_dsl.hpp"
 
 #endif

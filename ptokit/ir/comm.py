@@ -1,0 +1,49 @@
+"""The enums of distributed programs (``pld.NotifyOp`` ...): their values are ABI (the spec's
+distributed.md, section 1.2), passed to the tile library as integers."""
+from __future__ import annotations
+
+import enum
+
+from .types import DType, ScalarType
+
+
+class NotifyOp(enum.IntEnum):
+    AtomicAdd = 0
+    Set = 1
+
+    def __repr__(self) -> str:
+        return f"pld.NotifyOp.{self.name}"
+
+
+class WaitCmp(enum.IntEnum):
+    Eq = 0
+    Ge = 1
+
+    def __repr__(self) -> str:
+        return f"pld.WaitCmp.{self.name}"
+
+
+class ReduceOp(enum.IntEnum):
+    Sum = 0
+    Max = 1
+    Min = 2
+    Prod = 3
+
+    def __repr__(self) -> str:
+        return f"pld.ReduceOp.{self.name}"
+
+
+# put / get move at most this many bytes per staging tile (larger regions go in chunks)
+CHUNK_BYTES = 16 * 1024
+
+
+# the hidden CommContext parameter of a window parameter ``w`` of a chip or kernel function
+CTX_SUFFIX = "__ctx"
+
+
+def ctx_name(window: str) -> str:
+    return window + CTX_SUFFIX
+
+
+def is_ctx_param(p) -> bool:
+    return p.name.endswith(CTX_SUFFIX) and isinstance(p.type, ScalarType) and p.type.dtype is DType.INT64

@@ -1,0 +1,122 @@
+"""``@pl.jit.host``: the function form of a distributed program's host function.
+
+The host body calls ``@pl.jit`` chip functions with ``device=r``; each is specialized from its
+own annotations (every parameter annotated with a static shape: ``pl.Tensor[[1, 64], pl.FP32]``,
+``pld.DistributedTensor[...]``, ``pl.Scalar[...]``) and compiled into ``next_levels/<fn>/``.
+``hostfn.compile(*args, config=RunConfig(distributed_config=...))`` returns the
+``DistributedCompiledProgram``; ``hostfn(*args, config=...)`` compiles (once per world size,
+device ids, runtime and platform) and runs.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+from pathlib import Path
+from typing import Dict, Optional
+
+from ..errors import CompileError, UserError
+from ..ir import nodes as N
+from ..language.source import Source, eval_static
+from ..language.types import DirAnnot, ScalarAnnot, TensorAnnot
+from ..runtime.config import RunConfig
+from .helpers import function_scope
+from .specialize import ArgSpec
+
+
+def chip_specs(jf) -> list:
+    """ArgSpecs of a @pl.jit chip function from its annotations alone."""
+    specs = []
+    for p in inspect.signature(jf.fn).parameters.values():
+        annot, direction = p.annotation, "IN"
+        if isinstance(annot, DirAnnot):
+            direction, annot = annot.direction, annot.inner
+        if isinstance(annot, TensorAnnot) and annot.shape is not None and isinstance(annot.dtype, object):
+            if not all(isinstance(d, int) for d in annot.shape):
+                raise UserError(f"chip function {jf.fn.__name__}: parameter {p.name!r} needs a static shape when it "
+                                f"is called from a @pl.jit.host function")
+            specs.append(ArgSpec(p.name, "tensor", direction, tuple(annot.shape), annot.dtype, window=annot.window))
+        elif isinstance(annot, ScalarAnnot) and annot.dtype is not None:
+            specs.append(ArgSpec(p.name, "scalar", dtype=annot.dtype))
+        else:
+            raise UserError(f"chip function {jf.fn.__name__}: parameter {p.name!r} needs an annotation with a shape "
+                            f"and dtype (pl.Tensor[[...], dtype], pld.DistributedTensor[...], pl.Scalar[dtype]) when "
+                            f"it is called from a @pl.jit.host function, got {annot!r}")
+    return specs
+
+
+class HostJitFunction:
+    """What ``@pl.jit.host`` returns."""
+
+    def __init__(self, fn, *, platform: str = "a2a3sim", runtime=None):
+        if not inspect.isfunction(fn):
+            raise TypeError(f"@pl.jit.host decorates a function, got {fn!r}")
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.platform = platform
+        self.runtime = runtime
+        self._compiled: Dict[tuple, object] = {}
+        self.last_compiled = None
+
+    def __repr__(self) -> str:
+        return f"<ptokit jit host function {self.fn.__module__}.{self.fn.__qualname__}>"
+
+    def compile(self, *args, config: Optional[RunConfig] = None, output_dir=None):
+        # lazy: the compiler stack loads on first compile (as JitFunction does)
+        from ..distributed_build import build_tree, builtin_chips, check_config
+        from ..distributed_compiled import DistributedCompiledProgram
+        from ..language.host import ChipCall, HostReader
+        from ..language.host_collectives import collective_call
+        from ..toolchain import default_output_dir
+        from .frontend import build_program
+        from .function import JitFunction
+        config = config or RunConfig(platform=self.platform)
+        dconfig = check_config(config.distributed_config)
+        src = Source(self.fn)
+        item = src.tree.body[0]
+        g = function_scope(self.fn)
+        programs: Dict[str, N.Program] = {}
+
+        def resolve(func) -> Optional[ChipCall]:
+            try:
+                target = eval_static(func, src, g, "a callee")
+            except CompileError:
+                return None
+            if isinstance(target, JitFunction):
+                name = target.fn.__name__
+                if name not in programs:
+                    programs[name] = build_program(target.fn, chip_specs(target))
+                return ChipCall(name, programs[name].functions[name])
+            if getattr(target, "__pto_function__", None) is not None or type(target).__name__ == "JitHelper":
+                raise CompileError(f"{ast.unparse(func)} is a kernel: a host function calls @pl.jit chip functions "
+                                   f"(which call kernels)", src.loc(func))
+            return None
+
+        host = HostReader(item, src, g, False, resolve, collective_call).read()
+        chips = {c: programs[c] for c in host.chips}
+        chips.update(builtin_chips(host, config.platform))
+        out = (Path(output_dir) if output_dir is not None else default_output_dir(self.fn.__name__)).resolve()
+        out.mkdir(parents=True, exist_ok=True)
+        build_tree(self.fn.__name__, host, chips, dconfig, out, config.platform, self.runtime, src.file)
+        compiled = DistributedCompiledProgram(out, distributed_config=dconfig, platform=config.platform)
+        self.last_compiled = compiled
+        return compiled
+
+    def __call__(self, *args, config: Optional[RunConfig] = None):
+        config = config or RunConfig(platform=self.platform)
+        if config.distributed_config is None:
+            raise UserError(f"{self.fn.__name__} is a @pl.jit.host function: call it with "
+                            f"config=RunConfig(distributed_config=ptokit.DistributedConfig(device_ids=[...]))")
+        key = (config.platform,) + tuple(config.distributed_config.cache_key())
+        compiled = self._compiled.get(key)
+        if compiled is None:
+            compiled = self._compiled[key] = self.compile(*args, config=config)
+        compiled(*args, config=config)
+        return None
+
+
+def host(fn=None, **options):
+    """``@pl.jit.host`` or ``@pl.jit.host(platform="a5sim")``."""
+    if fn is None:
+        return lambda f: HostJitFunction(f, **options)
+    return HostJitFunction(fn, **options)

@@ -1,0 +1,406 @@
+"""Host functions (level H) of distributed programs: the body of a
+``@pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)`` method or a ``@pl.jit.host``
+function, read into a ``HostProgram`` -- the plain-Python statements of ``host_orch.py``'s
+``entry(rt, tensors, world_size)`` (codegen/host_orch.py prints them).
+
+What a host body may hold (the spec's distributed.md, section 1.1): window slots
+(``b = pld.alloc_window_buffer(nbytes)`` / ``(shape, dtype=)``, at the top level: the slots of
+one host function form one domain, allocated when the call starts), views
+(``w = pld.window(b, shape, dtype=)``), ``pld.world_size()``, ``pl.range`` loops and ``if`` on
+host scalars, ``x[r]`` (drops dim 0), calls of chip (D) functions with ``device=r``, host
+collectives.  Anything else is a located CompileError.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from math import prod
+from typing import Callable, Dict, List, Optional, Tuple
+
+from ..errors import CompileError
+from ..ir import nodes as N
+from ..ir.comm import ReduceOp
+from ..ir.host import HostProgram
+from ..ir.types import DType, ScalarType, TensorType
+from .annotations import annot_to_type
+from .dist_front import is_window, user_params
+from .source import Source, eval_static
+from .types import DynamicDim
+
+_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%"}
+_CMPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+
+
+@dataclass
+class Value:
+    text: str
+    kind: str                      # "scalar" | "tensor" | "window" | "slot"
+    shape: Tuple = ()
+    dtype: Optional[DType] = None
+    nbytes: int = 0                # slot
+
+
+@dataclass
+class ChipCall:
+    """What the host reader needs to know about a callee: its name and parsed header."""
+    name: str
+    fn: N.Function                 # kind Orchestration (a chip function) or InCore (a kernel: an error)
+
+
+class HostReader:
+    """Reads one host function.  ``resolve_call(func_node) -> ChipCall | None`` finds chip functions."""
+
+    def __init__(self, item: ast.FunctionDef, src: Source, g: dict, method: bool,
+                 resolve_call: Callable[[ast.expr], Optional[ChipCall]], collective_hook=None):
+        self.item, self.src, self.g, self.method = item, src, g, method
+        self.resolve_call = resolve_call
+        self.collective_hook = collective_hook
+        self.env: Dict[str, Value] = {}
+        self.lines: List[str] = []
+        self.slots: List[Tuple[str, int]] = []
+        self.chips: List[str] = []
+        self.collectives: List[Tuple[str, str, dict]] = []
+        self.depth = 1
+
+    def err(self, msg: str, node) -> CompileError:
+        return CompileError(msg, self.src.loc(node))
+
+    def emit(self, line: str) -> None:
+        self.lines.append("    " * self.depth + line)
+
+    # ------------------------------------------------------------ signature
+    def read(self) -> HostProgram:
+        args = self.item.args.args[1:] if self.method else self.item.args.args
+        params, names, ws_name = [], [], None
+        seen_scalar = None
+        for a in args:
+            if a.annotation is None:
+                raise self.err(f"parameter {a.arg!r} of host function {self.item.name} needs a type annotation", a)
+            annot = eval_static(a.annotation, self.src, self.g, "annotation")
+            ty, direction = annot_to_type(annot, self.src.loc(a.annotation))
+            if isinstance(ty, TensorType):
+                if seen_scalar is not None:
+                    raise self.err(f"tensor parameter {a.arg!r} comes after scalar parameter {seen_scalar!r}; in a "
+                                   f"distributed program tensors come before scalars", a)
+                if ty.window:
+                    raise self.err(f"host parameter {a.arg!r}: a host function takes host tensors; windows are made "
+                                   f"in its body (pld.alloc_window_buffer, pld.window)", a.annotation)
+                params.append({"name": a.arg, "kind": "tensor", "dtype": ty.dtype.name, "shape": list(ty.shape),
+                               "direction": direction.value})
+                self.env[a.arg] = Value(a.arg, "tensor", tuple(ty.shape), ty.dtype)
+                if ty.shape and isinstance(ty.shape[0], str):
+                    ws_name = ws_name or ty.shape[0]
+            elif isinstance(ty, ScalarType):
+                seen_scalar = seen_scalar or a.arg
+                params.append({"name": a.arg, "kind": "scalar", "dtype": ty.dtype.name})
+                self.env[a.arg] = Value(a.arg, "scalar", dtype=ty.dtype)
+            else:
+                raise self.err(f"host parameter {a.arg!r} must be a tensor or a scalar, got {ty}", a.annotation)
+            names.append(a.arg)
+        tensors = [p["name"] for p in params if p["kind"] == "tensor"]
+        scalars = [p["name"] for p in params if p["kind"] == "scalar"]
+        if tensors:
+            self.emit(f"{', '.join(tensors)}{',' if len(tensors) == 1 else ''} = tensors[:{len(tensors)}]")
+        for k, s in enumerate(scalars):
+            self.emit(f"{s} = tensors[{len(tensors) + k}]")
+        self._collect_slots(self.item.body)
+        if self.slots:
+            names_ = [n for n, _ in self.slots]
+            self.emit(f"{', '.join(names_)}{',' if len(names_) == 1 else ''} = rt.alloc_domain("
+                      f"{self.item.name!r})")
+        self.body(self.item.body)
+        if not any(line.strip() and not line.strip().startswith("#") for line in self.lines):
+            self.emit("pass")
+        return HostProgram(self.item.name, params, self.slots, self.lines, self.chips, self.collectives, ws_name)
+
+    # ------------------------------------------------------------ window slots
+    def _is_pld(self, node, name: str) -> bool:
+        if not isinstance(node, ast.Call):
+            return False
+        try:
+            target = eval_static(node.func, self.src, self.g, "a name")
+        except CompileError:
+            return False
+        return getattr(target, "__pld_name__", None) == name
+
+    def _collect_slots(self, body) -> None:
+        for s in body:
+            if isinstance(s, ast.Assign) and self._is_pld(s.value, "pld.alloc_window_buffer"):
+                if len(s.targets) != 1 or not isinstance(s.targets[0], ast.Name):
+                    raise self.err("pld.alloc_window_buffer names its slot: use it as `buf = "
+                                   "pld.alloc_window_buffer(...)`", s)
+                name = s.targets[0].id
+                if any(n == name for n, _ in self.slots):
+                    raise self.err(f"window slot {name!r} is allocated twice", s)
+                nbytes = self._slot_bytes(s.value)
+                self.slots.append((name, nbytes))
+                self.env[name] = Value(name, "slot", nbytes=nbytes)
+        for node in ast.walk(ast.Module(body=[s for s in body if not isinstance(s, ast.Assign)], type_ignores=[])):
+            if self._is_pld(node, "pld.alloc_window_buffer"):
+                raise self.err("pld.alloc_window_buffer may only be the right side of a plain assignment at the top "
+                               "level of the host function (its slots form one domain, allocated when the call "
+                               "starts)", node)
+        for s in body:
+            if isinstance(s, ast.Assign) and not self._is_pld(s.value, "pld.alloc_window_buffer"):
+                for node in ast.walk(s.value):
+                    if self._is_pld(node, "pld.alloc_window_buffer"):
+                        raise self.err("pld.alloc_window_buffer may only be the right side of a plain assignment",
+                                       node)
+
+    def _static(self, node, what):
+        return eval_static(node, self.src, self.g, what)
+
+    def _dtype_kw(self, call: ast.Call, required: bool):
+        kw = {k.arg: k.value for k in call.keywords}
+        if "dtype" not in kw:
+            if required:
+                raise self.err(f"{ast.unparse(call.func)} needs dtype= (e.g. dtype=pl.FP32)", call)
+            return None
+        d = self._static(kw["dtype"], "dtype")
+        if not isinstance(d, DType):
+            raise self.err(f"dtype= must be a dtype such as pl.FP32, got {d!r}", kw["dtype"])
+        return d
+
+    def _shape(self, node) -> Tuple[int, ...]:
+        v = self._static(node, "a window shape")
+        v = [v] if isinstance(v, int) else v
+        if not isinstance(v, (list, tuple)) or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0
+                                                       for d in v):
+            raise self.err(f"a window shape is a list of positive static ints, got {v!r}", node)
+        return tuple(v)
+
+    def _slot_bytes(self, call: ast.Call) -> int:
+        if len(call.args) != 1 or any(k.arg != "dtype" for k in call.keywords):
+            raise self.err("pld.alloc_window_buffer takes nbytes, or a shape and dtype=", call)
+        d = self._dtype_kw(call, required=False)
+        if d is None:
+            n = self._static(call.args[0], "a byte count")
+            if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+                raise self.err(f"pld.alloc_window_buffer(nbytes) takes a positive number of bytes, got {n!r}",
+                               call.args[0])
+            return n
+        return prod(self._shape(call.args[0])) * d.size
+
+    # ------------------------------------------------------------ statements
+    def body(self, stmts) -> None:
+        for s in stmts:
+            self.stmt(s)
+
+    def stmt(self, s) -> None:
+        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
+            return                                   # a docstring
+        if isinstance(s, ast.Pass):
+            return
+        if isinstance(s, ast.Assign):
+            self.assign(s)
+        elif isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
+            self.call(s.value)
+        elif isinstance(s, ast.For):
+            self.for_(s)
+        elif isinstance(s, ast.If):
+            cond = self.expr(s.test)
+            if cond.kind != "scalar":
+                raise self.err(f"an if condition in host code is a host scalar, got a {cond.kind}", s.test)
+            self.emit(f"if {cond.text}:")
+            self.nested(s.body)
+            if s.orelse:
+                self.emit("else:")
+                self.nested(s.orelse)
+        elif isinstance(s, ast.Return):
+            if s.value is not None:
+                vals = s.value.elts if isinstance(s.value, ast.Tuple) else [s.value]
+                for v in vals:
+                    if isinstance(v, ast.Call):
+                        self.call(v)
+                    elif not (isinstance(v, ast.Name) and self.env.get(v.id, Value("", "")).kind == "tensor"):
+                        raise self.err("a host function returns its host tensor parameters (or nothing)", v)
+            self.emit("return None")
+        else:
+            raise self.err(f"{type(s).__name__} is not supported in a host function", s)
+
+    def nested(self, body) -> None:
+        self.depth += 1
+        n = len(self.lines)
+        self.body(body)
+        if len(self.lines) == n:
+            self.emit("pass")
+        self.depth -= 1
+
+    def assign(self, s: ast.Assign) -> None:
+        if len(s.targets) != 1 or not isinstance(s.targets[0], ast.Name):
+            raise self.err("host code assigns one name at a time", s)
+        name = s.targets[0].id
+        v = s.value
+        if self._is_pld(v, "pld.alloc_window_buffer"):
+            return                                     # allocated with the domain at the start
+        if name in self.env and self.env[name].kind in ("slot", "tensor") and name != getattr(v, "id", None):
+            raise self.err(f"{name!r} is a {self.env[name].kind} of the host function; assign another name", s)
+        if self._is_pld(v, "pld.window"):
+            self.env[name] = self.window(v, name)
+            return
+        if isinstance(v, ast.Call) and self.resolve_call(v.func) is not None:
+            raise self.err("a chip function call in host code is a statement: its results are the tensors it "
+                           "writes (call it as `self.f(..., device=r)`)", v)
+        val = self.expr(v)
+        if val.kind == "scalar":
+            self.emit(f"{name} = {val.text}")
+            self.env[name] = Value(name, "scalar", dtype=val.dtype)
+        elif val.kind in ("tensor", "window"):
+            self.emit(f"{name} = {val.text}")
+            self.env[name] = Value(name, val.kind, val.shape, val.dtype)
+        else:
+            raise self.err(f"a {val.kind} cannot be assigned here", v)
+
+    def window(self, call: ast.Call, name: str) -> Value:
+        if len(call.args) != 2:
+            raise self.err("pld.window(buf, shape, *, dtype) takes a slot and a shape", call)
+        buf = call.args[0]
+        if not (isinstance(buf, ast.Name) and self.env.get(buf.id, Value("", "")).kind == "slot"):
+            raise self.err("the first argument of pld.window is a slot from pld.alloc_window_buffer", buf)
+        shape = self._shape(call.args[1])
+        dtype = self._dtype_kw(call, required=True)
+        slot = self.env[buf.id]
+        need = prod(shape) * dtype.size
+        if need > slot.nbytes:
+            raise self.err(f"pld.window {list(shape)} {dtype.name} needs {need} bytes, but slot {buf.id!r} holds "
+                           f"{slot.nbytes}", call)
+        self.emit(f"{name} = rt.window({buf.id}, {list(shape)!r}, {dtype.name!r})")
+        return Value(name, "window", shape, dtype)
+
+    def for_(self, s: ast.For) -> None:
+        if not isinstance(s.target, ast.Name) or s.orelse:
+            raise self.err("a host loop is `for r in pl.range(...)` over one name", s)
+        it = s.iter
+        ok = isinstance(it, ast.Call) and (getattr(self._maybe(it.func), "__pto_marker__", None) == "range"
+                                           or self._maybe(it.func) is range)
+        if not ok:
+            raise self.err("a host loop iterates pl.range(...) (e.g. pl.range(pld.world_size()))", it)
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            raise self.err("pl.range in host code takes (stop), (start, stop) or (start, stop, step)", it)
+        args = [self.expr(a) for a in it.args]
+        for a, node in zip(args, it.args):
+            if a.kind != "scalar":
+                raise self.err(f"pl.range bounds are host scalars, got a {a.kind}", node)
+        self.emit(f"for {s.target.id} in range({', '.join(a.text for a in args)}):")
+        self.env[s.target.id] = Value(s.target.id, "scalar", dtype=DType.INDEX)
+        self.nested(s.body)
+
+    def _maybe(self, node):
+        try:
+            return eval_static(node, self.src, self.g, "a name")
+        except CompileError:
+            return None
+
+    # ------------------------------------------------------------ calls
+    def call(self, c: ast.Call) -> None:
+        chip = self.resolve_call(c.func)
+        if chip is not None:
+            self.dispatch(chip, c)
+            return
+        target = self._maybe(c.func)
+        full = getattr(target, "__pld_name__", None) or getattr(target, "__pto_op__", None)
+        if full is not None and self.collective_hook is not None:
+            done = self.collective_hook(self, full, c)
+            if done:
+                return
+        if full is not None:
+            raise self.err(f"{full if full.startswith('pld') else 'pld.' + full} is not host code: it may only be "
+                           f"used in kernel code", c.func)
+        raise self.err(f"{ast.unparse(c.func)!r} is not a chip function or a host operation", c.func)
+
+    def dispatch(self, chip: ChipCall, c: ast.Call) -> None:
+        fn = chip.fn
+        if fn.kind is not N.FunctionType.Orchestration:
+            raise self.err(f"{chip.name} is a kernel: a host function calls chip (per-device) functions "
+                           f"(type=pl.FunctionType.Orchestration / @pl.jit), which call kernels", c.func)
+        device = None
+        for k in c.keywords:
+            if k.arg != "device":
+                raise self.err(f"a chip function call takes positional arguments and device=, not {k.arg}=", k.value)
+            device = self.expr(k.value)
+            if device.kind != "scalar":
+                raise self.err(f"device= is a rank number, got a {device.kind}", k.value)
+        params = user_params(fn)
+        if len(c.args) != len(params):
+            raise self.err(f"{chip.name} takes {len(params)} arguments, but {len(c.args)} were given", c)
+        tensors, scalars = [], []
+        for p, node in zip(params, c.args):
+            v = self.expr(node)
+            if is_window(p.type):
+                if v.kind != "window":
+                    raise self.err(f"argument {p.name!r} of {chip.name} is a pld.DistributedTensor: pass a window "
+                                   f"(pld.window(...)), not a {v.kind}", node)
+                self._check_shape(p, v, chip, node)
+                tensors.append(v.text)
+            elif isinstance(p.type, TensorType):
+                if v.kind != "tensor":
+                    raise self.err(f"argument {p.name!r} of {chip.name} is a host tensor, got a {v.kind}", node)
+                self._check_shape(p, v, chip, node)
+                tensors.append(v.text)
+            else:
+                if v.kind != "scalar":
+                    raise self.err(f"argument {p.name!r} of {chip.name} is a scalar, got a {v.kind}", node)
+                scalars.append(v.text)
+        if device is None and any(is_window(p.type) for p in params):
+            raise self.err(f"{chip.name} takes windows, so its call needs device=r (a call without device= uses no "
+                           f"windows and goes round-robin over the ranks)", c)
+        if chip.name not in self.chips:
+            self.chips.append(chip.name)
+        self.emit(f"rt.dispatch({device.text if device is not None else 'None'}, {chip.name!r}, "
+                  f"[{', '.join(tensors)}], [{', '.join(scalars)}])")
+
+    def _check_shape(self, p, v: Value, chip: ChipCall, node) -> None:
+        want = p.type
+        if v.dtype is not None and v.dtype != want.dtype:
+            raise self.err(f"argument {p.name!r} of {chip.name} expects {want}, got {v.dtype.name}", node)
+        if len(v.shape) != len(want.shape) or any(isinstance(a, int) and isinstance(b, int) and a != b
+                                                  for a, b in zip(v.shape, want.shape)):
+            raise self.err(f"argument {p.name!r} of {chip.name} expects {want}, got shape {list(v.shape)}", node)
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, e) -> Value:
+        if isinstance(e, ast.Constant) and isinstance(e.value, (bool, int, float)):
+            return Value(repr(e.value), "scalar")
+        if isinstance(e, ast.Name):
+            if e.id in self.env:
+                return self.env[e.id]
+            return self._static_scalar(e)
+        if isinstance(e, ast.Call):
+            if self._is_pld(e, "pld.world_size"):
+                if e.args or e.keywords:
+                    raise self.err("pld.world_size() takes no arguments", e)
+                return Value("world_size", "scalar", dtype=DType.INT64)
+            raise self.err(f"{ast.unparse(e.func)!r} cannot be used as a value in host code", e)
+        if isinstance(e, ast.BinOp) and type(e.op) in _BINOPS:
+            a, b = self.expr(e.left), self.expr(e.right)
+            for v, node in ((a, e.left), (b, e.right)):
+                if v.kind != "scalar":
+                    raise self.err(f"host arithmetic is on scalars, got a {v.kind}", node)
+            return Value(f"({a.text} {_BINOPS[type(e.op)]} {b.text})", "scalar")
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.Not)):
+            a = self.expr(e.operand)
+            return Value(f"({'-' if isinstance(e.op, ast.USub) else 'not '}{a.text})", "scalar")
+        if isinstance(e, ast.Compare) and len(e.ops) == 1 and type(e.ops[0]) in _CMPS:
+            a, b = self.expr(e.left), self.expr(e.comparators[0])
+            return Value(f"({a.text} {_CMPS[type(e.ops[0])]} {b.text})", "scalar")
+        if isinstance(e, ast.BoolOp):
+            parts = [self.expr(v).text for v in e.values]
+            return Value("(" + (" and " if isinstance(e.op, ast.And) else " or ").join(parts) + ")", "scalar")
+        if isinstance(e, ast.Subscript):
+            base = self.expr(e.value)
+            if base.kind != "tensor":
+                raise self.err(f"x[r] in host code indexes a host tensor's first dimension, not a {base.kind}", e)
+            idx = self.expr(e.slice)
+            if idx.kind != "scalar" or len(base.shape) < 2:
+                raise self.err("x[r] takes one rank index and drops dim 0 of a tensor of 2 or more dimensions", e)
+            return Value(f"{base.text}[{idx.text}]", "tensor", base.shape[1:], base.dtype)
+        return self._static_scalar(e)
+
+    def _static_scalar(self, e) -> Value:
+        v = self._maybe(e)
+        if isinstance(v, DynamicDim):
+            return Value("world_size", "scalar", dtype=DType.INT64)
+        if isinstance(v, (bool, int, float)) and not isinstance(v, ReduceOp):
+            return Value(repr(v), "scalar")
+        raise self.err(f"{ast.unparse(e)!r} is not a host value (a parameter, a loop variable, a window, a "
+                       f"constant or pld.world_size())", e)

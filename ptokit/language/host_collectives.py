@@ -1,0 +1,183 @@
+"""Host collectives: ``pld.tensor.allreduce(...)`` and friends called in a host function.
+
+Each call becomes ``rt.collective(op, windows, {"chip": ..., "scalars": [...]})`` in host_orch.py:
+the builtin chip program of that op and shape (``distributed/builtins.py``, written in the DSL,
+compiled into ``next_levels/__builtin_<op>_<key>/``) dispatched to every rank after its earlier
+dispatches.  The arguments are windows; the signal is an INT32 ``[W, 1]`` window whose row
+count is checked against the world size when the call runs.  What is not supported yet (ring
+mode, ``core_num > 1``, an omitted signal, more than one tile of data) is a located error.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Dict, List
+
+from ..ir.comm import CHUNK_BYTES, ReduceOp
+from ..ir.types import DType
+from .parser import parse_program
+
+# op -> (positional parameter names, keyword-only parameters with defaults)
+_SIGS = {
+    "barrier": (("signal",), {}),
+    "allreduce": (("target", "signal"), {"op": ReduceOp.Sum, "mode": "mesh", "core_num": 1}),
+    "allgather": (("local", "target", "signal"), {}),
+    "all_to_all": (("input", "target", "signal"), {}),
+    "reduce_scatter": (("target", "signal"), {"op": ReduceOp.Sum}),
+    "broadcast": (("target", "signal"), {"root": None}),
+}
+_FLOATS = (DType.FP32, DType.FP16)
+
+
+def _bind(reader, op: str, call: ast.Call) -> Dict[str, ast.expr]:
+    pos, kw = _SIGS[op]
+    if len(call.args) > len(pos):
+        raise reader.err(f"pld.tensor.{op} takes {len(pos)} positional arguments ({', '.join(pos)}), got "
+                         f"{len(call.args)}", call)
+    bound: Dict[str, object] = dict(zip(pos, call.args))
+    for k in call.keywords:
+        if k.arg not in pos and k.arg not in kw:
+            raise reader.err(f"pld.tensor.{op} has no parameter {k.arg!r} (parameters: "
+                             f"{', '.join(list(pos) + list(kw))})", k.value)
+        if k.arg in bound:
+            raise reader.err(f"pld.tensor.{op} got two values for {k.arg!r}", k.value)
+        bound[k.arg] = k.value
+    return bound
+
+
+def _window(reader, bound, name: str, op: str, call):
+    node = bound.get(name)
+    if node is None:
+        what = ("a private signal slot (an omitted signal) is not supported yet; pass an INT32 [W, 1] signal window"
+                if name == "signal" else f"its {name!r} argument is missing")
+        raise reader.err(f"pld.tensor.{op}: {what}", call)
+    v = reader.expr(node)
+    if v.kind != "window":
+        raise reader.err(f"pld.tensor.{op} {name} must be a window (pld.window(...)); a host tensor lives on one "
+                         f"side only, got a {v.kind}", node)
+    return v, node
+
+
+def _signal(reader, bound, op, call) -> tuple:
+    v, node = _window(reader, bound, "signal", op, call)
+    if v.dtype is not DType.INT32 or len(v.shape) != 2 or v.shape[1] != 1:
+        raise reader.err(f"pld.tensor.{op} signal must be an INT32 [W, 1] window, got {v.dtype.name} "
+                         f"{list(v.shape)}", node)
+    return v, v.shape[0]
+
+
+def _data(reader, v, node, op, rows_one: bool):
+    if len(v.shape) != 2 or (rows_one and v.shape[0] != 1):
+        raise reader.err(f"pld.tensor.{op} needs a {'[1, n]' if rows_one else '[W, n]'} window, got "
+                         f"{list(v.shape)}", node)
+    if v.shape[1] * v.dtype.size > CHUNK_BYTES:
+        raise reader.err(f"pld.tensor.{op} of rows longer than {CHUNK_BYTES} bytes ({v.shape[1]} x "
+                         f"{v.dtype.name}) is not supported yet", node)
+
+
+def _static(reader, bound, name, default):
+    node = bound.get(name)
+    return default if node is None else reader._static(node, name)
+
+
+def collective_call(reader, full: str, call: ast.Call) -> bool:
+    """Emit one host collective; False when ``full`` is not one."""
+    if not full.startswith("pld.tensor."):
+        return False
+    op = full[len("pld.tensor."):]
+    if op not in _SIGS:
+        return False
+    bound = _bind(reader, op, call)
+    sig, rows = _signal(reader, bound, op, call)
+    spec: dict = {"rows": rows}
+    args: List[str] = []
+    scalars: List[str] = []
+    if op == "barrier":
+        args = [sig.text]
+    elif op in ("allreduce", "reduce_scatter", "broadcast"):
+        t, node = _window(reader, bound, "target", op, call)
+        _data(reader, t, node, op, rows_one=op != "reduce_scatter")
+        spec.update(n=t.shape[1], dtype=t.dtype, t_rows=t.shape[0])
+        args = [t.text, sig.text]
+        if op != "broadcast":
+            rop = _static(reader, bound, "op", ReduceOp.Sum)
+            if not isinstance(rop, ReduceOp):
+                raise reader.err(f"pld.tensor.{op} op must be a pld.ReduceOp, got {rop!r}", bound["op"])
+            if op == "reduce_scatter" and rop is not ReduceOp.Sum:
+                raise reader.err("pld.tensor.reduce_scatter reduces with ReduceOp.Sum only", bound["op"])
+            if op == "allreduce":
+                if t.dtype not in _FLOATS:
+                    raise reader.err(f"pld.tensor.allreduce reduces FP32 or FP16, got {t.dtype.name}", node)
+                mode = _static(reader, bound, "mode", "mesh")
+                if mode != "mesh":
+                    raise reader.err(f"pld.tensor.allreduce mode={mode!r} is not supported yet (mode='mesh')",
+                                     bound["mode"])
+                cores = _static(reader, bound, "core_num", 1)
+                if cores != 1:
+                    raise reader.err(f"pld.tensor.allreduce core_num={cores!r} is not supported yet", bound["core_num"])
+            spec["op"] = rop.name
+        else:
+            if bound.get("root") is None:
+                raise reader.err("pld.tensor.broadcast needs root= (the rank whose slice every rank gets)", call)
+            root = reader.expr(bound["root"])
+            if root.kind != "scalar":
+                raise reader.err(f"pld.tensor.broadcast root is a rank number, got a {root.kind}", bound["root"])
+            reader.emit(f"if not 0 <= {root.text} < world_size:")
+            reader.emit(f"    raise ValueError('pld.tensor.broadcast root=%r is out of range: the program runs on "
+                        f"%d rank(s)' % ({root.text}, world_size))")
+            scalars = [root.text]
+    else:                                       # allgather, all_to_all
+        first = "local" if op == "allgather" else "input"
+        a, anode = _window(reader, bound, first, op, call)
+        t, tnode = _window(reader, bound, "target", op, call)
+        _data(reader, a, anode, op, rows_one=op == "allgather")
+        _data(reader, t, tnode, op, rows_one=False)
+        if a.text == t.text:
+            raise reader.err(f"pld.tensor.{op} needs distinct buffers for {first} and target", tnode)
+        if a.dtype != t.dtype or a.shape[1] != t.shape[1] or (op == "all_to_all" and a.shape != t.shape):
+            raise reader.err(f"pld.tensor.{op}: {first} {list(a.shape)} {a.dtype.name} does not match target "
+                             f"{list(t.shape)} {t.dtype.name}", tnode)
+        spec.update(n=t.shape[1], dtype=t.dtype, t_rows=t.shape[0])
+        args = [a.text, t.text, sig.text]
+        reader.emit(f"if {t.shape[0]} != world_size:")
+        reader.emit(f"    raise ValueError('pld.tensor.{op}: target has {t.shape[0]} rows, but the program runs on "
+                    f"%d rank(s)' % world_size)")
+    reader.emit(f"if {rows} != world_size:")
+    reader.emit(f"    raise ValueError('pld.tensor.{op}: the signal has {rows} rows, but the program runs on %d "
+                f"rank(s)' % world_size)")
+    key = "_".join(str(x) for x in ([spec.get("dtype").name.lower()] if "dtype" in spec else [])
+                   + ([f"{spec['t_rows']}x{spec['n']}"] if "n" in spec else [])
+                   + ([spec["op"].lower()] if "op" in spec else []) + [f"s{rows}"])
+    chip = f"__builtin_{op}_{key}"
+    spec["key"] = key
+    if all(c[1] != chip for c in reader.collectives):
+        reader.collectives.append((op, chip, spec))
+    text = f"{{'chip': {chip!r}" + (f", 'scalars': [{', '.join(scalars)}]" if scalars else "") + "}"
+    reader.emit(f"rt.collective({op!r}, [{', '.join(args)}], {text})")
+    return True
+
+
+def builtin_program(op: str, spec: dict):
+    """The IR program of the builtin chip of ``op`` for ``spec`` (shape, dtype, op, signal rows)."""
+    from .distributed import builtins as B      # lazy: DSL code of ptokit.language (imports this package)
+    rows = spec["rows"]
+    if op == "barrier":
+        cls = B.barrier_program(rows)
+    elif op == "allreduce":
+        cls = B.allreduce_program(spec["n"], spec["dtype"], spec["op"], rows)
+    elif op == "allgather":
+        cls = B.allgather_program(spec["n"], spec["dtype"], rows, spec["t_rows"])
+    elif op == "broadcast":
+        cls = B.broadcast_program(spec["n"], spec["dtype"], rows)
+    elif op == "reduce_scatter":
+        cls = B.reduce_scatter_program(spec["n"], spec["dtype"], rows, spec["t_rows"])
+    else:
+        cls = B.all_to_all_program(spec["n"], spec["dtype"], rows, spec["t_rows"])
+    return parse_program(cls)
+
+
+def collective_entries(collectives) -> List[dict]:
+    """DISTRIBUTED["collectives"] rows for the builtin chips of a host program."""
+    return [{"op": op, "key": spec["key"], "chip": chip} for op, chip, spec in collectives]
+
+
+__all__ = ["collective_call", "builtin_program", "collective_entries"]
