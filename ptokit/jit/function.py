@@ -25,6 +25,7 @@ from ..artifacts import PROFILE_DIR
 from ..artifacts.kernel_config import read_kernel_config
 from ..compiled import CompiledProgram
 from ..ir.nodes import with_global_vars
+from ..passes.context import resolve_context
 from ..runtime.config import RunConfig
 from ..errors import CompileError, UserError
 from ..language.source import Source, eval_static
@@ -330,7 +331,6 @@ class JitFunction:
         ``as_python()`` prints it as DSL text; ``ptokit.compile`` takes it and only generates
         code).  ``config=RunConfig(...)`` gives the platform and runtime kind."""
         from ..passes.manager import run_passes   # lazy: the compiler
-        from ..toolchain import resolve_context
         platform, runtime, _, _, _, _ = self._options(config, platform, runtime, None, None)
         ctx = resolve_context(platform or self.platform, runtime if runtime is not None else self.runtime)
         prog = run_passes(self.parse(*args, **kwargs), ctx, Path(dump_dir) if dump_dir else None)
@@ -387,7 +387,6 @@ class JitFunction:
         return None
 
     def _get(self, specs: List[ArgSpec], platform, runtime, dump_passes, dump_ptoas_passes, profiling=False):
-        from ..toolchain import resolve_context   # lazy: the compiler
         ctx = resolve_context(platform or self.platform, runtime if runtime is not None else self.runtime)
         dump_passes = self.dump_passes if dump_passes is None else dump_passes
         dump_ptoas = self.dump_ptoas_passes if dump_ptoas_passes is None else dump_ptoas_passes
