@@ -20,8 +20,10 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -55,7 +57,28 @@ def compiler() -> str:
 
 @functools.lru_cache(maxsize=None)
 def compiler_identity(cxx: str = "g++") -> str:
-    """First line of ``cxx --version`` plus ``cxx -dumpmachine`` (once per process)."""
+    """First line of ``cxx --version`` plus ``cxx -dumpmachine`` (once per process; remembered
+    across processes while the compiler's executable is unchanged, when it is a native
+    executable -- a wrapper script may change what it runs without changing itself, so a
+    script is asked every time)."""
+    exe = shutil.which(cxx)
+    real = os.path.realpath(exe) if exe else None
+    if real and _is_native_executable(real):
+        from . import statcache   # cachedir imports nothing of the build
+        kind = "compiler-" + hashlib.sha256(cxx.encode()).hexdigest()[:12]
+        return statcache.remembered(kind, [Path(exe), Path(real)], lambda: _ask_identity(cxx))
+    return _ask_identity(cxx)
+
+
+def _is_native_executable(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def _ask_identity(cxx: str) -> str:
     try:
         ver = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=60)
         mach = subprocess.run([cxx, "-dumpmachine"], capture_output=True, text=True, timeout=60)
