@@ -31,7 +31,9 @@ from typing import Optional, Sequence, Tuple
 
 from ..errors import BuildError, UserError
 
-GCC_BASE_FLAGS = ("-std=c++17", "-O2", "-fvect-cost-model=dynamic", "-fPIC", "-shared", "-Wall")
+# -fno-math-errno: sqrt is the IEEE instruction with or without it, but only without errno
+# may g++ vectorise it (TSQRT/TRSQRT 8x faster, same bits); nothing reads errno after a math call.
+GCC_BASE_FLAGS = ("-std=c++17", "-O2", "-fvect-cost-model=dynamic", "-fno-math-errno", "-fPIC", "-shared", "-Wall")
 CLANG_DROPPED = ("-fvect-cost-model=dynamic",)   # clang: "unknown argument"
 
 VENDOR_STD = "-std=c++20"
