@@ -372,10 +372,19 @@ class BuiltTree:
 CORE_DEFINES = {"aiv": "__DAV_VEC__", "aic": "__DAV_CUBE__"}
 
 
+# PTOKIT_TILE_REFERENCE_LOOPS=1: the tile library's reference loops (one element after the
+# other, errno-setting math calls), to compare its fast loops with -- same bits, slower
+REFERENCE_LOOP_FLAGS = ("-DPTO_CPU_REFERENCE_LOOPS", "-fmath-errno")
+
+
 def tree_flags() -> tuple:
     """Extra flags for a tree's sources: ``PTOKIT_WERROR=1`` turns warnings into errors (the test
-    suite sets it, so every generated file it builds is proven warning-free under -Wall)."""
-    return ("-Werror",) if os.environ.get("PTOKIT_WERROR") == "1" else ()
+    suite sets it, so every generated file it builds is proven warning-free under -Wall);
+    ``PTOKIT_TILE_REFERENCE_LOOPS=1`` builds the tile library's reference loops."""
+    flags = ("-Werror",) if os.environ.get("PTOKIT_WERROR") == "1" else ()
+    if os.environ.get("PTOKIT_TILE_REFERENCE_LOOPS") == "1":
+        flags += REFERENCE_LOOP_FLAGS
+    return flags
 
 
 def tree_jobs(config, fifo_rule: str = compilers.DEFAULT_FIFO_RULE) -> list[BuildJob]:

@@ -181,3 +181,17 @@ def test_sqrt_vectorised_keeps_the_ieee_bits(libs):
             with np.errstate(invalid="ignore", divide="ignore"):
                 want = np.sqrt(x) if op == 0 else np.float32(1) / np.sqrt(x)
             assert np.array_equal(_bits(fast), _bits(want.astype(dt))), (name, op)
+
+
+def test_reference_loops_switch_reaches_the_tree_build_and_its_key(monkeypatch, tmp_path):
+    from ptokit.runtime import build as B
+    monkeypatch.setenv("PTOKIT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("PTOKIT_TILE_REFERENCE_LOOPS", raising=False)
+    src = tmp_path / "k.cpp"
+    src.write_text('#include "pto/pto-inst.hpp"\n')
+    fast_key = B.build_key(src, include_dirs=[B.INCLUDE_DIR], extra_flags=B.tree_flags())
+    assert "-DPTO_CPU_REFERENCE_LOOPS" not in B.tree_flags()
+    monkeypatch.setenv("PTOKIT_TILE_REFERENCE_LOOPS", "1")
+    flags = B.tree_flags()
+    assert "-DPTO_CPU_REFERENCE_LOOPS" in flags and "-fmath-errno" in flags
+    assert B.build_key(src, include_dirs=[B.INCLUDE_DIR], extra_flags=flags) != fast_key
