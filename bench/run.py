@@ -508,42 +508,52 @@ class Bench:
                 else:
                     os.environ["PTOKIT_TILE_REFERENCE_LOOPS"] = old
 
-        def kernel_spans(prog, stem, args, check, variants=(False, True)):
-            """Median kernel span per variant (fast loops, reference loops), the runs interleaved
-            so that the machine's drift hits both alike; and each variant's output."""
+        def kernel_spans(prog, stem, args, check, np_fn, variants=(False, True)):
+            """Per variant (fast loops, reference loops): the median kernel span and the median of
+            numpy's time over the span, numpy timed right before each kernel run (the machine is
+            shared: pairs drift together); also numpy's median time and each variant's output."""
             comp, outs = {}, {}
             for v in variants:
                 comp[v] = ptokit.compile(prog, output_dir=self.fresh_dir(stem + ("_ref" if v else "")))
                 with_loops(v, lambda: comp[v](*args))
                 check(args[-1])
                 outs[v] = args[-1].copy()
+            np_fn()
             spans = {v: [] for v in variants}
+            ratios = {v: [] for v in variants}
+            nps = []
             for _ in range(reps):
                 for v in variants:
+                    t0 = time.perf_counter()
+                    np_fn()
+                    t_np = time.perf_counter() - t0
                     blk = with_loops(v, lambda: comp[v](*args)).timeline.blocks
-                    spans[v].append((int(blk["end_ns"].max()) - int(blk["start_ns"].min())) / 1e9)
-            return {v: statistics.median(spans[v]) for v in variants}, outs
+                    span = (int(blk["end_ns"].max()) - int(blk["start_ns"].min())) / 1e9
+                    spans[v].append(span)
+                    ratios[v].append(t_np / span)
+                    nps.append(t_np)
+            med = statistics.median
+            return ({v: med(ratios[v]) for v in variants}, {v: med(spans[v]) for v in variants}, med(nps), outs)
 
         m = np.zeros((EW_ROWS, 1), np.float32)
         sm = np.zeros((EW_ROWS, 1), np.float32)
         ref = np.zeros_like(x)
         np_softmax(x, ref, m, sm)
-        t_np = median_time(lambda: np_softmax(x, y, m, sm), reps * 2)
-        self.add("softmax_numpy", f"numpy row softmax, {EW_ROWS}x{EW_COLS} f32 (max, sub, exp, sum, div; out=)",
-                 t_np * 1e3, "ms", reps=reps * 2)
-
         def ok_softmax(out):
             if not np.allclose(out, ref, rtol=1e-5, atol=1e-7):
                 raise RuntimeError("StreamSoftmax produced a wrong result")
-        sp, outs = kernel_spans(StreamSoftmax, "softmax", (x, y), ok_softmax)
-        span, span_r = sp[False], sp[True]
+        yn = np.zeros_like(x)
+        ratio, sp, t_np, outs = kernel_spans(StreamSoftmax, "softmax", (x, y), ok_softmax,
+                                             lambda: np_softmax(x, yn, m, sm))
         same = np.array_equal(outs[False].view(np.uint32), outs[True].view(np.uint32))
+        self.add("softmax_numpy", f"numpy row softmax, {EW_ROWS}x{EW_COLS} f32 (max, sub, exp, sum, div; out=)",
+                 t_np * 1e3, "ms", notes="timed right before each kernel run of the two rows below", reps=2 * reps)
         self.add("softmax_sim", f"simulated row softmax, one kernel over {EW_ROWS // EW_BLOCK} blocks of "
-                 f"{EW_BLOCK}x{EW_COLS}", t_np / span, "x numpy", ">=", 0.8,
-                 notes=f"kernel {span * 1e3:.2f} ms; TEXP is libm's scalar expf per element", reps=reps)
-        self.add("softmax_sim_ref", "  the same, tile library's reference loops", t_np / span_r, "x numpy",
-                 notes=f"kernel {span_r * 1e3:.2f} ms, runs interleaved with the row above; output bit-identical: {same}",
-                 reps=reps)
+                 f"{EW_BLOCK}x{EW_COLS}", ratio[False], "x numpy", ">=", 0.8,
+                 notes=f"kernel {sp[False] * 1e3:.2f} ms; TEXP is libm's scalar expf per element", reps=reps)
+        self.add("softmax_sim_ref", "  the same, tile library's reference loops", ratio[True], "x numpy",
+                 notes=f"kernel {sp[True] * 1e3:.2f} ms, runs interleaved with the row above; output bit-identical: "
+                       f"{same}", reps=reps)
         if not same:
             raise RuntimeError("softmax: the fast and reference tile loops gave different bits")
         # past the last-level cache
@@ -553,36 +563,35 @@ class Bench:
         ls = np.zeros((EW_ROWS_LARGE, 1), np.float32)
         lref = np.zeros_like(lx)
         np_softmax(lx, lref, lm, ls)
-        t_npl = median_time(lambda: np_softmax(lx, ly, lm, ls), max(3, reps // 2))
 
         def ok_large(out):
             if not np.allclose(out, lref, rtol=1e-5, atol=1e-7):
                 raise RuntimeError("StreamSoftmax (large) produced a wrong result")
-        span_l = kernel_spans(make_stream_softmax(EW_ROWS_LARGE), "softmax_large", (lx, ly), ok_large,
-                              variants=(False,))[0][False]
+        lyn = np.zeros_like(lx)
+        rl, sl, t_npl, _ = kernel_spans(make_stream_softmax(EW_ROWS_LARGE), "softmax_large", (lx, ly), ok_large,
+                                        lambda: np_softmax(lx, lyn, lm, ls), variants=(False,))
+        span_l = sl[False]
         self.add("softmax_sim_large", f"simulated row softmax, {EW_ROWS_LARGE}x{EW_COLS} f32 (128 MiB moved)",
-                 t_npl / span_l, "x numpy", ">=", 0.8,
+                 rl[False], "x numpy", ">=", 0.8,
                  notes=f"kernel {span_l * 1e3:.1f} ms, numpy {t_npl * 1e3:.1f} ms", reps=reps)
-        del lx, ly, lref
+        del lx, ly, lyn, lref
 
         c = np.zeros_like(x)
         lref2 = np.zeros_like(x)
         np_layernorm(x, lref2, c, m)
-        t_ln = median_time(lambda: np_layernorm(x, y, c, m), reps * 2)
-        self.add("layernorm_numpy", f"numpy layer norm, {EW_ROWS}x{EW_COLS} f32 (mean, var, rsqrt, scale, shift)",
-                 t_ln * 1e3, "ms", reps=reps * 2)
-
         def ok_ln(out):
             if not np.allclose(out, lref2, rtol=1e-4, atol=1e-5):
                 raise RuntimeError("StreamLayerNorm produced a wrong result")
-        sp, outs = kernel_spans(StreamLayerNorm, "layernorm", (x, g, bt, y), ok_ln)
-        span, span_r = sp[False], sp[True]
+        ratio, sp, t_ln, outs = kernel_spans(StreamLayerNorm, "layernorm", (x, g, bt, y), ok_ln,
+                                             lambda: np_layernorm(x, yn, c, m))
         same = np.array_equal(outs[False].view(np.uint32), outs[True].view(np.uint32))
-        self.add("layernorm_sim", "simulated layer norm, one kernel over the same blocks", t_ln / span, "x numpy",
-                 ">=", 0.6, notes=f"kernel {span * 1e3:.2f} ms", reps=reps)
-        self.add("layernorm_sim_ref", "  the same, tile library's reference loops", t_ln / span_r, "x numpy",
-                 notes=f"kernel {span_r * 1e3:.2f} ms, runs interleaved with the row above; output bit-identical: {same}",
-                 reps=reps)
+        self.add("layernorm_numpy", f"numpy layer norm, {EW_ROWS}x{EW_COLS} f32 (mean, var, rsqrt, scale, shift)",
+                 t_ln * 1e3, "ms", notes="timed right before each kernel run of the two rows below", reps=2 * reps)
+        self.add("layernorm_sim", "simulated layer norm, one kernel over the same blocks", ratio[False], "x numpy",
+                 ">=", 0.6, notes=f"kernel {sp[False] * 1e3:.2f} ms", reps=reps)
+        self.add("layernorm_sim_ref", "  the same, tile library's reference loops", ratio[True], "x numpy",
+                 notes=f"kernel {sp[True] * 1e3:.2f} ms, runs interleaved with the row above; output bit-identical: "
+                       f"{same}", reps=reps)
         if not same:
             raise RuntimeError("layer norm: the fast and reference tile loops gave different bits")
 
