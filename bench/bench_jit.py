@@ -56,6 +56,68 @@ CHILD = textwrap.dedent('''
 ''')
 
 
+WARM_CHILD = textwrap.dedent('''
+    import json, sys, time
+    import numpy as np
+    sys.path.insert(0, {folder!r})
+    t0 = time.perf_counter()
+    import ptokit.language
+    import jitbench_progs as m
+    t1 = time.perf_counter()
+    from ptokit.jit import cache as C, function as F
+    from ptokit import compiled as CP
+    parts = {{}}
+
+    def timed(label, fn):
+        def wrapper(*a, **k):
+            s = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                parts[label] = parts.get(label, 0.0) + (time.perf_counter() - s) * 1e3
+        return wrapper
+    F.JitFunction.specialize = timed("specialize", F.JitFunction.specialize)
+    F.scan_dependencies = timed("key: source scan", F.scan_dependencies)
+    C.ptokit_identity = timed("key: ptokit+compiler identity", C.ptokit_identity)
+    C.compiler_id = timed("key: ptokit+compiler identity", C.compiler_id)
+    C.validate_entry = timed("entry verification", C.validate_entry)
+    CP.CompiledProgram.__call__ = timed("run (build check, load, simulate)", CP.CompiledProgram.__call__)
+    a = np.ones((64, 64), np.float32); c = np.zeros_like(a)
+    t2 = time.perf_counter()
+    m.small(a, a, c)
+    t3 = time.perf_counter()
+    assert (c == 2).all()
+    call = (t3 - t2) * 1e3
+    parts["other"] = call - sum(parts.values())
+    print(json.dumps({{"import": (t1 - t0) * 1e3, "call": call, "parts": parts, "stats": C.STATS}}))
+''')
+
+
+def measure_warm(work: Path, repeat: int = 3) -> dict:
+    """The first call of the compiled-on-disk ``small`` in new processes (after ``measure``, which
+    compiled it): medians of ``repeat`` processes (one more first, unmeasured, to write the
+    bytecode caches, which live in ``work/pyc``), with the call split by phase."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(work / "pyc")
+    runs = []
+    for i in range(repeat + 1):
+        p = subprocess.run([sys.executable, "-c", WARM_CHILD.format(folder=str(work))], capture_output=True,
+                           text=True, env=env, timeout=300)
+        if p.returncode != 0:
+            raise RuntimeError(f"warm-call child failed:\n{p.stderr[-2000:]}")
+        r = json.loads(p.stdout.strip().splitlines()[-1])
+        if r["stats"]["codegen_runs"] != 0 or r["stats"]["disk_hits"] != 1:
+            raise RuntimeError(f"the warm process did not hit the disk cache: {r['stats']}")
+        if i:
+            runs.append(r)
+    med = lambda xs: sorted(xs)[len(xs) // 2]   # noqa: E731
+    keys = runs[0]["parts"].keys()
+    return {"n": len(runs), "call": med([r["call"] for r in runs]), "import": med([r["import"] for r in runs]),
+            "import_call": med([r["import"] + r["call"] for r in runs]),
+            "parts": {k: med([r["parts"].get(k, 0.0) for r in runs]) for k in keys}}
+
+
 def measure(work: Path, repeat: int = 3) -> list:
     """Cold call, in-process hit and new-process disk hit for ``small`` and ``ten``, with an empty
     cache in ``work/cache`` (the simulator's own library is built first so it is not counted)."""
@@ -106,6 +168,10 @@ def main(argv=None):
     print(f"{'program':8} {'kernels':>7} {'cold (s)':>10} {'hit (ms)':>10} {'disk hit (s)':>13}")
     for r in measure(work, args.repeat):
         print(f"{r['name']:8} {r['kernels']:>7} {r['cold']:>10.3f} {1000 * r['hit']:>10.1f} {r['disk']:>13.3f}")
+    w = measure_warm(work, args.repeat)
+    print(f"warm first call in a new process: {w['call']:.1f} ms; import + call {w['import_call']:.1f} ms")
+    for k, v in w["parts"].items():
+        print(f"  {k:40} {v:6.1f} ms")
     return 0
 
 

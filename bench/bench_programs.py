@@ -127,3 +127,68 @@ class DslChain:
         for i in pl.range(n):
             y = self.inc(y)
         return y
+
+
+# --- row softmax and layer norm over the same stream (tile work per block) ----
+def make_stream_softmax(rows):
+    """y = softmax(x) along each row of a [rows, EW_COLS] f32 tensor, one kernel over row blocks."""
+
+    @pl.program
+    class StreamSoftmax:
+        @pl.function(type=pl.FunctionType.InCore)
+        def softmax(self, x: pl.Tensor[[rows, EW_COLS], pl.FP32],
+                    out: pl.Out[pl.Tensor[[rows, EW_COLS], pl.FP32]]) -> pl.Tensor[[rows, EW_COLS], pl.FP32]:
+            for i in pl.range(rows // EW_BLOCK):
+                t = pl.load(x, [i * EW_BLOCK, 0], [EW_BLOCK, EW_COLS])
+                tmp = pl.create_tile([EW_BLOCK, EW_COLS], dtype=pl.FP32)
+                mx = pl.row_max(t, tmp)
+                e = pl.exp(pl.row_expand_sub(t, mx))
+                s = pl.row_sum(e, tmp)
+                out = pl.store(pl.row_expand_div(e, s), [i * EW_BLOCK, 0], out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[rows, EW_COLS], pl.FP32],
+                 y: pl.Out[pl.Tensor[[rows, EW_COLS], pl.FP32]]) -> pl.Tensor[[rows, EW_COLS], pl.FP32]:
+            y = self.softmax(x, y)
+            return y
+
+    return StreamSoftmax
+
+
+def make_stream_layernorm(rows):
+    """y = (x - mean) * rsqrt(var + 1e-5) * gamma + beta along each row, one kernel over row blocks."""
+
+    @pl.program
+    class StreamLayerNorm:
+        @pl.function(type=pl.FunctionType.InCore)
+        def norm(self, x: pl.Tensor[[rows, EW_COLS], pl.FP32], gamma: pl.Tensor[[1, EW_COLS], pl.FP32],
+                 beta: pl.Tensor[[1, EW_COLS], pl.FP32],
+                 out: pl.Out[pl.Tensor[[rows, EW_COLS], pl.FP32]]) -> pl.Tensor[[rows, EW_COLS], pl.FP32]:
+            g = pl.load(gamma, [0, 0], [1, EW_COLS])
+            bt = pl.load(beta, [0, 0], [1, EW_COLS])
+            for i in pl.range(rows // EW_BLOCK):
+                t = pl.load(x, [i * EW_BLOCK, 0], [EW_BLOCK, EW_COLS])
+                tmp = pl.create_tile([EW_BLOCK, EW_COLS], dtype=pl.FP32)
+                mean = pl.muls(pl.row_sum(t, tmp), 1.0 / EW_COLS)
+                c = pl.row_expand_sub(t, mean)
+                var = pl.muls(pl.row_sum(pl.mul(c, c), tmp), 1.0 / EW_COLS)
+                inv = pl.rsqrt(pl.adds(var, 1e-5))
+                y = pl.row_expand_mul(c, inv)
+                y = pl.col_expand_mul(y, g)
+                y = pl.col_expand_add(y, bt)
+                out = pl.store(y, [i * EW_BLOCK, 0], out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[rows, EW_COLS], pl.FP32], gamma: pl.Tensor[[1, EW_COLS], pl.FP32],
+                 beta: pl.Tensor[[1, EW_COLS], pl.FP32],
+                 y: pl.Out[pl.Tensor[[rows, EW_COLS], pl.FP32]]) -> pl.Tensor[[rows, EW_COLS], pl.FP32]:
+            y = self.norm(x, gamma, beta, y)
+            return y
+
+    return StreamLayerNorm
+
+
+StreamSoftmax = make_stream_softmax(EW_ROWS)
+StreamLayerNorm = make_stream_layernorm(EW_ROWS)

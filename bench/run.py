@@ -50,8 +50,11 @@ ROW_KEYS = [
     "race_fan_off_tmr", "race_fan_manual_tmr", "race_fan_ratio_tmr",
     "dsl_chain_tmr", "dsl_chain_hbg",
     "ew_numpy", "ew_sim", "ew_sim_spmd", "ew_numpy_large", "ew_sim_large", "ew_sim_copy", "ew_numpy_copy", "ew_call",
+    "softmax_numpy", "softmax_sim", "softmax_sim_ref", "softmax_sim_large",
+    "layernorm_numpy", "layernorm_sim", "layernorm_sim_ref",
     "matmul_f32_tile", "matmul_f32_numpy", "matmul_f16_tile", "matmul_f16_numpy",
     "jit_small_cold", "jit_small_hit", "jit_small_disk", "jit_ten_cold", "jit_ten_hit", "jit_ten_disk",
+    "jit_warm_call", "jit_warm_import_call",
     "dist_put_bw", "dist_get_bw", "dist_memcpy_bw", "dist_call_w2", "dist_barrier_w2", "dist_barrier_w4",
     "dist_barrier_w8", "dist_allreduce_1mib_w4",
 ]
@@ -489,6 +492,138 @@ class Bench:
         self.add("ew_call", "  y = a + b, whole compiled(...) call (one kernel)", moved / wall / 1e9, "GB/s",
                  notes=f"{wall * 1e3:.2f} ms incl. device copies of 3 arrays and the cache check", reps=reps)
 
+    def row_kernels(self):
+        """Row softmax and layer norm over the stream's data, against numpy, with the tile library's
+        fast loops and its reference loops (PTOKIT_TILE_REFERENCE_LOOPS=1: same bits)."""
+        import numpy as np
+        import ptokit
+        from bench_programs import (EW_BLOCK, EW_COLS, EW_ROWS, EW_ROWS_LARGE, StreamLayerNorm, StreamSoftmax,
+                                    make_stream_softmax)
+
+        rng = np.random.default_rng(3)
+        x = rng.standard_normal((EW_ROWS, EW_COLS), dtype=np.float32)
+        g = rng.standard_normal((1, EW_COLS), dtype=np.float32)
+        bt = rng.standard_normal((1, EW_COLS), dtype=np.float32)
+        y = np.zeros_like(x)
+        reps = self.reps
+
+        def np_softmax(x, y, m, s):
+            np.max(x, axis=1, keepdims=True, out=m)
+            np.subtract(x, m, out=y)
+            np.exp(y, out=y)
+            np.sum(y, axis=1, keepdims=True, out=s)
+            np.divide(y, s, out=y)
+
+        def np_layernorm(x, y, c, m):
+            np.mean(x, axis=1, keepdims=True, out=m)
+            np.subtract(x, m, out=c)
+            np.multiply(c, c, out=y)
+            np.mean(y, axis=1, keepdims=True, out=m)
+            m += np.float32(1e-5)
+            np.sqrt(m, out=m)
+            np.divide(np.float32(1), m, out=m)
+            np.multiply(c, m, out=y)
+            y *= g
+            y += bt
+
+        def with_loops(reference, fn):
+            old = os.environ.get("PTOKIT_TILE_REFERENCE_LOOPS")
+            os.environ["PTOKIT_TILE_REFERENCE_LOOPS"] = "1" if reference else "0"
+            try:
+                return fn()
+            finally:
+                if old is None:
+                    os.environ.pop("PTOKIT_TILE_REFERENCE_LOOPS", None)
+                else:
+                    os.environ["PTOKIT_TILE_REFERENCE_LOOPS"] = old
+
+        def kernel_spans(prog, stem, args, check, np_fn, variants=(False, True)):
+            """Per variant (fast loops, reference loops): the median kernel span and the median of
+            numpy's time over the span, numpy timed right before each kernel run (the machine is
+            shared: pairs drift together); also numpy's median time and each variant's output."""
+            comp, outs = {}, {}
+            for v in variants:
+                comp[v] = ptokit.compile(prog, output_dir=self.fresh_dir(stem + ("_ref" if v else "")))
+                with_loops(v, lambda: comp[v](*args))
+                check(args[-1])
+                outs[v] = args[-1].copy()
+            np_fn()
+            spans = {v: [] for v in variants}
+            ratios = {v: [] for v in variants}
+            nps = []
+            for _ in range(reps):
+                for v in variants:
+                    t0 = time.perf_counter()
+                    np_fn()
+                    t_np = time.perf_counter() - t0
+                    blk = with_loops(v, lambda: comp[v](*args)).timeline.blocks
+                    span = (int(blk["end_ns"].max()) - int(blk["start_ns"].min())) / 1e9
+                    spans[v].append(span)
+                    ratios[v].append(t_np / span)
+                    nps.append(t_np)
+            med = statistics.median
+            return ({v: med(ratios[v]) for v in variants}, {v: med(spans[v]) for v in variants}, med(nps), outs)
+
+        m = np.zeros((EW_ROWS, 1), np.float32)
+        sm = np.zeros((EW_ROWS, 1), np.float32)
+        ref = np.zeros_like(x)
+        np_softmax(x, ref, m, sm)
+        def ok_softmax(out):
+            if not np.allclose(out, ref, rtol=1e-5, atol=1e-7):
+                raise RuntimeError("StreamSoftmax produced a wrong result")
+        yn = np.zeros_like(x)
+        ratio, sp, t_np, outs = kernel_spans(StreamSoftmax, "softmax", (x, y), ok_softmax,
+                                             lambda: np_softmax(x, yn, m, sm))
+        same = np.array_equal(outs[False].view(np.uint32), outs[True].view(np.uint32))
+        self.add("softmax_numpy", f"numpy row softmax, {EW_ROWS}x{EW_COLS} f32 (max, sub, exp, sum, div; out=)",
+                 t_np * 1e3, "ms", notes="timed right before each kernel run of the two rows below", reps=2 * reps)
+        self.add("softmax_sim", f"simulated row softmax, one kernel over {EW_ROWS // EW_BLOCK} blocks of "
+                 f"{EW_BLOCK}x{EW_COLS}", ratio[False], "x numpy", ">=", 0.8,
+                 notes=f"kernel {sp[False] * 1e3:.2f} ms; TEXP is libm's scalar expf per element", reps=reps)
+        self.add("softmax_sim_ref", "  the same, tile library's reference loops", ratio[True], "x numpy",
+                 notes=f"kernel {sp[True] * 1e3:.2f} ms, runs interleaved with the row above; output bit-identical: "
+                       f"{same}", reps=reps)
+        if not same:
+            raise RuntimeError("softmax: the fast and reference tile loops gave different bits")
+        # past the last-level cache
+        lx = rng.standard_normal((EW_ROWS_LARGE, EW_COLS), dtype=np.float32)
+        ly = np.zeros_like(lx)
+        lm = np.zeros((EW_ROWS_LARGE, 1), np.float32)
+        ls = np.zeros((EW_ROWS_LARGE, 1), np.float32)
+        lref = np.zeros_like(lx)
+        np_softmax(lx, lref, lm, ls)
+
+        def ok_large(out):
+            if not np.allclose(out, lref, rtol=1e-5, atol=1e-7):
+                raise RuntimeError("StreamSoftmax (large) produced a wrong result")
+        lyn = np.zeros_like(lx)
+        rl, sl, t_npl, _ = kernel_spans(make_stream_softmax(EW_ROWS_LARGE), "softmax_large", (lx, ly), ok_large,
+                                        lambda: np_softmax(lx, lyn, lm, ls), variants=(False,))
+        span_l = sl[False]
+        self.add("softmax_sim_large", f"simulated row softmax, {EW_ROWS_LARGE}x{EW_COLS} f32 (128 MiB moved)",
+                 rl[False], "x numpy", ">=", 0.8,
+                 notes=f"kernel {span_l * 1e3:.1f} ms, numpy {t_npl * 1e3:.1f} ms", reps=reps)
+        del lx, ly, lyn, lref
+
+        c = np.zeros_like(x)
+        lref2 = np.zeros_like(x)
+        np_layernorm(x, lref2, c, m)
+        def ok_ln(out):
+            if not np.allclose(out, lref2, rtol=1e-4, atol=1e-5):
+                raise RuntimeError("StreamLayerNorm produced a wrong result")
+        ratio, sp, t_ln, outs = kernel_spans(StreamLayerNorm, "layernorm", (x, g, bt, y), ok_ln,
+                                             lambda: np_layernorm(x, yn, c, m))
+        same = np.array_equal(outs[False].view(np.uint32), outs[True].view(np.uint32))
+        self.add("layernorm_numpy", f"numpy layer norm, {EW_ROWS}x{EW_COLS} f32 (mean, var, rsqrt, scale, shift)",
+                 t_ln * 1e3, "ms", notes="timed right before each kernel run of the two rows below", reps=2 * reps)
+        self.add("layernorm_sim", "simulated layer norm, one kernel over the same blocks", ratio[False], "x numpy",
+                 ">=", 0.6, notes=f"kernel {sp[False] * 1e3:.2f} ms", reps=reps)
+        self.add("layernorm_sim_ref", "  the same, tile library's reference loops", ratio[True], "x numpy",
+                 notes=f"kernel {sp[True] * 1e3:.2f} ms, runs interleaved with the row above; output bit-identical: "
+                       f"{same}", reps=reps)
+        if not same:
+            raise RuntimeError("layer norm: the fast and reference tile loops gave different bits")
+
     def matmul(self):
         import numpy as np
         from ptokit.runtime.build import INCLUDE_DIR, compile_shared
@@ -571,6 +706,12 @@ print(statistics.median(ts))
                      notes="key check + run", reps=self.reps)
             self.add(f"jit_{r['name']}_disk", f"@pl.jit {what}: new process, disk hit", r["disk"], "s",
                      notes="first call in a fresh process: no codegen, no g++", reps=1)
+        w = self.with_cache(folder / "cache", lambda: bench_jit.measure_warm(folder, repeat=max(3, self.reps // 2)))
+        parts = ", ".join(f"{k} {v:.1f}" for k, v in w["parts"].items())
+        self.add("jit_warm_call", "@pl.jit 64x64 add: first call in a new process (compiled on disk)", w["call"],
+                 "ms", "<=", 30.0, notes=f"median of {w['n']} processes; of it (ms): {parts}", reps=w["n"])
+        self.add("jit_warm_import_call", "  import ptokit.language + the module + that call", w["import_call"], "ms",
+                 "<=", 60.0, notes=f"import {w['import']:.1f} ms; interpreter start and numpy excluded", reps=w["n"])
 
     def distributed(self):
         """Distributed runs on shared memory (bench/bench_distributed.py)."""
@@ -582,7 +723,8 @@ print(statistics.median(ts))
     def run_all(self):
         steps = [("import time", self.import_time), ("compile", self.compile_times), ("assembler", self.assembler),
                  ("builds", self.builds), ("one-task run", self.one_task), ("task overhead", self.overhead),
-                 ("elementwise throughput", self.elementwise), ("matmul tile", self.matmul),
+                 ("elementwise throughput", self.elementwise), ("softmax and layer norm", self.row_kernels),
+                 ("matmul tile", self.matmul),
                  ("@pl.jit calls", self.jit_calls), ("distributed runs", self.distributed)]
         for name, fn in steps:
             self.log(f"[bench] {name} ...")

@@ -29,26 +29,9 @@ from .errors import PtokitError, UserError, source_loc_from_file
 from .ir import nodes as N
 from .language.decorators import ProgramSpec
 from .language.parser import parse_program
-from .passes.context import PassContext
+from .passes.context import PassContext, resolve_context  # noqa: F401 (re-exported)
 from .passes.manager import run_passes
 from .targets import coerce_runtime_kind, validate_platform
-
-
-def resolve_context(platform: str, runtime, ptoas_compat: Optional[str] = None) -> PassContext:
-    """The PassContext of one compile: ``platform``/``runtime``/``ptoas_compat`` merged with an
-    active context."""
-    validate_platform(platform)
-    active = PassContext.current()
-    kind = coerce_runtime_kind(runtime)
-    if active is not None and active.runtime is not None and kind is not None:
-        raise ValueError("runtime= was given to compile() inside a PassContext that also sets the runtime "
-                         "kind; give it in one place only")
-    if kind is None and active is not None:
-        kind = active.runtime
-    verify = active.verify if active is not None else True
-    if ptoas_compat is None and active is not None:
-        ptoas_compat = active.ptoas_compat
-    return PassContext(platform=platform, runtime=kind, verify=verify, ptoas_compat=ptoas_compat)
 
 
 def default_output_dir(name: str) -> Path:

@@ -38,6 +38,7 @@ from typing import Dict, List, Optional, Tuple
 from .. import __version__
 from ..artifacts import PROFILE_DIR
 from ..locks import exclusive_lock
+from ..runtime import statcache
 from ..runtime.build import cache_path, compiler, compiler_identity
 from ..runtime.cachedir import DEAD_WRITER_GRACE, DIR_MODE, FILE_MODE, checked_root, ensure_dir, is_stale_temp
 
@@ -157,18 +158,20 @@ def _sha(data: bytes) -> str:
 
 @functools.lru_cache(maxsize=None)
 def ptokit_identity() -> str:
-    """ptokit's version plus a hash of its installed Python code and bundled C++ headers/sources."""
+    """ptokit's version plus a hash of its installed Python code and bundled C++ headers/sources
+    (remembered across processes while no file's stat changed: ``runtime.statcache``)."""
     pkg = Path(__file__).resolve().parents[1]
-    h = hashlib.sha256()
-    for p in sorted(pkg.rglob("*")):
-        if "__pycache__" in p.parts or not p.is_file():
-            continue
-        if p.suffix not in (".py", ".h", ".hpp", ".cpp", ".inc", ".def"):
-            continue
-        h.update(str(p.relative_to(pkg)).encode() + b"\0")
-        h.update(p.read_bytes())
-        h.update(b"\0")
-    return f"{__version__}+{h.hexdigest()[:20]}"
+    files = [Path(p) for p in statcache.tree_files(pkg, (".py", ".h", ".hpp", ".cpp", ".inc", ".def"))]
+
+    def compute() -> str:
+        h = hashlib.sha256()
+        for p in files:
+            h.update(str(p.relative_to(pkg)).encode() + b"\0")
+            h.update(p.read_bytes())
+            h.update(b"\0")
+        return f"{__version__}+{h.hexdigest()[:20]}"
+
+    return statcache.remembered("ptokit-identity", [pkg] + files, compute)
 
 
 def compiler_id() -> str:

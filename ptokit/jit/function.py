@@ -25,6 +25,7 @@ from ..artifacts import PROFILE_DIR
 from ..artifacts.kernel_config import read_kernel_config
 from ..compiled import CompiledProgram
 from ..ir.nodes import with_global_vars
+from ..passes.context import resolve_context
 from ..runtime.config import RunConfig
 from ..errors import CompileError, UserError
 from ..targets import validate_ptoas_compat
@@ -333,7 +334,6 @@ class JitFunction:
         ``as_python()`` prints it as DSL text; ``ptokit.compile`` takes it and only generates
         code).  ``config=RunConfig(...)`` gives the platform and runtime kind."""
         from ..passes.manager import run_passes   # lazy: the compiler
-        from ..toolchain import resolve_context
         platform, runtime, _, _, _, _ = self._options(config, platform, runtime, None, None)
         ctx = resolve_context(platform or self.platform, runtime if runtime is not None else self.runtime,
                               (config.ptoas_compat if config is not None else None) or self.ptoas_compat)
@@ -394,7 +394,6 @@ class JitFunction:
 
     def _get(self, specs: List[ArgSpec], platform, runtime, dump_passes, dump_ptoas_passes, profiling=False,
              ptoas_compat: Optional[str] = None):
-        from ..toolchain import resolve_context   # lazy: the compiler
         ctx = resolve_context(platform or self.platform, runtime if runtime is not None else self.runtime,
                               ptoas_compat or self.ptoas_compat)
         dump_passes = self.dump_passes if dump_passes is None else dump_passes

@@ -52,3 +52,22 @@ class PassContext:
     @staticmethod
     def current() -> Optional["PassContext"]:
         return _ACTIVE.get()
+
+
+def resolve_context(platform: str, runtime, ptoas_compat: Optional[str] = None) -> PassContext:
+    """The PassContext of one compile: ``platform``/``runtime``/``ptoas_compat`` merged with an active context.
+
+    Lives here (not in ``ptokit.toolchain``) so a ``@pl.jit`` cache hit can compute its key
+    without importing the compiler."""
+    validate_platform(platform)
+    active = PassContext.current()
+    kind = coerce_runtime_kind(runtime)
+    if active is not None and active.runtime is not None and kind is not None:
+        raise ValueError("runtime= was given to compile() inside a PassContext that also sets the runtime "
+                         "kind; give it in one place only")
+    if kind is None and active is not None:
+        kind = active.runtime
+    verify = active.verify if active is not None else True
+    if ptoas_compat is None and active is not None:
+        ptoas_compat = active.ptoas_compat
+    return PassContext(platform=platform, runtime=kind, verify=verify, ptoas_compat=ptoas_compat)

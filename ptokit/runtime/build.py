@@ -44,7 +44,7 @@ from typing import Callable, Iterable, Optional, Sequence, Union
 from ..artifacts.kernel_config import read_kernel_config
 from ..locks import exclusive_lock
 from ..errors import BuildError, UserError
-from . import cachedir, compilers
+from . import cachedir, compilers, statcache
 from .cachedir import cache_path
 from .compilers import compiler, compiler_identity  # noqa: F401  (re-exported)
 
@@ -127,13 +127,18 @@ def _file_info(path: Path) -> tuple[str, list[tuple[bytes, bytes]]]:
 
 
 def _folder_digest(folder: Path) -> str:
-    """sha256 over every file in a folder (relative names and contents)."""
-    h = hashlib.sha256()
-    for p in sorted(folder.rglob("*")):
-        if p.is_file() and "__pycache__" not in p.parts:
+    """sha256 over every file in a folder (relative names and contents); remembered across
+    processes while no file's stat changed (``statcache``)."""
+    files = [Path(p) for p in statcache.tree_files(folder)]
+
+    def compute() -> str:
+        h = hashlib.sha256()
+        for p in files:
             h.update(p.relative_to(folder).as_posix().encode() + b"\0")
             h.update(_file_info(p)[0].encode() + b"\n")
-    return h.hexdigest()
+        return h.hexdigest()
+
+    return statcache.remembered("folder", [folder] + files, compute)
 
 
 def _is_within(path: Path, folder: Path) -> bool:
@@ -367,10 +372,19 @@ class BuiltTree:
 CORE_DEFINES = {"aiv": "__DAV_VEC__", "aic": "__DAV_CUBE__"}
 
 
+# PTOKIT_TILE_REFERENCE_LOOPS=1: the tile library's reference loops (one element after the
+# other, errno-setting math calls), to compare its fast loops with -- same bits, slower
+REFERENCE_LOOP_FLAGS = ("-DPTO_CPU_REFERENCE_LOOPS", "-fmath-errno")
+
+
 def tree_flags() -> tuple:
     """Extra flags for a tree's sources: ``PTOKIT_WERROR=1`` turns warnings into errors (the test
-    suite sets it, so every generated file it builds is proven warning-free under -Wall)."""
-    return ("-Werror",) if os.environ.get("PTOKIT_WERROR") == "1" else ()
+    suite sets it, so every generated file it builds is proven warning-free under -Wall);
+    ``PTOKIT_TILE_REFERENCE_LOOPS=1`` builds the tile library's reference loops."""
+    flags = ("-Werror",) if os.environ.get("PTOKIT_WERROR") == "1" else ()
+    if os.environ.get("PTOKIT_TILE_REFERENCE_LOOPS") == "1":
+        flags += REFERENCE_LOOP_FLAGS
+    return flags
 
 
 def tree_jobs(config, fifo_rule: str = compilers.DEFAULT_FIFO_RULE) -> list[BuildJob]:

@@ -158,8 +158,10 @@ inline bool cpu_has_avx2() {
 // also forces vectorising and warns when a loop with a libm call cannot be), so it gets none
 #if defined(__clang__)
 #define PTO_CPU_IVDEP
+#define PTO_CPU_UNROLL_FULL _Pragma("unroll")
 #else
 #define PTO_CPU_IVDEP _Pragma("GCC ivdep")
+#define PTO_CPU_UNROLL_FULL _Pragma("GCC unroll 16")
 #endif
 
 // dst row r = f(a row r, b row r), rows first to last. Row pointers and ivdep: within a row
@@ -309,26 +311,91 @@ inline T pad_value(PadValue pv) {
 template <typename T>
 using acc_t = typename std::conditional<is_floatlike<T>::value, double, int64_t>::type;
 
+// One step of a reduction: element i of a row (or column) into acc, first to last.
+template <int Kind, typename AT>
+__attribute__((always_inline)) inline void reduce_step(AT& acc, AT v, int i) {
+    if (i == 0 && Kind != 0) acc = v;
+    else if (Kind == 0) acc += v;
+    else if (Kind == 1) acc = v > acc ? v : acc;
+    else acc = v < acc ? v : acc;
+}
+
+// The reference loop: one row (or column) after the other, element by element.
+template <bool IsRow, int Kind, typename D, typename S>
+inline void reduce_reference(typename D::DType* d, const typename S::DType* s, int outer, int inner) {
+    using AT = acc_t<typename S::DType>;
+    for (int o = 0; o < outer; ++o) {
+        AT acc = 0;
+        for (int i = 0; i < inner; ++i)
+            reduce_step<Kind>(acc, (AT)cvt<calc_t<typename S::DType>>(IsRow ? s[at<S>(o, i)] : s[at<S>(i, o)]), i);
+        d[IsRow ? at<D>(o, 0) : at<D>(0, o)] = cvt<typename D::DType>((calc_t<typename D::DType>)acc);
+    }
+}
+
+// The same sums, maxima and minima faster, each row (column) still accumulated first to last in
+// the same type, so every result is bit-identical to reduce_reference:
+// * rows of a row-major source: kRows rows at a time, one accumulator each -- independent
+//   dependency chains instead of one long one (an add's latency per element);
+// * columns of a row-major source: the whole row of accumulators advanced by one source row at a
+//   time, a contiguous loop the vectoriser takes.
+// Used only when the result cannot overlap the source (the reference loop reads a row after
+// the previous result was written); PTO_CPU_REFERENCE_LOOPS keeps the reference loop always.
+template <bool IsRow, int Kind, typename D, typename S>
+inline void reduce_fast(typename D::DType* d, const typename S::DType* s, int outer, int inner) {
+    using ST = typename S::DType;
+    using DT = typename D::DType;
+    using AT = acc_t<ST>;
+    using CT = calc_t<ST>;
+    if constexpr (IsRow) {
+        constexpr int kRows = 8;
+        int o = 0;
+        for (; o + kRows <= outer; o += kRows) {
+            AT acc[kRows];   // fully unrolled below: kept in registers
+            PTO_CPU_UNROLL_FULL
+            for (int k = 0; k < kRows; ++k) acc[k] = 0;
+            const ST* base = s + (int64_t)o * S::Cols;
+            for (int i = 0; i < inner; ++i) {
+                PTO_CPU_UNROLL_FULL
+                for (int k = 0; k < kRows; ++k)
+                    reduce_step<Kind>(acc[k], (AT)cvt<CT>(base[(int64_t)k * S::Cols + i]), i);
+            }
+            PTO_CPU_UNROLL_FULL
+            for (int k = 0; k < kRows; ++k) d[at<D>(o + k, 0)] = cvt<DT>((calc_t<DT>)acc[k]);
+        }
+        if (o < outer) reduce_reference<true, Kind, D, S>(d + at<D>(o, 0), s + (int64_t)o * S::Cols, outer - o, inner);
+    } else {
+        AT* __restrict acc = (AT*)scratch(1, sizeof(AT) * (size_t)outer + 64);
+        for (int o = 0; o < outer; ++o) acc[o] = 0;
+        for (int i = 0; i < inner; ++i) {
+            const ST* __restrict row = s + (int64_t)i * S::Cols;
+            PTO_CPU_IVDEP
+            for (int o = 0; o < outer; ++o) reduce_step<Kind>(acc[o], (AT)cvt<CT>(row[o]), i);
+        }
+        for (int o = 0; o < outer; ++o) d[at<D>(0, o)] = cvt<DT>((calc_t<DT>)acc[o]);
+    }
+}
+
 template <bool IsRow, int Kind, typename D, typename S>
 inline void reduce(const char* name, D& dst, S& src) {
-    using AT = acc_t<typename S::DType>;
     typename D::DType* d = ptr(dst, name);
     const typename S::DType* s = ptr(src, name);
     const int vr = vrows(src), vc = vcols(src);
     const int outer = IsRow ? vr : vc, inner = IsRow ? vc : vr;
     if (outer > (IsRow ? D::Rows : D::Cols))
         fatal(name, "result of %d elements does not fit a %dx%d tile", outer, D::Rows, D::Cols);
-    for (int o = 0; o < outer; ++o) {
-        AT acc = 0;
-        for (int i = 0; i < inner; ++i) {
-            const AT v = (AT)cvt<calc_t<typename S::DType>>(IsRow ? s[at<S>(o, i)] : s[at<S>(i, o)]);
-            if (i == 0 && Kind != 0) acc = v;
-            else if (Kind == 0) acc += v;
-            else if (Kind == 1) acc = v > acc ? v : acc;
-            else acc = v < acc ? v : acc;
+#if !defined(PTO_CPU_REFERENCE_LOOPS)
+    if (!col_stored<S>() && outer > 0 && inner > 0) {
+        const char* d0 = (const char*)d;
+        const char* d1 = (const char*)(d + (IsRow ? at<D>(outer - 1, 0) : at<D>(0, outer - 1)) + 1);
+        const char* s0 = (const char*)s;
+        const char* s1 = (const char*)(s + (int64_t)(vr - 1) * S::Cols + vc);
+        if (d1 <= s0 || s1 <= d0) {   // the result does not overlap the source
+            reduce_fast<IsRow, Kind, D, S>(d, s, outer, inner);
+            return;
         }
-        d[IsRow ? at<D>(o, 0) : at<D>(0, o)] = cvt<typename D::DType>((calc_t<typename D::DType>)acc);
     }
+#endif
+    reduce_reference<IsRow, Kind, D, S>(d, s, outer, inner);
 }
 
 // dst[r,c] = f(src[r,c], vec[r,0]) (IsRow) or f(src[r,c], vec[0,c]).

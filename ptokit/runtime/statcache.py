@@ -1,0 +1,100 @@
+"""Digests remembered across processes while the files they cover are unchanged.
+
+Hashing ptokit's own code for the ``@pl.jit`` key, hashing the bundled headers for a build
+key, and asking the compiler for its identity cost a new process 10-20 ms on every first
+call, although none of these inputs changed since the last process. ``remembered(kind,
+paths, compute)`` runs ``compute()`` once and stores its result in
+``<cache root>/stat/<kind>-<hash of the paths>.json`` together with a signature of every
+path's ``stat`` (name, size, mtime_ns, ctime_ns, inode); a later process whose signature
+is the same reads the stored result instead of recomputing it. Any write to a covered
+file changes its ctime (which no user call can set back), so an edited file is always
+seen; a file that is added or removed changes the path list, hence the signature.
+
+The record file is private to the user (``cachedir``); one that is not, or that does not
+parse, is ignored and rewritten. ``PTOKIT_STAT_CACHE=0`` turns the store off (every
+process recomputes).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from . import cachedir
+
+FORMAT = 1
+# what this process read or computed (tests check that a new process reads, not computes)
+STATS: Dict[str, int] = {"reads": 0, "computes": 0}
+
+
+def enabled() -> bool:
+    return os.environ.get("PTOKIT_STAT_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def signature(paths: Sequence[Path]) -> str:
+    """sha256 over (path, size, mtime_ns, ctime_ns, inode) of every path, in the given order;
+    a missing path counts as such."""
+    h = hashlib.sha256()
+    for p in paths:
+        try:
+            st = os.stat(p)
+            h.update(f"{p}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\n".encode())
+        except OSError:
+            h.update(f"{p}\0missing\n".encode())
+    return h.hexdigest()
+
+
+def tree_files(root: Path, suffixes: Optional[Tuple[str, ...]] = None) -> List[str]:
+    """Every regular file under ``root`` (``__pycache__`` folders skipped), with one of
+    ``suffixes`` when given, sorted by their path relative to ``root`` (os.walk: several times
+    faster than ``Path.rglob`` on a few hundred files)."""
+    out = []
+    for d, dirs, names in os.walk(root):
+        dirs[:] = [x for x in dirs if x != "__pycache__"]
+        for n in names:
+            if suffixes is None or n.endswith(suffixes):
+                p = os.path.join(d, n)
+                if os.path.isfile(p):
+                    out.append(p)
+    base = len(str(root).rstrip(os.sep)) + 1
+    return sorted(out, key=lambda p: p[base:].split(os.sep))
+
+
+def _record_path(kind: str, paths: Sequence[Path]) -> Path:
+    where = hashlib.sha256("\0".join(str(p) for p in paths[:1]).encode() + kind.encode()).hexdigest()[:16]
+    return cachedir.checked_subdir("stat") / f"{kind}-{where}.json"
+
+
+def remembered(kind: str, paths: Sequence[Path], compute: Callable[[], str]) -> str:
+    """``compute()``, or the value a process stored for the same ``kind`` while every one of
+    ``paths`` had the stat it has now."""
+    if not enabled() or not paths:
+        STATS["computes"] += 1
+        return compute()
+    sig = signature(paths)
+    try:
+        rec = _record_path(kind, paths)
+    except (OSError, cachedir.UnsafeCacheError):
+        STATS["computes"] += 1
+        return compute()
+    try:
+        with open(rec, "rb") as fh:
+            if cachedir.private_file_ok(os.fstat(fh.fileno())):
+                m = json.loads(fh.read())
+                if (isinstance(m, dict) and m.get("format") == FORMAT and m.get("kind") == kind
+                        and m.get("signature") == sig and isinstance(m.get("value"), str)):
+                    STATS["reads"] += 1
+                    return m["value"]
+    except (OSError, ValueError):
+        pass
+    value = compute()
+    STATS["computes"] += 1
+    if signature(paths) == sig:      # nothing changed while computing: safe to store
+        try:
+            cachedir.write_private(rec, json.dumps({"format": FORMAT, "kind": kind, "signature": sig,
+                                                    "value": value}).encode())
+        except OSError:
+            pass
+    return value
