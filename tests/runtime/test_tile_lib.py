@@ -6,7 +6,6 @@ into tiles, runs instructions and stores the result, and is called through ctype
 from __future__ import annotations
 
 import ctypes
-import time
 
 import ml_dtypes
 import numpy as np
@@ -38,7 +37,6 @@ def lib(tmp_path_factory):
     so.cvt.argtypes = [I, I, P, P]
     for name in ("mm_f32", "mm_f16", "mm_bf16", "mm_i8"):
         getattr(so, name).argtypes = [P, P, P, P, P, I, I, I, I, I]
-    so.mm_bench_f32.argtypes = [I]
     so.alias_case.argtypes = [P, P, P]
     so.reshape_case.argtypes = [P, P, P]
     so.extract_insert_case.argtypes = [P, P, P, I, I, I, I]
@@ -287,16 +285,6 @@ def test_tmatmul(lib, dt, M, K, N, acc, via_vec):
         ref += a2.astype(np.float64) @ b2.astype(np.float64)
     rtol = 1e-5 if dt == "f32" else 1e-3
     np.testing.assert_allclose(o, ref, rtol=rtol, atol=rtol * np.sqrt(K))
-
-
-def test_tmatmul_speed(lib):
-    lib.mm_bench_f32(1)
-    reps = 20
-    t0 = time.perf_counter()
-    lib.mm_bench_f32(reps)
-    ms = (time.perf_counter() - t0) / reps * 1e3
-    print(f"\nTMATMUL 128x128x128 f32 (test build, -O1): {ms:.3f} ms")
-    assert ms < 20.0
 
 
 def test_aliasing_same_offset(lib):

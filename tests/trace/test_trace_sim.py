@@ -1,10 +1,8 @@
 """Traces of hand-written simulator cases (tests/runtime/sim_cases): a mixed AIC+AIV task,
-a 1000-task chain and fan (critical path, tracing overhead: printed with -s)."""
+a 1000-task chain and fan (critical path, the trace file round trip)."""
 from __future__ import annotations
 
 import json
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -63,7 +61,7 @@ def test_mixed_task_lanes_on_one_cluster(sim, tmp_path):
     assert read_trace(path).summary() == s
 
 
-def test_chain_and_fan_critical_paths_and_trace_overhead(sim, tmp_path):
+def test_chain_and_fan_critical_paths_and_trace_round_trip(sim, tmp_path):
     y = np.zeros(16, np.float32)
     chain = sim("NCHAIN", [y, N])
     s = chain.summary()
@@ -77,28 +75,13 @@ def test_chain_and_fan_critical_paths_and_trace_overhead(sim, tmp_path):
     assert sf.edges == 0 and sf.critical_path_count == 1
     assert sf.critical_path_ns == int((fan.timeline.blocks["end_ns"] - fan.timeline.blocks["start_ns"]).max())
 
-    # overhead of tracing: the run itself is unchanged (the timeline is always recorded);
-    # writing the file costs per block
-    best_off = min(sim("NCHAIN", [y, N]).elapsed for _ in range(3))
+    # the trace file round-trips (its cost per block is a bench figure, not a test)
     path = tmp_path / "chain.json"
-    t = time.perf_counter()
     write_trace(path, chain)
-    write_s = time.perf_counter() - t
-    t = time.perf_counter()
     doc = trace_events(chain)
-    build_s = time.perf_counter() - t
-    t = time.perf_counter()
-    summary_s = (chain.summary(), time.perf_counter() - t)[1]
-    t = time.perf_counter()
     back = read_trace(path)
-    read_s = time.perf_counter() - t
     assert back.summary() == s
     assert len([e for e in doc["traceEvents"] if e["ph"] == "X" and e["cat"] == "task"]) == N
-    print(f"\nchain of {N}: run {best_off * 1e3:.2f} ms ({best_off / N * 1e6:.2f} us/task); trace: events "
-          f"{build_s * 1e3:.1f} ms, write {write_s * 1e3:.1f} ms ({write_s / N * 1e6:.1f} us/block, "
-          f"{path.stat().st_size / 1e6:.2f} MB), read {read_s * 1e3:.1f} ms, summary {summary_s * 1e3:.1f} ms",
-          file=sys.stderr)
-    assert write_s / N < 1e-3     # generous: ~15 us/block measured on the CI machine
 
 
 def test_mixed_task_fifo_waits_are_recorded_when_tracing(sim, tmp_path):

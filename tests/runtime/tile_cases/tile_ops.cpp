@@ -251,18 +251,6 @@ void mm_i8(const void* a, const void* b, const void* a2, const void* b2, void* o
     matmul_case<int8_t, int32_t, 128, 128, 128>(a, b, a2, b2, o, M, K, N, acc, via_vec);
 }
 
-// TMATMUL alone, `reps` times on already loaded 128x128x128 f32 operands (timed from Python).
-void mm_bench_f32(int reps) {
-    TileLeft<float, 128, 128> l;
-    TileRight<float, 128, 128> r;
-    TileAcc<float, 128, 128> c;
-    TASSIGN(l, 0);
-    TASSIGN(r, 0);
-    TASSIGN(c, 0);
-    for (int i = 0; i < 128 * 128; ++i) { l.data()[i] = (float)(i % 7); r.data()[i] = (float)(i % 5); }
-    for (int i = 0; i < reps; ++i) TMATMUL(c, l, r);
-}
-
 // Two tiles TASSIGNed at the same offset alias: o1 = (tile B after loading via A), then
 // TADDS on B is visible through A: o2 = a + 1.
 void alias_case(const float* a, float* o1, float* o2) {
