@@ -308,10 +308,9 @@ def _take_along(ts, attrs):
     return TileType(idx.shape, inp.dtype, MemorySpace.Vec)
 
 
-def _take_along_expand(args, attrs, emit):
-    """The flat offsets b * cols + index[b, k] (a row ramp 0 .. rows-1 as a column, times the input's
-    columns, added along each row), then one flat gather."""
-    inp, index = args
+def _flat_offsets(inp, index, emit):
+    """b * cols + index[b, k]: a row ramp 0 .. rows-1 as a column, times the input's columns, added along
+    each row (computed in INT32, narrowed back to an INT16 index's width)."""
     rows, cols = inp.type.shape
     i32 = ScalarType(DType.INT32)
     flat = index if index.type.dtype is DType.INT32 else emit("cast", [index], {"target_type": DType.INT32,
@@ -321,6 +320,14 @@ def _take_along_expand(args, attrs, emit):
     flat = emit("row_expand_add", [flat, base], {})
     if index.type.dtype is DType.INT16:
         flat = emit("cast", [flat], {"target_type": DType.INT16, "mode": "rint"})
+    return flat
+
+
+def _take_along_expand(args, attrs, emit):
+    """The flat offsets b * cols + index[b, k] (a row ramp 0 .. rows-1 as a column, times the input's
+    columns, added along each row), then one flat gather."""
+    inp, index = args
+    flat = _flat_offsets(inp, index, emit)
     tmp = emit("create_tile", [], {"shape": list(index.type.shape), "dtype": flat.type.dtype,
                                    "target_memory": MemorySpace.Vec})
     return emit("gather", [inp, flat, tmp], {})
@@ -362,16 +369,7 @@ def _put_along(ts, attrs):
 def _put_along_expand(args, attrs, emit):
     """The flat offsets b * cols + index[b, k] (computed in INT32), then one in-place scatter."""
     inp, index, src = args
-    rows, cols = inp.type.shape
-    i32 = ScalarType(DType.INT32)
-    flat = index if index.type.dtype is DType.INT32 else emit("cast", [index], {"target_type": DType.INT32,
-                                                                               "mode": "rint"})
-    ramp = emit("ci", [N.Const(0, type=i32)], {"shape": (1, rows), "dtype": DType.INT32, "descending": False})
-    base = emit("muls", [emit("reshape", [ramp], {"shape": (rows, 1)}), N.Const(cols, type=i32)], {})
-    flat = emit("row_expand_add", [flat, base], {})
-    if index.type.dtype is DType.INT16:
-        flat = emit("cast", [flat], {"target_type": DType.INT16, "mode": "rint"})
-    return emit("scatter", [inp, src, flat], {})
+    return emit("scatter", [inp, src, _flat_offsets(inp, index, emit)], {})
 
 
 declare("tensor.scatter", (P("input"), P("dim", "int", skipped_when_keyword=True), P("index"), P("src")), _put_along,
