@@ -23,20 +23,25 @@ def _array_results(em, s) -> None:
                                   if isinstance(r.type, ArrayType)])
 
 
+def _carried(em, s, b: Builder) -> list:
+    """The loop's carried scalars as (param, init, yield, result); the tiles it carries share their
+    buffer, so that buffer is made to exist before the loop."""
+    for (p, init) in s.iter_args:
+        if isinstance(p.type, TileType):
+            rep = em.buffer_of.get(p.name, p.name)
+            if rep not in em.values and isinstance(init, N.Var):
+                em.alloc(init, b, s.loc)
+    return [(p, init, y, r) for (p, init), y, r in zip(s.iter_args, s.yields, s.results)
+            if isinstance(p.type, ScalarType)]
+
+
 def for_loop(em, s: N.For, b: Builder):
     lo = em.scalar(s.start, "index", b)
     hi = em.scalar(s.stop, "index", b)
     st = em.scalar(s.step, "index", b)
     iv = em.fresh(s.var.name)
     em.values[s.var.name] = (Value(iv, P.ScalarType("index")), INDEX)
-    # tiles carried by the loop share their buffer: make sure it exists before the loop
-    for (p, init) in s.iter_args:
-        if isinstance(p.type, TileType):
-            rep = em.buffer_of.get(p.name, p.name)
-            if rep not in em.values and isinstance(init, N.Var):
-                em.alloc(init, b, s.loc)
-    sc = [(p, init, y, r) for (p, init), y, r in zip(s.iter_args, s.yields, s.results)
-          if isinstance(p.type, ScalarType)]
+    sc = _carried(em, s, b)
     iter_args = []
     res = ""
     if sc:
@@ -56,16 +61,11 @@ def for_loop(em, s: N.For, b: Builder):
         em.values[r.name] = (val, r.type)
     _array_results(em, s)
 
+
 def while_loop(em, s: N.While, b: Builder):
     """``scf.while``: the statements before the loop's Condition fill the condition region, which
     passes the carried scalars on to the body region; tiles carried share their buffer."""
-    for (p, init) in s.iter_args:
-        if isinstance(p.type, TileType):
-            rep = em.buffer_of.get(p.name, p.name)
-            if rep not in em.values and isinstance(init, N.Var):
-                em.alloc(init, b, s.loc)
-    sc = [(p, init, y, r) for (p, init), y, r in zip(s.iter_args, s.yields, s.results)
-          if isinstance(p.type, ScalarType)]
+    sc = _carried(em, s, b)
     inits = [(em.fresh(p.name), em.scalar(init, p.type.dtype.mlir, b)) for p, init, _, _ in sc]
     after_names = [em.fresh(p.name) for p, _, _, _ in sc]
     res = ""
