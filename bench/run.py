@@ -383,7 +383,9 @@ class Bench:
         for key, orch, arr, edges in (("chain", mchain, y, N_TASKS - 1), ("fan", mfan, yfan, 0)):
             per = {}
             for mode in ("off", "manual"):
-                cfg = RunConfig(runtime="tensormap_and_ringbuffer", race_check=mode)
+                # schedule="default": the checker's cost alone ("auto" would also run the checked
+                # scope reversed, one block at a time)
+                cfg = RunConfig(runtime="tensormap_and_ringbuffer", race_check=mode, schedule="default")
                 run_binaries(str(orch), kernels, [arr, N_TASKS], cfg)   # warm
                 times = []
                 for _ in range(reps):

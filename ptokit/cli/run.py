@@ -55,8 +55,9 @@ def run_main(argv) -> int:
                     help="race checker: off, manual (the tasks of MANUAL scopes; default) or all (every scope)")
     ap.add_argument("--race-report", default="error", metavar="HOW",
                     help="a race found: error (the run fails; default) or warn")
-    ap.add_argument("--schedule", default="default", metavar="ORDER",
-                    help="order among ready tasks: default, reverse or random (adversarial: one block at a time)")
+    ap.add_argument("--schedule", default="auto", metavar="ORDER",
+                    help="order among ready tasks: default, reverse or random (adversarial: one block at a time), "
+                         "or auto (reverse where the race checker checks tasks, else default; the default)")
     ap.add_argument("--schedule-seed", type=count(0), default=0, help="seed of --schedule random")
     ap.add_argument("--save-outputs", default=None, metavar="DIR", help="write every OUT/INOUT tensor as NAME.npy")
     ap.add_argument("--trace", default=None, metavar="FILE", help="write a run trace (Perfetto) to FILE")

@@ -24,7 +24,9 @@ SWIMLANE_LEVELS = range(0, 5)    # pypto: 0 off .. 4 full (True = 4)
 DUMP_ARGS_LEVELS = range(0, 3)   # pypto: 0 off, 1 tagged tensors, 2 all
 RACE_CHECK_MODES = ("off", "manual", "all")    # race checker: off / MANUAL scopes / every scope
 RACE_REPORTS = ("error", "warn")               # a race found: RaceError / RaceWarning
-SCHEDULES = ("default", "reverse", "random")   # order among ready tasks (the last two: adversarial)
+SCHEDULES = ("default", "reverse", "random", "auto")   # order among ready tasks ("reverse", "random":
+# adversarial; "auto": "reverse" where the race checker checks a task -- race_check="all", or the
+# tasks of MANUAL scopes under "manual" -- else "default")
 
 # ptokit's simulator sizes, and the pypto override that sets each (same meaning, pypto's name)
 _RING_FIELDS = (("ring_task_window", "task_ring_size"), ("ring_heap", "heap_size"),
@@ -99,7 +101,7 @@ class RunConfig:
     ptoas_compat: Optional[str] = None                # None: the tree's; "0.27": ptoas 0.27's .pto and FIFO rule
     race_check: str = "manual"                        # race checker: "off", "manual" scopes, "all" scopes
     race_report: str = "error"                        # a race found: "error" (RaceError) or "warn" (RaceWarning)
-    schedule: str = "default"                         # "reverse" / "random": adversarial order of ready tasks
+    schedule: Optional[str] = "auto"                  # order of ready tasks (None = "auto"; SCHEDULES above)
     schedule_seed: int = 0                            # seed of schedule="random"
 
     def __post_init__(self):
@@ -194,6 +196,8 @@ class RunConfig:
                 raise ValueError(f"{name}={v!r}: must be an integer >= {lo}")
 
     def _check_races(self):
+        if self.schedule is None:
+            self._set("schedule", "auto")
         for name, allowed in (("race_check", RACE_CHECK_MODES), ("race_report", RACE_REPORTS),
                               ("schedule", SCHEDULES)):
             v = getattr(self, name)

@@ -73,6 +73,8 @@ class RunResult:
     profile: Optional[dict] = None           # compile stage seconds, with RunConfig(compile_profiling=True)
     dump_dir: Optional[object] = None   # the folder of the argument dump (RunConfig.enable_dump_args)
     races: list = field(default_factory=list)   # the race checker's reports (RunConfig.race_check), races.Race
+    schedule: str = "default"   # the order among ready tasks the run used: "default", "reverse", "random" ...
+    schedule_from: Optional[int] = None   # ... from this task on (None: "default" throughout)
 
     def summary(self) -> RunSummary:
         """Run statistics (``ptokit.runtime.summary.RunSummary``): critical path, busy cores, waits."""

@@ -6,7 +6,7 @@ R, C, H = 64, 64, 32
 
 # the scenarios (the `sel` argument)
 (RAW, RAW_FIXED, WAR, WAR_FIXED, WAW, DISJOINT, OVERLAP, AUTO, CHAIN, AUTO_WAR, CREATED, CREATED_FIXED, SPMD_ROWS,
- SPMD_SAME, SPMD_COLS) = range(15)
+ SPMD_SAME, SPMD_COLS, AUTO_THEN_RAW) = range(16)
 
 
 @pl.program
@@ -93,4 +93,9 @@ class Races:
             if sel == 14:                                   # column blocks: strided, disjoint
                 with pl.spmd(core_num=4):
                     y = self.cols(x, y)
+        if sel == 15:                                       # an AUTO-scope task, then a MANUAL scope's RAW
+            self.inc(x, t)
+            with pl.manual_scope():
+                self.inc(t, y)
+                self.inc(y, t)
         return y

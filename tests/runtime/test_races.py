@@ -2,7 +2,8 @@
 a MANUAL scope's missing deps= edge is reported with both DSL call sites, the same program with
 the edge is clean and computes the right numbers under every schedule, AUTO scopes are never
 reported in "manual" mode, "off" checks nothing, and an adversarial schedule makes a racy
-program's wrong numbers observable.  Both runtime kinds."""
+program's wrong numbers observable -- by default wherever the checker checks tasks.  Both
+runtime kinds."""
 import inspect
 import warnings
 
@@ -131,6 +132,62 @@ def test_adversarial_schedule_shows_the_race_in_the_numbers(runtime, tmp_path_fa
     assert set(outcomes.values()) == {True, False}
 
 
+def test_checked_runs_default_to_the_reverse_schedule(runtime, tmp_path_factory):
+    """No schedule given: a run whose tasks the checker checks runs adversarially (reverse), so a
+    racy program gives the same wrong numbers every time, next to the report; a program with the
+    right deps= computes the right ones; unchecked runs keep the default order."""
+    c = compiled(runtime, tmp_path_factory)
+    for _ in range(3):
+        with pytest.warns(RaceWarning, match=r"data race \(RAW\) in a MANUAL scope"):
+            t, y, res = run(c, P.RAW, race_report="warn")
+        np.testing.assert_allclose(y, 1.0)             # the reader ran first: t was still zeros
+        np.testing.assert_allclose(t, X + 1, rtol=1e-6)
+        assert (res.schedule, res.schedule_from) == ("reverse", 0)
+        assert [(r.kind, r.seq_a, r.seq_b) for r in res.races] == [("RAW", 0, 1)]
+    t0 = np.full_like(X, 5.0)
+    _, y, res = run(c, P.RAW_FIXED, t0)                 # RunConfig() as is
+    np.testing.assert_allclose(y, X + 2, rtol=1e-6)
+    assert (res.schedule, res.schedule_from, res.races) == ("reverse", 0, [])
+    t, y, res = run(c, P.CHAIN, t0, schedule=None)
+    np.testing.assert_allclose(y, X + 4, rtol=1e-5)
+    np.testing.assert_allclose(t, X + 3, rtol=1e-5)
+    assert res.schedule == "reverse"
+    # an AUTO-scope task first: it completes under the default order, the MANUAL scope's tasks
+    # then run reversed (task 2 reads y before task 1 writes it), the same way every time
+    for _ in range(2):
+        with pytest.warns(RaceWarning, match=r"data race \(RAW\) in a MANUAL scope: task 1 \(kernel 'inc'\)"):
+            t, y, res = run(c, P.AUTO_THEN_RAW, race_report="warn")
+        np.testing.assert_allclose(t, 1.0)
+        np.testing.assert_allclose(y, 2.0)
+        assert (res.schedule, res.schedule_from) == ("reverse", 1)
+    # nothing checked, nothing changed: MANUAL scopes without tasks, race_check="off", or
+    # schedule="default" keep the default order; race_check="all" checks (and reverses) everything
+    _, y, res = run(c, P.AUTO)
+    np.testing.assert_allclose(y, X + 2, rtol=1e-6)
+    assert (res.schedule, res.schedule_from) == ("default", None)
+    _, y, res = run(c, P.AUTO, race_check="all")
+    np.testing.assert_allclose(y, X + 2, rtol=1e-6)
+    assert (res.schedule, res.schedule_from) == ("reverse", 0)
+    for cfg in (dict(race_check="off"), dict(race_report="warn", schedule="default")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RaceWarning)
+            _, _, res = run(c, P.RAW, **cfg)
+        assert (res.schedule, res.schedule_from) == ("default", None)
+    _, _, res = run(c, P.RAW, race_check="off", schedule="random", schedule_seed=5)
+    assert (res.schedule, res.schedule_from) == ("random", 0)
+
+
+def test_schedule_in_the_trace(tmp_path_factory, tmp_path):
+    from ptokit.runtime.trace import read_trace
+    c = compiled(RUNTIMES[0], tmp_path_factory)
+    for sel, want in ((P.AUTO_THEN_RAW, ("reverse", 1)), (P.AUTO, ("default", None))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RaceWarning)
+            run(c, sel, race_report="warn", trace=str(tmp_path / "run.json"))
+        back = read_trace(tmp_path / "run.json")
+        assert (back.schedule, back.schedule_from) == want
+
+
 def test_spmd_blocks_writing_one_window_are_reported(runtime, tmp_path_factory):
     c = compiled(runtime, tmp_path_factory)
     for sel in (P.SPMD_ROWS, P.SPMD_COLS):          # each block on its own rows / columns: clean
@@ -188,7 +245,7 @@ def test_site_table_and_manual_scope_codegen(tmp_path_factory):
 @pytest.mark.parametrize("field,value,allowed", [
     ("race_check", "manual_only", "'off', 'manual', 'all'"),
     ("race_report", "raise", "'error', 'warn'"),
-    ("schedule", "lifo", "'default', 'reverse', 'random'"),
+    ("schedule", "lifo", "'default', 'reverse', 'random', 'auto'"),
 ])
 def test_bad_values_name_the_allowed_ones(field, value, allowed):
     with pytest.raises(ValueError, match=f"{field}={value!r}: must be one of {allowed}"):

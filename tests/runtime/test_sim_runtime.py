@@ -43,6 +43,7 @@ def test_diamond(sim, runtime):
     edges = {(int(e["producer"]), int(e["consumer"])) for e in res.timeline.edges}
     assert edges == {(0, 1), (0, 2), (1, 3), (2, 3)}
     assert res.tasks == 4 and res.blocks == 3 + 4   # the add is SPMD with 4 blocks
+    assert (res.schedule, res.schedule_from) == ("default", None)   # no MANUAL scope: the default order
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)

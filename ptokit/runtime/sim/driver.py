@@ -62,7 +62,7 @@ class PtoSimKernel(ctypes.Structure):
 class PtoSimStats(ctypes.Structure):
     _fields_ = [("elapsed_ns", ctypes.c_int64), ("tasks", ctypes.c_uint64), ("blocks", ctypes.c_uint64),
                 ("edges", ctypes.c_uint64), ("records", ctypes.c_uint64), ("abandoned", ctypes.c_int32),
-                ("schedulers", ctypes.c_int32)]
+                ("schedulers", ctypes.c_int32), ("schedule", ctypes.c_int32), ("schedule_from", ctypes.c_uint64)]
 
 
 class PtoSimDump(ctypes.Structure):
@@ -392,7 +392,8 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
     result = RunResult(elapsed=stats.elapsed_ns / 1e9, tasks=int(stats.tasks), blocks=int(stats.blocks),
                        timeline=Timeline(blocks, edges, names, task_args, fifo_waits, tuple(int(s) for s in skipped)),
                        schedulers=int(stats.schedulers), runtime=kind, clusters=config.clusters,
-                       platform=config.platform)
+                       platform=config.platform, schedule=SCHEDULES[stats.schedule],
+                       schedule_from=int(stats.schedule_from) if stats.schedule else None)
     if found:
         result.races = race_records(races, found, names, m.tensors[:m.ntensors])
     if dumped is not None:

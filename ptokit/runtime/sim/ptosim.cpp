@@ -102,7 +102,11 @@ Device* attach_device(Run* r, const PtoSimConfig* cfg) {
         d->fifos.clear();
         for (auto& c : d->cores) c->fifo_part = Core::FifoPart();
         ensure_ring(r->cfg, d->rings[0]);
-        r->adversarial = cfg->schedule != 0;
+        // schedule 3 (auto): reverse when every scope is checked, from the first task of a
+        // MANUAL scope when those are (then reverse too), else the default order
+        r->schedule = cfg->schedule != 3 ? cfg->schedule : cfg->race_check == 2 ? 1 : 0;
+        r->auto_pending = cfg->schedule == 3 && cfg->race_check == 1;
+        r->adversarial = r->schedule != 0;
         r->rng = cfg->schedule_seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
         race_begin_run(r->race, cfg->race_check);
         // host_build_graph and the adversarial schedules start dispatching when the orchestration
@@ -302,7 +306,7 @@ extern "C" __attribute__((visibility("default"))) int ptosim_run(
     if (stats) memset(stats, 0, sizeof *stats);
     if (err && errlen > 0) err[0] = 0;
     if (cfg->clusters < 1 || cfg->task_ring_size < 1 || cfg->dep_pool_size < 1 || cfg->heap_size < kHeapAlign ||
-        cfg->race_check < 0 || cfg->race_check > 2 || cfg->schedule < 0 || cfg->schedule > 2)
+        cfg->race_check < 0 || cfg->race_check > 2 || cfg->schedule < 0 || cfg->schedule > 3)
         return set_err(PTO2_ERR_INVALID_ARGS, "invalid simulator configuration");
     if (ntensors < 0 || (uint32_t)ntensors > CHIP_MAX_TENSOR_ARGS)
         return set_err(PTO2_ERR_INVALID_ARGS, fmt("%d tensor args: at most %u", ntensors, CHIP_MAX_TENSOR_ARGS));
@@ -368,6 +372,8 @@ extern "C" __attribute__((visibility("default"))) int ptosim_run(
         stats->abandoned = abandoned ? 1 : 0;
         int def = cfg->platform == 1 ? 5 : 4;
         stats->schedulers = (cfg->aicpu_thread_num > 0 ? cfg->aicpu_thread_num : def) - 1;
+        stats->schedule = r->schedule;
+        stats->schedule_from = r->schedule_from;
     }
     int code = r->failed ? r->code : 0;
     std::string msg = r->msg;

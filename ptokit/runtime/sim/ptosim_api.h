@@ -23,7 +23,9 @@ typedef struct PtoSimConfig {
     uint64_t heap_size;        // bytes per heap ring
     uint64_t dep_pool_size;    // dependency edges per ring
     int32_t race_check;        // race checker: 0 off, 1 tasks of MANUAL scopes and untracked args, 2 every task
-    int32_t schedule;          // ready-task order: 0 default, 1 reverse (newest ready first), 2 seeded random
+    int32_t schedule;          // ready-task order: 0 default, 1 reverse (newest ready first), 2 seeded random,
+                               // 3 auto: reverse under race_check 2, under race_check 1 from the first task
+                               // submitted in a MANUAL scope on (after the earlier tasks are done), else 0
     uint64_t schedule_seed;    // seed of schedule 2
 } PtoSimConfig;
 
@@ -42,6 +44,8 @@ typedef struct PtoSimStats {
     uint64_t records;
     int32_t abandoned;         // 1: a core or the orchestrator was still stuck in user code
     int32_t schedulers;        // aicpu_thread_num - 1
+    int32_t schedule;          // the ready-task order the run used (0 default, 1 reverse, 2 seeded random) ...
+    uint64_t schedule_from;    // ... from this submission number on (before it: the default order)
 } PtoSimStats;
 
 // One dispatched block (one lane of a mixed block), times relative to the run start.

@@ -330,6 +330,26 @@ Task& commit_task(Run* r, Ring& rg, int ringi, const CoreTaskArgs* a, const Subm
     return t;
 }
 
+void wait_for_producers(Run* r, std::unique_lock<std::mutex>& lk, std::vector<uint64_t>& prods, const char* what);
+
+// schedule auto, race_check manual: the first task submitted in a MANUAL scope switches the run
+// to the reverse schedule.  The tasks before it are waited for first (under the default order),
+// so that from here on the order depends only on the graph, as when the run starts reversed.
+void switch_to_adversarial(Run* r, std::unique_lock<std::mutex>& lk) {
+    r->auto_pending = false;
+    std::vector<uint64_t> live;
+    for (int ri = 0; ri < kRings; ++ri) {
+        Ring& rg = r->ring(ri);
+        for (uint64_t l = rg.tail; rg.size && l < rg.head; ++l)
+            if (!rg.slot(l).completed) live.push_back(rg.slot(l).id);
+    }
+    wait_for_producers(r, lk, live, "the tasks submitted before the first MANUAL scope");
+    r->schedule = 1;
+    r->schedule_from = r->seq;
+    r->adversarial = true;
+    r->dispatch_enabled = false;
+}
+
 void op_submit(void* rtp, int32_t kind, const int32_t* ids, const CoreTaskArgs* a, TaskOutputTensors* out) {
     Run* r = static_cast<Run*>(rtp);
     Device* d = r->dev;
@@ -338,6 +358,7 @@ void op_submit(void* rtp, int32_t kind, const int32_t* ids, const CoreTaskArgs* 
         lk.unlock();
         throw RunAbort();
     }
+    if (r->auto_pending && r->manual_from != UINT64_MAX) switch_to_adversarial(r, lk);
     Submission s;
     s.seq = r->seq;
     check_submission(r, lk, kind, ids, a, s);

@@ -71,7 +71,12 @@ struct Run {
     // submission of the outermost open MANUAL scope) are not dependencies; UINT64_MAX: none open
     uint64_t manual_from = UINT64_MAX;
     std::vector<uint64_t> manual_stack;  // manual_from of the enclosing scopes
-    bool adversarial = false;      // cfg.schedule != 0: one block at a time, in the schedule's order
+    bool adversarial = false;      // schedule != 0: one block at a time, in the schedule's order
+    int schedule = 0;              // the order in force: 0 default, 1 reverse, 2 seeded random
+    // cfg.schedule 3 (auto) under race_check 1: switch to reverse at the first task submitted
+    // in a MANUAL scope (switch_to_adversarial, sim_orchestration.hpp)
+    bool auto_pending = false;
+    uint64_t schedule_from = 0;    // the submission number the order in force holds from
     uint64_t rng = 0;              // schedule 2: xorshift64 state
     uint64_t ready_no = 0;         // make_ready counter (schedule 1: newest first)
     int64_t t0 = 0;

@@ -181,7 +181,7 @@ int free_clusters_for(Device* d, const Task* t) {
     return n;
 }
 
-// The adversarial schedules (cfg.schedule 1 reverse, 2 seeded random): one dispatch unit at a
+// The adversarial schedules (Run::schedule 1 reverse, 2 seeded random): one dispatch unit at a
 // time -- a block (every lane of a mixed block; every block of a sync-start task) -- and only
 // when no core is busy, taking among all ready tasks the newest (1) or a seeded random one (2).
 // Which task runs next then depends only on the graph and the seed, not on thread timing.
@@ -192,15 +192,16 @@ void dispatch_adversarial(Run* r, Core* self) {
     if (n == 0) return;
     int kind = -1;
     size_t pos = 0;
-    if (r->cfg.schedule == 1) {
+    if (r->schedule == 1) {
+        // a queue is in the order its tasks became ready (make_ready appends, dispatch erases):
+        // the newest ready task is the newest of the three queue backs
         uint64_t best = 0;
         for (int k = 0; k < 3; ++k)
-            for (size_t i = 0; i < r->queues[k].size(); ++i)
-                if (kind < 0 || r->queues[k][i]->ready_no > best) {
-                    best = r->queues[k][i]->ready_no;
-                    kind = k;
-                    pos = i;
-                }
+            if (!r->queues[k].empty() && (kind < 0 || r->queues[k].back()->ready_no > best)) {
+                best = r->queues[k].back()->ready_no;
+                kind = k;
+                pos = r->queues[k].size() - 1;
+            }
     } else {
         r->rng ^= r->rng << 13;
         r->rng ^= r->rng >> 7;
