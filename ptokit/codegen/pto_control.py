@@ -23,6 +23,18 @@ def _array_results(em, s) -> None:
                                   if isinstance(r.type, ArrayType)])
 
 
+def _shaped_views(em, names, b: Builder, loc) -> None:
+    """A carried tile whose shared buffer was first made with another shape (``m =
+    pl.reshape(pl.full([1, r], ...), [r, 1])`` then carried): its own tile_buf over the same bytes,
+    before the loop, so every use inside and after it is typed as the tile is."""
+    from .pto import tile_buf   # pto imports this module
+    for v in names:
+        if isinstance(v.type, TileType) and v.name not in em.tile_views:
+            rep = em.buffer_of.get(v.name, v.name)
+            if rep in em.values and tile_buf(em.values[rep][1]) != tile_buf(v.type):
+                em.alloc(v, b, loc)
+
+
 def for_loop(em, s: N.For, b: Builder):
     lo = em.scalar(s.start, "index", b)
     hi = em.scalar(s.stop, "index", b)
@@ -35,6 +47,7 @@ def for_loop(em, s: N.For, b: Builder):
             rep = em.buffer_of.get(p.name, p.name)
             if rep not in em.values and isinstance(init, N.Var):
                 em.alloc(init, b, s.loc)
+    _shaped_views(em, [p for p, _ in s.iter_args] + list(s.results), b, s.loc)
     sc = [(p, init, y, r) for (p, init), y, r in zip(s.iter_args, s.yields, s.results)
           if isinstance(p.type, ScalarType)]
     iter_args = []
@@ -64,6 +77,7 @@ def while_loop(em, s: N.While, b: Builder):
             rep = em.buffer_of.get(p.name, p.name)
             if rep not in em.values and isinstance(init, N.Var):
                 em.alloc(init, b, s.loc)
+    _shaped_views(em, [p for p, _ in s.iter_args] + list(s.results), b, s.loc)
     sc = [(p, init, y, r) for (p, init), y, r in zip(s.iter_args, s.yields, s.results)
           if isinstance(p.type, ScalarType)]
     inits = [(em.fresh(p.name), em.scalar(init, p.type.dtype.mlir, b)) for p, init, _, _ in sc]
