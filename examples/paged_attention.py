@@ -9,7 +9,7 @@ Each sequence has its own, run-time number of pages (ceil(context_lens[b] / bloc
 mixed cube + vector kernel walks them with an online softmax: pl.gather_row copies a page of keys
 and one of values into L1 tiles (pl.create_l1), the cube computes the scores q @ K^T (the key tile
 read through b_trans=True, no copy), the vector side masks the columns past the context length of
-a partial last page (pl.set_validshape + pl.fillpad with -inf), updates the running max and sum,
+a partial last page (their positions compared with it, pl.tile.sels), updates the running max and sum,
 and hands the fp16 probabilities back to the cube for p @ V. Prints the max error against numpy
 and the wall time split into compile, build (first call) and run.
 """
