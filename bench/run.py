@@ -53,6 +53,7 @@ ROW_KEYS = [
     "softmax_numpy", "softmax_sim", "softmax_sim_ref", "softmax_sim_large",
     "layernorm_numpy", "layernorm_sim", "layernorm_sim_ref",
     "matmul_f32_tile", "matmul_f32_numpy", "matmul_f16_tile", "matmul_f16_numpy",
+    "model_flash_attention", "model_paged_decode", "model_paged_decode_spmd",
     "jit_small_cold", "jit_small_hit", "jit_small_disk", "jit_ten_cold", "jit_ten_hit", "jit_ten_disk",
     "jit_warm_call", "jit_warm_import_call",
     "dist_put_bw", "dist_get_bw", "dist_memcpy_bw", "dist_call_w2", "dist_barrier_w2", "dist_barrier_w4",
@@ -715,6 +716,12 @@ print(statistics.median(ts))
         self.add("jit_warm_import_call", "  import ptokit.language + the module + that call", w["import_call"], "ms",
                  "<=", 60.0, notes=f"import {w['import']:.1f} ms; interpreter start and numpy excluded", reps=w["n"])
 
+    def models(self):
+        """Model-sized examples: compile / build / run (bench/bench_models.py)."""
+        import bench_models
+        for key, metric, value, unit, notes, reps in bench_models.measure(self.fresh_dir("models"), self.quick):
+            self.add(key, metric, value, unit, notes=notes, reps=reps)
+
     def distributed(self):
         """Distributed runs on shared memory (bench/bench_distributed.py)."""
         import bench_distributed
@@ -726,7 +733,7 @@ print(statistics.median(ts))
         steps = [("import time", self.import_time), ("compile", self.compile_times), ("assembler", self.assembler),
                  ("builds", self.builds), ("one-task run", self.one_task), ("task overhead", self.overhead),
                  ("elementwise throughput", self.elementwise), ("softmax and layer norm", self.row_kernels),
-                 ("matmul tile", self.matmul),
+                 ("matmul tile", self.matmul), ("model examples", self.models),
                  ("@pl.jit calls", self.jit_calls), ("distributed runs", self.distributed)]
         for name, fn in steps:
             self.log(f"[bench] {name} ...")

@@ -23,14 +23,27 @@ def _array_results(em, s) -> None:
                                   if isinstance(r.type, ArrayType)])
 
 
+def _shaped_views(em, names, b: Builder, loc) -> None:
+    """A carried tile whose shared buffer was first made with another shape (``m =
+    pl.reshape(pl.full([1, r], ...), [r, 1])`` then carried): its own tile_buf over the same bytes,
+    before the loop, so every use inside and after it is typed as the tile is."""
+    from .pto import tile_buf   # lazy: pto imports this module
+    for v in names:
+        if isinstance(v.type, TileType) and v.name not in em.tile_views:
+            rep = em.buffer_of.get(v.name, v.name)
+            if rep in em.values and tile_buf(em.values[rep][1]) != tile_buf(v.type):
+                em.alloc(v, b, loc)
+
+
 def _carried(em, s, b: Builder) -> list:
     """The loop's carried scalars as (param, init, yield, result); the tiles it carries share their
-    buffer, so that buffer is made to exist before the loop."""
+    buffer, so that buffer is made to exist (in each carried tile's own shape) before the loop."""
     for (p, init) in s.iter_args:
         if isinstance(p.type, TileType):
             rep = em.buffer_of.get(p.name, p.name)
             if rep not in em.values and isinstance(init, N.Var):
                 em.alloc(init, b, s.loc)
+    _shaped_views(em, [p for p, _ in s.iter_args] + list(s.results), b, s.loc)
     return [(p, init, y, r) for (p, init), y, r in zip(s.iter_args, s.yields, s.results)
             if isinstance(p.type, ScalarType)]
 

@@ -68,7 +68,10 @@ def _splice(call: N.FuncCall, targets, inline, counter, depth, loc) -> List[N.St
                 raise CompileError(f"{callee.name} returns {len(st.values)} values, but the call binds "
                                    f"{len(targets)}", loc)
             for t, v in zip(targets, st.values):
-                out.append(N.Assign([t], v, loc=loc))
+                # `y = self.f(..., y)` returning the tensor it stored into: the name already holds
+                # it, and a self-assignment would make `y` loop-carried inside a loop
+                if not (isinstance(v, N.Var) and v.name == t.name):
+                    out.append(N.Assign([t], v, loc=loc))
             break
         out.append(st)
     return _inline_body(out, inline, counter, depth + 1)

@@ -113,3 +113,22 @@ def test_flash_attention_example(tmp_path_factory):
     run(q, k, v, o)
     ref = fa.reference(q, k, v)
     np.testing.assert_allclose(o, ref, rtol=2e-3, atol=2e-3 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("spmd", [False, True], ids=["one_task", "spmd"])
+def test_paged_attention_example(spmd, tmp_path_factory):
+    """examples/paged_attention.py at a small size: 8 sequences of 1 .. 4 pages of 16 keys (a full
+    table, whole pages, a single key, partial last pages), one task looping over them or one SPMD
+    block each."""
+    sys.path.insert(0, str(Path(__file__).parents[2] / "examples"))
+    import paged_attention as pa
+    batch, heads, dim, bs, maxb = 8, 16, 64, 16, 4
+    pages = batch * maxb + 3                  # a pool with pages no sequence uses
+    run = _compiled(f"paged_attention_{spmd}", lambda: pa.make_paged_attention(batch, heads, dim, bs, maxb, pages,
+                                                                              spmd=spmd), tmp_path_factory)
+    q, kc, vc, table, _ = pa.make_inputs(batch, heads, dim, bs, maxb, pages, seed=22)
+    lens = np.array([64, 32, 1, 17, 63, 16, 40, 5], np.int32)
+    out = np.full((batch * heads, dim), np.nan, np.float32)
+    run(q, kc, vc, table, lens, out)
+    ref = pa.reference(q, kc, vc, table, lens, heads, bs, maxb)
+    np.testing.assert_allclose(out, ref, rtol=2e-3, atol=2e-3 * np.abs(ref).max())
