@@ -73,6 +73,8 @@ class RunResult:
     profile: Optional[dict] = None           # compile stage seconds, with RunConfig(compile_profiling=True)
     dump_dir: Optional[object] = None   # the folder of the argument dump (RunConfig.enable_dump_args)
     races: list = field(default_factory=list)   # the race checker's reports (RunConfig.race_check), races.Race
+    copied: tuple = ()      # (argument index, reason) of each array copied into a device buffer
+    in_place: tuple = ()    # argument indices of the arrays the run used in place
 
     def summary(self) -> RunSummary:
         """Run statistics (``ptokit.runtime.summary.RunSummary``): critical path, busy cores, waits."""
