@@ -96,10 +96,11 @@ class PreparedTree:
 # instead of re-hashing the sources and objects; any change rebuilds (the build cache's checks).
 _prepared: dict = {}
 _prepared_lock = threading.Lock()
+_PREPARED_MAX = 64
 _SOURCE_SUFFIXES = (".py", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".inc")
 
 
-def _prepared_key(tree_dir, config: Optional[RunConfig], jobs) -> Optional[tuple]:
+def _prepared_key(tree_dir, config: Optional[RunConfig]) -> Optional[tuple]:
     if os.environ.get("PTO_ISA_ROOT"):     # headers outside the tree: always the full check
         return None
     cfg = (config.platform, config.ptoas_compat) if config is not None else None
@@ -107,11 +108,10 @@ def _prepared_key(tree_dir, config: Optional[RunConfig], jobs) -> Optional[tuple
     return (str(Path(tree_dir).resolve()), cfg, tree_flags(), env)
 
 
-def _prepared_paths(root: Path, objects) -> list:
+def _source_paths(root: Path) -> list:
+    """The tree's sources and folders and the bundled headers: what a build of the tree reads."""
     files = statcache.tree_files(root, _SOURCE_SUFFIXES) + statcache.tree_files(INCLUDE_DIR)
     folders = sorted({os.path.dirname(f) for f in files})     # a file added to a folder changes its mtime
-    for o in objects:
-        files += [str(o), str(Path(o).with_suffix(".json"))]
     return [str(root)] + folders + files
 
 
@@ -121,16 +121,21 @@ def prepare_tree(tree_dir, config: Optional[RunConfig] = None, *, jobs: Optional
     its callable image.  A long build shows progress on stderr when it is a terminal.  A tree
     prepared before in this process whose files are unchanged (a stat of each) is not looked up
     again (``_prepared``)."""
-    key = _prepared_key(tree_dir, config, jobs)
-    if key is not None and statcache.enabled():
+    key = _prepared_key(tree_dir, config) if statcache.enabled() else None
+    if key is not None:
         with _prepared_lock:
             hit = _prepared.get(key)
         if hit is not None and statcache.signature(hit[2]) == hit[0]:
             return hit[1]
+        sources = _source_paths(Path(key[0]))
+        before = statcache.signature(sources)      # taken before the build: an edit during it is seen
     prepared, objects = _prepare_tree(tree_dir, config, jobs=jobs, quiet=quiet)
-    if key is not None:
-        paths = _prepared_paths(prepared.root, objects)
+    if key is not None and statcache.signature(sources) == before:
+        paths = sources + [str(f) for o in objects for f in (o, Path(o).with_suffix(".json"))]
         with _prepared_lock:
+            _prepared.pop(key, None)
+            while len(_prepared) >= _PREPARED_MAX:     # the oldest tree first
+                _prepared.pop(next(iter(_prepared)))
             _prepared[key] = (statcache.signature(paths), prepared, paths)
     return prepared
 

@@ -185,7 +185,9 @@ def trace_events(result, *, clusters: Optional[int] = None, platform: Optional[s
              "runtime": getattr(runtime, "value", str(runtime or "")), "clusters": clusters,
              "schedulers": int(getattr(result, "schedulers", 0) or 0), "tasks": int(getattr(result, "tasks", 0) or 0),
              "blocks": int(getattr(result, "blocks", len(b)) or 0), "elapsed_s": float(getattr(result, "elapsed", 0.0)),
-             "kernel_names": {str(k): v for k, v in sorted(names.items())}}
+             "kernel_names": {str(k): v for k, v in sorted(names.items())},
+             "in_place": [int(i) for i in getattr(result, "in_place", ()) or ()],
+             "copied": [[int(i), str(why)] for i, why in getattr(result, "copied", ()) or ()]}
     return {"traceEvents": ev, "displayTimeUnit": "ns", "otherData": other}
 
 
@@ -277,7 +279,9 @@ def _result_of(path, events, other):
                          blocks=int(other.get("blocks", len(blocks))),
                          timeline=Timeline(blocks, edges, names, targs, waits),
                          schedulers=int(other.get("schedulers", 0)), runtime=runtime,
-                         clusters=int(other.get("clusters", 0)), platform=str(other.get("platform", "")))
+                         clusters=int(other.get("clusters", 0)), platform=str(other.get("platform", "")),
+                         in_place=tuple(int(i) for i in other.get("in_place", ())),
+                         copied=tuple((int(i), str(why)) for i, why in other.get("copied", ())))
     except (AttributeError, OverflowError, TypeError, ValueError) as exc:
         raise TraceFormatError(f"{path}: damaged trace (otherData or records: {type(exc).__name__}: {exc})") from None
 

@@ -124,6 +124,8 @@ def test_arrays_the_device_cannot_use_are_copied(tmp_path_factory):
     res = c(a, b, y, z)
     assert dict(res.copied) == {0: "not C-contiguous", 1: "address not a multiple of its 4-byte element"}
     assert res.in_place == (2, 3)
+    assert "arrays: 2 used in place, 2 copied; argument 0: not C-contiguous; argument 1: address not a " \
+           "multiple of its 4-byte element" in res.summary().format()
     np.testing.assert_array_equal(y, a_before + b_before)
     np.testing.assert_allclose(z, np.exp(a_before * b_before), rtol=1e-6)
     np.testing.assert_array_equal(a, a_before)
