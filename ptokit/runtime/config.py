@@ -103,6 +103,7 @@ class RunConfig:
     race_report: str = "error"                        # a race found: "error" (RaceError) or "warn" (RaceWarning)
     schedule: Optional[str] = "auto"                  # order of ready tasks (None = "auto"; SCHEDULES above)
     schedule_seed: int = 0                            # seed of schedule="random"
+    in_place: bool = True                             # False: copy every array argument (docs/simulator.md)
 
     def __post_init__(self):
         self._set("platform", self._resolve_platform())
@@ -125,7 +126,8 @@ class RunConfig:
                 raise ValueError(f"{name}={v!r}: must be a number >= 0")
         self._check_levels()
         for name in ("debug_nan_fill", "dump_passes", "dump_ptoas_passes", "save_kernels", "codegen_only",
-                     "enable_dep_gen", "enable_scope_stats", "compile_profiling", "analyze_auto_scopes_for_deps"):
+                     "enable_dep_gen", "enable_scope_stats", "compile_profiling", "analyze_auto_scopes_for_deps",
+                     "in_place"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r}: must be True or False")
         for name in ("save_kernels_dir", "golden_data_dir", "trace"):

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
@@ -11,12 +13,13 @@ from ..errors import UserError
 from ..targets import SIM_PLATFORMS
 from . import dfx, golden
 from .abi import scalar_value
-from .build import build_tree
+from . import statcache
+from .build import INCLUDE_DIR, build_tree, tree_flags
 from .compilers import fifo_rule_for
 from .callable import pack_tree
 from .config import RunConfig, valid_aicpu_thread_nums
 from .progress import BuildProgress
-from .sim import run_image
+from .sim.driver import load_image, run_binaries
 from .sim.races import load_sites
 
 
@@ -84,12 +87,60 @@ class PreparedTree:
     image: bytes
     kernel_names: dict = field(default_factory=dict)
     kernel_core_types: dict = field(default_factory=dict)
+    loaded: object = None    # the image's binaries as the simulator loads them (sim.load_image), once
+
+
+# Trees prepared in this process: (tree, build inputs) -> (stat signature, PreparedTree). A call
+# whose tree, sources, bundled headers and built objects are unchanged since it was prepared (the
+# same name, size, mtime, ctime and inode of each: statcache.signature) reuses the packed image
+# instead of re-hashing the sources and objects; any change rebuilds (the build cache's checks).
+_prepared: dict = {}
+_prepared_lock = threading.Lock()
+_PREPARED_MAX = 64
+_SOURCE_SUFFIXES = (".py", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".inc")
+
+
+def _prepared_key(tree_dir, config: Optional[RunConfig]) -> Optional[tuple]:
+    if os.environ.get("PTO_ISA_ROOT"):     # headers outside the tree: always the full check
+        return None
+    cfg = (config.platform, config.ptoas_compat) if config is not None else None
+    env = tuple(os.environ.get(v) for v in ("PTOKIT_CXX", "CXX", "PTOKIT_CACHE_DIR"))
+    return (str(Path(tree_dir).resolve()), cfg, tree_flags(), env)
+
+
+def _source_paths(root: Path) -> list:
+    """The tree's sources and folders and the bundled headers: what a build of the tree reads."""
+    files = statcache.tree_files(root, _SOURCE_SUFFIXES) + statcache.tree_files(INCLUDE_DIR)
+    folders = sorted({os.path.dirname(f) for f in files})     # a file added to a folder changes its mtime
+    return [str(root)] + folders + files
 
 
 def prepare_tree(tree_dir, config: Optional[RunConfig] = None, *, jobs: Optional[int] = None,
                  quiet: bool = False) -> PreparedTree:
     """Build ``tree_dir`` (any tool's artifact tree; objects come from the build cache) and pack
-    its callable image.  A long build shows progress on stderr when it is a terminal."""
+    its callable image.  A long build shows progress on stderr when it is a terminal.  A tree
+    prepared before in this process whose files are unchanged (a stat of each) is not looked up
+    again (``_prepared``)."""
+    key = _prepared_key(tree_dir, config) if statcache.enabled() else None
+    if key is not None:
+        with _prepared_lock:
+            hit = _prepared.get(key)
+        if hit is not None and statcache.signature(hit[2]) == hit[0]:
+            return hit[1]
+        sources = _source_paths(Path(key[0]))
+        before = statcache.signature(sources)      # taken before the build: an edit during it is seen
+    prepared, objects = _prepare_tree(tree_dir, config, jobs=jobs, quiet=quiet)
+    if key is not None and statcache.signature(sources) == before:
+        paths = sources + [str(f) for o in objects for f in (o, Path(o).with_suffix(".json"))]
+        with _prepared_lock:
+            _prepared.pop(key, None)
+            while len(_prepared) >= _PREPARED_MAX:     # the oldest tree first
+                _prepared.pop(next(iter(_prepared)))
+            _prepared[key] = (statcache.signature(paths), prepared, paths)
+    return prepared
+
+
+def _prepare_tree(tree_dir, config: Optional[RunConfig], *, jobs: Optional[int], quiet: bool):
     kc = read_kernel_config(tree_dir)
     config = check_platform(kc, config)      # before spending time on a build
     # the FIFO rule of the assembler release the tree was written for (RunConfig.ptoas_compat for a
@@ -99,8 +150,9 @@ def prepare_tree(tree_dir, config: Optional[RunConfig] = None, *, jobs: Optional
     with BuildProgress(label=f"building {Path(tree_dir).name}", quiet=bool(quiet)) as progress:
         built = build_tree(tree_dir, jobs=jobs, progress=progress, fifo_rule=rule)
     kc = built.config
-    return PreparedTree(Path(tree_dir), kc, pack_tree(built), {k.func_id: k.name for k in kc.kernels},
-                        {k.func_id: k.core_type for k in kc.kernels})
+    prepared = PreparedTree(Path(tree_dir), kc, pack_tree(built), {k.func_id: k.name for k in kc.kernels},
+                            {k.func_id: k.core_type for k in kc.kernels})
+    return prepared, [built.orchestration_so] + list(built.kernel_sos.values())
 
 
 def output_params(kernel_config, args: Sequence) -> dict:
@@ -126,9 +178,13 @@ def run_prepared(prepared: PreparedTree, args: list, config: Optional[RunConfig]
     config = resolve_config(kc, config)
     check_args(kc, args)
     config = dfx.before_run(prepared.root, config)
-    result = run_image(prepared.image, list(args), config, kernel_names=prepared.kernel_names,
-                       scalar_dtypes=scalar_dtypes_of(kc), kernel_core_types=prepared.kernel_core_types,
-                       dump_dir=prepared.root / "dumps", sites=_sites(prepared))
+    if prepared.loaded is None:     # once per prepared tree: the sealed in-memory files, the site table
+        prepared.loaded = (load_image(prepared.image, prepared.kernel_names, prepared.kernel_core_types),
+                           _sites(prepared), scalar_dtypes_of(kc))
+    image, sites, scalar_dtypes = prepared.loaded
+    result = run_binaries(image.orchestration, image.kernels, list(args), config, func_name=image.func_name,
+                          signature=image.signature, scalar_dtypes=scalar_dtypes,
+                          dump_dir=prepared.root / "dumps", sites=sites)
     result.device_id = config.device_id
     dfx.after_run(prepared.root, config, result)
     if config.golden_data_dir:

@@ -75,6 +75,8 @@ class RunResult:
     races: list = field(default_factory=list)   # the race checker's reports (RunConfig.race_check), races.Race
     schedule: str = "default"   # the order among ready tasks the run used: "default", "reverse", "random" ...
     schedule_from: Optional[int] = None   # ... from this task on (None: "default" throughout)
+    copied: tuple = ()      # (argument index, reason) of each array copied into a device buffer
+    in_place: tuple = ()    # argument indices of the arrays the run used in place
 
     def summary(self) -> RunSummary:
         """Run statistics (``ptokit.runtime.summary.RunSummary``): critical path, busy cores, waits."""

@@ -94,6 +94,8 @@ class RunSummary:
     runtime: str = ""
     clusters: int = 0
     schedulers: int = 0
+    in_place: tuple = ()                # argument indices of the arrays the run used in place
+    copied: tuple = ()                  # (argument index, reason) of the arrays it copied
 
     def slowest_by_total(self, n: int = 5) -> list:
         return list(self.kernels[:n])
@@ -106,6 +108,8 @@ class RunSummary:
         d.pop("task_names", None)
         d["critical_path"] = list(self.critical_path)
         d["critical_path_by_count"] = list(self.critical_path_by_count)
+        d["in_place"] = list(self.in_place)
+        d["copied"] = [list(c) for c in self.copied]
         return d
 
     def _chain_text(self, chain) -> str:
@@ -131,6 +135,9 @@ class RunSummary:
         lines.append(f"  waiting for dependencies {us(self.dep_wait_ns)} (max {us(self.dep_wait_max_ns)} per task), "
                      f"for a core {us(self.core_wait_ns)} (max {us(self.core_wait_max_ns)} per block), "
                      f"launch {us(self.launch_ns)}")
+        if self.in_place or self.copied:
+            lines.append(f"  arrays: {len(self.in_place)} used in place, {len(self.copied)} copied"
+                         + "".join(f"; argument {i}: {why}" for i, why in self.copied))
         if self.fifo_waits:
             lines.append(f"  cross-core FIFO waits: {self.fifo_waits}, {us(self.fifo_wait_ns)} (TPUSH/TPOP blocked)")
         used = [c for c in self.cores if c.blocks]
@@ -262,7 +269,9 @@ def summarize(result, clusters: Optional[int] = None) -> RunSummary:
         cores=cores, kernels=kernels, task_names=task_names, elapsed_s=float(getattr(result, "elapsed", 0.0) or 0.0),
         platform=str(getattr(result, "platform", "") or ""),
         runtime=getattr(runtime, "value", str(runtime or "")), clusters=clusters,
-        schedulers=int(getattr(result, "schedulers", 0) or 0))
+        schedulers=int(getattr(result, "schedulers", 0) or 0),
+        in_place=tuple(getattr(result, "in_place", ()) or ()),
+        copied=tuple(tuple(c) for c in (getattr(result, "copied", ()) or ())))
 
 
 __all__ = ["RunSummary", "KernelStat", "CoreStat", "summarize", "core_label", "all_cores"]

@@ -187,7 +187,9 @@ def trace_events(result, *, clusters: Optional[int] = None, platform: Optional[s
              "blocks": int(getattr(result, "blocks", len(b)) or 0), "elapsed_s": float(getattr(result, "elapsed", 0.0)),
              "schedule": str(getattr(result, "schedule", "default") or "default"),
              "schedule_from": getattr(result, "schedule_from", None),
-             "kernel_names": {str(k): v for k, v in sorted(names.items())}}
+             "kernel_names": {str(k): v for k, v in sorted(names.items())},
+             "in_place": [int(i) for i in getattr(result, "in_place", ()) or ()],
+             "copied": [[int(i), str(why)] for i, why in getattr(result, "copied", ()) or ()]}
     return {"traceEvents": ev, "displayTimeUnit": "ns", "otherData": other}
 
 
@@ -281,7 +283,9 @@ def _result_of(path, events, other):
                          schedulers=int(other.get("schedulers", 0)), runtime=runtime,
                          clusters=int(other.get("clusters", 0)), platform=str(other.get("platform", "")),
                          schedule=str(other.get("schedule", "default")),
-                         schedule_from=None if other.get("schedule_from") is None else int(other["schedule_from"]))
+                         schedule_from=None if other.get("schedule_from") is None else int(other["schedule_from"]),
+                         in_place=tuple(int(i) for i in other.get("in_place", ())),
+                         copied=tuple((int(i), str(why)) for i, why in other.get("copied", ())))
     except (AttributeError, OverflowError, TypeError, ValueError) as exc:
         raise TraceFormatError(f"{path}: damaged trace (otherData or records: {type(exc).__name__}: {exc})") from None
 

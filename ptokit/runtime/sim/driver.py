@@ -131,6 +131,8 @@ def load_library() -> ctypes.CDLL:
         lib.ptosim_shutdown.argtypes = []
         lib.ptosim_set_extra_gm.restype = None
         lib.ptosim_set_extra_gm.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_int32]
+        lib.ptosim_set_readonly.restype = None
+        lib.ptosim_set_readonly.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_int32]
         lib.ptosim_comm_install.restype = ctypes.c_int
         lib.ptosim_comm_install.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
         lib.ptosim_comm_shm_table.restype = None
@@ -199,14 +201,28 @@ def _host_array(arg):
 
 
 def _device_copy(arr: np.ndarray) -> np.ndarray:
-    """A 64-byte-aligned C-contiguous copy of ``arr`` (at least one byte of storage)."""
+    """A 64-byte-aligned C-contiguous copy of ``arr`` in native byte order (at least one byte of storage)."""
+    dtype = arr.dtype.newbyteorder("=")
     nbytes = max(arr.nbytes, 1)
     raw = np.empty(nbytes + 64, dtype=np.uint8)
     off = (-raw.ctypes.data) % 64
-    dev = raw[off:off + arr.nbytes].view(arr.dtype).reshape(arr.shape) if arr.nbytes else np.empty(arr.shape, arr.dtype)
+    dev = raw[off:off + arr.nbytes].view(dtype).reshape(arr.shape) if arr.nbytes else np.empty(arr.shape, dtype)
     if arr.nbytes:
         np.copyto(dev, arr)
     return dev
+
+
+def copy_reason(arr: np.ndarray) -> Optional[str]:
+    """Why ``arr`` cannot be the device buffer itself (None: it can, used in place). The device
+    code needs a C-contiguous array in native byte order whose address is a multiple of its
+    element size (every GM access is a typed load or store of whole elements)."""
+    if not arr.flags.c_contiguous:
+        return "not C-contiguous"
+    if not arr.dtype.isnative:
+        return "not in native byte order"
+    if arr.ctypes.data % arr.dtype.itemsize:
+        return f"address not a multiple of its {arr.dtype.itemsize}-byte element"
+    return None
 
 
 @dataclass
@@ -217,67 +233,121 @@ class _Marshalled:
     nscalars: int
     keep: list
     copy_back: list   # (host view, device copy)
+    copied: tuple = ()      # (argument index, reason) of every array argument copied into a device buffer
+    in_place: tuple = ()    # argument indices of the arrays the run uses in place
+    readonly: tuple = ()    # (addr, nbytes, argument index) of the inputs used in place (never written)
+
+
+def _overlap(a: tuple, b: tuple) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
 
 
 def marshal_args(args: Sequence, signature: Optional[Sequence[int]] = None,
-                 scalar_dtypes: Optional[Sequence] = None) -> _Marshalled:
+                 scalar_dtypes: Optional[Sequence] = None, in_place: bool = True) -> _Marshalled:
     """Device tensors + scalar bit patterns for the orchestration arguments.
 
     ``signature``: ArgDirection per arg (SCALAR/IN/OUT/INOUT) or None (copy every tensor
     back).  ``scalar_dtypes``: per-arg dtype for scalars (IR name / numpy dtype / None).
+
+    An array is the device buffer itself (``in_place``) unless ``copy_reason`` names why not, or
+    it is written (OUT / INOUT) and shares bytes with another argument used in place (the copy
+    keeps today's order: the run reads the others, then the result is copied back). Inputs used
+    in place are listed in ``readonly``: the simulator refuses a write into them.
     """
     signature = list(signature or [])
     per_arg = len(signature) == len(args)
     tensor_dirs = None
+    hosts = [None if isinstance(a, ExternalTensor) else _host_array(a) for a in args]
     if signature and not per_arg:
         tensor_dirs = [d for d in signature if d != SCALAR]
-        n_tensors = sum(1 for a in args if isinstance(a, ExternalTensor) or _host_array(a)[1])
+        n_tensors = sum(1 for a, h in zip(args, hosts) if isinstance(a, ExternalTensor) or h[1])
         if len(tensor_dirs) != n_tensors:
             raise ValueError(f"the program takes {len(signature)} arguments "
                              f"({len(tensor_dirs)} tensors), {len(args)} were given ({n_tensors} tensors)")
-    descs, scalars, keep, back = [], [], [], []
+    # pass 1: what every argument is, and the direction of each tensor
+    plan = []   # (i, kind, host, direction); kind: "ext" | "array" | "scalar"
     t_index = 0
     for i, a in enumerate(args):
         if isinstance(a, ExternalTensor):   # in place: no copy in, no copy back
             if tensor_dirs is None and per_arg and signature[i] == SCALAR:
                 raise ValueError(f"argument {i} is a tensor but the program expects a scalar there")
-            descs.append(a.descriptor())
+            plan.append((i, "ext", a, None))
             t_index += 1
             continue
-        host, is_tensor = _host_array(a)
+        host, is_tensor = hosts[i]
         if is_tensor and host.ndim == 0 and per_arg and signature[i] == SCALAR:
             is_tensor = False          # a 0-d array where the program takes a scalar: its value
-        if is_tensor:
-            if host.ndim > abi.MAX_DIMS:
-                raise ValueError(f"argument {i}: {host.ndim}-d array, the device supports at most {abi.MAX_DIMS} dims")
-            dt = abi.datatype_of_numpy(host.dtype)
-            dev = _device_copy(host)
-            keep.append(dev)
-            shape = host.shape or (1,)
-            descs.append(abi.make_chip_tensor(dev.ctypes.data if dev.nbytes else 0, dev.nbytes, shape, dt))
-            if tensor_dirs is not None:
-                direction = tensor_dirs[t_index]
-            elif per_arg:
-                direction = signature[i]
-                if direction == SCALAR:
-                    raise ValueError(f"argument {i} is a tensor but the program expects a scalar there")
-            else:
-                direction = INOUT
-            if direction in (OUT, INOUT):
-                if not host.flags.writeable:
-                    raise ValueError(f"argument {i} is an output but its array is read-only")
-                back.append((host, dev))
-            t_index += 1
-        else:
+        if not is_tensor:
             if per_arg and signature[i] != SCALAR:
                 raise ValueError(f"argument {i} ({a!r}) is a scalar but the program expects a tensor there")
+            plan.append((i, "scalar", a, None))
+            continue
+        if host.ndim > abi.MAX_DIMS:
+            raise ValueError(f"argument {i}: {host.ndim}-d array, the device supports at most {abi.MAX_DIMS} dims")
+        abi.datatype_of_numpy(host.dtype)
+        if tensor_dirs is not None:
+            direction = tensor_dirs[t_index]
+        elif per_arg:
+            direction = signature[i]
+            if direction == SCALAR:
+                raise ValueError(f"argument {i} is a tensor but the program expects a scalar there")
+        else:
+            direction = INOUT
+        if direction in (OUT, INOUT) and not host.flags.writeable:
+            raise ValueError(f"argument {i} is an output but its array is read-only")
+        plan.append((i, "array", host, direction))
+        t_index += 1
+    # pass 2: which arrays are copied, and why
+    reasons = {}
+    spans = {}    # argument index -> byte span of what the run uses in place
+    for i, kind, a, direction in plan:
+        if kind == "ext":
+            spans[i] = (a.addr, a.addr + a.nbytes)
+        elif kind == "array" and a.nbytes:
+            why = "RunConfig(in_place=False)" if not in_place else copy_reason(a)
+            if why:
+                reasons[i] = why
+            else:
+                spans[i] = (a.ctypes.data, a.ctypes.data + a.nbytes)
+    ext = {i for i, kind, _, _ in plan if kind == "ext"}
+    for i, kind, a, direction in plan:
+        if kind == "array" and i in spans:
+            written = direction in (OUT, INOUT)
+            other = next((j for j in spans if j != i and (written or j in ext) and _overlap(spans[i], spans[j])),
+                         None)
+            if other is not None:
+                reasons[i] = f"{'written' if written else 'read'}, and shares memory with argument {other}"
+    for i in reasons:
+        spans.pop(i, None)
+    # pass 3: descriptors
+    descs, scalars, keep, back, readonly, placed = [], [], [], [], [], []
+    for i, kind, a, direction in plan:
+        if kind == "ext":
+            descs.append(a.descriptor())
+        elif kind == "scalar":
             dtype = scalar_dtypes[i] if scalar_dtypes and i < len(scalar_dtypes) else None
             scalars.append(abi.to_u64(a, dtype, f"argument {i}"))
+        else:
+            host = a
+            dt = abi.datatype_of_numpy(host.dtype)
+            shape = host.shape or (1,)
+            if i in reasons or not host.nbytes:
+                dev = _device_copy(host)
+                if host.nbytes and direction in (OUT, INOUT):
+                    back.append((host, dev))
+            else:
+                dev = host
+                placed.append(i)
+                if direction == IN:
+                    readonly.append((host.ctypes.data, host.nbytes, i))
+            keep.append(dev)
+            descs.append(abi.make_chip_tensor(dev.ctypes.data if dev.nbytes else 0, dev.nbytes, shape, dt))
     if len(descs) > abi.CHIP_MAX_TENSOR_ARGS:
         raise ValueError(f"{len(descs)} tensor arguments: at most {abi.CHIP_MAX_TENSOR_ARGS}")
     tarr = (abi.ChipTensor * max(len(descs), 1))(*descs)
     sarr = (ctypes.c_uint64 * max(len(scalars), 1))(*scalars)
-    return _Marshalled(tarr, len(descs), sarr, len(scalars), keep, back)
+    return _Marshalled(tarr, len(descs), sarr, len(scalars), keep, back, tuple(sorted(reasons.items())),
+                       tuple(placed), tuple(readonly))
 
 
 # ---------------------------------------------------------------------------
@@ -330,7 +400,7 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
     kind = runtime if isinstance(runtime, RuntimeKind) else (
         runtime_kind_from_name(runtime) if runtime else config.runtime_kind)
     lib = load_library()
-    m = marshal_args(args, signature, scalar_dtypes)
+    m = marshal_args(args, signature, scalar_dtypes, in_place=config.in_place)
     ks = (PtoSimKernel * max(len(kernels), 1))()
     names = {}
     enc = []
@@ -348,16 +418,19 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
     handle = ctypes.c_void_p()
     pairs = [int(v) for rng in extra_gm for v in (rng[0], rng[1])]
     gm = (ctypes.c_uint64 * max(len(pairs), 1))(*pairs)
+    triples = [int(v) for t in m.readonly for v in t]
+    ro = (ctypes.c_uint64 * max(len(triples), 1))(*triples)
     with _run_lock:
         lib.ptosim_set_extra_gm(gm, len(pairs) // 2)
+        lib.ptosim_set_readonly(ro, len(m.readonly))
         code = lib.ptosim_run(ctypes.byref(cfg), str(orchestration).encode(), func_name.encode(), ks, len(kernels),
                               ctypes.cast(m.tensors, ctypes.c_void_p), m.ntensors, m.scalars, m.nscalars,
                               err, len(err), ctypes.byref(stats), ctypes.byref(handle))
     try:
         if stats.abandoned:
-            _zombie_buffers.append(m.keep)
+            _zombie_buffers.append(m.keep)   # the caller's arrays used in place too: kept alive
         if code != 0:
-            raise RuntimeFailure(code, err.value.decode("utf-8", "replace"))
+            raise RuntimeFailure(code, err.value.decode("utf-8", "replace") + _failed_outputs_note(m, stats))
         n = lib.ptosim_result_records(handle, None, 0)
         blocks = np.zeros(n, dtype=BLOCK_RECORD_DTYPE)
         if n:
@@ -393,7 +466,8 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
                        timeline=Timeline(blocks, edges, names, task_args, fifo_waits, tuple(int(s) for s in skipped)),
                        schedulers=int(stats.schedulers), runtime=kind, clusters=config.clusters,
                        platform=config.platform, schedule=SCHEDULES[stats.schedule],
-                       schedule_from=int(stats.schedule_from) if stats.schedule else None)
+                       schedule_from=int(stats.schedule_from) if stats.schedule else None,
+                       copied=m.copied, in_place=m.in_place)
     if found:
         result.races = race_records(races, found, names, m.tensors[:m.ntensors])
     if dumped is not None:
@@ -405,6 +479,20 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
     if result.races:
         report(result.races, sites, config.race_report)
     return result
+
+
+def _failed_outputs_note(m: _Marshalled, stats: PtoSimStats) -> str:
+    """What a failed run left in the output arrays it wrote in place (docs/decisions.md)."""
+    ro = {t[2] for t in m.readonly}
+    outs = [i for i in m.in_place if i not in ro]
+    if not outs:
+        return ""
+    which = ", ".join(map(str, outs))
+    note = (f"\n(the output arrays used in place, arguments {which}, hold what the run wrote before it stopped; "
+            f"RunConfig(in_place=False) leaves them untouched on failure")
+    if stats.abandoned:
+        note += "; kernels that did not stop may still write them, and ptokit keeps them alive for that"
+    return note + ")"
 
 
 def race_records(races, found: int, names: dict, tensors) -> "RaceList":
@@ -519,20 +607,37 @@ def run_image(image: bytes, args: list, config: Optional[RunConfig] = None, kern
               extra_gm: Sequence = (), sites=None) -> RunResult:
     """Run a callable image (``ptokit.runtime.callable``) on the simulator.
 
-    Tensor arguments are numpy arrays / torch CPU tensors (copied in, outputs copied back) or
+    Tensor arguments are numpy arrays / torch CPU tensors (used in place when ``copy_reason``
+    allows, else copied in and outputs copied back: ``marshal_args``) or
     ``ptokit.runtime.ExternalTensor`` (used in place); ``extra_gm`` as for ``run_binaries``.
 
     ``kernel_names`` / ``kernel_core_types``: optional ``{func_id: str}`` for messages and
     core-type checks.  The runtime kind is ``config.runtime`` (default tensormap_and_ringbuffer).
     """
-    config = config or RunConfig()
+    loaded = load_image(image, kernel_names, kernel_core_types)
+    return run_binaries(loaded.orchestration, loaded.kernels, args, config or RunConfig(),
+                        func_name=loaded.func_name, signature=loaded.signature, scalar_dtypes=scalar_dtypes,
+                        dump_dir=dump_dir, extra_gm=extra_gm, sites=sites)
+
+
+@dataclass(frozen=True)
+class LoadedImage:
+    """A callable image's binaries as sealed in-memory files (``_image_path``), ready for
+    ``run_binaries``; a caller that runs one image many times keeps this instead of the image."""
+
+    orchestration: str
+    kernels: tuple
+    func_name: str
+    signature: Optional[list]
+
+
+def load_image(image: bytes, kernel_names=None, kernel_core_types=None) -> LoadedImage:
     view = unpack_chip_callable(image)
     orch = _image_path(view.orchestration, view.func_name or "orchestration")
     names = dict(kernel_names or {})
     types = dict(kernel_core_types or {})
-    kernels = [KernelBinary(c.func_id, _image_path(c.binary, names.get(c.func_id, f"func_{c.func_id}")),
-                            names.get(c.func_id, f"func_{c.func_id}"),
-                            types.get(c.func_id)) for c in view.children]
-    return run_binaries(str(orch), kernels, args, config, func_name=view.func_name or "aicpu_orchestration_entry",
-                        signature=list(view.signature) or None, scalar_dtypes=scalar_dtypes, dump_dir=dump_dir,
-                        extra_gm=extra_gm, sites=sites)
+    kernels = tuple(KernelBinary(c.func_id, _image_path(c.binary, names.get(c.func_id, f"func_{c.func_id}")),
+                                 names.get(c.func_id, f"func_{c.func_id}"),
+                                 types.get(c.func_id)) for c in view.children)
+    return LoadedImage(str(orch), kernels, view.func_name or "aicpu_orchestration_entry",
+                       list(view.signature) or None)

@@ -194,6 +194,25 @@ extern "C" __attribute__((visibility("default"))) int pto_cpu_check_gm(const voi
     return 0;
 }
 
+// A write into an input array the run reads in place (ptosim_set_readonly) fails the task before
+// a byte is written: inputs are never written (docs/simulator.md, "Arguments").
+extern "C" __attribute__((visibility("default"))) void pto_cpu_check_gm_write(const char* instr, const void* p,
+                                                                             uint64_t bytes) {
+    Run* r = g_active_run.load(std::memory_order_acquire);
+    if (!r || r->readonly.empty()) return;
+    const uint64_t a = (uint64_t)(uintptr_t)p, e = a + bytes;
+    for (size_t i = 0; i + 2 < r->readonly.size(); i += 3) {
+        const uint64_t lo = r->readonly[i], hi = lo + r->readonly[i + 1];
+        if (a < hi && e > lo) {
+            char msg[320];
+            snprintf(msg, sizeof msg, "writes %llu bytes at byte %lld of the program's argument %llu, an input (IN) "
+                     "array: inputs are never written (declare the parameter an output, pl.Out / pl.InOut)",
+                     (unsigned long long)bytes, (long long)(a - lo), (unsigned long long)r->readonly[i + 2]);
+            pto_cpu_fatal(instr, msg);
+        }
+    }
+}
+
 // The race checker's record of a dense access by a block of an SPMD task it compares.
 extern "C" __attribute__((visibility("default"))) void pto_cpu_note_gm_span(const char* instr, const void* p,
                                                                             uint64_t bytes, int dense) {
@@ -298,6 +317,8 @@ extern "C" __attribute__((visibility("default"))) int ptosim_run(
     std::lock_guard<std::mutex> run_guard(g_run_mu);
     const std::vector<std::pair<uint64_t, uint64_t>> extra_gm = std::move(g_extra_gm);   // this run's only
     g_extra_gm.clear();
+    std::vector<uint64_t> readonly = std::move(g_readonly);
+    g_readonly.clear();
     auto set_err = [&](int code, const std::string& m) {
         if (err && errlen > 0) snprintf(err, (size_t)errlen, "%s", m.c_str());
         return code;
@@ -327,6 +348,7 @@ extern "C" __attribute__((visibility("default"))) int ptosim_run(
     r->orch_args.scalar_count_ = (uint32_t)nscalars;
     for (auto& t : r->orch_tensors) r->gm.emplace_back(t.buffer.addr, t.buffer.addr + t.buffer.size);
     for (auto& g : extra_gm) r->gm.emplace_back(g.first, g.first + g.second);   // windows, arena
+    r->readonly = std::move(readonly);
 
     // ---- device
     Device* d = attach_device(r.get(), cfg);
@@ -476,6 +498,11 @@ extern "C" __attribute__((visibility("default"))) void ptosim_set_extra_gm(const
     std::lock_guard<std::mutex> run_guard(g_run_mu);
     g_extra_gm.clear();
     for (int32_t i = 0; pairs && i < n; ++i) g_extra_gm.emplace_back(pairs[2 * i], pairs[2 * i + 1]);
+}
+
+extern "C" __attribute__((visibility("default"))) void ptosim_set_readonly(const uint64_t* triples, int32_t n) {
+    std::lock_guard<std::mutex> run_guard(g_run_mu);
+    g_readonly.assign(triples, triples + (triples && n > 0 ? 3 * (size_t)n : 0));
 }
 
 extern "C" __attribute__((visibility("default"))) void ptosim_shutdown(void) {

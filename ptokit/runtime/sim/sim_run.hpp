@@ -37,6 +37,7 @@ struct Run {
     bool hbg = false;
     std::vector<KernelInfo> kernels;
     std::vector<std::pair<uint64_t, uint64_t>> gm;  // external buffers [addr, addr+size)
+    std::vector<uint64_t> readonly;                 // (addr, size, orchestration argument) triples never written
     std::vector<ChipTensor> orch_tensors;
     std::vector<uint64_t> orch_scalars;
     ChipTaskArgs orch_args;

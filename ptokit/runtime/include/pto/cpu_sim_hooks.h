@@ -78,6 +78,13 @@ PTO_CPU_HOOK_DECL void pto_cpu_check_gm_access(const char* instr, const void* or
  * the blocks of one SPMD task; the runtime ignores it unless it asked for them.
  */
 PTO_CPU_HOOK_DECL void pto_cpu_note_gm_span(const char* instr, const void* p, uint64_t bytes, int dense);
+/*
+ * Before a checked write (TSTORE, STORE_SCALAR, MSCATTER, the destination of TPUT/TGET): the
+ * span [p, p+bytes) `instr` is about to write. Returns when the bytes may be written; fails the
+ * task (never returns) when they belong to memory the run must not write (the caller's input
+ * arrays the simulator reads in place).
+ */
+PTO_CPU_HOOK_DECL void pto_cpu_check_gm_write(const char* instr, const void* p, uint64_t bytes);
 
 /*
  * Cross-core FIFO. One FIFO per (core->cluster_id, pipe_id, dir, lane); lane is the

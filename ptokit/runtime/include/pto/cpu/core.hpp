@@ -79,9 +79,12 @@ inline PtoCpuCore* core() {
 // [p, p+bytes) must lie in the tensor argument `origin` names (pto_cpu_check_gm_access), or, with
 // a runtime that only has the older hook, in a live GM buffer (checked only when the simulator
 // provides a hook).
+// `write`: the access writes the span (pto_cpu_check_gm_write may refuse it: an input read in place).
 inline void check_gm(const char* instr, const void* origin, const void* p, uint64_t bytes, uint64_t elem_size,
-                     int rows, int cols) {
+                     int rows, int cols, bool write = false) {
     if (!bytes) return;
+    if (write)
+        if (auto w = PTO_CPU_HOOK(pto_cpu_check_gm_write)) w(instr, p, bytes);
     if (auto access = PTO_CPU_HOOK(pto_cpu_check_gm_access)) {
         access(instr, origin, p, bytes, elem_size);
         if (auto note = PTO_CPU_HOOK(pto_cpu_note_gm_span))   // the race checker's SPMD spans

@@ -45,7 +45,7 @@ struct GmView {
 // caller moves the data through window_read / window_write), else checks that it lies in the
 // tensor argument the view derives from (check_gm) and returns false.
 template <typename GT>
-inline bool check_region(const char* instr, const GT& g, const GmView<GT>& v, int vr, int vc) {
+inline bool check_region(const char* instr, const GT& g, const GmView<GT>& v, int vr, int vc, bool write = false) {
     if (!g.data_) fatal(instr, "global tensor has a null data pointer");
     if (v.rows < vr || v.cols < vc)
         fatal(instr, "global tensor of %lldx%lld is smaller than the tile's valid region %dx%d", (long long)v.rows,
@@ -73,7 +73,7 @@ inline bool check_region(const char* instr, const GT& g, const GmView<GT>& v, in
     }
     const uint64_t bytes = (uint64_t)(hi - lo + 1) * sizeof(typename GT::DType);
     if (in_window(instr, g.data_ + lo, bytes)) return true;
-    check_gm(instr, g.origin_, g.data_ + lo, bytes, sizeof(typename GT::DType), vr, vc);
+    check_gm(instr, g.origin_, g.data_ + lo, bytes, sizeof(typename GT::DType), vr, vc, write);
     return false;
 }
 
@@ -545,7 +545,7 @@ inline RecordEvent TSTORE(GlobalData& dst, TileData& src) {
     const ST* s = cpu::ptr(src, "TSTORE");
     const int vr = cpu::vrows(src), vc = cpu::vcols(src);
     const cpu::GmView<GlobalData> v(dst);
-    const bool win = cpu::check_region("TSTORE", dst, v, vr, vc);
+    const bool win = cpu::check_region("TSTORE", dst, v, vr, vc, true);
     if (win || atomic) {   // a window (through the comm hooks) or an atomic add: row by row
         for (int r = 0; r < vr; ++r)
             cpu::gm_write_row("TSTORE", dst, v, r, vc, s + cpu::at<TileData>(r, 0), win, atomic);

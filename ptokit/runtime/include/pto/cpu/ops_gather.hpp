@@ -246,7 +246,7 @@ inline RecordEvent MSCATTER(GlobalData& dst, TileSrc& src, TileInd& indexes) {
                 cpu::fatal("MSCATTER", "index %lld at idx[%d, %d] is outside the %lld elements of the destination "
                            "tensor", (long long)k, r, c, (long long)cap);
             DT* p = dst.data_ + v.offset(k / v.cols, k % v.cols);
-            cpu::check_gm("MSCATTER", dst.origin_, p, sizeof(DT), sizeof(DT), vr, vc);
+            cpu::check_gm("MSCATTER", dst.origin_, p, sizeof(DT), sizeof(DT), vr, vc, true);
             *p = cpu::cvt<DT>(s[cpu::at<TileSrc>(r, c)]);
         }
     return {};

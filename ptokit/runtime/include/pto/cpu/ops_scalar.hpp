@@ -50,7 +50,7 @@ inline T LOAD_SCALAR(__gm__ T* base, int64_t offset) {
 
 template <typename T, typename V>
 inline void STORE_SCALAR(__gm__ T* base, int64_t offset, V value) {
-    cpu::check_gm("STORE_SCALAR", base, base + offset, sizeof(T), sizeof(T), 1, 1);
+    cpu::check_gm("STORE_SCALAR", base, base + offset, sizeof(T), sizeof(T), 1, 1, true);
     base[offset] = cpu::cvt<T>(value);
 }
 }  // namespace pto
