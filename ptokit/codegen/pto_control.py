@@ -27,12 +27,10 @@ def _shaped_views(em, names, b: Builder, loc) -> None:
     """A carried tile whose shared buffer was first made with another shape (``m =
     pl.reshape(pl.full([1, r], ...), [r, 1])`` then carried): its own tile_buf over the same bytes,
     before the loop, so every use inside and after it is typed as the tile is."""
-    from .pto import tile_buf   # lazy: pto imports this module
-    for v in names:
-        if isinstance(v.type, TileType) and v.name not in em.tile_views:
-            rep = em.buffer_of.get(v.name, v.name)
-            if rep in em.values and tile_buf(em.values[rep][1]) != tile_buf(v.type):
-                em.alloc(v, b, loc)
+    for v in names:     # alloc gives the buffer's value as it is when the types agree
+        if isinstance(v.type, TileType) and v.name not in em.tile_views \
+                and em.buffer_of.get(v.name, v.name) in em.values:
+            em.alloc(v, b, loc)
 
 
 def _carried(em, s, b: Builder) -> list:
