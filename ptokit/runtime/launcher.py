@@ -178,7 +178,7 @@ def run_prepared(prepared: PreparedTree, args: list, config: Optional[RunConfig]
     config = resolve_config(kc, config)
     check_args(kc, args)
     config = dfx.before_run(prepared.root, config)
-    if prepared.loaded is None:     # once per prepared tree: the sealed in-memory files, the site table
+    if prepared.loaded is None or not prepared.loaded[0].sealed:   # once per tree: sealed files, site table
         prepared.loaded = (load_image(prepared.image, prepared.kernel_names, prepared.kernel_core_types),
                            _sites(prepared), scalar_dtypes_of(kc))
     image, sites, scalar_dtypes = prepared.loaded

@@ -126,7 +126,14 @@ def test_write_into_the_neighbouring_window_is_an_error(runtime, tmp_path_factor
     _fails(lambda: c(x, ROWS, y),
            rf"kernel 'put' .*TSTORE: writes elements \[{n}, {2 * n - 1}\] of tensor argument 1 "
            rf"\(output float32\[{ROWS}, {COLS}\], elements \[0, {n - 1}\]\)")
-    assert (y == 7.0).all()              # a failed run copies nothing back
+    # y is used in place: the refused store wrote nothing (the first half keeps its bytes, and the
+    # second half holds either its old bytes or the other task's result, never x), docs/decisions.md
+    assert (y[:ROWS] == 7.0).all()
+    assert (y[ROWS:] == 7.0).all() or np.array_equal(y[ROWS:], 2 * x)
+    y[:] = 7.0
+    with pytest.raises(RuntimeFailure):
+        c(x, ROWS, y, config=RunConfig(in_place=False))
+    assert (y == 7.0).all()              # copied, a failed run copies nothing back
 
 
 def _strip_origins(kernel_src: str) -> str:

@@ -125,6 +125,8 @@ def test_run_tree_shows_build_progress(tree, monkeypatch, no_env):
     args = [rng.standard_normal((programs.R, programs.N)).astype(np.float32) for _ in range(2)]
     args += [np.zeros((programs.R, programs.N), np.float32) for _ in range(4)]
     monkeypatch.setattr(progress, "DEFAULT_DELAY", 0.0)   # the cache is warm: show it anyway
+    from ptokit.runtime import launcher
+    monkeypatch.setattr(launcher, "_prepared", {})        # not prepared in this process yet: a build check
     tty = FakeTTY()
     monkeypatch.setattr(sys, "stderr", tty)
     tree(*args, config=RunConfig(clusters=2))

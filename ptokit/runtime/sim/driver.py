@@ -623,12 +623,14 @@ def run_image(image: bytes, args: list, config: Optional[RunConfig] = None, kern
 @dataclass(frozen=True)
 class LoadedImage:
     """A callable image's binaries as sealed in-memory files (``_image_path``), ready for
-    ``run_binaries``; a caller that runs one image many times keeps this instead of the image."""
+    ``run_binaries``; a caller that runs one image many times keeps this instead of the image
+    while ``sealed`` (content files of the fallback must be loaded again: re-hashed before use)."""
 
     orchestration: str
     kernels: tuple
     func_name: str
     signature: Optional[list]
+    sealed: bool = True    # every binary in a sealed memfd (else content files, re-hashed before each use)
 
 
 def load_image(image: bytes, kernel_names=None, kernel_core_types=None) -> LoadedImage:
@@ -639,5 +641,6 @@ def load_image(image: bytes, kernel_names=None, kernel_core_types=None) -> Loade
     kernels = tuple(KernelBinary(c.func_id, _image_path(c.binary, names.get(c.func_id, f"func_{c.func_id}")),
                                  names.get(c.func_id, f"func_{c.func_id}"),
                                  types.get(c.func_id)) for c in view.children)
+    sealed = all(p.startswith("/proc/self/fd/") for p in [orch] + [k.path for k in kernels])
     return LoadedImage(str(orch), kernels, view.func_name or "aicpu_orchestration_entry",
-                       list(view.signature) or None)
+                       list(view.signature) or None, sealed)
