@@ -27,16 +27,19 @@ class SourceLoc:
         return f"{self.file}:{self.line}:{self.col}"
 
 
+def source_caret(loc: Optional[SourceLoc], indent: str = "    ") -> list:
+    """The source line at ``loc`` and a caret under its column, each indented (none without a line)."""
+    if loc is None or loc.source_line is None:
+        return []
+    line = loc.source_line.rstrip("\n").expandtabs(4)
+    return [indent + line, indent + " " * max(loc.col - 1, 0) + "^"]
+
+
 def format_located(message: str, loc: Optional[SourceLoc]) -> str:
     """Render ``file:line:col: error: message`` plus the line and a caret."""
     if loc is None:
         return message
-    text = f"{loc}: error: {message}"
-    if loc.source_line is not None:
-        line = loc.source_line.rstrip("\n").expandtabs(4)
-        caret = " " * max(loc.col - 1, 0) + "^"
-        text += f"\n    {line}\n    {caret}"
-    return text
+    return "\n".join([f"{loc}: error: {message}"] + source_caret(loc))
 
 
 class PtokitError(Exception):

@@ -234,6 +234,14 @@ declare("mscatter", (P("src"), P("idx"), P("output_tensor", "tensor")), _mscatte
 
 # ----------------------------------------------------------------- row updates (a composite over scatter)
 
+def _scattered_data(inp: TileType, src: TileType, op: str, verb: str, what: str) -> None:
+    """The source has the input's dtype, a 2- or 4-byte one of the scatter dtypes."""
+    if src.dtype != inp.dtype:
+        raise OpTypeError(f"{op} requires matching dtypes, but got input {inp.dtype!r} and src {src.dtype!r}", "src")
+    if inp.dtype not in _SCATTER_DTYPES or inp.dtype.size == 1:
+        raise OpTypeError(f"{op} {verb} FP16, FP32, BF16, INT16 or INT32 {what}, but got {inp.dtype!r}", "input")
+
+
 def _scatter_update(ts, attrs):
     """pypto's 2-D form (input [rows, d], src [b * s, d]); its 4-D form (input [blocks, block_size, 1, d],
     src [b, s, 1, d]) is the same update of the tiles a load of those windows gives ([blocks * block_size,
@@ -243,12 +251,7 @@ def _scatter_update(ts, attrs):
     inp = _vec(ts[0], "scatter_update", "input", "input")
     idx = _vec(ts[1], "scatter_update", "index tile", "index")
     src = _vec(ts[2], "scatter_update", "source", "src")
-    if src.dtype != inp.dtype:
-        raise OpTypeError(f"tile.scatter_update requires matching dtypes, but got input {inp.dtype!r} and src "
-                          f"{src.dtype!r}", "src")
-    if inp.dtype not in _SCATTER_DTYPES or inp.dtype.size == 1:
-        raise OpTypeError(f"tile.scatter_update updates FP16, FP32, BF16, INT16 or INT32 rows, but got "
-                          f"{inp.dtype!r}", "input")
+    _scattered_data(inp, src, "tile.scatter_update", "updates", "rows")
     if idx.dtype not in (DType.INT16, DType.INT32):
         raise OpTypeError(f"tile.scatter_update takes an INT32 or INT16 index tile, but got {idx.dtype!r}", "index")
     want = (idx.rows * idx.cols, inp.cols)
@@ -349,12 +352,7 @@ def _put_along(ts, attrs):
     inp = _vec(ts[0], "tensor.scatter", "input", "input")
     idx = _vec(ts[1], "tensor.scatter", "index tile", "index")
     src = _vec(ts[2], "tensor.scatter", "source", "src")
-    if src.dtype != inp.dtype:
-        raise OpTypeError(f"tensor.scatter requires matching dtypes, but got input {inp.dtype!r} and src "
-                          f"{src.dtype!r}", "src")
-    if inp.dtype not in _SCATTER_DTYPES or inp.dtype.size == 1:
-        raise OpTypeError(f"tensor.scatter writes FP16, FP32, BF16, INT16 or INT32 elements, but got {inp.dtype!r}",
-                          "input")
+    _scattered_data(inp, src, "tensor.scatter", "writes", "elements")
     want = DType.INT32 if inp.dtype.size == 4 else DType.INT16
     if idx.dtype is not want:
         raise OpTypeError(f"tensor.scatter of {inp.dtype!r} takes a {want.name} index, but got {idx.dtype!r}", "index")
