@@ -75,8 +75,8 @@ binary("sub", "sub", "subs", "lhs - rhs")
 binary("mul", "mul", "muls", "lhs * rhs")
 binary("div", "div", "divs", "lhs / rhs (integer division by zero gives 0)", extra=_HIGH,
        rule=_precise("div", _binary("div")), scalar_rule=_precise("divs", _scalar_op("divs")), pto_attrs=_PRECISION)
-binary("maximum", "max", "maximums", "max(lhs, rhs)", scalar_ns=("pl.tile",))
-binary("minimum", "min", "minimums", "min(lhs, rhs)", scalar_ns=("pl.tile",))
+binary("maximum", "max", "maximums", "max(lhs, rhs)", scalar_ns=("pl.tile", "pl.tensor"))
+binary("minimum", "min", "minimums", "min(lhs, rhs)", scalar_ns=("pl.tile", "pl.tensor"))
 
 unary("exp", "e ** x", floats=True)
 unary("log", "natural logarithm", floats=True, extra=_HIGH, rule=_precise("log", _unary("log", True)),
