@@ -83,6 +83,8 @@ def expected(text: str) -> Tuple[Dict[str, str], Dict[str, List[str]]]:
     c0 = c.split("**C1.", 1)[0]
     params: Dict[str, List[str]] = {}
     for head, sig in re.findall(r"`([\w./]+)\(([^`]*)\)`", c0):
+        if sig.strip() == "...":
+            continue                               # `ins(...)`: part of a .pto form, not a signature
         first, *rest = head.split("/")
         prefix = first.rsplit("_", 1)[0] + "_" if "_" in first else ""     # row_sum/max/min
         for name in [first] + [prefix + r for r in rest]:

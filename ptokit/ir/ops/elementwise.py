@@ -45,9 +45,12 @@ def binary(name: str, pto: str, scalar: str, doc: str, scalar_ns=("pl", "pl.tile
             traits={"elementwise"}, doc=f"{doc}, with a scalar rhs", namespaces=scalar_ns)
 
 
+_X = P("tile", aliases=("x",))      # pypto: pl.log(x, ...), pl.cast(x, ...), pl.fillpad(x, ...)
+
+
 def unary(name: str, doc: str, floats: bool = False, extra=(), rule=None, **kw) -> None:
     traits = {"elementwise", "float_only"} if floats else {"elementwise"}
-    declare(name, (TILE,) + tuple(extra), rule or _unary(name, floats), pto=f"pto.t{name}", form="unary",
+    declare(name, (_X,) + tuple(extra), rule or _unary(name, floats), pto=f"pto.t{name}", form="unary",
             traits=traits, doc=doc, **kw)
 
 
@@ -129,7 +132,7 @@ def _cast(ts, attrs):
     return a.with_(dtype=target, pad=PadValue.null)
 
 
-declare("cast", (TILE, P("target_type", "dtype"), P("mode", "mode", "round")), _cast, pto="pto.tcvt", form="unary",
+declare("cast", (_X, P("target_type", "dtype"), P("mode", "mode", "round")), _cast, pto="pto.tcvt", form="unary",
         traits={"elementwise", "accepts_acc"}, on_scalar="scalar.cast",
         pto_attrs=(("rmode", lambda a, _: cast_mode(a["mode"]).upper()),),
         doc="convert to target_type, rounding by mode: round (nearest, ties away from zero), rint (ties to even), "
