@@ -183,8 +183,10 @@ class OpBinder:
         compare = sorted(kws & {"kvalue", "cmp_mode", "out_cols", "count_dtype"})
         if compare:
             raise self.err(f"pl.tensor.gather's compare form ({', '.join(k + '=' for k in compare)}) is not "
-                           f"supported yet; the index form gather(input, -1, index) and the mask form "
-                           f"gather(input, mask_pattern=...) are", e)
+                           f"supported: which matches it keeps when a row has more than out_cols, what offset "
+                           f"does and what the unfilled index columns hold are not documented (see "
+                           f"docs/decisions.md); the index form gather(input, -1, index) and the mask form "
+                           f"gather(input, mask_pattern=...) are supported", e)
         return self.op_call(op.name, e, front=False)
 
     def front_tensor_scatter(self, op: OpDef, e: ast.Call) -> N.Expr:
