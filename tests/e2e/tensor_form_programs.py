@@ -16,7 +16,7 @@ class TensorForms:
           sel: pl.Out[T32], sels: pl.Out[T32], cmps: pl.Out[T32], sin: pl.Out[T32], cos: pl.Out[T32],
           lrelu: pl.Out[T32], prelu: pl.Out[T32], mx: pl.Out[T32], mn: pl.Out[T32], tri: pl.Out[T32],
           ext: pl.Out[pl.Tensor[[8, 32], pl.FP32]], gmask: pl.Out[pl.Tensor[[R, 32], pl.FP32]],
-          gb: pl.Out[T32], mg: pl.Out[T32], pad: pl.Out[T32]):
+          gb: pl.Out[T32], mg: pl.Out[T32], pad: pl.Out[T32], rs: pl.Out[T32]):
         m = pl.tensor.cmp(x, y, cmp_type=2)                 # 1/0 values of x < y
         sel[:, :] = pl.tensor.sel(m, x, y)
         sels[:, :] = pl.tensor.sels(m, x, 0.5)
@@ -34,6 +34,7 @@ class TensorForms:
         mg[:, :] = pl.tensor.mgather(table, rows)
         pad[:, :] = pl.tensor.fillpad_inplace(pl.load(x, [0, 0], [R, C], valid_shape=[10, 40]),
                                               pad_value=pl.PadValue.max)
+        rs[:, :] = pl.rsqrt(pl.tensor.abs(x), high_precision=True)     # the compiler makes rsqrt's tmp
         return sel
 
     @pl.function(type=pl.FunctionType.Orchestration)
@@ -42,9 +43,9 @@ class TensorForms:
              sel: pl.Out[T32], sels: pl.Out[T32], cmps: pl.Out[T32], sin: pl.Out[T32], cos: pl.Out[T32],
              lrelu: pl.Out[T32], prelu: pl.Out[T32], mx: pl.Out[T32], mn: pl.Out[T32], tri: pl.Out[T32],
              ext: pl.Out[pl.Tensor[[8, 32], pl.FP32]], gmask: pl.Out[pl.Tensor[[R, 32], pl.FP32]],
-             gb: pl.Out[T32], mg: pl.Out[T32], pad: pl.Out[T32]):
+             gb: pl.Out[T32], mg: pl.Out[T32], pad: pl.Out[T32], rs: pl.Out[T32]):
         sel = self.k(x, y, offs, table, rows, sel, sels, cmps, sin, cos, lrelu, prelu, mx, mn, tri, ext, gmask,
-                     gb, mg, pad)
+                     gb, mg, pad, rs)
         return sel
 
 
@@ -62,4 +63,23 @@ class TensorTransposeView:
     def main(self, a: pl.Tensor[[16, 32], pl.FP16], b: pl.Tensor[[16, 32], pl.FP16],
              out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
         out = self.k(a, b, out)
+        return out
+
+
+@pl.program
+class TensorFormsGolden:
+    """One kernel for the .pto golden: a value-mask sel (cmps ne + tsel with a made tmp), prelu and
+    rsqrt(high_precision=True) with compiler-made scratch."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 32], pl.FP32], y: pl.Tensor[[16, 32], pl.FP32],
+          out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]):
+        s = pl.tensor.sel(pl.tensor.cmp(x, y, cmp_type=2), x, y)
+        out[:, :] = pl.rsqrt(pl.tensor.prelu(s, y), high_precision=True)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 32], pl.FP32], y: pl.Tensor[[16, 32], pl.FP32],
+             out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]):
+        out = self.k(x, y, out)
         return out

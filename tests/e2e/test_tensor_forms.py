@@ -25,10 +25,10 @@ def test_tensor_forms_on_whole_tensors(tmp_path):
     offs = (rng.integers(0, R * C // 8, (R, 8)) * 32).astype(np.uint32)   # 32-byte blocks of x
     table = rng.standard_normal((T.TR, C)).astype(np.float32)
     rows = rng.integers(0, T.TR, (1, R)).astype(np.int32)
-    shapes = [(R, C)] * 10 + [(8, 32), (R, 32), (R, C), (R, C), (R, C)]
+    shapes = [(R, C)] * 10 + [(8, 32), (R, 32), (R, C), (R, C), (R, C), (R, C)]
     outs = [np.zeros(s, np.float32) for s in shapes]
     ptokit.compile(T.TensorForms, output_dir=tmp_path / "out")(x, y, offs, table, rows, *outs)
-    sel, sels, cmps, sin, cos, lrelu, prelu, mx, mn, tri, ext, gmask, gb, mg, pad = outs
+    sel, sels, cmps, sin, cos, lrelu, prelu, mx, mn, tri, ext, gmask, gb, mg, pad, rs = outs
     lt = x < y
     assert np.array_equal(sel, np.where(lt, x, y))
     assert np.array_equal(sels, np.where(lt, x, np.float32(0.5)))
@@ -52,6 +52,7 @@ def test_tensor_forms_on_whole_tensors(tmp_path):
     got = pad.copy()
     got[np.isinf(got)] = np.finfo(np.float32).max              # PadValue.max is the largest value (or +inf)
     assert np.array_equal(got, want_pad)
+    np.testing.assert_allclose(rs, 1 / np.sqrt(np.abs(x)), rtol=1e-6)
 
 
 def test_tensor_transpose_view_feeds_matmul(tmp_path):

@@ -21,7 +21,7 @@ PENDING_PARAMS = {
     "pl.slice: input": _ISSUE13, "pl.slice: valid_shape": _ISSUE13, "pl.slice: drop_dims": _ISSUE13,
     "pl.slice: pad_value": _ISSUE13, "pl.slice: clamp": _ISSUE13,
     "pl.create_tensor: layout": _ISSUE13, "pl.create_tensor: init_value": _ISSUE13,
-    "pl.rsqrt: tensor": _UNKNOWN, "pl.rsqrt: high_precision": _UNKNOWN, "pl.row_expand_add: tmp": _UNKNOWN,
+    "pl.row_expand_add: tmp": _UNKNOWN,
 }
 
 SPEC = S.find_spec(Path(__file__).resolve().parent)
