@@ -21,7 +21,7 @@ SPEC_NAME = "pypto-parity.md"
 
 
 def find_spec(start: Path) -> Optional[Path]:
-    """``shared/spec/pypto-parity.md`` beside the repository or beside one of its parents (CI lays a copy
+    """``shared/spec/pypto-parity.md`` beside the repository or beside one of its parents (where a copy
     of shared/ next to the clone; a worktree finds it further up)."""
     for d in [start, *start.parents]:
         p = d / "shared" / "spec" / SPEC_NAME
