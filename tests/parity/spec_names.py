@@ -22,7 +22,7 @@ SPEC_NAME = "pypto-parity.md"
 
 def find_spec(start: Path) -> Optional[Path]:
     """``shared/spec/pypto-parity.md`` beside the repository or beside one of its parents (where a copy
-    of shared/ next to the clone; a worktree finds it further up)."""
+    of shared/ sits next to the clone; a worktree finds it further up)."""
     for d in [start, *start.parents]:
         p = d / "shared" / "spec" / SPEC_NAME
         if p.is_file():
