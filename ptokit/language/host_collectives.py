@@ -80,7 +80,10 @@ def _static(reader, bound, name, default):
 
 
 def collective_call(reader, full: str, call: ast.Call) -> bool:
-    """Emit one host collective; False when ``full`` is not one."""
+    """Emit one host collective; False when ``full`` is not one (``full``: a marker's name, or the op-table
+    name ``tensor.<op>`` of a collective that kernels can use too)."""
+    if full.startswith("tensor."):
+        full = "pld." + full
     if not full.startswith("pld.tensor."):
         return False
     op = full[len("pld.tensor."):]

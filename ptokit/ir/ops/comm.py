@@ -251,3 +251,65 @@ declare("tensor.put", (P("dst", "tensor"), P("peer", "index"), P("src", "tensor"
 declare("tensor.get", (P("dst", "tensor"), P("peer", "index"), P("src", "tensor")) + _REGION + _CHUNK,
         _get, form="composite", namespaces=("pld.tensor",), expand=_staged("get"),
         doc="copy rank peer's window src into local dst (a window or tensor), whole or a region")
+
+
+# ----------------------------------------------------------------- kernel collectives
+
+def _mesh_signal(t, op: str) -> int:
+    """The row count W of a kernel collective's mesh signal: an INT32 [W, 1] (or [W]) window, W static."""
+    t = _signal(t, f"tensor.{op}", "signal")
+    shape = list(t.shape)
+    if not (len(shape) in (1, 2) and (len(shape) == 1 or shape[1] == 1) and isinstance(shape[0], int)):
+        raise OpTypeError(f"pld.tensor.{op} in kernel code needs an INT32 [W, 1] signal window with a static W "
+                          f"(one row per rank), got {t}", "signal")
+    return shape[0]
+
+
+def _barrier(ts, attrs):
+    _mesh_signal(ts[0], "barrier")
+    return ts[0]
+
+
+def _idx(v: int) -> N.Const:
+    return N.Const(v, type=ScalarType(DType.INT32))
+
+
+def _cell(signal, row):
+    """The offsets [row, 0] (or [row]) of a signal cell."""
+    items = [row] + ([_idx(0)] * (len(signal.type.shape) - 1))
+    lst = N.ListExpr(items)
+    lst.type = _tuple_of(lst)
+    return lst
+
+
+def mesh_rounds(signal, rounds: int, emit, between=None):
+    """The reusable-signal protocol (spec section 1.4) unrolled over the W - 1 peers of a static [W, 1]
+    signal: in round g every rank adds 1 to its own row in every peer's signal and waits until every
+    peer's row in its own signal is >= g; ``between(g)`` emits the work after round g; finally each
+    non-self row of the rank's own signal gets -rounds (it reads zero again).  Returns the rank id."""
+    w = len(signal.type.shape) and signal.type.shape[0]
+    ctx = emit("get_comm_ctx", [signal], {})
+    r = emit("rank", [ctx], {})
+    n = emit("nranks", [ctx], {})
+    peers = [emit("scalar.mod", [emit("scalar.add", [r, _idx(k)], {}), n], {}) for k in range(1, w)]
+    for g in range(1, rounds + 1):
+        for p in peers:
+            emit("system.notify", [signal, p, _cell(signal, r), _idx(1)], {"op": NotifyOp.AtomicAdd})
+        for p in peers:
+            emit("system.wait", [signal, _cell(signal, p), _idx(g)], {"cmp": WaitCmp.Ge})
+        if between is not None:
+            between(g, r, n)
+    for p in peers:
+        emit("system.notify", [signal, r, _cell(signal, p), _idx(-rounds)], {"op": NotifyOp.AtomicAdd})
+    return r
+
+
+def _expand_barrier(args, attrs, emit):
+    mesh_rounds(args[0], 1, emit)
+    return args[0]
+
+
+declare("tensor.barrier", (P("signal", "tensor"),), _barrier, form="composite", namespaces=("pld.tensor",),
+        expand=_expand_barrier,
+        doc="rendezvous of all ranks on an INT32 [W, 1] signal window (W static); reusable: the signal reads "
+            "zero again afterwards; returns signal")
