@@ -5,14 +5,14 @@ the builtin chip program of that op and shape (``distributed/builtins.py``, writ
 compiled into ``next_levels/__builtin_<op>_<key>/``) dispatched to every rank after its earlier
 dispatches.  The arguments are windows; the signal is an INT32 ``[W, 1]`` window whose row
 count is checked against the world size when the call runs.  What is not supported yet (ring
-mode, ``core_num > 1``, an omitted signal, more than one tile of data) is a located error.
+mode, ``core_num > 1``, an omitted signal) is a located error.
 """
 from __future__ import annotations
 
 import ast
 from typing import Dict, List
 
-from ..ir.comm import CHUNK_BYTES, ReduceOp
+from ..ir.comm import ReduceOp
 from ..ir.types import DType
 from .parser import parse_program
 
@@ -69,9 +69,6 @@ def _data(reader, v, node, op, rows_one: bool):
     if len(v.shape) != 2 or (rows_one and v.shape[0] != 1):
         raise reader.err(f"pld.tensor.{op} needs a {'[1, n]' if rows_one else '[W, n]'} window, got "
                          f"{list(v.shape)}", node)
-    if v.shape[1] * v.dtype.size > CHUNK_BYTES:
-        raise reader.err(f"pld.tensor.{op} of rows longer than {CHUNK_BYTES} bytes ({v.shape[1]} x "
-                         f"{v.dtype.name}) is not supported yet", node)
 
 
 def _static(reader, bound, name, default):

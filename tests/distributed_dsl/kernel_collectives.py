@@ -159,3 +159,41 @@ def kernel_allreduce(W, n, dtype, op):
             for r in pl.range(pld.world_size()):
                 self.chip(x[r], y[r], wa, ws, device=r)
     return KernelAllReduce
+
+
+def host_allreduce(W, n, dtype, op):
+    """The host form: stage x into a [1, n] window, pld.tensor.allreduce in the host function, copy out."""
+    NN, DT, OP = n, dtype, op
+
+    @pl.program
+    class HostAllReduce:
+        @pl.function(type=pl.FunctionType.InCore)
+        def stage(self, x: pl.Tensor[[1, NN], DT], a: pld.DistributedTensor[[1, NN], DT]):
+            pld.tensor.put(a, pld.rank(pld.get_comm_ctx(a)), x)
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def put_in(self, x: pl.Tensor[[1, NN], DT], a: pld.DistributedTensor[[1, NN], DT]):
+            self.stage(x, a)
+
+        @pl.function(type=pl.FunctionType.InCore)
+        def unstage(self, a: pld.DistributedTensor[[1, NN], DT], y: pl.Out[pl.Tensor[[1, NN], DT]]):
+            pld.tensor.get(y, pld.rank(pld.get_comm_ctx(a)), a)
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def take_out(self, a: pld.DistributedTensor[[1, NN], DT], y: pl.Out[pl.Tensor[[1, NN], DT]]):
+            y = self.unstage(a, y)
+            return y
+
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def main(self, x: pl.Tensor[[W, 1, NN], DT], y: pl.Out[pl.Tensor[[W, 1, NN], DT]]):
+            ba = pld.alloc_window_buffer([1, NN], dtype=DT)
+            bs = pld.alloc_window_buffer([W, 1], dtype=pl.INT32)
+            wa = pld.window(ba, [1, NN], dtype=DT)
+            ws = pld.window(bs, [W, 1], dtype=pl.INT32)
+            for r in pl.range(pld.world_size()):
+                self.put_in(x[r], wa, device=r)
+            pld.tensor.allreduce(wa, ws, op=OP)
+            for r in pl.range(pld.world_size()):
+                self.take_out(wa, y[r], device=r)
+    return HostAllReduce

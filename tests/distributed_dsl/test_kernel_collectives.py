@@ -7,7 +7,7 @@ import ptokit
 import ptokit.language as pl
 import ptokit.language.distributed as pld
 from dist_util import my_segments
-from kernel_collectives import N, kernel_allreduce, kernel_collectives
+from kernel_collectives import N, host_allreduce, kernel_allreduce, kernel_collectives
 
 
 def _cfg(w):
@@ -54,11 +54,13 @@ def test_kernel_collectives(world, tmp_path):
     assert set(my_segments()) <= before
 
 
-@pytest.mark.parametrize("n", [1, 17, 4097])
-def test_allreduce_lengths_bit_exact(world, n, tmp_path):
-    """Tails shorter than 32 bytes and rows over one 16 KiB piece; random inputs; bit-exact."""
+@pytest.mark.parametrize("form,n", [("K", 1), ("K", 17), ("K", 4097), ("H", 17), ("H", 4097)])
+def test_allreduce_lengths_bit_exact(world, form, n, tmp_path):
+    """Tails shorter than 32 bytes and rows over one 16 KiB piece; random inputs; bit-exact; kernel and
+    host forms."""
     w = world
-    c = ptokit.compile(kernel_allreduce(w, n, pl.FP32, pld.ReduceOp.Sum), output_dir=tmp_path / "t",
+    factory = kernel_allreduce if form == "K" else host_allreduce
+    c = ptokit.compile(factory(w, n, pl.FP32, pld.ReduceOp.Sum), output_dir=tmp_path / "t",
                        distributed_config=_cfg(w))
     x = np.random.default_rng(n + w).standard_normal((w, 1, n)).astype(np.float32)
     y = np.zeros_like(x)
@@ -67,19 +69,27 @@ def test_allreduce_lengths_bit_exact(world, n, tmp_path):
         assert np.array_equal(y[r], _fold(x))
 
 
-def test_allreduce_prod_and_fp16_sum(world, tmp_path):
+@pytest.mark.parametrize("form", ["K", "H"])
+def test_allreduce_min_prod_and_fp16_sum(world, form, tmp_path):
     w = world
+    factory = kernel_allreduce if form == "K" else host_allreduce
     r_, j_ = np.meshgrid(np.arange(w), np.arange(N), indexing="ij")
     x = (1 + r_ / 8 + (j_ % 5) / 16).astype(np.float32)[:, None, :]
-    c = ptokit.compile(kernel_allreduce(w, N, pl.FP32, pld.ReduceOp.Prod), output_dir=tmp_path / "p",
+    c = ptokit.compile(factory(w, N, pl.FP32, pld.ReduceOp.Prod), output_dir=tmp_path / "p",
                        distributed_config=_cfg(w))
     y = np.zeros_like(x)
     c(x, y)
     np.testing.assert_allclose(y, np.broadcast_to(x.prod(axis=0), x.shape), rtol=1e-3)
     h = np.random.default_rng(w).standard_normal((w, 1, N)).astype(np.float16)
-    c = ptokit.compile(kernel_allreduce(w, N, pl.FP16, pld.ReduceOp.Sum), output_dir=tmp_path / "h",
+    c = ptokit.compile(factory(w, N, pl.FP16, pld.ReduceOp.Sum), output_dir=tmp_path / "h",
                        distributed_config=_cfg(w))
     y = np.zeros_like(h)
     c(h, y)
     np.testing.assert_allclose(y.astype(np.float32), np.broadcast_to(h.astype(np.float32).sum(axis=0), h.shape),
                                rtol=1e-3, atol=1e-2)
+    if form == "H":
+        c = ptokit.compile(factory(w, N, pl.FP32, pld.ReduceOp.Min), output_dir=tmp_path / "m",
+                           distributed_config=_cfg(w))
+        y = np.zeros_like(x)
+        c(x, y)
+        np.testing.assert_array_equal(y, np.broadcast_to(x.min(axis=0), x.shape))
