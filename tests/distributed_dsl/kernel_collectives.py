@@ -130,40 +130,44 @@ def kernel_collectives(W, n=N):
     return KernelCollectives
 
 
-def kernel_allreduce(W, n, dtype, op):
-    """One kernel allreduce of a [1, n] window of ``dtype`` with ``op`` (staged from x, copied out to y)."""
-    NN, DT, OP = n, dtype, op
+def kernel_allreduce(W, n, dtype, op, mode="mesh"):
+    """One kernel allreduce of a [1, n] window of ``dtype`` with ``op`` (staged from x, copied out to y);
+    the signal is [W, 1] (mesh) or [2(W-1), W] (ring)."""
+    NN, DT, OP, MODE = n, dtype, op, mode
+    SIG = [W, 1] if mode == "mesh" else [2 * (W - 1), W]
 
     @pl.program
     class KernelAllReduce:
         @pl.function(type=pl.FunctionType.InCore)
         def k(self, x: pl.Tensor[[1, NN], DT], y: pl.Out[pl.Tensor[[1, NN], DT]],
-              a: pld.DistributedTensor[[1, NN], DT], sig: pld.DistributedTensor[[W, 1], pl.INT32]):
+              a: pld.DistributedTensor[[1, NN], DT], sig: pld.DistributedTensor[SIG, pl.INT32]):
             pld.tensor.put(a, pld.rank(pld.get_comm_ctx(a)), x)       # stage (a put to oneself)
-            a = pld.tensor.allreduce(a, sig, op=OP)
+            a = pld.tensor.allreduce(a, sig, op=OP, mode=MODE)
             pld.tensor.get(y, pld.rank(pld.get_comm_ctx(a)), a)
             return y
 
         @pl.function(type=pl.FunctionType.Orchestration)
         def chip(self, x: pl.Tensor[[1, NN], DT], y: pl.Out[pl.Tensor[[1, NN], DT]],
-                 a: pld.DistributedTensor[[1, NN], DT], sig: pld.DistributedTensor[[W, 1], pl.INT32]):
+                 a: pld.DistributedTensor[[1, NN], DT], sig: pld.DistributedTensor[SIG, pl.INT32]):
             y = self.k(x, y, a, sig)
             return y
 
         @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
         def main(self, x: pl.Tensor[[W, 1, NN], DT], y: pl.Out[pl.Tensor[[W, 1, NN], DT]]):
             ba = pld.alloc_window_buffer([1, NN], dtype=DT)
-            bs = pld.alloc_window_buffer([W, 1], dtype=pl.INT32)
+            bs = pld.alloc_window_buffer(SIG, dtype=pl.INT32)
             wa = pld.window(ba, [1, NN], dtype=DT)
-            ws = pld.window(bs, [W, 1], dtype=pl.INT32)
-            for r in pl.range(pld.world_size()):
+            ws = pld.window(bs, SIG, dtype=pl.INT32)
+            for r in pl.range(W):
                 self.chip(x[r], y[r], wa, ws, device=r)
     return KernelAllReduce
 
 
-def host_allreduce(W, n, dtype, op):
-    """The host form: stage x into a [1, n] window, pld.tensor.allreduce in the host function, copy out."""
-    NN, DT, OP = n, dtype, op
+def host_allreduce(W, n, dtype, op, mode="mesh"):
+    """The host form: stage x into a [1, n] window, pld.tensor.allreduce in the host function, copy out;
+    the signal is [W, 1] (mesh) or [2(W-1)+1, W] (ring)."""
+    NN, DT, OP, MODE = n, dtype, op, mode
+    SIG = [W, 1] if mode == "mesh" else [2 * (W - 1) + 1, W]
 
     @pl.program
     class HostAllReduce:
@@ -188,12 +192,12 @@ def host_allreduce(W, n, dtype, op):
         @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
         def main(self, x: pl.Tensor[[W, 1, NN], DT], y: pl.Out[pl.Tensor[[W, 1, NN], DT]]):
             ba = pld.alloc_window_buffer([1, NN], dtype=DT)
-            bs = pld.alloc_window_buffer([W, 1], dtype=pl.INT32)
+            bs = pld.alloc_window_buffer(SIG, dtype=pl.INT32)
             wa = pld.window(ba, [1, NN], dtype=DT)
-            ws = pld.window(bs, [W, 1], dtype=pl.INT32)
-            for r in pl.range(pld.world_size()):
+            ws = pld.window(bs, SIG, dtype=pl.INT32)
+            for r in pl.range(W):
                 self.put_in(x[r], wa, device=r)
-            pld.tensor.allreduce(wa, ws, op=OP)
+            pld.tensor.allreduce(wa, ws, op=OP, mode=MODE)
             for r in pl.range(pld.world_size()):
                 self.take_out(wa, y[r], device=r)
     return HostAllReduce

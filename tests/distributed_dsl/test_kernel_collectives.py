@@ -93,3 +93,19 @@ def test_allreduce_min_prod_and_fp16_sum(world, form, tmp_path):
         y = np.zeros_like(x)
         c(x, y)
         np.testing.assert_array_equal(y, np.broadcast_to(x.min(axis=0), x.shape))
+
+
+@pytest.mark.parametrize("form", ["K", "H"])
+def test_allreduce_ring_sum(world, form, tmp_path):
+    """mode='ring' (signal [2(W-1), W] in a kernel, [2(W-1)+1, W] in a host function): the Sum within
+    1e-5, identical bits on every rank and on a second run."""
+    w = world
+    factory = kernel_allreduce if form == "K" else host_allreduce
+    c = ptokit.compile(factory(w, 256, pl.FP32, pld.ReduceOp.Sum, "ring"), output_dir=tmp_path / "r",
+                       distributed_config=_cfg(w))
+    x = np.random.default_rng(10 + w).standard_normal((w, 1, 256)).astype(np.float32)
+    y, y2 = np.zeros_like(x), np.zeros_like(x)
+    c(x, y)
+    c(x, y2)
+    np.testing.assert_allclose(y, np.broadcast_to(x.sum(axis=0), x.shape), rtol=1e-5, atol=1e-5)
+    assert all(np.array_equal(y[0], y[r]) for r in range(w)) and np.array_equal(y, y2)

@@ -300,17 +300,36 @@ def _barrier(ts, attrs):
     return ts[0]
 
 
+def _ring_signal(t, n: int) -> int:
+    """W of a ring allreduce's signal: an INT32 [2(W-1), W] window (kernel) or [2(W-1)+1, W] (the host
+    form's), W >= 2 static; the data length must split into W equal chunks."""
+    t = _signal(t, "tensor.allreduce", "signal")
+    shape = list(t.shape)
+    ok = len(shape) == 2 and all(isinstance(d, int) for d in shape) and shape[1] >= 2 \
+        and shape[0] in (2 * (shape[1] - 1), 2 * (shape[1] - 1) + 1)
+    if not ok:
+        raise OpTypeError(f"pld.tensor.allreduce mode='ring' needs an INT32 [2(W-1), W] signal window with a static "
+                          f"W >= 2, got {t}", "signal")
+    w = shape[1]
+    if n % w:
+        raise OpTypeError(f"pld.tensor.allreduce mode='ring' splits the data into W = {w} equal chunks: {n} "
+                          f"elements do not", "target")
+    return w
+
+
 def _allreduce(ts, attrs):
-    _mesh_signal(ts[1], "allreduce")
     t = _data_window(ts[0], "allreduce", "target", 1)
+    if attrs.get("mode", "mesh") == "ring":
+        _ring_signal(ts[1], t.shape[1])
+        if attrs.get("op", ReduceOp.Sum) != ReduceOp.Sum:
+            raise OpTypeError("pld.tensor.allreduce mode='ring' reduces with op=pld.ReduceOp.Sum only", "op")
+    else:
+        _mesh_signal(ts[1], "allreduce")
     op = attrs.get("op", ReduceOp.Sum)
     if not isinstance(op, int) or op not in list(ReduceOp):
         raise OpTypeError(f"pld.tensor.allreduce op must be a pld.ReduceOp (Sum Max Min Prod), got {op!r}", "op")
     if t.dtype not in _REDUCE_DTYPES:
         raise OpTypeError(f"pld.tensor.allreduce reduces FP32 or FP16, got {t.dtype.name}", "target")
-    if attrs.get("mode", "mesh") != "mesh":
-        raise OpTypeError(f"pld.tensor.allreduce mode={attrs['mode']!r} in kernel code is not supported yet "
-                          f"(mode='mesh')", "mode")
     if attrs.get("core_num", 1) != 1:
         raise OpTypeError(f"pld.tensor.allreduce core_num={attrs['core_num']!r} is not supported yet", "core_num")
     return ts[0]
@@ -438,6 +457,69 @@ def _expand_reduce(rows_of_rank: bool, param_signal: int):
     return expand
 
 
+def _expand_allreduce(args, attrs, emit):
+    if attrs.get("mode", "mesh") == "ring":
+        return _expand_ring(args, attrs, emit)
+    return _expand_reduce(False, 1)(args, attrs, emit)
+
+
+def _expand_ring(args, attrs, emit):
+    """Ring allreduce (Sum): W chunks of n / W; W - 1 reduce-scatter steps (chunk (r-k-1) += the left
+    rank's partial of it), then W - 1 allgather steps (chunk (r-j) = the left rank's final one), each
+    pulled with remote_load.  Signal cell [0, s] of rank r counts rank s's (the left neighbour's)
+    progress: +1 once staged, +1 after each step; cell [1, s] is set by the right neighbour s when it has
+    read everything.  Both are waited for and reset (to zero) at the end."""
+    target, signal = args
+    w = signal.type.shape[1]
+    n, dtype = target.type.shape[1], target.type.dtype
+    cs = n // w
+    ctx = emit("get_comm_ctx", [signal], {})
+    r = emit("rank", [ctx], {})
+    nr = emit("nranks", [ctx], {})
+    left = emit("scalar.mod", [emit("scalar.add", [r, _idx(w - 1)], {}), nr], {})
+    right = emit("scalar.mod", [emit("scalar.add", [r, _idx(1)], {}), nr], {})
+
+    def cell(row, col):
+        return _list([_idx(row), col])
+
+    def forward():
+        emit("system.notify", [signal, right, cell(0, r), _idx(1)], {"op": NotifyOp.AtomicAdd})
+
+    def wait_left(count):
+        emit("system.wait", [signal, cell(0, left), _idx(count)], {"cmp": WaitCmp.Ge})
+
+    def chunk_step(back: int, add: bool):
+        """Chunk c = (r - back) mod W: add the left rank's copy to ours, or take it."""
+        c = emit("scalar.mod", [emit("scalar.add", [r, _idx(w * 2 - back)], {}), nr], {})
+        base = emit("scalar.mul", [c, _idx(cs)], {})
+        for p0, cols in _Mesh.pieces(cs, dtype):
+            col = emit("scalar.add", [base, _idx(p0)], {})
+            offs = _list([_idx(0), col])
+            padded = padded_cols(cols, dtype)
+            valid = {"valid": (1, cols)} if padded != cols else {}
+            shape = {"shape": [1, padded], "offsets_static": _static(offs), **valid}
+            t = emit("tile.remote_load", [target, left, offs], shape)
+            if add:
+                t = emit("add", [emit("load", [target, offs], shape), t], {})
+            emit("store", [t, target, offs], {"offsets_static": _static(offs), "atomic": AtomicType.None_})
+
+    forward()                                         # staged
+    for k in range(w - 1):
+        wait_left(k + 1)
+        chunk_step(k + 1, True)
+        forward()
+    for j in range(w - 1):
+        wait_left(w + j)
+        chunk_step(j, False)
+        forward()
+    emit("system.notify", [signal, left, cell(1, r), _idx(1)], {"op": NotifyOp.AtomicAdd})   # done reading left
+    emit("system.wait", [signal, cell(1, right), _idx(1)], {"cmp": WaitCmp.Ge})
+    wait_left(2 * w - 1)
+    emit("system.notify", [signal, r, cell(0, left), _idx(1 - 2 * w)], {"op": NotifyOp.AtomicAdd})
+    emit("system.notify", [signal, r, cell(1, right), _idx(-1)], {"op": NotifyOp.AtomicAdd})
+    return target
+
+
 def _expand_broadcast(args, attrs, emit):
     target, signal, root = args
     m = _Mesh(signal, emit)
@@ -474,9 +556,10 @@ declare("tensor.barrier", (P("signal", "tensor"),), _barrier, form="composite", 
 declare("tensor.allreduce", (P("target", "tensor"), P("signal", "tensor"), _OP,
                              P("mode", "choice", "mesh", keyword_only=True, choices=("mesh", "ring")),
                              P("core_num", "int", 1, keyword_only=True)),
-        _allreduce, form="composite", namespaces=("pld.tensor",), expand=_expand_reduce(False, 1),
+        _allreduce, form="composite", namespaces=("pld.tensor",), expand=_expand_allreduce,
         doc="every rank's [1, n] target becomes the element-wise reduction over ranks (Sum Max Min Prod; FP32, "
-            "FP16), folded in rank order; signal INT32 [W, 1]; returns target")
+            "FP16), folded in rank order; signal INT32 [W, 1]; mode='ring' (Sum): signal [2(W-1), W], "
+            "n a multiple of W, a fixed ring schedule; returns target")
 declare("tensor.allgather", (P("local", "tensor"), P("target", "tensor"), P("signal", "tensor")),
         _allgather, form="composite", namespaces=("pld.tensor",), expand=_expand_gather(False),
         doc="target[s, :] = rank s's local [1, n] (target [W, n], distinct buffers); returns target")

@@ -33,17 +33,19 @@ def barrier_program(w_rows: int):
     return Barrier
 
 
-def allreduce_program(n: int, dtype, op: str, w_rows: int):
-    SR, NN, DT, OP = w_rows, n, dtype, _OPS[op]
+def allreduce_program(n: int, dtype, op: str, w_rows: int, mode: str = "mesh"):
+    """mesh: signal [W, 1]; ring: signal [2(W-1)+1, W] (``w_rows`` is W)."""
+    NN, DT, OP, MODE = n, dtype, _OPS[op], mode
+    SIG = [w_rows, 1] if mode == "mesh" else [2 * (w_rows - 1) + 1, w_rows]
 
     @pl.program
     class AllReduce:
         @pl.function(type=pl.FunctionType.InCore)
-        def kernel(self, target: pld.DistributedTensor[[1, NN], DT], signal: pld.DistributedTensor[[SR, 1], pl.INT32]):
-            pld.tensor.allreduce(target, signal, op=OP)
+        def kernel(self, target: pld.DistributedTensor[[1, NN], DT], signal: pld.DistributedTensor[SIG, pl.INT32]):
+            pld.tensor.allreduce(target, signal, op=OP, mode=MODE)
 
         @pl.function(type=pl.FunctionType.Orchestration)
-        def chip(self, target: pld.DistributedTensor[[1, NN], DT], signal: pld.DistributedTensor[[SR, 1], pl.INT32]):
+        def chip(self, target: pld.DistributedTensor[[1, NN], DT], signal: pld.DistributedTensor[SIG, pl.INT32]):
             self.kernel(target, signal)
     return AllReduce
 
