@@ -59,3 +59,19 @@ def test_compile_only_hardware_platform(tmp_path, monkeypatch, capsys):
 def test_hardware_platform_without_compile_only(tmp_path, monkeypatch):
     with pytest.raises(SystemExit, match="real hardware"):
         _main("01_hello_rank", ["-p", "a2a3"], tmp_path, monkeypatch)
+
+
+def test_ptokit_run_on_an_example_tree(tmp_path, monkeypatch, capsys):
+    """`ptokit run DIR` on the tree a DSL example compiled (07 at W = 3): every rank runs; on one of
+    its chip trees, one rank with private windows."""
+    from ptokit.cli import main as cli_main
+    assert _main("07_dynamic_rank_count", ["--compile-only", "-d", "0,1,2"], tmp_path, monkeypatch) == 0
+    capsys.readouterr()
+    tree = tmp_path / "tree"
+    before = set(my_segments())
+    assert cli_main(["run", str(tree), "--no-summary", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "ran 3 rank(s)" in out and "y: float32[3, 1, 64]" in out
+    assert cli_main(["run", str(tree / "next_levels" / "per_rank_put"), "--no-summary", "-q"]) == 0
+    assert "ran 1 rank(s)" in capsys.readouterr().out
+    assert set(my_segments()) <= before
