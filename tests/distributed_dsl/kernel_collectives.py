@@ -201,3 +201,52 @@ def host_allreduce(W, n, dtype, op, mode="mesh"):
             for r in pl.range(pld.world_size()):
                 self.take_out(wa, y[r], device=r)
     return HostAllReduce
+
+
+def notify_wait(W):
+    """The spec's checks 3 and 4 with pld.system.notify / wait: mode 0 AtomicAdd 1 at row r of every peer's
+    [W, 1] signal, wait for all, read the signal; mode 1 Set [0, 0] of (r+1)%W to r+1; mode 2 all add r+1
+    into rank 0's [0, 0], rank 0 waits Eq W(W+1)/2 and Sets it into every peer's [1, 0] (wait Ge 1)."""
+
+    @pl.program
+    class NotifyWait:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, z: pl.Out[pl.Tensor[[1, W], pl.INT32]], sig: pld.DistributedTensor[[W, 1], pl.INT32],
+              mode: pl.Scalar[pl.INT64]):
+            ctx = pld.get_comm_ctx(sig)
+            r = pld.rank(ctx)
+            if mode == 0:
+                for p in pl.range(W):
+                    if p != r:
+                        pld.system.notify(sig, p, [r, 0], 1, op=pld.NotifyOp.AtomicAdd)
+                for p in pl.range(W):
+                    if p != r:
+                        pld.system.wait(sig, [p, 0], 1, cmp=pld.WaitCmp.Ge)
+            elif mode == 1:
+                pld.system.notify(sig, (r + 1) % W, [0, 0], r + 1, op=pld.NotifyOp.Set)
+                pld.system.wait(sig, [0, 0], 1, cmp=pld.WaitCmp.Ge)
+            else:
+                pld.system.notify(sig, 0, [0, 0], r + 1, op=pld.NotifyOp.AtomicAdd)
+                if r == 0:
+                    pld.system.wait(sig, [0, 0], W * (W + 1) // 2, cmp=pld.WaitCmp.Eq)
+                    for p in pl.range(1, W):
+                        pld.system.notify(sig, p, [1, 0], pl.read(sig, [0, 0]), op=pld.NotifyOp.Set)
+                else:
+                    pld.system.wait(sig, [1, 0], 1, cmp=pld.WaitCmp.Ge)
+            for i in pl.range(W):
+                pl.write(z, [0, i], pl.read(sig, [i, 0]))
+            return z
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def chip(self, z: pl.Out[pl.Tensor[[1, W], pl.INT32]], sig: pld.DistributedTensor[[W, 1], pl.INT32],
+                 mode: pl.Scalar[pl.INT64]):
+            z = self.k(z, sig, mode)
+            return z
+
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def main(self, z: pl.Out[pl.Tensor[[W, 1, W], pl.INT32]], mode: pl.Scalar[pl.INT64]):
+            bs = pld.alloc_window_buffer([W, 1], dtype=pl.INT32)
+            ws = pld.window(bs, [W, 1], dtype=pl.INT32)
+            for r in pl.range(W):
+                self.chip(z[r], ws, mode, device=r)
+    return NotifyWait

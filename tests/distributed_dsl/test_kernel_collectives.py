@@ -109,3 +109,19 @@ def test_allreduce_ring_sum(world, form, tmp_path):
     c(x, y2)
     np.testing.assert_allclose(y, np.broadcast_to(x.sum(axis=0), x.shape), rtol=1e-5, atol=1e-5)
     assert all(np.array_equal(y[0], y[r]) for r in range(w)) and np.array_equal(y, y2)
+
+
+def test_notify_and_wait(world, tmp_path):
+    """Checks 3 and 4 in the DSL: AtomicAdd rows, Set, wait Eq then Ge."""
+    from kernel_collectives import notify_wait
+    w = world
+    c = ptokit.compile(notify_wait(w), output_dir=tmp_path / "nw", distributed_config=_cfg(w))
+    z = np.full((w, 1, w), 7, np.int32)
+    c(z, 0)
+    np.testing.assert_array_equal(z[:, 0, :], 1 - np.eye(w, dtype=np.int32))      # 1 everywhere but row r
+    c(z, 1)
+    np.testing.assert_array_equal(z[:, 0, 0], [(r - 1) % w + 1 for r in range(w)])  # W=4: [4, 1, 2, 3]
+    c(z, 2)
+    total = w * (w + 1) // 2
+    np.testing.assert_array_equal(z[1:, 0, 1], total)                              # 3 (W=2), 10 (W=4)
+    assert z[0, 0, 0] == total
