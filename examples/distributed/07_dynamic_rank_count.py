@@ -3,9 +3,9 @@
 ``NR = pl.dynamic("NR")`` names the leading dimension of the host tensors: it is bound to the
 world size W = len(device_ids) when the program is compiled (one artifact tree per W, a rank
 count other than NR is a TypeError), so nothing in the source names a rank count.  Kernels learn
-W at run time from ``pld.nranks(pld.get_comm_ctx(window))``.  The step is 06's ring:
-``--mode put``: y[r] = x[(r - 1) % P]; ``--mode get``: y[r] = x[(r + 1) % P].  With P = 2 both
-directions coincide; run with three or more devices to see them differ.
+W at run time from ``pld.nranks(pld.get_comm_ctx(window))``.  The step is 06's ring, with 06's
+chip functions: ``--mode put``: y[r] = x[(r - 1) % P]; ``--mode get``: y[r] = x[(r + 1) % P].
+With P = 2 both directions coincide; run with three or more devices to see them differ.
 
     python examples/distributed/07_dynamic_rank_count.py -p a2a3sim -d 0,1,2 --mode put
     python examples/distributed/07_dynamic_rank_count.py -p a2a3sim -d 0,1,2,3 --mode get
@@ -19,53 +19,15 @@ import numpy as np  # noqa: E402
 
 import ptokit.language as pl  # noqa: E402
 import ptokit.language.distributed as pld  # noqa: E402
-from _common import arrays, compile_and_run, config, device_ids, parser  # noqa: E402
+from _common import arrays, compile_and_run, config, device_ids, load as _load, parser  # noqa: E402
 
 NR = pl.dynamic("NR")         # the rank count: bound to len(device_ids) at compile time
 SIZE = 64
 
 
-@pl.jit.incore
-def put_step(x: pl.Tensor[[1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
-             src: pld.DistributedTensor[[1, SIZE], pl.FP32], dst: pld.DistributedTensor[[1, SIZE], pl.FP32],
-             signal: pld.DistributedTensor[[1, 1], pl.INT32]):
-    ctx = pld.get_comm_ctx(src)
-    peer = (pld.rank(ctx) + 1) % pld.nranks(ctx)
-    src = pl.store(pl.load(x, [0, 0], [1, SIZE]), [0, 0], src)
-    pld.tensor.put(dst, peer=peer, src=src, atomic=pld.AtomicType.None_)
-    pld.system.notify(signal, peer=peer, offsets=[0, 0], value=1, op=pld.NotifyOp.AtomicAdd)
-    pld.system.wait(signal, offsets=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)    # rank r-1 has put
-    y = pl.store(pl.load(dst, [0, 0], [1, SIZE]), [0, 0], y)
-    return y
-
-
-@pl.jit.incore
-def get_step(x: pl.Tensor[[1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
-             src: pld.DistributedTensor[[1, SIZE], pl.FP32], dst: pld.DistributedTensor[[1, SIZE], pl.FP32],
-             signal: pld.DistributedTensor[[1, 1], pl.INT32]):
-    ctx = pld.get_comm_ctx(src)
-    w = pld.nranks(ctx)
-    peer = (pld.rank(ctx) + 1) % w
-    src = pl.store(pl.load(x, [0, 0], [1, SIZE]), [0, 0], src)
-    pld.system.notify(signal, peer=(pld.rank(ctx) + w - 1) % w, offsets=[0, 0], value=1, op=pld.NotifyOp.AtomicAdd)
-    pld.system.wait(signal, offsets=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)    # rank r+1 has staged
-    pld.tensor.get(dst, peer=peer, src=src)
-    y = pl.store(pl.load(dst, [0, 0], [1, SIZE]), [0, 0], y)
-    return y
-
-
-@pl.jit
-def per_rank_put(x: pl.Tensor[[1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
-                 src: pld.DistributedTensor[[1, SIZE], pl.FP32], dst: pld.DistributedTensor[[1, SIZE], pl.FP32],
-                 signal: pld.DistributedTensor[[1, 1], pl.INT32]):
-    return put_step(x, y, src, dst, signal)
-
-
-@pl.jit
-def per_rank_get(x: pl.Tensor[[1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
-                 src: pld.DistributedTensor[[1, SIZE], pl.FP32], dst: pld.DistributedTensor[[1, SIZE], pl.FP32],
-                 signal: pld.DistributedTensor[[1, 1], pl.INT32]):
-    return get_step(x, y, src, dst, signal)
+# The chip functions and kernels are step 06's, unchanged: they take W from pld.nranks at run time.
+_step06 = _load("06_put_get")
+per_rank_put, per_rank_get = _step06.per_rank_put, _step06.per_rank_get
 
 
 @pl.jit.host

@@ -5,6 +5,8 @@ only compiles (``--compile-only``), since running needs the vendor devices.  Inp
 arrays; torch tensors are used instead when torch is installed and ``--torch`` is given.
 """
 import argparse
+import importlib.util
+from pathlib import Path
 
 from ptokit import DistributedConfig
 from ptokit.runtime import RunConfig
@@ -63,3 +65,11 @@ def compile_and_run(args, program, arrays_, cfg):
     run = {"clusters": args.clusters} if args.clusters else {}
     compiled(*arrays_, config=RunConfig(platform=args.platform, **run))
     return True
+
+
+def load(name: str):
+    """Another example of this folder as a module (07 reuses 06's chip functions)."""
+    spec = importlib.util.spec_from_file_location(f"ptokit_example_{name}", Path(__file__).with_name(f"{name}.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
