@@ -7,6 +7,7 @@ import ptokit
 import ptokit.language as pl
 import ptokit.language.distributed as pld
 from dist_util import my_segments
+from ptokit.runtime import RunConfig
 from kernel_collectives import N, host_allreduce, kernel_allreduce, kernel_collectives
 
 
@@ -34,10 +35,12 @@ def test_kernel_collectives(world, tmp_path):
     xa = (1000.0 * r_ + 100.0 * d_ + j_).astype(np.float32)            # all_to_all input on rank r: [d, j]
     xr = (np.arange(w * N)[None, None, :] + 1000.0 * np.arange(w)[:, None, None]).astype(np.float32)
     before = set(my_segments())
+    first = None
     for root in (0, w - 1):
         outs = [np.full((w, 1, N), 5, np.float32) for _ in range(5)]
         outs += [np.zeros((w, w, N), np.float32) for _ in range(3)] + [np.full((w, 1, w), 7, np.int32)]
         c(x, xa, xr, *outs, root)
+        first = first or [o.tobytes() for o in outs]
         ys, ym, yn, yb, yk, yg, yt, yr, z = outs
         for r in range(w):
             assert np.array_equal(ys[r], _fold(x)), "allreduce Sum: the rank-order fold, bit-exact on every rank"
@@ -51,6 +54,12 @@ def test_kernel_collectives(world, tmp_path):
         for r in range(w):                                                             # reduce_scatter: row r
             np.testing.assert_array_equal(yr[r, r], _fold(xr[:, 0, N * r:N * (r + 1)]))
         np.testing.assert_array_equal(z, 0)          # the reusable signal reads zero after 12 collectives
+    # section 4.3: the same bits again, with 1 and 4 clusters, on both runtime kinds
+    for cfg in (RunConfig(clusters=1, runtime="host_build_graph"), RunConfig(clusters=4)):
+        outs = [np.zeros((w, 1, N), np.float32) for _ in range(5)]
+        outs += [np.zeros((w, w, N), np.float32) for _ in range(3)] + [np.zeros((w, 1, w), np.int32)]
+        c(x, xa, xr, *outs, 0, config=cfg)
+        assert [o.tobytes() for o in outs] == first, cfg
     assert set(my_segments()) <= before
 
 
