@@ -60,9 +60,10 @@ def test_host_function_ring_put_W2_W4(tmp_path):
     np.testing.assert_array_equal(y, np.roll(x, 1, axis=0))
 
 
-def test_jit_host_ring_get_W2_W4(tmp_path):
+def test_jit_host_ring_get_W2_W4(tmp_path, monkeypatch):
     """pypto's function form: @pl.jit.host -> @pl.jit chip function (`return helper(...)`) -> @pl.jit.incore
     kernel with pld.tensor.get; y[r] = x[(r+1) % W]; compiled once per world size."""
+    monkeypatch.chdir(tmp_path)          # the direct call writes its tree under ./build_output
     import ptokit
     from jit_programs import ring_get
     from ptokit.runtime import RunConfig
