@@ -43,3 +43,28 @@ class MxFamily:
              yb: pl.Out[pl.Tensor[[M, N], pl.FP32]], yw: pl.Out[pl.Tensor[[16, 32], pl.FP32]]):
         y, y2, yb, yw = self.k(a, sa, b, sb, bias, y, y2, yb, yw)
         return y, y2, yb, yw
+
+
+@pl.program
+class Fp8Casts:
+    """Every FP8 code decoded (pl.cast to FP32) and FP32 values encoded (pl.cast to FP8, to nearest even)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, e4: pl.Tensor[[1, 256], pl.FP8E4M3FN], e5: pl.Tensor[[1, 256], pl.FP8E5M2],
+          x: pl.Tensor[[1, 256], pl.FP32],
+          d4: pl.Out[pl.Tensor[[1, 256], pl.FP32]], d5: pl.Out[pl.Tensor[[1, 256], pl.FP32]],
+          q4: pl.Out[pl.Tensor[[1, 256], pl.FP8E4M3FN]], q5: pl.Out[pl.Tensor[[1, 256], pl.FP8E5M2]]):
+        d4 = pl.store(pl.cast(pl.load(e4, [0, 0], [1, 256]), pl.FP32), [0, 0], d4)
+        d5 = pl.store(pl.cast(pl.load(e5, [0, 0], [1, 256]), pl.FP32), [0, 0], d5)
+        xt = pl.load(x, [0, 0], [1, 256])
+        q4 = pl.store(pl.cast(xt, pl.FP8E4M3FN, mode="rint"), [0, 0], q4)
+        q5 = pl.store(pl.cast(xt, pl.FP8E5M2, mode="rint"), [0, 0], q5)
+        return d4, d5, q4, q5
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, e4: pl.Tensor[[1, 256], pl.FP8E4M3FN], e5: pl.Tensor[[1, 256], pl.FP8E5M2],
+             x: pl.Tensor[[1, 256], pl.FP32],
+             d4: pl.Out[pl.Tensor[[1, 256], pl.FP32]], d5: pl.Out[pl.Tensor[[1, 256], pl.FP32]],
+             q4: pl.Out[pl.Tensor[[1, 256], pl.FP8E4M3FN]], q5: pl.Out[pl.Tensor[[1, 256], pl.FP8E5M2]]):
+        d4, d5, q4, q5 = self.k(e4, e5, x, d4, d5, q4, q5)
+        return d4, d5, q4, q5

@@ -120,3 +120,22 @@ def test_mx_nan_scale_gives_nan(tmp_path_factory):
     assert np.isnan(outs[0][3]).all()
     rest = np.delete(outs[0], 3, axis=0)
     _close(rest, np.delete(_mx_ref(a, sa, b, sb), 3, axis=0), "y without row 3")
+
+
+def test_fp8_casts_decode_every_code_and_round_to_nearest_even(tmp_path_factory):
+    run = _compiled("fp8cast", lambda: mp.Fp8Casts, tmp_path_factory, platform="a2a3sim")
+    codes = np.arange(256, dtype=np.uint8).reshape(1, 256)
+    rng = np.random.default_rng(9)
+    # values inside both formats' ranges, with exact halfway points (ties) and subnormals
+    mids = (codes.view(ml_dtypes.float8_e4m3fn).astype(np.float64)[0, :126] +
+            codes.view(ml_dtypes.float8_e4m3fn).astype(np.float64)[0, 1:127]) / 2
+    x = np.concatenate([mids, rng.standard_normal(130) * 50.0]).astype(np.float32).reshape(1, 256)
+    d4, d5 = np.zeros((1, 256), np.float32), np.zeros((1, 256), np.float32)
+    q4, q5 = np.zeros((1, 256), np.uint8), np.zeros((1, 256), np.uint8)
+    run(codes, codes, x, d4, d5, q4, q5)
+    for got, args in ((d4, (3, 7, True)), (d5, (2, 15, False))):
+        want = decode_fp8(codes, *args)
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_array_equal(got[~np.isnan(got)], want[~np.isnan(want)])
+    np.testing.assert_array_equal(q4, x.astype(ml_dtypes.float8_e4m3fn).view(np.uint8))
+    np.testing.assert_array_equal(q5, x.astype(ml_dtypes.float8_e5m2).view(np.uint8))
