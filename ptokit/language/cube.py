@@ -28,6 +28,26 @@ _FRACTAL_ROWS = 16      # rows of one fractal box of a Mat tile
 
 
 class CubeMixin:
+    def take_out_dtype(self, op: OpDef, attrs, nodes):
+        """``pl.matmul(..., out_dtype=d)``: the product is computed in the accumulator's dtype (FP32, or
+        INT32 for INT8 inputs) and converted to ``d`` (to nearest even), as the cube's write-out does."""
+        want = attrs.pop("out_dtype", None) if op.name == "matmul" else None
+        if want is None:
+            return None
+        if want not in (DType.FP32, DType.FP16, DType.BF16, DType.INT32):
+            raise self.err(f"pl.matmul out_dtype must be pl.FP32, pl.FP16 or pl.BF16 (pl.INT32 for INT8 inputs), "
+                           f"but got {want!r}", nodes.get("out_dtype"))
+        self._out_dtype_node = nodes.get("out_dtype")
+        return want
+
+    def cast_result(self, result, out_dtype, e):
+        if out_dtype is None or result.type.dtype is out_dtype:
+            return result
+        if (result.type.dtype is DType.INT32) != (out_dtype is DType.INT32):
+            raise self.err(f"pl.matmul out_dtype={out_dtype!r} does not fit the {result.type.dtype!r} accumulator "
+                           f"(INT8 inputs give INT32, float inputs FP32, FP16 or BF16)", self._out_dtype_node)
+        return self.typed_op("cast", [result], {"target_type": out_dtype, "mode": "rint"}, e)
+
     def wants_batch(self, op: OpDef, values: Dict[str, N.Expr]) -> bool:
         """hook: a ``batched`` op call in kernel code with a tensor operand of rank > 2."""
         return op.has("batched") and self.kernel_code and any(

@@ -52,10 +52,9 @@ def _product(ts, attrs, op: str) -> TileType:
     _flags(attrs, op)
     lhs, rhs = _operands(ts, op)
     acc = acc_dtype(lhs.dtype)
-    want = attrs.get("out_dtype")
-    if want is not None and want is not acc:
-        raise OpTypeError(f"pl.{op}: out_dtype={want!r} is not the accumulator's dtype {acc!r} (the cube fixes it); "
-                          f"convert the result with pl.cast(result, {want!r}) instead", "out_dtype")
+    # out_dtype= is applied by the front end (language/cube.py: a cast of the product), never here
+    if attrs.get("out_dtype") is not None:   # pragma: no cover - the front end takes it out
+        raise OpTypeError(f"internal: pl.{op} out_dtype reached the type rule", "out_dtype")
     return TileType((lhs.rows, rhs.cols), acc, MemorySpace.Acc)
 
 
@@ -241,16 +240,16 @@ def _matmul_mx_bias(ts, attrs):
 
 _MX_LEFT = (P("lhs", space=MemorySpace.Left), P("lhs_scale", space=MemorySpace.LeftScale))
 _MX_RIGHT = (P("rhs", space=MemorySpace.Right), P("rhs_scale", space=MemorySpace.RightScale))
-declare("matmul_mx", _MX_LEFT + _MX_RIGHT, _matmul_mx, pto="pto.tmatmul.mx", form="ternary",
+declare("matmul_mx", _MX_LEFT + _MX_RIGHT, _matmul_mx, pto="pto.tmatmul.mx", form="dps",
         traits={"cube", "a5_only"},
         doc="a5 MX block-scaled matmul: lhs [M, K] FP8E4M3FN (Left) with lhs_scale [M, K/32] FP8E8M0 (LeftScale), "
             "rhs [K, N] (Right) with rhs_scale [K/32, N] (RightScale) -> Acc [M, N] FP32, each product scaled by "
             "2^(e-127) of its 32-element K group; M % 16, K % 64, N % 32")
 declare("matmul_mx_acc", (P("acc"),) + _MX_LEFT + _MX_RIGHT, _matmul_mx_acc, pto="pto.tmatmul.mx.acc",
-        form="ternary", traits={"cube", "shares_operand0", "a5_only"},
+        form="dps", traits={"cube", "shares_operand0", "a5_only"},
         doc="acc + matmul_mx(lhs, lhs_scale, rhs, rhs_scale), in place")
 declare("matmul_mx_bias", _MX_LEFT + _MX_RIGHT + (_BIAS,), _matmul_mx_bias, pto="pto.tmatmul.mx.bias",
-        form="ternary", traits={"cube", "a5_only"},
+        form="dps", traits={"cube", "a5_only"},
         doc="matmul_mx(lhs, lhs_scale, rhs, rhs_scale) + bias, bias [1, N] FP32 in Bias")
 
 
