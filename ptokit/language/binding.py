@@ -49,6 +49,10 @@ class OpBinder:
         """hook: ``result`` converted to ``out_dtype`` (None: unchanged)."""
         return result
 
+    def wants_k_split(self, op: OpDef, values, attrs) -> bool:
+        """hook: a tensor-level matmul too large for Left/Right, computed over K tiles; default: never."""
+        return False
+
     def wants_batch(self, op: OpDef, values) -> bool:
         """Whether this call is expanded per batch (``batched_call``; default: never)."""
         return False
@@ -128,6 +132,8 @@ class OpBinder:
         out_dtype = self.take_out_dtype(op, attrs, nodes)          # pl.matmul(..., out_dtype=): a cast after it
         if self.wants_batch(op, values):
             return self.cast_result(self.batched_call(op, values, attrs, nodes, e), out_dtype, e)
+        if self.wants_k_split(op, values, attrs):
+            return self.cast_result(self.k_split_call(op, values, attrs, nodes, e), out_dtype, e)
         self._fold_tensor_windows(op, values)
         on_tensors = self.kernel_code and any(isinstance(v.type, TensorType) for v in values.values()
                                               if isinstance(v, N.Expr) and v.type is not None)
