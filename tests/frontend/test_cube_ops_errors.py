@@ -106,10 +106,11 @@ def _module(tmp_path, text: str, stem: str):
     return mod, path
 
 
-@pytest.mark.parametrize("line,message,caret", CASES, ids=[c[0][4:48] for c in CASES])
-def test_located_rule_error(tmp_path, line, message, caret):
-    text = PRELUDE + f"        {line}\n        return y\n"
-    mod, path = _module(tmp_path, text, "bad_cube_")
+def check_located_line(tmp_path, prelude, line, message, caret, stem):
+    """``line`` appended to the kernel of ``prelude`` (a program ``Bad``) fails to build with a located
+    error carrying ``message``, its caret under ``caret``."""
+    text = prelude + f"        {line}\n        return y\n"
+    mod, path = _module(tmp_path, text, stem)
     with pytest.raises(CompileError) as info:
         mod.Bad.ir
     err = info.value
@@ -117,6 +118,11 @@ def test_located_rule_error(tmp_path, line, message, caret):
     assert err.loc is not None and err.loc.file == str(path) and err.loc.line == text.count("\n") - 1, err.loc
     assert line in str(err).splitlines()[1]
     assert err.loc.col == len("        ") + line.index(caret) + 1, (err.loc.col, str(err))
+
+
+@pytest.mark.parametrize("line,message,caret", CASES, ids=[c[0][4:48] for c in CASES])
+def test_located_rule_error(tmp_path, line, message, caret):
+    check_located_line(tmp_path, PRELUDE, line, message, caret, "bad_cube_")
 
 
 BIAS_OVERFLOW = """\

@@ -6,7 +6,7 @@ import pytest
 import ptokit
 from ptokit.errors import CompileError
 
-from .test_cube_ops_errors import _module
+from .test_cube_ops_errors import _module, check_located_line
 
 PRELUDE = """\
 import ptokit.language as pl
@@ -64,15 +64,7 @@ CASES = [
 
 @pytest.mark.parametrize("line,message,caret", CASES, ids=[c[0][4:48] for c in CASES])
 def test_located_mx_rule_error(tmp_path, line, message, caret):
-    text = PRELUDE + f"        {line}\n        return y\n"
-    mod, path = _module(tmp_path, text, "bad_mx_")
-    with pytest.raises(CompileError) as info:
-        mod.Bad.ir
-    err = info.value
-    assert message in str(err), str(err)
-    assert err.loc is not None and err.loc.file == str(path) and err.loc.line == text.count("\n") - 1, err.loc
-    assert line in str(err).splitlines()[1]
-    assert err.loc.col == len("        ") + line.index(caret) + 1, (err.loc.col, str(err))
+    check_located_line(tmp_path, PRELUDE, line, message, caret, "bad_mx_")
 
 
 ANNOT_CASES = [
