@@ -5,7 +5,7 @@ public ``pypto.language`` API for the surface documented in docs/language.md.
 The front end that reads DSL code lives in this package's modules (``parser`` and its parts).
 """
 from ..ir.nodes import FunctionType
-from ..ir.types import AtomicType, MemorySpace, PadValue, TileLayout
+from ..ir.types import AtomicType, MemorySpace, PadValue, TensorLayout, TileLayout
 from .decorators import (at, cluster, const, func_attr, function, inline, manual_scope, max, min,  # noqa: A004
                          parallel, pipeline, program, range, scope, spmd, split_aiv, static_assert, static_print,
                          submit, unroll, while_, cond, yield_)
@@ -18,6 +18,8 @@ from .types import (InOut, Level, Mem, Out, PipeType, Role, Scalar, ScopeMode, S
 from .text import loads, parse
 
 globals().update(_DTYPES)      # pl.FP32, pl.UINT16, ...
+ND, DN, NZ, MX_A_ZZ, MX_B_NN = (TensorLayout.ND, TensorLayout.DN, TensorLayout.NZ, TensorLayout.MX_A_ZZ,
+                                TensorLayout.MX_B_NN)   # pl.Tensor[shape, dtype, layout]
 
 
 def __getattr__(name):
@@ -31,7 +33,8 @@ def __getattr__(name):
 
 
 __all__ = [
-    "FunctionType", "AtomicType", "MemorySpace", "Mem", "PadValue", "TileLayout", "Level", "Tensor", "Tile", "Scalar",
+    "FunctionType", "AtomicType", "MemorySpace", "Mem", "PadValue", "TileLayout", "TensorLayout", "ND", "DN", "NZ",
+    "MX_A_ZZ", "MX_B_NN", "Level", "Tensor", "Tile", "Scalar",
     "Out", "InOut", "dynamic", "program", "function", "range", "parallel", "unroll", "at", "spmd", "tile",
     "jit",  # noqa: F405 (module __getattr__)
     "func_attr", "SplitMode", "split", "split_aiv", "ScopeMode", "Role", "PipeType", "scope", "manual_scope", "cluster", "submit",

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from ..ir.nodes import FunctionType  # noqa: F401  (re-exported by ptokit.language)
-from ..ir.types import DType, MemorySpace, PadValue  # noqa: F401
+from ..ir.types import DType, MemorySpace, PadValue, TensorLayout  # noqa: F401
 
 # every dtype by its DSL name: pl.FP32, pl.UINT16, pl.FP8E4M3FN, ...
 DTYPES = {d.name: d for d in DType}
@@ -137,6 +137,7 @@ class TensorAnnot:
     shape: Optional[Tuple[object, ...]]    # None: bare pl.Tensor (JIT: from the array)
     dtype: Optional[DType]
     window: bool = False                   # pld.DistributedTensor[...]
+    layout: object = None                  # pl.Tensor[shape, dtype, pl.MX_A_ZZ]: the third entry
 
 
 @dataclass(frozen=True)
@@ -169,6 +170,9 @@ def _shape_tuple(shape):
 
 class _TensorMeta(type):
     def __getitem__(cls, item):
+        if isinstance(item, tuple) and len(item) == 3:   # pl.Tensor[shape, dtype, layout]
+            shape, dtype, layout = item
+            return TensorAnnot(_shape_tuple(shape), dtype, layout=layout)
         shape, dtype = item
         return TensorAnnot(_shape_tuple(shape), dtype)
 
