@@ -3,8 +3,9 @@
 // at a time: every instruction of the run is called on row_chunk<CH>(tile, r0) views, so the
 // chunk's rows stay in L1 from one instruction to the next. Each element is computed by the same
 // instruction code from the same inputs as without fusion, so the results are the same bits.
-// -DPTO_CPU_NO_FUSION (PTOKIT_NO_FUSION=1) builds the unfused instructions instead; so does a run
-// under the debug NaN fill (fusion_on() is false), whose fills TASSIGN makes between instructions.
+// -DPTO_CPU_NO_FUSION (PTOKIT_NO_FUSION=1) builds the unfused instructions instead; a run with
+// RunConfig(fusion=False) or under the debug NaN fill (whose fills TASSIGN makes between the
+// instructions) takes them at run time (fusion_on() is false).
 #ifndef PTO_CPU_FUSION_HPP
 #define PTO_CPU_FUSION_HPP
 
@@ -35,8 +36,12 @@ inline row_chunk_t<CH, TileT> row_chunk(const TileT& t, int r0) {
     return v;
 }
 
-// Whether fused runs take their fused path in this run (not under the debug NaN fill).
-inline bool fusion_on() { return !core()->debug_nan_fill; }
+// Whether fused runs take their fused path in this run: not under the debug NaN fill, nor under
+// RunConfig(fusion=False) (the simulator's per-run switch).
+inline bool fusion_on() {
+    const PtoCpuCore* c = core();
+    return !c->debug_nan_fill && !c->no_fusion;
+}
 
 }  // namespace cpu
 }  // namespace pto
