@@ -250,7 +250,19 @@ def _runs(text):
     return [line.strip() for line in cpp.splitlines() if "// fused:" in line]
 
 
-def test_a_row_aligned_alias_is_fused_a_shifted_one_is_not():
+@pytest.fixture
+def small_runs(monkeypatch):
+    """These kernels' tiles fit an L1 (no gain): fuse them anyway, to check what makes a run."""
+    from ptokit.backend.assembler import fusion
+    monkeypatch.setattr(fusion, "MIN_RUN_BYTES", 0)
+
+
+def test_runs_that_fit_an_l1_are_not_fused():
+    same = _two_op_kernel("pto.tadd ins(%a, %a : TT, TT) outs(%a : TT)", "pto.texp ins(%a : TT) outs(%a : TT)", "")
+    assert _runs(same) == []
+
+
+def test_a_row_aligned_alias_is_fused_a_shifted_one_is_not(small_runs):
     # in place (same address, same pitch): each row reads only its own row
     same = _two_op_kernel("pto.tadd ins(%a, %a : TT, TT) outs(%a : TT)", "pto.texp ins(%a : TT) outs(%a : TT)", "")
     assert _runs(same) == [f"// fused: 2 instructions over {R} rows in chunks of 16"]
@@ -269,7 +281,7 @@ def test_a_row_aligned_alias_is_fused_a_shifted_one_is_not():
     assert _runs(under) == []
 
 
-def test_column_reductions_loads_and_other_shapes_break_a_run():
+def test_column_reductions_loads_and_other_shapes_break_a_run(small_runs):
     colsum = _two_op_kernel("pto.texp ins(%a : TT) outs(%a : TT)", "pto.tcolsum ins(%a : TT) outs(%w : RT)",
                             "  %e = arith.constant 8192 : i64\n"
                             "  %w = pto.alloc_tile addr = %e valid_row = %one valid_col = %c : RT"

@@ -2,7 +2,8 @@
 
 A *run* is a stretch of one block holding only ``pto.alloc_tile`` and tile ops whose dialect row
 declares them row-local (``OpSpec.row_local`` / ``row_whole``), at least two of them, on Vec tiles
-of one shape in rows (R rows, the same constant valid rows) with constant addresses. The emitter
+of one shape in rows (R rows, the same constant valid rows) with constant addresses, whose tiles
+together do not fit an L1 (``MIN_RUN_BYTES``; smaller runs gain nothing). The emitter
 lowers it to a loop over chunks of CH rows, each instruction called on row-chunk views
 (``pto::cpu::row_chunk<CH>``), so a chunk's data stays in L1 across the run; see docs/assembler.md,
 "Fused runs". Nothing else may stand inside a run: a load, store, sync, FIFO op, view, scalar op or
@@ -25,6 +26,8 @@ from ...pto.types import SCALARS, TileBufType
 
 # bytes of one tile's chunk: a few of them stay in a 32 KiB L1 together
 CHUNK_BYTES = 4096
+# a run whose tiles fit an L1 together gains nothing from chunks: not fused
+MIN_RUN_BYTES = 32 * 1024
 
 
 @dataclass(frozen=True)
@@ -184,6 +187,8 @@ def find_run(ops: List[Op], start: int, planned: Dict[int, int]) -> Optional[Tup
         return None
     taken = taken[:last_tile]
     mems = [m for a in accs for _, m, row, _ in a.items if row]
+    if sum(m.rows * m.pitch for m in set(mems)) < MIN_RUN_BYTES:
+        return None
     ch = _chunk_rows(R, mems)
     row_uses = {id(u): u.value for a in accs for u, _, row, _ in a.items if row}
     return Run(taken, R, ch, row_uses), start + len(taken)
