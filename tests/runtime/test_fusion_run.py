@@ -54,7 +54,7 @@ def compiled(tmp_path_factory):
 
 def test_fused_runs_match_unfused_and_nan_fill_runs(compiled, monkeypatch):
     cpp = "".join(p.read_text() for p in (compiled.output_dir / "kernels" / "aiv").glob("*.cpp"))
-    assert cpp.count("// fused:") >= 3 and "pto::cpu::row_chunk<8>" in cpp
+    assert cpp.count("// fused:") >= 3 and "pto::cpu::row_chunk<16>" in cpp
     rng = np.random.default_rng(5)
     x = rng.standard_normal((ROWS, COLS), dtype=np.float32)
     g = rng.standard_normal((1, COLS), dtype=np.float32)

@@ -25,7 +25,7 @@ from ...pto.ast import Op
 from ...pto.types import SCALARS, TileBufType
 
 # bytes of one tile's chunk: a few of them stay in a 32 KiB L1 together
-CHUNK_BYTES = 4096
+CHUNK_BYTES = 8192
 # a run whose tiles fit an L1 together gains nothing from chunks: not fused
 MIN_RUN_BYTES = 32 * 1024
 
