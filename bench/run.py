@@ -590,7 +590,7 @@ class Bench:
                     else:
                         os.environ[k] = o
 
-        def kernel_spans(prog, stem, args, check, np_fn, variants=("fused", "unfused", "ref")):
+        def kernel_spans(prog, stem, args, check, np_fn, variants=("fused", "unfused", "ref"), reps=reps):
             """Per variant (VARIANTS): the median kernel span and the median of numpy's time over the
             span, numpy timed right before each kernel run (the machine is shared: pairs drift
             together); also numpy's median time and each variant's output."""
@@ -620,17 +620,17 @@ class Bench:
                 raise RuntimeError(f"{stem}: the fused, unfused and reference builds gave different bits")
             return ({v: med(ratios[v]) for v in variants}, {v: med(spans[v]) for v in variants}, med(nps), same)
 
-        def rows_of(key, label, target, ratio, sp, same, note=""):
+        def rows_of(key, label, target, ratio, sp, same, note="", n=reps):
             self.add(f"{key}_sim", label, ratio["fused"], "x numpy", ">=", target,
-                     notes=f"kernel {sp['fused'] * 1e3:.2f} ms (fused runs){note}", reps=reps)
+                     notes=f"kernel {sp['fused'] * 1e3:.2f} ms (fused runs){note}", reps=n)
             self.add(f"{key}_sim_unfused", "  the same, built unfused (PTOKIT_NO_FUSION=1)", ratio["unfused"],
                      "x numpy", notes=f"kernel {sp['unfused'] * 1e3:.2f} ms, "
                      f"{sp['unfused'] / sp['fused']:.2f}x the fused kernel's time; runs interleaved; output bit-identical: "
                      f"{same}",
-                     reps=reps)
+                     reps=n)
             if "ref" in ratio:
                 self.add(f"{key}_sim_ref", "  the same, tile library's reference loops (unfused)", ratio["ref"],
-                         "x numpy", notes=f"kernel {sp['ref'] * 1e3:.2f} ms; output bit-identical: {same}", reps=reps)
+                         "x numpy", notes=f"kernel {sp['ref'] * 1e3:.2f} ms; output bit-identical: {same}", reps=n)
 
         m = np.zeros((EW_ROWS, 1), np.float32)
         sm = np.zeros((EW_ROWS, 1), np.float32)
@@ -669,14 +669,15 @@ class Bench:
         lref = np.zeros_like(lx)
         np_softmax(lx, lref, lm, ls)
         big = ("fused", "unfused")
+        big_reps = 1 if self.quick else reps     # the smoke test's time: the large kernels once each
 
         def ok_large(out):
             if not np.allclose(out, lref, rtol=1e-5, atol=1e-7):
                 raise RuntimeError("StreamSoftmax (large) produced a wrong result")
         rl, sl, t_npl, same = kernel_spans(make_stream_softmax(EW_ROWS_LARGE), "softmax_large", (lx, ly), ok_large,
-                                           lambda: np_softmax(lx, lyn, lm, ls), variants=big)
+                                           lambda: np_softmax(lx, lyn, lm, ls), variants=big, reps=big_reps)
         rows_of("softmax_large", f"simulated row softmax, {EW_ROWS_LARGE}x{EW_COLS} f32 (128 MiB moved)", 0.8,
-                rl, sl, same, f"; numpy {t_npl * 1e3:.1f} ms")
+                rl, sl, same, f"; numpy {t_npl * 1e3:.1f} ms", n=big_reps)
         lc = np.zeros_like(lx)
         np_layernorm(lx, lref, lc, lm, g, bt)
 
@@ -685,9 +686,10 @@ class Bench:
                 raise RuntimeError("StreamLayerNorm (large) produced a wrong result")
         rl, sl, t_npl, same = kernel_spans(make_stream_layernorm(EW_ROWS_LARGE), "layernorm_large",
                                            (lx, g, bt, ly), ok_ln_large,
-                                           lambda: np_layernorm(lx, lyn, lc, lm, g, bt), variants=big)
+                                           lambda: np_layernorm(lx, lyn, lc, lm, g, bt), variants=big,
+                                           reps=big_reps)
         rows_of("layernorm_large", f"simulated layer norm, {EW_ROWS_LARGE}x{EW_COLS} f32 (128 MiB moved)", 0.8,
-                rl, sl, same, f"; numpy {t_npl * 1e3:.1f} ms")
+                rl, sl, same, f"; numpy {t_npl * 1e3:.1f} ms", n=big_reps)
         del lx, ly, lyn, lref, lc
 
     def matmul(self):
