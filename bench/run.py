@@ -49,10 +49,11 @@ ROW_KEYS = [
     "race_chain_off_tmr", "race_chain_manual_tmr", "race_chain_ratio_tmr",
     "race_fan_off_tmr", "race_fan_manual_tmr", "race_fan_ratio_tmr",
     "dsl_chain_tmr", "dsl_chain_hbg",
-    "ew_numpy", "ew_sim", "ew_sim_spmd", "ew_numpy_large", "ew_sim_large", "ew_sim_copy", "ew_numpy_copy", "ew_call",
+    "ew_numpy", "ew_sim", "ew_sim_unfused", "ew_sim_spmd", "ew_numpy_large", "ew_sim_large", "ew_sim_copy", "ew_numpy_copy", "ew_call",
     "ew_call_copied",
-    "softmax_numpy", "softmax_sim", "softmax_sim_ref", "softmax_sim_large",
-    "layernorm_numpy", "layernorm_sim", "layernorm_sim_ref",
+    "softmax_numpy", "softmax_sim", "softmax_sim_unfused", "softmax_sim_ref",
+    "layernorm_numpy", "layernorm_sim", "layernorm_sim_unfused", "layernorm_sim_ref",
+    "softmax_large_sim", "softmax_large_sim_unfused", "layernorm_large_sim", "layernorm_large_sim_unfused",
     "matmul_f32_tile", "matmul_f32_numpy", "matmul_f16_tile", "matmul_f16_numpy",
     "model_flash_attention", "model_paged_decode", "model_paged_decode_spmd",
     "jit_small_cold", "jit_small_hit", "jit_small_disk", "jit_ten_cold", "jit_ten_hit", "jit_ten_disk",
@@ -473,7 +474,15 @@ class Bench:
 
         span, el, wall = sim(StreamAdd, "stream")
         self.add("ew_sim", f"simulated y = a + b, one kernel looping over {EW_ROWS // EW_BLOCK} row blocks",
-                 moved / span / 1e9 / np_gbs, "x numpy", ">=", 0.5, notes=note(span, el), reps=reps)
+                 moved / span / 1e9 / np_gbs, "x numpy", ">=", 0.6, notes=note(span, el), reps=reps)
+        os.environ["PTOKIT_NO_FUSION"] = "1"
+        try:
+            span_u, _, _ = sim(StreamAdd, "stream")
+        finally:
+            os.environ.pop("PTOKIT_NO_FUSION", None)
+        self.add("ew_sim_unfused", "  the same, built unfused (PTOKIT_NO_FUSION=1)", moved / span_u / 1e9 / np_gbs,
+                 "x numpy", notes=f"kernel {span_u * 1e3:.2f} ms; one TADD between the loads and the store: "
+                 "nothing to fuse, the same C++", reps=reps)
         span2, el2, _ = sim(StreamAddSpmd, "stream_spmd")
         self.add("ew_sim_spmd", f"simulated y = a + b, one SPMD task of {EW_SPMD} blocks",
                  moved / span2 / 1e9 / np_gbs, "x numpy", ">=", 0.5,
@@ -497,7 +506,7 @@ class Bench:
         span4, el4, _ = sim(make_stream_add(EW_ROWS_LARGE), "stream_large", (la, lb, ly), la + lb)
         gbs4 = lmoved / span4 / 1e9
         self.add("ew_sim_large", f"simulated y = a + b, {EW_ROWS_LARGE // EW_BLOCK} row blocks (large size)",
-                 gbs4 / npl_gbs, "x numpy", ">=", 0.5,
+                 gbs4 / npl_gbs, "x numpy", ">=", 0.8,
                  notes=f"{gbs4:.2f} GB/s over the kernel's {span4 * 1e3:.2f} ms; run {el4 * 1e3:.2f} ms", reps=reps)
         self.whole_call(compiled["stream"], a, b, y, ref, reps)
 
@@ -536,7 +545,7 @@ class Bench:
         import numpy as np
         import ptokit
         from bench_programs import (EW_BLOCK, EW_COLS, EW_ROWS, EW_ROWS_LARGE, StreamLayerNorm, StreamSoftmax,
-                                    make_stream_softmax)
+                                    make_stream_layernorm, make_stream_softmax)
 
         rng = np.random.default_rng(3)
         x = rng.standard_normal((EW_ROWS, EW_COLS), dtype=np.float32)
@@ -552,7 +561,7 @@ class Bench:
             np.sum(y, axis=1, keepdims=True, out=s)
             np.divide(y, s, out=y)
 
-        def np_layernorm(x, y, c, m):
+        def np_layernorm(x, y, c, m, g, bt):
             np.mean(x, axis=1, keepdims=True, out=m)
             np.subtract(x, m, out=c)
             np.multiply(c, c, out=y)
@@ -564,25 +573,33 @@ class Bench:
             y *= g
             y += bt
 
-        def with_loops(reference, fn):
-            old = os.environ.get("PTOKIT_TILE_REFERENCE_LOOPS")
-            os.environ["PTOKIT_TILE_REFERENCE_LOOPS"] = "1" if reference else "0"
+        # the builds compared: fused runs (the default), the same C++ built with PTOKIT_NO_FUSION=1
+        # (-DPTO_CPU_NO_FUSION: the unfused instructions), and the tile library's reference loops
+        VARIANTS = {"fused": {}, "unfused": {"PTOKIT_NO_FUSION": "1"},
+                    "ref": {"PTOKIT_TILE_REFERENCE_LOOPS": "1", "PTOKIT_NO_FUSION": "1"}}
+
+        def with_env(v, fn):
+            keys = ("PTOKIT_NO_FUSION", "PTOKIT_TILE_REFERENCE_LOOPS")
+            old = {k: os.environ.get(k) for k in keys}
+            for k in keys:
+                os.environ[k] = VARIANTS[v].get(k, "0")
             try:
                 return fn()
             finally:
-                if old is None:
-                    os.environ.pop("PTOKIT_TILE_REFERENCE_LOOPS", None)
-                else:
-                    os.environ["PTOKIT_TILE_REFERENCE_LOOPS"] = old
+                for k, o in old.items():
+                    if o is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = o
 
-        def kernel_spans(prog, stem, args, check, np_fn, variants=(False, True)):
-            """Per variant (fast loops, reference loops): the median kernel span and the median of
-            numpy's time over the span, numpy timed right before each kernel run (the machine is
-            shared: pairs drift together); also numpy's median time and each variant's output."""
-            comp, outs = {}, {}
+        def kernel_spans(prog, stem, args, check, np_fn, variants=("fused", "unfused", "ref"), reps=reps):
+            """Per variant (VARIANTS): the median kernel span and the median of numpy's time over the
+            span, numpy timed right before each kernel run (the machine is shared: pairs drift
+            together); also numpy's median time and each variant's output."""
+            c = ptokit.compile(prog, output_dir=self.fresh_dir(stem))
+            outs = {}
             for v in variants:
-                comp[v] = ptokit.compile(prog, output_dir=self.fresh_dir(stem + ("_ref" if v else "")))
-                with_loops(v, lambda: comp[v](*args))
+                with_env(v, lambda: c(*args))
                 check(args[-1])
                 outs[v] = args[-1].copy()
             np_fn()
@@ -594,13 +611,28 @@ class Bench:
                     t0 = time.perf_counter()
                     np_fn()
                     t_np = time.perf_counter() - t0
-                    blk = with_loops(v, lambda: comp[v](*args)).timeline.blocks
+                    blk = with_env(v, lambda: c(*args)).timeline.blocks
                     span = (int(blk["end_ns"].max()) - int(blk["start_ns"].min())) / 1e9
                     spans[v].append(span)
                     ratios[v].append(t_np / span)
                     nps.append(t_np)
             med = statistics.median
-            return ({v: med(ratios[v]) for v in variants}, {v: med(spans[v]) for v in variants}, med(nps), outs)
+            same = all(np.array_equal(outs[v].view(np.uint32), outs[variants[0]].view(np.uint32)) for v in variants)
+            if not same:
+                raise RuntimeError(f"{stem}: the fused, unfused and reference builds gave different bits")
+            return ({v: med(ratios[v]) for v in variants}, {v: med(spans[v]) for v in variants}, med(nps), same)
+
+        def rows_of(key, label, target, ratio, sp, same, note="", n=reps):
+            self.add(f"{key}_sim", label, ratio["fused"], "x numpy", ">=", target,
+                     notes=f"kernel {sp['fused'] * 1e3:.2f} ms (fused runs){note}", reps=n)
+            self.add(f"{key}_sim_unfused", "  the same, built unfused (PTOKIT_NO_FUSION=1)", ratio["unfused"],
+                     "x numpy", notes=f"kernel {sp['unfused'] * 1e3:.2f} ms, "
+                     f"{sp['unfused'] / sp['fused']:.2f}x the fused kernel's time; runs interleaved; output bit-identical: "
+                     f"{same}",
+                     reps=n)
+            if "ref" in ratio:
+                self.add(f"{key}_sim_ref", "  the same, tile library's reference loops (unfused)", ratio["ref"],
+                         "x numpy", notes=f"kernel {sp['ref'] * 1e3:.2f} ms; output bit-identical: {same}", reps=n)
 
         m = np.zeros((EW_ROWS, 1), np.float32)
         sm = np.zeros((EW_ROWS, 1), np.float32)
@@ -610,57 +642,57 @@ class Bench:
             if not np.allclose(out, ref, rtol=1e-5, atol=1e-7):
                 raise RuntimeError("StreamSoftmax produced a wrong result")
         yn = np.zeros_like(x)
-        ratio, sp, t_np, outs = kernel_spans(StreamSoftmax, "softmax", (x, y), ok_softmax,
+        ratio, sp, t_np, same = kernel_spans(StreamSoftmax, "softmax", (x, y), ok_softmax,
                                              lambda: np_softmax(x, yn, m, sm))
-        same = np.array_equal(outs[False].view(np.uint32), outs[True].view(np.uint32))
         self.add("softmax_numpy", f"numpy row softmax, {EW_ROWS}x{EW_COLS} f32 (max, sub, exp, sum, div; out=)",
-                 t_np * 1e3, "ms", notes="timed right before each kernel run of the two rows below", reps=2 * reps)
-        self.add("softmax_sim", f"simulated row softmax, one kernel over {EW_ROWS // EW_BLOCK} blocks of "
-                 f"{EW_BLOCK}x{EW_COLS}", ratio[False], "x numpy", ">=", 0.8,
-                 notes=f"kernel {sp[False] * 1e3:.2f} ms; TEXP is libm's scalar expf per element", reps=reps)
-        self.add("softmax_sim_ref", "  the same, tile library's reference loops", ratio[True], "x numpy",
-                 notes=f"kernel {sp[True] * 1e3:.2f} ms, runs interleaved with the row above; output bit-identical: "
-                       f"{same}", reps=reps)
-        if not same:
-            raise RuntimeError("softmax: the fast and reference tile loops gave different bits")
-        # past the last-level cache
+                 t_np * 1e3, "ms", notes="timed right before each kernel run of the rows below", reps=3 * reps)
+        rows_of("softmax", f"simulated row softmax, one kernel over {EW_ROWS // EW_BLOCK} blocks of "
+                f"{EW_BLOCK}x{EW_COLS}", 0.8, ratio, sp, same, "; TEXP is libm's scalar expf per element")
+
+        c = np.zeros_like(x)
+        lref2 = np.zeros_like(x)
+        np_layernorm(x, lref2, c, m, g, bt)
+        def ok_ln(out):
+            if not np.allclose(out, lref2, rtol=1e-4, atol=1e-5):
+                raise RuntimeError("StreamLayerNorm produced a wrong result")
+        ratio, sp, t_ln, same = kernel_spans(StreamLayerNorm, "layernorm", (x, g, bt, y), ok_ln,
+                                             lambda: np_layernorm(x, yn, c, m, g, bt))
+        self.add("layernorm_numpy", f"numpy layer norm, {EW_ROWS}x{EW_COLS} f32 (mean, var, rsqrt, scale, shift)",
+                 t_ln * 1e3, "ms", notes="timed right before each kernel run of the rows below", reps=3 * reps)
+        rows_of("layernorm", "simulated layer norm, one kernel over the same blocks", 0.6, ratio, sp, same)
+        del y, yn, c, lref2, ref
+
+        # past the last-level cache: 131072x128 (64 MiB in, 64 MiB out)
         lx = rng.standard_normal((EW_ROWS_LARGE, EW_COLS), dtype=np.float32)
         ly = np.zeros_like(lx)
+        lyn = np.zeros_like(lx)
         lm = np.zeros((EW_ROWS_LARGE, 1), np.float32)
         ls = np.zeros((EW_ROWS_LARGE, 1), np.float32)
         lref = np.zeros_like(lx)
         np_softmax(lx, lref, lm, ls)
+        big = ("fused", "unfused")
+        big_reps = 1 if self.quick else reps     # the smoke test's time: the large kernels once each
 
         def ok_large(out):
             if not np.allclose(out, lref, rtol=1e-5, atol=1e-7):
                 raise RuntimeError("StreamSoftmax (large) produced a wrong result")
-        lyn = np.zeros_like(lx)
-        rl, sl, t_npl, _ = kernel_spans(make_stream_softmax(EW_ROWS_LARGE), "softmax_large", (lx, ly), ok_large,
-                                        lambda: np_softmax(lx, lyn, lm, ls), variants=(False,))
-        span_l = sl[False]
-        self.add("softmax_sim_large", f"simulated row softmax, {EW_ROWS_LARGE}x{EW_COLS} f32 (128 MiB moved)",
-                 rl[False], "x numpy", ">=", 0.8,
-                 notes=f"kernel {span_l * 1e3:.1f} ms, numpy {t_npl * 1e3:.1f} ms", reps=reps)
-        del lx, ly, lyn, lref
+        rl, sl, t_npl, same = kernel_spans(make_stream_softmax(EW_ROWS_LARGE), "softmax_large", (lx, ly), ok_large,
+                                           lambda: np_softmax(lx, lyn, lm, ls), variants=big, reps=big_reps)
+        rows_of("softmax_large", f"simulated row softmax, {EW_ROWS_LARGE}x{EW_COLS} f32 (128 MiB moved)", 0.8,
+                rl, sl, same, f"; numpy {t_npl * 1e3:.1f} ms", n=big_reps)
+        lc = np.zeros_like(lx)
+        np_layernorm(lx, lref, lc, lm, g, bt)
 
-        c = np.zeros_like(x)
-        lref2 = np.zeros_like(x)
-        np_layernorm(x, lref2, c, m)
-        def ok_ln(out):
-            if not np.allclose(out, lref2, rtol=1e-4, atol=1e-5):
-                raise RuntimeError("StreamLayerNorm produced a wrong result")
-        ratio, sp, t_ln, outs = kernel_spans(StreamLayerNorm, "layernorm", (x, g, bt, y), ok_ln,
-                                             lambda: np_layernorm(x, yn, c, m))
-        same = np.array_equal(outs[False].view(np.uint32), outs[True].view(np.uint32))
-        self.add("layernorm_numpy", f"numpy layer norm, {EW_ROWS}x{EW_COLS} f32 (mean, var, rsqrt, scale, shift)",
-                 t_ln * 1e3, "ms", notes="timed right before each kernel run of the two rows below", reps=2 * reps)
-        self.add("layernorm_sim", "simulated layer norm, one kernel over the same blocks", ratio[False], "x numpy",
-                 ">=", 0.6, notes=f"kernel {sp[False] * 1e3:.2f} ms", reps=reps)
-        self.add("layernorm_sim_ref", "  the same, tile library's reference loops", ratio[True], "x numpy",
-                 notes=f"kernel {sp[True] * 1e3:.2f} ms, runs interleaved with the row above; output bit-identical: "
-                       f"{same}", reps=reps)
-        if not same:
-            raise RuntimeError("layer norm: the fast and reference tile loops gave different bits")
+        def ok_ln_large(out):
+            if not np.allclose(out, lref, rtol=1e-4, atol=1e-5):
+                raise RuntimeError("StreamLayerNorm (large) produced a wrong result")
+        rl, sl, t_npl, same = kernel_spans(make_stream_layernorm(EW_ROWS_LARGE), "layernorm_large",
+                                           (lx, g, bt, ly), ok_ln_large,
+                                           lambda: np_layernorm(lx, lyn, lc, lm, g, bt), variants=big,
+                                           reps=big_reps)
+        rows_of("layernorm_large", f"simulated layer norm, {EW_ROWS_LARGE}x{EW_COLS} f32 (128 MiB moved)", 0.8,
+                rl, sl, same, f"; numpy {t_npl * 1e3:.1f} ms", n=big_reps)
+        del lx, ly, lyn, lref, lc
 
     def matmul(self):
         import numpy as np

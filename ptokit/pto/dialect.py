@@ -79,6 +79,11 @@ class OpSpec:
     call: Tuple[str, ...] = ()         # the C++ arguments by role, when not outs then ins
     generic_if: Tuple[str, ...] = ()   # attributes that the op carries only in MLIR's generic form ("pto.x"(...))
     pass_optional: bool = False        # optional ins that are written are passed to C++ as well
+    # row locality (the built-in assembler's fused runs, docs/assembler.md "Fused runs"): the tile roles
+    # whose row r of the result depends only on row r of the operand (given as row chunks), and the tile
+    # roles read whole by every row (a broadcast row, a tmp the CPU function ignores); empty: not fusable
+    row_local: Tuple[str, ...] = ()
+    row_whole: Tuple[str, ...] = ()
 
     @property
     def operands(self) -> Tuple[Operand, ...]:
@@ -126,21 +131,24 @@ def _dps(name: str, cxx: str, ins: str, outs: str = "dst:T", **kw) -> None:
 
 def _binary(n: str) -> None:
     """``pto.t<n>``: element-wise on two tiles; row-major tiles only (the real assembler's rule)."""
-    _dps(f"pto.t{n}", f"T{n.upper()}", "src0:T src1:T", row_major=("src0", "src1", "dst"), layout_error="all")
+    _dps(f"pto.t{n}", f"T{n.upper()}", "src0:T src1:T", row_major=("src0", "src1", "dst"), layout_error="all",
+         row_local=("src0", "src1", "dst"))
 
 
 def _scalar(n: str) -> None:
     """``pto.t<n>s``: tile and a scalar (last operand, typed); any layout."""
-    _dps(f"pto.t{n}s", f"T{n.upper()}S", "src:T scalar:S")
+    _dps(f"pto.t{n}s", f"T{n.upper()}S", "src:T scalar:S", row_local=("src", "dst"))
 
 
 def _unary(n: str, row_major: bool = True) -> None:
-    _dps(f"pto.t{n}", f"T{n.upper()}", "src:T", row_major=("src", "dst") if row_major else ())
+    _dps(f"pto.t{n}", f"T{n.upper()}", "src:T", row_major=("src", "dst") if row_major else (),
+         row_local=("src", "dst"))
 
 
 def _row_reduce(n: str) -> None:
     """``pto.trow<n> ins(%src, %tmp) outs(%col)``; the source must be row-major."""
-    _dps(f"pto.trow{n}", f"TROW{n.upper()}", "src:T tmp:T", row_major=("src",))
+    _dps(f"pto.trow{n}", f"TROW{n.upper()}", "src:T tmp:T", row_major=("src",), row_local=("src", "dst"),
+         row_whole=("tmp",))
 
 
 def _col_reduce(n: str) -> None:
@@ -150,7 +158,9 @@ def _col_reduce(n: str) -> None:
 
 def _expand_binary(axis: str, n: str) -> None:
     """``pto.t<axis>expand<n> ins(%src, %vec) outs(%dst)``: broadcast a column (row axis) or a row."""
-    _dps(f"pto.t{axis}expand{n}", f"T{axis.upper()}EXPAND{n.upper()}", "src0:T src1:T")
+    _dps(f"pto.t{axis}expand{n}", f"T{axis.upper()}EXPAND{n.upper()}", "src0:T src1:T",
+         row_local=("src0", "src1", "dst") if axis == "row" else ("src0", "dst"),
+         row_whole=() if axis == "row" else ("src1",))
 
 
 for _n in ("add", "sub", "mul", "div", "max", "min"):
@@ -165,11 +175,12 @@ for _n in ("sum", "max", "min"):
 for _n in ("add", "sub", "mul", "div", "max", "min"):
     _expand_binary("row", _n)
     _expand_binary("col", _n)
-_dps("pto.trowexpand", "TROWEXPAND", "src:T")
-_dps("pto.tcolexpand", "TCOLEXPAND", "src:T")
+_dps("pto.trowexpand", "TROWEXPAND", "src:T", row_local=("src", "dst"))
+_dps("pto.tcolexpand", "TCOLEXPAND", "src:T", row_local=("dst",), row_whole=("src",))
 
 _ROUND_MODES = ("CAST_NONE", "CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")
-_dps("pto.tcvt", "TCVT", "src:T", attrs=(AttrSpec("rmode", "round_mode", allowed=_ROUND_MODES),))
+_dps("pto.tcvt", "TCVT", "src:T", attrs=(AttrSpec("rmode", "round_mode", allowed=_ROUND_MODES),),
+     row_local=("src", "dst"))
 _dps("pto.tload", "TLOAD", "src:G", pipe="MTE2")
 _dps("pto.tstore", "TSTORE", "src:T", "dst:G", pipe="MTE3")
 _dps("pto.tmov", "TMOV", "src:T", pipe="MTE1")

@@ -377,13 +377,20 @@ CORE_DEFINES = {"aiv": "__DAV_VEC__", "aic": "__DAV_CUBE__"}
 REFERENCE_LOOP_FLAGS = ("-DPTO_CPU_REFERENCE_LOOPS", "-fmath-errno")
 
 
+# PTOKIT_NO_FUSION=1: the built-in assembler's fused runs take their unfused path (the same bits)
+NO_FUSION_FLAGS = ("-DPTO_CPU_NO_FUSION",)
+
+
 def tree_flags() -> tuple:
     """Extra flags for a tree's sources: ``PTOKIT_WERROR=1`` turns warnings into errors (the test
     suite sets it, so every generated file it builds is proven warning-free under -Wall);
-    ``PTOKIT_TILE_REFERENCE_LOOPS=1`` builds the tile library's reference loops."""
+    ``PTOKIT_TILE_REFERENCE_LOOPS=1`` builds the tile library's reference loops;
+    ``PTOKIT_NO_FUSION=1`` builds fused runs unfused (docs/assembler.md, "Fused runs")."""
     flags = ("-Werror",) if os.environ.get("PTOKIT_WERROR") == "1" else ()
     if os.environ.get("PTOKIT_TILE_REFERENCE_LOOPS") == "1":
         flags += REFERENCE_LOOP_FLAGS
+    if os.environ.get("PTOKIT_NO_FUSION", "") not in ("", "0"):
+        flags += NO_FUSION_FLAGS
     return flags
 
 

@@ -104,6 +104,7 @@ class RunConfig:
     schedule: Optional[str] = "auto"                  # order of ready tasks (None = "auto"; SCHEDULES above)
     schedule_seed: int = 0                            # seed of schedule="random"
     in_place: bool = True                             # False: copy every array argument (docs/simulator.md)
+    fusion: bool = True                               # False: fused runs take their unfused path (docs/assembler.md)
 
     def __post_init__(self):
         self._set("platform", self._resolve_platform())
@@ -127,7 +128,7 @@ class RunConfig:
         self._check_levels()
         for name in ("debug_nan_fill", "dump_passes", "dump_ptoas_passes", "save_kernels", "codegen_only",
                      "enable_dep_gen", "enable_scope_stats", "compile_profiling", "analyze_auto_scopes_for_deps",
-                     "in_place"):
+                     "in_place", "fusion"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r}: must be True or False")
         for name in ("save_kernels_dir", "golden_data_dir", "trace"):

@@ -32,10 +32,12 @@ def normalize_arch(arch: str) -> str:
 
 
 def assemble_text(text: str, filename: str = "<pto>", arch: str = "a2a3", insert_sync: bool = True,
-                  level: str = "level3", dump_dir: Optional[os.PathLike] = None, compat: Optional[str] = None) -> str:
+                  level: str = "level3", dump_dir: Optional[os.PathLike] = None, compat: Optional[str] = None,
+                  fuse: bool = True) -> str:
     """Assemble PTO text into C++ source text (deterministic). ``compat="0.27"``: write what ptoas
     0.27 writes where it differs (on a5 the AIV body of a kernel with a cross-core pipe runs on
-    subblock 0 only)."""
+    subblock 0 only). ``fuse=False`` writes no fused runs of row-local instructions
+    (docs/assembler.md, "Fused runs"; a build turns written runs off with ``PTOKIT_NO_FUSION=1``)."""
     arch = normalize_arch(arch)
     try:
         validate_ptoas_compat(compat)
@@ -55,7 +57,7 @@ def assemble_text(text: str, filename: str = "<pto>", arch: str = "a2a3", insert
         merged = {k: v for p in plans.values() for k, v in p.items()}
         if dump is not None:
             (dump / "01_after_plan_memory.mlir").write_text(print_module(planned_module(module, merged)))
-        cpp = emit_module(module, src, insert_sync, plans, arch=arch, compat=compat)
+        cpp = emit_module(module, src, insert_sync, plans, arch=arch, compat=compat, fuse=fuse)
         if dump is not None:
             (dump / "02_emit.cpp").write_text(cpp)
         return cpp

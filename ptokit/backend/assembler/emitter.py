@@ -10,6 +10,7 @@ from ...pto.ast import Block, Func, Module, Op
 from ...pto.lexer import SourceText
 from ...pto.types import SCALARS, PartitionViewType, PtrType, ScalarType, TileBufType, VectorType
 from .calls import tile_call
+from .fusion import Run, find_run
 from .sema import ValueInfo, float_literal
 
 PURE_ARITH = dialect.ARITH_OPS
@@ -70,6 +71,7 @@ class FuncEmitter:
         self.alias: Dict[int, ValueInfo] = {}  # id(treshape result) -> its source
         self.arch = "a2a3"                    # --pto-arch: the default slot counts of a pipe
         self.compat: Optional[str] = None     # "0.27": ptoas 0.27's output where it differs
+        self.fuse = True                      # fused runs of row-local instructions (fusion.py)
 
     # ------------------------------------------------------------------ helpers
     def err(self, message: str, op: Op) -> AssemblerError:
@@ -187,8 +189,78 @@ class FuncEmitter:
         return self.lines
 
     def emit_block(self, block: Block, depth: int) -> None:
-        for op in block.ops:
-            self.emit_op(op, depth)
+        ops = block.ops
+        k = 0
+        while k < len(ops):
+            found = find_run(ops, k, self.planned) if self.fuse and ops[k].name.startswith("pto.") else None
+            if found is None:
+                self.emit_op(ops[k], depth)
+                k += 1
+            else:
+                run, k = found
+                self.emit_run(run, depth)
+
+    def emit_run(self, run: Run, depth: int) -> None:
+        """A fused run (fusion.py): the fused loop over row chunks, and the instructions one after the
+        other where the build turns fusion off (-DPTO_CPU_NO_FUSION) or the debug NaN fill is on."""
+        tile_ops = [op for op in run.ops if op.name != "pto.alloc_tile" and op.name != "arith.constant"]
+        allocs = [op for op in run.ops if op.name == "pto.alloc_tile"]
+        self.loc_comment(tile_ops[0], depth)
+        pipes = {}
+        if self.insert_sync:     # every wait the run's instructions need, before the run
+            for op in tile_ops:
+                spec = op.extra.get("row") or dialect.PTO_OPS[op.name]
+                pipes[id(op)] = pipe = self.op_pipe(op, spec)
+                self.sync_before(op, pipe, [u for u in op.group("ins").uses
+                                            if isinstance(u.value.type, TileBufType)], depth)
+        self.out(depth, f"// fused: {len(tile_ops)} instructions over {run.rows} rows in chunks of {run.chunk}")
+        for op in allocs:
+            self.emit_alloc(op, depth, assign=False)
+        self.out(0, "#if defined(PTO_CPU_FUSION) && !defined(PTO_CPU_NO_FUSION)")
+        self.out(depth, "if (pto::cpu::fusion_on()) {")
+        for op in allocs:
+            self.out(depth + 1, self.alloc_assign(op))
+        self.counter += 1
+        r0 = f"v{self.counter}"
+        self.out(depth + 1, f"for (int {r0} = 0; {r0} < {run.rows}; {r0} += {run.chunk}) {{")
+        chunk_names: Dict[int, str] = {}
+        for vi in run.row_uses.values():
+            if id(vi) not in chunk_names:
+                self.counter += 1
+                chunk_names[id(vi)] = f"v{self.counter}"
+                self.out(depth + 2, f"auto {chunk_names[id(vi)]} = pto::cpu::row_chunk<{run.chunk}>({vi.cxx}, {r0});")
+
+        def ex_chunk(u):
+            if id(u) in run.row_uses:
+                return chunk_names[id(run.row_uses[id(u)])]
+            return self.ex(u)
+
+        for op in tile_ops:
+            spec, ins, outs = self._tile_operands(op)
+            self.out(depth + 2, tile_call(spec, op, ins, outs, ex_chunk))
+        self.out(depth + 1, "}")
+        self.out(depth, "} else")
+        self.out(0, "#endif")
+        self.out(depth, "{")
+        for op in run.ops:
+            if op.name == "pto.alloc_tile":
+                self.out(depth + 1, self.alloc_assign(op))
+            elif op.name != "arith.constant":
+                spec, ins, outs = self._tile_operands(op)
+                self.out(depth + 1, tile_call(spec, op, ins, outs, self.ex))
+        self.out(depth, "}")
+        if self.insert_sync:
+            for op in tile_ops:
+                for u in op.group("outs").uses:
+                    if isinstance(u.value.type, TileBufType):
+                        self.pending[id(self.root(u.value))] = pipes[id(op)]
+
+    def _tile_operands(self, op: Op):
+        spec = op.extra.get("row") or dialect.PTO_OPS[op.name]
+        ins = op.group("ins").uses
+        if spec.optional and not spec.pass_optional:
+            ins = ins[:len(spec.ins) - spec.optional]
+        return spec, ins, op.group("outs").uses
 
     def loc_comment(self, op: Op, depth: int) -> None:
         if op.srcloc and (op.srcloc[0], op.srcloc[1]) != self.last_loc:
@@ -427,7 +499,7 @@ class FuncEmitter:
         self.out(depth, f"{gt_name}.origin_ = {self.ex(base)};")
         self.lines.append("#endif")
 
-    def emit_alloc(self, op: Op, depth: int) -> None:
+    def emit_alloc(self, op: Op, depth: int, assign: bool = True) -> None:
         res = op.extra["result_infos"][0]
         tt: TileBufType = op.result_types[0]
         t = tt.cxx()
@@ -441,12 +513,17 @@ class FuncEmitter:
             dyn.append(self.ex(vc.uses[0]))
         self.out(depth, f"{t} {name} =")
         self.out(depth + 2, f"{t}({', '.join(dyn)});")
+        if assign:
+            self.out(depth, self.alloc_assign(op))
+
+    def alloc_assign(self, op: Op) -> str:
+        """``TASSIGN(tile, addr);`` of a ``pto.alloc_tile`` whose tile is declared."""
         addr = op.group("addr")
         if addr is not None:
             a = self.ex(addr.uses[0])
         else:
             a = _int_lit(self.planned[id(op)])
-        self.out(depth, f"TASSIGN({name}, {a});")
+        return f"TASSIGN({op.extra['result_infos'][0].cxx}, {a});"
 
     # ------------------------------------------------------------------ tile ops and sync
     def op_pipe(self, op: Op, spec: dialect.OpSpec) -> str:
@@ -771,13 +848,13 @@ class FuncEmitter:
 
 
 def emit_module(mod: Module, src: SourceText, insert_sync: bool, plans: Dict[str, Dict[int, int]],
-                arch: str = "a2a3", compat: Optional[str] = None) -> str:
+                arch: str = "a2a3", compat: Optional[str] = None, fuse: bool = True) -> str:
     out = ['#include "pto/pto-inst.hpp"', "using namespace pto;", ""]
     reserved = _reserved_buffers(mod)
     for f in mod.funcs:
         fe = FuncEmitter(f, src, insert_sync, plans.get(f.name, {}))
         fe.reserved = reserved
-        fe.arch, fe.compat = arch, compat
+        fe.arch, fe.compat, fe.fuse = arch, compat, fuse
         lines = fe.emit()
         if lines:
             out.extend(lines)

@@ -51,7 +51,8 @@ class PtoSimConfig(ctypes.Structure):
                 ("debug_nan_fill", ctypes.c_int32), ("record_args", ctypes.c_int32), ("dump_args", ctypes.c_int32),
                 ("timeout_s", ctypes.c_double), ("task_ring_size", ctypes.c_uint64),
                 ("heap_size", ctypes.c_uint64), ("dep_pool_size", ctypes.c_uint64),
-                ("race_check", ctypes.c_int32), ("schedule", ctypes.c_int32), ("schedule_seed", ctypes.c_uint64)]
+                ("race_check", ctypes.c_int32), ("schedule", ctypes.c_int32), ("schedule_seed", ctypes.c_uint64),
+                ("no_fusion", ctypes.c_int32)]
 
 
 class PtoSimKernel(ctypes.Structure):
@@ -370,6 +371,7 @@ def _sim_config(config: RunConfig, runtime: RuntimeKind) -> PtoSimConfig:
     c.aicpu_thread_num = config.aicpu_thread_num
     c.clusters = config.clusters
     c.debug_nan_fill = 1 if config.debug_nan_fill else 0
+    c.no_fusion = 0 if config.fusion else 1
     c.record_args = 1 if config.trace else 0
     c.dump_args = config.enable_dump_args
     c.timeout_s = float(config.timeout)

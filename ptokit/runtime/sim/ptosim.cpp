@@ -97,7 +97,10 @@ Device* attach_device(Run* r, const PtoSimConfig* cfg) {
     {
         std::lock_guard<std::mutex> lk(d->mu);
         for (auto& rg : d->rings) ring_reset(rg);
-        for (auto& c : d->cores) c->hw.debug_nan_fill = cfg->debug_nan_fill;
+        for (auto& c : d->cores) {
+            c->hw.debug_nan_fill = cfg->debug_nan_fill;
+            c->hw.no_fusion = cfg->no_fusion;
+        }
         std::lock_guard<std::mutex> fl(d->fifo_mu);
         d->fifos.clear();
         for (auto& c : d->cores) c->fifo_part = Core::FifoPart();

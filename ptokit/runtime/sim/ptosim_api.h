@@ -27,6 +27,7 @@ typedef struct PtoSimConfig {
                                // 3 auto: reverse under race_check 2, under race_check 1 from the first task
                                // submitted in a MANUAL scope on (after the earlier tasks are done), else 0
     uint64_t schedule_seed;    // seed of schedule 2
+    int32_t no_fusion;         // 1: fused runs of the built-in assembler take their unfused path
 } PtoSimConfig;
 
 typedef struct PtoSimKernel {

@@ -54,6 +54,7 @@ typedef struct PtoCpuCore {
     uint64_t space_size[9];
     int32_t core_id, cluster_id, lane;
     int32_t debug_nan_fill;
+    int32_t no_fusion;
     void* runtime;
 } PtoCpuCore;
 PtoCpuCore* pto_cpu_current_core(void);

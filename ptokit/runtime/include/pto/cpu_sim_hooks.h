@@ -40,6 +40,7 @@ typedef struct PtoCpuCore {
     uint64_t space_size[9];   /* capacities of runtime.md for the platform (0: no such buffer) */
     int32_t core_id, cluster_id, lane; /* lane: 0/1 for AIV0/AIV1, -1 for AIC */
     int32_t debug_nan_fill;   /* fill newly TASSIGNed float tiles with NaN */
+    int32_t no_fusion;        /* fused runs take their unfused path (RunConfig(fusion=False)) */
     void* runtime;            /* opaque, for FIFO calls */
 } PtoCpuCore;
 

@@ -12,6 +12,7 @@
 #include "pto/cpu/core.hpp"
 #include "pto/cpu/tile.hpp"
 #include "pto/cpu/ops.hpp"
+#include "pto/cpu/fusion.hpp"
 #include "pto/cpu/ops_view.hpp"
 #include "pto/cpu/ops_gather.hpp"
 #include "pto/cpu/ops_sort.hpp"
