@@ -13,7 +13,7 @@ kernels, one task each (SPMD where the work splits into independent column tiles
     proj_rope    mixed, one SPMD block per head: q (or k) = n @ W[:, head] over K blocks on the
                  cube, then rotary embedding on the vector side (the head's two halves times the
                  cos / sin tables of the token positions), fp16 out
-    proj         the same for v, without the rotation
+    proj         cube only, SPMD over column tiles: v = n @ W_v, cast to fp16 on the way out of Acc
     attention    mixed, one SPMD block per sequence, heads in a loop: scores q k^T (k read through
                  b_trans=True, no copy) scaled and causally masked (pl.tile.tri), a full softmax
                  in fp32 (the rows are short), fp16 probabilities back to the cube for p @ v
@@ -94,7 +94,7 @@ def make_decoder(batch, seq, hidden, heads, ffn, theta=10000.0):
             acc = pl.matmul(n[:, 0:TK], w[0:TK, c0:c0 + TN])
             for kb in pl.range(1, kh):
                 acc = pl.matmul_acc(acc, n[:, kb * TK:(kb + 1) * TK], w[kb * TK:(kb + 1) * TK, c0:c0 + TN])
-            y = pl.store(pl.cast(pl.move(acc, target_memory=pl.Mem.Vec), target_type=pl.FP16), [0, c0], y)
+            y = pl.store(pl.cast(acc, target_type=pl.FP16), [0, c0], y)     # cast on the way out of Acc
             return y
 
         @pl.function(type=pl.FunctionType.InCore)
