@@ -106,6 +106,24 @@ def tolerance(k):
     return 1e-5 * max(k, 100)
 
 
+def run_timed(prog, platform, args):
+    """Compile prog for platform, call it on args twice (the first call builds the kernels):
+    (the second call's RunResult, a line with the wall time split into compile, build and run and
+    the cores the run used)."""
+    t0 = time.perf_counter()
+    compiled = ptokit.compile(prog, platform=platform)
+    t1 = time.perf_counter()
+    compiled(*args)
+    t2 = time.perf_counter()
+    result = compiled(*args)
+    run = time.perf_counter() - t2
+    summary = result.summary()
+    used = sum(1 for core in summary.cores if core.blocks)
+    return result, (f"wall time: compile {t1 - t0:.2f} s, build {max(t2 - t1 - run, 0.0):.2f} s, run {run:.3f} s; "
+                    f"{summary.tasks} task(s), {summary.blocks} block(s) on {used} of {len(summary.cores)} "
+                    f"simulated cores, window {summary.window_ns / 1e6:.2f} ms")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("-p", "--platform", default="a2a3sim", choices=ptokit.targets.SIM_PLATFORMS)
@@ -117,22 +135,14 @@ def main(argv=None):
     tm, tn, tk = choose_tiles(args.platform, m, n, k)
     a, b = make_inputs(m, n, k)
     c = np.zeros((m, n), np.float32)
-    t0 = time.perf_counter()
-    compiled = ptokit.compile(make_matmul(m, n, k, tm, tn, tk), platform=args.platform)
-    t1 = time.perf_counter()
-    compiled(a, b, c)                     # the first call builds the kernel
-    t2 = time.perf_counter()
-    result = compiled(a, b, c)
-    t3 = time.perf_counter()
+    _, timing = run_timed(make_matmul(m, n, k, tm, tn, tk), args.platform, (a, b, c))
     ref = reference(a, b)
     err = float(np.max(np.abs(c - ref)))
     scale = max(float(np.abs(ref).max()), 1.0)
     print(f"auto-tiled matmul [{m}, {k}] @ [{k}, {n}] fp16 -> fp32 on {args.platform}: tiles "
           f"tm {tm}, tn {tn}, tk {tk} ({-(-m // tm)} x {-(-n // tn)} output tiles, {-(-k // tk)} K blocks); "
           f"max abs error vs numpy {err:.3e} ({err / scale:.1e} of the result's scale)")
-    run = t3 - t2
-    print(f"wall time: compile {t1 - t0:.2f} s, build {max(t2 - t1 - run, 0.0):.2f} s, run {run:.3f} s; "
-          f"simulated window {result.summary().window_ns / 1e6:.2f} ms")
+    print(timing)
     return 0 if err < tolerance(k) * scale else 1
 
 

@@ -20,7 +20,6 @@ numpy and the wall time split into compile, build (first call) and run.
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 
@@ -28,7 +27,7 @@ import ptokit
 import ptokit.language as pl
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from auto_tiled_matmul import FRACTAL, choose_tiles, make_inputs, reference  # noqa: E402
+from auto_tiled_matmul import FRACTAL, choose_tiles, make_inputs, reference, run_timed  # noqa: E402
 
 
 def slice_of(k, split):
@@ -109,24 +108,14 @@ def main(argv=None):
     tm, tn, tk = choose_tiles(args.platform, m, n, slice_of(k, split))
     a, b = make_inputs(m, n, k)
     c = np.full((m, n), np.nan, np.float32)
-    t0 = time.perf_counter()
-    compiled = ptokit.compile(make_splitk(m, n, k, tm, tn, tk, split), platform=args.platform)
-    t1 = time.perf_counter()
-    compiled(a, b, c)                     # the first call builds the kernels
-    t2 = time.perf_counter()
-    result = compiled(a, b, c)
-    t3 = time.perf_counter()
+    _, timing = run_timed(make_splitk(m, n, k, tm, tn, tk, split), args.platform, (a, b, c))
     ref = reference(a, b)
     err = float(np.max(np.abs(c - ref)))
     scale = max(float(np.abs(ref).max()), 1.0)
-    summary = result.summary()
-    used = sum(1 for core in summary.cores if core.blocks)
     print(f"split-K matmul [{m}, {k}] @ [{k}, {n}] fp16 -> fp32 on {args.platform}: {split} slices of "
           f"{slice_of(k, split)}, tiles tm {tm}, tn {tn}, tk {tk}; max abs error vs numpy {err:.3e} "
           f"({err / scale:.1e} of the result's scale)")
-    run = t3 - t2
-    print(f"wall time: compile {t1 - t0:.2f} s, build {max(t2 - t1 - run, 0.0):.2f} s, run {run:.3f} s; "
-          f"{used} of {len(summary.cores)} simulated cores used")
+    print(timing)
     return 0 if err < tolerance(k) * scale else 1
 
 
