@@ -8,8 +8,8 @@ M, N small, so that the output alone has too few tiles to keep the cores busy: K
 How the partial sums are reduced (the choice): every block stores its partial [tm, tn] Acc tiles
 straight into c with pl.store(..., atomic=pl.AtomicType.Add), after a first task has zeroed c.
 The other way, a [split * M, N] workspace of partials and a reduction task, costs split * M * N
-extra fp32 writes and reads and a second pass; the atomic store needs neither and is what the
-cube's fixpipe does on the way out anyway. Its price: the order in which the blocks' adds land is
+extra fp32 writes and reads and a second pass; the atomic store needs neither: the add happens
+in global memory as the tile is written out. Its price: the order in which the blocks' adds land is
 not fixed, so c can differ between runs in the last bits (summation order of `split` terms).
 
 The tiles come from examples/auto_tiled_matmul.py's choose_tiles (the platform's Left / Right /
