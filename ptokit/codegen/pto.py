@@ -272,7 +272,14 @@ class _Emitter:
         if rep in self.values:
             held = self.values[rep][1]
             if tile_buf(held) == tile_buf(var.type):
-                return Value(self.values[rep][0].name, tile_buf(var.type))
+                val = Value(self.values[rep][0].name, tile_buf(var.type))
+                if _valid_of(held) != _valid_of(var.type):
+                    # the buffer is written again with another run-time valid region (a tile
+                    # reassigned in a loop, a reused buffer): its handle takes the new one first
+                    b.plain("pto.set_validshape", [val] + [self._valid_dim(d, b) for d in _valid_of(var.type)],
+                            self.srcloc(loc))
+                    self.values[rep] = (self.values[rep][0], var.type)
+                return val
             view = True      # the same bytes seen with another shape (pl.reshape): its own tile_buf
         t: TileType = var.type
         name = self.fresh(var.name if view else rep)
@@ -620,6 +627,11 @@ class _Emitter:
                 else:
                     acc = self.top.arith("arith.muli", [prev, cur], P.ScalarType("index"), self.temp())
         return list(reversed(strides))
+
+
+def _valid_of(t: TileType) -> tuple:
+    """A tile type's valid region, (rows, cols) when it has none of its own."""
+    return tuple(t.valid) if t.valid else (t.rows, t.cols)
 
 
 def _used_names(fn: N.Function) -> set:
