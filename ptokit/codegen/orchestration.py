@@ -422,7 +422,9 @@ class _Orch:
         if callee.kind is N.FunctionType.Group:
             # a mixed AIC+AIV group: one task on a whole cluster, both AIV lanes run the AIV kernel
             aic, aiv = self.kernel_ids[callee.attrs["aic"]], self.kernel_ids[callee.attrs["aiv"]]
-            self.emit(depth, f"MixedKernels mk_t{t} = {{{aic}, {aiv}, {aiv}}};")
+            # a hand-written group without dual_aiv_dispatch runs its AIV function on AIV0 only
+            lane1 = aiv if (fifo or callee.attrs.get("fifo", {})).get("aiv_lanes", 2) == 2 else "INVALID_KERNEL_ID"
+            self.emit(depth, f"MixedKernels mk_t{t} = {{{aic}, {aiv}, {lane1}}};")
             self.emit(depth, f"{prefix}rt_submit_task(mk_t{t}, {p});")
         else:
             fid = self.kernel_ids[call.callee]
