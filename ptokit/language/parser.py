@@ -304,7 +304,9 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
                                                         simple=s.simple), s)
                 self.lhs_view = view       # a pop takes its valid region from it (pipes.py)
                 try:
-                    return self.assign(plain) + self.apply_tile_view(target.id, view, s)
+                    out = self.assign(plain)
+                    # a pop that took its valid region from the view consumed it (pipes.py)
+                    return out if self.lhs_view is None else out + self.apply_tile_view(target.id, view, s)
                 finally:
                     self.lhs_view = None
         if isinstance(target, ast.Subscript):

@@ -75,6 +75,7 @@ class PipeMixin:
                     dims.append(v.value if isinstance(v, N.Const) else v)
                 if tuple(dims) != tuple(attrs["shape"]):
                     attrs["valid"] = tuple(dims)
+                self.lhs_view = None       # consumed: no set_validshape after the pop
         res = self.typed_op(op.name, [], attrs, e, bound)
         if attrs.get("valid"):
             res.type = TileType(res.type.shape, res.type.dtype, res.type.memory, tuple(attrs["valid"]))

@@ -181,7 +181,7 @@ def _set_validshape(ts, attrs):
 
 
 declare("set_validshape", (TILE, P("valid_rows", "dim", attr="valid"), P("valid_cols", "dim", attr="valid")),
-        _set_validshape, pto="pto.set_validshape", form="validshape", traits={"shares_operand0"},
+        _set_validshape, pto="pto.set_validshape", form="validshape", traits={"shares_operand0", "accepts_acc"},
         doc="the tile with another valid region (no data moves; every holder of the buffer sees it)")
 
 

@@ -1,0 +1,165 @@
+"""Hand-written AIC/AIV/Group functions with explicit pipes (pypto-parity E3): .pto forms, golden
+files, end-to-end runs against numpy under both runtime kinds, and a located error per misuse."""
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ptokit
+from ptokit.errors import CompileError
+
+_NAME = "ptokit_tests_mixed_pipes_programs"
+if _NAME not in sys.modules:
+    _spec = importlib.util.spec_from_file_location(_NAME, Path(__file__).with_name("pipes_programs.py"))
+    sys.modules[_NAME] = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(sys.modules[_NAME])
+PP = sys.modules[_NAME]
+
+GOLDEN = Path(__file__).parent / "golden" / "hand_pipes"
+INCLUDE = Path(ptokit.__file__).parent / "runtime" / "include"
+RUNTIMES = ["tensormap_and_ringbuffer", "host_build_graph"]
+
+
+def _inputs():
+    rng = np.random.default_rng(7)
+    return [(rng.standard_normal((64, 64)) / 8).astype(np.float16) for _ in range(3)]
+
+
+@pytest.fixture(scope="module")
+def two_pipes(tmp_path_factory):
+    return ptokit.compile(PP.TwoPipes, output_dir=tmp_path_factory.mktemp("two_pipes"))
+
+
+def test_pto_forms(two_pipes):
+    pto = (two_pipes.output_dir / "ptoas" / "group.pto").read_text()
+    assert 'pto.import_reserved_buffer {name = "c2v", peer_func = @vector} -> i32' in pto
+    assert 'pto.reserve_buffer {name = "v2c", size = 16384, location = #pto.address_space<mat>, auto = false, ' \
+           'base = ' in pto
+    assert 'pto.reserve_buffer {name = "c2v", size = 32768, location = #pto.address_space<vec>, auto = false, ' \
+           'base = ' in pto
+    assert "pto.aic_initialize_pipe {id = 0, dir_mask = 1, slot_size = 16384, slot_num = 2} (gm_slot_buffer = " \
+           "%arg5 : !pto.ptr<ui8>, c2v_consumer_buf = %c2v : i32, v2c_consumer_buf = %c0_i32 : i32)" in pto
+    # pipe 1's GM ring follows pipe 0's (2 slots of 16384 bytes)
+    assert "pto.addptr %arg5, %c32768_index" in pto
+    assert "pto.aic_initialize_pipe {id = 1, dir_mask = 2, slot_size = 8192, slot_num = 2}" in pto
+    assert "pto.tpush_to_aiv(%acc : " in pto and "{id = 0, split = 0}" in pto
+    assert "pto.tpop_from_aiv {id = 1, split = 0} -> !pto.tile_buf<loc=mat" in pto
+    assert "pto.tfree_from_aiv {id = 1, split = 0}" in pto and "pto.tfree_from_aic {id = 0, split = 0}" in pto
+    orch = (two_pipes.output_dir / "orchestration" / "main.cpp").read_text()
+    # no dual_aiv_dispatch: the AIV function runs on AIV0 only; the GM ring holds both pipes
+    assert "MixedKernels mk_t0 = {0, 1, INVALID_KERNEL_ID};" in orch
+    assert "gm_pipe_t0_shapes[1] = {49152u};" in orch
+    cpp = (two_pipes.output_dir / "ptoas" / "group.cpp").read_text()
+    assert "TPipe<0, Direction::DIR_C2V, 16384, 2, 2, true>" in cpp and "TPipe<1, Direction::DIR_V2C, 8192, 2, 2, true>" in cpp
+
+
+def test_golden(two_pipes):
+    tree = two_pipes.output_dir
+    files = sorted(list((tree / "ptoas").glob("*.pto")) + list((tree / "kernels").glob("*/*.cpp"))
+                   + list((tree / "orchestration").glob("*.cpp")))
+    assert files
+    for f in files:
+        rel = f.relative_to(tree)
+        g = GOLDEN / rel
+        if os.environ.get("PTOKIT_UPDATE_GOLDEN"):
+            g.parent.mkdir(parents=True, exist_ok=True)
+            g.write_text(f.read_text())
+        assert g.exists(), f"missing golden {g}; run with PTOKIT_UPDATE_GOLDEN=1"
+        assert f.read_text() == g.read_text(), f"{rel} differs from {g}"
+        if f.suffix == ".cpp":
+            flags = {"aic": ["-D__DAV_CUBE__"], "aiv": ["-D__DAV_VEC__"]}.get(f.parent.name, [])
+            r = subprocess.run(["g++", "-std=c++17", "-Wall", "-Werror", "-fsyntax-only", "-D__CPU_SIM", *flags,
+                                f"-I{INCLUDE}", str(f)], capture_output=True, text=True)
+            assert r.returncode == 0, f"{f}:\n{r.stderr}"
+
+
+@pytest.mark.parametrize("dual,runtime", [(False, RUNTIMES[0]), (False, RUNTIMES[1]), (True, RUNTIMES[1])])
+def test_two_pipes_run(dual, runtime, two_pipes, tmp_path):
+    c = two_pipes if (not dual and runtime == RUNTIMES[0]) else \
+        ptokit.compile(PP.TwoPipesDual if dual else PP.TwoPipes, output_dir=tmp_path, runtime=runtime)
+    if dual:
+        assert "MixedKernels mk_t0 = {0, 1, 1};" in (c.output_dir / "orchestration" / "main.cpp").read_text()
+    a, b, w = _inputs()
+    h = np.zeros((64, 64), np.float32)
+    y = np.zeros((64, 64), np.float32)
+    c(a, b, w, h, y)
+    href = np.maximum(a.astype(np.float64) @ b.astype(np.float64), 0)
+    np.testing.assert_allclose(h, href, rtol=1e-4, atol=1e-5)
+    yref = href.astype(np.float16).astype(np.float64) @ w.astype(np.float64)
+    np.testing.assert_allclose(y, yref, rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_pop_with_runtime_valid_shape(runtime, tmp_path):
+    c = ptokit.compile(PP.ValidPop, output_dir=tmp_path, runtime=runtime)
+    pto = (c.output_dir / "ptoas" / "group.pto").read_text()
+    assert "= pto.tpop_from_aic(%arg4, %c64_index) {split = 0} -> !pto.tile_buf<loc=vec" in pto
+    a, b, _ = _inputs()
+    y = np.full((64, 64), -1.0, np.float32)
+    c(a, b, y, 20)
+    ref = np.exp(a.astype(np.float64) @ b.astype(np.float64))
+    np.testing.assert_allclose(y[:20], ref[:20], rtol=1e-4)
+    assert (y[20:] == -1).all()
+
+
+@pytest.mark.parametrize("kind,message", [
+    ("dir_mask", "pipe id=0: cube initializes it with dir_mask=3 but vector with dir_mask=1"),
+    ("no_pipe", r"pl.tpush_to_aiv\(id=2\) needs an initialized C2V pipe: no pl.aic_initialize_pipe\(..., id=2\)"),
+    ("import", r"pl.import_peer_buffer\(name='c2x'\): vector never reserves a buffer of that name"),
+    ("size", "buffer 'c2v' holds 16384 bytes, but pipe id=0 keeps 2 slots of 16384 bytes here"),
+    ("slot", r"pushes 32768 bytes \(.*\), but the slots of pipe id=0 hold 16384 bytes"),
+])
+def test_misuse_is_located(kind, message, tmp_path):
+    with pytest.raises(CompileError, match=message) as info:
+        ptokit.compile(PP.broken(kind), output_dir=tmp_path)
+    assert info.value.loc.file == PP.__file__
+
+
+def test_pop_without_free_is_located(tmp_path):
+    with pytest.raises(CompileError, match=r"the tile popped here \(pipe id=0\) is never freed: call "
+                                           r"pl.tfree_to_aic\(tile\)") as info:
+        ptokit.compile(PP.NoFree, output_dir=tmp_path)
+    assert info.value.loc.file == PP.__file__ and "tpop_from_aic" in str(info.value)
+
+
+def test_pipe_ops_outside_a_group_are_located(tmp_path):
+    import ptokit.language as pl
+
+    @pl.program
+    class Lone:
+        @pl.function(type=pl.FunctionType.AIV)
+        def vector(self, y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+            buf = pl.reserve_buffer(name="c2v", size=32768)
+            pl.aiv_initialize_pipe(c2v_consumer_buf=buf, dir_mask=1, slot_size=16384, slot_num=2)
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+            self.vector(y)
+
+    with pytest.raises(CompileError, match="which no Group function calls"):
+        ptokit.compile(Lone, output_dir=tmp_path)
+
+
+def test_id_in_a_pl_move_kernel_is_refused(tmp_path):
+    import ptokit.language as pl
+
+    @pl.program
+    class Implicit:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tensor[[64, 64], pl.FP16], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+            ta = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+            acc = pl.matmul(pl.move(ta, target_memory=pl.Mem.Left), pl.move(ta, target_memory=pl.Mem.Right))
+            pl.tpush_to_aiv(acc, id=1)
+            v = pl.tpop_from_aic(shape=[64, 64], dtype=pl.FP32, id=1)
+            pl.store(v, [0, 0], y)
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[64, 64], pl.FP16], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+            self.k(a, y)
+
+    with pytest.raises(CompileError, match=r"pl.tpush_to_aiv\(id=1\): a kernel whose transfers become pl.move"):
+        ptokit.compile(Implicit, output_dir=tmp_path)
