@@ -74,10 +74,10 @@ def event(em, e: N.OpCall, b) -> None:
     """sync_set / sync_wait / set_ffts / syncall."""
     loc = em.srcloc(e.loc)
     if e.op in ("sync_set", "sync_wait"):
-        ev = em.scalar(e.args[0], "index" if not isinstance(e.args[0], N.Const) else "i32", b)
+        ev = e.args[0].value if isinstance(e.args[0], N.Const) else em.scalar(e.args[0], "index", b)
         attrs = {}
         if e.op == "sync_set" and e.attrs.get("ffts_mode") is not None:
-            attrs["ffts_mode"] = Attr.typed_int(e.attrs["ffts_mode"], "i32")
+            attrs["ffts_mode"] = Attr(f"{int(e.attrs['ffts_mode'])} : i32", int(e.attrs["ffts_mode"]))
         b.sync_event(OPS[e.op].pto, e.attrs["pipe"], ev, attrs, loc)
     elif e.op == "set_ffts":
         b.set_ffts(em.values[e.args[0].name][0], loc)

@@ -487,6 +487,31 @@ class Builder:
     def return_(self) -> Op:
         return self._add(self._op("return"))
 
+    # ------------------------------------------------------------ cross-core events (pto/events.py)
+    def sync_event(self, name: str, pipe: str, event, attrs: Dict[str, Attr], loc: SrcLoc = None) -> Op:
+        """``pto.sync.set <PIPE_X>, E {attrs}`` / ``pto.sync.wait <PIPE_X>, E`` (E an int or an index value)."""
+        op = self._op(name, (), loc)
+        self._set_attrs(op, dialect.PTO_OPS[name], attrs)
+        op.extra["pipe"] = pipe
+        if isinstance(event, Value):
+            op.operands = [_use(event)]
+        else:
+            op.extra["event"] = int(event)
+        return self._add(op)
+
+    def set_ffts(self, workspace: Value, loc: SrcLoc = None) -> Op:
+        op = self._op("pto.set_ffts", (), loc)
+        op.operands = [_use(workspace)]
+        op.colon_types = [workspace.type]
+        return self._add(op)
+
+    def syncall(self, mode: str, core_type: str, operands: Sequence[Value] = (), loc: SrcLoc = None) -> Op:
+        op = self._op("pto.syncall", (), loc)
+        op.operands = [_use(v) for v in operands]
+        op.colon_types = [v.type for v in operands]
+        op.extra["mode"], op.extra["core_type"] = mode, core_type
+        return self._add(op)
+
     def _finish(self, op: Op) -> Op:
         op.operands = [u for c in op.clauses for u in c.uses]
         return self._add(op)

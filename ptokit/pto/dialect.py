@@ -294,6 +294,12 @@ _row(OpSpec("pto.import_reserved_buffer", "reserve", outs=_operands("base:I"),
 
 FIFO_FORMS = ("push", "pop", "free", "reserve", "pipe_init")
 
+# ---------------------------------------------------------------- cross-core events and barriers (pto/events.py)
+_row(OpSpec("pto.sync.set", "event", attrs=(AttrSpec("ffts_mode", "int", allowed=(0, 1, 2)),), cxx="SYNC_SET"))
+_row(OpSpec("pto.sync.wait", "event", cxx="SYNC_WAIT"))
+_row(OpSpec("pto.set_ffts", "event", cxx="SET_FFTS"))
+_row(OpSpec("pto.syncall", "event", cxx="SYNCALL"))
+
 # ------------------------------------------------------- section C vector ops: views, gathers/scatters, sorting
 # (docs/language.md "Views and layouts", "Gathers and scatters", "Sorting"; C++ in pto/cpu/ops_view.hpp,
 # ops_gather.hpp, ops_sort.hpp)

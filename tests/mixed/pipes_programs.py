@@ -175,3 +175,125 @@ class NoFree:
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, a: pl.Tensor[[N, N], pl.FP16], y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
         self.group(a, y)
+
+
+# ---------------------------------------------------------------- events and barriers (E4)
+@pl.program
+class SyncSetWait:
+    """The cube writes a @ b to GM and raises event 4; the vector side waits on it, then reads
+    the product back and writes y = a @ b + 1."""
+
+    @pl.function(type=pl.FunctionType.AIC)
+    def cube(self, a: pl.Tensor[[N, N], pl.FP16], b: pl.Tensor[[N, N], pl.FP16],
+             ws: pl.Tensor[[256], pl.INT64], p: pl.InOut[pl.Tensor[[N, N], pl.FP32]],
+             y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+        pl.system.set_ffts(ws)
+        ta = pl.load(a, [0, 0], [N, N], target_memory=pl.Mem.Mat)
+        tb = pl.load(b, [0, 0], [N, N], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(ta, target_memory=pl.Mem.Left), pl.move(tb, target_memory=pl.Mem.Right))
+        pl.store(acc, [0, 0], p)
+        pl.system.sync_set(4, pipe=pl.PipeType.FIX)
+
+    @pl.function(type=pl.FunctionType.AIV)
+    def vector(self, a: pl.Tensor[[N, N], pl.FP16], b: pl.Tensor[[N, N], pl.FP16],
+               ws: pl.Tensor[[256], pl.INT64], p: pl.InOut[pl.Tensor[[N, N], pl.FP32]],
+               y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+        pl.system.set_ffts(ws)
+        pl.system.sync_wait(4, pipe=pl.PipeType.MTE2)
+        t = pl.load(p, [0, 0], [N, N])
+        pl.store(pl.adds(t, 1.0), [0, 0], y)
+
+    @pl.function(type=pl.FunctionType.Group)
+    def group(self, a: pl.Tensor[[N, N], pl.FP16], b: pl.Tensor[[N, N], pl.FP16],
+              ws: pl.Tensor[[256], pl.INT64], p: pl.InOut[pl.Tensor[[N, N], pl.FP32]],
+              y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+        self.cube(a, b, ws, p, y)
+        self.vector(a, b, ws, p, y)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[N, N], pl.FP16], b: pl.Tensor[[N, N], pl.FP16],
+             ws: pl.Tensor[[256], pl.INT64], p: pl.InOut[pl.Tensor[[N, N], pl.FP32]],
+             y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+        self.group(a, b, ws, p, y)
+
+
+@pl.program
+class BothLanesSet:
+    """V->C with ffts_mode=2: each vector lane writes its half of 2 * x to GM and raises event 1;
+    the cube is released once both lanes did, and computes y = (2 * x) @ w."""
+
+    @pl.function(type=pl.FunctionType.AIC)
+    def cube(self, x: pl.Tensor[[N, N], pl.FP16], w: pl.Tensor[[N, N], pl.FP16],
+             t: pl.InOut[pl.Tensor[[N, N], pl.FP16]], y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+        pl.system.sync_wait(1, pipe=pl.PipeType.MTE2)
+        tt = pl.load(t, [0, 0], [N, N], target_memory=pl.Mem.Mat)
+        tw = pl.load(w, [0, 0], [N, N], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(tt, target_memory=pl.Mem.Left), pl.move(tw, target_memory=pl.Mem.Right))
+        pl.store(acc, [0, 0], y)
+
+    @pl.function(type=pl.FunctionType.AIV, attrs={"dual_aiv_dispatch": True})
+    def vector(self, x: pl.Tensor[[N, N], pl.FP16], w: pl.Tensor[[N, N], pl.FP16],
+               t: pl.InOut[pl.Tensor[[N, N], pl.FP16]], y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+        lane = pl.tile.get_subblock_idx()
+        h = pl.load(x, [lane * 32, 0], [32, N])
+        pl.store(pl.muls(h, 2.0), [lane * 32, 0], t)
+        pl.system.sync_set(1, pipe=pl.PipeType.MTE3, ffts_mode=2)
+
+    @pl.function(type=pl.FunctionType.Group)
+    def group(self, x: pl.Tensor[[N, N], pl.FP16], w: pl.Tensor[[N, N], pl.FP16],
+              t: pl.InOut[pl.Tensor[[N, N], pl.FP16]], y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+        self.cube(x, w, t, y)
+        self.vector(x, w, t, y)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[N, N], pl.FP16], w: pl.Tensor[[N, N], pl.FP16],
+             t: pl.InOut[pl.Tensor[[N, N], pl.FP16]], y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+        self.group(x, w, t, y)
+
+
+@pl.program
+class NeverRaised:
+    """The vector side waits on event 3, which the cube never raises: a timeout error, not a hang."""
+
+    @pl.function(type=pl.FunctionType.AIC)
+    def cube(self, a: pl.Tensor[[N, N], pl.FP16], y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+        ta = pl.load(a, [0, 0], [N, N], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(ta, target_memory=pl.Mem.Left), pl.move(ta, target_memory=pl.Mem.Right))
+        pl.store(acc, [0, 0], y)
+
+    @pl.function(type=pl.FunctionType.AIV)
+    def waiter(self, a: pl.Tensor[[N, N], pl.FP16], y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+        pl.system.sync_wait(3, pipe=pl.PipeType.MTE2)
+
+    @pl.function(type=pl.FunctionType.Group)
+    def group(self, a: pl.Tensor[[N, N], pl.FP16], y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+        self.cube(a, y)
+        self.waiter(a, y)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[N, N], pl.FP16], y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+        self.group(a, y)
+
+
+BLOCKS = 8
+
+
+@pl.program
+class SyncAll:
+    """8 blocks: each writes t[b] = 2 * x[b], all meet at pl.system.syncall, then each writes
+    y[b] = t[(b + 1) % 8] + 1 -- its neighbour's result."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def step(self, x: pl.Tensor[[BLOCKS * 16, N], pl.FP32], t: pl.InOut[pl.Tensor[[BLOCKS * 16, N], pl.FP32]],
+             y: pl.Out[pl.Tensor[[BLOCKS * 16, N], pl.FP32]]):
+        b = pl.tile.get_block_idx()
+        pl.store(pl.muls(pl.load(x, [b * 16, 0], [16, N]), 2.0), [b * 16, 0], t)
+        pl.system.syncall(core_type="aiv_only")
+        nb = (b + 1) % BLOCKS
+        pl.store(pl.adds(pl.load(t, [nb * 16, 0], [16, N]), 1.0), [b * 16, 0], y)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[BLOCKS * 16, N], pl.FP32], t: pl.InOut[pl.Tensor[[BLOCKS * 16, N], pl.FP32]],
+             y: pl.Out[pl.Tensor[[BLOCKS * 16, N], pl.FP32]]):
+        with pl.spmd(BLOCKS, sync_start=True):
+            self.step(x, t, y)

@@ -9,6 +9,7 @@ from ...pto import dialect
 from ...pto.ast import Block, Func, Module, Op
 from ...pto.lexer import SourceText
 from ...pto.types import SCALARS, PartitionViewType, PtrType, ScalarType, TileBufType, VectorType
+from . import events
 from .calls import tile_call
 from .sema import ValueInfo, float_literal
 
@@ -263,6 +264,8 @@ class FuncEmitter:
                 self.out(depth, f"{cty} {name} = {spec.cxx}({', '.join(uses)});" + ("" if res.uses else f" (void){name};"))
         elif spec.form in dialect.FIFO_FORMS:
             self.emit_cross_core(op, depth)
+        elif spec.form == "event":
+            events.emit(self, op, depth)
         else:  # pragma: no cover
             raise self.err(f"cannot lower '{name}'", op)
 
