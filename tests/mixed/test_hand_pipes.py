@@ -163,3 +163,86 @@ def test_id_in_a_pl_move_kernel_is_refused(tmp_path):
 
     with pytest.raises(CompileError, match=r"pl.tpush_to_aiv\(id=1\): a kernel whose transfers become pl.move"):
         ptokit.compile(Implicit, output_dir=tmp_path)
+
+
+# ---------------------------------------------------------------- events and barriers (E4)
+from ptokit.errors import RuntimeFailure  # noqa: E402
+from ptokit.runtime.config import RunConfig  # noqa: E402
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_sync_set_wait_between_cube_and_vector(runtime, tmp_path):
+    c = ptokit.compile(PP.SyncSetWait, output_dir=tmp_path, runtime=runtime)
+    pto = (c.output_dir / "ptoas" / "group.pto").read_text()
+    assert "pto.set_ffts %arg2 : !pto.ptr<i64>" in pto
+    assert "pto.sync.set <PIPE_FIX>, 4 loc(" in pto and "pto.sync.wait <PIPE_MTE2>, 4 loc(" in pto
+    a, b, _ = _inputs()
+    ws = np.zeros(256, np.int64)
+    p = np.zeros((64, 64), np.float32)
+    y = np.zeros((64, 64), np.float32)
+    c(a, b, ws, p, y)
+    np.testing.assert_allclose(y, a.astype(np.float64) @ b.astype(np.float64) + 1, rtol=1e-4, atol=1e-5)
+
+
+def test_ffts_mode_2_waits_for_both_lanes(tmp_path):
+    c = ptokit.compile(PP.BothLanesSet, output_dir=tmp_path)
+    pto = (c.output_dir / "ptoas" / "group.pto").read_text()
+    assert "pto.sync.set <PIPE_MTE3>, 1 {ffts_mode = 2 : i32}" in pto
+    assert "MixedKernels mk_t0 = {0, 1, 1};" in (c.output_dir / "orchestration" / "main.cpp").read_text()
+    x, w, _ = _inputs()
+    t = np.zeros((64, 64), np.float16)
+    y = np.zeros((64, 64), np.float32)
+    c(x, w, t, y)
+    np.testing.assert_allclose(y, (2 * x).astype(np.float64) @ w.astype(np.float64), rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_syncall_across_8_blocks(runtime, tmp_path):
+    c = ptokit.compile(PP.SyncAll, output_dir=tmp_path, runtime=runtime)
+    pto = (c.output_dir / "ptoas" / "step.pto").read_text()
+    assert "pto.syncall() mode = #pto.sync_all_mode<hard>, core_type = #pto.sync_core_type<aiv_only>" in pto
+    assert "launch_spec.set_sync_start(true);" in (c.output_dir / "orchestration" / "main.cpp").read_text()
+    x = np.random.default_rng(3).standard_normal((128, 64)).astype(np.float32)
+    t = np.zeros_like(x)
+    y = np.zeros_like(x)
+    c(x, t, y)
+    np.testing.assert_array_equal(t, 2 * x)
+    ref = (np.roll(2 * x.reshape(8, 16, 64), -1, axis=0) + 1).reshape(128, 64)
+    np.testing.assert_array_equal(y, ref)
+
+
+def test_unsatisfiable_wait_times_out_naming_kernel_lane_and_event(tmp_path):
+    c = ptokit.compile(PP.NeverRaised, output_dir=tmp_path)
+    a = np.zeros((64, 64), np.float16)
+    y = np.zeros((64, 64), np.float32)
+    with pytest.raises(RuntimeFailure) as ei:
+        c(a, y, config=RunConfig(timeout=0.5))
+    assert ei.value.code == 101
+    msg = ei.value.message
+    assert "kernel 'waiter'" in msg
+    assert "SYNC_WAIT: timed out on AIV0 waiting for cross-core event 3, which the peer core never raised" in msg
+
+
+@pytest.mark.parametrize("call,message", [
+    ("pl.system.sync_set(4, pipe=pl.PipeType.MTE3, ffts_mode=5)", "ffts_mode=5; 0, 1 or 2"),
+    ("pl.system.sync_wait(1, pipe=7)", "pipe=7; one of pl.PipeType"),
+    ("pl.system.syncall(mode=\"soft\")", "needs gm_workspace="),
+    ("pl.system.syncall(core_type=\"all\")", "core_type='all'; one of 'mix', 'aiv_only', 'aic_only'"),
+])
+def test_event_misuse_is_located(call, message, tmp_path, monkeypatch):
+    src = (f"import ptokit.language as pl\n\n@pl.program\nclass E:\n"
+           f"    @pl.function(type=pl.FunctionType.InCore)\n"
+           f"    def k(self, y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):\n"
+           f"        {call}\n\n"
+           f"    @pl.function(type=pl.FunctionType.Orchestration)\n"
+           f"    def main(self, y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):\n"
+           f"        self.k(y)\n")
+    path = tmp_path / "events_misuse.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location("events_misuse", path)
+    mod = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "events_misuse", mod)
+    spec.loader.exec_module(mod)
+    with pytest.raises(CompileError, match=message) as info:
+        ptokit.compile(mod.E, output_dir=tmp_path / "out")
+    assert info.value.loc.file == str(path) and info.value.loc.line == 7
