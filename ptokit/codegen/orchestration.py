@@ -113,6 +113,8 @@ class _Orch:
             return f"static_cast<{_CPP_SCALAR[e.type.dtype]}>({self.scalar(e.args[0])})"
         if isinstance(e, N.OpCall) and e.op == "system.task_invalid":
             return "PTO2_INVALID_TASK_ID"
+        if isinstance(e, N.OpCall) and e.op in ("system.available_cluster_count", "system.available_aiv_count"):
+            return f"rt_{e.op.split('.')[1]}()"
         if isinstance(e, N.OpCall) and e.op == "array.create":
             t = e.type
             fill = "PTO2_INVALID_TASK_ID" if t.dtype is DType.TASK_ID else "0"

@@ -289,11 +289,12 @@ class SyncAll:
         b = pl.tile.get_block_idx()
         pl.store(pl.muls(pl.load(x, [b * 16, 0], [16, N]), 2.0), [b * 16, 0], t)
         pl.system.syncall(core_type="aiv_only")
-        nb = (b + 1) % BLOCKS
+        nb = (b + 1) % pl.tile.get_block_num()
         pl.store(pl.adds(pl.load(t, [nb * 16, 0], [16, N]), 1.0), [b * 16, 0], y)
 
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, x: pl.Tensor[[BLOCKS * 16, N], pl.FP32], t: pl.InOut[pl.Tensor[[BLOCKS * 16, N], pl.FP32]],
              y: pl.Out[pl.Tensor[[BLOCKS * 16, N], pl.FP32]]):
-        with pl.spmd(BLOCKS, sync_start=True):
+        n = pl.system.available_cluster_count()      # 8 on the simulator's default device
+        with pl.spmd(n, sync_start=True):
             self.step(x, t, y)

@@ -201,7 +201,9 @@ def test_syncall_across_8_blocks(runtime, tmp_path):
     c = ptokit.compile(PP.SyncAll, output_dir=tmp_path, runtime=runtime)
     pto = (c.output_dir / "ptoas" / "step.pto").read_text()
     assert "pto.syncall() mode = #pto.sync_all_mode<hard>, core_type = #pto.sync_core_type<aiv_only>" in pto
-    assert "launch_spec.set_sync_start(true);" in (c.output_dir / "orchestration" / "main.cpp").read_text()
+    orch = (c.output_dir / "orchestration" / "main.cpp").read_text()
+    assert "int32_t n = rt_available_cluster_count();" in orch and "launch_spec.set_block_num(n);" in orch
+    assert "launch_spec.set_sync_start(true);" in orch
     x = np.random.default_rng(3).standard_normal((128, 64)).astype(np.float32)
     t = np.zeros_like(x)
     y = np.zeros_like(x)

@@ -163,6 +163,17 @@ def _numel(shape):
     return n
 
 
+def _count(ts, attrs):
+    return INT32
+
+
+# launch widths for pl.spmd sizes with a hard syncall (orchestration code; rt_available_*_count())
+for _n, _what in (("cluster", "clusters (each an AIC and two AIVs: the width of a mixed or cube SPMD launch)"),
+                  ("aiv", "standalone vector cores (the width of a vector-only SPMD launch)")):
+    declare(f"system.available_{_n}_count", (), _count, form="orch", traits={"orchestration", "orchestration_only"},
+            namespaces=("pl.system",), doc=f"this run's launchable {_what}")
+
+
 declare("sync_set", (P("event_id", "index"), P("pipe", "str", keyword_only=True),
                      P("ffts_mode", "int", None, keyword_only=True), P("core_type", "str", None, keyword_only=True)),
         _sync_set, form="event", namespaces=("pl.system",), pto="pto.sync.set", front="front_event",
