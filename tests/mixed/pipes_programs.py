@@ -298,3 +298,20 @@ class SyncAll:
         n = pl.system.available_cluster_count()      # 8 on the simulator's default device
         with pl.spmd(n, sync_start=True):
             self.step(x, t, y)
+
+
+@pl.program
+class DeepRing:
+    """pl.cross_core_slot(slot_num=4): the automatic C->V pipe of the outlined kernel has 4 slots;
+    y[i] = exp(a @ b) + i over a loop of 4 hand-overs."""
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             y: pl.Out[pl.Tensor[[256, 64], pl.FP32]]):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="deep", optimizations=[pl.cross_core_slot(slot_num=4)]):
+            ta = pl.move(pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+            tb = pl.move(pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+            for i in pl.range(4):
+                v = pl.move(pl.matmul(ta, tb), target_memory=pl.Mem.Vec)
+                y = pl.store(pl.adds(pl.exp(v), pl.cast(i, pl.FP32)), [i * 64, 0], y)
+        return y

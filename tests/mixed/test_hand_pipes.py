@@ -248,3 +248,21 @@ def test_event_misuse_is_located(call, message, tmp_path, monkeypatch):
     with pytest.raises(CompileError, match=message) as info:
         ptokit.compile(mod.E, output_dir=tmp_path / "out")
     assert info.value.loc.file == str(path) and info.value.loc.line == 7
+
+
+def test_cross_core_slot_sets_the_ring_depth(tmp_path):
+    c = ptokit.compile(PP.DeepRing, output_dir=tmp_path)
+    pto = (c.output_dir / "ptoas" / "deep.pto").read_text()
+    assert "pto.aic_initialize_pipe {dir_mask = 1, slot_size = 16384, slot_num = 4}" in pto
+    assert 'pto.reserve_buffer {name = "c2v_slot_buffer", size = 65536,' in pto
+    a, b, _ = _inputs()
+    y = np.zeros((256, 64), np.float32)
+    c(a, b, y)
+    e = np.exp(a.astype(np.float64) @ b.astype(np.float64))
+    np.testing.assert_allclose(y, np.concatenate([e + i for i in range(4)]), rtol=1e-4)
+
+
+def test_cross_core_slot_validates_its_count():
+    import ptokit.language as pl
+    with pytest.raises(ValueError, match="slot count is a positive integer"):
+        pl.cross_core_slot(slot_num=0)
