@@ -12,6 +12,7 @@ syncall's words in ``extra["mode"]`` / ``extra["core_type"]``.
 from __future__ import annotations
 
 from .ast import Op
+from .lexer import HASH, IDENT, INT, PERCENT, int_value
 
 EVENT_OPS = ("pto.sync.set", "pto.sync.wait", "pto.set_ffts", "pto.syncall")
 PIPES = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL")
@@ -21,7 +22,6 @@ SYNCALL_CORES = ("mix", "aiv_only", "aic_only")
 
 def parse(p, op: Op) -> None:
     """Read the op's body after its name (``p`` is the .pto Parser)."""
-    from .lexer import HASH, IDENT, INT, PERCENT, int_value
     name = op.name
     if name in ("pto.sync.set", "pto.sync.wait"):
         p.expect("<", f"after {name} (the pipe, e.g. <PIPE_MTE2>)")
