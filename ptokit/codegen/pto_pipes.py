@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from ..ir import nodes as N
 from ..ir.ops import OPS
-from ..pto import types as P
 from ..pto.ast import Attr
 
 _SPACE = {"aiv": "vec", "aic": "mat"}
@@ -90,4 +89,4 @@ def event(em, e: N.OpCall, b) -> None:
         b.syncall(e.attrs["mode"], e.attrs["core_type"], args, loc)
 
 
-__all__ = ["setup_assign", "init_pipe", "pipe_id", "pop_valid", "event", "P"]
+__all__ = ["setup_assign", "init_pipe", "pipe_id", "pop_valid", "event"]

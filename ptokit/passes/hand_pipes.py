@@ -183,7 +183,6 @@ def _check_pair(g: N.Function, aic: N.Function, aiv: N.Function, ctx) -> None:
         mask, size = a.attrs["dir_mask"], a.attrs["slot_size"]
         for d, bit in _BIT.items():
             consumer = DIRECTIONS[d].consumer
-            producer = DIRECTIONS[d].producer
             arg = 0 if d == "c2v" else 1
             for k in ("aic", "aiv"):
                 init = inits[k]
@@ -207,7 +206,6 @@ def _check_pair(g: N.Function, aic: N.Function, aiv: N.Function, ctx) -> None:
                     if r.value.attrs["size"] < local * size:
                         raise CompileError(f"buffer {src[1]!r} holds {r.value.attrs['size']} bytes, but pipe id={pid} "
                                            f"keeps {local} slots of {size} bytes here ({local * size} bytes)", r.loc)
-            del producer
         num = na[0]
         geometry[pid] = {"dir_mask": mask, "slot_size": size, "slot_num": num, "gm_offset": gm_offset}
         gm_offset += size * num * (2 if mask == 3 else 1)

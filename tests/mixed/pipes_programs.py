@@ -301,6 +301,26 @@ class SyncAll:
 
 
 @pl.program
+class SyncAllSubmit:
+    """SyncAll launched with pl.spmd_submit(..., sync_start=True)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def step(self, x: pl.Tensor[[BLOCKS * 16, N], pl.FP32], t: pl.InOut[pl.Tensor[[BLOCKS * 16, N], pl.FP32]],
+             y: pl.Out[pl.Tensor[[BLOCKS * 16, N], pl.FP32]]):
+        b = pl.tile.get_block_idx()
+        pl.store(pl.muls(pl.load(x, [b * 16, 0], [16, N]), 2.0), [b * 16, 0], t)
+        pl.system.syncall(core_type="aiv_only")
+        nb = (b + 1) % pl.tile.get_block_num()
+        y = pl.store(pl.adds(pl.load(t, [nb * 16, 0], [16, N]), 1.0), [b * 16, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[BLOCKS * 16, N], pl.FP32], t: pl.InOut[pl.Tensor[[BLOCKS * 16, N], pl.FP32]],
+             y: pl.Out[pl.Tensor[[BLOCKS * 16, N], pl.FP32]]):
+        y, _ = pl.spmd_submit(self.step, x, t, y, core_num=BLOCKS, sync_start=True)
+
+
+@pl.program
 class DeepRing:
     """pl.cross_core_slot(slot_num=4): the automatic C->V pipe of the outlined kernel has 4 slots;
     y[i] = exp(a @ b) + i over a loop of 4 hand-overs."""

@@ -57,14 +57,17 @@ def test_pto_forms(two_pipes):
     assert "TPipe<0, Direction::DIR_C2V, 16384, 2, 2, true>" in cpp and "TPipe<1, Direction::DIR_V2C, 8192, 2, 2, true>" in cpp
 
 
-def test_golden(two_pipes):
-    tree = two_pipes.output_dir
+@pytest.mark.parametrize("family", ["hand_pipes", "events"])
+def test_golden(family, two_pipes, tmp_path):
+    tree = two_pipes.output_dir if family == "hand_pipes" else \
+        ptokit.compile(PP.SyncSetWait, output_dir=tmp_path).output_dir
+    golden = GOLDEN.parent / family
     files = sorted(list((tree / "ptoas").glob("*.pto")) + list((tree / "kernels").glob("*/*.cpp"))
                    + list((tree / "orchestration").glob("*.cpp")))
     assert files
     for f in files:
         rel = f.relative_to(tree)
-        g = GOLDEN / rel
+        g = golden / rel
         if os.environ.get("PTOKIT_UPDATE_GOLDEN"):
             g.parent.mkdir(parents=True, exist_ok=True)
             g.write_text(f.read_text())
@@ -196,13 +199,14 @@ def test_ffts_mode_2_waits_for_both_lanes(tmp_path):
     np.testing.assert_allclose(y, (2 * x).astype(np.float64) @ w.astype(np.float64), rtol=1e-3, atol=1e-4)
 
 
-@pytest.mark.parametrize("runtime", RUNTIMES)
-def test_syncall_across_8_blocks(runtime, tmp_path):
-    c = ptokit.compile(PP.SyncAll, output_dir=tmp_path, runtime=runtime)
+@pytest.mark.parametrize("runtime,submit", [(RUNTIMES[0], False), (RUNTIMES[1], False), (RUNTIMES[0], True)])
+def test_syncall_across_8_blocks(runtime, submit, tmp_path):
+    c = ptokit.compile(PP.SyncAllSubmit if submit else PP.SyncAll, output_dir=tmp_path, runtime=runtime)
     pto = (c.output_dir / "ptoas" / "step.pto").read_text()
     assert "pto.syncall() mode = #pto.sync_all_mode<hard>, core_type = #pto.sync_core_type<aiv_only>" in pto
     orch = (c.output_dir / "orchestration" / "main.cpp").read_text()
-    assert "int32_t n = rt_available_cluster_count();" in orch and "launch_spec.set_block_num(n);" in orch
+    if not submit:
+        assert "int32_t n = rt_available_cluster_count();" in orch and "launch_spec.set_block_num(n);" in orch
     assert "launch_spec.set_sync_start(true);" in orch
     x = np.random.default_rng(3).standard_normal((128, 64)).astype(np.float32)
     t = np.zeros_like(x)
