@@ -63,10 +63,11 @@ def pipe_id(em, e: N.OpCall):
 
 
 def pop_valid(em, t, b) -> list:
-    """The valid-size operands of a pop whose tile has a run-time valid region (none when static)."""
-    if not t.valid or all(isinstance(d, int) for d in t.valid):
+    """The valid-size operands of a pop whose tile has a valid region other than its shape (static
+    extents become index constants)."""
+    if not t.valid or tuple(t.valid) == tuple(t.shape):
         return []
-    return [em.scalar(d if isinstance(d, N.Expr) else N.Const(d, type=None), "index", b) for d in t.valid]
+    return [em.const(d, "index") if isinstance(d, int) else em.scalar(d, "index", b) for d in t.valid]
 
 
 def event(em, e: N.OpCall, b) -> None:

@@ -103,6 +103,43 @@ class ValidPop:
         self.group(a, b, y, n)
 
 
+@pl.program
+class StaticValidPop:
+    """ValidPop with a static valid region of 20 rows (n is unused)."""
+
+    @pl.function(type=pl.FunctionType.AIC)
+    def cube(self, a: pl.Tensor[[N, N], pl.FP16], b: pl.Tensor[[N, N], pl.FP16],
+             y: pl.Out[pl.Tensor[[N, N], pl.FP32]], n: pl.Scalar[pl.INDEX]):
+        peer = pl.import_peer_buffer(name="c2v", peer_func="vector")
+        pl.aic_initialize_pipe(peer, dir_mask=1, slot_size=SLOT, slot_num=2)
+        ta = pl.load(a, [0, 0], [N, N], target_memory=pl.Mem.Mat)
+        tb = pl.load(b, [0, 0], [N, N], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(ta, target_memory=pl.Mem.Left), pl.move(tb, target_memory=pl.Mem.Right))
+        part = pl.tile.set_validshape(acc, 20, N)
+        pl.tpush_to_aiv(part, split=0)
+
+    @pl.function(type=pl.FunctionType.AIV)
+    def vector(self, a: pl.Tensor[[N, N], pl.FP16], b: pl.Tensor[[N, N], pl.FP16],
+               y: pl.Out[pl.Tensor[[N, N], pl.FP32]], n: pl.Scalar[pl.INDEX]):
+        buf = pl.reserve_buffer(name="c2v", size=2 * SLOT)
+        pl.aiv_initialize_pipe(c2v_consumer_buf=buf, dir_mask=1, slot_size=SLOT, slot_num=2)
+        t: pl.Tile[[N, N], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[20, N])] = pl.tpop_from_aic(split=0)
+        e = pl.exp(t)
+        pl.tfree_to_aic(t)
+        pl.store(e, [0, 0], y)
+
+    @pl.function(type=pl.FunctionType.Group)
+    def group(self, a: pl.Tensor[[N, N], pl.FP16], b: pl.Tensor[[N, N], pl.FP16],
+              y: pl.Out[pl.Tensor[[N, N], pl.FP32]], n: pl.Scalar[pl.INDEX]):
+        self.cube(a, b, y, n)
+        self.vector(a, b, y, n)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[N, N], pl.FP16], b: pl.Tensor[[N, N], pl.FP16],
+             y: pl.Out[pl.Tensor[[N, N], pl.FP32]], n: pl.Scalar[pl.INDEX]):
+        self.group(a, b, y, n)
+
+
 # ---------------------------------------------------------------- misuse (one located error each)
 def broken(kind: str):
     """A C->V group with one mistake (kind): each is a located CompileError."""

@@ -96,11 +96,12 @@ def test_two_pipes_run(dual, runtime, two_pipes, tmp_path):
     np.testing.assert_allclose(y, yref, rtol=1e-3, atol=1e-4)
 
 
-@pytest.mark.parametrize("runtime", RUNTIMES)
-def test_pop_with_runtime_valid_shape(runtime, tmp_path):
-    c = ptokit.compile(PP.ValidPop, output_dir=tmp_path, runtime=runtime)
+@pytest.mark.parametrize("runtime,static", [(RUNTIMES[0], False), (RUNTIMES[1], False), (RUNTIMES[0], True)])
+def test_pop_with_valid_shape(runtime, static, tmp_path):
+    c = ptokit.compile(PP.StaticValidPop if static else PP.ValidPop, output_dir=tmp_path, runtime=runtime)
     pto = (c.output_dir / "ptoas" / "group.pto").read_text()
-    assert "= pto.tpop_from_aic(%arg4, %c64_index) {split = 0} -> !pto.tile_buf<loc=vec" in pto
+    vr = "%c20_index" if static else "%arg4"
+    assert f"= pto.tpop_from_aic({vr}, %c64_index) {{split = 0}} -> !pto.tile_buf<loc=vec" in pto
     a, b, _ = _inputs()
     y = np.full((64, 64), -1.0, np.float32)
     c(a, b, y, 20)
