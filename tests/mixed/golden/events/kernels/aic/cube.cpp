@@ -20,9 +20,9 @@ using namespace pto;
 // --- ptoas-generated code ---
 static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ int64_t* v3, __gm__ float* v4, __gm__ float* v5) {
 #if defined(__DAV_CUBE__)
-  // pipes_programs.py:190
+  // pipes_programs.py:227
   SET_FFTS(v3);
-  // pipes_programs.py:191
+  // pipes_programs.py:228
   pto::Shape<1, 1, 1, 64, 64> v6 = pto::Shape<1, 1, 1, 64, 64>();
   pto::Stride<4096, 4096, 4096, 64, 1> v7 = pto::Stride<4096, 4096, 4096, 64, 1>();
   GlobalTensor<half, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND> v8 =
@@ -34,7 +34,7 @@ static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ int64_t* v3
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v9, 0);
   TLOAD(v9, v8);
-  // pipes_programs.py:192
+  // pipes_programs.py:229
   pto::Shape<1, 1, 1, 64, 64> v10 = pto::Shape<1, 1, 1, 64, 64>();
   pto::Stride<4096, 4096, 4096, 64, 1> v11 = pto::Stride<4096, 4096, 4096, 64, 1>();
   GlobalTensor<half, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND> v12 =
@@ -46,7 +46,7 @@ static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ int64_t* v3
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v13, 8192);
   TLOAD(v13, v12);
-  // pipes_programs.py:193
+  // pipes_programs.py:230
   Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v14 =
       Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v14, 0);
@@ -63,7 +63,7 @@ static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ int64_t* v3
   set_flag(PIPE_MTE1, PIPE_M, EVENT_ID1);
   wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID1);
   TMATMUL(v16, v14, v15);
-  // pipes_programs.py:194
+  // pipes_programs.py:231
   pto::Shape<1, 1, 1, 64, 64> v17 = pto::Shape<1, 1, 1, 64, 64>();
   pto::Stride<4096, 4096, 4096, 64, 1> v18 = pto::Stride<4096, 4096, 4096, 64, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND> v19 =
@@ -74,7 +74,7 @@ static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ int64_t* v3
   set_flag(PIPE_M, PIPE_FIX, EVENT_ID2);
   wait_flag(PIPE_M, PIPE_FIX, EVENT_ID2);
   TSTORE(v19, v16);
-  // pipes_programs.py:195
+  // pipes_programs.py:232
   SYNC_SET(PIPE_M, 4, 0);
   pipe_barrier(PIPE_ALL);
 #endif

@@ -21,11 +21,11 @@ using namespace pto;
 // --- ptoas-generated code ---
 static __aicore__ void vector(__gm__ half* v1, __gm__ half* v2, __gm__ int64_t* v3, __gm__ float* v4, __gm__ float* v5, int32_t v6) {
 #if defined(__DAV_VEC__)
-  // pipes_programs.py:201
+  // pipes_programs.py:238
   SET_FFTS(v3);
-  // pipes_programs.py:202
+  // pipes_programs.py:239
   SYNC_WAIT(PIPE_MTE2, 4);
-  // pipes_programs.py:203
+  // pipes_programs.py:240
   pto::Shape<1, 1, 1, 64, 64> v7 = pto::Shape<1, 1, 1, 64, 64>();
   pto::Stride<4096, 4096, 4096, 64, 1> v8 = pto::Stride<4096, 4096, 4096, 64, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND> v9 =
@@ -37,7 +37,7 @@ static __aicore__ void vector(__gm__ half* v1, __gm__ half* v2, __gm__ int64_t* 
       Tile<TileType::Vec, float, 64, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v10, 0);
   TLOAD(v10, v9);
-  // pipes_programs.py:204
+  // pipes_programs.py:241
   Tile<TileType::Vec, float, 64, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v11 =
       Tile<TileType::Vec, float, 64, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v11, 0);
