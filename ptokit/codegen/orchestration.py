@@ -113,6 +113,8 @@ class _Orch:
             return f"static_cast<{_CPP_SCALAR[e.type.dtype]}>({self.scalar(e.args[0])})"
         if isinstance(e, N.OpCall) and e.op == "system.task_invalid":
             return "PTO2_INVALID_TASK_ID"
+        if isinstance(e, N.OpCall) and e.op in ("system.available_cluster_count", "system.available_aiv_count"):
+            return f"rt_{e.op.split('.')[1]}()"
         if isinstance(e, N.OpCall) and e.op == "array.create":
             t = e.type
             fill = "PTO2_INVALID_TASK_ID" if t.dtype is DType.TASK_ID else "0"
@@ -422,7 +424,9 @@ class _Orch:
         if callee.kind is N.FunctionType.Group:
             # a mixed AIC+AIV group: one task on a whole cluster, both AIV lanes run the AIV kernel
             aic, aiv = self.kernel_ids[callee.attrs["aic"]], self.kernel_ids[callee.attrs["aiv"]]
-            self.emit(depth, f"MixedKernels mk_t{t} = {{{aic}, {aiv}, {aiv}}};")
+            # a hand-written group without dual_aiv_dispatch runs its AIV function on AIV0 only
+            lane1 = aiv if (fifo or callee.attrs.get("fifo", {})).get("aiv_lanes", 2) == 2 else "INVALID_KERNEL_ID"
+            self.emit(depth, f"MixedKernels mk_t{t} = {{{aic}, {aiv}, {lane1}}};")
             self.emit(depth, f"{prefix}rt_submit_task(mk_t{t}, {p});")
         else:
             fid = self.kernel_ids[call.callee]

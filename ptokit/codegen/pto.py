@@ -31,7 +31,7 @@ from ..pto import types as P
 from ..pto.ast import Attr
 from ..pto.builder import Builder, Value, add_function, new_module
 from ..pto.printer import print_module
-from . import pto_comm, pto_control, pto_element, pto_forms
+from . import pto_comm, pto_control, pto_element, pto_forms, pto_pipes
 from .abi import DynDim, KernelABI, ScalarArg, TensorArg
 from .pto_cube import CUBE_FORMS
 from .pto_vector import SECTION_C_FORMS, emit_mscatter
@@ -360,9 +360,14 @@ class _Emitter:
             if isinstance(e, N.OpCall) and e.op == "store":
                 self.store(e, b, s.loc)
             elif isinstance(e, N.OpCall) and e.op in ("tpush_to_aiv", "tpush_to_aic"):
-                b.push(OPS[e.op].pto, self.tile_arg(e.args[0]), e.attrs.get("split", 0), self.srcloc(e.loc))
+                b.push(OPS[e.op].pto, self.tile_arg(e.args[0]), e.attrs.get("split", 0), self.srcloc(e.loc),
+                       pipe_id=pto_pipes.pipe_id(self, e))
             elif isinstance(e, N.OpCall) and e.op in ("tfree_from_aic", "tfree_from_aiv"):
-                b.free(OPS[e.op].pto, e.attrs.get("split", 0), self.srcloc(e.loc))
+                b.free(OPS[e.op].pto, e.attrs.get("split", 0), self.srcloc(e.loc), pipe_id=pto_pipes.pipe_id(self, e))
+            elif isinstance(e, N.OpCall) and OPS[e.op].form == "pipe_setup":
+                pto_pipes.init_pipe(self, e, b)
+            elif isinstance(e, N.OpCall) and OPS[e.op].form == "event":
+                pto_pipes.event(self, e, b)
             elif isinstance(e, N.OpCall) and OPS[e.op].form == "gm_scatter":
                 self.mscatter(e, b)
             elif isinstance(e, N.OpCall) and OPS[e.op].form == "element":
@@ -399,6 +404,9 @@ class _Emitter:
         if isinstance(target.type, ArrayType):
             pto_element.array_assign(self, target, v, b)
             return
+        if isinstance(target.type, ScalarType) and isinstance(v, N.OpCall) and OPS[v.op].form == "pipe_setup":
+            pto_pipes.setup_assign(self, target, v, b)
+            return
         if isinstance(target.type, ScalarType):
             val = self.scalar(v, target.type.dtype.mlir, b)
             self.values[target.name] = (val, target.type)
@@ -429,7 +437,8 @@ class _Emitter:
             return
         if v.op in ("tpop_from_aic", "tpop_from_aiv"):
             rep = self.buffer_of.get(target.name, target.name)
-            val = b.pop(op.pto, self.fresh(rep), tile_buf(target.type), v.attrs.get("split", 0), loc)
+            val = b.pop(op.pto, self.fresh(rep), tile_buf(target.type), v.attrs.get("split", 0), loc,
+                        pipe_id=pto_pipes.pipe_id(self, v), valid=pto_pipes.pop_valid(self, target.type, b))
             self.values[rep] = (val, target.type)
             return
         spec = dialect.spec(op.pto)
@@ -531,7 +540,9 @@ class _Emitter:
                 self.fresh(f"{p.name}_view"), self.values[p.name][0], shape, strides,
                 _tv_type(len(shape), p.type.dtype), layout=lay.value if lay is not None else "nd",
                 loc=self.srcloc(p.loc))
-        if fifo:
+        if fifo and fifo.get("hand"):     # hand-written pipes: the body holds their setup (pto_pipes.py)
+            self.gm_pipe = fb.params[gm_index] if gm_index is not None else None
+        elif fifo:
             self.fifo_prologue(fifo, fb.params[gm_index] if gm_index is not None else None, fn.loc)
         self.body(fn.body, self.top)
         self.top.return_()

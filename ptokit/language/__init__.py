@@ -14,8 +14,9 @@ from .ops import OPS as _OPS
 from .ops import array, system, tensor, tile
 from .types import DTYPES as _DTYPES
 from .types import (InOut, Level, Mem, Out, PipeType, Role, Scalar, ScopeMode, SplitMode, TaskId, Tensor, Tile,
-                    TileView, Tuple, dynamic, split)
+                    TileView, Tuple, cross_core_slot, dynamic, split)
 from .text import loads, parse
+from ..ir.ops.pipes import AUTO  # noqa: E402  (pl.reserve_buffer(base=pl.AUTO))
 
 globals().update(_DTYPES)      # pl.FP32, pl.UINT16, ...
 ND, DN, NZ, MX_A_ZZ, MX_B_NN = (TensorLayout.ND, TensorLayout.DN, TensorLayout.NZ, TensorLayout.MX_A_ZZ,
@@ -39,5 +40,5 @@ __all__ = [
     "jit",  # noqa: F405 (module __getattr__)
     "func_attr", "SplitMode", "split", "split_aiv", "ScopeMode", "Role", "PipeType", "scope", "manual_scope", "cluster", "submit",
     "const", "min", "max", "static_assert", "static_print", "tensor", "pipeline", "yield_", "while_", "cond",
-    "array", "system", "TaskId", "TileView", "Tuple", "inline", "parse", "loads",
+    "array", "system", "AUTO", "cross_core_slot", "TaskId", "TileView", "Tuple", "inline", "parse", "loads",
 ] + sorted(_DTYPES) + sorted(_OPS)

@@ -93,6 +93,8 @@ class Outliner:
         kfn.attrs["jit_outlined"] = True
         if spec.split:
             kfn.attrs["split"] = spec.split
+        if getattr(spec, "slot_num", 0):
+            kfn.attrs["slot_num"] = spec.slot_num       # pl.cross_core_slot: the pipe's ring depth
         inner = kernel_parser(kfn)
         inner.fn = kfn
         for p in params:

@@ -29,6 +29,7 @@ from .binding import OpBinder
 from .outline import Outliner
 from .scalars import ScalarMixin
 from .regions import split_aiv_region
+from .pipes import PipeMixin
 from .scopes import AtSpec, ScopeMixin
 from .program import dyn_dims_of  # noqa: F401  (re-exported for the jit front end)
 from .signatures import CallMixin, Signature
@@ -48,7 +49,7 @@ def parse_program(spec) -> N.Program:
     return program.parse_program(spec, FunctionParser)
 
 
-class FunctionParser(CubeMixin, OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, ScopeMixin, CallMixin,
+class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, ScopeMixin, CallMixin,
                      TaskMixin, L1Mixin, TileViewMixin):
     def __init__(self, src: Source, g, sigs: Dict[str, Signature], dyn: Dict[str, DynamicDim]):
         self.src = src
@@ -301,7 +302,13 @@ class FunctionParser(CubeMixin, OpBinder, TensorLevelMixin, ScalarMixin, WindowM
             if view is not None:       # t: pl.Tile[..., pl.TileView(valid_shape=[vr, vc])] = ... (views.py)
                 plain = ast.copy_location(ast.AnnAssign(target=target, annotation=annot, value=s.value,
                                                         simple=s.simple), s)
-                return self.assign(plain) + self.apply_tile_view(target.id, view, s)
+                self.lhs_view = view       # a pop takes its valid region from it (pipes.py)
+                try:
+                    out = self.assign(plain)
+                    # a pop that took its valid region from the view consumed it (pipes.py)
+                    return out if self.lhs_view is None else out + self.apply_tile_view(target.id, view, s)
+                finally:
+                    self.lhs_view = None
         if isinstance(target, ast.Subscript):
             return self.assign_subscript(target, s)
         if isinstance(s.value, ast.Call):
@@ -310,7 +317,11 @@ class FunctionParser(CubeMixin, OpBinder, TensorLevelMixin, ScalarMixin, WindowM
                 return self.submit_call(target, s.value, s, marker)
             if marker == "yield_":
                 return self.yield_stmt(target, s.value, s)
-        value = self.expr(s.value)
+        self.lhs_annotation = s.annotation if isinstance(s, ast.AnnAssign) else None   # a pop's type (pipes.py)
+        try:
+            value = self.expr(s.value)
+        finally:
+            self.lhs_annotation = None
         if isinstance(target, ast.Tuple):
             names = []
             for t in target.elts:

@@ -176,8 +176,9 @@ def _check_decl(u: Unit) -> None:
                 raise CompileError(f"{u.name}: attrs={{'split': {value!r}}}: the split mode is pl.SplitMode.NONE (0), "
                                    f"UP_DOWN (1) or LEFT_RIGHT (2); the odd-size codes 3 and 4 are chosen by the "
                                    f"compiler", loc) from None
-        if key == "dual_aiv_dispatch" and value:
-            raise CompileError(f"{u.name}: attrs={{'dual_aiv_dispatch': True}} is not supported yet", loc)
+        if key == "dual_aiv_dispatch" and value and u.decl.type not in (N.FunctionType.AIV, N.FunctionType.Group):
+            raise CompileError(f"{u.name}: attrs={{'dual_aiv_dispatch': True}} belongs to a hand-written "
+                               f"FunctionType.AIV (or Group) function: both vector lanes run it", loc)
 
 
 def _func_attr_stmt(u: Unit) -> dict:
@@ -258,9 +259,12 @@ def parse_program(spec, parser_class, units: Optional[List[Unit]] = None, name: 
     for u in units:
         fn = parse_header(u.item, u.kind, u.name, u.src, u.g, method=u.method, evaluated=u.annotations)
         fn.attrs["declared_type"] = u.decl.type
-        split = split_code(dict(u.decl.attrs or {}, **_func_attr_stmt(u)).get("split", 0))
+        declared = dict(u.decl.attrs or {}, **_func_attr_stmt(u))
+        split = split_code(declared.get("split", 0))
         if split:
             fn.attrs["split"] = split
+        if declared.get("dual_aiv_dispatch"):
+            fn.attrs["dual_aiv_dispatch"] = True     # a hand-written AIV function on both lanes (hand_pipes.py)
         headers[u.name] = fn
         sigs[u.name] = Signature(fn, returned_params(u.item, fn))
     dyn: Dict[str, DynamicDim] = {}

@@ -9,7 +9,7 @@ from typing import List, Optional
 from ..ir import nodes as N
 from ..ir.types import ScalarType, TupleType
 from .source import eval_static
-from .types import Level, ScopeMode, SplitOptimization
+from .types import CrossCoreSlot, Level, ScopeMode, SplitOptimization, cross_core_slots
 
 AT_KEYWORDS = ("level", "name_hint", "deps", "dumps", "no_dep_args", "optimizations")
 SPMD_KEYWORDS = ("core_num", "sync_start", "name_hint", "deps", "allow_early_resolve", "predicate", "optimizations")
@@ -28,10 +28,11 @@ class SpmdSpec:
     predicate: Optional[N.Expr] = None
     deps_loc: object = None
     split: int = 0                      # optimizations=[pl.split(mode)]
+    slot_num: int = 0                   # optimizations=[pl.cross_core_slot(slot_num=N)]
 
     def at(self) -> "AtSpec":
         return AtSpec(name_hint=self.name_hint, deps=list(self.deps), name=self.name, call=self.call,
-                      predicate=self.predicate, deps_loc=self.deps_loc, split=self.split)
+                      predicate=self.predicate, deps_loc=self.deps_loc, split=self.split, slot_num=self.slot_num)
 
     def scope_attrs(self) -> dict:
         attrs = {"block_num": self.block_num}
@@ -54,6 +55,7 @@ class AtSpec:
     predicate: Optional[N.Expr] = None                  # predicate= (pl.submit, pl.spmd)
     deps_loc: object = None                             # where deps= is written
     split: int = 0                                      # optimizations=[pl.split(mode)]: the kernel's split
+    slot_num: int = 0                                   # optimizations=[pl.cross_core_slot(slot_num=N)]
 
     def scope_attrs(self) -> dict:
         attrs = {}
@@ -85,6 +87,7 @@ class ScopeMixin:
                 spec.no_dep = self.tensor_list(kw.value, "no_dep_args")
             elif kw.arg == "optimizations":
                 spec.split = self.parse_optimizations(kw.value)
+                spec.slot_num = cross_core_slots(eval_static(kw.value, self.src, self.g, "optimizations"))
             elif kw.arg == "level":
                 if call.args:
                     raise self.err("pl.at got the level twice", kw.value)
@@ -126,6 +129,7 @@ class ScopeMixin:
             spec.sync_start = bool(self._static_bool(kw["sync_start"], "sync_start"))
         if "optimizations" in kw:
             spec.split = self.parse_optimizations(kw["optimizations"])
+            spec.slot_num = cross_core_slots(eval_static(kw["optimizations"], self.src, self.g, "optimizations"))
         if "allow_early_resolve" in kw:
             self._static_bool(kw["allow_early_resolve"], "allow_early_resolve")   # a scheduling hint: no effect
         if "name_hint" in kw:
@@ -152,8 +156,11 @@ class ScopeMixin:
             raise self.err(f"optimizations= takes a list such as [pl.split(pl.SplitMode.UP_DOWN)], got {value!r}", node)
         split = 0
         for item in value:
+            if isinstance(item, CrossCoreSlot):
+                continue               # the ring depth (cross_core_slots below)
             if not isinstance(item, SplitOptimization):
-                raise self.err(f"unknown optimization {item!r}; the known one is pl.split(mode)", node)
+                raise self.err(f"unknown optimization {item!r}; the known ones are pl.split(mode) and "
+                               f"pl.cross_core_slot(slot_num=N)", node)
             if split:
                 raise self.err("optimizations= names pl.split(...) twice", node)
             split = int(item.mode)

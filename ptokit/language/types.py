@@ -47,6 +47,29 @@ class SplitOptimization:
         return f"pl.split({self.mode!r})"
 
 
+@dataclass(frozen=True)
+class CrossCoreSlot:
+    """``pl.cross_core_slot(slot_num=N)``: the ring depth of the outlined kernel's cross-core pipe."""
+    slot_num: int
+
+    def __repr__(self) -> str:
+        return f"pl.cross_core_slot(slot_num={self.slot_num})"
+
+
+def cross_core_slot(*, slot_num: int) -> CrossCoreSlot:
+    """``optimizations=[pl.cross_core_slot(slot_num=4)]``: the automatic pipe of the outlined mixed
+    kernel gets ``slot_num`` slots per direction (default 2; docs/mixed-kernels.md)."""
+    if isinstance(slot_num, bool) or not isinstance(slot_num, int) or slot_num <= 0:
+        raise ValueError(f"pl.cross_core_slot(slot_num={slot_num!r}): the slot count is a positive integer")
+    return CrossCoreSlot(slot_num)
+
+
+def cross_core_slots(items) -> int:
+    """The slot count an optimizations= list asks for (0: none given)."""
+    found = [i.slot_num for i in (items if isinstance(items, (list, tuple)) else []) if isinstance(i, CrossCoreSlot)]
+    return found[-1] if found else 0
+
+
 def split(mode) -> SplitOptimization:
     """``pl.split(pl.SplitMode.UP_DOWN)``: the outlined kernel's vector work is shared by the two
     vector lanes, each on its half of every vector tile (docs/mixed-kernels.md, "Split transfers")."""

@@ -28,6 +28,8 @@ _FREES = {free for _, free, _ in _DIRS.values()}
 
 def fifo_to_move(prog: N.Program, ctx) -> N.Program:
     for fn in prog.functions.values():
+        if fn.attrs.get("fifo", {}).get("hand"):
+            continue       # a hand-written AIC/AIV pipe (passes/hand_pipes.py): its ends are in two functions
         fn.body = _pair(fn.body, fn)
         fn.attrs.pop("fifo_split_seen", None)
     return prog
@@ -63,6 +65,11 @@ def _pair(body: List[N.Stmt], fn: N.Function) -> List[N.Stmt]:
         for sub in N.child_bodies(s):
             sub[:] = _pair(sub, fn)
         op = _op(s)
+        if op in _PUSH_TO_POP or op in _DIRS or op in _FREES:
+            e = s.value if isinstance(s, N.Assign) else s.expr
+            if e.attrs.get("id") not in (None, 0):
+                raise CompileError(f"pl.{op}(id={e.attrs['id']}): a kernel whose transfers become pl.move has one "
+                                   f"pipe (id=0); several pipes are hand-written AIC/AIV/Group functions", s.loc)
         if op in _PUSH_TO_POP:
             pushed[_PUSH_TO_POP[op]].append((s.expr.args[0], s))
             continue

@@ -407,7 +407,7 @@ def _split(fn: N.Function, ctx):
         fifo["dual_lanes"] = True
 
     def member(name, kind, core, body, role):
-        attrs = {k: v for k, v in fn.attrs.items() if k not in ("mixed", "mixed_at", "split", "dual_lanes")}
+        attrs = {k: v for k, v in fn.attrs.items() if k not in ("mixed", "mixed_at", "split", "dual_lanes", "slot_num")}
         attrs["core_type"] = core
         attrs["fifo"] = dict(fifo, role=role)
         attrs["group"] = fn.name
@@ -456,15 +456,19 @@ def _geometry(fn: N.Function, arch: str, pushed: Dict[str, list], compat: Option
                                    f"compile without ptoas_compat (pypto HEAD's form sizes the ring itself)", fn.loc)
     else:
         choices = (4, 2, 1) if dir_mask == 3 else (2, 1)
+        if fn.attrs.get("slot_num"):     # pl.cross_core_slot(slot_num=N): that depth, or a located error
+            choices = (fn.attrs["slot_num"],)
         slot_num = next((n for n in choices
                          if all(base + n * slot_size <= CAPACITY[arch][space] for _, space, base in consumers)), None)
         if slot_num is None:
-            d, space, base = next(c for c in consumers if c[2] + slot_size > CAPACITY[arch][c[1]])
+            least = choices[-1] * slot_size
+            d, space, base = next(c for c in consumers if c[2] + least > CAPACITY[arch][c[1]])
             what = ("the largest pushed tile" if dir_mask == 3
                     else {"c2v": "the pushed Acc tile", "v2c": "the pushed Vec tile"}[d])
             unit = {"Vec": "Vec (UB)", "Mat": "Mat (L1)"}[space.name]
             raise CompileError(f"kernel {fn.name}: the cross-core FIFO slot buffer ({slot_size} bytes, {what}) does "
-                               f"not fit in {unit} after the kernel's tiles: {base} + {slot_size} bytes needed, "
+                               f"not fit in {unit} after the kernel's tiles: {base} + {least} bytes needed"
+                               f"{f' (pl.cross_core_slot(slot_num={choices[0]}))' if fn.attrs.get('slot_num') else ''}, "
                                f"capacity on {arch} is {CAPACITY[arch][space]} bytes", fn.loc)
         local = slot_num
     bases = {d: base for d, _, base in consumers}

@@ -362,28 +362,39 @@ class Builder:
         return vals[0]
 
     # ------------------------------------------------------------ cross-core FIFO
-    def push(self, name: str, tile: Value, split: int, loc: SrcLoc = None) -> Op:
+    @staticmethod
+    def _fifo_attrs(split: int, pipe_id: Optional[int]) -> Dict[str, Attr]:
+        """``{split = N}``, or ``{id = K, split = N}`` for a hand-written pipe's end (docs/mixed-kernels.md)."""
+        return ({} if pipe_id is None else {"id": Attr.int(pipe_id)}) | {"split": Attr.int(split)}
+
+    def push(self, name: str, tile: Value, split: int, loc: SrcLoc = None, pipe_id: Optional[int] = None) -> Op:
         spec = self._spec(name, "push")
         self._check(spec, spec.ins[0], tile)
         op = self._op(name, (), loc)
         op.clauses = [Clause("group", "", [_use(tile)], types=[tile.type], typed=True)]
-        self._set_attrs(op, spec, {"split": Attr.int(split)})
+        self._set_attrs(op, spec, self._fifo_attrs(split, pipe_id))
         return self._finish(op)
 
-    def pop(self, name: str, result: str, ty: TileBufType, split: int, loc: SrcLoc = None) -> Value:
+    def pop(self, name: str, result: str, ty: TileBufType, split: int, loc: SrcLoc = None,
+            pipe_id: Optional[int] = None, valid: Sequence[Value] = ()) -> Value:
+        """``%t = pto.tpop_from_X {split = N} -> T``; with a run-time valid region
+        ``%t = pto.tpop_from_X(%vr, %vc) {split = N} -> T``."""
         spec = self._spec(name, "pop")
         res, vals = _results(result, [ty])
         op = self._op(name, res, loc)
-        self._set_attrs(op, spec, {"split": Attr.int(split)})
+        self._set_attrs(op, spec, self._fifo_attrs(split, pipe_id))
         op.attr_pos = 0
+        if valid:
+            op.clauses = [Clause("group", "", [_use(v) for v in valid])]
+            op.attr_pos = 1
         op.arrow_types = [ty]
         self._finish(op)
         return vals[0]
 
-    def free(self, name: str, split: int, loc: SrcLoc = None) -> Op:
+    def free(self, name: str, split: int, loc: SrcLoc = None, pipe_id: Optional[int] = None) -> Op:
         spec = self._spec(name, "free")
         op = self._op(name, (), loc)
-        self._set_attrs(op, spec, {"split": Attr.int(split)})
+        self._set_attrs(op, spec, self._fifo_attrs(split, pipe_id))
         return self._finish(op)
 
     def reserve(self, name: str, result: str, attrs: Dict[str, Attr], loc: SrcLoc = None) -> Value:
@@ -475,6 +486,31 @@ class Builder:
 
     def return_(self) -> Op:
         return self._add(self._op("return"))
+
+    # ------------------------------------------------------------ cross-core events (pto/events.py)
+    def sync_event(self, name: str, pipe: str, event, attrs: Dict[str, Attr], loc: SrcLoc = None) -> Op:
+        """``pto.sync.set <PIPE_X>, E {attrs}`` / ``pto.sync.wait <PIPE_X>, E`` (E an int or an index value)."""
+        op = self._op(name, (), loc)
+        self._set_attrs(op, dialect.PTO_OPS[name], attrs)
+        op.extra["pipe"] = pipe
+        if isinstance(event, Value):
+            op.operands = [_use(event)]
+        else:
+            op.extra["event"] = int(event)
+        return self._add(op)
+
+    def set_ffts(self, workspace: Value, loc: SrcLoc = None) -> Op:
+        op = self._op("pto.set_ffts", (), loc)
+        op.operands = [_use(workspace)]
+        op.colon_types = [workspace.type]
+        return self._add(op)
+
+    def syncall(self, mode: str, core_type: str, operands: Sequence[Value] = (), loc: SrcLoc = None) -> Op:
+        op = self._op("pto.syncall", (), loc)
+        op.operands = [_use(v) for v in operands]
+        op.colon_types = [v.type for v in operands]
+        op.extra["mode"], op.extra["core_type"] = mode, core_type
+        return self._add(op)
 
     def _finish(self, op: Op) -> Op:
         op.operands = [u for c in op.clauses for u in c.uses]

@@ -289,16 +289,16 @@ _row(OpSpec("pto.partition_view", "partition_view", _operands("view:V"), _operan
             cxx="GlobalTensor"))
 
 # ---------------------------------------------------------------- cross-core FIFO (docs/mixed-kernels.md)
-_SPLIT = (AttrSpec("split", "int", required=True, allowed=(0, 1, 2)),)
+_SPLIT = (AttrSpec("id", "int"), AttrSpec("split", "int", required=True, allowed=(0, 1, 2)))
 for _side, _peer in (("aiv", "aic"), ("aic", "aiv")):
     _row(OpSpec(f"pto.tpush_to_{_side}", "push", _operands("tile:T"), attrs=_SPLIT, cxx="TPUSH"))
     _row(OpSpec(f"pto.tpop_from_{_peer}", "pop", (), _operands("tile:T"), attrs=_SPLIT, cxx="TPOP"))
     _row(OpSpec(f"pto.tfree_from_{_peer}", "free", attrs=_SPLIT, cxx="TFREE"))
     _row(OpSpec(f"pto.{_side}_initialize_pipe", "pipe_init",
                 _operands("gm_slot_buffer:P c2v_consumer_buf:I v2c_consumer_buf:I"),
-                attrs=(AttrSpec("dir_mask", "int", required=True, allowed=(1, 2, 3)),
+                attrs=(AttrSpec("id", "int"), AttrSpec("dir_mask", "int", required=True, allowed=(1, 2, 3)),
                        AttrSpec("slot_size", "int", required=True, positive=True),
-                       AttrSpec("slot_num", "int", positive=True)),
+                       AttrSpec("slot_num", "int", positive=True), AttrSpec("local_slot_num", "int", positive=True)),
                 cxx="TPipe"))
 _row(OpSpec("pto.reserve_buffer", "reserve", outs=_operands("base:I"),
             attrs=(AttrSpec("name", "str", required=True), AttrSpec("size", "int", required=True, positive=True),
@@ -308,6 +308,12 @@ _row(OpSpec("pto.import_reserved_buffer", "reserve", outs=_operands("base:I"),
             attrs=(AttrSpec("name", "str", required=True), AttrSpec("peer_func", "symbol", required=True))))
 
 FIFO_FORMS = ("push", "pop", "free", "reserve", "pipe_init")
+
+# ---------------------------------------------------------------- cross-core events and barriers (pto/events.py)
+_row(OpSpec("pto.sync.set", "event", attrs=(AttrSpec("ffts_mode", "int", allowed=(0, 1, 2)),), cxx="SYNC_SET"))
+_row(OpSpec("pto.sync.wait", "event", cxx="SYNC_WAIT"))
+_row(OpSpec("pto.set_ffts", "event", cxx="SET_FFTS"))
+_row(OpSpec("pto.syncall", "event", cxx="SYNCALL"))
 
 # ------------------------------------------------------- section C vector ops: views, gathers/scatters, sorting
 # (docs/language.md "Views and layouts", "Gathers and scatters", "Sorting"; C++ in pto/cpu/ops_view.hpp,

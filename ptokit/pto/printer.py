@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import List
 
-from . import dialect
+from . import dialect, events
 from .ast import Block, Clause, Func, Module, Op
 
 INDENT = "  "
@@ -108,6 +108,8 @@ def _body(op: Op) -> str:
     """Everything after the mnemonic (with its leading space), regions excluded."""
     name = op.name
     uses = ", ".join(map(_use, op.operands))
+    if name in events.EVENT_OPS:
+        return events.body(op, _use, _types, attr_dict)
     if name == "arith.constant":
         attrs = attr_dict(op.attrs, op.attr_order)
         return f" {op.extra['literal']}" + (f" {attrs}" if attrs else "") + f" : {op.colon_types[0]}"

@@ -57,7 +57,7 @@ def test_split_needs_two_halves_of_the_pushed_tile(tmp_path):
 
 @pytest.mark.parametrize("prog,message,needle", [
     (SP.OptsNotAList, "optimizations= takes a list such as [pl.split(pl.SplitMode.UP_DOWN)]", "pl.split(pl.SplitMode"),
-    (SP.OptsUnknown, "unknown optimization 1; the known one is pl.split(mode)", "[1]"),
+    (SP.OptsUnknown, "unknown optimization 1; the known ones are pl.split(mode) and pl.cross_core_slot", "[1]"),
     (SP.OptsTwice, "optimizations= names pl.split(...) twice", "[pl.split(1), pl.split(2)]"),
 ])
 def test_bad_optimizations_are_located_errors(tmp_path, prog, message, needle):

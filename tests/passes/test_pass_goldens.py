@@ -19,6 +19,7 @@ from . import programs as P
 GOLDEN = Path(__file__).parent / "golden"
 CASES = {
     "InlineFunctions": P.InlineCall,
+    "HandPipes": P.HandPipe,
     "FifoToMove": P.ExplicitPipe,
     "Flatten": P.Nested,
     "UnrollLoops": P.UnrollAndPipeline,
@@ -27,6 +28,7 @@ CASES = {
     "InferMemorySpace": P.CubeAndVector,
     "ClassifyKernels": P.CubeAndVector,
     "PlanMemory": P.CarriedAndMerged,
+    "PlacePipeBuffers": P.HandPipe,
     "DeriveArgDirections": P.CubeAndVector,
     "SplitMixed": P.MatmulExp,
 }

@@ -9,6 +9,7 @@ from ...pto import dialect
 from ...pto.ast import Block, Func, Module, Op
 from ...pto.lexer import SourceText
 from ...pto.types import SCALARS, PartitionViewType, PtrType, ScalarType, TileBufType, VectorType
+from . import events
 from .calls import tile_call
 from .fusion import Run, find_run
 from .sema import ValueInfo, float_literal
@@ -335,6 +336,8 @@ class FuncEmitter:
                 self.out(depth, f"{cty} {name} = {spec.cxx}({', '.join(uses)});" + ("" if res.uses else f" (void){name};"))
         elif spec.form in dialect.FIFO_FORMS:
             self.emit_cross_core(op, depth)
+        elif spec.form == "event":
+            events.emit(self, op, depth)
         else:  # pragma: no cover
             raise self.err(f"cannot lower '{name}'", op)
 
@@ -638,19 +641,25 @@ class FuncEmitter:
             num, local = default_pipe_slots(self.arch, mask)
             if "slot_num" in op.attrs:
                 num = local = op.attrs["slot_num"].value
+            if "local_slot_num" in op.attrs:
+                local = op.attrs["local_slot_num"].value
+            # the FlagID: the pipe's id (hand-written pipes), else the pipes' order in the function
+            flag = op.attrs["id"].value if "id" in op.attrs else len(self.pipes)
+            if any(p["id"] == flag for p in self.pipes):
+                raise self.err(f"'{name}': pipe id {flag} is initialized twice in @{self.f.name}", op)
             g = [c for c in op.clauses if c.kind == "group"][0]
             ops = dict(zip(g.keys, g.uses))
             gm = f"(__gm__ void*){self.ex(ops['gm_slot_buffer'])}" if "gm_slot_buffer" in ops else "nullptr"
-            ptype = f"TPipe<{len(self.pipes)}, {self._DIRS[mask]}, {size}, {num}, {local}, true>"
+            ptype = f"TPipe<{flag}, {self._DIRS[mask]}, {size}, {num}, {local}, true>"
             self.counter += 1
             pv = f"v{self.counter}"
             self.out(depth, f"{ptype} {pv}({gm}, static_cast<uint32_t>({self.ex(ops['c2v_consumer_buf'])}), "
                             f"static_cast<uint32_t>({self.ex(ops['v2c_consumer_buf'])}));")
             self.out(depth, f"(void){pv};")
-            pipe = {"mask": mask, "var": pv, "size": size, "num": local, "slot": None,
+            pipe = {"mask": mask, "var": pv, "size": size, "num": local, "slot": None, "id": flag,
                     "c2v": self.ex(ops["c2v_consumer_buf"]), "v2c": self.ex(ops["v2c_consumer_buf"])}
             pops = {"pto.tpop_from_aic"} if kind == "vector" else {"pto.tpop_from_aiv"}
-            if self.f.body is not None and self._has_op(self.f.body, pops):
+            if self.f.body is not None and self._has_op(self.f.body, pops) and mask & (1 if kind == "vector" else 2):
                 pipe["slot"] = f"{pv}_slot"
                 self.out(depth, f"uint32_t {pipe['slot']} = 0;")
             self.pipes.append(pipe)
@@ -658,11 +667,13 @@ class FuncEmitter:
         bit, want = self._FIFO_DIR[name]
         if kind != want:
             raise self.err(f"'{name}' belongs in a {want} function, but @{self.f.name} is a {kind} kernel", op)
-        pipe = next((p for p in self.pipes if p["mask"] & bit), None)
+        want_id = op.attrs["id"].value if "id" in op.attrs else None
+        pipe = next((p for p in self.pipes if p["mask"] & bit and want_id in (None, p["id"])), None)
         if pipe is None:
             d = "C2V" if bit == 1 else "V2C"
+            which = f" and id = {want_id}" if want_id is not None else ""
             raise self.err(f"'{name}' needs a {d} pipe: no pto.{'aic' if kind == 'cube' else 'aiv'}_initialize_pipe "
-                           f"with dir_mask {bit} or 3 comes before it", op)
+                           f"with dir_mask {bit} or 3{which} comes before it", op)
         split = self._SPLIT[op.attrs["split"].value]
         p = pipe["var"]
         lane = self.lane_name() if kind == "vector" else None
@@ -677,10 +688,11 @@ class FuncEmitter:
         tt: TileBufType = op.arrow_types[0]
         tn = self.new_name(res[0])
         dyn = []
+        given = [self.ex(u) for c in op.clauses if c.kind == "group" for u in c.uses]   # run-time valid sizes
         if tt.v_row is None:
-            dyn.append(str(tt.rows))
+            dyn.append(given[0] if given else str(tt.rows))
         if tt.v_col is None:
-            dyn.append(str(tt.cols))
+            dyn.append(given[-1] if given else str(tt.cols))
         base = pipe["c2v"] if bit == 1 else pipe["v2c"]
         self.out(depth, f"{tt.cxx()} {tn} =")
         self.out(depth + 2, f"{tt.cxx()}({', '.join(dyn)});")

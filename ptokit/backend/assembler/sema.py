@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional
 
 from ...errors import AssemblerError
 from ...pto import dialect
+from . import events
 from ...pto.ast import Block, Func, Module, Op, Use
 from ...pto.lexer import SourceText, int_value
 from ...pto.types import (LocalArrayType, PartitionViewType, PtrType, ScalarType, TensorViewType, TileBufType,
@@ -255,6 +256,7 @@ class Sema:
             check = {"tensor_view": self.check_make_tensor_view, "partition_view": self.check_partition_view,
                      "alloc": self.check_alloc_tile, "dps": self.check_tile_op, "view": self.check_view,
                      "plain": self.check_plain, "call": self.check_call,
+                     "event": lambda o, _s: events.check(self, o),
                      **{form: self.check_element for form in dialect.ELEMENT_FORMS}}
             check.get(spec.form, self.check_cross_core)(op, spec)
         else:  # pragma: no cover - KNOWN_OPS and this dispatch agree
@@ -794,6 +796,8 @@ class Sema:
             int_attr("dir_mask")
             int_attr("slot_size")
             int_attr("slot_num")
+            int_attr("local_slot_num")
+            int_attr("id")
             if n_res or len(groups) != 1 or not groups[0].keys:
                 raise fail("expected '{dir_mask = D, slot_size = S} (c2v_consumer_buf = %a : i32, "
                            "v2c_consumer_buf = %b : i32)' with no results")
@@ -814,16 +818,24 @@ class Sema:
                     raise fail(f"missing operand '{k}'")
         elif name in ("pto.tpush_to_aiv", "pto.tpush_to_aic"):
             int_attr("split")
+            int_attr("id")
             if n_res or len(groups) != 1 or len(groups[0].uses) != 1 or not groups[0].typed:
                 raise fail("expected '" + name + "(%tile : !pto.tile_buf<...>) {split = N}'")
             if not isinstance(groups[0].types[0], TileBufType):
                 raise fail(f"pushes a tile, got {groups[0].types[0]}")
         elif name in ("pto.tpop_from_aic", "pto.tpop_from_aiv"):
             int_attr("split")
-            if groups or n_res != 1 or len(op.arrow_types) != 1 or not isinstance(op.arrow_types[0], TileBufType):
+            int_attr("id")
+            if groups and (len(groups) != 1 or len(groups[0].uses) != 2 or groups[0].typed or groups[0].keys):
+                raise fail("a run-time valid region is '%t = " + name + "(%valid_row, %valid_col) {split = N} -> T'")
+            if groups:
+                for u in groups[0].uses:
+                    u.type = ScalarType("index")
+            if n_res != 1 or len(op.arrow_types) != 1 or not isinstance(op.arrow_types[0], TileBufType):
                 raise fail("expected '%t = " + name + " {split = N} -> !pto.tile_buf<...>'")
         elif name in ("pto.tfree_from_aic", "pto.tfree_from_aiv"):
             int_attr("split")
+            int_attr("id")
             if groups or n_res:
                 raise fail("expected '" + name + " {split = N}' with no operands or results")
 

@@ -42,8 +42,9 @@ def _split_zero(attrs, op):
     if split not in (0, 1, 2):
         raise OpTypeError(f"pl.{op}: split={split!r}; the split modes are 0 (NONE), 1 (UP_DOWN) and 2 (LEFT_RIGHT)",
                           "split")
-    if attrs.get("id", 0) != 0:
-        raise OpTypeError(f"pl.{op}: only id=0 is supported (one pipe per kernel)", "id")
+    pid = attrs.get("id")
+    if pid is not None and not 0 <= pid < 16:
+        raise OpTypeError(f"pl.{op}: id={pid}; pipe ids are 0..15", "id")
 
 
 def _push(name, spaces):
@@ -76,7 +77,7 @@ def _free(name):
     return infer_free
 
 
-_SPLIT = (P("split", "int", 0, keyword_only=True), P("id", "int", 0, keyword_only=True))
+_SPLIT = (P("split", "int", 0, keyword_only=True), P("id", "int", None, keyword_only=True))
 
 for _d in DIRECTIONS.values():
     _dir, _push_name, _pop_name, _free_name, _src, _dst = _d.name, _d.push, _d.pop, _d.free, _d.sources, _d.target
@@ -87,7 +88,7 @@ for _d in DIRECTIONS.values():
     declare(_pop_name, (P("shape", "shape", None, keyword_only=True), P("dtype", "dtype", None, keyword_only=True))
             + _SPLIT, _pop(_pop_name, _dst), pto=f"pto.{_pop_name}", form="fifo",
             traits={"fifo", "cube"} if _cube_end == "pop" else {"fifo"}, namespaces=_FIFO_NS,
-            fifo=(_dir, "pop"), doc=f"receive the peer core's tile as a {_dst.name} tile")
+            fifo=(_dir, "pop"), front="front_pipe_pop", doc=f"receive the peer core's tile as a {_dst.name} tile")
     declare(_free_name, (P("tile", default=None),) + _SPLIT, _free(_free_name), pto=f"pto.{_free_name}", form="fifo",
             traits={"fifo", "cube"} if _cube_end == "pop" else {"fifo"}, namespaces=_FIFO_NS,
             fifo=(_dir, "free"), doc="release the slot of the last popped tile",

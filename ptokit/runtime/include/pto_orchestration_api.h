@@ -13,6 +13,7 @@
 #ifndef PTOKIT_PTO_ORCHESTRATION_API_H
 #define PTOKIT_PTO_ORCHESTRATION_API_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <array>
@@ -312,6 +313,9 @@ struct PTO2RuntimeOps {
     void (*wait_access)(void* rt, const ChipTensor* t, int32_t for_write);
     // A MANUAL scope: tensor dependencies between its tasks are not tracked, only explicit deps.
     void (*scope_begin_manual)(void* rt);
+    // Launchable cores of this run: kind 0 = clusters (MIX / AIC), 1 = standalone AIV cores.
+    // Appended later: callers check `size` before using it.
+    int32_t (*available_cores)(void* rt, int32_t kind);
 };
 
 constexpr uint32_t PTO2_RUNTIME_OPS_VERSION = 3;
@@ -387,6 +391,18 @@ static inline TaskOutputTensors pto2_rt_submit_aiv_task(int32_t f, const CoreTas
 static inline TaskOutputTensors pto2_rt_submit_aic_task(int32_t f, const CoreTaskArgs& a) { return rt_submit_aic_task(f, a); }
 
 // Fail the run with error 9 and `msg`; never returns.
+// pl.system.available_cluster_count() / available_aiv_count(): the launch widths that keep every
+// block of an SPMD task resident at once (what a hard pl.system.syncall needs).
+static inline int32_t rt_available_cores(int32_t kind) {
+    using namespace pto2_detail;
+    if (!g_ops || g_ops->size < offsetof(PTO2RuntimeOps, available_cores) + sizeof(g_ops->available_cores) ||
+        !g_ops->available_cores)
+        fatal(PTO2_ERR_INVALID_ARGS, "the runtime does not report its core counts");
+    return g_ops->available_cores(g_rt, kind);
+}
+static inline int32_t rt_available_cluster_count() { return rt_available_cores(0); }
+static inline int32_t rt_available_aiv_count() { return rt_available_cores(1); }
+
 [[noreturn]] static inline void rt_fatal(const char* msg) { pto2_detail::fatal(PTO2_ERR_EXPLICIT_FATAL, msg); }
 
 // Block the orchestrator until every task writing `t` (or the task `id`) has finished.

@@ -31,6 +31,7 @@
 #include "sim_scheduler.hpp"
 #include "sim_orchestration.hpp"
 #include "sim_fifo.hpp"
+#include "sim_events.hpp"
 #include "sim_comm.hpp"
 
 namespace {

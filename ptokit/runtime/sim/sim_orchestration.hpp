@@ -520,9 +520,14 @@ void op_wait_task(void* rtp, PTO2TaskId id) {
     wait_for_producers(r, lk, prods, "a task");
 }
 
+int32_t op_available_cores(void* rtp, int32_t kind) {
+    const Run* r = static_cast<Run*>(rtp);
+    return kind == 1 ? r->dev->ncores_of(CT_AIV) : r->dev->clusters;
+}
+
 const PTO2RuntimeOps g_ops = {PTO2_RUNTIME_OPS_VERSION, sizeof(PTO2RuntimeOps), op_submit, op_scope_begin,
                               op_scope_end, op_fatal, op_wait_tensor, op_wait_task, op_wait_access,
-                              op_scope_begin_manual};
+                              op_scope_begin_manual, op_available_cores};
 
 // ---------------------------------------------------------------------------
 // the orchestrator thread

@@ -115,6 +115,18 @@ PTO_CPU_HOOK_DECL int pto_cpu_fifo_free(PtoCpuCore* core, int32_t pipe_id, int32
  * or has returned without doing so (*joins = 0). lane_joins returns a PTO_CPU_FIFO_* code.
  */
 PTO_CPU_HOOK_DECL void pto_cpu_fifo_attach(PtoCpuCore* core, int32_t pipe_id);
+
+/*
+ * Cross-core events and barriers (pto/cpu/events.hpp). event_set raises event `event` of the
+ * caller's cluster for its peers (the cube's reaches both vector lanes; a vector lane's reaches
+ * the cube, with ffts_mode 2 only once both lanes raised it); event_wait consumes one raise
+ * meant for the caller. syncall waits until every core of the task's blocks that core_type
+ * names (0 mix, 1 aiv_only, 2 aic_only) has arrived. All return PTO_CPU_FIFO_* codes and wait
+ * at most 0.9 x the run's timeout (PTO_CPU_FIFO_TIMEOUT).
+ */
+PTO_CPU_HOOK_DECL int pto_cpu_event_set(PtoCpuCore* core, int32_t event, int32_t ffts_mode);
+PTO_CPU_HOOK_DECL int pto_cpu_event_wait(PtoCpuCore* core, int32_t event);
+PTO_CPU_HOOK_DECL int pto_cpu_syncall(PtoCpuCore* core, int32_t core_type, int32_t* participants);
 PTO_CPU_HOOK_DECL int pto_cpu_fifo_lane_joins(PtoCpuCore* core, int32_t pipe_id, int32_t lane, int32_t* joins);
 
 /*

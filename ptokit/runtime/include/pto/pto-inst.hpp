@@ -24,6 +24,7 @@
 #include "pto/cpu/ops_scalar.hpp"
 #include "pto/cpu/ops_cube.hpp"
 #include "pto/cpu/fifo.hpp"
+#include "pto/cpu/events.hpp"
 #include "pto/cpu/comm.hpp"
 #include "pto/cpu/comm_dsl.hpp"
 
