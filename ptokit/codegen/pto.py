@@ -291,9 +291,10 @@ class _Emitter:
                   loc, call: N.OpCall) -> Tuple[List[Value], List[Value]]:
         """Operands the op wants row-major, seen as ``[1, r]`` rows when they are ``[r, 1]`` columns.
 
-        Only element-wise ops may: the same elements in the same order give the same result.
+        Only element-wise ops and fills (``pl.full``, ``expands``, ``ci``) may: a ``[r, 1]`` column and
+        its ``[1, r]`` row view hold the same elements in the same order, so the result is the same.
         """
-        elementwise = OPS[call.op].has("elementwise")
+        elementwise = OPS[call.op].has("elementwise") or OPS[call.op].form == "fill"
         seen: Dict[str, Value] = {}
 
         def fix(operand: dialect.Operand, v: Value) -> Value:

@@ -1,0 +1,52 @@
+"""Column tiles made by pl.full, and the expand ops that take them (issue 13, item 5).
+New programs go at the end of this file."""
+import ptokit.language as pl
+
+R, C = 16, 64
+
+
+@pl.program
+class ColumnFull:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, C], pl.FP32], out: pl.Out[pl.Tensor[[R, C], pl.FP32]],
+          cols: pl.Out[pl.Tensor[[R, 1], pl.FP32]]):
+        m = pl.full([R, 1], pl.FP32, -1.0e30)          # a running row max, loop-carried
+        acc = pl.full([R, C], pl.FP32, 0.0)
+        for i in pl.range(4):
+            t = pl.load(x, [i * R, 0], [R, C])
+            tmp = pl.create_tile([R, C], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+            m = pl.maximum(m, pl.row_max(t, tmp))
+            acc = pl.add(acc, t)
+        two = pl.full([R, 1], pl.FP32, 2.0)
+        u = pl.row_expand_mul(acc, two)                # acc * 2 per row
+        u = pl.row_expand_sub(u, m)                    # - the row max
+        b = pl.row_expand(acc, pl.adds(two, 1.0))      # a [R, C] tile of 3.0
+        out = pl.store(pl.add(u, b), [0, 0], out)
+        cols = pl.store(pl.mul(m, two), [0, 0], cols)
+        return out, cols
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, C], pl.FP32], out: pl.Out[pl.Tensor[[R, C], pl.FP32]],
+             cols: pl.Out[pl.Tensor[[R, 1], pl.FP32]]):
+        out, cols = self.k(x, out, cols)
+        return out, cols
+
+
+@pl.program
+class ColumnFullTensorLevel:
+    """pl.full in tensor-level kernel code: an INT32 and an FP32 column."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[8, C], pl.FP32], out: pl.Out[pl.Tensor[[8, C], pl.FP32]],
+          n: pl.Out[pl.Tensor[[8, 1], pl.INT32]]):
+        w = pl.full([8, 1], dtype=pl.FP32, value=0.5)
+        y = pl.mul(x, w)                               # [8, C] * [8, 1]: row_expand_mul
+        out[:] = y
+        n[:] = pl.full([8, 1], dtype=pl.INT32, value=7)
+        return out, n
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[8, C], pl.FP32], out: pl.Out[pl.Tensor[[8, C], pl.FP32]],
+             n: pl.Out[pl.Tensor[[8, 1], pl.INT32]]):
+        out, n = self.k(x, out, n)
+        return out, n
