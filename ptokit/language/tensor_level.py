@@ -151,3 +151,12 @@ def _is_element(e: ast.Subscript, base: N.Expr) -> bool:
         return False
     elts = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
     return len(elts) == len(base.type.shape) and not any(isinstance(x, ast.Slice) for x in elts)
+
+
+def writes_operand0_tensor(value: N.OpCall) -> bool:
+    """A tensor-writing op whose result is its operand-0 tensor (``pl.expand_clone(src, target)``:
+    IR operands ``(target, src)``): in kernel code its assignment is a statement writing that tensor,
+    and the assigned name another name of it (as for ``pl.store``)."""
+    op = OPS.get(value.op)
+    return (op is not None and op.has("shares_operand0") and isinstance(value.type, TensorType)
+            and bool(value.args) and isinstance(value.args[0], N.Var) and isinstance(value.args[0].type, TensorType))

@@ -50,3 +50,74 @@ class ColumnFullTensorLevel:
              n: pl.Out[pl.Tensor[[8, 1], pl.INT32]]):
         out, n = self.k(x, out, n)
         return out, n
+
+
+@pl.program
+class ExpandClone:
+    """pl.expand_clone along each axis, and without a broadcast (a copy)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[1, 4, 64], pl.FP32], b: pl.Tensor[[3, 1, 64], pl.FP32],
+          c: pl.Tensor[[3, 4, 1], pl.FP32], d: pl.Tensor[[3, 4, 64], pl.FP32],
+          o0: pl.Out[pl.Tensor[[3, 4, 64], pl.FP32]], o1: pl.Out[pl.Tensor[[3, 4, 64], pl.FP32]],
+          o2: pl.Out[pl.Tensor[[3, 4, 64], pl.FP32]], o3: pl.Out[pl.Tensor[[3, 4, 64], pl.FP32]]):
+        o0 = pl.expand_clone(a, o0)
+        o1 = pl.tensor.expand_clone(b, o1)
+        o2 = pl.expand_clone(c, target=o2)
+        o3 = pl.expand_clone(d, o3)
+        return o0, o1, o2, o3
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[1, 4, 64], pl.FP32], b: pl.Tensor[[3, 1, 64], pl.FP32],
+             c: pl.Tensor[[3, 4, 1], pl.FP32], d: pl.Tensor[[3, 4, 64], pl.FP32],
+             o0: pl.Out[pl.Tensor[[3, 4, 64], pl.FP32]], o1: pl.Out[pl.Tensor[[3, 4, 64], pl.FP32]],
+             o2: pl.Out[pl.Tensor[[3, 4, 64], pl.FP32]], o3: pl.Out[pl.Tensor[[3, 4, 64], pl.FP32]]):
+        o0, o1, o2, o3 = self.k(a, b, c, d, o0, o1, o2, o3)
+        return o0, o1, o2, o3
+
+
+@pl.program
+class ExpandCloneTwoAxes:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[1, 1, 64], pl.FP32], o: pl.Out[pl.Tensor[[3, 4, 64], pl.FP32]]):
+        o = pl.expand_clone(a, o)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[1, 1, 64], pl.FP32], o: pl.Out[pl.Tensor[[3, 4, 64], pl.FP32]]):
+        o = self.k(a, o)
+        return o
+
+
+@pl.program
+class ExpandCloneRank2:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[1, 64], pl.FP32], o: pl.Out[pl.Tensor[[4, 64], pl.FP32]]):
+        o = pl.expand_clone(a, o)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[1, 64], pl.FP32], o: pl.Out[pl.Tensor[[4, 64], pl.FP32]]):
+        o = self.k(a, o)
+        return o
+
+
+@pl.program
+class ExpandCloneNotOne:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[2, 4, 64], pl.FP32], o: pl.Out[pl.Tensor[[4, 4, 64], pl.FP32]]):
+        o = pl.expand_clone(a, o)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[2, 4, 64], pl.FP32], o: pl.Out[pl.Tensor[[4, 4, 64], pl.FP32]]):
+        o = self.k(a, o)
+        return o
+
+
+@pl.program
+class ExpandCloneInOrchestration:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[1, 4, 64], pl.FP32], o: pl.Out[pl.Tensor[[3, 4, 64], pl.FP32]]):
+        o = pl.expand_clone(a, o)
+        return o

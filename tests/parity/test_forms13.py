@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import ptokit
+from ptokit.errors import CompileError
 
 from . import forms13_programs as F
 
@@ -27,3 +28,30 @@ def test_column_full_tensor_level(tmp_path, runtime):
     ptokit.compile(F.ColumnFullTensorLevel, output_dir=tmp_path / "out", runtime=runtime)(x, out, n)
     np.testing.assert_allclose(out, x * 0.5, rtol=1e-6)
     np.testing.assert_array_equal(n, np.full((8, 1), 7, np.int32))
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_expand_clone(tmp_path, runtime):
+    rng = np.random.default_rng(7)
+    a, b, c, d = (rng.standard_normal(s).astype(np.float32) for s in ((1, 4, 64), (3, 1, 64), (3, 4, 1), (3, 4, 64)))
+    outs = [np.zeros((3, 4, 64), np.float32) for _ in range(4)]
+    ptokit.compile(F.ExpandClone, output_dir=tmp_path / "out", runtime=runtime)(a, b, c, d, *outs)
+    for got, src in zip(outs, (a, b, c, d)):
+        np.testing.assert_array_equal(got, np.broadcast_to(src, (3, 4, 64)))
+
+
+@pytest.mark.parametrize("program,message,needle", [
+    (F.ExpandCloneTwoAxes, "tensor.expand_clone broadcasts at most one dimension, but [1, 1, 64] -> [3, 4, 64] "
+                           "grows dimensions [0, 1]", "pl.expand_clone(a, o)"),
+    (F.ExpandCloneRank2, "tensor.expand_clone requires rank-3 tensors, but src is [1, 64]", "pl.expand_clone(a, o)"),
+    (F.ExpandCloneNotOne, "tensor.expand_clone broadcasts only dimensions of size 1, but src dimension 0 is 2",
+     "pl.expand_clone(a, o)"),
+    (F.ExpandCloneInOrchestration, "pl.expand_clone in an Orchestration function: it runs on a core (tile loads, "
+                                   "tile ops and stores); call it inside an InCore function or a pl.at block",
+     "pl.expand_clone(a, o)"),
+])
+def test_expand_clone_errors(tmp_path, program, message, needle):
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(program, output_dir=tmp_path / "out")
+    assert message in str(info.value)
+    assert info.value.loc.file == F.__file__ and needle in str(info.value).splitlines()[1]
