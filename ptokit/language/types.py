@@ -199,6 +199,15 @@ class TileView:
         self.blayout, self.slayout, self.fractal, self.pad, self.compact = blayout, slayout, fractal, pad, compact
 
 
+class CompactMode(enum.IntEnum):
+    """``pl.TileView(compact=...)``: compact tile storage; ptokit's tiles are ``null`` (not compact)."""
+    null = 0
+    normal = 1
+
+    def __repr__(self) -> str:
+        return f"pl.CompactMode.{self.name}"
+
+
 class Tile(metaclass=_TileMeta):
     """``pl.Tile[[r, c], dtype]`` or ``pl.Tile[[r, c], dtype, pl.Mem.Vec]``.  Without a memory space
     an assignment's annotation constrains shape and dtype only (the value's space wins); a

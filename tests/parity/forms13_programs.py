@@ -121,3 +121,48 @@ class ExpandCloneInOrchestration:
     def main(self, a: pl.Tensor[[1, 4, 64], pl.FP32], o: pl.Out[pl.Tensor[[3, 4, 64], pl.FP32]]):
         o = pl.expand_clone(a, o)
         return o
+
+
+ROW, NONE = pl.TileLayout.row_major, pl.TileLayout.none_box
+
+
+@pl.program
+class TileViewRestated:
+    """TileView placement fields that state what the tile is: honoured (checked), the valid region applied."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 64], stride=[64, 1], start_offset=0,
+                                                              blayout=ROW, slayout=NONE, fractal=512,
+                                                              pad=pl.PadValue.null,
+                                                              compact=pl.CompactMode.null)] = pl.load(x, [0, 0], [16, 64])
+        c: pl.Tile[[16, 1], pl.FP32, pl.TileView(blayout=pl.TileLayout.col_major, stride=[1, 16])] = \
+            pl.full([16, 1], pl.FP32, 1.0)
+        f: pl.Tile[[16, 64], pl.FP32, pl.TileView(pad=pl.PadValue.zero)] = pl.tile.fillpad(t, pad_value=pl.PadValue.zero)
+        y = pl.store(pl.row_expand_add(f, c), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        y = self.k(x, n, y)
+        return y
+
+
+def _view_program(view_src: str):
+    """A one-kernel program whose loaded tile carries the given TileView (for the refusals)."""
+    return pl.parse(f'''
+import ptokit.language as pl
+
+@pl.program
+class V:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        t: pl.Tile[[16, 64], pl.FP32, {view_src}] = pl.load(x, [0, 0], [16, 64])
+        y = pl.store(t, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        y = self.k(x, y)
+        return y
+''', filename="tileview_case.py")

@@ -55,3 +55,39 @@ def test_expand_clone_errors(tmp_path, program, message, needle):
         ptokit.compile(program, output_dir=tmp_path / "out")
     assert message in str(info.value)
     assert info.value.loc.file == F.__file__ and needle in str(info.value).splitlines()[1]
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_tile_view_restated_placement(tmp_path, runtime):
+    x = np.random.default_rng(8).standard_normal((16, 64)).astype(np.float32)
+    compiled = ptokit.compile(F.TileViewRestated, output_dir=tmp_path / "out", runtime=runtime)
+    for n in (5, 16):
+        y = np.zeros_like(x)
+        compiled(x, n, y)
+        want = np.zeros_like(x)
+        want[:n] = x[:n]
+        np.testing.assert_array_equal(y, want + np.float32(1))
+
+
+@pytest.mark.parametrize("view,message", [
+    ("pl.TileView(blayout=pl.TileLayout.col_major)",
+     "pl.TileView(blayout=pl.TileLayout.col_major): the Vec tile is blayout=row_major, slayout=none_box, and a view "
+     "does not re-lay data out"),
+    ("pl.TileView(slayout=pl.TileLayout.row_major)", "pl.TileView(slayout=pl.TileLayout.row_major): the Vec tile is"),
+    ("pl.TileView(blayout=3)", "pl.TileView blayout= takes a pl.TileLayout (row_major, col_major, none_box), got 3"),
+    ("pl.TileView(fractal=1024)", "pl.TileView(fractal=1024): a Vec tile's fractal is 512 on ptokit's targets"),
+    ("pl.TileView(pad=pl.PadValue.max)", "pl.TileView(pad=pl.PadValue.max): the tile's pad is pl.PadValue.null, and "
+                                         "a view does not fill anything; fill the invalid region with pl.tile.fillpad"),
+    ("pl.TileView(start_offset=128)", "pl.TileView(start_offset=128): ptokit places every tile at the start of its "
+                                      "own buffer (offset 0)"),
+    ("pl.TileView(stride=[128, 1])", "pl.TileView(stride=[128, 1]): ptokit stores the tile densely and its dense "
+                                     "strides are [64, 1]; a strided tile is not one of its tile forms"),
+    ("pl.TileView(compact=pl.CompactMode.normal)", "pl.TileView(compact=pl.CompactMode.normal): compact tile storage "
+                                                   "is not one of ptokit's tile forms"),
+])
+def test_tile_view_placement_refused(tmp_path, view, message):
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(F._view_program(view), output_dir=tmp_path / "out")
+    assert message in str(info.value), str(info.value)
+    field = view[len("pl.TileView("):].split("=")[0]
+    assert info.value.loc.file == "tileview_case.py" and field in str(info.value).splitlines()[1]

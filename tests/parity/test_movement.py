@@ -74,7 +74,7 @@ def test_tile_views_set_the_valid_region(tmp_path, runtime):
 
 
 @pytest.mark.parametrize("program,message,needle", [
-    (M.TileViewPlacement, "pl.TileView(fractal=...) places the tile; ptokit plans tile storage and layout itself",
+    (M.TileViewPlacement, "pl.TileView(fractal=1024): a Vec tile's fractal is 512 on ptokit's targets",
      "fractal=1024"),
     (M.UnclampedOverrun, "tile.load window [64, 64] exceeds the tensor's shape [48, 64]; give valid_shape= for the "
                          "part inside it, or clamp=True", "pl.load(x, [16, 0], [64, 64])"),
