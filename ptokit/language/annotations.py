@@ -3,8 +3,12 @@ from __future__ import annotations
 
 from ..errors import CompileError
 from ..ir import nodes as N
-from ..ir.types import DType, MemorySpace, ScalarType, TensorType, TileType, dim_str
-from .types import DimExpr, DirAnnot, ScalarAnnot, TensorAnnot, TileAnnot
+from ..ir.types import DType, MemorySpace, PadValue, ScalarType, TensorType, TileType, dim_str
+from .types import DimExpr, DirAnnot, ScalarAnnot, TensorAnnot, TensorLayout, TensorView, TileAnnot
+
+
+# Function.attrs key: {tensor parameter: the valid region its pl.TensorView gives} (loads see only that)
+TENSOR_VALID = "tensor_valid"
 
 
 def _held(dtype, loc, what):
@@ -19,8 +23,10 @@ def _held(dtype, loc, what):
     return dtype
 
 
-def annot_to_type(annot, loc) -> tuple:
-    """DSL annotation object -> (IR type, direction)."""
+def annot_to_type(annot, loc, valid_out=None) -> tuple:
+    """DSL annotation object -> (IR type, direction).  A tensor's ``pl.TensorView`` valid region is
+    appended to ``valid_out`` (a list) where the caller takes one (a program function's parameters);
+    elsewhere a view with a valid region is refused."""
     direction = N.Direction.IN
     if isinstance(annot, DirAnnot):
         direction = N.Direction(annot.direction)
@@ -32,6 +38,13 @@ def annot_to_type(annot, loc) -> tuple:
         shape = tuple(dim_of(d, loc) for d in annot.shape)
         if not isinstance(annot.dtype, DType):
             raise CompileError(f"expected a dtype such as pl.FP32 in pl.Tensor[...], got {annot.dtype!r}", loc)
+        if annot.view is not None:
+            valid = tensor_view_valid(annot.view, shape, loc)
+            if valid is not None:
+                if valid_out is None:
+                    raise CompileError("a pl.TensorView valid_shape is taken from a program function's tensor "
+                                       "parameter (its loads see that valid region); here it would mean nothing", loc)
+                valid_out.append(valid)
         if annot.window:        # a window: peers change it unseen, so it is read and written (INOUT)
             return TensorType(shape, _held(annot.dtype, loc, "tensors"), window=True), N.Direction.INOUT
         return TensorType(shape, _held(annot.dtype, loc, "tensors")), direction
@@ -56,3 +69,42 @@ def dim_of(d, loc):
             raise CompileError(f"shape dimensions must be positive, got {d}", loc)
         return d
     return dim_str(d.text)
+
+
+def tensor_view_valid(view, shape, loc):
+    """Check the third element of ``pl.Tensor[shape, dtype, X]`` (a ``pl.TensorLayout`` or a
+    ``pl.TensorView``) against what ptokit's tensors are, and return the view's valid region (None:
+    the whole tensor).  ptokit's tensors are dense row-major (ND) in global memory: that layout and
+    its strides are honoured as restatements, anything else is refused with the reason."""
+    if isinstance(view, TensorLayout):
+        view = TensorView(layout=view)
+    if not isinstance(view, TensorView):
+        raise CompileError(f"the third element of pl.Tensor[shape, dtype, ...] is a pl.TensorLayout or a "
+                           f"pl.TensorView, got {view!r}", loc)
+    if view.layout is not TensorLayout.ND:
+        raise CompileError(f"{view.layout!r}: ptokit's tensors lie in global memory as dense row-major ND arrays "
+                           f"(numpy's order), so only pl.TensorLayout.ND describes them; pass the data in ND order",
+                           loc)
+    if view.stride not in (None, []):
+        dense, step = [], 1
+        for d in reversed(shape):
+            dense.insert(0, step)
+            step = step * d if isinstance(d, int) and isinstance(step, int) else None
+        if list(view.stride) != dense:
+            raise CompileError(f"pl.TensorView(stride={view.stride!r}): a ptokit tensor parameter is dense, its "
+                               f"strides are {dense}; pass a strided window as a slice of a dense tensor instead",
+                               loc)
+    if view.pad not in (None, PadValue.null):
+        raise CompileError(f"pl.TensorView(pad={view.pad!r}): a tensor view does not fill anything in ptokit; give "
+                           f"the loaded tile its pad with pl.tile.fillpad(tile, pad_value=...)", loc)
+    if view.valid_shape is None:
+        return None
+    valid = list(view.valid_shape)
+    if len(valid) != len(shape):
+        raise CompileError(f"pl.TensorView valid_shape {valid} needs one entry per dimension of the tensor's "
+                           f"shape {list(shape)}", loc)
+    out = tuple(dim_of(d, loc) for d in valid)
+    for v, d in zip(out, shape):
+        if isinstance(v, int) and isinstance(d, int) and v > d:
+            raise CompileError(f"pl.TensorView valid_shape {valid} lies outside the tensor's shape {list(shape)}", loc)
+    return None if list(out) == list(shape) else out

@@ -132,11 +132,42 @@ def dynamic(name: str) -> DynamicDim:
     return DynamicDim(name)
 
 
+class TensorLayout(enum.Enum):
+    """``pl.TensorLayout`` (also ``pl.ND``, ``pl.DN``, ``pl.NZ``): how a tensor's elements lie in global
+    memory. ptokit's tensors are ND (row-major); the others are refused where they are given."""
+    ND = "ND"
+    DN = "DN"
+    NZ = "NZ"
+    MX_A_ZZ = "MX_A_ZZ"
+    MX_B_NN = "MX_B_NN"
+
+    def __repr__(self) -> str:
+        return f"pl.TensorLayout.{self.name}"
+
+
+ND, DN, NZ = TensorLayout.ND, TensorLayout.DN, TensorLayout.NZ
+
+
+class TensorView:
+    """``pl.TensorView(stride=None, layout=None, valid_shape=None, pad=pl.PadValue.null)``: the third
+    element of ``pl.Tensor[shape, dtype, view]`` (checked in ``language/annotations.py``)."""
+
+    def __init__(self, stride=None, layout=None, valid_shape=None, pad=PadValue.null):
+        if layout is None and (stride not in (None, []) or valid_shape is not None or pad not in (None, PadValue.null)):
+            raise ValueError("pl.TensorView needs layout= (e.g. pl.TensorLayout.ND) when it sets any other field")
+        self.stride, self.layout, self.valid_shape, self.pad = stride, layout, valid_shape, pad
+
+    def __repr__(self) -> str:
+        return (f"pl.TensorView(stride={self.stride!r}, layout={self.layout!r}, valid_shape={self.valid_shape!r}, "
+                f"pad={self.pad!r})")
+
+
 @dataclass(frozen=True)
 class TensorAnnot:
     shape: Optional[Tuple[object, ...]]    # None: bare pl.Tensor (JIT: from the array)
     dtype: Optional[DType]
     window: bool = False                   # pld.DistributedTensor[...]
+    view: object = None                    # the third element: a TensorLayout or a TensorView
 
 
 @dataclass(frozen=True)
@@ -169,6 +200,8 @@ def _shape_tuple(shape):
 
 class _TensorMeta(type):
     def __getitem__(cls, item):
+        if len(item) == 3:
+            return TensorAnnot(_shape_tuple(item[0]), item[1], view=item[2])
         shape, dtype = item
         return TensorAnnot(_shape_tuple(shape), dtype)
 
@@ -262,6 +295,8 @@ class FunctionDecl:
 
 class _DistributedTensorMeta(type):
     def __getitem__(cls, item):
+        if len(item) == 3:
+            return TensorAnnot(_shape_tuple(item[0]), item[1], window=True, view=item[2])
         shape, dtype = item
         return TensorAnnot(_shape_tuple(shape), dtype, window=True)
 

@@ -166,3 +166,49 @@ class V:
         y = self.k(x, y)
         return y
 ''', filename="tileview_case.py")
+
+
+V = pl.dynamic("V")
+
+
+@pl.program
+class TensorViewParams:
+    """pl.Tensor[..., pl.TensorView(valid_shape=...)] parameters: loads see only the valid region;
+    pl.ND / a TensorView restating ND and dense strides are the tensor as it is."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32, pl.TensorView(valid_shape=[10, 64], layout=pl.TensorLayout.ND)],
+          w: pl.Tensor[[V, 64], pl.FP32, pl.TensorView(valid_shape=[V, 48], stride=[64, 1], layout=pl.ND)],
+          b: pl.Tensor[[16, 64], pl.FP32, pl.ND],
+          y: pl.Out[pl.Tensor[[16, 64], pl.FP32]], z: pl.Out[pl.Tensor[[V, 64], pl.FP32]]):
+        t = pl.load(x, [0, 0], [16, 64])                      # valid [10, 64]
+        y = pl.store(pl.tile.fillpad(t, pad_value=pl.PadValue.zero), [0, 0], y)
+        u = pl.load(w, [0, 0], [16, 64])                      # valid [V, 48], cut at run time
+        v = pl.tile.fillpad(pl.add(u, pl.load(b, [0, 0], [16, 64], valid_shape=[16, 64])), pad_value=pl.PadValue.zero)
+        z = pl.store(v, [0, 0], z)
+        return y, z
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], w: pl.Tensor[[V, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32],
+             y: pl.Out[pl.Tensor[[16, 64], pl.FP32]], z: pl.Out[pl.Tensor[[V, 64], pl.FP32]]):
+        y, z = self.k(x, w, b, y, z)
+        return y, z
+
+
+def _tensor_view_program(annot_src: str):
+    """A one-kernel program whose input parameter is annotated ``annot_src`` (for the refusals)."""
+    return pl.parse(f'''
+import ptokit.language as pl
+
+@pl.program
+class T:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: {annot_src}, y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        y = pl.store(pl.load(x, [0, 0], [16, 64]), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        y = self.k(x, y)
+        return y
+''', filename="tensorview_case.py")

@@ -91,3 +91,42 @@ def test_tile_view_placement_refused(tmp_path, view, message):
     assert message in str(info.value), str(info.value)
     field = view[len("pl.TileView("):].split("=")[0]
     assert info.value.loc.file == "tileview_case.py" and field in str(info.value).splitlines()[1]
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_tensor_view_parameters(tmp_path, runtime):
+    rng = np.random.default_rng(9)
+    x, b = rng.standard_normal((16, 64)).astype(np.float32), rng.standard_normal((16, 64)).astype(np.float32)
+    compiled = ptokit.compile(F.TensorViewParams, output_dir=tmp_path / "out", runtime=runtime)
+    for rows in (16, 32):
+        w = rng.standard_normal((rows, 64)).astype(np.float32)
+        y, z = np.zeros_like(x), np.zeros_like(w)
+        compiled(x, w, b, y, z)
+        want_y, want_z = np.zeros_like(x), np.zeros_like(w)
+        want_y[:10] = x[:10]
+        want_z[:16, :48] = (w[:16] + b)[:, :48]
+        np.testing.assert_array_equal(y, want_y)
+        np.testing.assert_array_equal(z, want_z)
+
+
+@pytest.mark.parametrize("annot,message", [
+    ("pl.Tensor[[16, 64], pl.FP32, pl.NZ]", "pl.TensorLayout.NZ: ptokit's tensors lie in global memory as dense "
+                                            "row-major ND arrays"),
+    ("pl.Tensor[[16, 64], pl.FP32, pl.TensorView(stride=[128, 1], layout=pl.ND)]",
+     "pl.TensorView(stride=[128, 1]): a ptokit tensor parameter is dense, its strides are [64, 1]"),
+    ("pl.Tensor[[16, 64], pl.FP32, pl.TensorView(pad=pl.PadValue.zero, layout=pl.ND)]",
+     "a tensor view does not fill anything in ptokit"),
+    ("pl.Tensor[[16, 64], pl.FP32, pl.TensorView(valid_shape=[20, 64], layout=pl.ND)]",
+     "pl.TensorView valid_shape [20, 64] lies outside the tensor's shape [16, 64]"),
+    ("pl.Tensor[[16, 64], pl.FP32, pl.TensorView(valid_shape=[8], layout=pl.ND)]",
+     "pl.TensorView valid_shape [8] needs one entry per dimension"),
+    ("pl.Tensor[[16, 64], pl.FP32, pl.TensorView(valid_shape=[8, 64])]",
+     "pl.TensorView needs layout= (e.g. pl.TensorLayout.ND) when it sets any other field"),
+    ("pl.Tensor[[16, 64], pl.FP32, pl.Mem.Vec]", "the third element of pl.Tensor[shape, dtype, ...] is a "
+                                                 "pl.TensorLayout or a pl.TensorView"),
+])
+def test_tensor_view_refused(tmp_path, annot, message):
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(F._tensor_view_program(annot), output_dir=tmp_path / "out")
+    assert message in str(info.value), str(info.value)
+    assert info.value.loc.file == "tensorview_case.py" and annot in str(info.value).splitlines()[1]
