@@ -212,3 +212,39 @@ class T:
         y = self.k(x, y)
         return y
 ''', filename="tensorview_case.py")
+
+
+@pl.program
+class MixedDynamicValid:
+    """A matmul result with n valid rows (n known at run time) handed to vector code and stored with that
+    valid region: the region set on the vector side (a TileView) or on the cube side (set_validshape)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def vec_side(self, a: pl.Tensor[[16, 32], pl.FP16], b: pl.Tensor[[32, 64], pl.FP16], n: pl.Scalar[pl.INDEX],
+                 out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        ta = pl.load(a, [0, 0], [16, 32], target_memory=pl.Mem.Mat)
+        tb = pl.load(b, [0, 0], [32, 64], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(ta, target_memory=pl.Mem.Left), pl.move(tb, target_memory=pl.Mem.Right))
+        v: pl.Tile[[16, 64], pl.FP32, pl.TileView(valid_shape=[n, 64])] = pl.move(acc, target_memory=pl.Mem.Vec)
+        w = pl.muls(pl.adds(v, 1.0), 2.0)
+        s = pl.full([16, 64], pl.FP32, 0.5)                  # a static tile next to the dynamic ones
+        out = pl.store(pl.add(w, s), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def cube_side(self, a: pl.Tensor[[16, 32], pl.FP16], b: pl.Tensor[[32, 64], pl.FP16], n: pl.Scalar[pl.INDEX],
+                  out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        ta = pl.load(a, [0, 0], [16, 32], target_memory=pl.Mem.Mat)
+        tb = pl.load(b, [0, 0], [32, 64], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(ta, target_memory=pl.Mem.Left), pl.move(tb, target_memory=pl.Mem.Right))
+        acc = pl.tile.set_validshape(acc, n, 64)
+        v = pl.move(acc, target_memory=pl.Mem.Vec)
+        out = pl.store(pl.exp(pl.muls(v, 0.125)), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 32], pl.FP16], b: pl.Tensor[[32, 64], pl.FP16], n: pl.Scalar[pl.INDEX],
+             y: pl.Out[pl.Tensor[[16, 64], pl.FP32]], z: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        y = self.vec_side(a, b, n, y)
+        z = self.cube_side(a, b, n, z)
+        return y, z

@@ -130,3 +130,20 @@ def test_tensor_view_refused(tmp_path, annot, message):
         ptokit.compile(F._tensor_view_program(annot), output_dir=tmp_path / "out")
     assert message in str(info.value), str(info.value)
     assert info.value.loc.file == "tensorview_case.py" and annot in str(info.value).splitlines()[1]
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_mixed_kernel_dynamic_valid_rows(tmp_path, runtime):
+    rng = np.random.default_rng(10)
+    a = rng.standard_normal((16, 32)).astype(np.float16)
+    b = rng.standard_normal((32, 64)).astype(np.float16)
+    prod = a.astype(np.float32) @ b.astype(np.float32)
+    compiled = ptokit.compile(F.MixedDynamicValid, output_dir=tmp_path / "out", runtime=runtime)
+    for n in (5, 16):
+        y, z = np.full((16, 64), -7.0, np.float32), np.full((16, 64), -7.0, np.float32)
+        compiled(a, b, n, y, z)
+        want_y, want_z = np.full((16, 64), -7.0, np.float32), np.full((16, 64), -7.0, np.float32)
+        want_y[:n] = (prod[:n] + 1) * 2 + 0.5
+        want_z[:n] = np.exp(prod[:n] * 0.125)
+        np.testing.assert_allclose(y, want_y, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(z, want_z, rtol=1e-4, atol=1e-4)
