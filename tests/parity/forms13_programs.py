@@ -76,43 +76,23 @@ class ExpandClone:
         return o0, o1, o2, o3
 
 
+def _expand_clone_program(src, dst):
+    """A kernel broadcasting a ``src``-shaped tensor into a ``dst``-shaped one (for the refusals)."""
+    return pl.parse(f'''
+import ptokit.language as pl
+
 @pl.program
-class ExpandCloneTwoAxes:
+class E:
     @pl.function(type=pl.FunctionType.InCore)
-    def k(self, a: pl.Tensor[[1, 1, 64], pl.FP32], o: pl.Out[pl.Tensor[[3, 4, 64], pl.FP32]]):
+    def k(self, a: pl.Tensor[{src}, pl.FP32], o: pl.Out[pl.Tensor[{dst}, pl.FP32]]):
         o = pl.expand_clone(a, o)
         return o
 
     @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[1, 1, 64], pl.FP32], o: pl.Out[pl.Tensor[[3, 4, 64], pl.FP32]]):
+    def main(self, a: pl.Tensor[{src}, pl.FP32], o: pl.Out[pl.Tensor[{dst}, pl.FP32]]):
         o = self.k(a, o)
         return o
-
-
-@pl.program
-class ExpandCloneRank2:
-    @pl.function(type=pl.FunctionType.InCore)
-    def k(self, a: pl.Tensor[[1, 64], pl.FP32], o: pl.Out[pl.Tensor[[4, 64], pl.FP32]]):
-        o = pl.expand_clone(a, o)
-        return o
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[1, 64], pl.FP32], o: pl.Out[pl.Tensor[[4, 64], pl.FP32]]):
-        o = self.k(a, o)
-        return o
-
-
-@pl.program
-class ExpandCloneNotOne:
-    @pl.function(type=pl.FunctionType.InCore)
-    def k(self, a: pl.Tensor[[2, 4, 64], pl.FP32], o: pl.Out[pl.Tensor[[4, 4, 64], pl.FP32]]):
-        o = pl.expand_clone(a, o)
-        return o
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[2, 4, 64], pl.FP32], o: pl.Out[pl.Tensor[[4, 4, 64], pl.FP32]]):
-        o = self.k(a, o)
-        return o
+''', filename="expand_clone_case.py")
 
 
 @pl.program
