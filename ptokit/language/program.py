@@ -216,6 +216,10 @@ def parse_header(item: ast.FunctionDef, kind, name, src, g, method: bool, evalua
         valid: list = []
         ty, direction = annot_to_type(annot, src.loc(a.annotation), valid)
         if valid:                     # pl.TensorView(valid_shape=...): every load of it sees that region
+            if kind is N.FunctionType.Orchestration:
+                raise CompileError(f"parameter {a.arg!r}: a pl.TensorView valid_shape describes what a kernel's loads "
+                                   f"see; orchestration passes whole tensors to its tasks, so give the view to the "
+                                   f"kernel's parameter", src.loc(a.annotation))
             views[a.arg] = valid[0]
         if isinstance(ty, ScalarType) and ty.dtype is DType.TASK_ID:
             raise CompileError(f"parameter {a.arg!r}: a task id (pl.TaskId) is made by orchestration code (`with "

@@ -96,6 +96,10 @@ class TensorLevelMixin:
                            f"tiles in a pl.range loop", node)
         load_space = MemorySpace.Mat if space in _CUBE_SPACES + (MemorySpace.Mat,) else space
         attrs = {"shape": shape, "target_memory": load_space, "valid": None}
+        operands = {"tensor": base, "offsets": offsets}
+        region = self._view_valid(OPS["load"], operands)     # a pl.TensorView(valid_shape=...) parameter
+        if region is not None:
+            attrs["valid"] = self._clamped_valid(OPS["load"], operands, attrs, node, region)
         tile = self.typed_op("load", [base, offsets], attrs, node)
         if load_space is not space:
             tile = self._move(tile, space, node)

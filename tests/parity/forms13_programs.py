@@ -228,3 +228,19 @@ class MixedDynamicValid:
         y = self.vec_side(a, b, n, y)
         z = self.cube_side(a, b, n, z)
         return y, z
+
+
+@pl.program
+class TensorViewTensorLevel:
+    """Tensor-level kernel code on a pl.TensorView(valid_shape=...) parameter loads only that region."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32, pl.TensorView(valid_shape=[6, 64], layout=pl.ND)],
+          y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        y[:] = pl.tile.fillpad(pl.abs(x), pad_value=pl.PadValue.zero)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        y = self.k(x, y)
+        return y

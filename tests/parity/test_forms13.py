@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import ptokit
+import ptokit.language as pl
 from ptokit.errors import CompileError
 
 from . import forms13_programs as F
@@ -139,3 +140,37 @@ def test_mixed_kernel_dynamic_valid_rows(tmp_path, runtime):
         want_z[:n] = np.exp(prod[:n] * 0.125)
         np.testing.assert_allclose(y, want_y, rtol=1e-4, atol=1e-4)
         np.testing.assert_allclose(z, want_z, rtol=1e-4, atol=1e-4)
+
+
+def test_tensor_view_tensor_level(tmp_path):
+    x = np.random.default_rng(11).standard_normal((16, 64)).astype(np.float32)
+    y = np.full_like(x, 9.0)
+    ptokit.compile(F.TensorViewTensorLevel, output_dir=tmp_path / "out")(x, y)
+    want = np.zeros_like(x)
+    want[:6] = np.abs(x[:6])
+    np.testing.assert_array_equal(y, want)
+
+
+def test_tensor_view_valid_on_orchestration_refused(tmp_path):
+    prog = pl.parse('''
+import ptokit.language as pl
+
+@pl.program
+class T:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        y = pl.store(pl.load(x, [0, 0], [16, 64]), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32, pl.TensorView(valid_shape=[8, 64], layout=pl.ND)],
+             y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        y = self.k(x, y)
+        return y
+''', filename="orch_view_case.py")
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(prog, output_dir=tmp_path / "out")
+    assert ("parameter 'x': a pl.TensorView valid_shape describes what a kernel's loads see; orchestration passes "
+            "whole tensors to its tasks") in str(info.value)
+    assert info.value.loc.file == "orch_view_case.py" and "pl.TensorView(valid_shape=[8, 64]" in \
+        str(info.value).splitlines()[1]
