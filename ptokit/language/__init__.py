@@ -13,7 +13,7 @@ from .ops import *  # noqa: F401,F403
 from .ops import OPS as _OPS
 from .ops import array, system, tensor, tile
 from .types import DTYPES as _DTYPES
-from .types import (DN, ND, NZ, CompactMode, InOut, Level, TensorLayout, TensorView, Mem, Out, PipeType, Role, Scalar, ScopeMode, SplitMode, TaskId, Tensor, Tile,
+from .types import (DN, ND, NZ, CompactMode, InOut, Level, MemRef, TensorLayout, TensorView, Mem, Out, PipeType, Role, Scalar, ScopeMode, SplitMode, TaskId, Tensor, Tile,
                     TileView, Tuple, dynamic, split)
 from .text import loads, parse
 
@@ -36,5 +36,5 @@ __all__ = [
     "jit",  # noqa: F405 (module __getattr__)
     "func_attr", "SplitMode", "split", "split_aiv", "ScopeMode", "Role", "PipeType", "scope", "manual_scope", "cluster", "submit",
     "const", "min", "max", "static_assert", "static_print", "tensor", "pipeline", "yield_", "while_", "cond",
-    "array", "system", "TaskId", "TileView", "CompactMode", "TensorView", "TensorLayout", "ND", "DN", "NZ", "Tuple", "inline", "parse", "loads",
+    "array", "system", "TaskId", "TileView", "CompactMode", "TensorView", "TensorLayout", "MemRef", "ND", "DN", "NZ", "Tuple", "inline", "parse", "loads",
 ] + sorted(_DTYPES) + sorted(_OPS)

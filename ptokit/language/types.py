@@ -210,8 +210,25 @@ class Tensor(metaclass=_TensorMeta):
     """``pl.Tensor[[d0, d1], dtype]``; bare ``pl.Tensor`` in ``@pl.jit`` signatures."""
 
 
+class MemRef:
+    """``pl.MemRef()``, ``pl.MemRef("name")``, ``pl.MemRef(slots=N)[i]``: pypto's declared allocation,
+    named in a ``pl.Tile[shape, dtype, ref, memory]`` annotation so that the tiles naming it share one
+    buffer.  ptokit's memory planner places every tile itself and takes no declared allocations yet,
+    so a tile annotation naming one is refused (docs/language.md)."""
+
+    def __init__(self, name=None, slots=None):
+        self.name, self.slots = name, slots
+
+    def __getitem__(self, index):
+        return self
+
+
 class _TileMeta(type):
     def __getitem__(cls, item):
+        if isinstance(item, tuple) and any(isinstance(x, MemRef) for x in item):
+            raise TypeError("pl.MemRef declares an allocation that the tiles naming it share; ptokit's memory "
+                            "planner places every tile itself and does not take declared allocations, so drop the "
+                            "pl.MemRef (the values are the same: it is placement only)")
         if any(isinstance(x, TileView) for x in item):
             raise TypeError("pl.TileView is taken from the annotation of an assignment (t: pl.Tile[[r, c], dtype, "
                             "pl.TileView(valid_shape=[vr, vc])] = ...), not from a parameter's")
