@@ -127,3 +127,83 @@ def measure(work: Path, quick: bool):
     finally:
         s.close()
     return rows
+
+
+# ----------------------------------------------------------------- the DSL forms (dist_dsl_*)
+
+def _dispatch_elapsed(s, chip, windows, scalars, w):
+    """The slowest rank's elapsed seconds of one dispatch of ``chip`` on every rank."""
+    def entry(rt, t, ws):
+        slots = rt.alloc_domain([nbytes for nbytes, _, _ in windows])
+        views = [rt.window(sl, shape, dt) for sl, (_, shape, dt) in zip(slots, windows)]
+        for r in range(ws):
+            rt.dispatch(r, chip, views, scalars)
+    res = s.call([], entry=entry)
+    return max(d[0].elapsed for d in res.dispatches)
+
+
+def measure_dsl(work: Path, quick: bool):
+    """The same rows for programs written with pld: pld.tensor.put/get (staged through 16 KiB tiles),
+    pld.tensor.barrier in a kernel loop, and a host-level pld.tensor.allreduce of 1 MiB at W = 4."""
+    import ptokit
+    from ptokit.distributed.launcher import chip_images
+    bench = Path(__file__).resolve().parent
+    for p in (bench, bench.parent / "tests" / "distributed_dsl"):
+        if str(p) not in sys.path:
+            sys.path.insert(0, str(p))
+    import bench_programs_dist as P
+    from kernel_collectives import host_allreduce
+    import ptokit.language as pl
+    import ptokit.language.distributed as pld
+    reps = 1 if quick else 7
+    rows = []
+    nbytes = 4 * P.ROWS * P.COLS
+    win = (nbytes, [P.ROWS, P.COLS], "FP32")
+
+    dirs = {"DslPutGet": ptokit.compile(P.DslPutGet, output_dir=work / "dsl_putget").output_dir}
+    s = _session(chip_images(dirs, 2, "a2a3sim", quiet=True), 2)
+    try:
+        n1 = 8 if quick else 32
+        for mode, name in ((0, "put"), (1, "get")):
+            per = []
+            for _ in range(reps):
+                t1 = _dispatch_elapsed(s, "DslPutGet", [win, win], [n1, mode], 2)
+                t0 = _dispatch_elapsed(s, "DslPutGet", [win, win], [0, mode], 2)
+                per.append(max(t1 - t0, 1e-9) / n1)
+            rows.append((f"dist_dsl_{name}_bw", f"pld.tensor.{name} 256 KiB between 2 ranks (DSL)",
+                         nbytes / statistics.median(per) / 1e9, "GB/s", "16 staged 16 KiB tiles per transfer", reps))
+    finally:
+        s.close()
+
+    for w in (2, 4, 8):
+        prog = P.dsl_barriers(w)
+        dirs = {"DslBarriers": ptokit.compile(prog, output_dir=work / f"dsl_barriers{w}").output_dir}
+        s = _session(chip_images(dirs, 2, "a2a3sim", quiet=True), w)
+        try:
+            nb = 100 if quick else 400
+            lat = []
+            for _ in range(reps):
+                t1 = _dispatch_elapsed(s, "DslBarriers", [(32 * w, [w, 1], "INT32")], [nb], w)
+                t0 = _dispatch_elapsed(s, "DslBarriers", [(32 * w, [w, 1], "INT32")], [0], w)
+                lat.append(max(t1 - t0, 0.0) / nb * 1e6)
+            rows.append((f"dist_dsl_barrier_w{w}", f"pld.tensor.barrier in a kernel, {w} ranks (DSL)",
+                         statistics.median(lat), "us", "slowest rank, per round" + ("; more ranks than cores"
+                                                                                   if w > 2 else ""), reps))
+        finally:
+            s.close()
+
+    n = AR_FLOATS if not quick else AR_FLOATS // 16        # --quick: 64 KiB (a smaller kernel to build)
+    c = ptokit.compile(host_allreduce(4, n, pl.FP32, pld.ReduceOp.Sum), output_dir=work / "dsl_allreduce",
+                       distributed_config=ptokit.DistributedConfig(device_ids=[0, 1, 2, 3]))
+    x = np.random.default_rng(2).standard_normal((4, 1, n)).astype(np.float32)
+    times = []
+    for _ in range(reps):
+        y = np.zeros_like(x)
+        c(x, y)
+        if y[3].tobytes() != (x[0] + x[1] + x[2] + x[3]).tobytes():
+            raise RuntimeError("the DSL allreduce benchmark computed a wrong result")
+        times.append(max(d[1].elapsed for d in c.last_result.dispatches))     # dispatch 1: the collective
+    rows.append(("dist_dsl_allreduce_1mib_w4", "pld.tensor.allreduce 1 MiB f32 in a host function, 4 ranks",
+                 statistics.median(times) * 1e3, "ms", f"slowest rank's collective dispatch; mesh, {n // 4096} pieces"
+                 + ("; --quick: 64 KiB only" if quick else ""), reps))
+    return rows

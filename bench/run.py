@@ -59,6 +59,8 @@ ROW_KEYS = [
     "jit_warm_call", "jit_warm_import_call",
     "dist_put_bw", "dist_get_bw", "dist_memcpy_bw", "dist_call_w2", "dist_barrier_w2", "dist_barrier_w4",
     "dist_barrier_w8", "dist_allreduce_1mib_w4",
+    "dist_dsl_put_bw", "dist_dsl_get_bw", "dist_dsl_barrier_w2", "dist_dsl_barrier_w4", "dist_dsl_barrier_w8",
+    "dist_dsl_allreduce_1mib_w4",
 ]
 
 
@@ -759,7 +761,8 @@ print(statistics.median(ts))
         """Distributed runs on shared memory (bench/bench_distributed.py)."""
         import bench_distributed
         folder = self.fresh_dir("dist")
-        for key, metric, value, unit, notes, reps in bench_distributed.measure(folder, self.quick):
+        rows = bench_distributed.measure(folder, self.quick) + bench_distributed.measure_dsl(folder, self.quick)
+        for key, metric, value, unit, notes, reps in rows:
             self.add(key, metric, value, unit, notes=notes, reps=reps)
 
     def run_all(self):

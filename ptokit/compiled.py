@@ -380,7 +380,7 @@ class CompiledProgram:
                 raise TypeError(f"argument {i} ({p.name}) must be an array of shape {list(p.shape or ())} {dtype}, "
                                 f"got {a!r}")
             got_shape, got_dt = array_info(a, f"argument {i} ({p.name})")
-            if p.dtype is not None and got_dt is not p.dtype:
+            if p.dtype is not None and not p.dtype.accepts_array(got_dt):
                 raise TypeError(f"argument {i} ({p.name}) must have dtype {p.dtype.name} ({p.dtype.numpy()}), "
                                 f"got {getattr(a, 'dtype', got_dt)}")
             want = list(p.shape or ())

@@ -43,9 +43,14 @@ _PIPE_INIT = {"aic": "pto.aic_initialize_pipe", "aiv": "pto.aiv_initialize_pipe"
 
 def tile_buf(t: TileType) -> P.TileBufType:
     """The ``!pto.tile_buf`` of an IR tile type (valid sizes are operands: ``v_row=?, v_col=?``)."""
-    tb = P.TileBufType.of(t.memory.value, t.dtype.mlir, t.rows, t.cols, pad=int(t.pad))
+    tb = P.TileBufType.of(t.memory.loc, t.dtype.mlir, t.rows, t.cols, pad=int(t.pad))
+    if t.memory.loc == "scaling":   # the left or right operand's MX scales: told apart by the layout
+        bl, sl, fr = P.SCALE_LAYOUTS[t.memory.value]
+        tb = dataclasses.replace(tb, blayout=bl, slayout=sl, fractal=fr)
     if t.layout is not None:      # a transposed or flat layout (pl.tile.transpose_view, create_tile(transpose=))
         tb = dataclasses.replace(tb, blayout=t.layout[0], slayout=t.layout[1])
+        if t.dtype is DType.FP8E8M0 and t.memory is MemorySpace.Mat:   # loaded MX scales: the scale fractal
+            tb = dataclasses.replace(tb, fractal=32)
     return tb
 
 
@@ -516,10 +521,18 @@ class _Emitter:
             if p.name not in used:
                 continue
             shape = [self._dim_value(d) for d in p.type.shape]
-            strides = self._strides(p.type.shape)
+            lay = p.type.layout
+            if lay is not None and lay.is_mx:
+                # MX scales: the row stride is the stride of one row of 16 x 2 (ZZ) or 2 x 16 (NN) boxes
+                # (16 * G, G = the scale groups of K); the assembler lays the window out in boxes
+                groups = p.type.shape[1] if lay.value == "mx_a_zz" else p.type.shape[0]
+                strides = [self.const(16 * groups, "index"), self.const(1, "index")]
+            else:
+                strides = self._strides(p.type.shape)
             self.views[p.name] = self.top.make_tensor_view(
                 self.fresh(f"{p.name}_view"), self.values[p.name][0], shape, strides,
-                _tv_type(len(shape), p.type.dtype), loc=self.srcloc(p.loc))
+                _tv_type(len(shape), p.type.dtype), layout=lay.value if lay is not None else "nd",
+                loc=self.srcloc(p.loc))
         if fifo:
             self.fifo_prologue(fifo, fb.params[gm_index] if gm_index is not None else None, fn.loc)
         self.body(fn.body, self.top)

@@ -34,12 +34,17 @@ class DType(enum.Enum):
     UINT64 = ("UINT64", "ui64")
     BOOL = ("BOOL", "i1")
     INDEX = ("INDEX", "index")
-    # pypto's narrow storage formats: names exist so programs import; values of them are not
+    # the 8-bit float formats of the a5 MX matmul (docs/decisions.md "FP8 host arrays"): host arrays
+    # of them are uint8 bit patterns (or ml_dtypes float8 arrays)
+    FP8E4M3FN = ("FP8E4M3FN", "f8E4M3FN")
+    FP8E5M2 = ("FP8E5M2", "f8E5M2")
+    FP8E8M0 = ("FP8E8M0", "f8E8M0")
+    # pypto's 4-bit formats and HiFloat: names exist so programs import; values of them are not
     # supported yet (a located error where a tensor or tile of one is declared)
-    FP8E4M3FN = ("FP8E4M3FN", None)
-    FP8E5M2 = ("FP8E5M2", None)
-    FP8E8M0 = ("FP8E8M0", None)
     FP4 = ("FP4", None)
+    FP4E2M1 = ("FP4E2M1", None)
+    FP4E1M2 = ("FP4E1M2", None)
+    FP4E2M1X2 = ("FP4E2M1X2", None)
     HF8 = ("HF8", None)
     HF4 = ("HF4", None)
     INT4 = ("INT4", None)
@@ -82,7 +87,18 @@ class DType(enum.Enum):
     def __repr__(self) -> str:
         return f"pl.{self.name}"
 
+    @property
+    def is_fp8(self) -> bool:
+        return self in (DType.FP8E4M3FN, DType.FP8E5M2, DType.FP8E8M0)
+
+    def accepts_array(self, got: "DType") -> bool:
+        """Whether a host array of dtype ``got`` may stand for a tensor of this dtype: its own, or
+        uint8 bit patterns for an FP8 format (numpy has no FP8 dtype)."""
+        return got is self or (self.is_fp8 and got is DType.UINT8)
+
     def numpy(self):
+        if self.is_fp8:
+            return np.dtype(np.uint8)      # bit patterns (ml_dtypes arrays are accepted as well)
         if self is DType.BF16:
             import ml_dtypes   # lazy: ~0.5 s to import, and only bf16 arrays need it
             return np.dtype(ml_dtypes.bfloat16)
@@ -90,7 +106,7 @@ class DType(enum.Enum):
 
 
 _FLOATS = frozenset({DType.FP16, DType.BF16, DType.FP32, DType.FP8E4M3FN, DType.FP8E5M2, DType.FP8E8M0,
-                     DType.FP4, DType.HF8, DType.HF4})
+                     DType.FP4, DType.FP4E2M1, DType.FP4E1M2, DType.FP4E2M1X2, DType.HF8, DType.HF4})
 _NUMPY = {
     DType.FP16: np.float16, DType.FP32: np.float32, DType.INT8: np.int8, DType.INT16: np.int16,
     DType.INT32: np.int32, DType.INT64: np.int64, DType.UINT8: np.uint8, DType.UINT16: np.uint16,
@@ -101,18 +117,25 @@ _NUMPY = {
 DATATYPE_CODE = {
     DType.FP32: 0, DType.FP16: 1, DType.INT32: 2, DType.INT16: 3, DType.INT8: 4, DType.UINT8: 5,
     DType.BF16: 6, DType.INT64: 7, DType.UINT64: 8, DType.UINT16: 9, DType.UINT32: 10, DType.BOOL: 11,
+    # FP8 tensors travel as bytes
+    DType.FP8E4M3FN: 5, DType.FP8E5M2: 5, DType.FP8E8M0: 5,
 }
 DATATYPE_CPP = {
     DType.FP32: "FLOAT32", DType.FP16: "FLOAT16", DType.INT32: "INT32", DType.INT16: "INT16",
     DType.INT8: "INT8", DType.UINT8: "UINT8", DType.BF16: "BFLOAT16", DType.INT64: "INT64",
     DType.UINT64: "UINT64", DType.UINT16: "UINT16", DType.UINT32: "UINT32", DType.BOOL: "BOOL",
+    DType.FP8E4M3FN: "UINT8", DType.FP8E5M2: "UINT8", DType.FP8E8M0: "UINT8",
 }
+# ml_dtypes' (and torch's) names of the FP8 formats
+FP8_ARRAY_NAMES = {"float8_e4m3fn": DType.FP8E4M3FN, "float8_e5m2": DType.FP8E5M2, "float8_e8m0fnu": DType.FP8E8M0}
 
 
 def dtype_from_numpy(dt) -> DType:
     dt = np.dtype(dt)
     if dt.name == "bfloat16":
         return DType.BF16
+    if dt.name in FP8_ARRAY_NAMES:
+        return FP8_ARRAY_NAMES[dt.name]
     for k, v in _NUMPY.items():
         if k is not DType.INDEX and np.dtype(v) == dt:
             return k
@@ -127,9 +150,18 @@ class MemorySpace(enum.Enum):
     Right = "right"
     Acc = "acc"
     Bias = "bias"
+    # the a5 MX scale buffers of the Left / Right operands (pl.matmul_mx); in .pto both are
+    # loc=scaling, told apart by their layout (pto/types.py SCALE_LAYOUTS)
+    LeftScale = "left_scale"
+    RightScale = "right_scale"
 
     def __repr__(self) -> str:
         return f"pl.Mem.{self.name}"
+
+    @property
+    def loc(self) -> str:
+        """The tile_buf ``loc=`` of this space."""
+        return "scaling" if self in (MemorySpace.LeftScale, MemorySpace.RightScale) else self.value
 
 
 # blayout, slayout, fractal per on-chip memory space (the PTO dialect's defaults, artifacts.md)
@@ -138,6 +170,28 @@ TILE_LAYOUTS = {m: LOC_DEFAULTS[m.value] for m in MemorySpace if m.value in LOC_
 # runtime.md buffer capacities (bytes) and address alignment, per arch and memory space
 CAPACITY = {arch: {m: caps[m.value] for m in TILE_LAYOUTS} for arch, caps in _PTO_CAPACITY.items()}
 ALIGNMENT = {m: _PTO_ALIGN[m.value] for m in TILE_LAYOUTS}
+
+
+class TensorLayout(enum.Enum):
+    """The layout of a tensor in global memory (pypto's ``pl.TensorLayout``, the third entry of a
+    ``pl.Tensor[...]`` annotation): ND (row-major, the default) or an a5 MX scale layout.
+    ``MX_A_ZZ``: the ``[M, G]`` scales of a matmul_mx left operand stored in 16 x 2 boxes (box
+    ``(m // 16, g // 2)`` at ``(m // 16) * 16 * G + (g // 2) * 32``, inside it ``(m % 16) * 2 + g % 2``);
+    ``MX_B_NN``: the ``[G, N]`` scales of the right operand, boxes of 2 x 16 stored N-major
+    (``(n // 16) * 16 * G + (g // 2) * 32 + (n % 16) * 2 + g % 2``). DN and NZ are names only."""
+
+    ND = "nd"
+    DN = "dn"
+    NZ = "nz"
+    MX_A_ZZ = "mx_a_zz"
+    MX_B_NN = "mx_b_nn"
+
+    def __repr__(self) -> str:
+        return f"pl.{self.name}"
+
+    @property
+    def is_mx(self) -> bool:
+        return self in (TensorLayout.MX_A_ZZ, TensorLayout.MX_B_NN)
 
 
 class PadValue(enum.IntEnum):
@@ -238,10 +292,13 @@ class TensorType:
     dtype: DType
     # a pld.DistributedTensor: a view of a window slot on the executing rank (docs/distributed.md)
     window: bool = field(default=False, compare=False)
+    # the layout in global memory (None: ND); an MX scale layout for the scales of pl.matmul_mx
+    layout: Optional["TensorLayout"] = field(default=None, compare=False)
 
     def __str__(self) -> str:
         kind = "pld.DistributedTensor" if self.window else "pl.Tensor"
-        return f"{kind}[{fmt_shape(self.shape)}, {self.dtype!r}]"
+        lay = f", {self.layout!r}" if self.layout is not None else ""
+        return f"{kind}[{fmt_shape(self.shape)}, {self.dtype!r}{lay}]"
 
     @property
     def is_static(self) -> bool:

@@ -5,7 +5,7 @@ public ``pypto.language`` API for the surface documented in docs/language.md.
 The front end that reads DSL code lives in this package's modules (``parser`` and its parts).
 """
 from ..ir.nodes import FunctionType
-from ..ir.types import AtomicType, MemorySpace, PadValue, TileLayout
+from ..ir.types import AtomicType, MemorySpace, PadValue, TensorLayout, TileLayout
 from .decorators import (at, cluster, const, func_attr, function, inline, manual_scope, max, min,  # noqa: A004
                          parallel, pipeline, program, range, scope, spmd, split_aiv, static_assert, static_print,
                          submit, unroll, while_, cond, yield_)
@@ -13,11 +13,13 @@ from .ops import *  # noqa: F401,F403
 from .ops import OPS as _OPS
 from .ops import array, system, tensor, tile
 from .types import DTYPES as _DTYPES
-from .types import (DN, ND, NZ, CompactMode, InOut, Level, MemRef, TensorLayout, TensorView, Mem, Out, PipeType, Role, Scalar, ScopeMode, SplitMode, TaskId, Tensor, Tile,
-                    TileView, Tuple, dynamic, split)
+from .types import (CompactMode, InOut, Level, Mem, MemRef, Out, PipeType, Role, Scalar, ScopeMode, SplitMode, TaskId,
+                    Tensor, TensorView, Tile, TileView, Tuple, dynamic, split)
 from .text import loads, parse
 
 globals().update(_DTYPES)      # pl.FP32, pl.UINT16, ...
+ND, DN, NZ, MX_A_ZZ, MX_B_NN = (TensorLayout.ND, TensorLayout.DN, TensorLayout.NZ, TensorLayout.MX_A_ZZ,
+                                TensorLayout.MX_B_NN)   # pl.Tensor[shape, dtype, layout]
 
 
 def __getattr__(name):
@@ -31,10 +33,11 @@ def __getattr__(name):
 
 
 __all__ = [
-    "FunctionType", "AtomicType", "MemorySpace", "Mem", "PadValue", "TileLayout", "Level", "Tensor", "Tile", "Scalar",
+    "FunctionType", "AtomicType", "MemorySpace", "Mem", "PadValue", "TileLayout", "TensorLayout", "ND", "DN", "NZ",
+    "MX_A_ZZ", "MX_B_NN", "Level", "Tensor", "Tile", "Scalar",
     "Out", "InOut", "dynamic", "program", "function", "range", "parallel", "unroll", "at", "spmd", "tile",
     "jit",  # noqa: F405 (module __getattr__)
     "func_attr", "SplitMode", "split", "split_aiv", "ScopeMode", "Role", "PipeType", "scope", "manual_scope", "cluster", "submit",
     "const", "min", "max", "static_assert", "static_print", "tensor", "pipeline", "yield_", "while_", "cond",
-    "array", "system", "TaskId", "TileView", "CompactMode", "TensorView", "TensorLayout", "MemRef", "ND", "DN", "NZ", "Tuple", "inline", "parse", "loads",
+    "array", "system", "TaskId", "TileView", "CompactMode", "TensorView", "MemRef", "Tuple", "inline", "parse", "loads",
 ] + sorted(_DTYPES) + sorted(_OPS)

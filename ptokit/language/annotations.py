@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from ..errors import CompileError
 from ..ir import nodes as N
-from ..ir.types import DType, MemorySpace, PadValue, ScalarType, TensorType, TileType, dim_str
-from .types import DimExpr, DirAnnot, ScalarAnnot, TensorAnnot, TensorLayout, TensorView, TileAnnot
+from dataclasses import replace
+
+from ..ir.types import DType, MemorySpace, PadValue, ScalarType, TensorLayout, TensorType, TileType, dim_str
+from .types import DimExpr, DirAnnot, ScalarAnnot, TensorAnnot, TensorView, TileAnnot
 
 
 # Function.attrs key: {tensor parameter: the valid region its pl.TensorView gives} (loads see only that)
@@ -18,8 +20,9 @@ def _held(dtype, loc, what):
         raise CompileError(f"{what} of pl.TASK_ID do not exist: a task id is a scalar of orchestration code "
                            f"(pl.TaskId); collect several in a pl.array.create(n, pl.TASK_ID)", loc)
     if isinstance(dtype, DType) and not dtype.supported:
-        raise CompileError(f"{what} of {dtype!r} are not supported yet: ptokit computes FP32, FP16, BF16 and the "
-                           f"8- to 64-bit integer types (the narrow formats arrive with the MX matmul)", loc)
+        raise CompileError(f"{what} of {dtype!r} are not supported yet: ptokit computes FP32, FP16, BF16, the "
+                           f"8- to 64-bit integer types and the FP8 formats of the MX matmul (FP8E4M3FN, FP8E5M2, "
+                           f"FP8E8M0); the 4-bit and HiFloat formats are not implemented", loc)
     return dtype
 
 
@@ -38,8 +41,9 @@ def annot_to_type(annot, loc, valid_out=None) -> tuple:
         shape = tuple(dim_of(d, loc) for d in annot.shape)
         if not isinstance(annot.dtype, DType):
             raise CompileError(f"expected a dtype such as pl.FP32 in pl.Tensor[...], got {annot.dtype!r}", loc)
-        if annot.view is not None:
-            valid = tensor_view_valid(annot.view, shape, loc)
+        if isinstance(annot.layout, TensorView):      # its layout is checked as a bare layout would be
+            valid = tensor_view_valid(annot.layout, shape, loc)
+            annot = replace(annot, layout=annot.layout.layout)
             if valid is not None:
                 if valid_out is None:
                     raise CompileError("a pl.TensorView valid_shape is taken from a program function's tensor "
@@ -47,7 +51,8 @@ def annot_to_type(annot, loc, valid_out=None) -> tuple:
                 valid_out.append(valid)
         if annot.window:        # a window: peers change it unseen, so it is read and written (INOUT)
             return TensorType(shape, _held(annot.dtype, loc, "tensors"), window=True), N.Direction.INOUT
-        return TensorType(shape, _held(annot.dtype, loc, "tensors")), direction
+        layout = _layout(annot, shape, loc)
+        return TensorType(shape, _held(annot.dtype, loc, "tensors"), layout=layout), direction
     if isinstance(annot, TileAnnot):
         if len(annot.shape) != 2 or not all(isinstance(d, int) for d in annot.shape):
             raise CompileError(f"expected a static 2-D tile shape, got {list(annot.shape)}", loc)
@@ -58,6 +63,34 @@ def annot_to_type(annot, loc, valid_out=None) -> tuple:
     if isinstance(annot, DType):
         return ScalarType(_held(annot, loc, "scalars")), direction
     raise CompileError(f"expected a type annotation such as pl.Tensor[[64, 64], pl.FP32], got {annot!r}", loc)
+
+
+def _layout(annot, shape, loc):
+    """The third entry of ``pl.Tensor[shape, dtype, layout]``: None for ND, or an MX scale layout."""
+    lay = annot.layout
+    if lay is None or lay is TensorLayout.ND:
+        return None
+    if not isinstance(lay, TensorLayout):
+        raise CompileError(f"the third entry of pl.Tensor[shape, dtype, layout] must be a layout such as "
+                           f"pl.MX_A_ZZ, or a pl.TensorView, got {lay!r}", loc)
+    if not lay.is_mx:
+        raise CompileError(f"tensors in the {lay!r} layout are not supported: ptokit's global tensors are ND "
+                           f"(row-major); {lay!r} is accepted only as the name pypto gives it", loc)
+    if annot.dtype is not DType.FP8E8M0:
+        raise CompileError(f"{lay!r} is the layout of MX scales: the tensor must hold pl.FP8E8M0, but it is "
+                           f"{annot.dtype!r}", loc)
+    if len(shape) != 2:
+        raise CompileError(f"an {lay!r} scale tensor is 2-D ([M, K // 32] for pl.MX_A_ZZ, [K // 32, N] for "
+                           f"pl.MX_B_NN), but this one has {len(shape)} dimensions", loc)
+    rows, cols = (16, 2) if lay is TensorLayout.MX_A_ZZ else (2, 16)
+    for d, box, name in ((shape[0], rows, "rows"), (shape[1], cols, "columns")):
+        if not isinstance(d, int):
+            raise CompileError(f"an {lay!r} scale tensor needs a static shape (its boxes are laid out by it), "
+                               f"but its {name} are {d!r}", loc)
+        if d % box:
+            raise CompileError(f"an {lay!r} scale tensor is stored in {rows} x {cols} boxes, so its {name} must be "
+                               f"a multiple of {box}, but they are {d}", loc)
+    return lay
 
 
 def dim_of(d, loc):
@@ -72,25 +105,16 @@ def dim_of(d, loc):
 
 
 def tensor_view_valid(view, shape, loc):
-    """Check the third element of ``pl.Tensor[shape, dtype, X]`` (a ``pl.TensorLayout`` or a
-    ``pl.TensorView``) against what ptokit's tensors are, and return the view's valid region (None:
-    the whole tensor).  ptokit's tensors are dense row-major (ND) in global memory: that layout and
-    its strides are honoured as restatements, anything else is refused with the reason."""
-    if isinstance(view, TensorLayout):
-        view = TensorView(layout=view)
-    if not isinstance(view, TensorView):
-        raise CompileError(f"the third element of pl.Tensor[shape, dtype, ...] is a pl.TensorLayout or a "
-                           f"pl.TensorView, got {view!r}", loc)
-    if view.layout is not TensorLayout.ND:
-        raise CompileError(f"{view.layout!r}: ptokit's tensors lie in global memory as dense row-major ND arrays "
-                           f"(numpy's order), so only pl.TensorLayout.ND describes them; pass the data in ND order",
-                           loc)
+    """Check a ``pl.TensorView``, the third entry of ``pl.Tensor[shape, dtype, view]``, against what
+    ptokit's tensors are, and return its valid region (None: the whole tensor).  Its layout is checked
+    by ``_layout``; strides are honoured when they are an ND tensor's dense ones, ``pad`` when null;
+    anything else is refused with the reason."""
     if view.stride not in (None, []):
         dense, step = [], 1
         for d in reversed(shape):
             dense.insert(0, step)
             step = step * d if isinstance(d, int) and isinstance(step, int) else None
-        if list(view.stride) != dense:
+        if view.layout is not TensorLayout.ND or list(view.stride) != dense:
             raise CompileError(f"pl.TensorView(stride={view.stride!r}): a ptokit tensor parameter is dense, its "
                                f"strides are {dense}; pass a strided window as a slice of a dense tensor instead",
                                loc)

@@ -42,6 +42,18 @@ class OpBinder:
             raise self.err(f"pld.{op.name} is kernel code: call it in a kernel (type=pl.FunctionType.InCore) that "
                            f"takes the windows, not in chip (orchestration) code", e)
 
+    def take_out_dtype(self, op: OpDef, attrs, nodes):
+        """hook: an ``out_dtype=`` the front end applies itself (removed from attrs); default: none."""
+        return None
+
+    def cast_result(self, result, out_dtype, e):
+        """hook: ``result`` converted to ``out_dtype`` (None: unchanged)."""
+        return result
+
+    def wants_k_split(self, op: OpDef, values, attrs) -> bool:
+        """hook: a tensor-level matmul too large for Left/Right, computed over K tiles; default: never."""
+        return False
+
     def wants_batch(self, op: OpDef, values) -> bool:
         """Whether this call is expanded per batch (``batched_call``; default: never)."""
         return False
@@ -120,8 +132,11 @@ class OpBinder:
                 nodes = {ours: nodes.get(theirs) for ours, theirs in mapping.items()}
                 keep = {p.key for p in op.params if not p.is_operand}
                 attrs = {k: v for k, v in attrs.items() if k in keep}
+        out_dtype = self.take_out_dtype(op, attrs, nodes)          # pl.matmul(..., out_dtype=): a cast after it
         if self.wants_batch(op, values):
-            return self.batched_call(op, values, attrs, nodes, e)     # a rank > 2 tensor: one matmul per batch
+            return self.cast_result(self.batched_call(op, values, attrs, nodes, e), out_dtype, e)
+        if self.wants_k_split(op, values, attrs):
+            return self.cast_result(self.k_split_call(op, values, attrs, nodes, e), out_dtype, e)
         self._fold_tensor_windows(op, values)
         on_tensors = self.kernel_code and any(isinstance(v.type, TensorType) for v in values.values()
                                               if isinstance(v, N.Expr) and v.type is not None)
@@ -163,7 +178,7 @@ class OpBinder:
         result = self.typed_op(op.name, args, attrs, e, nodes)
         if on_tensors and op.has("mask_result"):
             return self._mask_as_values(result, args[0], e)
-        return result
+        return self.cast_result(result, out_dtype, e)
 
     def _mask_as_values(self, mask: N.Expr, like: N.Expr, e) -> N.Expr:
         """A comparison of tensors in kernel code (pypto-parity.md F): 1 where the mask is set, 0
@@ -186,8 +201,10 @@ class OpBinder:
         compare = sorted(kws & {"kvalue", "cmp_mode", "out_cols", "count_dtype"})
         if compare:
             raise self.err(f"pl.tensor.gather's compare form ({', '.join(k + '=' for k in compare)}) is not "
-                           f"supported yet; the index form gather(input, -1, index) and the mask form "
-                           f"gather(input, mask_pattern=...) are", e)
+                           f"supported: which matches it keeps when a row has more than out_cols, what offset "
+                           f"does and what the unfilled index columns hold are not documented (see "
+                           f"docs/decisions.md); the index form gather(input, -1, index) and the mask form "
+                           f"gather(input, mask_pattern=...) are supported", e)
         return self.op_call(op.name, e, front=False)
 
     def front_tensor_scatter(self, op: OpDef, e: ast.Call) -> N.Expr:

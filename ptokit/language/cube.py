@@ -24,10 +24,115 @@ from ..ir.types import INDEX, AtomicType, DType, MemorySpace, TensorType, TileTy
 from .binding import _Given
 
 _MAX_BATCHES = 64
+_OPERAND_BYTES = 32768  # half of Left / Right (64 KB on a2a3 and a5): a K tile's budget per operand
+
+
+def _pad(v: int, q: int) -> int:
+    return -(-v // q) * q
 _FRACTAL_ROWS = 16      # rows of one fractal box of a Mat tile
 
 
 class CubeMixin:
+    def take_out_dtype(self, op: OpDef, attrs, nodes):
+        """``pl.matmul(..., out_dtype=d)``: the product is computed in the accumulator's dtype (FP32, or
+        INT32 for INT8 inputs) and converted to ``d`` (to nearest even), as the cube's write-out does."""
+        want = attrs.pop("out_dtype", None) if op.name == "matmul" else None
+        if want is None:
+            return None
+        if want not in (DType.FP32, DType.FP16, DType.BF16, DType.INT32):
+            raise self.err(f"pl.matmul out_dtype must be pl.FP32, pl.FP16 or pl.BF16 (pl.INT32 for INT8 inputs), "
+                           f"but got {want!r}", nodes.get("out_dtype"))
+        self._out_dtype_node = nodes.get("out_dtype")
+        return want
+
+    def cast_result(self, result, out_dtype, e):
+        if out_dtype is None or result.type.dtype is out_dtype:
+            return result
+        if (result.type.dtype is DType.INT32) != (out_dtype is DType.INT32):
+            raise self.err(f"pl.matmul out_dtype={out_dtype!r} does not fit the {result.type.dtype!r} accumulator "
+                           f"(INT8 inputs give INT32, float inputs FP32, FP16 or BF16)", self._out_dtype_node)
+        return self.typed_op("cast", [result], {"target_type": out_dtype, "mode": "rint"}, e)
+
+    # ------------------------------------------------------------ large tensor-level matmuls: a K loop
+    def _k_operands(self, values):
+        """(base, row offset, col offset, rows, cols) of each of a 2-D tensor matmul's operands, or None."""
+        out = []
+        for v in (values.get("lhs"), values.get("rhs")):
+            if v is None or not isinstance(v.type, TensorType) or len(v.type.shape) != 2 or \
+                    not all(isinstance(d, int) for d in v.type.shape):
+                return None
+            if isinstance(v, N.OpCall) and v.op == "tensor_view":
+                base, offs = v.args[0], list(v.args[1].items)
+            else:
+                base, offs = v, None
+            out.append((base, offs, v.type.shape))
+        return out
+
+    def wants_k_split(self, op: OpDef, values, attrs) -> bool:
+        """``pl.matmul(a, b)`` on 2-D tensors whose operands do not fit Left / Right whole (half a buffer
+        each): computed as a loop over K tiles accumulating into one Acc tile (pypto-parity.md D)."""
+        if op.name != "matmul" or not self.kernel_code or attrs.get("a_trans") or attrs.get("b_trans"):
+            return False
+        parts = self._k_operands(values)
+        if parts is None:
+            return False
+        (_, _, (m, k)), (_, _, (k2, n)) = parts
+        size = values["lhs"].type.dtype.size
+        if k != k2 or values["lhs"].type.dtype != values["rhs"].type.dtype:
+            return False                       # the type rule says what is wrong
+        return _pad(m, 16) * k * size > _OPERAND_BYTES or k * _pad(n, 16) * size > _OPERAND_BYTES
+
+    def k_split_call(self, op: OpDef, values, attrs, nodes, e) -> N.Expr:
+        parts = self._k_operands(values)
+        (_, _, (m, k)), (_, _, (_, n)) = parts
+        dt = values["lhs"].type.dtype
+        size = dt.size
+        # the K tile: a multiple of 32 (every dtype's fractal along K) that fits half of Left and of Right
+        kt = (_OPERAND_BYTES // (max(_pad(m, 16), _pad(n, 16)) * size)) // 32 * 32
+        if kt < 32:
+            raise self.err(f"pl.matmul of {values['lhs'].type} and {values['rhs'].type}: even a K tile of 32 does not "
+                           f"fit Left / Right ({_pad(m, 16)} x 32 and 32 x {_pad(n, 16)} {dt!r}); split M or N over "
+                           f"tasks or a pl.range loop of pl.matmul on windows", e)
+        full, rem = divmod(k, kt)
+        loc = self.loc(e)
+        c = lambda v: self._const(v, e)   # noqa: E731
+
+        def operand(i, k0, width, valid_k):
+            base, offs, shape = parts[i]
+            space = MemorySpace.Left if i == 0 else MemorySpace.Right
+            win = [m, kt] if i == 0 else [kt, n]
+            valid = None if valid_k == kt else ((m, valid_k) if i == 0 else (valid_k, n))
+            at = [c(0), k0] if i == 0 else [k0, c(0)]
+            if offs is not None:   # a window of a tensor: offsets from the window's origin
+                at = [a if isinstance(o, N.Const) and o.value == 0 else self.scalar_op("add", o, a, e)
+                      for o, a in zip(offs, at)]
+            static = tuple(a.value if isinstance(a, N.Const) else None for a in at)
+            t = self.typed_op("load", [base, N.ListExpr(at, loc=loc)],
+                              {"shape": win, "valid": valid, "target_memory": MemorySpace.Mat,
+                               "offsets_static": static}, e)
+            return self.typed_op("move", [t], {"target_memory": space}, e)
+
+        first = self.typed_op("matmul", [operand(0, c(0), kt, kt), operand(1, c(0), kt, kt)], {}, e)
+        if full == 1 and not rem:
+            return first
+        self._ks_count = getattr(self, "_ks_count", 0) + 1
+        acc_name, k_name = f"__kacc{self._ks_count}", f"__kacc{self._ks_count}_k"
+        acc = N.Var(acc_name, type=first.type, loc=loc)
+        self.pre.append(N.Assign([acc], first, loc=loc))
+        if full > 1:
+            kv = N.Var(k_name, type=INDEX, loc=loc)
+            k0 = self.scalar_op("mul", kv, c(kt), e)
+            step = self.typed_op("matmul_acc", [N.Var(acc_name, type=first.type, loc=loc), operand(0, k0, kt, kt),
+                                                operand(1, k0, kt, kt)], {}, e)
+            self.pre.append(N.For(kv, c(1), c(full), c(1), [N.Assign([N.Var(acc_name, type=first.type, loc=loc)],
+                                                                     step, loc=loc)], loc=loc))
+        if not rem:
+            return N.Var(acc_name, type=first.type, loc=loc)
+        # the last, partial K tile: loaded as a whole tile whose valid region is the rest of K
+        return self.typed_op("matmul_acc", [N.Var(acc_name, type=first.type, loc=loc),
+                                            operand(0, c(full * kt), kt, rem), operand(1, c(full * kt), kt, rem)],
+                             {}, e)
+
     def wants_batch(self, op: OpDef, values: Dict[str, N.Expr]) -> bool:
         """hook: a ``batched`` op call in kernel code with a tensor operand of rank > 2."""
         return op.has("batched") and self.kernel_code and any(

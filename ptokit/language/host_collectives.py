@@ -5,14 +5,14 @@ the builtin chip program of that op and shape (``distributed/builtins.py``, writ
 compiled into ``next_levels/__builtin_<op>_<key>/``) dispatched to every rank after its earlier
 dispatches.  The arguments are windows; the signal is an INT32 ``[W, 1]`` window whose row
 count is checked against the world size when the call runs.  What is not supported yet (ring
-mode, ``core_num > 1``, an omitted signal, more than one tile of data) is a located error.
+mode, ``core_num > 1``, an omitted signal) is a located error.
 """
 from __future__ import annotations
 
 import ast
 from typing import Dict, List
 
-from ..ir.comm import CHUNK_BYTES, ReduceOp
+from ..ir.comm import ReduceOp
 from ..ir.types import DType
 from .parser import parse_program
 
@@ -58,7 +58,14 @@ def _window(reader, bound, name: str, op: str, call):
 
 
 def _signal(reader, bound, op, call) -> tuple:
+    """The signal window and the world size it is made for (its rows; a ring signal's columns)."""
     v, node = _window(reader, bound, "signal", op, call)
+    if op == "allreduce" and _static(reader, bound, "mode", "mesh") == "ring":
+        w = v.shape[1] if len(v.shape) == 2 else None
+        if v.dtype is not DType.INT32 or w is None or w < 2 or v.shape[0] != 2 * (w - 1) + 1:
+            raise reader.err(f"pld.tensor.allreduce mode='ring' signal must be an INT32 [2(W-1)+1, W] window "
+                             f"(W >= 2), got {v.dtype.name} {list(v.shape)}", node)
+        return v, w
     if v.dtype is not DType.INT32 or len(v.shape) != 2 or v.shape[1] != 1:
         raise reader.err(f"pld.tensor.{op} signal must be an INT32 [W, 1] window, got {v.dtype.name} "
                          f"{list(v.shape)}", node)
@@ -69,9 +76,6 @@ def _data(reader, v, node, op, rows_one: bool):
     if len(v.shape) != 2 or (rows_one and v.shape[0] != 1):
         raise reader.err(f"pld.tensor.{op} needs a {'[1, n]' if rows_one else '[W, n]'} window, got "
                          f"{list(v.shape)}", node)
-    if v.shape[1] * v.dtype.size > CHUNK_BYTES:
-        raise reader.err(f"pld.tensor.{op} of rows longer than {CHUNK_BYTES} bytes ({v.shape[1]} x "
-                         f"{v.dtype.name}) is not supported yet", node)
 
 
 def _static(reader, bound, name, default):
@@ -80,7 +84,10 @@ def _static(reader, bound, name, default):
 
 
 def collective_call(reader, full: str, call: ast.Call) -> bool:
-    """Emit one host collective; False when ``full`` is not one."""
+    """Emit one host collective; False when ``full`` is not one (``full``: a marker's name, or the op-table
+    name ``tensor.<op>`` of a collective that kernels can use too)."""
+    if full.startswith("tensor."):
+        full = "pld." + full
     if not full.startswith("pld.tensor."):
         return False
     op = full[len("pld.tensor."):]
@@ -108,9 +115,17 @@ def collective_call(reader, full: str, call: ast.Call) -> bool:
                 if t.dtype not in _FLOATS:
                     raise reader.err(f"pld.tensor.allreduce reduces FP32 or FP16, got {t.dtype.name}", node)
                 mode = _static(reader, bound, "mode", "mesh")
-                if mode != "mesh":
-                    raise reader.err(f"pld.tensor.allreduce mode={mode!r} is not supported yet (mode='mesh')",
+                if mode not in ("mesh", "ring"):
+                    raise reader.err(f"pld.tensor.allreduce mode must be 'mesh' or 'ring', got {mode!r}",
                                      bound["mode"])
+                if mode == "ring":
+                    if rop is not ReduceOp.Sum or t.dtype is not DType.FP32:
+                        raise reader.err("pld.tensor.allreduce mode='ring' reduces FP32 with ReduceOp.Sum only",
+                                         bound.get("op", node))
+                    if t.shape[1] % rows:
+                        raise reader.err(f"pld.tensor.allreduce mode='ring' splits the data into W = {rows} equal "
+                                         f"chunks: {t.shape[1]} elements do not", node)
+                    spec["mode"] = "ring"
                 cores = _static(reader, bound, "core_num", 1)
                 if cores != 1:
                     raise reader.err(f"pld.tensor.allreduce core_num={cores!r} is not supported yet", bound["core_num"])
@@ -142,11 +157,12 @@ def collective_call(reader, full: str, call: ast.Call) -> bool:
         reader.emit(f"    raise ValueError('pld.tensor.{op}: target has {t.shape[0]} rows, but the program runs on "
                     f"%d rank(s)' % world_size)")
     reader.emit(f"if {rows} != world_size:")
-    reader.emit(f"    raise ValueError('pld.tensor.{op}: the signal has {rows} rows, but the program runs on %d "
-                f"rank(s)' % world_size)")
+    reader.emit(f"    raise ValueError('pld.tensor.{op}: the signal is made for {rows} ranks, but the program runs "
+                f"on %d rank(s)' % world_size)")
     key = "_".join(str(x) for x in ([spec.get("dtype").name.lower()] if "dtype" in spec else [])
                    + ([f"{spec['t_rows']}x{spec['n']}"] if "n" in spec else [])
-                   + ([spec["op"].lower()] if "op" in spec else []) + [f"s{rows}"])
+                   + ([spec["op"].lower()] if "op" in spec else []) + ([spec["mode"]] if "mode" in spec else [])
+                   + [f"s{rows}"])
     chip = f"__builtin_{op}_{key}"
     spec["key"] = key
     if all(c[1] != chip for c in reader.collectives):
@@ -163,7 +179,7 @@ def builtin_program(op: str, spec: dict):
     if op == "barrier":
         cls = B.barrier_program(rows)
     elif op == "allreduce":
-        cls = B.allreduce_program(spec["n"], spec["dtype"], spec["op"], rows)
+        cls = B.allreduce_program(spec["n"], spec["dtype"], spec["op"], rows, spec.get("mode", "mesh"))
     elif op == "allgather":
         cls = B.allgather_program(spec["n"], spec["dtype"], rows, spec["t_rows"])
     elif op == "broadcast":

@@ -301,7 +301,10 @@ def _written_tensors(body, functions) -> Dict[str, object]:
     or hands to a function that may write them, each with the first place it happens."""
     out: Dict[str, object] = {}
     for _, e in N.iter_exprs(body):
-        if isinstance(e, N.OpCall) and isinstance(e.type, TensorType):
+        if isinstance(e, N.OpCall) and e.op in OPS and OPS[e.op].has("writes_operand0") \
+                and isinstance(e.args[0], N.Var):
+            out.setdefault(e.args[0].name, e.loc)
+        elif isinstance(e, N.OpCall) and isinstance(e.type, TensorType):
             for a in e.args:
                 if isinstance(a, N.Var) and isinstance(a.type, TensorType) and a.type == e.type:
                     out.setdefault(a.name, e.loc)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from ..ir.nodes import FunctionType  # noqa: F401  (re-exported by ptokit.language)
-from ..ir.types import DType, MemorySpace, PadValue  # noqa: F401
+from ..ir.types import DType, MemorySpace, PadValue, TensorLayout  # noqa: F401
 
 # every dtype by its DSL name: pl.FP32, pl.UINT16, pl.FP8E4M3FN, ...
 DTYPES = {d.name: d for d in DType}
@@ -132,22 +132,6 @@ def dynamic(name: str) -> DynamicDim:
     return DynamicDim(name)
 
 
-class TensorLayout(enum.Enum):
-    """``pl.TensorLayout`` (also ``pl.ND``, ``pl.DN``, ``pl.NZ``): how a tensor's elements lie in global
-    memory. ptokit's tensors are ND (row-major); the others are refused where they are given."""
-    ND = "ND"
-    DN = "DN"
-    NZ = "NZ"
-    MX_A_ZZ = "MX_A_ZZ"
-    MX_B_NN = "MX_B_NN"
-
-    def __repr__(self) -> str:
-        return f"pl.TensorLayout.{self.name}"
-
-
-ND, DN, NZ = TensorLayout.ND, TensorLayout.DN, TensorLayout.NZ
-
-
 class TensorView:
     """``pl.TensorView(stride=None, layout=None, valid_shape=None, pad=pl.PadValue.null)``: the third
     element of ``pl.Tensor[shape, dtype, view]`` (checked in ``language/annotations.py``)."""
@@ -167,7 +151,7 @@ class TensorAnnot:
     shape: Optional[Tuple[object, ...]]    # None: bare pl.Tensor (JIT: from the array)
     dtype: Optional[DType]
     window: bool = False                   # pld.DistributedTensor[...]
-    view: object = None                    # the third element: a TensorLayout or a TensorView
+    layout: object = None                  # the third entry: a pl.TensorLayout (pl.MX_A_ZZ) or a pl.TensorView
 
 
 @dataclass(frozen=True)
@@ -200,8 +184,9 @@ def _shape_tuple(shape):
 
 class _TensorMeta(type):
     def __getitem__(cls, item):
-        if len(item) == 3:
-            return TensorAnnot(_shape_tuple(item[0]), item[1], view=item[2])
+        if isinstance(item, tuple) and len(item) == 3:   # pl.Tensor[shape, dtype, layout or view]
+            shape, dtype, layout = item
+            return TensorAnnot(_shape_tuple(shape), dtype, layout=layout)
         shape, dtype = item
         return TensorAnnot(_shape_tuple(shape), dtype)
 
@@ -313,7 +298,7 @@ class FunctionDecl:
 class _DistributedTensorMeta(type):
     def __getitem__(cls, item):
         if len(item) == 3:
-            return TensorAnnot(_shape_tuple(item[0]), item[1], window=True, view=item[2])
+            return TensorAnnot(_shape_tuple(item[0]), item[1], window=True, layout=item[2])
         shape, dtype = item
         return TensorAnnot(_shape_tuple(shape), dtype, window=True)
 

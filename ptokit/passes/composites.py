@@ -36,8 +36,8 @@ def _body(body: List[N.Stmt], counter, orchestration: bool = False) -> List[N.St
             stmts = _expand(N.Assign([N.Var(f"_{e.op}", type=e.type, loc=e.loc)], e, loc=s.loc), e, counter,
                             orchestration)
             # a statement composite (pld.tensor.put): its tensor-writing steps are statements too
-            out.extend(N.ExprStmt(st.value, loc=s.loc) if isinstance(st.targets[0].type, TensorType) or st is stmts[-1]
-                       else st for st in stmts)
+            out.extend(N.ExprStmt(st.value, loc=s.loc) if isinstance(st, N.Assign) and (
+                isinstance(st.targets[0].type, TensorType) or st is stmts[-1]) else st for st in stmts)
         else:
             out.append(s)
     return out
@@ -56,6 +56,17 @@ def _expand(s: N.Assign, call: N.OpCall, counter, orchestration: bool = False) -
         return N.Var(tmp.name, type=t, loc=call.loc)
 
     last = OPS[call.op].expand(list(call.args), dict(call.attrs), emit)
+    if any(last is a for a in call.args):
+        # a collective returns its window operand (signal = pld.tensor.barrier(signal)): its steps are
+        # statements; binding the result to the operand's own name needs no assignment
+        if not (len(s.targets) == 1 and s.targets[0].name in (last.name, f"_{call.op}")):
+            raise CompileError(f"pld.{call.op} returns its {last.name!r} window: bind it to that name "
+                               f"({last.name} = pld.{call.op}(...)) or call it as a statement", call.loc)
+        used = set()
+        for st in stmts:
+            used |= _names(st.value)
+        return [N.ExprStmt(st.value, loc=s.loc) if isinstance(st.targets[0].type, TensorType)
+                or st.targets[0].name not in used else st for st in stmts]
     if not stmts or stmts[-1].targets[0].name != last.name:
         raise InternalError(f"expanding pl.tile.{call.op}: the recipe must end with the op that gives the result")
     if orchestration and any(isinstance(st.targets[0].type, TileType) for st in stmts):
@@ -64,3 +75,14 @@ def _expand(s: N.Assign, call: N.OpCall, counter, orchestration: bool = False) -
     final = stmts[-1]
     stmts[-1] = N.Assign(s.targets, final.value, loc=s.loc)
     return stmts
+
+
+def _names(e) -> set:
+    """The variable names an expression reads (a step's operands, nested lists and scalar ops)."""
+    if isinstance(e, N.Var):
+        return {e.name}
+    if isinstance(e, N.OpCall):
+        return set().union(*(_names(a) for a in e.args)) if e.args else set()
+    if isinstance(e, N.ListExpr):
+        return set().union(*(_names(a) for a in e.items)) if e.items else set()
+    return set()

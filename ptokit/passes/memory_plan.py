@@ -20,7 +20,7 @@ from typing import Dict, List, Tuple
 
 from ..errors import CompileError
 from ..ir import nodes as N
-from ..ir.ops import ops_with
+from ..ir.ops import OPS, ops_with
 from ..ir.types import ALIGNMENT, CAPACITY, MemorySpace, TileType, fmt_shape
 
 _ELEMENTWISE = ops_with("elementwise")
@@ -277,8 +277,12 @@ def _plan_function(fn: N.Function, arch: str):
 
 
 def _in_place_capable(value, target: N.Var) -> bool:
-    """An element-wise op whose tile operands all have the result's shape and element size."""
+    """An element-wise op whose tile operands all have the result's shape and element size, and none of
+    them the hardware's scratch (rsqrt's tmp: the instruction writes it while it writes the result)."""
     if not isinstance(value, N.OpCall) or value.op not in _ELEMENTWISE or not isinstance(target.type, TileType):
+        return False
+    params = OPS[value.op].operand_params
+    if any(p.scratch is not None or p.name == "tmp" for p in params[:len(value.args)]):
         return False
     for a in value.args:
         if isinstance(a.type, TileType):

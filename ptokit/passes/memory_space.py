@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from ..errors import CompileError
 from ..ir import nodes as N
-from ..ir.ops import OpTypeError, infer
-from ..ir.types import MemorySpace, TileType
+from ..ir.ops import OPS, OpTypeError, infer
+from ..ir.ops.memory import MX_SCALE_LAYOUT
+from ..ir.types import DType, MemorySpace, TileType
 
 
 def tile_shape_problem(t: TileType):
     """The hardware's tile shape rules (the tile library enforces the same at compile time)."""
     size = t.dtype.size
+    if t.dtype is DType.FP8E8M0 and (t.memory in (MemorySpace.LeftScale, MemorySpace.RightScale) or
+                                     t.layout in MX_SCALE_LAYOUT.values()):
+        return None      # MX scales: the 32-byte scale fractal, any shape (tmatmul.mx checks the geometry)
     if t.layout is not None:   # a layout other than the space's default: its own box (tile.hpp's rule)
         bl, sl = t.layout
         if sl == "none_box":
@@ -53,6 +57,9 @@ def check_memory_spaces(prog: N.Program, ctx) -> N.Program:
                             raise CompileError(f"tile {t.name!r} {t.type} has an unsupported shape: {problem}",
                                                s.loc)
         for s, sub in N.walk_ops(fn.body):
+            if arch != "a5" and OPS[sub.op].has("a5_only"):
+                raise CompileError(f"pl.{sub.op} exists on the a5 chip family only (platform a5sim or a5), but this "
+                                   f"program is compiled for {arch}", sub.loc or s.loc)
             if sub.op == "move":
                 attrs = dict(sub.attrs, arch=arch)
                 try:

@@ -176,6 +176,10 @@ _dps("pto.tmov", "TMOV", "src:T", pipe="MTE1")
 _dps("pto.tmatmul", "TMATMUL", "lhs:T rhs:T", pipe="M")
 _dps("pto.tmatmul.acc", "TMATMUL_ACC", "acc:T lhs:T rhs:T", pipe="M")
 _dps("pto.tmatmul.bias", "TMATMUL_BIAS", "lhs:T rhs:T bias:T", pipe="M")
+# a5 MX block-scaled forms (one C++ name, overloaded as pto-isa's)
+_dps("pto.tmatmul.mx", "TMATMUL_MX", "lhs:T lhs_scale:T rhs:T rhs_scale:T", pipe="M")
+_dps("pto.tmatmul.mx.acc", "TMATMUL_MX", "acc:T lhs:T lhs_scale:T rhs:T rhs_scale:T", pipe="M")
+_dps("pto.tmatmul.mx.bias", "TMATMUL_MX", "lhs:T lhs_scale:T rhs:T rhs_scale:T bias:T", pipe="M")
 _ACC_PHASE = (AttrSpec("accPhase", "enum", allowed=("partial", "final"), prefix="acc_phase"),)
 _dps("pto.tgemv", "TGEMV", "lhs:T rhs:T", pipe="M", attrs=_ACC_PHASE)
 _dps("pto.tgemv.acc", "TGEMV_ACC", "acc:T lhs:T rhs:T", pipe="M", attrs=_ACC_PHASE)
@@ -269,7 +273,7 @@ _extend("pto.tstore", template=("T:src", "T:dst", "A:atomicType"), template_if="
 _row(OpSpec("pto.alloc_tile", "alloc", _operands("addr:I valid_row:I valid_col:I"), _operands("tile:T"),
             cxx="TASSIGN"))
 _row(OpSpec("pto.make_tensor_view", "tensor_view", _operands("ptr:P"), _operands("view:V"),
-            attrs=(AttrSpec("layout", "layout", allowed=("nd", "dn", "nz")),)))
+            attrs=(AttrSpec("layout", "layout", allowed=("nd", "dn", "nz", "mx_a_zz", "mx_b_nn")),)))
 _row(OpSpec("pto.partition_view", "partition_view", _operands("view:V"), _operands("part:G"),
             cxx="GlobalTensor"))
 

@@ -29,8 +29,13 @@ SCALARS = {
     "ui32": ("uint32_t", 4),
     "ui64": ("uint64_t", 8),
     "index": ("int64_t", 8),
+    # the a5 MX formats (storage types of the CPU tile library, pto/cpu/types.hpp)
+    "f8E4M3FN": ("float8_e4m3_t", 1),
+    "f8E5M2": ("float8_e5m2_t", 1),
+    "f8E8M0": ("float8_e8m0_t", 1),
 }
-FLOAT_SCALARS = {"f32", "f16", "bf16", "f64"}
+FP8_SCALARS = {"f8E4M3FN", "f8E5M2", "f8E8M0"}
+FLOAT_SCALARS = {"f32", "f16", "bf16", "f64"} | FP8_SCALARS
 INT_SCALARS = set(SCALARS) - FLOAT_SCALARS
 
 
@@ -39,9 +44,25 @@ def bit_width(name: str) -> int:
     return 1 if name == "i1" else SCALARS[name][1] * 8
 
 # element types a tile or tensor may hold
-ELEM_TYPES = {"f32", "f16", "bf16", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "i1"}
+ELEM_TYPES = {"f32", "f16", "bf16", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "i1"} | FP8_SCALARS
 
-TILE_LOCS = {"vec": "Vec", "mat": "Mat", "left": "Left", "right": "Right", "acc": "Acc", "bias": "Bias"}
+TILE_LOCS = {"vec": "Vec", "mat": "Mat", "left": "Left", "right": "Right", "acc": "Acc", "bias": "Bias",
+             "scaling": "Scaling"}
+# loc=scaling holds both MX scale tiles (a5); the layout says which: the left operand's scales are
+# row_major/row_major, the right operand's col_major/col_major (fractal 32 both)
+SCALE_LAYOUTS = {"left_scale": ("row_major", "row_major", 32), "right_scale": ("col_major", "col_major", 32)}
+
+
+def scale_side(blayout: str) -> str:
+    """'left_scale' or 'right_scale': the buffer a loc=scaling tile of this blayout lives in."""
+    return "left_scale" if blayout == "row_major" else "right_scale"
+
+
+def tile_cxx_loc(loc: str, blayout: str) -> str:
+    """The C++ TileType of a tile_buf's loc (loc=scaling: ScaleLeft or ScaleRight by its layout)."""
+    if loc == "scaling":
+        return "ScaleLeft" if blayout == "row_major" else "ScaleRight"
+    return TILE_LOCS[loc]
 BLAYOUTS = {"row_major": "RowMajor", "col_major": "ColMajor"}
 SLAYOUTS = {"none_box": "NoneBox", "row_major": "RowMajor", "col_major": "ColMajor"}
 PADS = {0: "Null", 1: "Zero", 2: "Max", 3: "Min"}
@@ -55,13 +76,19 @@ LOC_DEFAULTS = {
     "right": ("row_major", "col_major", 512),
     "acc": ("col_major", "row_major", 1024),
     "bias": ("row_major", "none_box", 512),
+    "scaling": SCALE_LAYOUTS["left_scale"],
+    "left_scale": SCALE_LAYOUTS["left_scale"],
+    "right_scale": SCALE_LAYOUTS["right_scale"],
 }
 # bytes per memory space (runtime.md "Buffer capacities") and the alignment of planned addresses
 CAPACITY = {
-    "a2a3": {"vec": 188416, "mat": 524288, "left": 65536, "right": 65536, "acc": 131072, "bias": 1024},
-    "a5": {"vec": 245760, "mat": 524288, "left": 65536, "right": 65536, "acc": 262144, "bias": 4096},
+    "a2a3": {"vec": 188416, "mat": 524288, "left": 65536, "right": 65536, "acc": 131072, "bias": 1024,
+             "left_scale": 0, "right_scale": 0},
+    "a5": {"vec": 245760, "mat": 524288, "left": 65536, "right": 65536, "acc": 262144, "bias": 4096,
+           "left_scale": 2048, "right_scale": 2048},
 }
-ALIGN = {"vec": 128, "mat": 128, "acc": 128, "left": 64, "right": 64, "bias": 64}
+ALIGN = {"vec": 128, "mat": 128, "acc": 128, "left": 64, "right": 64, "bias": 64, "left_scale": 32,
+         "right_scale": 32}
 
 
 def default_layout(loc: str, rows: int, cols: int) -> Tuple[str, str, int]:
@@ -186,7 +213,7 @@ class TileBufType:
     def cxx(self) -> str:
         vr = -1 if self.v_row is None else self.v_row
         vc = -1 if self.v_col is None else self.v_col
-        return (f"Tile<TileType::{TILE_LOCS[self.loc]}, {SCALARS[self.dtype][0]}, {self.rows}, {self.cols}, "
+        return (f"Tile<TileType::{tile_cxx_loc(self.loc, self.blayout)}, {SCALARS[self.dtype][0]}, {self.rows}, {self.cols}, "
                 f"BLayout::{BLAYOUTS[self.blayout]}, {vr}, {vc}, SLayout::{SLAYOUTS[self.slayout]}, "
                 f"{self.fractal}, PadValue::{PADS[self.pad]}, CompactMode::{COMPACTS[self.compact]}>")
 

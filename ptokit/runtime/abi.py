@@ -60,6 +60,8 @@ _NUMPY_NAMES = {
     "int16": DataType.INT16, "int8": DataType.INT8, "uint8": DataType.UINT8,
     "bfloat16": DataType.BFLOAT16, "int64": DataType.INT64, "uint64": DataType.UINT64,
     "uint16": DataType.UINT16, "uint32": DataType.UINT32, "bool": DataType.BOOL,
+    # the FP8 formats travel as their bytes (docs/decisions.md "FP8 host arrays")
+    "float8_e4m3fn": DataType.UINT8, "float8_e5m2": DataType.UINT8, "float8_e8m0fnu": DataType.UINT8,
 }
 
 

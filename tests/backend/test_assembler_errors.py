@@ -134,7 +134,7 @@ def test_truncated_exactly_before_closing_brace():
 
 
 @pytest.mark.parametrize("bad,msg", [
-    ("loc=ub", "tile_buf loc must be one of vec, mat, left, right, acc, bias; got 'ub'"),
+    ("loc=ub", "tile_buf loc must be one of vec, mat, left, right, acc, bias, scaling; got 'ub'"),
     ("dtype=f33", "unknown tile_buf dtype 'f33'"),
     ("rows=0", "tile_buf rows must be a positive integer; got '0'"),
     ("cols=x", "tile_buf cols must be a positive integer; got 'x'"),

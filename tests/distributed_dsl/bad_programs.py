@@ -75,7 +75,7 @@ class Kernel4:
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, x: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]],
           w: pld.DistributedTensor[[1, N], pl.FP32], sig: pld.DistributedTensor[[1, 1], pl.INT32]):
-        pld.tensor.allreduce(w, sig)                                # mistake: kernel collective
+        w = pld.tensor.allreduce(w, sig, mode="ring")              # mistake: ring with a mesh signal
         y = pl.store(pl.load(x, [0, 0], [1, N]), [0, 0], y)
         return y
 

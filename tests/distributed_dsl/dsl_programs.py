@@ -247,4 +247,35 @@ class BigPut:
         return y
 
 
-CHIPS = ["PutGet", "BigPut"]
+@pl.program
+class LeadPut:
+    """put / get of 3-D windows [2, 4, N] (leading dim > 1) and a region of them: put the whole window to
+    (r+1)%W; get rows 1..2 of plane 1 from (r+1)%W into y2."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[2, 4, N], pl.FP32], y: pl.Out[pl.Tensor[[2, 4, N], pl.FP32]],
+          y2: pl.Out[pl.Tensor[[1, 2, N], pl.FP32]],
+          src: pld.DistributedTensor[[2, 4, N], pl.FP32], dst: pld.DistributedTensor[[2, 4, N], pl.FP32],
+          sig: pld.DistributedTensor[[1, 1], pl.INT32]):
+        ctx = pld.get_comm_ctx(src)
+        w = pld.nranks(ctx)
+        peer = (pld.rank(ctx) + 1) % w
+        pld.tensor.put(src, pld.rank(ctx), x)
+        pld.tensor.put(dst, peer, src)
+        pld.system.notify(sig, peer, [0, 0], 1)
+        pld.system.notify(sig, (pld.rank(ctx) + w - 1) % w, [0, 0], 1)
+        pld.system.wait(sig, [0, 0], 2, cmp=pld.WaitCmp.Eq)
+        pld.tensor.get(y, pld.rank(ctx), dst)
+        pld.tensor.get(y2, peer, src, [0, 0, 0], [1, 1, 0], [1, 2, N])
+        return y, y2
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, x: pl.Tensor[[2, 4, N], pl.FP32], y: pl.Out[pl.Tensor[[2, 4, N], pl.FP32]],
+             y2: pl.Out[pl.Tensor[[1, 2, N], pl.FP32]],
+             src: pld.DistributedTensor[[2, 4, N], pl.FP32], dst: pld.DistributedTensor[[2, 4, N], pl.FP32],
+             sig: pld.DistributedTensor[[1, 1], pl.INT32]):
+        y, y2 = self.k(x, y, y2, src, dst, sig)
+        return y, y2
+
+
+CHIPS = ["PutGet", "BigPut", "LeadPut"]

@@ -39,7 +39,7 @@ def _compile_error(program, tmp_path, **kw):
     (1, "FP32 signal", ["INT32 signal window"]),
     (2, "world_size in a kernel", ["host code", "pld.nranks(pld.get_comm_ctx(t))"]),
     (3, "P3 name", ["pld.system.defer_wait is not supported yet"]),
-    (4, "kernel collective", ["pld.tensor.allreduce in kernel or chip code is not supported yet"]),
+    (4, "ring with a mesh signal", ["mode='ring' needs an INT32 [2(W-1), W] signal window"]),
     (5, "partial region", ["dst_offsets, src_offsets and shape together or none"]),
     (6, "remote_load of a pl.Tensor", ["must be a window"]),
 ])

@@ -60,9 +60,10 @@ def test_host_function_ring_put_W2_W4(tmp_path):
     np.testing.assert_array_equal(y, np.roll(x, 1, axis=0))
 
 
-def test_jit_host_ring_get_W2_W4(tmp_path):
+def test_jit_host_ring_get_W2_W4(tmp_path, monkeypatch):
     """pypto's function form: @pl.jit.host -> @pl.jit chip function (`return helper(...)`) -> @pl.jit.incore
     kernel with pld.tensor.get; y[r] = x[(r+1) % W]; compiled once per world size."""
+    monkeypatch.chdir(tmp_path)          # the direct call writes its tree under ./build_output
     import ptokit
     from jit_programs import ring_get
     from ptokit.runtime import RunConfig
@@ -90,3 +91,21 @@ def test_put_larger_than_one_staging_tile(session):
 
     session.call([x, y], entry=entry)
     np.testing.assert_array_equal(y, np.roll(x, 1, axis=0))
+
+
+def test_put_get_leading_dims(session):
+    """3-D windows [2, 4, 64]: a whole put (one piece per leading index), a get of a 3-D region."""
+    w = session.world_size
+    x = (np.arange(2 * 4 * 64, dtype=np.float64).reshape(1, 2, 4, 64) + 1e4 * np.arange(w)[:, None, None, None])
+    x = x.astype(np.float32)
+    y, y2 = np.zeros_like(x), np.zeros((w, 1, 2, 64), np.float32)
+
+    def entry(rt, t, world_size):
+        n = 2 * 4 * 64 * 4
+        src, dst, sig = _domain(rt, (n, [2, 4, 64], "FP32"), (n, [2, 4, 64], "FP32"), (32, [1, 1], "INT32"))
+        for r in range(world_size):
+            rt.dispatch(r, "LeadPut", [t[0][r], t[1][r], t[2][r], src, dst, sig], [])
+
+    session.call([x, y, y2], entry=entry)
+    np.testing.assert_array_equal(y, np.roll(x, 1, axis=0))                   # y[r] = x[(r-1) % W]
+    np.testing.assert_array_equal(y2, np.roll(x, -1, axis=0)[:, 1:2, 1:3, :])  # plane 1, rows 1..2 of x[r+1]

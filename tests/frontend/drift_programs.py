@@ -128,7 +128,7 @@ def jit_window_task_args(x: pl.Tensor, y: pl.Out[pl.Tensor]):
 @pl.program
 class Fp8Tensor:
     @pl.function(type=pl.FunctionType.InCore)
-    def k(self, a: pl.Tensor[[16, 64], pl.FP8E4M3FN], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    def k(self, a: pl.Tensor[[16, 64], pl.HF8], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
         out = pl.store(pl.cast(pl.load(a, [0, 0], [16, 64]), pl.FP32), [0, 0], out)
         return out
 

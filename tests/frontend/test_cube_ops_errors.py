@@ -41,8 +41,11 @@ CASES = [
     ("x = pl.matmul(l, r, b_trans=True)", "b_trans=True is not supported for tile operands", "True)"),
     ("x = pl.matmul(l, r, a_trans=True)", "pl.tile.transpose_view(mat_tile)", "True)"),
     ("x = pl.matmul(l, r, c_matrix_nz=True)", "c_matrix_nz=True is not supported", "True)"),
-    ("x = pl.matmul(l, r, out_dtype=pl.FP16)", "out_dtype=pl.FP16 is not the accumulator's dtype pl.FP32", "pl.FP16)"),
-    ("x = pl.matmul(l, r, pl.INT32)", "convert the result with pl.cast(result, pl.INT32)", "pl.INT32)"),
+    ("x = pl.matmul(l, r, out_dtype=pl.INT8)", "out_dtype must be pl.FP32, pl.FP16 or pl.BF16 (pl.INT32 for INT8 "
+     "inputs), but got pl.INT8", "pl.INT8)"),
+    ("x = pl.matmul(l, r, pl.INT32)", "out_dtype=pl.INT32 does not fit the pl.FP32 accumulator", "pl.INT32)"),
+    ("x = pl.matmul(a8, a8, b_trans=True, out_dtype=pl.FP16)", "out_dtype=pl.FP16 does not fit the pl.INT32 "
+     "accumulator", "pl.FP16)"),
     ("x = pl.matmul(r, r)", "tile.matmul requires lhs in Left, but got a Right tile", "r,"),
     ("x = pl.matmul_acc(acc, l, r, a_trans=True)", "pl.matmul_acc: a_trans=True is not supported", "True)"),
     ("x = pl.matmul_acc(acc, l, r, init_cond=n)", "init_cond must be a BOOL scalar (such as k == 0)", "n)"),
@@ -103,10 +106,11 @@ def _module(tmp_path, text: str, stem: str):
     return mod, path
 
 
-@pytest.mark.parametrize("line,message,caret", CASES, ids=[c[0][4:48] for c in CASES])
-def test_located_rule_error(tmp_path, line, message, caret):
-    text = PRELUDE + f"        {line}\n        return y\n"
-    mod, path = _module(tmp_path, text, "bad_cube_")
+def check_located_line(tmp_path, prelude, line, message, caret, stem):
+    """``line`` appended to the kernel of ``prelude`` (a program ``Bad``) fails to build with a located
+    error carrying ``message``, its caret under ``caret``."""
+    text = prelude + f"        {line}\n        return y\n"
+    mod, path = _module(tmp_path, text, stem)
     with pytest.raises(CompileError) as info:
         mod.Bad.ir
     err = info.value
@@ -114,6 +118,11 @@ def test_located_rule_error(tmp_path, line, message, caret):
     assert err.loc is not None and err.loc.file == str(path) and err.loc.line == text.count("\n") - 1, err.loc
     assert line in str(err).splitlines()[1]
     assert err.loc.col == len("        ") + line.index(caret) + 1, (err.loc.col, str(err))
+
+
+@pytest.mark.parametrize("line,message,caret", CASES, ids=[c[0][4:48] for c in CASES])
+def test_located_rule_error(tmp_path, line, message, caret):
+    check_located_line(tmp_path, PRELUDE, line, message, caret, "bad_cube_")
 
 
 BIAS_OVERFLOW = """\

@@ -102,7 +102,7 @@ def test_jit_bodies_pass_windows_as_task_arguments(tmp_path, monkeypatch, runtim
 def test_every_pypto_dtype_name_exists():
     import ptokit.language as pl
     for name in ("UINT8", "UINT16", "UINT32", "UINT64", "INT4", "UINT4", "FP4", "FP8E4M3FN", "FP8E5M2", "FP8E8M0",
-                 "HF4", "HF8", "BF16", "INDEX"):
+                 "FP4E2M1", "FP4E1M2", "FP4E2M1X2", "HF4", "HF8", "BF16", "INDEX"):
         assert getattr(pl, name).name == name
     assert pl.UINT16.get_byte() == 2 and pl.FP8E4M3FN.get_byte() == 1 and pl.FP4.get_byte() == 1
     assert pl.UINT32.is_unsigned and not pl.INT32.is_unsigned and pl.FP8E5M2.is_float
@@ -110,8 +110,8 @@ def test_every_pypto_dtype_name_exists():
 
 def test_narrow_formats_are_a_located_not_yet(tmp_path):
     err = compile_error(D.Fp8Tensor, tmp_path)
-    assert "tensors of pl.FP8E4M3FN are not supported yet" in str(err)
-    located(err, "a: pl.Tensor[[16, 64], pl.FP8E4M3FN]")
+    assert "tensors of pl.HF8 are not supported yet" in str(err)
+    located(err, "a: pl.Tensor[[16, 64], pl.HF8]")
 
 
 def test_uint16_tensors_run(tmp_path):

@@ -103,8 +103,10 @@ def test_tensor_view_parameters(tmp_path, runtime):
 
 
 @pytest.mark.parametrize("annot,message", [
-    ("pl.Tensor[[16, 64], pl.FP32, pl.NZ]", "pl.TensorLayout.NZ: ptokit's tensors lie in global memory as dense "
-                                            "row-major ND arrays"),
+    ("pl.Tensor[[16, 64], pl.FP32, pl.NZ]", "tensors in the pl.NZ layout are not supported: ptokit's global tensors "
+                                            "are ND"),
+    ("pl.Tensor[[16, 64], pl.FP32, pl.TensorView(valid_shape=[8, 64], layout=pl.TensorLayout.DN)]",
+     "tensors in the pl.DN layout are not supported"),
     ("pl.Tensor[[16, 64], pl.FP32, pl.TensorView(stride=[128, 1], layout=pl.ND)]",
      "pl.TensorView(stride=[128, 1]): a ptokit tensor parameter is dense, its strides are [64, 1]"),
     ("pl.Tensor[[16, 64], pl.FP32, pl.TensorView(pad=pl.PadValue.zero, layout=pl.ND)]",
@@ -115,8 +117,8 @@ def test_tensor_view_parameters(tmp_path, runtime):
      "pl.TensorView valid_shape [8] needs one entry per dimension"),
     ("pl.Tensor[[16, 64], pl.FP32, pl.TensorView(valid_shape=[8, 64])]",
      "pl.TensorView needs layout= (e.g. pl.TensorLayout.ND) when it sets any other field"),
-    ("pl.Tensor[[16, 64], pl.FP32, pl.Mem.Vec]", "the third element of pl.Tensor[shape, dtype, ...] is a "
-                                                 "pl.TensorLayout or a pl.TensorView"),
+    ("pl.Tensor[[16, 64], pl.FP32, pl.Mem.Vec]", "the third entry of pl.Tensor[shape, dtype, layout] must be a layout "
+                                                 "such as pl.MX_A_ZZ, or a pl.TensorView"),
 ])
 def test_tensor_view_refused(tmp_path, annot, message):
     with pytest.raises(CompileError) as info:

@@ -123,7 +123,7 @@ def test_tensor_gathers(runtime, tmp_path):
 
 @pytest.mark.parametrize("program,message", [
     (T.GatherAlongRows, "tensor.gather picks along the last axis (dim=-1), but got dim=0"),
-    (T.GatherCompareForm, "pl.tensor.gather's compare form (cmp_mode=, kvalue=, out_cols=) is not supported yet"),
+    (T.GatherCompareForm, "pl.tensor.gather's compare form (cmp_mode=, kvalue=, out_cols=) is not supported: which matches it keeps"),
 ])
 def test_tensor_gather_errors(tmp_path, program, message):
     with pytest.raises(CompileError) as info:

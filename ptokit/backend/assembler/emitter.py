@@ -15,7 +15,7 @@ from .sema import ValueInfo, float_literal
 
 PURE_ARITH = dialect.ARITH_OPS
 CUBE_LOCS = {"mat", "left", "right", "acc", "bias"}
-LAYOUTS = {"nd": "ND", "dn": "DN", "nz": "NZ"}
+LAYOUTS = {"nd": "ND", "dn": "DN", "nz": "NZ", "mx_a_zz": "MX_A_ZZ", "mx_b_nn": "MX_B_NN"}
 
 
 def _int_lit(v: int) -> str:
@@ -381,7 +381,19 @@ class FuncEmitter:
         # element offset of the partition origin
         terms = []
         const_off = 0
-        for k in range(rank):
+        if layout in ("MX_A_ZZ", "MX_B_NN"):
+            # MX scales in boxes (tile library, GmView): a window starts on a box, at
+            # (row box) * 16G + (col box) * 32 for ZZ, (col box) * 16G + (row box) * 32 for NN
+            oc = [self.const_of(o) for o in offsets]
+            sc = strd[npad][0]
+            if rank != 2 or None in oc or sc is None:
+                raise self.err("a partition of an MX scale view needs constant offsets and a 2-D static view", op)
+            if layout == "MX_A_ZZ":
+                const_off = (oc[0] // 16) * sc + (oc[1] // 2) * 32
+            else:
+                const_off = (oc[1] // 16) * sc + (oc[0] // 2) * 32
+            offsets = []
+        for k in range(len(offsets)):
             oc, sc = self.const_of(offsets[k]), strd[npad + k][0]
             if oc is not None and sc is not None:
                 const_off += oc * sc

@@ -12,7 +12,7 @@ from typing import Dict
 
 from ...pto.ast import Block, Clause, Func, Module, Op, ResultDef, Use
 from ...pto.lexer import SourceText
-from ...pto.types import ALIGN, CAPACITY, TILE_LOCS, ScalarType
+from ...pto.types import ALIGN, CAPACITY, TILE_LOCS, ScalarType, scale_side
 
 
 def _align(x: int, a: int) -> int:
@@ -32,7 +32,10 @@ def plan_function(f: Func, arch: str, src: SourceText, plan_all: bool) -> Dict[i
     if f.body is None:
         return {}
     cap = CAPACITY.get(arch, CAPACITY["a2a3"])
-    used = {loc: 0 for loc in TILE_LOCS}
+    used = {loc: 0 for loc in cap}
+
+    def space(tt):   # the buffer a tile lives in (loc=scaling: the left or right operand's scales)
+        return scale_side(tt.blayout) if tt.loc == "scaling" else tt.loc
     todo = []
     for op in _allocs(f.body):
         tt = op.result_types[0]
@@ -40,21 +43,22 @@ def plan_function(f: Func, arch: str, src: SourceText, plan_all: bool) -> Dict[i
         if addr is not None and not plan_all:
             vi = addr.uses[0].value
             if vi is not None and isinstance(vi.const, int):
-                used[tt.loc] = max(used[tt.loc], vi.const + tt.nbytes)
+                used[space(tt)] = max(used[space(tt)], vi.const + tt.nbytes)
             continue
         todo.append(op)
     planned: Dict[int, int] = {}
     for op in todo:
         tt = op.result_types[0]
-        off = _align(used[tt.loc], ALIGN[tt.loc])
-        if off + tt.nbytes > cap[tt.loc]:
+        sp = space(tt)
+        off = _align(used[sp], ALIGN[sp])
+        if off + tt.nbytes > cap[sp]:
             name = op.results[0].name if op.results else "?"
             raise src.error(
                 f"tile '%{name}' ({tt.rows}x{tt.cols} {tt.dtype}, {tt.nbytes} bytes) does not fit in the "
-                f"{TILE_LOCS[tt.loc]} buffer: it would end at byte {off + tt.nbytes} of {cap[tt.loc]} ({arch})",
+                f"{TILE_LOCS.get(sp, sp)} buffer: it would end at byte {off + tt.nbytes} of {cap[sp]} ({arch})",
                 op.line, op.col)
         planned[id(op)] = off
-        used[tt.loc] = off + tt.nbytes
+        used[sp] = off + tt.nbytes
     return planned
 
 

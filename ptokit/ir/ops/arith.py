@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 
 from .. import nodes as N
-from ..types import DType, ScalarType, fmt_shape
-from ._core import LHS, RHS, TILE, OpTypeError, P, declare
+from ..types import DType, MemorySpace, ScalarType, TileType, fmt_shape
+from ._core import LHS, RHS, TILE, OpTypeError, P, Scratch, declare
 from ._vec import FLOATS, NUMERIC, dtype_in, like, result, scalar, vec_tile
 
 _SRHS = P("rhs", "scalar")
@@ -44,7 +44,7 @@ def _tile_scalar(op, dtypes, tmp=False, first="lhs", second="rhs"):
 
 
 declare("lrelu", (TILE, P("slope", "scalar")), _tile_scalar("lrelu", FLOATS, first="tile", second="slope"),
-        pto="pto.tlrelu", form="scalar", traits={"elementwise", "float_only"}, namespaces=("pl.tile",),
+        pto="pto.tlrelu", form="scalar", traits={"elementwise", "float_only"}, namespaces=("pl.tile", "pl.tensor"),
         doc="x > 0 ? x : slope * x with a scalar slope (max(x, slope * x) for 0 <= slope <= 1)")
 
 
@@ -56,9 +56,19 @@ def _prelu(ts, attrs):
     return result(a)
 
 
-declare("prelu", (TILE, P("slope"), _TMP), _prelu, pto="pto.tprelu", form="dps", traits={"float_only"},
-        namespaces=("pl.tile",),
-        doc="x > 0 ? x : slope * x with a slope tile (tmp: the hardware's scratch)")
+def _prelu_tmp(ts, attrs):
+    """prelu's scratch when omitted: UINT8, one row more than the tile, ceil(cols / 8) columns rounded up to 32
+    (the a2a3 hardware's least: rows >= vR + 1, cols >= ceil(vC / 8))."""
+    a = ts[0]
+    if not isinstance(a, TileType) or len(a.shape) != 2:
+        return None                               # the rule reports the operand
+    return TileType((a.rows + 1, -(-((a.cols + 7) // 8) // 32) * 32), DType.UINT8, MemorySpace.Vec)
+
+
+declare("prelu", (TILE, P("slope"), P("tmp", default=Scratch(make=_prelu_tmp))), _prelu, pto="pto.tprelu",
+        form="dps", traits={"float_only"}, namespaces=("pl.tile", "pl.tensor"),
+        doc="x > 0 ? x : slope * x with a slope tile (tmp: the hardware's scratch, made by the compiler when "
+            "omitted)")
 
 declare("rem", (LHS, RHS, _TMP), _two_tiles("rem", _REM_DTYPES, tmp=True), pto="pto.trem", form="dps",
         scalar_form="rems", namespaces=("pl.tile",),
@@ -185,6 +195,6 @@ def _fp32_only(op):
 
 for _n, _cos in (("sin", False), ("cos", True)):
     declare(_n, (TILE,), _fp32_only(_n), form="composite", traits={"float_only"}, expand=_sincos(_cos),
-            namespaces=("pl.tile",),
+            namespaces=("pl.tile", "pl.tensor"),
             doc=f"{_n}(x) in radians, FP32 (range reduction by pi and an odd polynomial in muls/adds/mul/sub/cast; "
                 f"|x| < 2^31)")

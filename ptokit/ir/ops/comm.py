@@ -8,9 +8,10 @@ arguments are only what the program wrote.  Signals are int32 cells of a window.
 """
 from __future__ import annotations
 
+import itertools
 from math import prod
 
-from ..comm import CHUNK_BYTES, NotifyOp, WaitCmp
+from ..comm import CHUNK_BYTES, NotifyOp, ReduceOp, WaitCmp
 from .. import nodes as N
 from ..types import AtomicType, DType, ScalarType, TensorType, TupleType, fmt_shape
 from ._core import TILE, OpTypeError, P, count_of, declare, tile_of
@@ -178,26 +179,35 @@ def _get(ts, attrs):
     return ScalarType(DType.INT32)
 
 
+def padded_cols(cols: int, dtype: DType) -> int:
+    """A tile's column count for ``cols`` valid columns: rows of a multiple of 32 bytes (the tail of a
+    row is a padded tile with valid_shape)."""
+    per = max(1, 32 // dtype.size)
+    return -(-cols // per) * per
+
+
 def _chunks(shape, dtype: DType, chunk_rows: int, chunk_cols: int):
-    """(row offset, col offset, rows, cols) pieces of a [.., R, C] region (leading dims 1), each at
-    most CHUNK_BYTES unless chunk_rows/chunk_cols say otherwise."""
-    lead = prod(shape[:-2]) if len(shape) > 2 else 1
-    if lead != 1:
-        raise OpTypeError(f"pld.tensor.put/get of a region {fmt_shape(shape)} with leading extents > 1 is not "
-                          f"supported yet", "shape")
-    rows, cols = (shape[-2], shape[-1]) if len(shape) >= 2 else (1, shape[0])
-    if not all(isinstance(d, int) for d in (rows, cols)):
+    """(offset shifts per dimension, piece extents) of a region, one piece per leading index and
+    [R, C] block of at most CHUNK_BYTES (unless chunk_rows/chunk_cols say otherwise)."""
+    if not all(isinstance(d, int) for d in shape):
         raise OpTypeError(f"pld.tensor.put/get needs a static region shape, got {fmt_shape(shape)}", "shape")
+    lead = list(shape[:-2])
+    rows, cols = (shape[-2], shape[-1]) if len(shape) >= 2 else (1, shape[0])
     per = max(1, CHUNK_BYTES // dtype.size)
     cc = chunk_cols or min(cols, per)
-    cr = chunk_rows or max(1, min(rows, per // cc))
-    for r0 in range(0, rows, cr):
-        for c0 in range(0, cols, cc):
-            yield r0, c0, min(cr, rows - r0), min(cc, cols - c0)
+    cc = min(cc, per) if padded_cols(cc, dtype) * dtype.size > CHUNK_BYTES else cc
+    cr = chunk_rows or max(1, min(rows, per // padded_cols(cc, dtype)))
+    for li in itertools.product(*(range(d) for d in lead)):
+        for r0 in range(0, rows, cr):
+            for c0 in range(0, cols, cc):
+                block = [r0, c0] if len(shape) >= 2 else [c0]
+                ext = [min(cr, rows - r0), min(cc, cols - c0)] if len(shape) >= 2 else [min(cc, cols - c0)]
+                yield list(li) + block, [1] * len(lead) + ext
 
 
 def _staged(direction: str):
-    """put: load the local src piece, remote_store it; get: remote_load the peer's src piece, store it."""
+    """put: load the local src piece, remote_store it; get: remote_load the peer's src piece, store it.
+    A piece whose rows are not a multiple of 32 bytes is a padded tile with valid_shape."""
     def expand(args, attrs, emit):
         dst, peer, src = args[:3]
         if len(args) == 5:
@@ -206,27 +216,28 @@ def _staged(direction: str):
             shape = list(src.type.shape)
             d_off = [N.Const(0, type=ScalarType(DType.INDEX)) for _ in dst.type.shape]
             s_off = [N.Const(0, type=ScalarType(DType.INDEX)) for _ in src.type.shape]
+        dtype = src.type.dtype
         last = None
-        for r0, c0, nr, nc in _chunks(shape, src.type.dtype, attrs.get("chunk_rows", 0), attrs.get("chunk_cols", 0)):
-            piece = ([1] * (len(shape) - 2) + [nr, nc]) if len(shape) >= 2 else [nc]
+        for shift, ext in _chunks(shape, dtype, attrs.get("chunk_rows", 0), attrs.get("chunk_cols", 0)):
+            piece = ext[:-1] + [padded_cols(ext[-1], dtype)]
+            valid = {"valid": tuple(ext)} if piece != ext else {}
 
-            def at(offs, r0=r0, c0=c0):
+            def at(offs, shift=shift):
                 out = list(offs)
-                shift = [r0, c0] if len(out) >= 2 else [c0]
-                for k, s in zip(range(len(out) - len(shift), len(out)), shift):
-                    if s:
-                        out[k] = N.OpCall("scalar.add", [out[k], N.Const(s, type=ScalarType(DType.INDEX))], {},
+                for k, sh in enumerate(shift):
+                    if sh:
+                        out[k] = N.OpCall("scalar.add", [out[k], N.Const(sh, type=ScalarType(DType.INDEX))], {},
                                           type=out[k].type if isinstance(out[k].type, ScalarType)
                                           else ScalarType(DType.INDEX))
                 return N.ListExpr(out)
             so, do = at(s_off), at(d_off)
             so.type, do.type = _tuple_of(so), _tuple_of(do)
             if direction == "put":
-                t = emit("load", [src, so], {"shape": piece, "offsets_static": _static(so)})
+                t = emit("load", [src, so], {"shape": piece, "offsets_static": _static(so), **valid})
                 last = emit("tile.remote_store", [t, dst, peer, do],
                             {"atomic": attrs.get("atomic", AtomicType.None_), "offsets_static": _static(do)})
             else:
-                t = emit("tile.remote_load", [src, peer, so], {"shape": piece, "offsets_static": _static(so)})
+                t = emit("tile.remote_load", [src, peer, so], {"shape": piece, "offsets_static": _static(so), **valid})
                 last = emit("store", [t, dst, do], {"offsets_static": _static(do), "atomic": AtomicType.None_})
         return last
     return expand
@@ -245,9 +256,319 @@ _CHUNK = (P("chunk_rows", "int", 0, keyword_only=True), P("chunk_cols", "int", 0
           P("pipeline", "bool", False, keyword_only=True))
 declare("tensor.put", (P("dst", "tensor"), P("peer", "index"), P("src", "tensor")) + _REGION
         + (P("atomic", "atomic", AtomicType.None_, keyword_only=True),) + _CHUNK,
-        _put, form="composite", namespaces=("pld.tensor",), expand=_staged("put"),
+        _put, form="composite", namespaces=("pld.tensor",), expand=_staged("put"), traits={"writes_operand0"},
         doc="copy local src (a window or tensor) into rank peer's window dst, whole or a region; "
             "atomic=pl.AtomicType.Add accumulates; returns when the data landed")
 declare("tensor.get", (P("dst", "tensor"), P("peer", "index"), P("src", "tensor")) + _REGION + _CHUNK,
-        _get, form="composite", namespaces=("pld.tensor",), expand=_staged("get"),
+        _get, form="composite", namespaces=("pld.tensor",), expand=_staged("get"), traits={"writes_operand0"},
         doc="copy rank peer's window src into local dst (a window or tensor), whole or a region")
+
+
+# ----------------------------------------------------------------- kernel collectives
+#
+# Composites unrolled over the W - 1 peers of a static [W, 1] signal (spec section 1.4): the
+# reusable-signal protocol in rounds, data moved by remote_load / store in column pieces of at most
+# CHUNK_BYTES, reductions folded in rank order 0, 1, ..., W-1 in the element dtype (identical bits on
+# every rank).  Each returns its target (or signal) window: ``target = pld.tensor.allreduce(target, sig)``.
+
+_REDUCE = {ReduceOp.Sum: "add", ReduceOp.Max: "maximum", ReduceOp.Min: "minimum", ReduceOp.Prod: "mul"}
+_REDUCE_DTYPES = (DType.FP32, DType.FP16)
+
+
+def _mesh_signal(t, op: str) -> int:
+    """The row count W of a kernel collective's mesh signal: an INT32 [W, 1] (or [W]) window, W static."""
+    t = _signal(t, f"tensor.{op}", "signal")
+    shape = list(t.shape)
+    if not (len(shape) in (1, 2) and (len(shape) == 1 or shape[1] == 1) and isinstance(shape[0], int)):
+        raise OpTypeError(f"pld.tensor.{op} in kernel code needs an INT32 [W, 1] signal window with a static W "
+                          f"(one row per rank), got {t}", "signal")
+    return shape[0]
+
+
+def _data_window(t, op, param, rows=None) -> TensorType:
+    t = window_of(t, f"tensor.{op}", param)
+    if len(t.shape) != 2 or not t.is_static or (rows is not None and t.shape[0] != rows):
+        want = "[1, n]" if rows == 1 else ("[W, n]" if rows is not None else "2-D")
+        raise OpTypeError(f"pld.tensor.{op} {param} must be a static {want} window"
+                          + (f" (W = {rows}, the signal's rows)" if rows not in (None, 1) else "") + f", got {t}",
+                          param)
+    return t
+
+
+def _barrier(ts, attrs):
+    _mesh_signal(ts[0], "barrier")
+    return ts[0]
+
+
+def _ring_signal(t, n: int) -> int:
+    """W of a ring allreduce's signal: an INT32 [2(W-1), W] window (kernel) or [2(W-1)+1, W] (the host
+    form's), W >= 2 static; the data length must split into W equal chunks."""
+    t = _signal(t, "tensor.allreduce", "signal")
+    shape = list(t.shape)
+    ok = len(shape) == 2 and all(isinstance(d, int) for d in shape) and shape[1] >= 2 \
+        and shape[0] in (2 * (shape[1] - 1), 2 * (shape[1] - 1) + 1)
+    if not ok:
+        raise OpTypeError(f"pld.tensor.allreduce mode='ring' needs an INT32 [2(W-1), W] signal window with a static "
+                          f"W >= 2, got {t}", "signal")
+    w = shape[1]
+    if n % w:
+        raise OpTypeError(f"pld.tensor.allreduce mode='ring' splits the data into W = {w} equal chunks: {n} "
+                          f"elements do not", "target")
+    return w
+
+
+def _allreduce(ts, attrs):
+    t = _data_window(ts[0], "allreduce", "target", 1)
+    if attrs.get("mode", "mesh") == "ring":
+        _ring_signal(ts[1], t.shape[1])
+        if attrs.get("op", ReduceOp.Sum) != ReduceOp.Sum:
+            raise OpTypeError("pld.tensor.allreduce mode='ring' reduces with op=pld.ReduceOp.Sum only", "op")
+    else:
+        _mesh_signal(ts[1], "allreduce")
+    op = attrs.get("op", ReduceOp.Sum)
+    if not isinstance(op, int) or op not in list(ReduceOp):
+        raise OpTypeError(f"pld.tensor.allreduce op must be a pld.ReduceOp (Sum Max Min Prod), got {op!r}", "op")
+    if t.dtype not in _REDUCE_DTYPES:
+        raise OpTypeError(f"pld.tensor.allreduce reduces FP32 or FP16, got {t.dtype.name}", "target")
+    if attrs.get("core_num", 1) != 1:
+        raise OpTypeError(f"pld.tensor.allreduce core_num={attrs['core_num']!r} is not supported yet", "core_num")
+    return ts[0]
+
+
+def _allgather(ts, attrs):
+    w = _mesh_signal(ts[2], "allgather")
+    local = _data_window(ts[0], "allgather", "local", 1)
+    target = _data_window(ts[1], "allgather", "target", w)
+    if local.dtype != target.dtype or local.shape[1] != target.shape[1]:
+        raise OpTypeError(f"pld.tensor.allgather gathers [1, n] rows into [W, n]: {local} and {target} differ", "target")
+    return ts[1]
+
+
+def _all_to_all(ts, attrs):
+    w = _mesh_signal(ts[2], "all_to_all")
+    a = _data_window(ts[0], "all_to_all", "input", w)
+    b = _data_window(ts[1], "all_to_all", "target", w)
+    if a.dtype != b.dtype or a.shape != b.shape:
+        raise OpTypeError(f"pld.tensor.all_to_all needs input and target of one shape and dtype, got {a} and {b}",
+                          "target")
+    return ts[1]
+
+
+def _reduce_scatter(ts, attrs):
+    w = _mesh_signal(ts[1], "reduce_scatter")
+    t = _data_window(ts[0], "reduce_scatter", "target", w)
+    if attrs.get("op", ReduceOp.Sum) != ReduceOp.Sum:
+        raise OpTypeError("pld.tensor.reduce_scatter reduces with op=pld.ReduceOp.Sum only", "op")
+    if t.dtype not in _REDUCE_DTYPES:
+        raise OpTypeError(f"pld.tensor.reduce_scatter reduces FP32 or FP16, got {t.dtype.name}", "target")
+    return ts[0]
+
+
+def _broadcast(ts, attrs):
+    _mesh_signal(ts[1], "broadcast")
+    _data_window(ts[0], "broadcast", "target", 1)
+    _int_scalar(ts[2], "tensor.broadcast", "root")
+    return ts[0]
+
+
+def _idx(v: int) -> N.Const:
+    return N.Const(v, type=ScalarType(DType.INT32))
+
+
+def _list(items) -> N.ListExpr:
+    lst = N.ListExpr(list(items))
+    lst.type = _tuple_of(lst)
+    return lst
+
+
+class _Mesh:
+    """One kernel collective's expansion: rank id, the static peer list, protocol rounds, pieces."""
+
+    def __init__(self, signal, emit):
+        self.signal, self.emit, self.g = signal, emit, 0
+        self.w = signal.type.shape[0]
+        ctx = emit("get_comm_ctx", [signal], {})
+        self.r = emit("rank", [ctx], {})
+        n = emit("nranks", [ctx], {})
+        self.peers = [emit("scalar.mod", [emit("scalar.add", [self.r, _idx(k)], {}), n], {}) for k in range(1, self.w)]
+
+    def cell(self, row):
+        return _list([row] + [_idx(0)] * (len(self.signal.type.shape) - 1))
+
+    def round(self):
+        """Round g: add 1 to this rank's row in every peer's signal, wait until every peer's row here is >= g."""
+        self.g += 1
+        for p in self.peers:
+            self.emit("system.notify", [self.signal, p, self.cell(self.r), _idx(1)], {"op": NotifyOp.AtomicAdd})
+        for p in self.peers:
+            self.emit("system.wait", [self.signal, self.cell(p), _idx(self.g)], {"cmp": WaitCmp.Ge})
+
+    def reset(self):
+        """-rounds into each non-self row of the own signal: it reads zero again."""
+        for p in self.peers:
+            self.emit("system.notify", [self.signal, self.r, self.cell(p), _idx(-self.g)], {"op": NotifyOp.AtomicAdd})
+
+    @staticmethod
+    def pieces(cols: int, dtype: DType):
+        """(first column, columns) pieces of a row of ``cols`` elements, each at most CHUNK_BYTES."""
+        per = max(1, CHUNK_BYTES // dtype.size)
+        per -= per % max(1, 32 // dtype.size)
+        return [(c0, min(per, cols - c0)) for c0 in range(0, cols, per)]
+
+    def load(self, w, peer, row, c0, cols):
+        offs = _list([row, _idx(c0)])
+        padded = padded_cols(cols, w.type.dtype)
+        valid = {"valid": (1, cols)} if padded != cols else {}
+        return self.emit("tile.remote_load", [w, peer, offs], {"shape": [1, padded], "offsets_static": _static(offs),
+                                                                **valid})
+
+    def store(self, t, w, row, c0):
+        offs = _list([row, _idx(c0)])
+        self.emit("store", [t, w, offs], {"offsets_static": _static(offs), "atomic": AtomicType.None_})
+
+    def fold(self, w, row, c0, cols, op):
+        """The reduction over ranks 0, 1, ..., W-1 (in that order) of row ``row`` of window w."""
+        acc = self.load(w, _idx(0), row, c0, cols)
+        for s in range(1, self.w):
+            acc = self.emit(_REDUCE[op], [acc, self.load(w, _idx(s), row, c0, cols)], {})
+        return acc
+
+
+def _expand_barrier(args, attrs, emit):
+    m = _Mesh(args[0], emit)
+    m.round()
+    m.reset()
+    return args[0]
+
+
+def _expand_reduce(rows_of_rank: bool, param_signal: int):
+    """allreduce (row 0 on every rank) and reduce_scatter (row r on rank r)."""
+    def expand(args, attrs, emit):
+        target, signal = args[0], args[param_signal]
+        m = _Mesh(signal, emit)
+        row = m.r if rows_of_rank else _idx(0)
+        for c0, cols in m.pieces(target.type.shape[1], target.type.dtype):
+            m.round()                                  # every rank's data is in its window
+            acc = m.fold(target, row, c0, cols, ReduceOp(attrs.get("op", ReduceOp.Sum)))
+            m.round()                                  # every rank has read this piece
+            m.store(acc, target, row, c0)
+        m.reset()
+        return target
+    return expand
+
+
+def _expand_allreduce(args, attrs, emit):
+    if attrs.get("mode", "mesh") == "ring":
+        return _expand_ring(args, attrs, emit)
+    return _expand_reduce(False, 1)(args, attrs, emit)
+
+
+def _expand_ring(args, attrs, emit):
+    """Ring allreduce (Sum): W chunks of n / W; W - 1 reduce-scatter steps (chunk (r-k-1) += the left
+    rank's partial of it), then W - 1 allgather steps (chunk (r-j) = the left rank's final one), each
+    pulled with remote_load.  Signal cell [0, s] of rank r counts rank s's (the left neighbour's)
+    progress: +1 once staged, +1 after each step; cell [1, s] is set by the right neighbour s when it has
+    read everything.  Both are waited for and reset (to zero) at the end."""
+    target, signal = args
+    w = signal.type.shape[1]
+    n, dtype = target.type.shape[1], target.type.dtype
+    cs = n // w
+    ctx = emit("get_comm_ctx", [signal], {})
+    r = emit("rank", [ctx], {})
+    nr = emit("nranks", [ctx], {})
+    left = emit("scalar.mod", [emit("scalar.add", [r, _idx(w - 1)], {}), nr], {})
+    right = emit("scalar.mod", [emit("scalar.add", [r, _idx(1)], {}), nr], {})
+
+    def cell(row, col):
+        return _list([_idx(row), col])
+
+    def forward():
+        emit("system.notify", [signal, right, cell(0, r), _idx(1)], {"op": NotifyOp.AtomicAdd})
+
+    def wait_left(count):
+        emit("system.wait", [signal, cell(0, left), _idx(count)], {"cmp": WaitCmp.Ge})
+
+    def chunk_step(back: int, add: bool):
+        """Chunk c = (r - back) mod W: add the left rank's copy to ours, or take it."""
+        c = emit("scalar.mod", [emit("scalar.add", [r, _idx(w * 2 - back)], {}), nr], {})
+        base = emit("scalar.mul", [c, _idx(cs)], {})
+        for p0, cols in _Mesh.pieces(cs, dtype):
+            col = emit("scalar.add", [base, _idx(p0)], {})
+            offs = _list([_idx(0), col])
+            padded = padded_cols(cols, dtype)
+            valid = {"valid": (1, cols)} if padded != cols else {}
+            shape = {"shape": [1, padded], "offsets_static": _static(offs), **valid}
+            t = emit("tile.remote_load", [target, left, offs], shape)
+            if add:
+                t = emit("add", [emit("load", [target, offs], shape), t], {})
+            emit("store", [t, target, offs], {"offsets_static": _static(offs), "atomic": AtomicType.None_})
+
+    forward()                                         # staged
+    for k in range(w - 1):
+        wait_left(k + 1)
+        chunk_step(k + 1, True)
+        forward()
+    for j in range(w - 1):
+        wait_left(w + j)
+        chunk_step(j, False)
+        forward()
+    emit("system.notify", [signal, left, cell(1, r), _idx(1)], {"op": NotifyOp.AtomicAdd})   # done reading left
+    emit("system.wait", [signal, cell(1, right), _idx(1)], {"cmp": WaitCmp.Ge})
+    wait_left(2 * w - 1)
+    emit("system.notify", [signal, r, cell(0, left), _idx(1 - 2 * w)], {"op": NotifyOp.AtomicAdd})
+    emit("system.notify", [signal, r, cell(1, right), _idx(-1)], {"op": NotifyOp.AtomicAdd})
+    return target
+
+
+def _expand_broadcast(args, attrs, emit):
+    target, signal, root = args
+    m = _Mesh(signal, emit)
+    for c0, cols in m.pieces(target.type.shape[1], target.type.dtype):
+        m.round()
+        t = m.load(target, root, _idx(0), c0, cols)
+        m.round()
+        m.store(t, target, _idx(0), c0)
+    m.reset()
+    return target
+
+
+def _expand_gather(all_to_all: bool):
+    """allgather: target[s] = rank s's local[0]; all_to_all: target[s] = rank s's input[r]."""
+    def expand(args, attrs, emit):
+        src, target, signal = args
+        m = _Mesh(signal, emit)
+        m.round()
+        for s in range(m.w):
+            for c0, cols in m.pieces(src.type.shape[1], src.type.dtype):
+                t = m.load(src, _idx(s), m.r if all_to_all else _idx(0), c0, cols)
+                m.store(t, target, _idx(s), c0)
+        m.round()                                      # every rank has read our src
+        m.reset()
+        return target
+    return expand
+
+
+_OP = P("op", "int", ReduceOp.Sum, keyword_only=True)
+declare("tensor.barrier", (P("signal", "tensor"),), _barrier, form="composite", namespaces=("pld.tensor",),
+        expand=_expand_barrier,
+        doc="rendezvous of all ranks on an INT32 [W, 1] signal window (W static); reusable: the signal reads "
+            "zero again afterwards; returns signal")
+declare("tensor.allreduce", (P("target", "tensor"), P("signal", "tensor"), _OP,
+                             P("mode", "choice", "mesh", keyword_only=True, choices=("mesh", "ring")),
+                             P("core_num", "int", 1, keyword_only=True)),
+        _allreduce, form="composite", namespaces=("pld.tensor",), expand=_expand_allreduce,
+        doc="every rank's [1, n] target becomes the element-wise reduction over ranks (Sum Max Min Prod; FP32, "
+            "FP16), folded in rank order; signal INT32 [W, 1]; mode='ring' (Sum): signal [2(W-1), W], "
+            "n a multiple of W, a fixed ring schedule; returns target")
+declare("tensor.allgather", (P("local", "tensor"), P("target", "tensor"), P("signal", "tensor")),
+        _allgather, form="composite", namespaces=("pld.tensor",), expand=_expand_gather(False),
+        doc="target[s, :] = rank s's local [1, n] (target [W, n], distinct buffers); returns target")
+declare("tensor.all_to_all", (P("input", "tensor"), P("target", "tensor"), P("signal", "tensor")),
+        _all_to_all, form="composite", namespaces=("pld.tensor",), expand=_expand_gather(True),
+        doc="on rank r, target[s, :] = rank s's input[r, :] ([W, n], distinct buffers); returns target")
+declare("tensor.reduce_scatter", (P("target", "tensor"), P("signal", "tensor"), _OP),
+        _reduce_scatter, form="composite", namespaces=("pld.tensor",), expand=_expand_reduce(True, 1),
+        doc="target [W, n]: row r on rank r becomes the Sum over ranks of their row r; returns target")
+declare("tensor.broadcast", (P("target", "tensor"), P("signal", "tensor"), P("root", "index", keyword_only=True)),
+        _broadcast, form="composite", namespaces=("pld.tensor",), expand=_expand_broadcast,
+        doc="every rank's [1, n] target becomes rank root's (0 <= root < W); returns target")

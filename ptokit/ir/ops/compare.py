@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from ...pto.dialect import CMP_MODES
 from .. import nodes as N
-from ..types import INDEX, DType, MemorySpace, TileType, fmt_shape
-from ._core import LHS, RHS, OpTypeError, P, declare
+from ..types import INDEX, DType, MemorySpace, ScalarType, TileType, fmt_shape
+from ._core import LHS, RHS, OpTypeError, P, Scratch, declare
 from ._vec import HALF_OR_WORD, NUMERIC, dtype_in, like, result, scalar, vec_tile
 
 _CMP_TYPE = P("cmp_type", "int", 0)
@@ -55,7 +55,7 @@ declare("cmp", (LHS, RHS, _CMP_TYPE), _cmp("cmp", False), pto="pto.tcmp", form="
         traits={"mask_result"},
         pto_attrs=_MODE, doc="packed mask of lhs (cmp_type) rhs, one bit per element (for sel/sels)")
 declare("cmps", (LHS, P("rhs", "scalar"), _CMP_TYPE), _cmp("cmps", True), pto="pto.tcmps", form="dps",
-        pto_attrs=_MODE, namespaces=("pl.tile",), traits={"mask_result"},
+        pto_attrs=_MODE, namespaces=("pl.tile", "pl.tensor"), traits={"mask_result"},
         doc="packed mask of lhs (cmp_type) a scalar rhs, one bit per element (for sel/sels)")
 
 
@@ -86,8 +86,74 @@ def _sels(ts, attrs):
     return result(a)
 
 
-declare("sel", (P("mask"), LHS, RHS, P("tmp")), _sel, pto="pto.tsel", form="dps", namespaces=("pl.tile",),
-        doc="mask ? lhs : rhs per element (mask from pl.cmp; tmp is the hardware's scratch, UINT8 [1, 32])")
+def sel_tmp(ts=None, attrs=None) -> TileType:
+    """The hardware's scratch of sel / sels: UINT8 [1, 32] (made by the compiler when omitted)."""
+    return TileType((1, 32), DType.UINT8, MemorySpace.Vec)
+
+
+_SEL_TMP = P("tmp", default=Scratch(make=sel_tmp))
+declare("sel", (P("mask"), LHS, RHS, _SEL_TMP), _sel, pto="pto.tsel", form="dps", namespaces=("pl.tile",),
+        doc="mask ? lhs : rhs per element (mask from pl.cmp; tmp is the hardware's scratch, UINT8 [1, 32], made by "
+            "the compiler when omitted)")
+# (pypto's order puts tmp before scalar, so tmp stays required here: pl.tensor.sels makes it)
 declare("sels", (P("mask"), P("src"), P("tmp"), P("scalar", "scalar")), _sels, pto="pto.tsels", form="dps",
         namespaces=("pl.tile",),
         doc="mask ? src : scalar per element (mask from pl.cmp; tmp is the hardware's scratch)")
+
+
+# ----------------------------------------------------------------- pl.tensor.sel / sels (1/0 value masks)
+
+def _value_mask(m, like_t: TileType, op: str) -> None:
+    vec_tile(m, op, "mask", "mask")
+    dtype_in(m, NUMERIC, op, "mask", "mask")
+    if m.shape != like_t.shape:
+        raise OpTypeError(f"{op} takes a mask of values shaped like the data (a pl.tensor.cmp result, nonzero "
+                          f"selects), {fmt_shape(like_t.shape)}, but got {fmt_shape(m.shape)}", "mask")
+
+
+def _tensor_sel(ts, attrs):
+    a = vec_tile(ts[1], "tensor.sel", "lhs")
+    dtype_in(a, HALF_OR_WORD, "tensor.sel", "lhs")
+    like(a, vec_tile(ts[2], "tensor.sel", "rhs"), "tensor.sel", "rhs")
+    _value_mask(ts[0], a, "tensor.sel")
+    return result(a)
+
+
+def _tensor_sels(ts, attrs):
+    a = vec_tile(ts[1], "tensor.sels", "src")
+    dtype_in(a, HALF_OR_WORD, "tensor.sels", "src")
+    _value_mask(ts[0], a, "tensor.sels")
+    scalar(ts[2], "tensor.sels", "scalar")
+    return result(a)
+
+
+def _packed(mask, emit):
+    """The packed mask of ``mask != 0`` (cmps, cmp_type 1) of a 1/0 value mask."""
+    dt = mask.type.dtype
+    zero = N.Const(0.0, type=ScalarType(DType.FP32)) if dt.is_float else N.Const(0, type=ScalarType(dt))
+    return emit("cmps", [mask, zero], {"cmp_type": 1})
+
+
+def _scratch(emit):
+    t = sel_tmp()
+    return emit("create_tile", [], {"shape": list(t.shape), "dtype": t.dtype, "target_memory": t.memory})
+
+
+def _tensor_sel_expand(args, attrs, emit):
+    mask, lhs, rhs = args
+    return emit("sel", [_packed(mask, emit), lhs, rhs, _scratch(emit)], {})
+
+
+def _tensor_sels_expand(args, attrs, emit):
+    mask, src, value = args
+    return emit("sels", [_packed(mask, emit), src, _scratch(emit), value], {})
+
+
+declare("tensor.sel", (P("mask"), LHS, RHS), _tensor_sel, form="composite", expand=_tensor_sel_expand,
+        namespaces=("pl.tensor",),
+        doc="mask != 0 ? lhs : rhs per element, mask a tensor of values shaped like lhs (a pl.tensor.cmp result); "
+            "a composite: cmps(mask, 0, ne) into a packed mask, then one sel (its tmp made by the compiler)")
+declare("tensor.sels", (P("mask"), P("src"), P("scalar", "scalar")), _tensor_sels, form="composite",
+        expand=_tensor_sels_expand, namespaces=("pl.tensor",),
+        doc="mask != 0 ? src : scalar per element, mask a tensor of values shaped like src; a composite: "
+            "cmps(mask, 0, ne), then one sels")

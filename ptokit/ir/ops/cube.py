@@ -52,10 +52,9 @@ def _product(ts, attrs, op: str) -> TileType:
     _flags(attrs, op)
     lhs, rhs = _operands(ts, op)
     acc = acc_dtype(lhs.dtype)
-    want = attrs.get("out_dtype")
-    if want is not None and want is not acc:
-        raise OpTypeError(f"pl.{op}: out_dtype={want!r} is not the accumulator's dtype {acc!r} (the cube fixes it); "
-                          f"convert the result with pl.cast(result, {want!r}) instead", "out_dtype")
+    # out_dtype= is applied by the front end (language/cube.py: a cast of the product), never here
+    if attrs.get("out_dtype") is not None:   # pragma: no cover - the front end takes it out
+        raise OpTypeError(f"internal: pl.{op} out_dtype reached the type rule", "out_dtype")
     return TileType((lhs.rows, rhs.cols), acc, MemorySpace.Acc)
 
 
@@ -169,6 +168,89 @@ declare("gemv_acc", (P("acc"), _LEFT, _RIGHT, _PHASE, P("init_cond", "scalar", N
 declare("gemv_bias", (_LEFT, _RIGHT, _BIAS, _PHASE), _gemv_bias, pto="pto.tgemv.bias", form="ternary",
         traits={"cube"}, pto_attrs=(("accPhase", _phase),), namespaces=("pl.tile",),
         doc="lhs [1, K] @ rhs [K, N] + bias [1, N]")
+
+
+# ----------------------------------------------------------------- MX block-scaled matmul (a5)
+MX_GROUP = 32          # K elements per E8M0 scale
+_FP4 = {DType.FP4, DType.FP4E2M1, DType.FP4E1M2, DType.FP4E2M1X2}
+
+
+def _mx_data(t, op: str, name: str, space: MemorySpace) -> TileType:
+    d = tile_of(t, op, name, name)
+    if d.memory is not space:
+        raise OpTypeError(f"tile.{op} requires {name} in {space.name}, but got a {d.memory.name} tile", name)
+    if d.dtype in _FP4:
+        raise OpTypeError(f"tile.{op}: an FP4 {name} must be cast to FP8E4M3FN first (pl.cast(t, pl.FP8E4M3FN)); "
+                          f"the MX matmul multiplies FP8E4M3FN pairs", name)
+    if d.dtype is not DType.FP8E4M3FN:
+        extra = " (FP8E5M2 data is not an MX operand: convert it to FP8E4M3FN)" if d.dtype is DType.FP8E5M2 else ""
+        raise OpTypeError(f"tile.{op} requires {name} of dtype FP8E4M3FN, but got {d.dtype!r}{extra}", name)
+    return d
+
+
+def _mx_scale(t, op: str, name: str, space: MemorySpace, shape) -> None:
+    s = tile_of(t, op, name, name)
+    if s.dtype is not DType.FP8E8M0:
+        raise OpTypeError(f"tile.{op} requires {name} of dtype FP8E8M0 (one power-of-two scale per {MX_GROUP} of K), "
+                          f"but got {s.dtype!r}", name)
+    if s.memory is not space:
+        raise OpTypeError(f"tile.{op} requires {name} in {space.name} (pl.move the loaded scales there), but got a "
+                          f"{s.memory.name} tile", name)
+    if s.shape != tuple(shape):
+        raise OpTypeError(f"tile.{op} requires {name} of shape {fmt_shape(shape)} (one scale per {MX_GROUP} of K), "
+                          f"but got {fmt_shape(s.shape)}", name)
+
+
+def _mx_product(ts, op: str) -> TileType:
+    lhs = _mx_data(ts[0], op, "lhs", MemorySpace.Left)
+    rhs = _mx_data(ts[2], op, "rhs", MemorySpace.Right)
+    m, k, n = lhs.rows, lhs.cols, rhs.cols
+    if rhs.rows != k:
+        raise OpTypeError(f"tile.{op} requires lhs columns to equal rhs rows, but got {fmt_shape(lhs.shape)} and "
+                          f"{fmt_shape(rhs.shape)}")
+    for what, v, mod, name in (("M", m, 16, "lhs"), ("K", k, 64, "lhs"), ("N", n, 32, "rhs")):
+        if v % mod:
+            raise OpTypeError(f"tile.{op} requires {what} to be a multiple of {mod} (the a5 MX cube), but "
+                              f"{what} = {v} ({name} {fmt_shape((lhs if name == 'lhs' else rhs).shape)})", name)
+    g = k // MX_GROUP
+    _mx_scale(ts[1], op, "lhs_scale", MemorySpace.LeftScale, (m, g))
+    _mx_scale(ts[3], op, "rhs_scale", MemorySpace.RightScale, (g, n))
+    valid = None
+    if lhs.valid is not None or rhs.valid is not None:
+        lv = lhs.valid or lhs.shape
+        rv = rhs.valid or rhs.shape
+        valid = (lv[0], rv[1])
+    return TileType((m, n), DType.FP32, MemorySpace.Acc, valid=valid)
+
+
+def _matmul_mx(ts, attrs):
+    return _mx_product(ts, "matmul_mx")
+
+
+def _matmul_mx_acc(ts, attrs):
+    res = _mx_product(ts[1:5], "matmul_mx_acc")
+    return _acc_like(ts[0], res, "matmul_mx_acc")
+
+
+def _matmul_mx_bias(ts, attrs):
+    res = _mx_product(ts[:4], "matmul_mx_bias")
+    _bias_of(ts[4], res, "matmul_mx_bias")
+    return res
+
+
+_MX_LEFT = (P("lhs", space=MemorySpace.Left), P("lhs_scale", space=MemorySpace.LeftScale))
+_MX_RIGHT = (P("rhs", space=MemorySpace.Right), P("rhs_scale", space=MemorySpace.RightScale))
+declare("matmul_mx", _MX_LEFT + _MX_RIGHT, _matmul_mx, pto="pto.tmatmul.mx", form="dps",
+        traits={"cube", "a5_only"},
+        doc="a5 MX block-scaled matmul: lhs [M, K] FP8E4M3FN (Left) with lhs_scale [M, K/32] FP8E8M0 (LeftScale), "
+            "rhs [K, N] (Right) with rhs_scale [K/32, N] (RightScale) -> Acc [M, N] FP32, each product scaled by "
+            "2^(e-127) of its 32-element K group; M % 16, K % 64, N % 32")
+declare("matmul_mx_acc", (P("acc"),) + _MX_LEFT + _MX_RIGHT, _matmul_mx_acc, pto="pto.tmatmul.mx.acc",
+        form="dps", traits={"cube", "shares_operand0", "a5_only"},
+        doc="acc + matmul_mx(lhs, lhs_scale, rhs, rhs_scale), in place")
+declare("matmul_mx_bias", _MX_LEFT + _MX_RIGHT + (_BIAS,), _matmul_mx_bias, pto="pto.tmatmul.mx.bias",
+        form="dps", traits={"cube", "a5_only"},
+        doc="matmul_mx(lhs, lhs_scale, rhs, rhs_scale) + bias, bias [1, N] FP32 in Bias")
 
 
 # ----------------------------------------------------------------- L1 tiles filled from global memory

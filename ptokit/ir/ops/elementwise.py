@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..types import DType, MemorySpace, PadValue, ScalarType, TileType
-from ._core import LHS, RHS, TILE, OpTypeError, P, declare, float_only, same_shape, tile_of, vec_only
+from ._core import LHS, RHS, TILE, OpTypeError, P, Scratch, declare, float_only, same_shape, tile_of, vec_only
 
 
 def _binary(op):
@@ -45,9 +45,13 @@ def binary(name: str, pto: str, scalar: str, doc: str, scalar_ns=("pl", "pl.tile
             traits={"elementwise"}, doc=f"{doc}, with a scalar rhs", namespaces=scalar_ns)
 
 
-def unary(name: str, doc: str, floats: bool = False, extra=(), rule=None, **kw) -> None:
+_X = P("tile", aliases=("x",))      # pypto: pl.log(x, ...), pl.cast(x, ...), pl.fillpad(x, ...)
+
+
+def unary(name: str, doc: str, floats: bool = False, extra=(), rule=None, aliases=(), **kw) -> None:
     traits = {"elementwise", "float_only"} if floats else {"elementwise"}
-    declare(name, (TILE,) + tuple(extra), rule or _unary(name, floats), pto=f"pto.t{name}", form="unary",
+    operand = P("tile", aliases=_X.aliases + tuple(aliases)) if aliases else _X
+    declare(name, (operand,) + tuple(extra), rule or _unary(name, floats), pto=f"pto.t{name}", form="unary",
             traits=traits, doc=doc, **kw)
 
 
@@ -75,8 +79,8 @@ binary("sub", "sub", "subs", "lhs - rhs")
 binary("mul", "mul", "muls", "lhs * rhs")
 binary("div", "div", "divs", "lhs / rhs (integer division by zero gives 0)", extra=_HIGH,
        rule=_precise("div", _binary("div")), scalar_rule=_precise("divs", _scalar_op("divs")), pto_attrs=_PRECISION)
-binary("maximum", "max", "maximums", "max(lhs, rhs)", scalar_ns=("pl.tile",))
-binary("minimum", "min", "minimums", "min(lhs, rhs)", scalar_ns=("pl.tile",))
+binary("maximum", "max", "maximums", "max(lhs, rhs)", scalar_ns=("pl.tile", "pl.tensor"))
+binary("minimum", "min", "minimums", "min(lhs, rhs)", scalar_ns=("pl.tile", "pl.tensor"))
 
 unary("exp", "e ** x", floats=True)
 unary("log", "natural logarithm", floats=True, extra=_HIGH, rule=_precise("log", _unary("log", True)),
@@ -93,8 +97,20 @@ def _rsqrt(ts, attrs):
     return t
 
 
-unary("rsqrt", "1 / sqrt(x) (a tmp tile shaped like x selects the hardware's high-precision path)", floats=True,
-      extra=(P("tmp", "tile", None),), rule=_rsqrt)
+def _rsqrt_tmp(ts, attrs):
+    """high_precision=True without a tmp: the compiler makes one shaped like x (pypto's tensor form)."""
+    if not attrs.get("high_precision") or not isinstance(ts[0], TileType):
+        return None
+    t = ts[0]
+    return TileType(t.shape, t.dtype, t.memory)
+
+
+# pl.rsqrt(tile, tmp=None) (tile) and pl.rsqrt(tensor, high_precision=False) (tensor): either a tmp tile or
+# high_precision=True selects the high-precision path (high_precision makes the tmp)
+unary("rsqrt", "1 / sqrt(x) (a tmp tile shaped like x, or high_precision=True which makes one, selects the "
+      "hardware's high-precision path)", floats=True,
+      extra=(P("tmp", "tile", Scratch(make=_rsqrt_tmp)), P("high_precision", "bool", False, keyword_only=True)),
+      rule=_rsqrt, aliases=("tensor", "input"))
 unary("recip", "1 / x", floats=True, extra=_HIGH, rule=_precise("recip", _unary("recip", True)), pto_attrs=_PRECISION)
 unary("neg", "-x")
 unary("abs", "|x|")
@@ -129,7 +145,7 @@ def _cast(ts, attrs):
     return a.with_(dtype=target, pad=PadValue.null)
 
 
-declare("cast", (TILE, P("target_type", "dtype"), P("mode", "mode", "round")), _cast, pto="pto.tcvt", form="unary",
+declare("cast", (_X, P("target_type", "dtype"), P("mode", "mode", "round")), _cast, pto="pto.tcvt", form="unary",
         traits={"elementwise", "accepts_acc"}, on_scalar="scalar.cast",
         pto_attrs=(("rmode", lambda a, _: cast_mode(a["mode"]).upper()),),
         doc="convert to target_type, rounding by mode: round (nearest, ties away from zero), rint (ties to even), "

@@ -48,8 +48,8 @@ def _expand(op, want_rows: bool):
 _COMBINE = {"add": "t + v", "sub": "t - v", "mul": "t * v", "div": "t / v", "max": "max(t, v)", "min": "min(t, v)"}
 
 for _n, _how in _COMBINE.items():
-    declare(f"row_expand_{_n}", (P("tile"), P("row_vec")), _row_expand_op(f"row_expand_{_n}"),
-            pto=f"pto.trowexpand{_n}", form="binary", doc=f"{_how} with v[i] of a [rows, 1] vector on row i")
+    declare(f"row_expand_{_n}", (P("tile", aliases=("lhs",)), P("row_vec", aliases=("rhs",))),
+            _row_expand_op(f"row_expand_{_n}"), pto=f"pto.trowexpand{_n}", form="binary", doc=f"{_how} with v[i] of a [rows, 1] vector on row i")
     declare(f"col_expand_{_n}", (P("tile"), P("col_vec")), _col_expand_op(f"col_expand_{_n}"),
             pto=f"pto.tcolexpand{_n}", form="binary", doc=f"{_how} with v[j] of a [1, cols] vector on column j")
 

@@ -108,7 +108,7 @@ def _gather_mask(ts, attrs):
 
 declare("gather_mask", (P("src"), P("mask_pattern", "mask_pattern"), P("output_dtype", "dtype", None,
                                                                         keyword_only=True)),
-        _gather_mask, pto="pto.tgather", form="mask", namespaces=("pl.tile",), pto_attrs=_MASK_ATTR,
+        _gather_mask, pto="pto.tgather", form="mask", namespaces=("pl.tile", "pl.tensor"), pto_attrs=_MASK_ATTR,
         doc="the columns mask_pattern marks in each row, packed left (output_dtype: same-width bit reinterpret)")
 
 
@@ -154,7 +154,7 @@ def _gatherb(ts, attrs):
 
 
 declare("gatherb", (P("src"), P("offset"), P("output_dtype", "dtype", None, keyword_only=True)),
-        _gatherb, pto="pto.tgatherb", form="binary", namespaces=("pl.tile",),
+        _gatherb, pto="pto.tgatherb", form="binary", namespaces=("pl.tile", "pl.tensor"),
         doc="each UINT32 byte offset selects a 32-byte block of src (32 / sizeof(output_dtype) elements)")
 
 
@@ -201,7 +201,7 @@ declare("mgather", (P("mem", "tensor"), P("idx"), P("coalesce", "choice", "row",
                     P("target_memory", "memory", MemorySpace.Vec, keyword_only=True),
                     P("scratch", "tensor", None, keyword_only=True),
                     P("valid_shape", "valid", None, attr="valid", keyword_only=True)),
-        _mgather, pto="pto.mgather", form="gm_gather", namespaces=("pl.tile",),
+        _mgather, pto="pto.mgather", form="gm_gather", namespaces=("pl.tile", "pl.tensor"),
         pto_attrs=(("coalesce", lambda a, _: a["coalesce"]),
                    ("gatherOob", lambda a, _: None if a.get("gather_oob", "undefined") == "undefined"
                     else a["gather_oob"])),

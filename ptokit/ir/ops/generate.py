@@ -70,7 +70,7 @@ def _tri(ts, attrs):
 
 declare("tri", (P("diagonal", "scalar"), P("shape", "shape"), P("valid_shape", "valid", None, attr="valid"),
                 P("dtype", "dtype", DType.INT32), P("upper", "bool", False)), _tri, pto="pto.ttri", form="fill_i32",
-        pto_attrs=(("upperOrLower", lambda a, _: int(bool(a["upper"]))),), namespaces=("pl.tile",),
+        pto_attrs=(("upperOrLower", lambda a, _: int(bool(a["upper"]))),), namespaces=("pl.tile", "pl.tensor"),
         doc="1 where col <= row + diagonal (upper: col >= row + diagonal), else 0, over the valid region")
 
 
@@ -120,5 +120,5 @@ def _fillpad_inplace(ts, attrs):
 
 
 declare("fillpad_inplace", (P("tile"), P("pad_value", "pad", PadValue.zero)), _fillpad_inplace, pto="pto.tfillpad",
-        form="unary", traits={"shares_operand0"}, namespaces=("pl.tile",),
+        form="unary", traits={"shares_operand0"}, namespaces=("pl.tile", "pl.tensor"),
         doc="the tile, in its own buffer, with every element outside its valid region set to pad_value")

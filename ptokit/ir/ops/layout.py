@@ -91,5 +91,5 @@ def _fillpad(ts, attrs):
     return a.with_(pad=pad, valid=None)     # every element is defined now: the valid region is the whole tile
 
 
-declare("fillpad", (TILE, P("pad_value", "pad", PadValue.zero)), _fillpad, pto="pto.tfillpad", form="unary",
+declare("fillpad", (P("tile", aliases=("x",)), P("pad_value", "pad", PadValue.zero)), _fillpad, pto="pto.tfillpad", form="unary",
         doc="the tile with every element outside its valid region set to pad_value")

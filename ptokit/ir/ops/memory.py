@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from math import prod
 
-from ..types import TILE_LAYOUTS, AtomicType, DType, MemorySpace, PadValue, TensorType, TileType, fmt_shape
+from ..types import (TILE_LAYOUTS, AtomicType, DType, MemorySpace, PadValue, TensorLayout, TensorType, TileType,
+                     fmt_shape)
 from . import view
 from ._core import TILE, OpTypeError, P, count_of, declare, tile_of
 
@@ -24,6 +25,8 @@ def _load(ts, attrs):
     mem = attrs.get("target_memory", MemorySpace.Vec)
     if mem not in (MemorySpace.Vec, MemorySpace.Mat):
         raise OpTypeError(f"tile.load can move data DDR->Vec or DDR->Mat only, but got target_memory={mem!r}")
+    if t.layout is not None and t.layout.is_mx:
+        return _load_mx_scales(t, attrs, shape, valid, mem)
     lead = prod(shape[:-2]) if len(shape) > 2 else 1
     if lead > 1:
         # an N-D window: its leading axes merge into the tile's rows, in row-major order (A5)
@@ -50,6 +53,33 @@ def _load(ts, attrs):
 
 
 _CLAMP_HINT = "; give valid_shape= for the part inside it, or clamp=True to cut the window at the tensor's edge"
+
+# the Mat layout of loaded MX scales: the left operand's (MX_A_ZZ) and the right operand's (MX_B_NN)
+MX_SCALE_LAYOUT = {TensorLayout.MX_A_ZZ: ("row_major", "row_major"), TensorLayout.MX_B_NN: ("col_major", "col_major")}
+
+
+def _load_mx_scales(t: TensorType, attrs, shape, valid, mem) -> TileType:
+    """A window of an MX scale tensor (pl.MX_A_ZZ / pl.MX_B_NN): whole boxes, into Mat, for a
+    pl.move to LeftScale / RightScale."""
+    lay = t.layout
+    if mem is not MemorySpace.Mat:
+        raise OpTypeError(f"a load of MX scales ({lay!r}) must say target_memory=pl.Mem.Mat (they reach "
+                          f"LeftScale / RightScale through pl.move), but got target_memory={mem!r}", "target_memory")
+    if valid is not None or attrs.get("clamp"):
+        raise OpTypeError(f"a load of MX scales ({lay!r}) reads whole {lay!r} boxes: valid_shape= and clamp= are "
+                          f"not supported", "valid_shape" if valid is not None else "clamp")
+    box = (16, 2) if lay is TensorLayout.MX_A_ZZ else (2, 16)
+    offs = attrs.get("offsets_static") or (None, None)
+    for axis, (n, o, b) in enumerate(zip(shape, offs, box)):
+        if not isinstance(o, int):
+            raise OpTypeError(f"a load of MX scales ({lay!r}) needs constant offsets (the window must start on a "
+                              f"{box[0]} x {box[1]} box), but offset {axis} is not constant", "offsets")
+        if n % b or o % b:
+            raise OpTypeError(f"a load of MX scales ({lay!r}) reads whole {box[0]} x {box[1]} boxes: the window "
+                              f"{fmt_shape(shape)} at {list(offs)} must have extents and offsets that are "
+                              f"multiples of {list(box)}", "shapes" if n % b else "offsets")
+    _check_window("tile.load", "reads", t, offs, shape, "window")
+    return TileType(tuple(shape), t.dtype, MemorySpace.Mat, layout=MX_SCALE_LAYOUT[lay])
 
 
 def _check_window(op: str, verb: str, tensor: TensorType, offsets, extent, what: str, hint: str = "") -> None:
@@ -146,13 +176,36 @@ _MOVES = {
              (MemorySpace.Mat, MemorySpace.Bias), (MemorySpace.Acc, MemorySpace.Mat),
              (MemorySpace.Vec, MemorySpace.Vec)},
 }
-_MOVES["a5"] = _MOVES["a2a3"] | {(MemorySpace.Vec, MemorySpace.Mat)}
+_MOVES["a5"] = _MOVES["a2a3"] | {(MemorySpace.Vec, MemorySpace.Mat), (MemorySpace.Mat, MemorySpace.LeftScale),
+                                 (MemorySpace.Mat, MemorySpace.RightScale)}
+_SCALE_SPACES = {MemorySpace.LeftScale: TensorLayout.MX_A_ZZ, MemorySpace.RightScale: TensorLayout.MX_B_NN}
+
+
+def _move_scales(a: TileType, dst: MemorySpace, attrs) -> TileType:
+    """Mat -> LeftScale / RightScale (a5): MX scales loaded from a tensor of the matching layout."""
+    want = _SCALE_SPACES[dst]
+    if attrs.get("arch", "a5") != "a5":
+        raise OpTypeError(f"tile.move to {dst!r}: the MX scale buffers exist on a5 only (platform a5sim / a5), "
+                          f"not on {attrs['arch']}", "target_memory")
+    if a.memory is not MemorySpace.Mat:
+        raise OpTypeError(f"tile.move to {dst!r} takes a Mat tile of scales, but got a {a.memory.name} tile")
+    if a.dtype is not DType.FP8E8M0:
+        raise OpTypeError(f"tile.move to {dst!r} moves FP8E8M0 scales, but got a {a.dtype!r} tile")
+    if a.layout != MX_SCALE_LAYOUT[want]:
+        raise OpTypeError(f"tile.move to {dst!r} takes scales loaded from a {want!r} tensor (pl.Tensor[[...], "
+                          f"pl.FP8E8M0, {want!r}]), but this tile is not one")
+    if attrs.get("blayout") is not None or attrs.get("slayout") is not None:
+        raise OpTypeError(f"tile.move to {dst!r}: scale tiles have one layout; blayout=/slayout= do not apply",
+                          "blayout" if attrs.get("blayout") is not None else "slayout")
+    return a.with_(memory=dst, layout=None, pad=PadValue.null)
 
 
 def _move(ts, attrs):
     a = tile_of(ts[0], "move")
     dst = attrs.get("target_memory")
     arch = attrs.get("arch", "a2a3")
+    if dst in _SCALE_SPACES:
+        return _move_scales(a, dst, attrs)
     layout = None
     if isinstance(dst, MemorySpace) and dst in TILE_LAYOUTS:
         layout = view.layout_attr(dst, a.shape, attrs.get("blayout"), attrs.get("slayout"), "move")

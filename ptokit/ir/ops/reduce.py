@@ -37,7 +37,7 @@ for _kind, _what in (("sum", "sum"), ("max", "maximum"), ("min", "minimum")):
             _row_reduce(f"row_{_kind}"),
             pto=f"pto.trow{_kind}", form="reduce_tmp", doc=f"{_what} of each row -> [rows, 1]")
     if _kind == "sum":   # pl.col_sum(tile, tmp_tile=None): a tmp tile selects the binary-tree sum (isBinary)
-        declare("col_sum", (P("tile", aliases=("input",)), P("tmp_tile", "tile", None)), _col_reduce("col_sum"),
+        declare("col_sum", (P("tile", aliases=("input", "x")), P("tmp_tile", "tile", None)), _col_reduce("col_sum"),
                 pto="pto.tcolsum", form="unary", pto_attrs=(("isBinary", lambda a, args: True if len(args) == 2
                                                              else None),),
                 doc="sum of each column -> [1, cols] (a tmp_tile shaped like the input selects the binary-tree "

@@ -119,8 +119,8 @@ def _transpose_view(ts, attrs):
                     None if swapped == default_layout(a.memory, shape) else swapped)
 
 
-declare("transpose_view", (TILE,), _transpose_view, pto="pto.treshape", form="unary", traits={"shares_operand0"},
-        namespaces=("pl.tile",),
+declare("transpose_view", (P("tile", space=MemorySpace.Mat),), _transpose_view, pto="pto.treshape", form="unary",
+        traits={"shares_operand0"}, namespaces=("pl.tile", "pl.tensor"),
         doc="zero-copy view of a Mat tile with its two axes and its layout swapped (NZ [N, K] <-> ZN [K, N])")
 
 
@@ -216,7 +216,7 @@ def _extract(ts, attrs):
 declare("extract", (P("src"), P("index_row", "index", static_attr="index_row_static"),
                     P("index_col", "index", static_attr="index_col_static"), P("shape", "shape"),
                     P("target_memory", "memory", keyword_only=True)),
-        _extract, pto="pto.textract", form="subtile", namespaces=("pl.tile",), traits={"accepts_acc"},
+        _extract, pto="pto.textract", form="subtile", namespaces=("pl.tile", "pl.tensor"), traits={"accepts_acc"},
         doc="a copy of the shape-sized sub-tile at (index_row, index_col), in target_memory "
             "(Mat->Left/Right, Acc->Mat, Vec->Vec)")
 

@@ -50,8 +50,8 @@
 // The hook ABI of docs/contracts.md ("C hooks between the CPU tile library and the simulator").
 extern "C" {
 typedef struct PtoCpuCore {
-    uint8_t* space_base[6];
-    uint64_t space_size[6];
+    uint8_t* space_base[9];
+    uint64_t space_size[9];
     int32_t core_id, cluster_id, lane;
     int32_t debug_nan_fill;
     void* runtime;

@@ -20,9 +20,10 @@ namespace {
 
 constexpr size_t kAltStack = 64 * 1024;
 
-// Buffer capacities (runtime.md): Vec, Mat, Left, Right, Acc, Bias.
-const uint64_t kCapA2A3[6] = {188416, 524288, 65536, 65536, 131072, 1024};
-const uint64_t kCapA5[6] = {245760, 524288, 65536, 65536, 262144, 4096};
+// Buffer capacities (runtime.md): Vec, Mat, Left, Right, Acc, Bias, Scaling (none), ScaleLeft,
+// ScaleRight (the a5 MX scale buffers; a2a3 has none).
+const uint64_t kCapA2A3[9] = {188416, 524288, 65536, 65536, 131072, 1024, 0, 0, 0};
+const uint64_t kCapA5[9] = {245760, 524288, 65536, 65536, 262144, 4096, 0, 2048, 2048};
 
 // Where a fault or pto_cpu_fatal inside user code jumps back to.
 struct JumpCtx {
@@ -226,8 +227,8 @@ Device* create_device(int32_t platform, int32_t clusters) {
             c->type = CT_AIV;
         }
         size_t total = 0;
-        size_t offs[6];
-        for (int s = 0; s < 6; ++s) {
+        size_t offs[9];
+        for (int s = 0; s < 9; ++s) {
             offs[s] = total;
             total += align_up(cap[s], 4096);
         }
@@ -235,7 +236,7 @@ Device* create_device(int32_t platform, int32_t clusters) {
         c->mem = p == MAP_FAILED ? nullptr : (uint8_t*)p;
         c->mem_size = total;
         memset(&c->hw, 0, sizeof c->hw);
-        for (int s = 0; s < 6; ++s) {
+        for (int s = 0; s < 9; ++s) {
             c->hw.space_base[s] = c->mem ? c->mem + offs[s] : nullptr;
             c->hw.space_size[s] = cap[s];
         }

@@ -29,12 +29,15 @@ enum {
     PTO_CPU_SPACE_RIGHT = 3,
     PTO_CPU_SPACE_ACC = 4,
     PTO_CPU_SPACE_BIAS = 5,
-    PTO_CPU_NUM_SPACES = 6
+    PTO_CPU_SPACE_SCALING = 6,      /* no buffer (capacity 0): pto-isa's Fixpipe scaling space */
+    PTO_CPU_SPACE_SCALE_LEFT = 7,   /* a5 MX scales of the Left operand (pl.Mem.LeftScale) */
+    PTO_CPU_SPACE_SCALE_RIGHT = 8,  /* a5 MX scales of the Right operand (pl.Mem.RightScale) */
+    PTO_CPU_NUM_SPACES = 9
 };
 
 typedef struct PtoCpuCore {
-    uint8_t* space_base[6];   /* indexed by TileType: Vec, Mat, Left, Right, Acc, Bias */
-    uint64_t space_size[6];   /* capacities of runtime.md for the platform */
+    uint8_t* space_base[9];   /* indexed by TileType: Vec, Mat, Left, Right, Acc, Bias, Scaling, ScaleLeft, ScaleRight */
+    uint64_t space_size[9];   /* capacities of runtime.md for the platform (0: no such buffer) */
     int32_t core_id, cluster_id, lane; /* lane: 0/1 for AIV0/AIV1, -1 for AIC */
     int32_t debug_nan_fill;   /* fill newly TASSIGNed float tiles with NaN */
     void* runtime;            /* opaque, for FIFO calls */

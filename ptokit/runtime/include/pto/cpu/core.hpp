@@ -20,10 +20,11 @@
 namespace pto { namespace cpu {
 
 // a2a3 capacities (runtime.md), used by the stand-alone default core.
-constexpr uint64_t kDefaultCapacity[PTO_CPU_NUM_SPACES] = {188416, 524288, 65536, 65536, 131072, 1024};
+constexpr uint64_t kDefaultCapacity[PTO_CPU_NUM_SPACES] = {188416, 524288, 65536, 65536, 131072, 1024, 0, 2048, 2048};
 
 inline const char* space_name(int space) {
-    static const char* const names[PTO_CPU_NUM_SPACES] = {"Vec", "Mat", "Left", "Right", "Acc", "Bias"};
+    static const char* const names[PTO_CPU_NUM_SPACES] = {"Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling",
+                                                                  "LeftScale", "RightScale"};
     return (space >= 0 && space < PTO_CPU_NUM_SPACES) ? names[space] : "?";
 }
 

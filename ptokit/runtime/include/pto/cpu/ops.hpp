@@ -9,6 +9,13 @@ namespace pto {
 namespace cpu {
 
 // ---------------------------------------------------------------- global memory
+// The MX scale layouts (a5): element offsets are not linear along a row.
+template <typename GT>
+constexpr bool is_mx_layout() { return GT::layout == Layout::MX_A_ZZ || GT::layout == Layout::MX_B_NN; }
+// ND / DN views: offsets linear along a row (a row is one strided span).
+template <typename GT>
+constexpr bool linear_rows() { return GT::layout != Layout::NZ && !is_mx_layout<GT>(); }
+
 // Maps tile coordinates (r, c) of a global tensor to element offsets.
 template <typename GT>
 struct GmView {
@@ -17,7 +24,11 @@ struct GmView {
     int64_t rows, cols;
     bool flat;   // ND/DN with the three outer extents 1: offset is linear in (r, c)
     explicit GmView(const GT& g) : sh(g.shape_.shape), st(g.stride_.stride) {
-        if constexpr (GT::layout == Layout::NZ) {
+        if constexpr (is_mx_layout<GT>()) {   // a window of an MX scale tensor: [rows, cols] logical
+            rows = sh[0] * sh[1] * sh[2] * sh[3];
+            cols = sh[4];
+            flat = false;
+        } else if constexpr (GT::layout == Layout::NZ) {
             rows = sh[2] * sh[3];
             cols = sh[1] * sh[4];
             flat = false;
@@ -29,7 +40,11 @@ struct GmView {
     }
     int64_t offset(int64_t r, int64_t c) const {
         if (flat) return r * st[3] + c * st[4];   // the common 2-D case: no divisions
-        if constexpr (GT::layout == Layout::NZ) {
+        if constexpr (GT::layout == Layout::MX_A_ZZ) {   // [M, G] scales: 16 x 2 boxes, st[3] = 16 * G
+            return (r / 16) * st[3] + (c / 2) * 32 + (r % 16) * 2 + (c % 2);
+        } else if constexpr (GT::layout == Layout::MX_B_NN) {   // [G, N] scales: 2 x 16 boxes stored N-major
+            return (c / 16) * st[3] + (r / 2) * 32 + (c % 16) * 2 + (r % 2);
+        } else if constexpr (GT::layout == Layout::NZ) {
             const int64_t c0 = sh[4];
             return (c / c0) * st[1] + (r / sh[3]) * st[2] + (r % sh[3]) * st[3] + (c % c0) * st[4];
         } else {
@@ -56,7 +71,7 @@ inline bool check_region(const char* instr, const GT& g, const GmView<GT>& v, in
         hi = v.offset(vr - 1, vc - 1);
     } else {
         for (int r = 0; r < vr; ++r) {
-            if (GT::layout == Layout::NZ) {  // not linear in c: visit every element
+            if (!linear_rows<GT>()) {  // not linear in c: visit every element
                 for (int c = 0; c < vc; ++c) {
                     const int64_t o = v.offset(r, c);
                     lo = o < lo ? o : lo;
@@ -83,7 +98,7 @@ inline void gm_read_row(const char* instr, const GT& g, const GmView<GT>& v, int
     using ST = typename GT::DType;
     constexpr bool same = std::is_same<DT, ST>::value;
     const ST* base = g.data_;
-    const bool contig = GT::layout != Layout::NZ && v.st[4] == 1;
+    const bool contig = linear_rows<GT>() && v.st[4] == 1;
     if (!win) {
         if (contig && same) memcpy((void*)out, (const void*)(base + v.offset(r, 0)), sizeof(DT) * (size_t)vc);
         else for (int c = 0; c < vc; ++c) out[c] = cvt<DT>(base[v.offset(r, c)]);
@@ -117,7 +132,7 @@ inline void gm_write_row(const char* instr, const GT& g, const GmView<GT>& v, in
         for (int c = 0; c < vc; ++c) t[c] = cvt<DT>(in[c]);
         row = t;
     }
-    const bool contig = GT::layout != Layout::NZ && v.st[4] == 1;
+    const bool contig = linear_rows<GT>() && v.st[4] == 1;
     const int n = contig ? 1 : vc;              // contiguous: one span of vc elements
     const uint64_t span = contig ? (uint64_t)vc : 1;
     for (int k = 0; k < n; ++k) {
@@ -494,7 +509,8 @@ inline void matmul(const char* name, AccT& acc, InT* acc_in, LT& left, RT& right
 
 template <TileType D, TileType S>
 constexpr bool tmov_allowed() {
-    return (S == TileType::Mat && (D == TileType::Left || D == TileType::Right || D == TileType::Bias)) ||
+    return (S == TileType::Mat && (D == TileType::Left || D == TileType::Right || D == TileType::Bias ||
+                                   D == TileType::ScaleLeft || D == TileType::ScaleRight)) ||
            (S == TileType::Acc && (D == TileType::Mat || D == TileType::Vec)) ||
            (S == TileType::Vec && (D == TileType::Vec || D == TileType::Mat));
 }
@@ -513,7 +529,7 @@ inline RecordEvent TLOAD(TileData& dst, GlobalData& src) {
         return {};
     }
     const ST* g = src.data_;
-    const int64_t cs = GlobalData::layout == Layout::NZ ? 0 : v.st[4];
+    const int64_t cs = cpu::linear_rows<GlobalData>() ? v.st[4] : 0;
     if constexpr (cpu::col_stored<TileData>()) {   // a transposed-layout tile: element by element
         for (int r = 0; r < vr; ++r)
             for (int c = 0; c < vc; ++c) d[cpu::at<TileData>(r, c)] = cpu::cvt<DT>(g[v.offset(r, c)]);
@@ -525,7 +541,7 @@ inline RecordEvent TLOAD(TileData& dst, GlobalData& src) {
     }
     for (int r = 0; r < vr; ++r) {
         DT* drow = d + cpu::at<TileData>(r, 0);
-        if (GlobalData::layout != Layout::NZ && cs == 1 && std::is_same<DT, ST>::value) {
+        if (cpu::linear_rows<GlobalData>() && cs == 1 && std::is_same<DT, ST>::value) {
             memcpy((void*)drow, (const void*)(g + v.offset(r, 0)), sizeof(DT) * (size_t)vc);
         } else {
             for (int c = 0; c < vc; ++c) drow[c] = cpu::cvt<DT>(g[v.offset(r, c)]);
@@ -552,7 +568,7 @@ inline RecordEvent TSTORE(GlobalData& dst, TileData& src) {
         return {};
     }
     DT* g = dst.data_;
-    const int64_t cs = GlobalData::layout == Layout::NZ ? 0 : v.st[4];
+    const int64_t cs = cpu::linear_rows<GlobalData>() ? v.st[4] : 0;
     if constexpr (cpu::col_stored<TileData>()) {   // a transposed-layout tile: element by element
         for (int r = 0; r < vr; ++r)
             for (int c = 0; c < vc; ++c) g[v.offset(r, c)] = cpu::cvt<DT>(s[cpu::at<TileData>(r, c)]);
@@ -564,7 +580,7 @@ inline RecordEvent TSTORE(GlobalData& dst, TileData& src) {
     }
     for (int r = 0; r < vr; ++r) {
         const ST* srow = s + cpu::at<TileData>(r, 0);
-        if (GlobalData::layout != Layout::NZ && cs == 1 && std::is_same<DT, ST>::value) {
+        if (cpu::linear_rows<GlobalData>() && cs == 1 && std::is_same<DT, ST>::value) {
             memcpy((void*)(g + v.offset(r, 0)), (const void*)srow, sizeof(DT) * (size_t)vc);
         } else {
             for (int c = 0; c < vc; ++c) g[v.offset(r, c)] = cpu::cvt<DT>(srow[c]);
@@ -690,7 +706,8 @@ PTO_CPU_EXPAND(TCOLEXPANDMIN, false, cpu::min_(a, b))
 template <typename DstTileData, typename SrcTileData>
 inline RecordEvent TMOV(DstTileData& dst, SrcTileData& src) {
     static_assert(cpu::tmov_allowed<DstTileData::Loc, SrcTileData::Loc>(),
-                  "TMOV: allowed moves are Mat->Left/Right/Bias, Acc->Mat, Acc->Vec, Vec->Vec, Vec->Mat");
+                  "TMOV: allowed moves are Mat->Left/Right/Bias/ScaleLeft/ScaleRight, Acc->Mat, Acc->Vec, "
+                  "Vec->Vec, Vec->Mat");
     cpu::copy_block("TMOV", dst, 0, 0, src, 0, 0, cpu::vrows(dst), cpu::vcols(dst));
     return {};
 }

@@ -4,6 +4,10 @@
 // accumulator's type (float for fp16/bf16/fp32 inputs, int32 for int8).
 // TGEMV / TGEMV_ACC / TGEMV_BIAS: the same with a one-row left operand ([1, K] valid): only row 0
 // of the Acc tile is written (the Acc tile keeps its 16 physical rows).
+// TMATMUL_MX / TMATMUL_MX_ACC / TMATMUL_MX_BIAS (a5): E4M3FN x E4M3FN with one E8M0 scale per 32
+// elements of K on each side (left scale [M, ceil(K/32)], right scale [ceil(K/32), N]):
+// acc[i][j] (+)= sum_k (a[i][k] * 2^(sa[i][k/32] - 127)) * (b[k][j] * 2^(sb[k/32][j] - 127)), in fp32,
+// k ascending; a scale code 0xFF is NaN.
 #ifndef PTO_CPU_OPS_CUBE_HPP
 #define PTO_CPU_OPS_CUBE_HPP
 
@@ -31,7 +35,81 @@ template <typename LT>
 inline void gemv_left(const char* name, LT& left) {
     if (vrows(left) != 1) fatal(name, "the left operand has %d valid rows, GEMV takes one", vrows(left));
 }
+
+template <typename AccT, typename LT, typename LST, typename RT, typename RST>
+inline void matmul_mx(const char* name, AccT& acc, const AccT* acc_in, LT& left, LST& lscale, RT& right,
+                      RST& rscale) {
+    static_assert(AccT::Loc == TileType::Acc && LT::Loc == TileType::Left && RT::Loc == TileType::Right,
+                  "TMATMUL_MX: Acc result, Left and Right operands");
+    static_assert(LST::Loc == TileType::ScaleLeft && RST::Loc == TileType::ScaleRight,
+                  "TMATMUL_MX: the scales must be ScaleLeft / ScaleRight tiles");
+    static_assert(std::is_same<typename LT::DType, float8_e4m3_t>::value &&
+                      std::is_same<typename RT::DType, float8_e4m3_t>::value,
+                  "TMATMUL_MX: the data operands must be float8_e4m3_t");
+    static_assert(std::is_same<typename LST::DType, float8_e8m0_t>::value &&
+                      std::is_same<typename RST::DType, float8_e8m0_t>::value,
+                  "TMATMUL_MX: the scales must be float8_e8m0_t");
+    static_assert(std::is_same<typename AccT::DType, float>::value, "TMATMUL_MX: the result must be fp32");
+    static_assert(!col_stored<AccT>(), "TMATMUL_MX: the Acc tile must have the default layout");
+    const int M = vrows(left), K = vcols(left), N = vcols(right), G = (K + 31) / 32;
+    if (vrows(right) < K) fatal(name, "left is %dx%d but right has only %d valid rows", M, K, vrows(right));
+    if (M > AccT::Rows || N > AccT::Cols)
+        fatal(name, "result %dx%d does not fit the %dx%d Acc tile", M, N, AccT::Rows, AccT::Cols);
+    if (vrows(lscale) < M || vcols(lscale) < G)
+        fatal(name, "the left scale is %dx%d valid; %d x %d (one per 32 of K) are read", vrows(lscale),
+              vcols(lscale), M, G);
+    if (vrows(rscale) < G || vcols(rscale) < N)
+        fatal(name, "the right scale is %dx%d valid; %d x %d (one per 32 of K) are read", vrows(rscale),
+              vcols(rscale), G, N);
+    const auto* l = ptr(left, name);
+    const auto* ls = ptr(lscale, name);
+    const auto* rp = ptr(right, name);
+    const auto* rs = ptr(rscale, name);
+    float* out = ptr(acc, name);
+    const float* in = acc_in ? ptr(*acc_in, name) : nullptr;
+    float* bf = (float*)scratch(0, sizeof(float) * (size_t)K * (size_t)N + 64);   // scaled right, [K, N]
+    for (int k = 0; k < K; ++k)
+        for (int j = 0; j < N; ++j)
+            bf[(int64_t)k * N + j] = (float)rp[at<RT>(k, j)] * (float)rs[at<RST>(k / 32, j)];
+    float* row = (float*)scratch(1, sizeof(float) * (size_t)N + 64);
+    for (int i = 0; i < M; ++i) {
+        for (int j = 0; j < N; ++j) row[j] = 0.0f;
+        for (int k = 0; k < K; ++k) {
+            const float a = (float)l[at<LT>(i, k)] * (float)ls[at<LST>(i, k / 32)];
+            const float* rr = bf + (int64_t)k * N;
+            for (int j = 0; j < N; ++j) row[j] += a * rr[j];
+        }
+        float* o = out + at<AccT>(i, 0);
+        if (in) {
+            const float* ip = in + at<AccT>(i, 0);
+            for (int j = 0; j < N; ++j) o[j] = ip[j] + row[j];
+        } else {
+            for (int j = 0; j < N; ++j) o[j] = row[j];
+        }
+    }
+}
 }  // namespace cpu
+
+template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
+inline RecordEvent TMATMUL_MX(TileRes& cMatrix, TileLeft& aMatrix, TileLeftScale& aScaleMatrix, TileRight& bMatrix,
+                              TileRightScale& bScaleMatrix) {
+    cpu::matmul_mx("TMATMUL_MX", cMatrix, (const TileRes*)nullptr, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix);
+    return {};
+}
+template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
+inline RecordEvent TMATMUL_MX(TileRes& cOutMatrix, TileRes& cInMatrix, TileLeft& aMatrix, TileLeftScale& aScaleMatrix,
+                              TileRight& bMatrix, TileRightScale& bScaleMatrix) {
+    cpu::matmul_mx("TMATMUL_MX", cOutMatrix, &cInMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix);
+    return {};
+}
+template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
+          typename TileBias>
+inline RecordEvent TMATMUL_MX(TileRes& cMatrix, TileLeft& aMatrix, TileLeftScale& aScaleMatrix, TileRight& bMatrix,
+                              TileRightScale& bScaleMatrix, TileBias& biasData) {
+    cpu::matmul_mx("TMATMUL_MX", cMatrix, (const TileRes*)nullptr, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix);
+    cpu::add_bias_row("TMATMUL_MX", cMatrix, cpu::vrows(aMatrix), biasData);
+    return {};
+}
 
 template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
 inline RecordEvent TMATMUL_BIAS(TileRes& cMatrix, TileLeft& aMatrix, TileRight& bMatrix, TileBias& biasData) {

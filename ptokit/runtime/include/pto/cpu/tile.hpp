@@ -133,7 +133,10 @@ struct Tile {
     static_assert((RowValid_ == DYNAMIC || (RowValid_ >= 0 && RowValid_ <= Rows_)) &&
                       (ColValid_ == DYNAMIC || (ColValid_ >= 0 && ColValid_ <= Cols_)),
                   "Tile: valid dims must be -1 or within Rows x Cols");
-    static_assert((int)Loc_ <= (int)TileType::Bias, "Tile: only Vec/Mat/Left/Right/Acc/Bias tiles exist on the CPU");
+    static_assert((int)Loc_ <= (int)TileType::Bias || Loc_ == TileType::ScaleLeft || Loc_ == TileType::ScaleRight,
+                  "Tile: only Vec/Mat/Left/Right/Acc/Bias/ScaleLeft/ScaleRight tiles exist on the CPU");
+    // MX scale tiles (ScaleLeft / ScaleRight) use the 32-byte scale fractal of tmatmul.mx: any shape
+    static constexpr bool isScaleTile = Loc_ == TileType::ScaleLeft || Loc_ == TileType::ScaleRight;
     // The shape rules of pto-isa, so that output accepted here also compiles against it.
     static constexpr bool isBoxedLayout = SFractal_ != SLayout::NoneBox;
     static constexpr bool isInnerRowMajor = SFractal_ == SLayout::RowMajor;
@@ -146,6 +149,7 @@ struct Tile {
                   "Tile: SFractalSize must be 512, 1024 or 32");
     static_assert((BFractal_ == BLayout::RowMajor && !isBoxedLayout && (Cols_ * sizeof(Element_)) % 32 == 0) ||
                       (BFractal_ == BLayout::ColMajor && !isBoxedLayout && (Rows_ * sizeof(Element_)) % 32 == 0) ||
+                      isScaleTile || SFractalSize_ == 32 ||
                       (isBoxedLayout && (Loc_ == TileType::Vec || Rows_ == 1 || Rows_ % InnerRows == 0) &&
                        Cols_ % InnerCols == 0),
                   "Tile (pto-isa rule): RowMajor+NoneBox needs Cols*sizeof(T) % 32 == 0, ColMajor+NoneBox needs "

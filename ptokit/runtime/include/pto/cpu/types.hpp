@@ -115,6 +115,76 @@ struct bfloat16_t {
 
 static_assert(sizeof(half) == 2 && sizeof(bfloat16_t) == 2, "16-bit float storage types");
 
+// ---- 8-bit float storage types of the a5 MX matmul (OCP formats) ----
+// float8_e4m3_t: E4M3FN (bias 7, no infinities, S.1111.111 is NaN, max 448);
+// float8_e5m2_t: E5M2 (bias 15, IEEE-like: infinities and NaNs at exponent 31);
+// float8_e8m0_t: E8M0 scale (2^(e - 127), 0xFF is NaN, no sign, no zero).
+// Decoding is exact (every code is a float); encoding rounds to nearest even, saturating E4M3FN to
+// +-448 and E5M2 to +-inf (NaN stays NaN). E8M0 encodes a power of two's exponent (rounded down).
+namespace pto { namespace cpu {
+inline float f8_decode(uint8_t b, int mbits, int bias, bool fn) {
+    const uint32_t sign = (b >> 7) & 1u;
+    const int ebits = 7 - mbits;
+    const uint32_t e = (b >> mbits) & ((1u << ebits) - 1u), m = b & ((1u << mbits) - 1u);
+    const uint32_t emax = (1u << ebits) - 1u;
+    float v;
+    if (fn && e == emax && m == (1u << mbits) - 1u) return bits_f32(0x7fc00000u | (sign << 31));
+    if (!fn && e == emax) return bits_f32((sign << 31) | (m ? 0x7fc00000u : 0x7f800000u));
+    if (e == 0) v = (float)m * bits_f32((uint32_t)(127 + 1 - bias - mbits) << 23);
+    else v = bits_f32(((e + 127u - (uint32_t)bias) << 23) | (m << (23 - mbits)));
+    return sign ? -v : v;
+}
+inline uint8_t f8_encode(float f, int mbits, int bias, bool fn) {
+    const uint32_t x = f32_bits(f);
+    const uint8_t sign = (uint8_t)((x >> 24) & 0x80u);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return (uint8_t)(sign | (fn ? 0x7f : 0x7e));   // NaN
+    const int ebits = 7 - mbits;
+    // the largest finite code (positive codes decode in ascending order)
+    const unsigned maxc = fn ? 0x7eu : ((((1u << ebits) - 2u) << mbits) | ((1u << mbits) - 1u));
+    const float a = bits_f32(x & 0x7fffffffu);
+    float lo = 0.0f;
+    for (unsigned c = 1; c <= maxc; ++c) {
+        const float v = f8_decode((uint8_t)c, mbits, bias, fn);
+        if (v > a) {   // a lies in [lo, v): the nearer one, ties to the even code
+            const float dlo = a - lo, dhi = v - a;
+            return (uint8_t)(sign | ((dhi < dlo || (dhi == dlo && (c & 1u) == 0)) ? c : c - 1));
+        }
+        lo = v;
+    }
+    if (fn || a == lo) return (uint8_t)(sign | maxc);   // E4M3FN saturates
+    const float half_ulp = (lo - f8_decode((uint8_t)(maxc - 1), mbits, bias, fn)) * 0.5f;
+    return (uint8_t)(sign | (a < lo + half_ulp || (a == lo + half_ulp && (maxc & 1u) == 0) ? maxc : 0x7cu));
+}
+}}  // namespace pto::cpu
+
+struct float8_e4m3_t {
+    uint8_t bits;
+    float8_e4m3_t() = default;
+    float8_e4m3_t(float f) : bits(pto::cpu::f8_encode(f, 3, 7, true)) {}
+    operator float() const { return pto::cpu::f8_decode(bits, 3, 7, true); }
+};
+struct float8_e5m2_t {
+    uint8_t bits;
+    float8_e5m2_t() = default;
+    float8_e5m2_t(float f) : bits(pto::cpu::f8_encode(f, 2, 15, false)) {}
+    operator float() const { return pto::cpu::f8_decode(bits, 2, 15, false); }
+};
+struct float8_e8m0_t {
+    uint8_t bits;
+    float8_e8m0_t() = default;
+    float8_e8m0_t(float f) {
+        const uint32_t x = pto::cpu::f32_bits(f) & 0x7fffffffu;
+        bits = x > 0x7f800000u ? (uint8_t)0xff : (uint8_t)(x >> 23);
+    }
+    operator float() const {
+        if (bits == 0xff) return pto::cpu::bits_f32(0x7fc00000u);
+        if (bits == 0) return pto::cpu::bits_f32(0x00400000u);   // 2^-127 (an fp32 subnormal)
+        return pto::cpu::bits_f32((uint32_t)bits << 23);
+    }
+};
+static_assert(sizeof(float8_e4m3_t) == 1 && sizeof(float8_e5m2_t) == 1 && sizeof(float8_e8m0_t) == 1,
+              "8-bit float storage types");
+
 namespace pto {
 
 enum class TileType { Vec, Mat, Left, Right, Acc, Bias, Scaling, ScaleLeft, ScaleRight };
@@ -122,7 +192,7 @@ enum class BLayout { RowMajor = 0, ColMajor = 1 };
 enum class SLayout { NoneBox = 0, RowMajor = 1, ColMajor = 2 };
 enum class PadValue { Null, Zero, Max, Min };
 enum class CompactMode { Null, Normal };
-enum class Layout { ND, DN, NZ };
+enum class Layout { ND, DN, NZ, MX_A_ZZ, MX_B_NN };
 enum class RoundMode : uint8_t {
     CAST_NONE = 0, CAST_RINT = 1, CAST_ROUND = 2, CAST_FLOOR = 3, CAST_CEIL = 4, CAST_TRUNC = 5, CAST_ODD = 6
 };
@@ -140,7 +210,10 @@ struct RecordEvent {};
 
 namespace cpu {
 template <typename T>
-struct is_f16like : std::integral_constant<bool, std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value> {};
+struct is_f16like : std::integral_constant<bool, std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value ||
+                                                std::is_same<T, float8_e4m3_t>::value ||
+                                                std::is_same<T, float8_e5m2_t>::value ||
+                                                std::is_same<T, float8_e8m0_t>::value> {};
 template <typename T>
 struct is_floatlike : std::integral_constant<bool, std::is_floating_point<T>::value || is_f16like<T>::value> {};
 // Type in which elementwise arithmetic on T is carried out.
