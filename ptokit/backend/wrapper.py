@@ -11,21 +11,11 @@ import re
 from typing import List
 
 from ..codegen.abi import DTYPES, DynDim, KernelABI
+from ..pto.cxx_names import cxx_ident as _ident
 from ..errors import CompileError
 
 __all__ = ["wrap_kernel", "preprocess_asm", "invert_dim_expr", "select_function", "generated_region",
            "EXTERNAL_IGNORED_WARNINGS"]
-
-_CXX_KEYWORDS = {
-    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
-    "char", "class", "compl", "const", "constexpr", "const_cast", "continue", "decltype", "default", "delete",
-    "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
-    "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
-    "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
-    "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch",
-    "template", "this", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
-    "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "args", "half", "bfloat16_t",
-}
 
 _INCLUDE_DUP = re.compile(r'^\s*#\s*include\s*[<"](?:pto/pto-inst\.hpp|cstdint|stdint\.h)[>"]\s*$')
 _USING_PTO = re.compile(r"^\s*using\s+namespace\s+pto\s*;\s*$")
@@ -71,7 +61,7 @@ def select_function(asm_cpp: str, name: str) -> str:
     skipping = False
     for line in lines:
         m = _FN_START.match(line)
-        if m and m.group(1) != name:
+        if m and m.group(1) != _ident(name):
             skipping = True
             continue
         if skipping:
@@ -80,10 +70,6 @@ def select_function(asm_cpp: str, name: str) -> str:
             continue
         out.append(line)
     return "\n".join(out) + "\n"
-
-
-def _ident(name: str) -> str:
-    return name + "_" if name in _CXX_KEYWORDS else name
 
 
 def _int_const(node) -> int:
@@ -161,7 +147,7 @@ def wrap_kernel(asm_cpp: str, abi: KernelABI, *, external: bool = False) -> str:
 
     ``external``: the code comes from the vendor assembler; the warnings of
     ``EXTERNAL_IGNORED_WARNINGS`` are ignored around it (and only there)."""
-    if not re.search(r"\bvoid\s+" + re.escape(abi.name) + r"\s*\(", asm_cpp):
+    if not re.search(r"\bvoid\s+" + re.escape(_ident(abi.name)) + r"\s*\(", asm_cpp):
         raise CompileError(f"assembler output has no function '{abi.name}'")
     pass_block = abi.uses_block
     pass_sub = abi.uses_subblock or abi.split_lane
@@ -255,6 +241,6 @@ def wrap_kernel(asm_cpp: str, abi: KernelABI, *, external: bool = False) -> str:
         call += ["__pypto_spmd_block_idx", "__pypto_spmd_block_num"]
     if pass_sub:
         call.append("__pypto_spmd_subblock_idx")
-    out.append(f"    {abi.name}({', '.join(call)});")
+    out.append(f"    {_ident(abi.name)}({', '.join(call)});")
     out.append("}")
     return "\n".join(out) + "\n"

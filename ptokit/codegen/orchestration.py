@@ -21,6 +21,7 @@ from ..errors import CompileError, InternalError
 from ..ir import nodes as N
 from ..ir.ops import SCALAR_OPERATORS
 from ..ir.types import DATATYPE_CPP, ArrayType, DType, ScalarType, TensorType
+from ..pto.cxx_names import cxx_ident as cx
 
 _CPP_SCALAR = {DType.FP32: "float", DType.FP16: "uint16_t", DType.BF16: "uint16_t", DType.INT8: "int8_t",
                DType.INT16: "int16_t", DType.INT32: "int32_t", DType.INT64: "int64_t", DType.UINT8: "uint8_t",
@@ -143,12 +144,12 @@ class _Orch:
 
     def declare(self, depth, t, name: str, value: str) -> None:
         """``T name = value;``, or ``name = value;`` for a value declared before its pl.scope."""
-        self.scalars[name] = name
+        c = self.scalars[name] = cx(name)
         if name in self.declared:
-            self.emit(depth, f"{name} = {value};")
+            self.emit(depth, f"{c} = {value};")
         else:
-            unused = "" if name in self.used else f" (void){name};"
-            self.emit(depth, f"{ctype(t)} {name} = {value};{unused}")
+            unused = "" if name in self.used else f" (void){c};"
+            self.emit(depth, f"{ctype(t)} {c} = {value};{unused}")
 
     def dim(self, d) -> str:
         if isinstance(d, int):
@@ -220,10 +221,9 @@ class _Orch:
                 if p.name in self.used:
                     self.used.add(r.name)
                 self.declare(depth, r.type, r.name, self.scalar(init))
-                self.scalars[p.name] = r.name
+                self.scalars[p.name] = cx(r.name)
             if isinstance(s, N.For):
-                v = s.var.name
-                self.scalars[v] = v
+                v = self.scalars[s.var.name] = cx(s.var.name)
                 lo, hi, st = self.scalar(s.start), self.scalar(s.stop), self.scalar(s.step)
                 self.emit(depth, f"for (int64_t {v} = {lo}; {v} < {hi}; {v} += {st}) {{")
                 self.body(s.body, depth + 1, ctx)
@@ -239,10 +239,10 @@ class _Orch:
         if isinstance(s, N.If):
             self.check_values(s.results, "values merged across an if", s)
             for r in s.results:
+                c = cx(r.name)
                 if r.name not in self.declared:
-                    self.emit(depth, f"{ctype(r.type)} {r.name}{{}};" + ("" if r.name in self.used else
-                                                                         f" (void){r.name};"))
-                self.scalars[r.name] = r.name
+                    self.emit(depth, f"{ctype(r.type)} {c}{{}};" + ("" if r.name in self.used else f" (void){c};"))
+                self.scalars[r.name] = c
             self.emit(depth, f"if ({self.scalar(s.cond)}) {{")
             self.body(s.then_body, depth + 1, ctx)
             self.carry(depth + 1, s.results, s.then_yields)
@@ -265,8 +265,9 @@ class _Orch:
                     if v.name not in self.declared:
                         self.declared.add(v.name)
                         init = " = PTO2_INVALID_TASK_ID" if v.type == ScalarType(DType.TASK_ID) else "{}"
-                        unused = "" if v.name in self.used else f" (void){v.name};"
-                        self.emit(depth, f"{ctype(v.type)} {v.name}{init};{unused}")
+                        c = cx(v.name)
+                        unused = "" if v.name in self.used else f" (void){c};"
+                        self.emit(depth, f"{ctype(v.type)} {c}{init};{unused}")
                 # MANUAL: the runtime orders the scope's tasks among themselves by deps= only
                 macro = "PTO2_SCOPE_MANUAL" if mode == "manual" else "PTO2_SCOPE"
                 self.emit(depth, f"{macro}() {{   // pl.scope(mode={mode.upper()})")
@@ -299,19 +300,19 @@ class _Orch:
         """The values a loop iteration or an if arm hands on: into the result variables (through
         temporaries, so that swapped values stay right)."""
         pairs = [(r, y) for r, y in zip(results, yields) if not (isinstance(y, N.Var) and
-                                                                   self.scalars.get(y.name) == r.name)]
+                                                                   self.scalars.get(y.name) == cx(r.name))]
         if not pairs:
             return
         if len(pairs) == 1:
             r, y = pairs[0]
-            self.emit(depth, f"{r.name} = {self.scalar(y)};")
+            self.emit(depth, f"{cx(r.name)} = {self.scalar(y)};")
             return
         tmps = []
         for k, (r, y) in enumerate(pairs):
-            tmps.append(f"{r.name}_next")
-            self.emit(depth, f"{ctype(r.type)} {r.name}_next = {self.scalar(y)};")
+            tmps.append(f"{cx(r.name)}_next")
+            self.emit(depth, f"{ctype(r.type)} {tmps[-1]} = {self.scalar(y)};")
         for (r, _), tmp in zip(pairs, tmps):
-            self.emit(depth, f"{r.name} = {tmp};")
+            self.emit(depth, f"{cx(r.name)} = {tmp};")
 
     def bind_task_id(self, tgt: N.Var, ctx: _Task, depth, s) -> None:
         """``with pl.at(...) as tid`` / ``out, tid = pl.submit(...)``: the id of the block's task; a
@@ -494,16 +495,16 @@ class _Orch:
             self.tensors[p.name] = f"ext_{p.name}"
         for j, p in enumerate(scalars):
             ctype = _CPP_SCALAR[p.type.dtype]
-            body.append(f"    {ctype} {p.name} = from_u64<{ctype}>(orch_args.scalar({j}));")
-            self.scalars[p.name] = p.name
+            c = self.scalars[p.name] = cx(p.name)
+            body.append(f"    {ctype} {c} = from_u64<{ctype}>(orch_args.scalar({j}));")
         seen = set()
         for p in tensors:
             for d, dim in enumerate(p.type.shape):
                 if isinstance(dim, str) and dim.isidentifier() and dim not in seen:
                     seen.add(dim)
-                    body.append(f"    int64_t {dim} = static_cast<int64_t>(ext_{p.name}.shapes[{d}]);")
-                    body.append(f"    (void){dim};")
-                    self.scalars[dim] = dim
+                    c = self.scalars[dim] = cx(dim)
+                    body.append(f"    int64_t {c} = static_cast<int64_t>(ext_{p.name}.shapes[{d}]);")
+                    body.append(f"    (void){c};")
         self.used = _names_read(fn.body)
         self.body(fn.body, 2, _Task())
         out = [

@@ -122,6 +122,9 @@ class _Emitter:
         self.producer: Dict[str, str] = {}        # tile var -> the op that made it
         self.pview_count: Dict[str, int] = {}
         self.lane_conds: Dict[Tuple, Value] = {}
+        # hoisted allocations (a lane-guarded mixed vector side): buffers that hold a tile of run-time valid
+        # shape, whose valid region every writer sets first (hoist_allocs)
+        self.reset_valid: set = set()
         self.spmd: Dict[str, Value] = {}
         self.prologue: Optional[Builder] = None   # constants (printed first)
         self.top: Optional[Builder] = None        # the function body
@@ -273,10 +276,16 @@ class _Emitter:
             held = self.values[rep][1]
             if tile_buf(held) == tile_buf(var.type):
                 val = Value(self.values[rep][0].name, tile_buf(var.type))
-                if _valid_of(held) != _valid_of(var.type):
+                if rep in self.reset_valid and b is not self.top:
+                    # a run-time valid tile of a mixed kernel, allocated whole before the lane
+                    # guards: every write inside them sets its own valid region first
+                    t = var.type
+                    dims = t.valid if t.valid else (t.rows, t.cols)
+                    b.plain(OPS["set_validshape"].pto, [val] + [self._valid_dim(d, b) for d in dims], self.srcloc(loc))
+                elif _valid_of(held) != _valid_of(var.type):
                     # the buffer is written again with another run-time valid region (a tile
                     # reassigned in a loop, a reused buffer): its handle takes the new one first
-                    b.plain("pto.set_validshape", [val] + [self._valid_dim(d, b) for d in _valid_of(var.type)],
+                    b.plain(OPS["set_validshape"].pto, [val] + [self._valid_dim(d, b) for d in _valid_of(var.type)],
                             self.srcloc(loc))
                     self.values[rep] = (self.values[rep][0], var.type)
                 return val
@@ -303,9 +312,10 @@ class _Emitter:
                   loc, call: N.OpCall) -> Tuple[List[Value], List[Value]]:
         """Operands the op wants row-major, seen as ``[1, r]`` rows when they are ``[r, 1]`` columns.
 
-        Only element-wise ops may: the same elements in the same order give the same result.
+        Only element-wise ops and fills (``pl.full``, ``expands``, ``ci``) may: a ``[r, 1]`` column and
+        its ``[1, r]`` row view hold the same elements in the same order, so the result is the same.
         """
-        elementwise = OPS[call.op].has("elementwise")
+        elementwise = OPS[call.op].has("elementwise") or OPS[call.op].form == "fill"
         seen: Dict[str, Value] = {}
 
         def fix(operand: dialect.Operand, v: Value) -> Value:
@@ -587,7 +597,9 @@ class _Emitter:
 
     def hoist_allocs(self):
         """Lane-guarded bodies: every tile buffer is allocated up front, so a tile written under the
-        guard can be read by later guarded code (scf.if regions do not export values)."""
+        guard can be read by later guarded code (scf.if regions do not export values).  A tile whose
+        valid shape is known only at run time is allocated whole, and every writer of its buffer sets
+        its own valid region (``pto.set_validshape``) before it writes."""
         for s in N.walk_stmts(self.fn.body):
             if not isinstance(s, N.Assign) or not isinstance(s.targets[0].type, TileType):
                 continue
@@ -595,8 +607,11 @@ class _Emitter:
                 continue
             t = s.targets[0]
             if t.type.valid and not all(isinstance(d, int) for d in t.type.valid):
-                raise CompileError(f"tile {t.name!r} of mixed kernel {self.fn.attrs.get('group')} has a dynamic "
-                                   f"valid shape; the vector side of a mixed kernel needs static tile shapes", s.loc)
+                # a run-time valid shape: allocated whole up front (its scalars are not known there), and
+                # every write into its buffer sets the writer's valid region first (alloc)
+                self.alloc(t, self.top, s.loc, static_valid=True)
+                self.reset_valid.add(self.buffer_of.get(t.name, t.name))
+                continue
             self.alloc(t, self.top, s.loc)
 
     def _dim_value(self, d) -> Value:

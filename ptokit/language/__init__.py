@@ -13,8 +13,8 @@ from .ops import *  # noqa: F401,F403
 from .ops import OPS as _OPS
 from .ops import array, system, tensor, tile
 from .types import DTYPES as _DTYPES
-from .types import (InOut, Level, Mem, Out, PipeType, Role, Scalar, ScopeMode, SplitMode, TaskId, Tensor, Tile,
-                    TileView, Tuple, cross_core_slot, dynamic, split)
+from .types import (CompactMode, InOut, Level, Mem, MemRef, Out, PipeType, Role, Scalar, ScopeMode, SplitMode, TaskId,
+                    Tensor, TensorView, Tile, TileView, Tuple, cross_core_slot, dynamic, split)
 from .text import loads, parse
 from ..ir.ops.pipes import AUTO  # noqa: E402  (pl.reserve_buffer(base=pl.AUTO))
 
@@ -40,5 +40,6 @@ __all__ = [
     "jit",  # noqa: F405 (module __getattr__)
     "func_attr", "SplitMode", "split", "split_aiv", "ScopeMode", "Role", "PipeType", "scope", "manual_scope", "cluster", "submit",
     "const", "min", "max", "static_assert", "static_print", "tensor", "pipeline", "yield_", "while_", "cond",
-    "array", "system", "AUTO", "cross_core_slot", "TaskId", "TileView", "Tuple", "inline", "parse", "loads",
+    "array", "system", "AUTO", "cross_core_slot", "TaskId", "TileView", "CompactMode", "TensorView", "MemRef", "Tuple",
+    "inline", "parse", "loads",
 ] + sorted(_DTYPES) + sorted(_OPS)

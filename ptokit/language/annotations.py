@@ -3,8 +3,14 @@ from __future__ import annotations
 
 from ..errors import CompileError
 from ..ir import nodes as N
-from ..ir.types import DType, MemorySpace, ScalarType, TensorLayout, TensorType, TileType, dim_str
-from .types import DimExpr, DirAnnot, ScalarAnnot, TensorAnnot, TileAnnot
+from dataclasses import replace
+
+from ..ir.types import DType, MemorySpace, PadValue, ScalarType, TensorLayout, TensorType, TileType, dim_str
+from .types import DimExpr, DirAnnot, ScalarAnnot, TensorAnnot, TensorView, TileAnnot
+
+
+# Function.attrs key: {tensor parameter: the valid region its pl.TensorView gives} (loads see only that)
+TENSOR_VALID = "tensor_valid"
 
 
 def _held(dtype, loc, what):
@@ -20,8 +26,10 @@ def _held(dtype, loc, what):
     return dtype
 
 
-def annot_to_type(annot, loc) -> tuple:
-    """DSL annotation object -> (IR type, direction)."""
+def annot_to_type(annot, loc, valid_out=None) -> tuple:
+    """DSL annotation object -> (IR type, direction).  A tensor's ``pl.TensorView`` valid region is
+    appended to ``valid_out`` (a list) where the caller takes one (a program function's parameters);
+    elsewhere a view with a valid region is refused."""
     direction = N.Direction.IN
     if isinstance(annot, DirAnnot):
         direction = N.Direction(annot.direction)
@@ -33,6 +41,14 @@ def annot_to_type(annot, loc) -> tuple:
         shape = tuple(dim_of(d, loc) for d in annot.shape)
         if not isinstance(annot.dtype, DType):
             raise CompileError(f"expected a dtype such as pl.FP32 in pl.Tensor[...], got {annot.dtype!r}", loc)
+        if isinstance(annot.layout, TensorView):      # its layout is checked as a bare layout would be
+            valid = tensor_view_valid(annot.layout, shape, loc)
+            annot = replace(annot, layout=annot.layout.layout)
+            if valid is not None:
+                if valid_out is None:
+                    raise CompileError("a pl.TensorView valid_shape is taken from a program function's tensor "
+                                       "parameter (its loads see that valid region); here it would mean nothing", loc)
+                valid_out.append(valid)
         if annot.window:        # a window: peers change it unseen, so it is read and written (INOUT)
             return TensorType(shape, _held(annot.dtype, loc, "tensors"), window=True), N.Direction.INOUT
         layout = _layout(annot, shape, loc)
@@ -56,7 +72,7 @@ def _layout(annot, shape, loc):
         return None
     if not isinstance(lay, TensorLayout):
         raise CompileError(f"the third entry of pl.Tensor[shape, dtype, layout] must be a layout such as "
-                           f"pl.MX_A_ZZ, got {lay!r}", loc)
+                           f"pl.MX_A_ZZ, or a pl.TensorView, got {lay!r}", loc)
     if not lay.is_mx:
         raise CompileError(f"tensors in the {lay!r} layout are not supported: ptokit's global tensors are ND "
                            f"(row-major); {lay!r} is accepted only as the name pypto gives it", loc)
@@ -86,3 +102,33 @@ def dim_of(d, loc):
             raise CompileError(f"shape dimensions must be positive, got {d}", loc)
         return d
     return dim_str(d.text)
+
+
+def tensor_view_valid(view, shape, loc):
+    """Check a ``pl.TensorView``, the third entry of ``pl.Tensor[shape, dtype, view]``, against what
+    ptokit's tensors are, and return its valid region (None: the whole tensor).  Its layout is checked
+    by ``_layout``; strides are honoured when they are an ND tensor's dense ones, ``pad`` when null;
+    anything else is refused with the reason."""
+    if view.stride not in (None, []):
+        dense, step = [], 1
+        for d in reversed(shape):
+            dense.insert(0, step)
+            step = step * d if isinstance(d, int) and isinstance(step, int) else None
+        if view.layout is not TensorLayout.ND or list(view.stride) != dense:
+            raise CompileError(f"pl.TensorView(stride={view.stride!r}): a ptokit tensor parameter is dense, its "
+                               f"strides are {dense}; pass a strided window as a slice of a dense tensor instead",
+                               loc)
+    if view.pad not in (None, PadValue.null):
+        raise CompileError(f"pl.TensorView(pad={view.pad!r}): a tensor view does not fill anything in ptokit; give "
+                           f"the loaded tile its pad with pl.tile.fillpad(tile, pad_value=...)", loc)
+    if view.valid_shape is None:
+        return None
+    valid = list(view.valid_shape)
+    if len(valid) != len(shape):
+        raise CompileError(f"pl.TensorView valid_shape {valid} needs one entry per dimension of the tensor's "
+                           f"shape {list(shape)}", loc)
+    out = tuple(dim_of(d, loc) for d in valid)
+    for v, d in zip(out, shape):
+        if isinstance(v, int) and isinstance(d, int) and v > d:
+            raise CompileError(f"pl.TensorView valid_shape {valid} lies outside the tensor's shape {list(shape)}", loc)
+    return None if list(out) == list(shape) else out

@@ -16,6 +16,7 @@ from ..ir import nodes as N
 from ..ir.ops import OPS, OpDef, OpTypeError, Param, infer
 from ..ir.types import (INDEX, AtomicType, DType, MaskPattern, MemorySpace, PadValue, ScalarType, TensorType,
                         TileLayout, TileType, TupleType, dim_str)
+from .annotations import TENSOR_VALID
 
 _EXAMPLE = {DType: "pl.FP32", MemorySpace: "pl.Mem.Vec", PadValue: "pl.PadValue.zero",
             TileLayout: "pl.TileLayout.row_major", AtomicType: "pl.AtomicType.Add"}
@@ -117,8 +118,10 @@ class OpBinder:
             else:
                 attrs[p.key] = node.value if isinstance(node, _Given) else self.read_attr(op, p, node)
         nodes = {p.name: bound.get(p.name) for p in op.params}
-        if op.has("clamp") and attrs.pop("clamp", False):
-            attrs["valid"] = self._clamped_valid(op, values, attrs, e)
+        if op.has("clamp"):
+            region = self._view_valid(op, values)    # a parameter's pl.TensorView(valid_shape=...): loads see it
+            if attrs.pop("clamp", False) or region is not None:
+                attrs["valid"] = self._clamped_valid(op, values, attrs, e, region)
         if op.tensor_target and self.kernel_code:
             first = values.get(op.operand_params[0].name)
             if first is not None and isinstance(first.type, TensorType):
@@ -219,7 +222,15 @@ class OpBinder:
                                           keywords=[ast.keyword(arg=k, value=v) for k, v in kw.items()]), e)
         return self.op_call("scatter_mask", call)
 
-    def _clamped_valid(self, op: OpDef, values, attrs, e) -> tuple:
+    def _view_valid(self, op: OpDef, values):
+        """The pl.TensorView valid region of the tensor parameter an op (a load) reads, or None."""
+        views = self.fn.attrs.get(TENSOR_VALID) if self.fn is not None else None
+        tensor = next((values[p.name] for p in op.operand_params if p.kind == "tensor"), None)
+        if not views or not isinstance(tensor, N.Var):
+            return None
+        return views.get(tensor.name)
+
+    def _clamped_valid(self, op: OpDef, values, attrs, e, region=None) -> tuple:
         """``clamp=True`` (pypto-parity.md A7): per axis, the valid extent ``n`` (``valid_shape``, else the
         window's) cut back to what lies inside the tensor from its offset: ``max(0, min(n, dim - off))``;
         a constant when everything is, else a scalar computed when the kernel runs."""
@@ -228,7 +239,7 @@ class OpBinder:
         if tensor is None or offs is None or not isinstance(tensor.type, TensorType):
             return attrs.get("valid")               # the type rule reports what is wrong
         extent = attrs.get("valid") or attrs["shape"]
-        dims = tensor.type.shape
+        dims = region if region is not None else tensor.type.shape
         if not (len(extent) == len(dims) == len(offs.items)):
             return attrs.get("valid")
         out = []

@@ -37,7 +37,7 @@ from .source import Source, eval_static
 from .tasks import TaskMixin
 from .views import TileViewMixin
 from .cube import CubeMixin, L1Mixin
-from .tensor_level import TensorLevelMixin
+from .tensor_level import TensorLevelMixin, writes_operand0_tensor
 from .types import DynamicDim, TileAnnot
 from .windows import WindowMixin
 
@@ -364,6 +364,9 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             self._check_annot(want, value, s)
         if isinstance(value.type, TensorType) and isinstance(value, N.OpCall) and value.op == "store":
             self._alias(name, value.args[1])
+            return [N.ExprStmt(value, loc=loc)]
+        if self.kernel_code and isinstance(value, N.OpCall) and writes_operand0_tensor(value):
+            self._alias(name, value.args[0])   # `o = pl.expand_clone(src, o)`: a statement writing o
             return [N.ExprStmt(value, loc=loc)]
         if isinstance(value.type, TensorType) and isinstance(value, N.Var):
             self._alias(name, value)

@@ -25,7 +25,7 @@ from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import OPS
 from ..ir.types import DType, ScalarType, TensorType
-from .annotations import annot_to_type
+from .annotations import TENSOR_VALID, annot_to_type
 from .dist_front import add_ctx_params
 from .outline import Outliner
 from .regions import check_regions
@@ -207,19 +207,29 @@ def parse_header(item: ast.FunctionDef, kind, name, src, g, method: bool, evalua
             raise CompileError(f"program function {item.name} must take self first", src.loc(item))
         args = args[1:]
     params = []
+    views = {}
     for a in args:
         if a.annotation is None:
             raise CompileError(f"parameter {a.arg!r} needs a type annotation", src.loc(a))
         annot = (evaluated or {}).get(a.arg)
         if annot is None or isinstance(annot, str):
             annot = eval_static(a.annotation, src, g, "annotation")
-        ty, direction = annot_to_type(annot, src.loc(a.annotation))
+        valid: list = []
+        ty, direction = annot_to_type(annot, src.loc(a.annotation), valid)
+        if valid:                     # pl.TensorView(valid_shape=...): every load of it sees that region
+            if kind is N.FunctionType.Orchestration:
+                raise CompileError(f"parameter {a.arg!r}: a pl.TensorView valid_shape describes what a kernel's loads "
+                                   f"see; orchestration passes whole tensors to its tasks, so give the view to the "
+                                   f"kernel's parameter", src.loc(a.annotation))
+            views[a.arg] = valid[0]
         if isinstance(ty, ScalarType) and ty.dtype is DType.TASK_ID:
             raise CompileError(f"parameter {a.arg!r}: a task id (pl.TaskId) is made by orchestration code (`with "
                                f"pl.at(...) as tid`, pl.submit); it cannot be a function parameter",
                                src.loc(a.annotation))
         params.append(N.Param(a.arg, ty, direction, src.loc(a)))
     fn = N.Function(name, kind, params, [], [], src.loc(item))
+    if views:
+        fn.attrs[TENSOR_VALID] = views
     add_ctx_params(fn)                # the hidden CommContext of each window (language/distributed/front.py)
     return fn
 

@@ -96,6 +96,10 @@ class TensorLevelMixin:
                            f"tiles in a pl.range loop", node)
         load_space = MemorySpace.Mat if space in _CUBE_SPACES + (MemorySpace.Mat,) else space
         attrs = {"shape": shape, "target_memory": load_space, "valid": None}
+        operands = {"tensor": base, "offsets": offsets}
+        region = self._view_valid(OPS["load"], operands)     # a pl.TensorView(valid_shape=...) parameter
+        if region is not None:
+            attrs["valid"] = self._clamped_valid(OPS["load"], operands, attrs, node, region)
         tile = self.typed_op("load", [base, offsets], attrs, node)
         if load_space is not space:
             tile = self._move(tile, space, node)
@@ -151,3 +155,12 @@ def _is_element(e: ast.Subscript, base: N.Expr) -> bool:
         return False
     elts = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
     return len(elts) == len(base.type.shape) and not any(isinstance(x, ast.Slice) for x in elts)
+
+
+def writes_operand0_tensor(value: N.OpCall) -> bool:
+    """A tensor-writing op whose result is its operand-0 tensor (``pl.expand_clone(src, target)``:
+    IR operands ``(target, src)``): in kernel code its assignment is a statement writing that tensor,
+    and the assigned name another name of it (as for ``pl.store``)."""
+    op = OPS.get(value.op)
+    return (op is not None and op.has("shares_operand0") and isinstance(value.type, TensorType)
+            and bool(value.args) and isinstance(value.args[0], N.Var) and isinstance(value.args[0].type, TensorType))

@@ -155,12 +155,26 @@ def dynamic(name: str) -> DynamicDim:
     return DynamicDim(name)
 
 
+class TensorView:
+    """``pl.TensorView(stride=None, layout=None, valid_shape=None, pad=pl.PadValue.null)``: the third
+    element of ``pl.Tensor[shape, dtype, view]`` (checked in ``language/annotations.py``)."""
+
+    def __init__(self, stride=None, layout=None, valid_shape=None, pad=PadValue.null):
+        if layout is None and (stride not in (None, []) or valid_shape is not None or pad not in (None, PadValue.null)):
+            raise ValueError("pl.TensorView needs layout= (e.g. pl.TensorLayout.ND) when it sets any other field")
+        self.stride, self.layout, self.valid_shape, self.pad = stride, layout, valid_shape, pad
+
+    def __repr__(self) -> str:
+        return (f"pl.TensorView(stride={self.stride!r}, layout={self.layout!r}, valid_shape={self.valid_shape!r}, "
+                f"pad={self.pad!r})")
+
+
 @dataclass(frozen=True)
 class TensorAnnot:
     shape: Optional[Tuple[object, ...]]    # None: bare pl.Tensor (JIT: from the array)
     dtype: Optional[DType]
     window: bool = False                   # pld.DistributedTensor[...]
-    layout: object = None                  # pl.Tensor[shape, dtype, pl.MX_A_ZZ]: the third entry
+    layout: object = None                  # the third entry: a pl.TensorLayout (pl.MX_A_ZZ) or a pl.TensorView
 
 
 @dataclass(frozen=True)
@@ -193,7 +207,7 @@ def _shape_tuple(shape):
 
 class _TensorMeta(type):
     def __getitem__(cls, item):
-        if isinstance(item, tuple) and len(item) == 3:   # pl.Tensor[shape, dtype, layout]
+        if isinstance(item, tuple) and len(item) == 3:   # pl.Tensor[shape, dtype, layout or view]
             shape, dtype, layout = item
             return TensorAnnot(_shape_tuple(shape), dtype, layout=layout)
         shape, dtype = item
@@ -204,8 +218,25 @@ class Tensor(metaclass=_TensorMeta):
     """``pl.Tensor[[d0, d1], dtype]``; bare ``pl.Tensor`` in ``@pl.jit`` signatures."""
 
 
+class MemRef:
+    """``pl.MemRef()``, ``pl.MemRef("name")``, ``pl.MemRef(slots=N)[i]``: pypto's declared allocation,
+    named in a ``pl.Tile[shape, dtype, ref, memory]`` annotation so that the tiles naming it share one
+    buffer.  ptokit's memory planner places every tile itself and takes no declared allocations yet,
+    so a tile annotation naming one is refused (docs/language.md)."""
+
+    def __init__(self, name=None, slots=None):
+        self.name, self.slots = name, slots
+
+    def __getitem__(self, index):
+        return self
+
+
 class _TileMeta(type):
     def __getitem__(cls, item):
+        if isinstance(item, tuple) and any(isinstance(x, MemRef) for x in item):
+            raise TypeError("pl.MemRef declares an allocation that the tiles naming it share; ptokit's memory "
+                            "planner places every tile itself and does not take declared allocations, so drop the "
+                            "pl.MemRef (the values are the same: it is placement only)")
         if any(isinstance(x, TileView) for x in item):
             raise TypeError("pl.TileView is taken from the annotation of an assignment (t: pl.Tile[[r, c], dtype, "
                             "pl.TileView(valid_shape=[vr, vc])] = ...), not from a parameter's")
@@ -224,6 +255,15 @@ class TileView:
                  pad=None, compact=None):
         self.valid_shape, self.stride, self.start_offset = valid_shape, stride, start_offset
         self.blayout, self.slayout, self.fractal, self.pad, self.compact = blayout, slayout, fractal, pad, compact
+
+
+class CompactMode(enum.IntEnum):
+    """``pl.TileView(compact=...)``: compact tile storage; ptokit's tiles are ``null`` (not compact)."""
+    null = 0
+    normal = 1
+
+    def __repr__(self) -> str:
+        return f"pl.CompactMode.{self.name}"
 
 
 class Tile(metaclass=_TileMeta):
@@ -280,6 +320,8 @@ class FunctionDecl:
 
 class _DistributedTensorMeta(type):
     def __getitem__(cls, item):
+        if len(item) == 3:
+            return TensorAnnot(_shape_tuple(item[0]), item[1], window=True, layout=item[2])
         shape, dtype = item
         return TensorAnnot(_shape_tuple(shape), dtype, window=True)
 

@@ -5,7 +5,8 @@ The view's ``valid_shape`` may name run-time scalars, so it is read from the ann
 tree (the rest of the annotation is evaluated as usual) and applied to the assigned tile as
 ``pl.tile.set_validshape`` (no data moves). The other TileView fields describe placement pypto
 gives the tile (strides, offset, layouts, fractal, pad, compaction); ptokit chooses those itself,
-so a view that sets one is refused rather than ignored.
+so a field is taken when it states what the tile is (a restatement, checked) and refused, with
+the way to get it, when it asks for anything else.
 
 A mixin of FunctionParser (uses ``expr``, ``err``, ``typed_op``, ``_resolve``, ``env``).
 """
@@ -15,7 +16,9 @@ import ast
 from typing import List, Optional, Tuple
 
 from ..ir import nodes as N
-from ..ir.types import TileType
+from ..ir.ops.view import default_layout
+from ..ir.types import TILE_LAYOUTS, PadValue, TileType
+from .source import eval_static
 from .types import TileView
 
 
@@ -44,17 +47,15 @@ class TileViewMixin:
         if unknown:
             raise self.err(f"pl.TileView has no field {unknown[0]!r} (fields: {', '.join(TileView.FIELDS)})",
                            kw[unknown[0]])
-        placed = [k for k in TileView.FIELDS[1:] if k in kw
-                  and not (isinstance(kw[k], ast.Constant) and kw[k].value is None)]
-        if placed:
-            raise self.err(f"pl.TileView({placed[0]}=...) places the tile; ptokit plans tile storage and layout "
-                           f"itself, so only valid_shape= is taken from a view", kw[placed[0]])
-        shape = kw.get("valid_shape")
-        if shape is None or (isinstance(shape, ast.Constant) and shape.value is None):
-            return []
         t = self.env.get(name)
         if not isinstance(t, TileType):
             raise self.err(f"pl.TileView describes a tile, but {name} is {t}", view)
+        for k in TileView.FIELDS[1:]:
+            if k in kw and not (isinstance(kw[k], ast.Constant) and kw[k].value is None):
+                self._check_placement(k, eval_static(kw[k], self.src, self.g, f"pl.TileView {k}="), t, kw)
+        shape = kw.get("valid_shape")
+        if shape is None or (isinstance(shape, ast.Constant) and shape.value is None):
+            return []
         if not isinstance(shape, (ast.List, ast.Tuple)) or len(shape.elts) != 2:
             raise self.err("pl.TileView valid_shape is [rows, cols]", shape)
         dims = []
@@ -69,3 +70,48 @@ class TileViewMixin:
                             shape)
         self.env[name] = res.type
         return [N.Assign([N.Var(name, type=res.type, loc=self.loc(node))], res, loc=self.loc(node))]
+
+    def _check_placement(self, field: str, value, t: TileType, kw) -> None:
+        """A placement field of a view is honoured when it states what the tile is (its layout, fractal,
+        pad, dense strides, offset 0): a restatement; ptokit plans tile storage itself, so a view that
+        asks for other placement is refused with the way to get it."""
+        node = kw[field]
+        bl, sl = t.layout or default_layout(t.memory, t.shape)
+        fractal = TILE_LAYOUTS[t.memory][2]
+        if field in ("blayout", "slayout"):
+            have = bl if field == "blayout" else sl
+            want = getattr(value, "value", value)
+            if want not in ("row_major", "col_major", "none_box"):
+                raise self.err(f"pl.TileView {field}= takes a pl.TileLayout (row_major, col_major, none_box), "
+                               f"got {value!r}", node)
+            if want != have:
+                raise self.err(f"pl.TileView({field}=pl.TileLayout.{want}): the {t.memory.name} tile is "
+                               f"blayout={bl}, slayout={sl}, and a view does not re-lay data out; get that layout "
+                               f"from the op that makes the tile (pl.move(..., blayout=, slayout=), "
+                               f"pl.load(..., transpose=True) for Mat)", node)
+        elif field == "fractal":
+            if value != fractal or isinstance(value, bool):
+                raise self.err(f"pl.TileView(fractal={value!r}): a {t.memory.name} tile's fractal is {fractal} "
+                               f"on ptokit's targets", node)
+        elif field == "pad":
+            want = PadValue(int(getattr(value, "value", value))) if isinstance(value, (int, PadValue)) else None
+            if want is None:
+                raise self.err(f"pl.TileView pad= takes a pl.PadValue, got {value!r}", node)
+            if want is not t.pad:
+                raise self.err(f"pl.TileView(pad=pl.PadValue.{want.name}): the tile's pad is "
+                               f"pl.PadValue.{t.pad.name}, and a view does not fill anything; fill the invalid "
+                               f"region with pl.tile.fillpad(tile, pad_value=...) first", node)
+        elif field == "start_offset":
+            if value != 0 or isinstance(value, bool):
+                raise self.err(f"pl.TileView(start_offset={value!r}): ptokit places every tile at the start of its "
+                               f"own buffer (offset 0); take a window of a tile with t[a:b, c:d]", node)
+        elif field == "stride":
+            dense = {("row_major", "none_box"): [t.cols, 1], ("col_major", "none_box"): [1, t.rows]}.get((bl, sl))
+            if not isinstance(value, (list, tuple)) or [getattr(v, "value", v) for v in value] != dense:
+                what = f"its dense strides are {dense}" if dense else f"it is stored in fractal boxes ({bl}/{sl})"
+                raise self.err(f"pl.TileView(stride={value!r}): ptokit stores the tile densely and {what}; a "
+                               f"strided tile is not one of its tile forms", node)
+        else:   # compact
+            if not (value == 0 and not isinstance(value, bool)):     # pl.CompactMode.null
+                raise self.err(f"pl.TileView(compact={value!r}): compact tile storage is not one of ptokit's tile "
+                               f"forms (only the null compact mode)", node)

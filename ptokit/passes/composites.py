@@ -13,27 +13,28 @@ from typing import List
 from ..errors import CompileError, InternalError
 from ..ir import nodes as N
 from ..ir.ops import OPS, OpTypeError, infer
-from ..ir.types import TensorType
+from ..ir.types import TensorType, TileType
 
 
 def expand_composites(prog: N.Program, ctx) -> N.Program:
     counter = itertools.count()
     for fn in prog.functions.values():
-        fn.body = _body(fn.body, counter)
+        fn.body = _body(fn.body, counter, fn.kind is N.FunctionType.Orchestration)
     return prog
 
 
-def _body(body: List[N.Stmt], counter) -> List[N.Stmt]:
+def _body(body: List[N.Stmt], counter, orchestration: bool = False) -> List[N.Stmt]:
     out: List[N.Stmt] = []
     for s in body:
         for sub in N.child_bodies(s):
-            sub[:] = _body(sub, counter)
+            sub[:] = _body(sub, counter, orchestration)
         v = s.value if isinstance(s, N.Assign) else None
         e = s.expr if isinstance(s, N.ExprStmt) else None
         if isinstance(v, N.OpCall) and v.op in OPS and OPS[v.op].expand is not None:
-            out.extend(_expand(s, v, counter))
+            out.extend(_expand(s, v, counter, orchestration))
         elif isinstance(e, N.OpCall) and e.op in OPS and OPS[e.op].expand is not None:
-            stmts = _expand(N.Assign([N.Var(f"_{e.op}", type=e.type, loc=e.loc)], e, loc=s.loc), e, counter)
+            stmts = _expand(N.Assign([N.Var(f"_{e.op}", type=e.type, loc=e.loc)], e, loc=s.loc), e, counter,
+                            orchestration)
             # a statement composite (pld.tensor.put): its tensor-writing steps are statements too
             out.extend(N.ExprStmt(st.value, loc=s.loc) if isinstance(st, N.Assign) and (
                 isinstance(st.targets[0].type, TensorType) or st is stmts[-1]) else st for st in stmts)
@@ -42,7 +43,7 @@ def _body(body: List[N.Stmt], counter) -> List[N.Stmt]:
     return out
 
 
-def _expand(s: N.Assign, call: N.OpCall, counter) -> List[N.Stmt]:
+def _expand(s: N.Assign, call: N.OpCall, counter, orchestration: bool = False) -> List[N.Stmt]:
     stmts: List[N.Assign] = []
 
     def emit(op: str, args, attrs) -> N.Var:
@@ -68,6 +69,9 @@ def _expand(s: N.Assign, call: N.OpCall, counter) -> List[N.Stmt]:
                 or st.targets[0].name not in used else st for st in stmts]
     if not stmts or stmts[-1].targets[0].name != last.name:
         raise InternalError(f"expanding pl.tile.{call.op}: the recipe must end with the op that gives the result")
+    if orchestration and any(isinstance(st.targets[0].type, TileType) for st in stmts):
+        raise CompileError(f"pl.{call.op} in an Orchestration function: it runs on a core (tile loads, tile ops and "
+                           f"stores); call it inside an InCore function or a pl.at block", call.loc or s.loc)
     final = stmts[-1]
     stmts[-1] = N.Assign(s.targets, final.value, loc=s.loc)
     return stmts

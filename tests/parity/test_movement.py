@@ -5,6 +5,7 @@ import pytest
 import ptokit
 from ptokit.errors import CompileError
 
+from . import forms13_programs as F
 from . import movement_programs as M
 
 PLATFORMS = ["a2a3sim", "a5sim"]
@@ -60,9 +61,10 @@ def test_clamped_loads(tmp_path, runtime):
 
 
 @pytest.mark.parametrize("runtime", ["tensormap_and_ringbuffer", "host_build_graph"])
-def test_tile_views_set_the_valid_region(tmp_path, runtime):
+@pytest.mark.parametrize("program", [M.TileViews, F.TileViewRestated])    # the latter restates placement too
+def test_tile_views_set_the_valid_region(tmp_path, runtime, program):
     x = np.random.default_rng(8).standard_normal((16, 64)).astype(np.float32)
-    compiled = ptokit.compile(M.TileViews, output_dir=tmp_path / "out", runtime=runtime)
+    compiled = ptokit.compile(program, output_dir=tmp_path / "out", runtime=runtime)
     for n in (5, 16):
         y = np.zeros_like(x)
         compiled(x, n, y)
@@ -70,11 +72,11 @@ def test_tile_views_set_the_valid_region(tmp_path, runtime):
         want[:n] = x[:n]
         np.testing.assert_array_equal(y, want + np.float32(1))
     pto = (tmp_path / "out" / "ptoas" / "k.pto").read_text()
-    assert pto.count("pto.set_validshape") == 1           # the restating view adds nothing
+    assert pto.count("pto.set_validshape") == 1           # the restating views add nothing
 
 
 @pytest.mark.parametrize("program,message,needle", [
-    (M.TileViewPlacement, "pl.TileView(fractal=...) places the tile; ptokit plans tile storage and layout itself",
+    (M.TileViewPlacement, "pl.TileView(fractal=1024): a Vec tile's fractal is 512 on ptokit's targets",
      "fractal=1024"),
     (M.UnclampedOverrun, "tile.load window [64, 64] exceeds the tensor's shape [48, 64]; give valid_shape= for the "
                          "part inside it, or clamp=True", "pl.load(x, [16, 0], [64, 64])"),

@@ -7,6 +7,7 @@ from ...errors import AssemblerError
 from ...targets import default_pipe_slots
 from ...pto import dialect
 from ...pto.ast import Block, Func, Module, Op
+from ...pto.cxx_names import cxx_ident
 from ...pto.lexer import SourceText
 from ...pto.types import SCALARS, PartitionViewType, PtrType, ScalarType, TileBufType, VectorType
 from . import events
@@ -171,7 +172,7 @@ class FuncEmitter:
             return []
         self.compute_live()
         kind = self.kernel_kind()
-        self.lines.append(f"__global__ AICORE void {f.name}({', '.join(params)}) {{")
+        self.lines.append(f"__global__ AICORE void {cxx_ident(f.name)}({', '.join(params)}) {{")
         self.lines.append("#if defined(__DAV_VEC__)" if kind == "vector" else "#if defined(__DAV_CUBE__)")
         # ptoas 0.27 on a5 runs the AIV body of a kernel with a cross-core pipe on subblock 0 only,
         # pipe construction included (docs/mixed-kernels.md, "Which lanes take part")

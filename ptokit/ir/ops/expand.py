@@ -1,7 +1,8 @@
 """Broadcasts of a row or column vector across a tile, alone or combined with the tile."""
 from __future__ import annotations
 
-from ..types import PadValue, fmt_shape
+from .. import nodes as N
+from ..types import AtomicType, DType, MemorySpace, PadValue, ScalarType, TensorType, TupleType, fmt_shape
 from ._core import OpTypeError, P, declare, tile_of, vec_only
 
 
@@ -76,3 +77,76 @@ declare("row_expand", (P("target"), P("row_vec", "tile", None)), _expand("row_ex
 declare("col_expand", (P("target"), P("col_vec", "tile", None)), _expand("col_expand", False), pto="pto.tcolexpand",
         form="expand", doc="a tile shaped like target with col_vec[j] ([1, cols]) down column j; with one "
                            "argument, each column of it filled with its first element")
+
+
+# ----------------------------------------------------------------- pl.expand_clone (tensor -> tensor broadcast)
+
+def _expand_clone(ts, attrs):
+    """pypto-parity.md F: ``expand_clone(src, target)``: rank-3 tensors of one dtype, every dimension of
+    src equal to target's or 1 (broadcast), at most one broadcast; target is written and returned."""
+    dst, src = ts                                 # IR operand order: (target, src) — target is the one written
+    for t, what in ((src, "src"), (dst, "target")):
+        if not isinstance(t, TensorType):
+            raise OpTypeError(f"tensor.expand_clone requires a tensor {what}, but got {t}", what)
+        if len(t.shape) != 3:
+            raise OpTypeError(f"tensor.expand_clone requires rank-3 tensors, but {what} is {fmt_shape(t.shape)}", what)
+        if not all(isinstance(d, int) for d in t.shape):
+            raise OpTypeError(f"tensor.expand_clone needs static shapes, but {what} is {fmt_shape(t.shape)}", what)
+    if src.dtype != dst.dtype:
+        raise OpTypeError(f"tensor.expand_clone copies, so src and target share a dtype, but got {src.dtype!r} and "
+                          f"{dst.dtype!r}", "target")
+    grown = [i for i, (a, b) in enumerate(zip(src.shape, dst.shape)) if a != b]
+    for i in grown:
+        if src.shape[i] != 1:
+            raise OpTypeError(f"tensor.expand_clone broadcasts only dimensions of size 1, but src dimension {i} is "
+                              f"{src.shape[i]} and target's is {dst.shape[i]} ({fmt_shape(src.shape)} -> "
+                              f"{fmt_shape(dst.shape)})", "src")
+    if len(grown) > 1:
+        raise OpTypeError(f"tensor.expand_clone broadcasts at most one dimension, but {fmt_shape(src.shape)} -> "
+                          f"{fmt_shape(dst.shape)} grows dimensions {grown}", "src")
+    return dst
+
+
+def _index_list(values):
+    items = [N.Const(v, type=ScalarType(DType.INDEX)) for v in values]
+    return N.ListExpr(items, type=TupleType(tuple(e.type for e in items)))
+
+
+def _expand_clone_expand(args, attrs, emit):
+    """The tile ops of the broadcast (the same as pypto's lowering, unrolled over the static extent):
+    none: one load and store; dim 0: the [k, n] block stored m times; dim 1: per i the [1, n] row
+    col_expand-ed to [k, n]; dim 2: an [m*k, n] tile whose column 0 is loaded (valid [m, k, 1]),
+    row_expand-ed from it."""
+    dst, src = args
+    (m, k, n), grown = dst.type.shape, [i for i, (a, b) in enumerate(zip(src.type.shape, dst.type.shape)) if a != b]
+    dtype = dst.type.dtype
+
+    def load(offs, shape, valid=None):
+        return emit("load", [src, _index_list(offs)], {"shape": list(shape), "offsets_static": tuple(offs),
+                                                        "target_memory": MemorySpace.Vec, "valid": valid})
+
+    def store(tile, into, offs, shape):
+        return emit("store", [tile, into, _index_list(offs)], {"shape": list(shape), "offsets_static": tuple(offs),
+                                                                "atomic": AtomicType.None_})
+
+    def blank(shape):
+        return emit("create_tile", [], {"shape": shape, "dtype": dtype, "target_memory": MemorySpace.Vec})
+
+    if not grown:
+        return store(load((0, 0, 0), (m, k, n)), dst, (0, 0, 0), (m, k, n))
+    if grown == [0]:
+        block = load((0, 0, 0), (1, k, n))
+        return [store(block, dst, (i, 0, 0), (1, k, n)) for i in range(m)][-1]
+    if grown == [1]:
+        return [store(emit("col_expand", [blank((k, n)), load((i, 0, 0), (1, 1, n))], {}), dst, (i, 0, 0), (1, k, n))
+                for i in range(m)][-1]
+    firsts = load((0, 0, 0), (m, k, n), valid=(m, k, 1))     # column 0 of each row valid
+    whole = emit("set_validshape", [firsts], {"valid": (m * k, n)})   # row_expand fills the valid region
+    return store(emit("row_expand", [whole], {}), dst, (0, 0, 0), (m, k, n))
+
+
+declare("expand_clone", (P("src", "tensor", aliases=("input",)), P("target", "tensor")), _expand_clone,
+        form="composite", namespaces=("pl", "pl.tensor"), expand=_expand_clone_expand, operands=("target", "src"),
+        traits={"shares_operand0"},
+        doc="target = src broadcast along its one size-1 dimension (rank-3 tensors; none broadcast: a copy); "
+            "target is written and returned (a composite: loads, col_expand/row_expand, stores)")
