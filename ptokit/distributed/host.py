@@ -17,6 +17,8 @@ receives, and the handles it deals in.
   views of ``args``, after the dispatches writing them.
 * ``rt.wait_for(tensors)``: block until every dispatch so far that writes one of ``tensors``
   has finished.
+* ``rt.private_signal(site, shape)``: the private INT32 signal window of a host collective whose
+  signal was omitted (one per call site and host call, zero-filled, reused by the site's later runs).
 * ``rt.host_tensor(shape, dtype)``: a host intermediate (zero-filled, in the arena).
 
 Host tensors (``HostTensor``) are views into the call's arena; ``x[r]`` drops dim 0.
@@ -147,6 +149,7 @@ class HostRuntime:
     def __init__(self, session):
         self._s = session
         self._rr = 0
+        self._signals: dict = {}
 
     @property
     def world_size(self) -> int:
@@ -187,6 +190,22 @@ class HostRuntime:
             raise ValueError(f"window {dt.name}{list(shape)} needs {need} bytes but slot {slot.name!r} has "
                              f"{slot.nbytes}")
         return WindowTensor(slot, shape, dt)
+
+    def private_signal(self, site: int, shape) -> WindowTensor:
+        """The private INT32 signal of the host collective at call site ``site`` (its signal omitted):
+        a window domain of its own, zero-filled, made at the site's first run in this host call and
+        reused by its later runs (the collectives' reusable-signal protocol leaves it zero again)."""
+        shape = tuple(int(d) for d in shape)
+        w = self.world_size
+        if shape not in ((w, 1), (2 * (w - 1) + 1, w)):
+            raise ValueError(f"a private collective signal {list(shape)} is made for another world size: the "
+                             f"program was compiled for {shape[0] if shape[1] == 1 else shape[1]} rank(s) but "
+                             f"runs on {w}; compile it for this DistributedConfig")
+        sig = self._signals.get(site)
+        if sig is None or sig.shape != shape:
+            slot = self.alloc_domain([(f"__signal{site}", prod(shape) * 4)])[0]
+            sig = self._signals[site] = WindowTensor(slot, shape, np.dtype(np.int32))
+        return sig
 
     def host_tensor(self, shape, dtype) -> HostTensor:
         shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)

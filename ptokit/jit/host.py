@@ -92,7 +92,8 @@ class HostJitFunction:
                                    f"(which call kernels)", src.loc(func))
             return None
 
-        host = HostReader(item, src, g, False, resolve, collective_call).read()
+        host = HostReader(item, src, g, False, resolve, collective_call,
+                        world_size=dconfig.world_size).read()
         chips = {c: programs[c] for c in host.chips}
         chips.update(builtin_chips(host, config.platform))
         out = (Path(output_dir) if output_dir is not None else default_output_dir(self.fn.__name__)).resolve()

@@ -51,8 +51,10 @@ class HostReader:
     """Reads one host function.  ``resolve_call(func_node) -> ChipCall | None`` finds chip functions."""
 
     def __init__(self, item: ast.FunctionDef, src: Source, g: dict, method: bool,
-                 resolve_call: Callable[[ast.expr], Optional[ChipCall]], collective_hook=None):
+                 resolve_call: Callable[[ast.expr], Optional[ChipCall]], collective_hook=None,
+                 world_size: Optional[int] = None):
         self.item, self.src, self.g, self.method = item, src, g, method
+        self.world_size = world_size   # W of the compile's DistributedConfig (sizes private signals)
         self.resolve_call = resolve_call
         self.collective_hook = collective_hook
         self.env: Dict[str, Value] = {}

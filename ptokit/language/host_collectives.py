@@ -4,8 +4,9 @@ Each call becomes ``rt.collective(op, windows, {"chip": ..., "scalars": [...]})`
 the builtin chip program of that op and shape (``distributed/builtins.py``, written in the DSL,
 compiled into ``next_levels/__builtin_<op>_<key>/``) dispatched to every rank after its earlier
 dispatches.  The arguments are windows; the signal is an INT32 ``[W, 1]`` window whose row
-count is checked against the world size when the call runs.  What is not supported yet (ring
-mode, ``core_num > 1``, an omitted signal) is a located error.
+count is checked against the world size when the call runs.  An omitted signal is a private window
+sized for the compile's world size (``rt.private_signal``).  ``core_num > 1`` is a located "not
+supported yet" error.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Dict, List
 
 from ..ir.comm import ReduceOp
 from ..ir.types import DType
+from .host import Value
 from .parser import parse_program
 
 # op -> (positional parameter names, keyword-only parameters with defaults)
@@ -47,9 +49,7 @@ def _bind(reader, op: str, call: ast.Call) -> Dict[str, ast.expr]:
 def _window(reader, bound, name: str, op: str, call):
     node = bound.get(name)
     if node is None:
-        what = ("a private signal slot (an omitted signal) is not supported yet; pass an INT32 [W, 1] signal window"
-                if name == "signal" else f"its {name!r} argument is missing")
-        raise reader.err(f"pld.tensor.{op}: {what}", call)
+        raise reader.err(f"pld.tensor.{op}: its {name!r} argument is missing", call)
     v = reader.expr(node)
     if v.kind != "window":
         raise reader.err(f"pld.tensor.{op} {name} must be a window (pld.window(...)); a host tensor lives on one "
@@ -57,10 +57,30 @@ def _window(reader, bound, name: str, op: str, call):
     return v, node
 
 
+def _private_signal(reader, op: str, ring: bool, call) -> tuple:
+    """An omitted signal: a private window that ptokit allocates when the call runs (``rt.private_signal``:
+    zero-filled, one per call site, reused by every run of that site in one host call), sized for the W
+    of the compile's DistributedConfig -- [W, 1] (mesh), [2(W-1)+1, W] (ring)."""
+    w = reader.world_size
+    if w is None:
+        raise reader.err(f"pld.tensor.{op}: an omitted signal is sized for the world size, which this host "
+                         f"function is read without; pass an INT32 [W, 1] signal window", call)
+    if ring and w < 2:
+        raise reader.err("pld.tensor.allreduce mode='ring' needs W >= 2 ranks", call)
+    shape = (2 * (w - 1) + 1, w) if ring else (w, 1)
+    site = sum(1 for line in reader.lines if "rt.private_signal(" in line)
+    name = f"_signal{site}"
+    reader.emit(f"{name} = rt.private_signal({site}, {list(shape)!r})")
+    return Value(name, "window", shape, DType.INT32), w
+
+
 def _signal(reader, bound, op, call) -> tuple:
     """The signal window and the world size it is made for (its rows; a ring signal's columns)."""
+    ring = op == "allreduce" and _static(reader, bound, "mode", "mesh") == "ring"
+    if bound.get("signal") is None:
+        return _private_signal(reader, op, ring, call)
     v, node = _window(reader, bound, "signal", op, call)
-    if op == "allreduce" and _static(reader, bound, "mode", "mesh") == "ring":
+    if ring:
         w = v.shape[1] if len(v.shape) == 2 else None
         if v.dtype is not DType.INT32 or w is None or w < 2 or v.shape[0] != 2 * (w - 1) + 1:
             raise reader.err(f"pld.tensor.allreduce mode='ring' signal must be an INT32 [2(W-1)+1, W] window "

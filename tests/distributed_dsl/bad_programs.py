@@ -223,7 +223,7 @@ class Host5:
         buf = pld.alloc_window_buffer([1, N], dtype=pl.FP32)
         w = pld.window(buf, [1, N], dtype=pl.FP32)
         for r in pl.range(pld.world_size()):
-            pld.tensor.allreduce(w)                                 # mistake: no signal
+            pld.tensor.allgather(w)                                 # mistake: allgather without a target
 
 
 @pl.program

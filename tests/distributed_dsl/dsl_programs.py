@@ -279,3 +279,78 @@ class LeadPut:
 
 
 CHIPS = ["PutGet", "BigPut", "LeadPut"]
+
+
+def host_private_signals(W):
+    """Host collectives with the signal omitted (private signals allocated by ptokit when the call runs):
+    allreduce mesh Sum, ring Sum and barrier twice (in a loop: each site's signal reused), allgather."""
+
+    @pl.program
+    class PrivateSignals:
+        @pl.function(type=pl.FunctionType.InCore)
+        def stage(self, x: pl.Tensor[[1, N], pl.FP32], w: pld.DistributedTensor[[1, N], pl.FP32]):
+            pl.store(pl.load(x, [0, 0], [1, N]), [0, 0], w)
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def put_in(self, x: pl.Tensor[[1, N], pl.FP32], w: pld.DistributedTensor[[1, N], pl.FP32]):
+            self.stage(x, w)
+
+        @pl.function(type=pl.FunctionType.InCore)
+        def unstage(self, w: pld.DistributedTensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+            y = pl.store(pl.load(w, [0, 0], [1, N]), [0, 0], y)
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def take_out(self, w: pld.DistributedTensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+            y = self.unstage(w, y)
+            return y
+
+        @pl.function(type=pl.FunctionType.InCore)
+        def next_k(self, w: pld.DistributedTensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+            ctx = pld.get_comm_ctx(w)
+            nxt = (pld.rank(ctx) + 1) % pld.nranks(ctx)
+            y = pl.store(pld.tile.remote_load(w, nxt, [0, 0], [1, N]), [0, 0], y)
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def next_out(self, w: pld.DistributedTensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+            y = self.next_k(w, y)
+            return y
+
+        @pl.function(type=pl.FunctionType.InCore)
+        def rows_k(self, w: pld.DistributedTensor[[W, N], pl.FP32], y: pl.Out[pl.Tensor[[W, N], pl.FP32]]):
+            y = pl.store(pl.load(w, [0, 0], [W, N]), [0, 0], y)
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def rows_out(self, w: pld.DistributedTensor[[W, N], pl.FP32], y: pl.Out[pl.Tensor[[W, N], pl.FP32]]):
+            y = self.rows_k(w, y)
+            return y
+
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def main(self, x: pl.Tensor[[W, 1, N], pl.FP32], s: pl.Out[pl.Tensor[[W, 1, N], pl.FP32]],
+                 rg: pl.Out[pl.Tensor[[W, 1, N], pl.FP32]], nb: pl.Out[pl.Tensor[[W, 1, N], pl.FP32]],
+                 g: pl.Out[pl.Tensor[[W, W, N], pl.FP32]]):
+            b1 = pld.alloc_window_buffer([1, N], dtype=pl.FP32)
+            b2 = pld.alloc_window_buffer([1, N], dtype=pl.FP32)
+            b3 = pld.alloc_window_buffer([1, N], dtype=pl.FP32)
+            b4 = pld.alloc_window_buffer([W, N], dtype=pl.FP32)
+            mesh = pld.window(b1, [1, N], dtype=pl.FP32)
+            ring = pld.window(b2, [1, N], dtype=pl.FP32)
+            mine = pld.window(b3, [1, N], dtype=pl.FP32)
+            gather = pld.window(b4, [W, N], dtype=pl.FP32)
+            for r in pl.range(pld.world_size()):
+                self.put_in(x[r], mesh, device=r)
+                self.put_in(x[r], ring, device=r)
+                self.put_in(x[r], mine, device=r)
+            pld.tensor.allreduce(mesh, op=pld.ReduceOp.Sum)
+            for k in pl.range(2):
+                pld.tensor.allreduce(ring, mode="ring")      # one site, run twice: its signal is reused
+                pld.tensor.barrier()
+            pld.tensor.allgather(mine, gather)
+            for r in pl.range(pld.world_size()):
+                self.take_out(mesh, s[r], device=r)
+                self.take_out(ring, rg[r], device=r)
+                self.next_out(mine, nb[r], device=r)
+                self.rows_out(gather, g[r], device=r)
+    return PrivateSignals

@@ -61,7 +61,7 @@ def test_tensor_where_a_window_is_expected(tmp_path):
     (2, "slot inside a loop", ["top level"]),
     (3, "windows without device=", ["needs device=r"]),
     (4, "host tensor for a window", ["pass a window"]),
-    (5, "no signal", ["not supported yet"]),
+    (5, "allgather without a target", ["'target' argument is missing"]),
 ])
 def test_host_misuse_is_located(kind, mistake, words, tmp_path):
     _located(_compile_error(bad.HOST[kind], tmp_path, distributed_config=CFG), mistake, *words)
