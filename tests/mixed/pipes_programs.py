@@ -338,6 +338,27 @@ class SyncAll:
 
 
 @pl.program
+class SyncAllSkipped:
+    """Like SyncAll, but block 0 skips the pl.system.syncall under an if on its block index: the
+    other blocks' barrier can never complete -- a timeout error, not a hang."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def skipper(self, x: pl.Tensor[[BLOCKS * 16, N], pl.FP32], t: pl.InOut[pl.Tensor[[BLOCKS * 16, N], pl.FP32]],
+                y: pl.Out[pl.Tensor[[BLOCKS * 16, N], pl.FP32]]):
+        b = pl.tile.get_block_idx()
+        pl.store(pl.muls(pl.load(x, [b * 16, 0], [16, N]), 2.0), [b * 16, 0], t)
+        if b != 0:
+            pl.system.syncall(core_type="aiv_only")
+        pl.store(pl.adds(pl.load(t, [b * 16, 0], [16, N]), 1.0), [b * 16, 0], y)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[BLOCKS * 16, N], pl.FP32], t: pl.InOut[pl.Tensor[[BLOCKS * 16, N], pl.FP32]],
+             y: pl.Out[pl.Tensor[[BLOCKS * 16, N], pl.FP32]]):
+        with pl.spmd(BLOCKS, sync_start=True):
+            self.skipper(x, t, y)
+
+
+@pl.program
 class SyncAllSubmit:
     """SyncAll launched with pl.spmd_submit(..., sync_start=True)."""
 

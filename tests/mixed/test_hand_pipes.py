@@ -2,6 +2,7 @@
 files, end-to-end runs against numpy under both runtime kinds, and a located error per misuse."""
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -173,6 +174,8 @@ def test_id_in_a_pl_move_kernel_is_refused(tmp_path):
 from ptokit.errors import RuntimeFailure  # noqa: E402
 from ptokit.runtime.config import RunConfig  # noqa: E402
 
+BLOCKS = PP.BLOCKS
+
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
 def test_sync_set_wait_between_cube_and_vector(runtime, tmp_path):
@@ -228,6 +231,23 @@ def test_unsatisfiable_wait_times_out_naming_kernel_lane_and_event(tmp_path):
     msg = ei.value.message
     assert "kernel 'waiter'" in msg
     assert "SYNC_WAIT: timed out on AIV0 waiting for cross-core event 3, which the peer core never raised" in msg
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_syncall_skipped_by_one_block_times_out_naming_kernel_core_and_barrier(runtime, tmp_path):
+    """Block 0 skips pl.system.syncall under `if b != 0`: the barrier can never complete, so the run
+    fails with code 101 naming the kernel, the waiting core and the barrier (never a hang)."""
+    c = ptokit.compile(PP.SyncAllSkipped, output_dir=tmp_path, runtime=runtime)
+    x = np.zeros((BLOCKS * 16, 64), np.float32)
+    with pytest.raises(RuntimeFailure) as ei:
+        c(x, np.zeros_like(x), np.zeros_like(x), config=RunConfig(timeout=0.5))
+    assert ei.value.code == 101
+    msg = ei.value.message
+    assert "kernel 'skipper'" in msg
+    assert re.search(r"SYNCALL: timed out on AIV[01] at the SYNCALL barrier \(core_type aiv_only\) of the task's 8 "
+                     r"cores: 7 arrived, the first block short of its cores is 0 ", msg), msg
+    assert "not skip it under an if on its block index" in msg
+    assert re.search(r"in task 0 \(id 0x[0-9a-f]+\), block [1-7] on core \d+", msg), msg
 
 
 @pytest.mark.parametrize("call,message", [

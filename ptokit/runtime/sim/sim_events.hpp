@@ -24,6 +24,8 @@ struct EventState {
 struct BarrierState {
     int32_t arrived = 0;
     uint64_t generation = 0;
+    int32_t peak = 0;                       // the most arrivals this generation saw at once (for the timeout)
+    std::map<int32_t, int32_t> per_block;   // arrivals of this generation by block index (for the timeout)
 };
 // (device, cluster, task seq, block) -> events;  (device, task seq, core_type) -> barrier
 std::map<std::tuple<const void*, int32_t, uint64_t, int32_t>, EventState> g_events;
@@ -90,7 +92,8 @@ extern "C" __attribute__((visibility("default"))) int pto_cpu_event_wait(PtoCpuC
     return PTO_CPU_FIFO_OK;
 }
 
-extern "C" __attribute__((visibility("default"))) int pto_cpu_syncall(PtoCpuCore* core, int32_t core_type, int32_t* parties) {
+extern "C" __attribute__((visibility("default"))) int pto_cpu_syncall(PtoCpuCore* core, int32_t core_type, int32_t* parties,
+                                                                    int32_t* arrived, int32_t* missing_block) {
     Device* d = nullptr;
     Run* r = core_run(core, &d);
     Core* c = core ? static_cast<Core*>(core->runtime) : nullptr;
@@ -102,16 +105,34 @@ extern "C" __attribute__((visibility("default"))) int pto_cpu_syncall(PtoCpuCore
     std::unique_lock<std::mutex> lk(d->fifo_mu);
     BarrierState& b = g_barriers[std::make_tuple((const void*)d, t->seq, core_type)];
     const uint64_t gen = b.generation;
+    const int32_t block = c->cur.block_idx;
     if (++b.arrived == n) {
         b.arrived = 0;
+        b.peak = 0;
+        b.per_block.clear();
         b.generation++;
         note_progress(r, mono_ns());
         d->fifo_cv.notify_all();
         return PTO_CPU_FIFO_OK;
     }
+    b.per_block[block]++;
+    if (b.arrived > b.peak) b.peak = b.arrived;
     const int rc = fifo_wait(d, r, lk, [&] { return b.generation != gen; });
     if (rc) {
-        if (b.generation == gen) b.arrived--;      // leave the count as it was for a later try
+        if (b.generation == gen) {
+            // what the error reports: the arrivals so far and the first block short of its cores
+            const int32_t per_block = t->block_num > 0 ? n / t->block_num : n;
+            if (arrived) *arrived = b.peak;
+            if (missing_block) {
+                *missing_block = -1;
+                for (int32_t k = 0; k < t->block_num; ++k) {
+                    auto it = b.per_block.find(k);
+                    if (it == b.per_block.end() || it->second < per_block) { *missing_block = k; break; }
+                }
+            }
+            b.arrived--;                           // leave the count as it was for a later try
+            if (--b.per_block[block] <= 0) b.per_block.erase(block);
+        }
         return rc;
     }
     return PTO_CPU_FIFO_OK;

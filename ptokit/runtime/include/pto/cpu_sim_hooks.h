@@ -121,12 +121,14 @@ PTO_CPU_HOOK_DECL void pto_cpu_fifo_attach(PtoCpuCore* core, int32_t pipe_id);
  * caller's cluster for its peers (the cube's reaches both vector lanes; a vector lane's reaches
  * the cube, with ffts_mode 2 only once both lanes raised it); event_wait consumes one raise
  * meant for the caller. syncall waits until every core of the task's blocks that core_type
- * names (0 mix, 1 aiv_only, 2 aic_only) has arrived. All return PTO_CPU_FIFO_* codes and wait
- * at most 0.9 x the run's timeout (PTO_CPU_FIFO_TIMEOUT).
+ * names (0 mix, 1 aiv_only, 2 aic_only) has arrived (participants: how many; on a timeout arrived:
+ * the most that had arrived at once, missing_block: the lowest block index short of its cores, -1 if none). All return
+ * PTO_CPU_FIFO_* codes and wait at most 0.9 x the run's timeout (PTO_CPU_FIFO_TIMEOUT).
  */
 PTO_CPU_HOOK_DECL int pto_cpu_event_set(PtoCpuCore* core, int32_t event, int32_t ffts_mode);
 PTO_CPU_HOOK_DECL int pto_cpu_event_wait(PtoCpuCore* core, int32_t event);
-PTO_CPU_HOOK_DECL int pto_cpu_syncall(PtoCpuCore* core, int32_t core_type, int32_t* participants);
+PTO_CPU_HOOK_DECL int pto_cpu_syncall(PtoCpuCore* core, int32_t core_type, int32_t* participants,
+                                      int32_t* arrived, int32_t* missing_block);
 PTO_CPU_HOOK_DECL int pto_cpu_fifo_lane_joins(PtoCpuCore* core, int32_t pipe_id, int32_t lane, int32_t* joins);
 
 /*

@@ -57,12 +57,16 @@ inline void syncall_wait(const char* instr, int core_type) {
     auto hook = PTO_CPU_HOOK(pto_cpu_syncall);
     if (!hook) cpu::fatal(instr, "pto.syncall needs the simulator (pto_cpu_syncall is missing)");
     PtoCpuCore* c = cpu::core();
-    int32_t n = 0;
-    const int rc = hook(c, core_type, &n);
-    if (rc == PTO_CPU_FIFO_TIMEOUT)
-        cpu::fatal(instr, "timed out on %s at the barrier of the task's %d cores: some never arrived (a hard "
-                   "syncall needs every block running at once: launch at most the available clusters, with "
-                   "sync_start)", cpu::lane_name(c), n);
+    int32_t n = 0, arrived = 0, missing = -1;
+    const int rc = hook(c, core_type, &n, &arrived, &missing);
+    if (rc == PTO_CPU_FIFO_TIMEOUT) {
+        const char* kind = core_type == SYNCALL_AIV_ONLY ? "aiv_only" : core_type == SYNCALL_AIC_ONLY ? "aic_only" : "mix";
+        cpu::fatal(instr, "timed out on %s at the %s barrier (core_type %s) of the task's %d cores: %d arrived, "
+                   "the first block short of its cores is %d (every block must reach the same syncall -- not skip "
+                   "it under an if on its block index -- and a hard syncall needs every block running at once: "
+                   "launch at most the available clusters, with sync_start)",
+                   cpu::lane_name(c), instr, kind, n, arrived, missing);
+    }
     if (rc != PTO_CPU_FIFO_OK)
         cpu::fatal(instr, "%s cannot take part in this barrier (core_type %d)", cpu::lane_name(c), core_type);
 }
