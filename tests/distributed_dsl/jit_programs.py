@@ -41,3 +41,36 @@ def ring_get(x: pl.Tensor[[NR, 1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, S
         dst = pld.window(dst_buf, [1, SIZE], dtype=pl.FP32)
         signal = pld.window(signal_buf, [1, 1], dtype=pl.INT32)
         per_rank_get(x[r], y[r], src, dst, signal, device=r)
+
+
+@pl.jit.incore
+def stage_w(x: pl.Tensor[[1, SIZE], pl.FP32], w: pld.DistributedTensor[[1, SIZE], pl.FP32]):
+    pl.store(pl.load(x, [0, 0], [1, SIZE]), [0, 0], w)
+
+
+@pl.jit
+def put_w(x: pl.Tensor[[1, SIZE], pl.FP32], w: pld.DistributedTensor[[1, SIZE], pl.FP32]):
+    stage_w(x, w)
+
+
+@pl.jit.incore
+def unstage_w(w: pld.DistributedTensor[[1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]]):
+    y = pl.store(pl.load(w, [0, 0], [1, SIZE]), [0, 0], y)
+    return y
+
+
+@pl.jit
+def take_w(w: pld.DistributedTensor[[1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]]):
+    return unstage_w(w, y)
+
+
+@pl.jit.host
+def allreduce_no_signal(x: pl.Tensor[[NR, 1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]]):
+    """The function form of a host allreduce with its signal omitted (a private signal ptokit makes)."""
+    buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
+    w = pld.window(buf, [1, SIZE], dtype=pl.FP32)
+    for r in pl.range(pld.world_size()):
+        put_w(x[r], w, device=r)
+    pld.tensor.allreduce(w)
+    for r in pl.range(pld.world_size()):
+        take_w(w, y[r], device=r)

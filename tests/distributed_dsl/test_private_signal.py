@@ -56,3 +56,18 @@ def test_rt_private_signal_refuses_another_world_size():
         world_size = 4
     with pytest.raises(ValueError, match="compiled for 2 rank.* runs on 4"):
         HostRuntime(FourRanks()).private_signal(0, [2, 1])
+
+
+def test_jit_host_allreduce_without_a_signal(tmp_path):
+    """@pl.jit.host: the same private signal, sized for each compile's world size (W = 2, then 4)."""
+    from jit_programs import allreduce_no_signal
+    for w in (2, 4):
+        x = np.random.default_rng(w).standard_normal((w, 1, N)).astype(np.float32)
+        fold = x[0].copy()
+        for k in range(1, w):
+            fold = fold + x[k]
+        y = np.zeros_like(x)
+        cfg = RunConfig(clusters=2, distributed_config=ptokit.DistributedConfig(device_ids=list(range(w))))
+        allreduce_no_signal.compile(x, y, config=cfg, output_dir=tmp_path / f"w{w}")(x, y, config=cfg)
+        for r in range(w):
+            assert np.array_equal(y[r], fold)
