@@ -38,8 +38,8 @@ class Direction(enum.Enum):
 
 
 # The IR's text form (``as_python()``) is the printer's (``ir/printer.py``).  The printer reads
-# these nodes, so it registers its two functions here when it loads, and the ``ptokit.ir``
-# package loads it with the package: nodes never import the printer.
+# these nodes, so it registers its two functions here when it loads; until then the ``ptokit.ir``
+# package holds stand-ins that load it on the first ``as_python()``: nodes never import the printer.
 TEXT_FORM: Dict[str, object] = {}
 
 

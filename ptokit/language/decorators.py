@@ -9,9 +9,7 @@ import inspect
 from typing import Optional
 
 from ..ir.nodes import FunctionType
-from ..ir.printer import print_function
-from . import program as program_units
-from .parser import FunctionParser, parse_program
+from . import program as program_units   # eager: loading it later would rebind pl.program to the module
 from .types import FunctionDecl
 
 
@@ -33,6 +31,7 @@ class ProgramSpec:
     @property
     def ir(self):
         if self._ir is None:
+            from .parser import parse_program   # lazy: the front end loads when a program is parsed
             self._ir = parse_program(self)
         return self._ir
 
@@ -103,6 +102,8 @@ def function_text(f) -> str:
     spec = getattr(f, "__pto_program__", None)
     if spec is not None:
         return spec.ir[f.__pto_name__].as_python()
+    from ..ir.printer import print_function   # lazy: the front end loads when a function is parsed
+    from .parser import FunctionParser
     units = program_units.function_units(f)
     prog = program_units.parse_program(None, FunctionParser, units=units, name=f.__pto_name__)
     return prog[f.__pto_name__].as_python() if units[0].method else print_function(prog[f.__pto_name__], method=False)

@@ -23,7 +23,8 @@ from ..errors import CompileError, InternalError
 from ..ir import nodes as N
 from ..ir.ops import BY_PYTHON, OPS, SCALAR_OPERATORS
 from ..ir.types import BOOL, INDEX, DType, MemorySpace, PadValue, ScalarType, TensorType, TileType, dim_vars
-from . import loops, program
+from . import loops
+from .program import parse_program as _parse_units  # not `from . import program`: pl.program is the decorator
 from .annotations import annot_to_type
 from .binding import OpBinder
 from .outline import Outliner
@@ -46,7 +47,7 @@ _MISSING = object()
 
 def parse_program(spec) -> N.Program:
     """The IR program of a ``@pl.program`` class (``program.parse_program`` with this front end)."""
-    return program.parse_program(spec, FunctionParser)
+    return _parse_units(spec, FunctionParser)
 
 
 class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, ScopeMixin, CallMixin,

@@ -37,6 +37,7 @@ CHILD = textwrap.dedent('''
             calls.append(str(a[0] if a else k.get("args")))
             super().__init__(*a, **k)
     subprocess.run, subprocess.Popen = run, Popen
+    FRONT_END = ("ptokit.language.parser", "ptokit.ir.printer")
     import warmprog
     a = np.arange(64 * 64, dtype=np.float32).reshape(64, 64); c = np.zeros_like(a)
     before = set(sys.modules)
@@ -48,7 +49,8 @@ CHILD = textwrap.dedent('''
                       "subprocesses": calls,
                       "compiler_modules": sorted(m for m in new if m in (
                           "ptokit.toolchain", "ptokit.jit.frontend", "ptokit.passes.classify",
-                          "ptokit.passes.manager", "ptokit.backend.generate", "ptokit.codegen.pto"))}}))
+                          "ptokit.passes.manager", "ptokit.backend.generate", "ptokit.codegen.pto")),
+                      "front_end_modules": sorted(m for m in sys.modules if m in FRONT_END)}}))
 ''')
 
 
@@ -73,6 +75,9 @@ def test_warm_call_in_a_new_process_does_not_compile(tmp_path):
     assert warm["subprocesses"] == [], "a warm call ran a process (compiler or its identity)"
     assert warm["compiler_modules"] == [], "a warm call imported the compiler"
     assert "ptokit.toolchain" in first["compiler_modules"]   # the check can fail
+    # nor the front end: neither the import of ptokit.language nor the warm call parses or prints
+    assert warm["front_end_modules"] == [], "a warm process imported the parser or printer"
+    assert "ptokit.language.parser" in first["front_end_modules"]   # the check can fail
     assert warm["stat"]["computes"] == 0 and warm["stat"]["reads"] >= 3, warm["stat"]
     # with the store off, the same call still hits the caches (it only hashes again)
     off = _child(tmp_path, dict(env, PTOKIT_STAT_CACHE="0"))
