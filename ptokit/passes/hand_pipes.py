@@ -20,7 +20,10 @@ located CompileError:
 
 It stamps the group (``attrs = {"aic", "aiv", "fifo"}`` as SplitMixed does, ``fifo["hand"] =
 True``) and its members (``core_type``, ``group``, ``fifo`` with ``role``), numbers the pipes'
-GM rings (a2a3) and gives each free the split of its pop.  ``PlacePipeBuffers`` (after memory
+GM rings (a2a3) and gives each free the split of its pop.  ``attrs={"split": 1|2}`` on the AIV
+function (or the AIC function / group, agreeing) makes the group split: every push and pop says
+that split, both lanes run the AIV function, and ``SplitHandLanes`` (after memory planning) halves
+it as SplitMixed halves a split mixed kernel's vector side (passes/split_lanes.py).  ``PlacePipeBuffers`` (after memory
 planning) places ``base=pl.AUTO`` reservations after the function's tiles and checks explicit
 bases.  See docs/mixed-kernels.md, "Hand-written pipes and events".
 """

@@ -8,12 +8,12 @@ SLOT = N * N * 4          # an FP32 [64, 64] tile
 HSLOT = N * N * 2         # an FP16 [64, 64] tile
 
 
-def softmax(mode=1, push_split=1):
+def softmax(mode=1, push_split=1, cube_attrs=None):
     """y = softmax_rows(a @ b): the cube pushes a @ b split UP_DOWN, each lane normalises its 32 rows."""
 
     @pl.program
     class HandSoftmax:
-        @pl.function(type=pl.FunctionType.AIC)
+        @pl.function(type=pl.FunctionType.AIC, attrs=cube_attrs or {})
         def cube(self, a: pl.Tensor[[N, N], pl.FP16], b: pl.Tensor[[N, N], pl.FP16],
                  y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
             peer = pl.import_peer_buffer(name="c2v", peer_func="vector")

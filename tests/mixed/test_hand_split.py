@@ -2,8 +2,6 @@
 both lanes run it on their halves.  .pto forms, golden files, runs against numpy under both runtime
 kinds, and a located error per misuse."""
 import importlib.util
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -13,6 +11,8 @@ import pytest
 import ptokit
 from ptokit.errors import CompileError
 
+from .golden_util import check_tree_golden
+
 _NAME = "ptokit_tests_mixed_hand_split_programs"
 if _NAME not in sys.modules:
     _spec = importlib.util.spec_from_file_location(_NAME, Path(__file__).with_name("hand_split_programs.py"))
@@ -21,7 +21,6 @@ if _NAME not in sys.modules:
 HP = sys.modules[_NAME]
 
 GOLDEN = Path(__file__).parent / "golden" / "hand_split"
-INCLUDE = Path(ptokit.__file__).parent / "runtime" / "include"
 RUNTIMES = ["tensormap_and_ringbuffer", "host_build_graph"]
 
 
@@ -46,23 +45,7 @@ def test_pto_forms(softmax):
 
 
 def test_golden(softmax):
-    tree = softmax.output_dir
-    files = sorted(list((tree / "ptoas").glob("*.pto")) + list((tree / "kernels").glob("*/*.cpp"))
-                   + list((tree / "orchestration").glob("*.cpp")))
-    assert files
-    for f in files:
-        rel = f.relative_to(tree)
-        g = GOLDEN / rel
-        if os.environ.get("PTOKIT_UPDATE_GOLDEN"):
-            g.parent.mkdir(parents=True, exist_ok=True)
-            g.write_text(f.read_text())
-        assert g.exists(), f"missing golden {g}; run with PTOKIT_UPDATE_GOLDEN=1"
-        assert f.read_text() == g.read_text(), f"{rel} differs from {g}"
-        if f.suffix == ".cpp":
-            flags = {"aic": ["-D__DAV_CUBE__"], "aiv": ["-D__DAV_VEC__"]}.get(f.parent.name, [])
-            r = subprocess.run(["g++", "-std=c++17", "-Wall", "-Werror", "-fsyntax-only", "-D__CPU_SIM", *flags,
-                                f"-I{INCLUDE}", str(f)], capture_output=True, text=True)
-            assert r.returncode == 0, f"{f}:\n{r.stderr}"
+    check_tree_golden(softmax.output_dir, GOLDEN)
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
@@ -94,6 +77,9 @@ def test_v2c_left_right_run(runtime, tmp_path):
     (lambda: HP.softmax(mode=1, push_split=2),
      r"pl.tpush_to_aiv\(split=2\) in cube, but vector is split UP_DOWN \(attrs split=1\): every push and pop "
      r"of group group says split=1", "tpush_to_aiv"),
+    (lambda: HP.softmax(cube_attrs={"split": 2}),
+     r"cube has attrs split=2 \(LEFT_RIGHT\), but vector split=1 \(UP_DOWN\); the functions of group group share "
+     r"one split mode", "def cube"),
     (lambda: HP.col_max(1),
      r"kernel vector is split UP_DOWN .*: col_max reduces across the split axis \(rows\)", "col_max"),
 ])
@@ -101,3 +87,9 @@ def test_misuse_is_located(prog, message, where, tmp_path):
     with pytest.raises(CompileError, match=message) as info:
         ptokit.compile(prog(), output_dir=tmp_path)
     assert info.value.loc.file == HP.__file__ and where in str(info.value)
+
+
+def test_split_under_ptoas_compat_027_is_located(tmp_path):
+    with pytest.raises(CompileError, match=r"vector: attrs split= under ptoas_compat=\"0.27\"") as info:
+        ptokit.compile(HP.HandSoftmax, output_dir=tmp_path, ptoas_compat="0.27")
+    assert info.value.loc.file == HP.__file__
