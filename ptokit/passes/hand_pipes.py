@@ -262,9 +262,6 @@ def _split_of(g: N.Function, aic: N.Function, aiv: N.Function, ctx) -> int:
                 what = "row" if ax == 0 else "column"
                 raise CompileError(f"{f0.name} is split {MODES[mode]}, but the {t} crossing pipe id={_pid(e)} has "
                                    f"one {what}: it has no halves for the two vector lanes", s.loc)
-            if _FIFO[e.op][1] == "pop" and fn is aiv and e.args:
-                raise CompileError(f"pl.{e.op} with a run-time valid_shape in split function {fn.name}: a split "
-                                   f"pop takes a static valid region (each lane's share is clamped from it)", s.loc)
     return mode
 
 

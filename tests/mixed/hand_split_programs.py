@@ -119,3 +119,62 @@ def col_max(mode):
             self.group(a, y)
 
     return HandColMax
+
+
+@pl.program
+class HandOneRow:
+    """A split UP_DOWN group whose AIV function pushes a [1, 64] tile: it has no halves (refused)."""
+
+    @pl.function(type=pl.FunctionType.AIC)
+    def cube(self, x: pl.Tensor[[1, N], pl.FP16], y: pl.Out[pl.Tensor[[1, N], pl.FP16]]):
+        buf = pl.reserve_buffer(name="v2c", size=2 * 128)
+        pl.aic_initialize_pipe(v2c_consumer_buf=buf, dir_mask=2, slot_size=128, slot_num=2)
+        m: pl.Tile[[1, N], pl.FP16, pl.Mem.Mat] = pl.tpop_from_aiv(split=1)
+        pl.tfree_to_aiv(m)
+
+    @pl.function(type=pl.FunctionType.AIV, attrs={"split": pl.SplitMode.UP_DOWN})
+    def vector(self, x: pl.Tensor[[1, N], pl.FP16], y: pl.Out[pl.Tensor[[1, N], pl.FP16]]):
+        peer = pl.import_peer_buffer(name="v2c", peer_func="cube")
+        pl.aiv_initialize_pipe(pl.const(0, pl.INT32), peer, dir_mask=2, slot_size=128, slot_num=2)
+        pl.tpush_to_aic(pl.load(x, [0, 0], [1, N], target_memory=pl.Mem.Vec), split=1)
+
+    @pl.function(type=pl.FunctionType.Group)
+    def group(self, x: pl.Tensor[[1, N], pl.FP16], y: pl.Out[pl.Tensor[[1, N], pl.FP16]]):
+        self.cube(x, y)
+        self.vector(x, y)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[1, N], pl.FP16], y: pl.Out[pl.Tensor[[1, N], pl.FP16]]):
+        self.group(x, y)
+
+
+@pl.program
+class HandRuntimeValid:
+    """exp(a @ a) on rows [0, n): a split AIV function popping with a run-time valid_shape; lane L holds
+    clamp(n - 32 L, 0, 32) of the rows."""
+
+    @pl.function(type=pl.FunctionType.AIC)
+    def cube(self, a: pl.Tensor[[N, N], pl.FP16], y: pl.Out[pl.Tensor[[N, N], pl.FP32]], n: pl.Scalar[pl.INDEX]):
+        peer = pl.import_peer_buffer(name="c2v", peer_func="vector")
+        pl.aic_initialize_pipe(peer, dir_mask=1, slot_size=SLOT, slot_num=2)
+        ta = pl.load(a, [0, 0], [N, N], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(ta, target_memory=pl.Mem.Left), pl.move(ta, target_memory=pl.Mem.Right))
+        pl.tpush_to_aiv(pl.tile.set_validshape(acc, n, N), split=1)
+
+    @pl.function(type=pl.FunctionType.AIV, attrs={"split": pl.SplitMode.UP_DOWN})
+    def vector(self, a: pl.Tensor[[N, N], pl.FP16], y: pl.Out[pl.Tensor[[N, N], pl.FP32]], n: pl.Scalar[pl.INDEX]):
+        buf = pl.reserve_buffer(name="c2v", size=2 * SLOT)
+        pl.aiv_initialize_pipe(c2v_consumer_buf=buf, dir_mask=1, slot_size=SLOT, slot_num=2)
+        t: pl.Tile[[N, N], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, N])] = pl.tpop_from_aic(split=1)
+        e = pl.exp(t)
+        pl.tfree_to_aic(t)
+        pl.store(e, [0, 0], y)
+
+    @pl.function(type=pl.FunctionType.Group)
+    def group(self, a: pl.Tensor[[N, N], pl.FP16], y: pl.Out[pl.Tensor[[N, N], pl.FP32]], n: pl.Scalar[pl.INDEX]):
+        self.cube(a, y, n)
+        self.vector(a, y, n)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[N, N], pl.FP16], y: pl.Out[pl.Tensor[[N, N], pl.FP32]], n: pl.Scalar[pl.INDEX]):
+        self.group(a, y, n)

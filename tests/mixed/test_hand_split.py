@@ -73,6 +73,20 @@ def test_v2c_left_right_run(runtime, tmp_path):
     np.testing.assert_allclose(y, ref, rtol=1e-3, atol=1e-3)
 
 
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_run_time_valid_rows_per_lane(runtime, tmp_path):
+    c = ptokit.compile(HP.HandRuntimeValid, output_dir=tmp_path, runtime=runtime)
+    pto = (c.output_dir / "ptoas" / "group.pto").read_text()
+    assert "%t = pto.tpop_from_aic(%s4, %c64_index) {split = 1} -> !pto.tile_buf<loc=vec, dtype=f32, rows=32" in pto
+    (a,) = _inputs(1)
+    ref = np.exp(a.astype(np.float64) @ a.astype(np.float64))
+    for n in (40, 20):          # lane 1 holds 8 rows, then none
+        y = np.full((64, 64), -1.0, np.float32)
+        c(a, y, n)
+        np.testing.assert_allclose(y[:n], ref[:n], rtol=1e-4)
+        assert (y[n:] == -1).all()
+
+
 @pytest.mark.parametrize("prog,message,where", [
     (lambda: HP.softmax(mode=1, push_split=2),
      r"pl.tpush_to_aiv\(split=2\) in cube, but vector is split UP_DOWN \(attrs split=1\): every push and pop "
@@ -80,6 +94,8 @@ def test_v2c_left_right_run(runtime, tmp_path):
     (lambda: HP.softmax(cube_attrs={"split": 2}),
      r"cube has attrs split=2 \(LEFT_RIGHT\), but vector split=1 \(UP_DOWN\); the functions of group group share "
      r"one split mode", "def cube"),
+    (lambda: HP.HandOneRow,
+     r"vector is split UP_DOWN, but the .* crossing pipe id=0 has one row: it has no halves", "tpop_from_aiv"),
     (lambda: HP.col_max(1),
      r"kernel vector is split UP_DOWN .*: col_max reduces across the split axis \(rows\)", "col_max"),
 ])
