@@ -20,7 +20,10 @@ located CompileError:
 
 It stamps the group (``attrs = {"aic", "aiv", "fifo"}`` as SplitMixed does, ``fifo["hand"] =
 True``) and its members (``core_type``, ``group``, ``fifo`` with ``role``), numbers the pipes'
-GM rings (a2a3) and gives each free the split of its pop.  ``PlacePipeBuffers`` (after memory
+GM rings (a2a3) and gives each free the split of its pop.  ``attrs={"split": 1|2}`` on the AIV
+function (or the AIC function / group, agreeing) makes the group split: every push and pop says
+that split, both lanes run the AIV function, and ``SplitHandLanes`` (after memory planning) halves
+it as SplitMixed halves a split mixed kernel's vector side (passes/split_lanes.py).  ``PlacePipeBuffers`` (after memory
 planning) places ``base=pl.AUTO`` reservations after the function's tiles and checks explicit
 bases.  See docs/mixed-kernels.md, "Hand-written pipes and events".
 """
@@ -34,6 +37,7 @@ from ..ir.ops.fifo import DIRECTIONS
 from ..ir.ops.pipes import AUTO
 from ..ir.types import ALIGNMENT, CAPACITY, MemorySpace, TileType
 from ..targets import default_pipe_slots
+from .split_lanes import MODES, axis_of, split_lanes, split_mode
 
 _BIT = {"c2v": 1, "v2c": 2}
 # op -> (direction, end)
@@ -211,23 +215,54 @@ def _check_pair(g: N.Function, aic: N.Function, aiv: N.Function, ctx) -> None:
         gm_offset += size * num * (2 if mask == 3 else 1)
     for k in ("aic", "aiv"):
         _check_uses(sides[k], geometry)
-    dual = bool(aiv.attrs.get("dual_aiv_dispatch") or g.attrs.get("dual_aiv_dispatch"))
-    for f in (aic, aiv, g):
-        if f.attrs.get("split"):
-            raise CompileError(f"{f.name}: attrs split= on hand-written AIC/AIV/Group functions is not supported yet "
-                               f"(hand-written pipes transfer whole tiles, split=0); write the halves yourself with "
-                               f"pl.tile.get_subblock_idx() and dual_aiv_dispatch", f.loc)
+    split = _split_of(g, aic, aiv, ctx)
+    dual = bool(split or aiv.attrs.get("dual_aiv_dispatch") or g.attrs.get("dual_aiv_dispatch"))
     fifo = {"hand": True, "pipes": geometry, "gm_pipe": ctx.arch == "a2a3" and bool(geometry),
             "gm_bytes": gm_offset, "aic": aic.name, "aiv": aiv.name, "group": g.name,
             "aiv_lanes": 2 if dual else 1, "dual_lanes": dual,
             "slot_size": max((p["slot_size"] for p in geometry.values()), default=0),
-            "slot_num": max((p["slot_num"] for p in geometry.values()), default=0), "split": 0}
+            "slot_num": max((p["slot_num"] for p in geometry.values()), default=0), "split": split}
     for f, role in ((aic, "aic"), (aiv, "aiv")):
         f.attrs["core_type"] = role
         f.attrs["group"] = g.name
         f.attrs["fifo"] = dict(fifo, role=role)
+        f.attrs.pop("split", None)          # the mode lives in fifo["split"] (SplitHandLanes halves the AIV side)
+    g.attrs.pop("split", None)
     g.attrs.update({"aic": aic.name, "aiv": aiv.name, "core_type": "mixed", "fifo": fifo})
     g.body = [N.Return([], loc=g.loc)]
+
+
+def _split_of(g: N.Function, aic: N.Function, aiv: N.Function, ctx) -> int:
+    """The group's split mode: attrs={"split": 1|2} on the AIV function (or the AIC function or the
+    group; those that give it agree).  Every push and pop of either side then carries that split."""
+    given = [(f, split_mode(f)) for f in (aiv, aic, g) if split_mode(f)]
+    if not given:
+        return 0
+    f0, mode = given[0]
+    for f, m in given[1:]:
+        if m != mode:
+            raise CompileError(f"{f.name} has attrs split={m} ({MODES[m]}), but {f0.name} split={mode} "
+                               f"({MODES[mode]}); the functions of group {g.name} share one split mode", f.loc)
+    if ctx.ptoas_compat == "0.27":
+        raise CompileError(f"{f0.name}: attrs split= under ptoas_compat=\"0.27\": 0.27 runs the vector body on "
+                           f"subblock 0 and lets lane 1 idle, so a split cannot run as written; compile without "
+                           f"ptoas_compat", f0.loc)
+    ax = axis_of(mode)
+    for fn in (aic, aiv):
+        for s in N.walk_stmts(fn.body):
+            e = _expr(s)
+            if e is None or e.op not in _FIFO or _FIFO[e.op][1] == "free":
+                continue
+            if e.attrs.get("split", 0) != mode:
+                raise CompileError(f"pl.{e.op}(split={e.attrs.get('split', 0)}) in {fn.name}, but {f0.name} is split "
+                                   f"{MODES[mode]} (attrs split={mode}): every push and pop of group {g.name} "
+                                   f"says split={mode}", s.loc)
+            t = e.args[0].type if _FIFO[e.op][1] == "push" else s.targets[0].type
+            if isinstance(t, TileType) and t.shape[ax] < 2:
+                what = "row" if ax == 0 else "column"
+                raise CompileError(f"{f0.name} is split {MODES[mode]}, but the {t} crossing pipe id={_pid(e)} has "
+                                   f"one {what}: it has no halves for the two vector lanes", s.loc)
+    return mode
 
 
 def _check_uses(side: _Side, geometry: Dict[int, dict]) -> None:
@@ -316,4 +351,15 @@ def place_pipe_buffers(prog: N.Program, ctx) -> N.Program:
             nxt = max(nxt, (base + size + align - 1) // align * align)
             peaks[space.name] = max(peaks.get(space.name, 0), base + size)
         fn.attrs["memory_peak"] = peaks
+    return prog
+
+
+def split_hand_lanes(prog: N.Program, ctx) -> N.Program:
+    """The AIV function of a split hand-written group (attrs={"split": 1|2}): written at full size,
+    both lanes run it, each on its half (the same halving as a split mixed kernel's vector side,
+    passes/split_lanes.py).  After memory planning, so the planned buffers keep their full size."""
+    for fn in prog.functions.values():
+        fifo = fn.attrs.get("fifo")
+        if fifo and fifo.get("hand") and fifo.get("role") == "aiv" and fifo.get("split"):
+            fn.body = split_lanes(fn, fn.body, fifo["split"])
     return prog

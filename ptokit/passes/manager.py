@@ -21,7 +21,7 @@ from .composites import expand_composites
 from .context import PassContext
 from .directions import derive_directions
 from .fifo_to_move import fifo_to_move
-from .hand_pipes import hand_pipes, place_pipe_buffers
+from .hand_pipes import hand_pipes, place_pipe_buffers, split_hand_lanes
 from .inline import inline_functions
 from .memory_plan import plan_memory
 from .memory_space import check_memory_spaces
@@ -60,6 +60,7 @@ PIPELINE: List[Pass] = [
     Pass("ClassifyKernels", classify_kernels, requires=_p("ssa", "no_fifo"), produces=_p("classified")),
     Pass("PlanMemory", plan_memory, requires=_p("ssa", "classified"), produces=_p("planned")),
     Pass("PlacePipeBuffers", place_pipe_buffers, requires=_p("planned")),
+    Pass("SplitHandLanes", split_hand_lanes, requires=_p("planned")),
     Pass("DeriveArgDirections", derive_directions, requires=_p("ssa", "inlined"), produces=_p("directions")),
     # the split kernels hold FIFO ops again, and the AIC/AIV halves keep the group's memory plan
     Pass("SplitMixed", split_mixed, requires=_p("planned", "directions"), produces=_p("split"),

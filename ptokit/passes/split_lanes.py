@@ -24,6 +24,7 @@ from typing import List, Optional, Set
 from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import ops_with
+from ..ir.ops.fifo import DIRECTIONS
 from ..ir.types import INDEX, MemorySpace, ScalarType, TileType
 from .memory_space import tile_shape_problem
 
@@ -31,6 +32,7 @@ MODES = {0: "NONE", 1: "UP_DOWN", 2: "LEFT_RIGHT"}
 LANE = "__split_lane"
 
 _POSITIONAL = ops_with("positional")     # ir/ops/lanes.py
+_FREES = {d.free for d in DIRECTIONS.values()}     # a hand-written free names its tile; it reads no element
 
 
 def axis_of(mode: int) -> int:
@@ -85,6 +87,8 @@ class LaneSplitter:
     def check_op(self, e: N.OpCall) -> None:
         ax = self.axis
         tiles = [a.type for a in e.args if _splits(a.type, ax)]
+        if e.op in _FREES:
+            return
         if e.op in _POSITIONAL and (tiles or _splits(e.type, ax)):
             raise self.err(f"{e.op} depends on the position of elements in the whole tile, which no lane holds; "
                            f"do this work on the cube side or in an unsplit kernel", e.loc)

@@ -1,9 +1,7 @@
 """Hand-written AIC/AIV/Group functions with explicit pipes (pypto-parity E3): .pto forms, golden
 files, end-to-end runs against numpy under both runtime kinds, and a located error per misuse."""
 import importlib.util
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -13,6 +11,8 @@ import pytest
 import ptokit
 from ptokit.errors import CompileError
 
+from .golden_util import check_tree_golden
+
 _NAME = "ptokit_tests_mixed_pipes_programs"
 if _NAME not in sys.modules:
     _spec = importlib.util.spec_from_file_location(_NAME, Path(__file__).with_name("pipes_programs.py"))
@@ -21,7 +21,6 @@ if _NAME not in sys.modules:
 PP = sys.modules[_NAME]
 
 GOLDEN = Path(__file__).parent / "golden" / "hand_pipes"
-INCLUDE = Path(ptokit.__file__).parent / "runtime" / "include"
 RUNTIMES = ["tensormap_and_ringbuffer", "host_build_graph"]
 
 
@@ -62,23 +61,7 @@ def test_pto_forms(two_pipes):
 def test_golden(family, two_pipes, tmp_path):
     tree = two_pipes.output_dir if family == "hand_pipes" else \
         ptokit.compile(PP.SyncSetWait, output_dir=tmp_path).output_dir
-    golden = GOLDEN.parent / family
-    files = sorted(list((tree / "ptoas").glob("*.pto")) + list((tree / "kernels").glob("*/*.cpp"))
-                   + list((tree / "orchestration").glob("*.cpp")))
-    assert files
-    for f in files:
-        rel = f.relative_to(tree)
-        g = golden / rel
-        if os.environ.get("PTOKIT_UPDATE_GOLDEN"):
-            g.parent.mkdir(parents=True, exist_ok=True)
-            g.write_text(f.read_text())
-        assert g.exists(), f"missing golden {g}; run with PTOKIT_UPDATE_GOLDEN=1"
-        assert f.read_text() == g.read_text(), f"{rel} differs from {g}"
-        if f.suffix == ".cpp":
-            flags = {"aic": ["-D__DAV_CUBE__"], "aiv": ["-D__DAV_VEC__"]}.get(f.parent.name, [])
-            r = subprocess.run(["g++", "-std=c++17", "-Wall", "-Werror", "-fsyntax-only", "-D__CPU_SIM", *flags,
-                                f"-I{INCLUDE}", str(f)], capture_output=True, text=True)
-            assert r.returncode == 0, f"{f}:\n{r.stderr}"
+    check_tree_golden(tree, GOLDEN.parent / family)
 
 
 @pytest.mark.parametrize("dual,runtime", [(False, RUNTIMES[0]), (False, RUNTIMES[1]), (True, RUNTIMES[1])])

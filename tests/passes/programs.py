@@ -186,3 +186,34 @@ class HandPipe:
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, a: pl.Tensor[[16, 16], pl.FP16], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
         self.group(a, y)
+
+
+@pl.program
+class HandSplitPipe:
+    """HandPipe with a split AIV function (attrs split=UP_DOWN): both lanes, each on its 8 rows (SplitHandLanes)."""
+
+    @pl.function(type=pl.FunctionType.AIC)
+    def cube(self, a: pl.Tensor[[16, 16], pl.FP16], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+        peer = pl.import_peer_buffer(name="c2v", peer_func="vector")
+        pl.aic_initialize_pipe(peer, dir_mask=1, slot_size=1024, slot_num=2)
+        ta = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(ta, target_memory=pl.Mem.Left), pl.move(ta, target_memory=pl.Mem.Right))
+        pl.tpush_to_aiv(acc, split=1)
+
+    @pl.function(type=pl.FunctionType.AIV, attrs={"split": pl.SplitMode.UP_DOWN})
+    def vector(self, a: pl.Tensor[[16, 16], pl.FP16], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+        buf = pl.reserve_buffer(name="c2v", size=2048)
+        pl.aiv_initialize_pipe(c2v_consumer_buf=buf, dir_mask=1, slot_size=1024, slot_num=2)
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tpop_from_aic(split=1)
+        e = pl.exp(t)
+        pl.tfree_to_aic(t)
+        pl.store(e, [0, 0], y)
+
+    @pl.function(type=pl.FunctionType.Group)
+    def group(self, a: pl.Tensor[[16, 16], pl.FP16], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+        self.cube(a, y)
+        self.vector(a, y)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 16], pl.FP16], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+        self.group(a, y)

@@ -29,6 +29,7 @@ CASES = {
     "ClassifyKernels": P.CubeAndVector,
     "PlanMemory": P.CarriedAndMerged,
     "PlacePipeBuffers": P.HandPipe,
+    "SplitHandLanes": P.HandSplitPipe,
     "DeriveArgDirections": P.CubeAndVector,
     "SplitMixed": P.MatmulExp,
 }
