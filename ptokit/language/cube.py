@@ -176,30 +176,50 @@ class CubeMixin:
         Acc: a grid of output tiles, each its own K loop, stored one by one (pypto-parity.md D)."""
         if op.name != "store" or not self.kernel_code or len(e.args) != 3 or e.keywords:
             return False
-        mm = e.args[0]
+        return self.grid_matmul(e.args[0]) is not None
+
+    def grid_matmul(self, mm):
+        """(lhs, rhs, out_dtype) of ``mm`` when it is a ``pl.matmul`` of 2-D tensors (or windows) whose
+        result exceeds Acc; else None."""
         if not isinstance(mm, ast.Call) or getattr(self._resolve(mm.func), "__pto_op__", None) != "matmul" or \
-                len(mm.args) != 2 or mm.keywords:
-            return False
+                len(mm.args) != 2 or any(kw.arg != "out_dtype" for kw in mm.keywords):
+            return None
         values = {"lhs": self.expr(mm.args[0]), "rhs": self.expr(mm.args[1])}   # tensors and windows: pure
         parts = self._k_operands(values)
         if parts is None or values["lhs"].type.dtype != values["rhs"].type.dtype:
-            return False
+            return None
         (_, _, (m, k)), (_, _, (k2, n)) = parts
         if k != k2 or not _needs_grid(m, n, values["lhs"].type.dtype):
-            return False
-        self._grid_values = values
-        return True
+            return None
+        op = OPS["matmul"]
+        nodes = {kw.arg: kw.value for kw in mm.keywords}
+        attrs = {"out_dtype": self.read_attr(op, op.param("out_dtype"), nodes["out_dtype"])} if nodes else {}
+        return values, self.take_out_dtype(op, attrs, nodes), mm
 
     def grid_store_call(self, op: OpDef, e) -> N.Expr:
-        values = self._grid_values
+        offs = self._index_list(e.args[1], "pl.store offsets")
+        return self.grid_store(self.grid_matmul(e.args[0]), offs.items, self.expr(e.args[2]), e.args[2], e)
+
+    def grid_window_store(self, target: ast.Subscript, dst: N.Expr, s) -> N.Stmt:
+        """``y[r0:r1, c0:c1] = pl.matmul(a, b)`` with a result larger than Acc: the grid stored there."""
+        mm = self.grid_matmul(s.value)
+        (_, _, (m, _)), (_, _, (_, n)) = self._k_operands(mm[0])
+        offsets, extents, _ = self.window_dims(target, dst, static=False, indices=True)
+        if list(extents) != [m, n]:
+            raise self.err(f"the window is {list(extents)} but the pl.matmul result is [{m}, {n}]", target)
+        self.grid_store(mm, offsets, dst, target.value, s)
+        return self.pre.pop()            # the last grid region; the others stay hoisted before it
+
+    def grid_store(self, mm, offs, target, target_node, e) -> N.Expr:
+        """Statements (in ``self.pre``) storing the grid of output tiles of ``mm`` into ``target`` at
+        ``offs``; the value is the target."""
+        values, out_dtype, e = mm[0], mm[1], mm[2]
         parts = self._k_operands(values)
         (_, _, (m, k)), (_, _, (_, n)) = parts
         dt = values["lhs"].type.dtype
-        offs = self._index_list(e.args[1], "pl.store offsets")
-        target = self.expr(e.args[2])
         if not isinstance(target, N.Var) or not isinstance(target.type, TensorType) or len(target.type.shape) != 2:
             raise self.err(f"a pl.matmul result larger than Acc is stored tile by tile into a 2-D tensor parameter "
-                           f"(or local tensor) by name, but this target is {target.type}", e.args[2])
+                           f"(or local tensor) by name, but this target is {target.type}", target_node)
         mt, nt = _grid_tiles(m, n, dt)
         kt = min(k, (_OPERAND_BYTES // (max(mt, nt) * dt.size)) // 32 * 32)
         loc = self.loc(e)
@@ -221,8 +241,9 @@ class CubeMixin:
                 tile = self._k_loop(parts, (row, col), (mt, nt), (vm, vn), k, kt, e)
                 if (vm, vn) != (mt, nt):       # an edge tile: its valid region is what is stored
                     tile = self.typed_op("set_validshape", [tile], {"valid": (vm, vn)}, e)
+                tile = self.cast_result(tile, out_dtype, e)
                 pos = [a if isinstance(o, N.Const) and o.value == 0 else self.scalar_op("add", o, a, e)
-                       for o, a in zip(offs.items, (row, col))]
+                       for o, a in zip(offs, (row, col))]
                 static = tuple(p.value if isinstance(p, N.Const) else None for p in pos)
                 st = self.typed_op("store", [tile, target, N.ListExpr(pos, loc=loc)],
                                    {"offsets_static": static, "atomic": AtomicType.None_, "shape": None}, e)

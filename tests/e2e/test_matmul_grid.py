@@ -18,17 +18,20 @@ class Grid:
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, a: pl.Tensor[[M, K], pl.FP16], b: pl.Tensor[[K, N], pl.FP16],
           a2: pl.Tensor[[M2, K2], pl.FP32], b2: pl.Tensor[[K2, N2], pl.FP32],
-          y: pl.Out[pl.Tensor[[M, N], pl.FP32]], y2: pl.Out[pl.Tensor[[M2 + 8, N2 + 16], pl.FP32]]):
+          y: pl.Out[pl.Tensor[[M, N], pl.FP32]], y2: pl.Out[pl.Tensor[[M2 + 8, N2 + 16], pl.FP32]],
+          y3: pl.Out[pl.Tensor[[M - 100, N], pl.FP16]]):
         y = pl.store(pl.matmul(a, b), [0, 0], y)
         y2 = pl.store(pl.matmul(a2, b2), [8, 16], y2)          # at an offset of a larger output
-        return y, y2
+        y3[:, :] = pl.matmul(a[100:, :], b, out_dtype=pl.FP16)  # a window of a; FP16 out
+        return y, y2, y3
 
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, a: pl.Tensor[[M, K], pl.FP16], b: pl.Tensor[[K, N], pl.FP16],
              a2: pl.Tensor[[M2, K2], pl.FP32], b2: pl.Tensor[[K2, N2], pl.FP32],
-             y: pl.Out[pl.Tensor[[M, N], pl.FP32]], y2: pl.Out[pl.Tensor[[M2 + 8, N2 + 16], pl.FP32]]):
-        y, y2 = self.k(a, b, a2, b2, y, y2)
-        return y, y2
+             y: pl.Out[pl.Tensor[[M, N], pl.FP32]], y2: pl.Out[pl.Tensor[[M2 + 8, N2 + 16], pl.FP32]],
+             y3: pl.Out[pl.Tensor[[M - 100, N], pl.FP16]]):
+        y, y2, y3 = self.k(a, b, a2, b2, y, y2, y3)
+        return y, y2, y3
 
 
 @pytest.mark.parametrize("platform", ["a2a3sim", "a5sim"])
@@ -44,11 +47,13 @@ def test_matmul_larger_than_acc_is_a_grid(tmp_path, platform):
     b2 = rng.standard_normal((K2, N2)).astype(np.float32)
     y = np.zeros((M, N), np.float32)
     y2 = np.full((M2 + 8, N2 + 16), 7.0, np.float32)
-    run(a, b, a2, b2, y, y2)
+    y3 = np.zeros((M - 100, N), np.float16)
+    run(a, b, a2, b2, y, y2, y3)
     ref = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(y, ref, rtol=1e-4, atol=1e-3 * np.abs(ref).max())
     ref2 = np.full_like(y2, 7.0, dtype=np.float64)
     ref2[8:, 16:] = a2.astype(np.float64) @ b2.astype(np.float64)
+    np.testing.assert_array_equal(y3, y[100:].astype(np.float16))
     np.testing.assert_allclose(y2, ref2, rtol=1e-4, atol=1e-4 * np.abs(ref2).max())
 
 
@@ -75,3 +80,26 @@ def test_matmul_larger_than_acc_as_a_tile_is_refused(tmp_path):
     assert "the [300, 520] result does not fit the Acc buffer" in text
     assert "pl.store(pl.matmul(a, b), offsets, out)" in text
     assert "c = pl.matmul(a, b)" in text.splitlines()[1] and "^" in text.splitlines()[2]
+
+
+@pl.program
+class GridWrongWindow:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[M, K], pl.FP16], b: pl.Tensor[[K, N], pl.FP16],
+          y: pl.Out[pl.Tensor[[M, N], pl.FP32]]):
+        y[0:M, 0:N - 8] = pl.matmul(a, b)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[M, K], pl.FP16], b: pl.Tensor[[K, N], pl.FP16],
+             y: pl.Out[pl.Tensor[[M, N], pl.FP32]]):
+        y = self.k(a, b, y)
+        return y
+
+
+def test_matmul_grid_into_a_window_of_another_shape_is_refused(tmp_path):
+    with pytest.raises(ptokit.errors.UserError) as info:
+        ptokit.compile(GridWrongWindow, output_dir=tmp_path / "out")
+    text = str(info.value)
+    assert "the window is [300, 512] but the pl.matmul result is [300, 520]" in text
+    assert "y[0:M, 0:N - 8] = pl.matmul(a, b)" in text.splitlines()[1]
