@@ -111,8 +111,9 @@ class CubeMixin:
         dt = values["lhs"].type.dtype
         if _needs_grid(m, n, dt):
             raise self.err(f"pl.matmul of {values['lhs'].type} and {values['rhs'].type}: the [{m}, {n}] result does "
-                           f"not fit the Acc buffer ({_ACC_BYTES} bytes on every platform); it is computed as a grid "
-                           f"of output tiles only when stored directly: pl.store(pl.matmul(a, b), offsets, out)", e)
+                           f"not fit the Acc buffer as one tile ({_ACC_BYTES} bytes for an output tile, its K tiles of "
+                           f"32 or more in half of Left / Right); it is computed as a grid of output tiles only when "
+                           f"stored directly: pl.store(pl.matmul(a, b), offsets, out) or out[...] = pl.matmul(a, b)", e)
         # the K tile: a multiple of 32 (every dtype's fractal along K) that fits half of Left and of Right
         kt = (_OPERAND_BYTES // (max(_pad(m, 16), _pad(n, 16)) * dt.size)) // 32 * 32
         if kt < 32:
