@@ -57,19 +57,13 @@ def test_matmul_larger_than_acc_is_a_grid(tmp_path, platform):
     np.testing.assert_allclose(y2, ref2, rtol=1e-4, atol=1e-4 * np.abs(ref2).max())
 
 
-@pl.program
+@pl.program        # refused while the kernel is read: no orchestration needed
 class GridAsTile:
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, a: pl.Tensor[[M, K], pl.FP16], b: pl.Tensor[[K, N], pl.FP16],
           y: pl.Out[pl.Tensor[[M, N], pl.FP32]]):
         c = pl.matmul(a, b)
         y = pl.store(c, [0, 0], y)
-        return y
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[M, K], pl.FP16], b: pl.Tensor[[K, N], pl.FP16],
-             y: pl.Out[pl.Tensor[[M, N], pl.FP32]]):
-        y = self.k(a, b, y)
         return y
 
 
@@ -88,12 +82,6 @@ class GridWrongWindow:
     def k(self, a: pl.Tensor[[M, K], pl.FP16], b: pl.Tensor[[K, N], pl.FP16],
           y: pl.Out[pl.Tensor[[M, N], pl.FP32]]):
         y[0:M, 0:N - 8] = pl.matmul(a, b)
-        return y
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[M, K], pl.FP16], b: pl.Tensor[[K, N], pl.FP16],
-             y: pl.Out[pl.Tensor[[M, N], pl.FP32]]):
-        y = self.k(a, b, y)
         return y
 
 
