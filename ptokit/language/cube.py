@@ -183,9 +183,11 @@ class CubeMixin:
         """(lhs, rhs, out_dtype) of ``mm`` when it is a ``pl.matmul`` of 2-D tensors (or windows) whose
         result exceeds Acc; else None."""
         if not isinstance(mm, ast.Call) or getattr(self._resolve(mm.func), "__pto_op__", None) != "matmul" or \
-                len(mm.args) != 2 or any(kw.arg != "out_dtype" for kw in mm.keywords):
+                len(mm.args) != 2 or any(kw.arg != "out_dtype" for kw in mm.keywords) or \
+                not all(isinstance(a, (ast.Name, ast.Subscript)) for a in mm.args):
             return None
-        values = {"lhs": self.expr(mm.args[0]), "rhs": self.expr(mm.args[1])}   # tensors and windows: pure
+        # names and windows read without side effects (read again when this is not a grid)
+        values = {"lhs": self.expr(mm.args[0]), "rhs": self.expr(mm.args[1])}
         parts = self._k_operands(values)
         if parts is None or values["lhs"].type.dtype != values["rhs"].type.dtype:
             return None
