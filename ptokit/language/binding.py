@@ -54,6 +54,10 @@ class OpBinder:
         """hook: a tensor-level matmul too large for Left/Right, computed over K tiles; default: never."""
         return False
 
+    def wants_grid(self, op: OpDef, e) -> bool:
+        """hook: a store of a tensor-level matmul whose result exceeds Acc, computed tile by tile; default: never."""
+        return False
+
     def wants_batch(self, op: OpDef, values) -> bool:
         """Whether this call is expanded per batch (``batched_call``; default: never)."""
         return False
@@ -97,6 +101,8 @@ class OpBinder:
             return getattr(self, op.front)(op, e)     # an op whose call the front end reads itself
         if op.has("orchestration_only") and not self.in_orchestration:
             raise self.err(f"pl.{name} is a value of orchestration code; it cannot be in a kernel", e)
+        if self.wants_grid(op, e):
+            return self.grid_store_call(op, e)
         if op.kernel_form and self.kernel_code:
             op = OPS[op.kernel_form]                # e.g. pl.create_tensor in a kernel: a scratch tile
         bound = self.bind(op, e)

@@ -14,13 +14,14 @@ A mixin of FunctionParser (uses ``typed_op``, ``as_tile``, ``operand_tile``,
 """
 from __future__ import annotations
 
+import ast
 import itertools
 from math import prod
 from typing import Dict
 
 from ..ir import nodes as N
 from ..ir.ops import OPS, OpDef
-from ..ir.types import INDEX, AtomicType, DType, MemorySpace, TensorType, TileType
+from ..ir.types import CAPACITY, INDEX, AtomicType, DType, MemorySpace, TensorType, TileType
 from .binding import _Given
 
 _MAX_BATCHES = 64
@@ -30,6 +31,28 @@ _OPERAND_BYTES = 32768  # half of Left / Right (64 KB on a2a3 and a5): a K tile'
 def _pad(v: int, q: int) -> int:
     return -(-v // q) * q
 _FRACTAL_ROWS = 16      # rows of one fractal box of a Mat tile
+# one output tile's budget: half of the smallest Acc buffer of the platform table (the same program
+# compiles for every platform; the other half lets the next tile's K loop start while one is written out)
+_ACC_BYTES = min(caps[MemorySpace.Acc] for caps in CAPACITY.values()) // 2
+
+
+def _needs_grid(m: int, n: int, dt: DType) -> bool:
+    """Whether an [m, n] product of ``dt`` operands exceeds the Acc budget (FP32 / INT32 accumulator)."""
+    return _pad(m, 16) * _pad(n, 16) * 4 > _ACC_BYTES or \
+        max(_pad(m, 16), _pad(n, 16)) * 32 * dt.size > _OPERAND_BYTES
+
+
+def _grid_tiles(m: int, n: int, dt: DType):
+    """(Mt, Nt): multiples of 16 whose Acc tile fits the budget and whose K tile is at least 32."""
+    side = _OPERAND_BYTES // (32 * dt.size) // 16 * 16          # the largest Mt / Nt a K tile of 32 allows
+    elems = _ACC_BYTES // 4
+    if _pad(n, 16) <= 128:
+        nt = _pad(n, 16)
+        mt = min(_pad(m, 16), elems // nt // 16 * 16, side)
+    else:
+        mt = min(_pad(m, 16), 128)
+        nt = min(_pad(n, 16), elems // mt // 16 * 16, side)
+    return mt, nt
 
 
 class CubeMixin:
@@ -86,52 +109,155 @@ class CubeMixin:
         parts = self._k_operands(values)
         (_, _, (m, k)), (_, _, (_, n)) = parts
         dt = values["lhs"].type.dtype
-        size = dt.size
+        if _needs_grid(m, n, dt):
+            raise self.err(f"pl.matmul of {values['lhs'].type} and {values['rhs'].type}: the [{m}, {n}] result does "
+                           f"not fit the Acc buffer as one tile ({_ACC_BYTES} bytes for an output tile, its K tiles of "
+                           f"32 or more in half of Left / Right); it is computed as a grid of output tiles only when "
+                           f"stored directly: pl.store(pl.matmul(a, b), offsets, out) or out[...] = pl.matmul(a, b)", e)
         # the K tile: a multiple of 32 (every dtype's fractal along K) that fits half of Left and of Right
-        kt = (_OPERAND_BYTES // (max(_pad(m, 16), _pad(n, 16)) * size)) // 32 * 32
+        kt = (_OPERAND_BYTES // (max(_pad(m, 16), _pad(n, 16)) * dt.size)) // 32 * 32
         if kt < 32:
             raise self.err(f"pl.matmul of {values['lhs'].type} and {values['rhs'].type}: even a K tile of 32 does not "
                            f"fit Left / Right ({_pad(m, 16)} x 32 and 32 x {_pad(n, 16)} {dt!r}); split M or N over "
                            f"tasks or a pl.range loop of pl.matmul on windows", e)
+        c = lambda v: self._const(v, e)   # noqa: E731
+        return self._k_loop(parts, (c(0), c(0)), (m, n), (m, n), k, kt, e)
+
+    def _k_loop(self, parts, at, shape, valid, k, kt, e) -> N.Expr:
+        """The ``shape`` (``valid``) output tile at ``at`` = (row, col) of ``lhs @ rhs``: one matmul of the
+        first K tile, a loop of matmul_acc over the full ones, a last partly valid one (statements in
+        ``self.pre``)."""
+        (mt, nt), (vm, vn) = shape, valid
         full, rem = divmod(k, kt)
         loc = self.loc(e)
         c = lambda v: self._const(v, e)   # noqa: E731
 
-        def operand(i, k0, width, valid_k):
-            base, offs, shape = parts[i]
+        def add(o, a):
+            if isinstance(o, N.Const) and o.value == 0:
+                return a
+            if isinstance(a, N.Const) and a.value == 0:
+                return o
+            return self.scalar_op("add", o, a, e)
+
+        def operand(i, k0, valid_k):
+            base, offs, _ = parts[i]
             space = MemorySpace.Left if i == 0 else MemorySpace.Right
-            win = [m, kt] if i == 0 else [kt, n]
-            valid = None if valid_k == kt else ((m, valid_k) if i == 0 else (valid_k, n))
-            at = [c(0), k0] if i == 0 else [k0, c(0)]
+            win = [mt, kt] if i == 0 else [kt, nt]
+            want = (vm, valid_k) if i == 0 else (valid_k, vn)
+            pos = [at[0], k0] if i == 0 else [k0, at[1]]
             if offs is not None:   # a window of a tensor: offsets from the window's origin
-                at = [a if isinstance(o, N.Const) and o.value == 0 else self.scalar_op("add", o, a, e)
-                      for o, a in zip(offs, at)]
-            static = tuple(a.value if isinstance(a, N.Const) else None for a in at)
-            t = self.typed_op("load", [base, N.ListExpr(at, loc=loc)],
-                              {"shape": win, "valid": valid, "target_memory": MemorySpace.Mat,
-                               "offsets_static": static}, e)
+                pos = [add(o, a) for o, a in zip(offs, pos)]
+            static = tuple(a.value if isinstance(a, N.Const) else None for a in pos)
+            t = self.typed_op("load", [base, N.ListExpr(pos, loc=loc)],
+                              {"shape": win, "valid": None if tuple(want) == tuple(win) else want,
+                               "target_memory": MemorySpace.Mat, "offsets_static": static}, e)
             return self.typed_op("move", [t], {"target_memory": space}, e)
 
-        first = self.typed_op("matmul", [operand(0, c(0), kt, kt), operand(1, c(0), kt, kt)], {}, e)
+        first = self.typed_op("matmul", [operand(0, c(0), kt), operand(1, c(0), kt)], {}, e)
         if full == 1 and not rem:
             return first
         self._ks_count = getattr(self, "_ks_count", 0) + 1
         acc_name, k_name = f"__kacc{self._ks_count}", f"__kacc{self._ks_count}_k"
-        acc = N.Var(acc_name, type=first.type, loc=loc)
-        self.pre.append(N.Assign([acc], first, loc=loc))
+        acc = lambda: N.Var(acc_name, type=first.type, loc=loc)   # noqa: E731
+        self.pre.append(N.Assign([acc()], first, loc=loc))
         if full > 1:
             kv = N.Var(k_name, type=INDEX, loc=loc)
             k0 = self.scalar_op("mul", kv, c(kt), e)
-            step = self.typed_op("matmul_acc", [N.Var(acc_name, type=first.type, loc=loc), operand(0, k0, kt, kt),
-                                                operand(1, k0, kt, kt)], {}, e)
-            self.pre.append(N.For(kv, c(1), c(full), c(1), [N.Assign([N.Var(acc_name, type=first.type, loc=loc)],
-                                                                     step, loc=loc)], loc=loc))
+            step = self.typed_op("matmul_acc", [acc(), operand(0, k0, kt), operand(1, k0, kt)], {}, e)
+            self.pre.append(N.For(kv, c(1), c(full), c(1), [N.Assign([acc()], step, loc=loc)], loc=loc))
         if not rem:
-            return N.Var(acc_name, type=first.type, loc=loc)
+            return acc()
         # the last, partial K tile: loaded as a whole tile whose valid region is the rest of K
-        return self.typed_op("matmul_acc", [N.Var(acc_name, type=first.type, loc=loc),
-                                            operand(0, c(full * kt), kt, rem), operand(1, c(full * kt), kt, rem)],
+        return self.typed_op("matmul_acc", [acc(), operand(0, c(full * kt), rem), operand(1, c(full * kt), rem)],
                              {}, e)
+
+    # ------------------------------------------------------------ results larger than Acc: an M/N grid
+    def wants_grid(self, op: OpDef, e) -> bool:
+        """``pl.store(pl.matmul(a, b), offsets, out)`` on 2-D tensors whose ``[M, N]`` result does not fit
+        Acc: a grid of output tiles, each its own K loop, stored one by one (pypto-parity.md D)."""
+        if op.name != "store" or not self.kernel_code or len(e.args) != 3 or e.keywords:
+            return False
+        return self.grid_matmul(e.args[0]) is not None
+
+    def grid_matmul(self, mm):
+        """(lhs, rhs, out_dtype) of ``mm`` when it is a ``pl.matmul`` of 2-D tensors (or windows) whose
+        result exceeds Acc; else None."""
+        if not isinstance(mm, ast.Call) or getattr(self._resolve(mm.func), "__pto_op__", None) != "matmul" or \
+                len(mm.args) != 2 or any(kw.arg != "out_dtype" for kw in mm.keywords) or \
+                not all(isinstance(a, (ast.Name, ast.Subscript)) for a in mm.args):
+            return None
+        # names and windows read without side effects (read again when this is not a grid)
+        values = {"lhs": self.expr(mm.args[0]), "rhs": self.expr(mm.args[1])}
+        parts = self._k_operands(values)
+        if parts is None or values["lhs"].type.dtype != values["rhs"].type.dtype:
+            return None
+        (_, _, (m, k)), (_, _, (k2, n)) = parts
+        if k != k2 or not _needs_grid(m, n, values["lhs"].type.dtype):
+            return None
+        op = OPS["matmul"]
+        nodes = {kw.arg: kw.value for kw in mm.keywords}
+        attrs = {"out_dtype": self.read_attr(op, op.param("out_dtype"), nodes["out_dtype"])} if nodes else {}
+        return values, self.take_out_dtype(op, attrs, nodes), mm
+
+    def grid_store_call(self, op: OpDef, e) -> N.Expr:
+        offs = self._index_list(e.args[1], "pl.store offsets")
+        return self.grid_store(self.grid_matmul(e.args[0]), offs.items, self.expr(e.args[2]), e.args[2], e)
+
+    def grid_window_store(self, target: ast.Subscript, dst: N.Expr, s) -> N.Stmt:
+        """``y[r0:r1, c0:c1] = pl.matmul(a, b)`` with a result larger than Acc: the grid stored there."""
+        mm = self.grid_matmul(s.value)
+        (_, _, (m, _)), (_, _, (_, n)) = self._k_operands(mm[0])
+        offsets, extents, _ = self.window_dims(target, dst, static=False, indices=True)
+        if list(extents) != [m, n]:
+            raise self.err(f"the window is {list(extents)} but the pl.matmul result is [{m}, {n}]", target)
+        self.grid_store(mm, offsets, dst, target.value, s)
+        return self.pre.pop()            # the last grid region; the others stay hoisted before it
+
+    def grid_store(self, mm, offs, target, target_node, e) -> N.Expr:
+        """Statements (in ``self.pre``) storing the grid of output tiles of ``mm`` into ``target`` at
+        ``offs``; the value is the target."""
+        values, out_dtype, e = mm[0], mm[1], mm[2]
+        parts = self._k_operands(values)
+        (_, _, (m, k)), (_, _, (_, n)) = parts
+        dt = values["lhs"].type.dtype
+        if not isinstance(target, N.Var) or not isinstance(target.type, TensorType) or len(target.type.shape) != 2:
+            raise self.err(f"a pl.matmul result larger than Acc is stored tile by tile into a 2-D tensor parameter "
+                           f"(or local tensor) by name, but this target is {target.type}", target_node)
+        mt, nt = _grid_tiles(m, n, dt)
+        kt = min(k, (_OPERAND_BYTES // (max(mt, nt) * dt.size)) // 32 * 32)
+        loc = self.loc(e)
+        c = lambda v: self._const(v, e)   # noqa: E731
+        gm, rm = divmod(m, mt)
+        gn, rn = divmod(n, nt)
+        rows = [(0, gm, mt)] if gm else []
+        rows += [(gm * mt, 1, rm)] if rm else []
+        cols = [(0, gn, nt)] if gn else []
+        cols += [(gn * nt, 1, rn)] if rn else []
+        self._grid_count = getattr(self, "_grid_count", 0) + 1
+        for ri, (r0, rc, vm) in enumerate(rows):
+            for ci, (c0, cc, vn) in enumerate(cols):
+                saved, self.pre = self.pre, []
+                iv = N.Var(f"__grid{self._grid_count}_i{ri}{ci}", type=INDEX, loc=loc)
+                jv = N.Var(f"__grid{self._grid_count}_j{ri}{ci}", type=INDEX, loc=loc)
+                row = c(r0) if rc == 1 else self.scalar_op("mul", iv, c(mt), e)
+                col = c(c0) if cc == 1 else self.scalar_op("mul", jv, c(nt), e)
+                tile = self._k_loop(parts, (row, col), (mt, nt), (vm, vn), k, kt, e)
+                if (vm, vn) != (mt, nt):       # an edge tile: its valid region is what is stored
+                    tile = self.typed_op("set_validshape", [tile], {"valid": (vm, vn)}, e)
+                tile = self.cast_result(tile, out_dtype, e)
+                pos = [a if isinstance(o, N.Const) and o.value == 0 else self.scalar_op("add", o, a, e)
+                       for o, a in zip(offs, (row, col))]
+                static = tuple(p.value if isinstance(p, N.Const) else None for p in pos)
+                st = self.typed_op("store", [tile, target, N.ListExpr(pos, loc=loc)],
+                                   {"offsets_static": static, "atomic": AtomicType.None_, "shape": None}, e)
+                body = self.pre + [N.ExprStmt(st, loc=loc)]
+                self.pre = saved
+                if cc > 1:
+                    body = [N.For(jv, c(0), c(cc), c(1), body, loc=loc)]
+                if rc > 1:
+                    body = [N.For(iv, c(0), c(rc), c(1), body, loc=loc)]
+                self.pre.extend(body)
+        return target
 
     def wants_batch(self, op: OpDef, values: Dict[str, N.Expr]) -> bool:
         """hook: a ``batched`` op call in kernel code with a tensor operand of rank > 2."""

@@ -130,6 +130,8 @@ class TensorLevelMixin:
     def kernel_assign_subscript(self, target: ast.Subscript, s) -> N.Stmt:
         """``y[...] = v`` in kernel code: store into a tensor window, or assemble into a tile."""
         dst = self.expr(target.value)
+        if isinstance(dst.type, TensorType) and len(dst.type.shape) == 2 and self.grid_matmul(s.value) is not None:
+            return self.grid_window_store(target, dst, s)      # y[...] = pl.matmul(a, b) larger than Acc (cube.py)
         value = self.expr(s.value)
         if _is_element(target, dst) and isinstance(value.type, ScalarType):
             return N.ExprStmt(self.kernel_write(dst, target.value, None, s.value, target), loc=self.loc(s))
