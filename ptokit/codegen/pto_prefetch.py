@@ -35,12 +35,16 @@ def emit(em, v: N.OpCall, result: str, b, partition_sizes):
     """The op of one pl.prefetch call; its result value."""
     loc = em.srcloc(v.loc)
     name = OPS[v.op].pto
+    if em.fn.attrs.get("core_type") == "aic":
+        raise CompileError(f"pl.{v.op} runs on a vector core (its SDMA scratch lives in the vector buffer); "
+                           f"'{em.fn.name}' is a cube kernel", v.loc)
     if v.op == MAKE_CONTEXT:
         return b.prefetch(name, [em.sdma_workspace], result, PF.CONTEXT, loc)
     if v.op == "prefetch.async_prefetch":
         src, ctx = v.args
         if not isinstance(src, N.Var) or src.name not in em.views or not isinstance(src.type, TensorType):
-            raise CompileError("pl.prefetch.async_prefetch: src must be a tensor parameter of the kernel", v.loc)
+            raise CompileError("pl.prefetch.async_prefetch: src must be a whole tensor parameter of the kernel (the "
+                               "device prefetches a whole flat tensor, not a window of one)", v.loc)
         shape = list(src.type.shape)
         offsets = N.ListExpr([N.Const(0, type=INDEX) for _ in shape], loc=v.loc)
         pv = em.partition(src, offsets, shape, b, v.loc)

@@ -317,9 +317,9 @@ _row(OpSpec("pto.syncall", "event", cxx="SYNCALL"))
 
 # ---------------------------------------------------------------- asynchronous GM -> L2 prefetch (pto/prefetch.py;
 # C++ in pto/cpu/prefetch.hpp): the context is a C++ object made over the SDMA workspace, the session its member
-_row(OpSpec("pto.make_prefetch_async_context", "prefetch", cxx="pto::PrefetchAsyncContext"))
+_row(OpSpec("pto.make_prefetch_async_context", "prefetch", cxx="PrefetchAsyncContext"))
 _row(OpSpec("pto.tprefetch_async", "prefetch", cxx="TPREFETCH_ASYNC", pipe="MTE2"))
-_row(OpSpec("pto.get_prefetch_async_session", "prefetch", cxx=".session"))
+_row(OpSpec("pto.get_prefetch_async_session", "prefetch", cxx="GET_PREFETCH_ASYNC_SESSION"))
 _row(OpSpec("pto.comm.wait_async_event", "prefetch", cxx="TWAIT_ASYNC_EVENT", pipe="S"))
 
 # ------------------------------------------------------- section C vector ops: views, gathers/scatters, sorting

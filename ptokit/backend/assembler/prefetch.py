@@ -2,7 +2,7 @@
 
     %ctx = pto.make_prefetch_async_context(%ws : !pto.ptr<i8>) -> ...  ->  pto::PrefetchAsyncContext ctx(ws);
     %ev = pto.tprefetch_async(%pv, %ctx : PV, ...) -> !pto.async_event  ->  pto::AsyncEvent ev = TPREFETCH_ASYNC(pv, ctx);
-    %s = pto.get_prefetch_async_session %ctx : ... -> !pto.async_session  ->  pto::AsyncSession s = ctx.session;
+    %s = pto.get_prefetch_async_session %ctx : ... -> !pto.async_session  ->  pto::AsyncSession s = GET_PREFETCH_ASYNC_SESSION(ctx);
     %d = pto.comm.wait_async_event(%ev, %s : ...) -> i1               ->  bool d = TWAIT_ASYNC_EVENT(ev, s);
 """
 from __future__ import annotations
@@ -66,7 +66,7 @@ def emit(em, op, depth: int) -> None:
     elif op.name == "pto.tprefetch_async":
         line = f"pto::AsyncEvent {name} = TPREFETCH_ASYNC({args[0]}, {args[1]});"
     elif op.name == PROJECTION:
-        line = f"pto::AsyncSession {name} = {args[0]}.session;"
+        line = f"pto::AsyncSession {name} = GET_PREFETCH_ASYNC_SESSION({args[0]});"
     else:
         line = f"bool {name} = TWAIT_ASYNC_EVENT({args[0]}, {args[1]});"
     em.out(depth, line + ("" if res.uses else f" (void){name};"))

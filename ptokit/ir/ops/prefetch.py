@@ -20,13 +20,14 @@ SESSION = ScalarType(DType.ASYNC_SESSION)
 _NS = ("pl.prefetch",)
 _KIND = {CONTEXT: "pl.prefetch.make_context()", EVENT: "pl.prefetch.async_prefetch(...)",
          SESSION: "pl.prefetch.session(ctx)"}
+_WHAT = {CONTEXT: "a prefetch context", EVENT: "a prefetch event", SESSION: "a prefetch session"}
+_TRAITS = {"kernel_only"}
 
 
 def _handle(t, want, op, param):
     if t != want:
-        got = "a pl.prefetch " + t.dtype.name.lower().replace("_", " ") if isinstance(t, ScalarType) and \
-            t in _KIND else str(t)
-        raise OpTypeError(f"pl.prefetch.{op}: {param} is the handle {_KIND[want]} returns, got {got}", param)
+        raise OpTypeError(f"pl.prefetch.{op}: {param} is the handle {_KIND[want]} returns, got {_WHAT.get(t, t)}",
+                          param)
 
 
 def _make_context(ts, attrs):
@@ -59,14 +60,14 @@ def _wait(ts, attrs):
     return BOOL
 
 
-declare("prefetch.make_context", (), _make_context, form="prefetch", namespaces=_NS,
+declare("prefetch.make_context", (), _make_context, form="prefetch", traits=_TRAITS, namespaces=_NS,
         pto="pto.make_prefetch_async_context",
         doc="a prefetch context over the runtime's SDMA workspace (kernel code; the workspace is a hidden parameter)")
-declare("prefetch.async_prefetch", (P("src", "tensor"), P("ctx", "scalar")), _async_prefetch, form="prefetch",
+declare("prefetch.async_prefetch", (P("src", "tensor"), P("ctx", "scalar")), _async_prefetch, form="prefetch", traits=_TRAITS,
         namespaces=_NS, pto="pto.tprefetch_async",
         doc="start pulling a flat 1-D global tensor into L2 (a hint: no value changes); returns its event")
-declare("prefetch.session", (P("ctx", "scalar"),), _session, form="prefetch", namespaces=_NS,
+declare("prefetch.session", (P("ctx", "scalar"),), _session, form="prefetch", traits=_TRAITS, namespaces=_NS,
         pto="pto.get_prefetch_async_session", doc="the asynchronous session of a prefetch context")
-declare("prefetch.wait", (P("event", "scalar"), P("session_handle", "scalar")), _wait, form="prefetch",
+declare("prefetch.wait", (P("event", "scalar"), P("session_handle", "scalar")), _wait, form="prefetch", traits=_TRAITS,
         namespaces=_NS, pto="pto.comm.wait_async_event",
         doc="wait until the prefetch of event has landed; a BOOL done flag")

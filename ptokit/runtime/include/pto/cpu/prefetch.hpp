@@ -30,6 +30,9 @@ struct PrefetchAsyncContext {
     }
 };
 
+// pto.get_prefetch_async_session: the context's session (the device's ctx.session).
+inline AsyncSession GET_PREFETCH_ASYNC_SESSION(const PrefetchAsyncContext& ctx) { return ctx.session; }
+
 template <typename GT>
 inline AsyncEvent TPREFETCH_ASYNC(const GT& src, PrefetchAsyncContext& ctx) {
     if (ctx.session.workspace == nullptr) cpu::fatal("TPREFETCH_ASYNC", "the prefetch context has no workspace");
