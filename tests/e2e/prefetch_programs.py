@@ -29,3 +29,24 @@ class Prefetch:
              out: pl.Out[pl.Tensor[[1, N], pl.FP32]], hout: pl.Out[pl.Tensor[[1, N], pl.FP16]]):
         out = self.k(x, y, h, out, hout)
         return out
+
+
+@pl.program
+class PrefetchInACubeKernel:
+    """Refused: the prefetch runs on a vector core, and this kernel is a cube (AIC) one."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16], v: pl.Tensor[[1, 64], pl.FP32],
+          y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        ctx = pl.prefetch.make_context()
+        ta = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        tb = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        c = pl.matmul(pl.move(ta, target_memory=pl.Mem.Left), pl.move(tb, target_memory=pl.Mem.Right))
+        y = pl.store(c, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16], v: pl.Tensor[[1, 64], pl.FP32],
+             y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = self.k(a, b, v, y)
+        return y

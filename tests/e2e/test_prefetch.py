@@ -187,3 +187,12 @@ def test_pto_misuse_is_located(ws, rows, shape, wait, message):
     with pytest.raises(AssemblerError) as ei:
         assemble_text(_PTO.format(ws=ws, rows=rows, shape=shape, wait=wait), "t.pto")
     assert message in str(ei.value) and ei.value.loc is not None and ei.value.loc.file == "t.pto"
+
+
+def test_prefetch_in_a_cube_kernel_is_located(tmp_path):
+    with pytest.raises(CompileError) as ei:
+        ptokit.compile(pp.PrefetchInACubeKernel, output_dir=tmp_path)
+    text = str(ei.value)
+    assert "prefetch_programs.py:" in text and "ctx = pl.prefetch.make_context()" in text
+    assert "pl.prefetch.make_context runs on a vector core (its SDMA scratch lives in the vector buffer); 'k' is a " \
+           "cube kernel" in text
