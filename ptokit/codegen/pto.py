@@ -380,7 +380,7 @@ class _Emitter:
             elif isinstance(e, N.OpCall) and OPS[e.op].form == "event":
                 pto_pipes.event(self, e, b)
             elif isinstance(e, N.OpCall) and OPS[e.op].form == "prefetch":
-                pto_prefetch.stmt(self, e, b, partition_sizes)
+                pto_prefetch.stmt(self, e, b)
             elif isinstance(e, N.OpCall) and OPS[e.op].form == "gm_scatter":
                 self.mscatter(e, b)
             elif isinstance(e, N.OpCall) and OPS[e.op].form == "element":
@@ -421,7 +421,7 @@ class _Emitter:
             pto_pipes.setup_assign(self, target, v, b)
             return
         if isinstance(target.type, ScalarType) and isinstance(v, N.OpCall) and OPS[v.op].form == "prefetch":
-            pto_prefetch.assign(self, target, v, b, partition_sizes)
+            pto_prefetch.assign(self, target, v, b)
             return
         if isinstance(target.type, ScalarType):
             val = self.scalar(v, target.type.dtype.mlir, b)

@@ -31,7 +31,7 @@ def _handle(em, e: N.Expr, what: str):
     return em.values[e.name][0]
 
 
-def emit(em, v: N.OpCall, result: str, b, partition_sizes):
+def emit(em, v: N.OpCall, result: str, b):
     """The op of one pl.prefetch call; its result value."""
     loc = em.srcloc(v.loc)
     name = OPS[v.op].pto
@@ -56,12 +56,12 @@ def emit(em, v: N.OpCall, result: str, b, partition_sizes):
     return b.prefetch(name, [ev, sess], result, P.ScalarType("i1"), loc)
 
 
-def assign(em, target: N.Var, v: N.OpCall, b, partition_sizes) -> None:
-    em.values[target.name] = (emit(em, v, em.fresh(target.name), b, partition_sizes), target.type)
+def assign(em, target: N.Var, v: N.OpCall, b) -> None:
+    em.values[target.name] = (emit(em, v, em.fresh(target.name), b), target.type)
 
 
-def stmt(em, e: N.OpCall, b, partition_sizes) -> None:
-    emit(em, e, em.temp(), b, partition_sizes)
+def stmt(em, e: N.OpCall, b) -> None:
+    emit(em, e, em.temp(), b)
 
 
 __all__ = ["uses_sdma", "assign", "stmt"]
