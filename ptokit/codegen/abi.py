@@ -50,7 +50,8 @@ class DynDim:
 @dataclass(frozen=True)
 class KernelABI:
     """The C-level interface of one InCore kernel, in `.pto` parameter order:
-    tensors, scalars, dynamic dims, then the synthetic SPMD parameters."""
+    tensors, scalars, dynamic dims, the SDMA workspace (pl.prefetch), then the synthetic SPMD
+    parameters."""
 
     name: str                          # function name in .pto / C++
     core_type: str                     # "aiv" | "aic"
@@ -59,6 +60,7 @@ class KernelABI:
     dyn_dims: Tuple[DynDim, ...] = ()
     uses_block: bool = False           # passes __pypto_spmd_block_idx, __pypto_spmd_block_num
     uses_subblock: bool = False        # passes __pypto_spmd_subblock_idx
+    uses_sdma: bool = False            # pl.prefetch: passes the runtime's SDMA workspace before the SPMD ones
     declares_block: bool = False       # SPMD-group sibling: declare block locals, do not pass
     split_lane: bool = False           # vector side of a split FIFO endpoint (issue 6)
     simt_anchor: bool = False          # a5 device build: call the SIMT anchor from kernel_entry

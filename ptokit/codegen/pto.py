@@ -31,7 +31,7 @@ from ..pto import types as P
 from ..pto.ast import Attr
 from ..pto.builder import Builder, Value, add_function, new_module
 from ..pto.printer import print_module
-from . import pto_comm, pto_control, pto_element, pto_forms, pto_pipes
+from . import pto_comm, pto_control, pto_element, pto_forms, pto_pipes, pto_prefetch
 from .abi import DynDim, KernelABI, ScalarArg, TensorArg
 from .pto_cube import CUBE_FORMS
 from .pto_vector import SECTION_C_FORMS, emit_mscatter
@@ -85,6 +85,7 @@ def kernel_abi(fn: N.Function) -> KernelABI:
         uses_block=uses_block,
         uses_subblock="get_subblock_idx" in used,
         declares_block=bool(fifo and fifo.get("gm_pipe") and not uses_block),
+        uses_sdma=pto_prefetch.uses_sdma(fn),
         split_lane=bool(fifo and fifo.get("role") == "aiv"))
 
 
@@ -378,6 +379,8 @@ class _Emitter:
                 pto_pipes.init_pipe(self, e, b)
             elif isinstance(e, N.OpCall) and OPS[e.op].form == "event":
                 pto_pipes.event(self, e, b)
+            elif isinstance(e, N.OpCall) and OPS[e.op].form == "prefetch":
+                pto_prefetch.stmt(self, e, b)
             elif isinstance(e, N.OpCall) and OPS[e.op].form == "gm_scatter":
                 self.mscatter(e, b)
             elif isinstance(e, N.OpCall) and OPS[e.op].form == "element":
@@ -416,6 +419,9 @@ class _Emitter:
             return
         if isinstance(target.type, ScalarType) and isinstance(v, N.OpCall) and OPS[v.op].form == "pipe_setup":
             pto_pipes.setup_assign(self, target, v, b)
+            return
+        if isinstance(target.type, ScalarType) and isinstance(v, N.OpCall) and OPS[v.op].form == "prefetch":
+            pto_prefetch.assign(self, target, v, b)
             return
         if isinstance(target.type, ScalarType):
             val = self.scalar(v, target.type.dtype.mlir, b)
@@ -518,6 +524,11 @@ class _Emitter:
         for d in abi.dyn_dims:
             params.append((f"arg{len(params)}", P.ScalarType("index")))
             bound.append((d.name, INDEX))
+        sdma_index = None
+        if abi.uses_sdma:     # pl.prefetch: the runtime's SDMA workspace (pto_prefetch.py)
+            sdma_index = len(params)
+            params.append((f"arg{len(params)}", P.PtrType("i8")))
+            bound.append((None, None))
         spmd = []
         if abi.uses_block:
             spmd += ["__pypto_spmd_block_idx", "__pypto_spmd_block_num"]
@@ -532,6 +543,7 @@ class _Emitter:
             if ir_name is not None:
                 self.values[ir_name] = (val, ir_type)
         self.spmd = {v.name: v for v in fb.params[len(bound):]}
+        self.sdma_workspace = fb.params[sdma_index] if sdma_index is not None else None
         self.names_used.update(v[0].name for v in self.values.values())
         # tensor views
         for p in tensors:

@@ -51,6 +51,10 @@ class DType(enum.Enum):
     UINT4 = ("UINT4", None)
     # a task handle (pl.TaskId = pl.Scalar[pl.TASK_ID]): a value of orchestration code only
     TASK_ID = ("TASK_ID", None)
+    # the opaque handles of pl.prefetch (kernel code only, no storage of their own; ir/ops/prefetch.py)
+    PREFETCH_CONTEXT = ("PREFETCH_CONTEXT", None)
+    ASYNC_EVENT = ("ASYNC_EVENT", None)
+    ASYNC_SESSION = ("ASYNC_SESSION", None)
 
     @property
     def supported(self) -> bool:

@@ -11,7 +11,7 @@ from .decorators import (at, cluster, const, func_attr, function, inline, manual
                          submit, unroll, while_, cond, yield_)
 from .ops import *  # noqa: F401,F403
 from .ops import OPS as _OPS
-from .ops import array, system, tensor, tile
+from .ops import array, prefetch, system, tensor, tile
 from .types import DTYPES as _DTYPES
 from .types import (CompactMode, InOut, Level, Mem, MemRef, Out, PipeType, Role, Scalar, ScopeMode, SplitMode, TaskId,
                     Tensor, TensorView, Tile, TileView, Tuple, cross_core_slot, dynamic, split)
@@ -40,6 +40,6 @@ __all__ = [
     "jit",  # noqa: F405 (module __getattr__)
     "func_attr", "SplitMode", "split", "split_aiv", "ScopeMode", "Role", "PipeType", "scope", "manual_scope", "cluster", "submit",
     "const", "min", "max", "static_assert", "static_print", "tensor", "pipeline", "yield_", "while_", "cond",
-    "array", "system", "AUTO", "cross_core_slot", "TaskId", "TileView", "CompactMode", "TensorView", "MemRef", "Tuple",
+    "array", "prefetch", "system", "AUTO", "cross_core_slot", "TaskId", "TileView", "CompactMode", "TensorView", "MemRef", "Tuple",
     "inline", "parse", "loads",
 ] + sorted(_DTYPES) + sorted(_OPS)

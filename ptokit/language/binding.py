@@ -101,6 +101,9 @@ class OpBinder:
             return getattr(self, op.front)(op, e)     # an op whose call the front end reads itself
         if op.has("orchestration_only") and not self.in_orchestration:
             raise self.err(f"pl.{name} is a value of orchestration code; it cannot be in a kernel", e)
+        if op.has("kernel_only") and self.in_orchestration:
+            raise self.err(f"pl.{name} runs on a vector core: it belongs in a kernel (an InCore function), not in "
+                           f"orchestration code", e)
         if self.wants_grid(op, e):
             return self.grid_store_call(op, e)
         if op.kernel_form and self.kernel_code:

@@ -39,6 +39,8 @@ tensor = _types.SimpleNamespace(**{**_namespace("pl"), **_namespace("pl.tensor")
 # pl.array.create / get_element / update_element; pl.system.task_dummy / task_invalid
 array = _types.SimpleNamespace(**_namespace("pl.array"))
 system = _types.SimpleNamespace(**_namespace("pl.system"))
+# pl.prefetch.make_context / async_prefetch / session / wait (ir/ops/prefetch.py)
+prefetch = _types.SimpleNamespace(**_namespace("pl.prefetch"))
 
 # ``out, tid = pl.spmd_submit(self.kernel, *args, core_num=n)`` in orchestration (parser.py spmd_submit)
 spmd_submit = dsl_marker("spmd_submit")

@@ -13,7 +13,8 @@ from ..ir.nodes import FunctionType  # noqa: F401  (re-exported by ptokit.langua
 from ..ir.types import DType, MemorySpace, PadValue, TensorLayout  # noqa: F401
 
 # every dtype by its DSL name: pl.FP32, pl.UINT16, pl.FP8E4M3FN, ...
-DTYPES = {d.name: d for d in DType}
+# the pl.prefetch handles are types of values the prefetch ops return, not dtypes a user names
+DTYPES = {d.name: d for d in DType if d not in (DType.PREFETCH_CONTEXT, DType.ASYNC_EVENT, DType.ASYNC_SESSION)}
 globals().update(DTYPES)
 Mem = MemorySpace
 

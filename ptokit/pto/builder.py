@@ -512,6 +512,17 @@ class Builder:
         op.extra["mode"], op.extra["core_type"] = mode, core_type
         return self._add(op)
 
+    # ------------------------------------------------------------ asynchronous prefetch (pto/prefetch.py)
+    def prefetch(self, name: str, operands: Sequence[Value], result: str, result_type, loc: SrcLoc = None) -> Value:
+        """``%r = pto.X(%a, ... : Ta, ...) -> R`` (``pto.get_prefetch_async_session %ctx : T -> R``)."""
+        res, vals = _results(result, [result_type])
+        op = self._op(name, res, loc)
+        op.operands = [_use(v) for v in operands]
+        op.colon_types = [v.type for v in operands]
+        op.arrow_types = [result_type]
+        self._add(op)
+        return vals[0]
+
     def _finish(self, op: Op) -> Op:
         op.operands = [u for c in op.clauses for u in c.uses]
         return self._add(op)

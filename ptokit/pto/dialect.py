@@ -315,6 +315,13 @@ _row(OpSpec("pto.sync.wait", "event", cxx="SYNC_WAIT"))
 _row(OpSpec("pto.set_ffts", "event", cxx="SET_FFTS"))
 _row(OpSpec("pto.syncall", "event", cxx="SYNCALL"))
 
+# ---------------------------------------------------------------- asynchronous GM -> L2 prefetch (pto/prefetch.py;
+# C++ in pto/cpu/prefetch.hpp): the context is a C++ object made over the SDMA workspace, the session its member
+_row(OpSpec("pto.make_prefetch_async_context", "prefetch", cxx="PrefetchAsyncContext"))
+_row(OpSpec("pto.tprefetch_async", "prefetch", cxx="TPREFETCH_ASYNC", pipe="MTE2"))
+_row(OpSpec("pto.get_prefetch_async_session", "prefetch", cxx="GET_PREFETCH_ASYNC_SESSION"))
+_row(OpSpec("pto.comm.wait_async_event", "prefetch", cxx="TWAIT_ASYNC_EVENT", pipe="S"))
+
 # ------------------------------------------------------- section C vector ops: views, gathers/scatters, sorting
 # (docs/language.md "Views and layouts", "Gathers and scatters", "Sorting"; C++ in pto/cpu/ops_view.hpp,
 # ops_gather.hpp, ops_sort.hpp)

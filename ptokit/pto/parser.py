@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from ..errors import AssemblerError
-from . import dialect, events
+from . import dialect, events, prefetch
 from .ast import Attr, Block, BlockArg, Clause, Func, Module, Op, ResultDef, Use
 from .lexer import (AT, EOF, FLOAT, HASH, IDENT, INT, PERCENT, PUNCT, STRING, TYPE, SourceText, Token, int_value,
                     tokenize)
@@ -276,6 +276,8 @@ class Parser:
                 op.colon_types = self.parse_type_list()
         elif name in events.EVENT_OPS:
             events.parse(self, op)
+        elif name in prefetch.PREFETCH_OPS:
+            prefetch.parse(self, op)
         elif name == "scf.yield" or name in dialect.RETURN_OPS:
             if self.tok.kind == PERCENT:
                 op.operands = self.parse_operand_list()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import List
 
-from . import dialect, events
+from . import dialect, events, prefetch
 from .ast import Block, Clause, Func, Module, Op
 
 INDENT = "  "
@@ -110,6 +110,8 @@ def _body(op: Op) -> str:
     uses = ", ".join(map(_use, op.operands))
     if name in events.EVENT_OPS:
         return events.body(op, _use, _types, attr_dict)
+    if name in prefetch.PREFETCH_OPS:
+        return prefetch.body(op, _use, _types)
     if name == "arith.constant":
         attrs = attr_dict(op.attrs, op.attr_order)
         return f" {op.extra['literal']}" + (f" {attrs}" if attrs else "") + f" : {op.colon_types[0]}"

@@ -10,7 +10,7 @@ from ...pto.ast import Block, Func, Module, Op
 from ...pto.cxx_names import cxx_ident
 from ...pto.lexer import SourceText
 from ...pto.types import SCALARS, PartitionViewType, PtrType, ScalarType, TileBufType, VectorType
-from . import events
+from . import events, prefetch
 from .calls import tile_call
 from .fusion import Run, find_run
 from .sema import ValueInfo, float_literal
@@ -339,6 +339,8 @@ class FuncEmitter:
             self.emit_cross_core(op, depth)
         elif spec.form == "event":
             events.emit(self, op, depth)
+        elif spec.form == "prefetch":
+            prefetch.emit(self, op, depth)
         else:  # pragma: no cover
             raise self.err(f"cannot lower '{name}'", op)
 

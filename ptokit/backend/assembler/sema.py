@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Optional
 
 from ...errors import AssemblerError
 from ...pto import dialect
-from . import events
+from . import events, prefetch
 from ...pto.ast import Block, Func, Module, Op, Use
 from ...pto.lexer import SourceText, int_value
 from ...pto.types import (LocalArrayType, PartitionViewType, PtrType, ScalarType, TensorViewType, TileBufType,
@@ -257,6 +257,7 @@ class Sema:
                      "alloc": self.check_alloc_tile, "dps": self.check_tile_op, "view": self.check_view,
                      "plain": self.check_plain, "call": self.check_call,
                      "event": lambda o, _s: events.check(self, o),
+                     "prefetch": lambda o, _s: prefetch.check(self, o),
                      **{form: self.check_element for form in dialect.ELEMENT_FORMS}}
             check.get(spec.form, self.check_cross_core)(op, spec)
         else:  # pragma: no cover - KNOWN_OPS and this dispatch agree

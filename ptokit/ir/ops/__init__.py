@@ -10,6 +10,7 @@ from . import view, gather, sort  # noqa: F401,E402  (section C vector ops: view
 from . import compare, bitwise, arith, argreduce, generate, element  # noqa: F401,E402  (vector ops, part 2)
 from . import pipes  # noqa: F401,E402  (hand-written pipes, cross-core events and barriers)
 from . import comm  # noqa: F401,E402  (distributed programs: pld in kernel code)
+from . import prefetch  # noqa: F401,E402  (pl.prefetch: asynchronous GM -> L2 prefetch)
 from . import lanes  # noqa: F401,E402  (marks the positional ops, after all are declared)
 from .scalar import BY_PYTHON, SCALAR_OPERATORS, ScalarOperator  # noqa: F401,E402
 

@@ -45,4 +45,15 @@ static inline __attribute__((always_inline)) int32_t get_sub_block_id(__gm__ int
     return reinterpret_cast<__gm__ const GlobalContext*>(args[PTO_ARGS_GLOBAL_CONTEXT_INDEX])->sub_block_id;
 }
 
+// The runtime-owned DMA workspaces a kernel may use (pl.prefetch: the SDMA one). The CPU runtime
+// keeps one per core thread; the CPU prefetch only checks it is there (pto/cpu/prefetch.hpp).
+constexpr int DMA_WORKSPACE_SDMA = 0;
+
+static inline __attribute__((always_inline)) __gm__ void* get_dma_workspace(__gm__ int64_t* args, int which) {
+    (void)args;
+    (void)which;
+    static thread_local int64_t sdma_workspace[64];
+    return sdma_workspace;
+}
+
 #endif  // PTOKIT_INTRINSIC_H

@@ -27,5 +27,6 @@
 #include "pto/cpu/events.hpp"
 #include "pto/cpu/comm.hpp"
 #include "pto/cpu/comm_dsl.hpp"
+#include "pto/cpu/prefetch.hpp"
 
 #endif
