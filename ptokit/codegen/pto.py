@@ -280,9 +280,8 @@ class _Emitter:
                 if rep in self.reset_valid and b is not self.top:
                     # a run-time valid tile of a mixed kernel, allocated whole before the lane
                     # guards: every write inside them sets its own valid region first
-                    t = var.type
-                    dims = t.valid if t.valid else (t.rows, t.cols)
-                    b.plain(OPS["set_validshape"].pto, [val] + [self._valid_dim(d, b) for d in dims], self.srcloc(loc))
+                    b.plain(OPS["set_validshape"].pto, [val] + [self._valid_dim(d, b) for d in _valid_of(var.type)],
+                            self.srcloc(loc))
                 elif _valid_of(held) != _valid_of(var.type):
                     # the buffer is written again with another run-time valid region (a tile
                     # reassigned in a loop, a reused buffer): its handle takes the new one first

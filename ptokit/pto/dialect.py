@@ -114,6 +114,12 @@ def _row(spec: OpSpec) -> None:
     PTO_OPS[spec.name] = spec
 
 
+def form_of(name: str) -> Optional[str]:
+    """The syntax form of a pto op's row (None for a name the table does not have)."""
+    spec = PTO_OPS.get(name)
+    return spec.form if spec is not None else None
+
+
 def _operands(text: str) -> Tuple[Operand, ...]:
     """``"src0:T src1:T"`` -> operands."""
     out = []

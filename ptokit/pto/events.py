@@ -14,7 +14,6 @@ from __future__ import annotations
 from .ast import Op
 from .lexer import HASH, IDENT, INT, PERCENT, int_value
 
-EVENT_OPS = ("pto.sync.set", "pto.sync.wait", "pto.set_ffts", "pto.syncall")
 PIPES = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL")
 SYNCALL_MODES = ("hard", "soft")
 SYNCALL_CORES = ("mix", "aiv_only", "aic_only")

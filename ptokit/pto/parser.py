@@ -274,9 +274,9 @@ class Parser:
                 op.operands += self.parse_operand_list()
                 self.expect(":", "before the types of the values passed on")
                 op.colon_types = self.parse_type_list()
-        elif name in events.EVENT_OPS:
+        elif dialect.form_of(name) == "event":
             events.parse(self, op)
-        elif name in prefetch.PREFETCH_OPS:
+        elif dialect.form_of(name) == "prefetch":
             prefetch.parse(self, op)
         elif name == "scf.yield" or name in dialect.RETURN_OPS:
             if self.tok.kind == PERCENT:

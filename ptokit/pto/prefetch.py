@@ -16,8 +16,6 @@ from .types import OpaqueType
 CONTEXT = OpaqueType("!pto.prefetch_async_context")
 EVENT = OpaqueType("!pto.async_event")
 SESSION = OpaqueType("!pto.async_session")
-PREFETCH_OPS = ("pto.make_prefetch_async_context", "pto.tprefetch_async", "pto.get_prefetch_async_session",
-                "pto.comm.wait_async_event")
 PROJECTION = "pto.get_prefetch_async_session"
 
 

@@ -108,9 +108,10 @@ def _body(op: Op) -> str:
     """Everything after the mnemonic (with its leading space), regions excluded."""
     name = op.name
     uses = ", ".join(map(_use, op.operands))
-    if name in events.EVENT_OPS:
+    form = dialect.form_of(name)
+    if form == "event":                 # rows of these forms have their own syntax modules
         return events.body(op, _use, _types, attr_dict)
-    if name in prefetch.PREFETCH_OPS:
+    if form == "prefetch":
         return prefetch.body(op, _use, _types)
     if name == "arith.constant":
         attrs = attr_dict(op.attrs, op.attr_order)
