@@ -11,14 +11,14 @@ from typing import Sequence, Tuple
 import numpy as np
 
 from ..errors import UserError
-from ..ir.types import DType, dtype_from_numpy
+from ..ir.types import FP8_ARRAY_NAMES, DType, dtype_from_numpy
 
 TORCH_DTYPES = {
     "torch.float32": DType.FP32, "torch.float16": DType.FP16, "torch.bfloat16": DType.BF16,
     "torch.int8": DType.INT8, "torch.int16": DType.INT16, "torch.int32": DType.INT32,
     "torch.int64": DType.INT64, "torch.uint8": DType.UINT8, "torch.bool": DType.BOOL,
     "torch.uint16": DType.UINT16, "torch.uint32": DType.UINT32, "torch.uint64": DType.UINT64,
-    "torch.float8_e4m3fn": DType.FP8E4M3FN, "torch.float8_e5m2": DType.FP8E5M2, "torch.float8_e8m0fnu": DType.FP8E8M0,
+    **{f"torch.{name}": d for name, d in FP8_ARRAY_NAMES.items()},      # torch spells them as ml_dtypes does
 }
 SUPPORTED = ("float16, bfloat16 (ml_dtypes), float32, int8/16/32/64, uint8/16/32/64, bool, and for the FP8 "
              "formats uint8 bit patterns or ml_dtypes float8_e4m3fn / float8_e5m2 / float8_e8m0fnu")
