@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import ptokit
+import ptokit.language as pl
 from ptokit.errors import RuntimeFailure
 from ptokit.runtime.config import RunConfig
 from ptokit.runtime.launcher import run_tree
@@ -127,3 +128,44 @@ def test_pop_without_push_fails_with_timeout_not_hang(tmp_path_factory):
     msg = ei.value.message
     assert ei.value.code == 101
     assert "kernel 'rows_aiv'" in msg and "TPOP: timed out waiting on pipe 0 (C2V, lane" in msg
+
+
+@pl.program
+class TwoSlotSizes:
+    """Two mixed kernels whose pipe 0 has different slot sizes ([32, 64] and [64, 64] FP32 tiles)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def small(self, a: pl.Tensor[[32, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+              y: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        ta = pl.move(pl.load(a, [0, 0], [32, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        tb = pl.move(pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        v = pl.move(pl.matmul(ta, tb), target_memory=pl.Mem.Vec)
+        y = pl.store(pl.exp(v), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def large(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+              y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        ta = pl.move(pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        tb = pl.move(pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        v = pl.move(pl.matmul(ta, tb), target_memory=pl.Mem.Vec)
+        y = pl.store(pl.exp(v), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a1: pl.Tensor[[32, 64], pl.FP16], a2: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             y1: pl.Out[pl.Tensor[[32, 64], pl.FP32]], y2: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y1 = self.small(a1, b, y1)
+        y2 = self.large(a2, b, y2)
+        return y1, y2
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_one_cluster_runs_kernels_with_other_slot_sizes_on_one_pipe(runtime, tmp_path_factory):
+    """On one cluster the second kernel's pipe 0 reuses the FIFO the first one used: an idle FIFO
+    takes the new slot size (it kept the first kernel's and failed 'slot size mismatch' before)."""
+    a1, a2, b = rand((32, 64), np.float16, 3), rand((64, 64), np.float16, 4), rand((64, 64), np.float16, 5)
+    y1, y2 = np.zeros((32, 64), np.float32), np.zeros((64, 64), np.float32)
+    compiled("slots", TwoSlotSizes, tmp_path_factory, runtime)(a1, a2, b, y1, y2, config=RunConfig(clusters=1))
+    np.testing.assert_allclose(y1, np.exp(f64(a1) @ f64(b)), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(y2, np.exp(f64(a2) @ f64(b)), rtol=1e-5, atol=1e-6)

@@ -3,8 +3,9 @@
 //
 // Owns: the TPUSH/TPOP/TFREE hooks of the CPU tile library (pto_cpu_fifo_push/pop/free,
 // docs/contracts.md), one FIFO per (cluster, pipe, direction, lane), created on first
-// use with the slot size and count of that first call.  A pop holds its slot until the
-// next pop or a free.  Waits are bounded (0.9 x the run's timeout) and end early when the
+// use; while it is idle (nothing queued or held) it takes the slot size and count of the
+// call (a later task's kernel may use the same pipe id with other slots).  A pop holds its
+// slot until the next pop or a free.  Waits are bounded (0.9 x the run's timeout) and end early when the
 // run fails; a wait that blocked is recorded for traces when the run records args.
 // Guarded by `Device::fifo_mu` alone (lock order elsewhere: `Device::mu`, then
 // `fifo_mu`).  Compiled only when the tile library's pto/cpu_sim_hooks.h is on the
@@ -25,12 +26,16 @@ Fifo* fifo_get(Device* d, PtoCpuCore* core, int32_t pipe, int32_t dir, int32_t l
     auto key = std::make_tuple(core->cluster_id, pipe, dir, lane);
     auto it = d->fifos.find(key);
     if (it == d->fifos.end()) {
-        Fifo f;
-        f.slot_size = slot_size;
-        f.slot_num = slot_num ? slot_num : 2;
-        it = d->fifos.emplace(key, std::move(f)).first;
+        it = d->fifos.emplace(key, Fifo{}).first;
     }
-    return &it->second;
+    Fifo* f = &it->second;
+    if (f->queued.empty() && !f->held) {
+        // an idle FIFO takes the geometry of the pipe using it now: a cluster runs tasks of several
+        // kernels in one run, and a later kernel's pipe of the same id may have other slots
+        f->slot_size = slot_size;
+        f->slot_num = slot_num ? slot_num : 2;
+    }
+    return f;
 }
 
 // Wait on the device FIFO condition until pred() or the run fails / times out.
