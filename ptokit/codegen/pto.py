@@ -118,6 +118,8 @@ class _Emitter:
         self.tmp = 0
         self.buffer_of = fn.attrs.get("buffer_of", {})
         self.addr = fn.attrs.get("tile_addr", {})
+        self.slot_of = fn.attrs.get("tile_slot", {})     # a pl.MemRef tile in a run-time slot
+        self.hoisting = False                            # in hoist_allocs
         self.views: Dict[str, Value] = {}
         self.tile_views: Dict[str, Value] = {}    # tile var -> its own tile_buf over a shared buffer
         self.producer: Dict[str, str] = {}        # tile var -> the op that made it
@@ -296,6 +298,15 @@ class _Emitter:
         vr = self._valid_dim(valid[0], b)
         vc = self._valid_dim(valid[1], b)
         addr = self.const(self.addr[rep], "i64") if rep in self.addr else None
+        if rep in self.slot_of:     # pl.MemRef(slots=N)[i]: the region's base + i * slot bytes, at run time
+            slot, index = self.slot_of[rep]
+            if self.hoisting:
+                raise CompileError(f"tile {var.name!r} is in a run-time slot of a pl.MemRef, but this kernel's "
+                                   f"vector side allocates its tiles before the lane guards, where the slot index "
+                                   f"is not known; give it a constant slot", loc)
+            i = self.scalar(index, "i64", b)
+            off = b.arith("arith.muli", [i, self.const(slot, "i64")], P.ScalarType("i64"), self.temp(), None)
+            addr = b.arith("arith.addi", [addr, off], P.ScalarType("i64"), self.temp(), None)
         val = b.alloc_tile(name, tile_buf(t), vr, vc, addr, self.srcloc(loc))
         if view:
             self.tile_views[var.name] = val
@@ -611,6 +622,13 @@ class _Emitter:
         guard can be read by later guarded code (scf.if regions do not export values).  A tile whose
         valid shape is known only at run time is allocated whole, and every writer of its buffer sets
         its own valid region (``pto.set_validshape``) before it writes."""
+        self.hoisting = True
+        try:
+            self._hoist_allocs()
+        finally:
+            self.hoisting = False
+
+    def _hoist_allocs(self):
         for s in N.walk_stmts(self.fn.body):
             if not isinstance(s, N.Assign) or not isinstance(s.targets[0].type, TileType):
                 continue

@@ -69,6 +69,11 @@ def fmt_expr(e: N.Expr) -> str:
         for k, v in attrs.items():
             if k == "arch" or k.endswith("_static") or v is None or (k in flags and v is False):
                 continue     # derived records, and parameters left at their defaults
+            if k == "memref":     # a declared allocation: its name, and the slot when it has several
+                v = v.name if v.slots == 1 else \
+                    f"{v.name}[{fmt_expr(v.index) if isinstance(v.index, N.Expr) else v.index}] of {v.slots}"
+                args.append(f"memref={v!r}")
+                continue
             if isinstance(v, (list, tuple)):
                 v = "[" + ", ".join(fmt_expr(x) if isinstance(x, N.Expr) else str(x) for x in v) + "]"
             elif isinstance(v, PadValue):

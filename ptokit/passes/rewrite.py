@@ -2,6 +2,7 @@
 and statement bodies."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Dict, List, Optional
 
 from ..ir import nodes as N
@@ -19,6 +20,9 @@ def subst_expr(e: N.Expr, env: Dict[str, N.Expr]) -> N.Expr:
         attrs = dict(e.attrs)
         if "valid" in attrs and attrs["valid"] is not None:
             attrs["valid"] = tuple(subst_expr(v, env) if isinstance(v, N.Expr) else v for v in attrs["valid"])
+        ref = attrs.get("memref")
+        if ref is not None and isinstance(ref.index, N.Expr):     # a run-time slot (language/memrefs.py)
+            attrs["memref"] = dataclasses.replace(ref, index=subst_expr(ref.index, env))
         out = N.OpCall(e.op, [subst_expr(a, env) for a in e.args], attrs, type=e.type, loc=e.loc)
         return out
     if isinstance(e, N.FuncCall):

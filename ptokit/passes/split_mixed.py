@@ -190,6 +190,9 @@ def _expr_reads(e: N.Expr, acc: Set[str]) -> None:
             for v in sub.attrs.get("valid") or ():
                 if isinstance(v, N.Expr):
                     _expr_reads(v, acc)
+            ref = sub.attrs.get("memref")
+            if ref is not None and isinstance(ref.index, N.Expr):
+                _expr_reads(ref.index, acc)
 
 
 def _reads(s: N.Stmt) -> Set[str]:
