@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 from typing import List, Optional, Tuple
 
+from ..errors import InternalError
 from ..ir import nodes as N
 from ..ir.ops import OPS
 from ..ir.types import MemRefBind, ScalarType, TileType
@@ -136,10 +137,10 @@ class MemRefMixin:
                 if isinstance(v, N.OpCall) and v.op in OPS and OPS[v.op].fifo:
                     raise self.err(f"a tile popped from a pipe (pl.{v.op}) lives in the pipe's slot buffer; it "
                                    f"cannot be placed in pl.MemRef {ref_name!r}", elt)
+                if isinstance(v, N.Var):    # `t: pl.Tile[..., ref, mem] = u` (or a call's result): a copy into it
+                    v = s.value = N.OpCall("move", [v], {"target_memory": v.type.memory}, type=v.type, loc=v.loc)
                 if not isinstance(v, N.OpCall):
-                    raise self.err(f"pl.MemRef places the tile a tile op makes; {name} is bound to "
-                                   f"{type(v).__name__.lower()} {name} = ..., so place the tile inside it instead",
-                                   elt)
+                    raise InternalError(f"pl.MemRef: {name} is defined by {v!r}, not by a tile op")
                 v.attrs = {**v.attrs, "memref": MemRefBind(ref_name, slots, idx, self.loc(elt))}
                 return out
         raise self.err(f"pl.MemRef places a tile, but {name} is {self.env.get(name)}", elt)

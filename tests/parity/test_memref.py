@@ -1,0 +1,199 @@
+"""pl.MemRef: declared allocations in tile annotations (issue 13; pypto-parity.md B)."""
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ptokit
+import ptokit.language as pl
+from ptokit.errors import CompileError
+
+from . import memref_programs as F
+
+RUNTIMES = ["tensormap_and_ringbuffer", "host_build_graph"]
+GOLDEN = Path(__file__).parent / "golden" / "memref_double_buffer.pto"
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_double_buffer_runtime_slot(tmp_path, runtime):
+    x = np.random.default_rng(1).standard_normal((64, 64)).astype(np.float32)
+    out = np.zeros((16, 64), np.float32)
+    compiled = ptokit.compile(F.DoubleBuffer, output_dir=tmp_path / "out", runtime=runtime)
+    compiled(x, out)
+    np.testing.assert_allclose(out, np.exp(0.1 * 2 * x.reshape(4, 16, 64).sum(0)) + 1, rtol=1e-5)
+
+
+def test_double_buffer_pto_golden(tmp_path):
+    ptokit.compile(F.DoubleBuffer, output_dir=tmp_path / "out")
+    (pto,) = (tmp_path / "out" / "ptoas").glob("*.pto")
+    text = pto.read_text()
+    if os.environ.get("PTOKIT_UPDATE_GOLDEN"):
+        GOLDEN.parent.mkdir(exist_ok=True)
+        GOLDEN.write_text(text)
+    assert text == GOLDEN.read_text()
+
+
+def test_double_buffer_placement(tmp_path):
+    """The slot address is computed in the loop (base + (i % 2) * 4096); the two scratch tiles have one
+    address, and no other tile is packed into either region."""
+    ptokit.compile(F.DoubleBuffer, output_dir=tmp_path / "out")
+    (pto,) = (tmp_path / "out" / "ptoas").glob("*.pto")
+    lines = pto.read_text().splitlines()
+    allocs = {ln.split("=")[0].strip(): ln.split("addr = ")[1].split()[0] for ln in lines if "pto.alloc_tile" in ln}
+    assert allocs["%e"] == allocs["%f"] == "%c8192_i64"      # scratch: after ring's 2 x 4096 B
+    slot = next(ln for ln in lines if "%t = pto.alloc_tile" in ln).split("addr = ")[1].split()[0]
+    assert any(ln.strip().startswith(f"{slot} = arith.addi") for ln in lines)
+    others = [a for n, a in allocs.items() if n not in ("%e", "%f", "%t")]
+    assert others and all(int(a[2:-4]) >= 12288 for a in others), allocs
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_tiles_of_one_memref_share_storage(tmp_path, runtime):
+    rng = np.random.default_rng(2)
+    x, y = rng.standard_normal((16, 64)).astype(np.float32), rng.standard_normal((16, 64)).astype(np.float32)
+    out = np.zeros((32, 64), np.float32)
+    ptokit.compile(F.SharedSlot, output_dir=tmp_path / "out", runtime=runtime)(x, y, out)
+    np.testing.assert_allclose(out[:16], 2 * y, rtol=1e-6)      # slot 0 twice: b overwrote a
+    np.testing.assert_allclose(out[16:], x + y, rtol=1e-6)      # slots 1 and 0: apart
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_memref_under_jit(runtime):
+    x = np.random.default_rng(3).standard_normal((64, 64)).astype(np.float32)
+    y = np.zeros_like(x)
+    F.make_jit(runtime)(x, y)
+    np.testing.assert_allclose(y, x + 1, rtol=1e-6)
+
+
+PRELUDE = '''
+import ptokit.language as pl
+buf = pl.MemRef(slots=2)
+one = pl.MemRef()
+alias = one
+big = pl.MemRef(slots=64)
+d1 = pl.MemRef("dup")
+d2 = pl.MemRef("dup")
+s0 = buf[0]
+'''
+
+
+def _program(body: str, params: str = "x: pl.Tensor[[16, 64], pl.FP32]", extra: str = ""):
+    return pl.parse(PRELUDE + f'''
+@pl.program
+class M:
+{extra}
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, {params}, y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+{body}
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        y = self.k(x, y)
+        return y
+''', filename="memref_case.py")
+
+
+LOAD = "pl.load(x, [0, 0], [16, 64])"
+
+
+@pytest.mark.parametrize("body,message,where", [
+    (f"        t: pl.Tensor[[16, 64], pl.FP32, one] = x\n        y = pl.store({LOAD}, [0, 0], y)",
+     "pl.MemRef places a tile in on-chip memory; a tensor lives in global memory and takes no pl.MemRef", "one"),
+    (f"        t: pl.Tile[[16, 64], pl.FP32, pl.MemRef('z', slots=0)[0], pl.Mem.Vec] = {LOAD}\n"
+     f"        y = pl.store(t, [0, 0], y)",
+     "pl.MemRef slots= is a positive int (the number of equal slots), not 0", "slots=0"),
+    (f"        t: pl.Tile[[16, 64], pl.FP32, buf[2], pl.Mem.Vec] = {LOAD}\n        y = pl.store(t, [0, 0], y)",
+     "slot 2 of pl.MemRef 'buf' is out of range: it has 2 slots (0..1)", "buf[2]"),
+    (f"        t: pl.Tile[[16, 64], pl.FP32, buf, pl.Mem.Vec] = {LOAD}\n        y = pl.store(t, [0, 0], y)",
+     "pl.MemRef 'buf' has 2 slots: pick one, buf[i]", "buf"),
+    (f"        t: pl.Tile[[16, 64], pl.FP32, one] = {LOAD}\n        y = pl.store(t, [0, 0], y)",
+     "a tile placed in a pl.MemRef names its memory space: pl.Tile[shape, dtype, ref, pl.Mem.Vec]", "one"),
+    (f"        t: pl.Tile[[16, 64], pl.FP32, one, pl.Mem.Vec] = {LOAD}\n"
+     f"        m: pl.Tile[[16, 64], pl.FP32, one, pl.Mem.Mat] = pl.load(x, [0, 0], [16, 64], "
+     f"target_memory=pl.Mem.Mat)\n        y = pl.store(t, [0, 0], y)",
+     "pl.MemRef 'one' holds tiles of two memory spaces: 't' is in Vec (UB) and 'm' in Mat (L1); one allocation "
+     "lives in one space", "m: pl.Tile"),
+    (f"        t: pl.Tile[[16, 64], pl.FP32, big[0], pl.Mem.Vec] = {LOAD}\n        y = pl.store(t, [0, 0], y)",
+     "pl.MemRef 'big' does not fit in Vec (UB): 64 slots of 4096 B (its largest tile 't' [16, 64] FP32 is "
+     "4096 B) = 262144 B, capacity on a2a3 is 188416 B", "big[0]"),
+    (f"        t: pl.Tile[[16, 64], pl.FP32, d1, pl.Mem.Vec] = {LOAD}\n"
+     f"        u: pl.Tile[[16, 64], pl.FP32, d2, pl.Mem.Vec] = pl.exp(t)\n        y = pl.store(u, [0, 0], y)",
+     "two distinct pl.MemRef declarations claim the name 'dup'", "d2"),
+    (f"        t: pl.Tile[[16, 64], pl.FP32, one, pl.Mem.Vec] = {LOAD}\n"
+     f"        u: pl.Tile[[16, 64], pl.FP32, alias, pl.Mem.Vec] = pl.exp(t)\n        y = pl.store(u, [0, 0], y)",
+     "one pl.MemRef is reached through two names, 'one'", "alias"),
+    (f"        t: pl.Tile[[16, 64], pl.FP32, pl.MemRef('dup'), pl.Mem.Vec] = {LOAD}\n"
+     f"        u: pl.Tile[[16, 64], pl.FP32, d1, pl.Mem.Vec] = pl.exp(t)\n        y = pl.store(u, [0, 0], y)",
+     "two distinct pl.MemRef declarations claim the name 'dup'", "d1"),
+    (f"        t: pl.Tile[[16, 64], pl.FP32, buf[1], pl.Mem.Vec] = {LOAD}\n"
+     f"        u: pl.Tile[[16, 64], pl.FP32, buf[1], pl.Mem.Vec] = pl.exp(t)\n"
+     f"        y = pl.store(pl.add(t, u), [0, 0], y)",
+     "tiles 't' and 'u' are both in slot 1 of pl.MemRef 'buf' and live at the same time: 'u' is written while "
+     "'t' is still read later, so it would overwrite it", "u: pl.Tile"),
+    (f"        t: pl.Tile[[16, 64], pl.FP32, pl.MemRef(), pl.Mem.Vec] = {LOAD}\n        y = pl.store(t, [0, 0], y)",
+     'an inline pl.MemRef names its allocation: pl.MemRef("name")', "pl.MemRef()"),
+    (f"        t: pl.Tile[[16, 64], pl.FP32, one, buf[0], pl.Mem.Vec] = {LOAD}\n        y = pl.store(t, [0, 0], y)",
+     "a tile annotation takes one pl.MemRef", "buf[0]"),
+    (f"        t: pl.Tile[[16, 64], pl.FP32, buf[1.5], pl.Mem.Vec] = {LOAD}\n        y = pl.store(t, [0, 0], y)",
+     "the slot of pl.MemRef 'buf' is an integer, not 1.5", "1.5"),
+    (f"        t: pl.Tile[[16, 64], pl.FP32, s0[1], pl.Mem.Vec] = {LOAD}\n        y = pl.store(t, [0, 0], y)",
+     "this names one slot of a pl.MemRef already; it takes no subscript", "s0[1]"),
+    (f"        t = {LOAD}\n        acc = pl.full([16, 64], pl.FP32, 0.0)\n        for i in pl.range(2):\n"
+     f"            acc: pl.Tile[[16, 64], pl.FP32, buf[i], pl.Mem.Vec] = pl.add(acc, t)\n"
+     f"        y = pl.store(acc, [0, 0], y)",
+     "tile 'acc", "buf[i]"),
+    (f"        t = {LOAD}\n        acc: pl.Tile[[16, 64], pl.FP32, buf[0], pl.Mem.Vec] = pl.full([16, 64], pl.FP32, 0.0)\n"
+     f"        for i in pl.range(2):\n"
+     f"            acc: pl.Tile[[16, 64], pl.FP32, buf[1], pl.Mem.Vec] = pl.add(acc, t)\n"
+     f"        y = pl.store(acc, [0, 0], y)",
+     "must share one buffer (a carried value, the arms of an if, an in-place op or a reshape) but are placed in "
+     "pl.MemRef buf[0] and buf[1]", "buf[1]"),
+])
+def test_memref_errors(tmp_path, body, message, where):
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(_program(body), output_dir=tmp_path / "out")
+    assert message in str(info.value), str(info.value)
+    assert info.value.loc.file == "memref_case.py" and where in str(info.value).splitlines()[1], str(info.value)
+
+
+@pytest.mark.parametrize("params", ["x: pl.Tensor[[16, 64], pl.FP32, one]"])
+def test_memref_in_a_tensor_parameter(tmp_path, params):
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(_program(f"        y = pl.store({LOAD}, [0, 0], y)", params), output_dir=tmp_path / "out")
+    assert "pl.MemRef places a tile in on-chip memory; a tensor lives in global memory and takes no pl.MemRef" \
+        in str(info.value), str(info.value)
+    assert info.value.loc.file == "memref_case.py" and "one]" in str(info.value).splitlines()[1]
+
+
+INLINE = '''
+    @pl.function(type=pl.FunctionType.Inline)
+    def scaled(self, t: pl.Tile[[16, 64], pl.FP32]) -> pl.Tile[[16, 64], pl.FP32]:
+        u = pl.muls(t, 2.0)
+        return u
+'''
+
+
+def test_memref_in_a_tile_parameter(tmp_path):
+    extra = INLINE.replace("t: pl.Tile[[16, 64], pl.FP32]", "t: pl.Tile[[16, 64], pl.FP32, one, pl.Mem.Vec]")
+    body = f"        t = self.scaled({LOAD})\n        y = pl.store(t, [0, 0], y)"
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(_program(body, extra=extra), output_dir=tmp_path / "out")
+    assert "pl.MemRef places a tile the kernel assigns (t: pl.Tile[shape, dtype, ref, pl.Mem.X] = ...); it cannot " \
+           "be given in this annotation" in str(info.value), str(info.value)
+    assert info.value.loc.file == "memref_case.py" and "one" in str(info.value).splitlines()[1]
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_copy_into_a_memref_and_inline_function(tmp_path, runtime):
+    """`c: pl.Tile[..., ref, mem] = t` copies t into the MemRef, and so does a function call's result; a
+    MemRef'd tile in an inlined function (slot 1 of buf, while the caller's result takes slot 0)."""
+    extra = INLINE.replace("u = pl.muls(t, 2.0)", "u: pl.Tile[[16, 64], pl.FP32, buf[1], pl.Mem.Vec] = pl.muls(t, 2.0)")
+    body = (f"        t = {LOAD}\n        c: pl.Tile[[16, 64], pl.FP32, one, pl.Mem.Vec] = t\n"
+            f"        d: pl.Tile[[16, 64], pl.FP32, buf[0], pl.Mem.Vec] = self.scaled(c)\n"
+            f"        y = pl.store(pl.add(d, t), [0, 0], y)")
+    x = np.random.default_rng(4).standard_normal((16, 64)).astype(np.float32)
+    y = np.zeros_like(x)
+    ptokit.compile(_program(body, extra=extra), output_dir=tmp_path / "out", runtime=runtime)(x, y)
+    np.testing.assert_allclose(y, 3 * x, rtol=1e-6)
