@@ -140,10 +140,16 @@ LOAD = "pl.load(x, [0, 0], [16, 64])"
      "the slot of pl.MemRef 'buf' is an integer, not 1.5", "1.5"),
     (f"        t: pl.Tile[[16, 64], pl.FP32, s0[1], pl.Mem.Vec] = {LOAD}\n        y = pl.store(t, [0, 0], y)",
      "this names one slot of a pl.MemRef already; it takes no subscript", "s0[1]"),
+    (f"        for i in pl.pipeline(0, 4, 1, stage=2):\n"
+     f"            t: pl.Tile[[16, 64], pl.FP32, buf[i % 2], pl.Mem.Vec] = {LOAD}\n"
+     f"            y = pl.store(t, [0, 0], y)",
+     "pl.MemRef 'buf' in a pl.pipeline(stage=2) body: the 2 copies of the body would share its storage and "
+     "serialize on it", "buf[i % 2]"),
     (f"        t = {LOAD}\n        acc = pl.full([16, 64], pl.FP32, 0.0)\n        for i in pl.range(2):\n"
      f"            acc: pl.Tile[[16, 64], pl.FP32, buf[i], pl.Mem.Vec] = pl.add(acc, t)\n"
      f"        y = pl.store(acc, [0, 0], y)",
-     "tile 'acc", "buf[i]"),
+     "is in a run-time slot of pl.MemRef 'buf' but must share one buffer with 'acc' (a carried value, the arms "
+     "of an if, an in-place op or a reshape), whose storage does not move from slot to slot", "buf[i]"),
     (f"        t = {LOAD}\n        acc: pl.Tile[[16, 64], pl.FP32, buf[0], pl.Mem.Vec] = pl.full([16, 64], pl.FP32, 0.0)\n"
      f"        for i in pl.range(2):\n"
      f"            acc: pl.Tile[[16, 64], pl.FP32, buf[1], pl.Mem.Vec] = pl.add(acc, t)\n"
@@ -197,3 +203,63 @@ def test_copy_into_a_memref_and_inline_function(tmp_path, runtime):
     y = np.zeros_like(x)
     ptokit.compile(_program(body, extra=extra), output_dir=tmp_path / "out", runtime=runtime)(x, y)
     np.testing.assert_allclose(y, 3 * x, rtol=1e-6)
+
+
+def test_memref_on_a_popped_tile(tmp_path):
+    prog = pl.parse(PRELUDE + '''
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def vector(self, y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        t: pl.Tile[[64, 64], pl.FP32, one, pl.Mem.Vec] = pl.tpop_from_aic(split=0)
+        pl.store(t, [0, 0], y)
+''', filename="memref_case.py")
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(prog, output_dir=tmp_path / "out")
+    assert "a tile popped from a pipe (pl.tpop_from_aic) lives in the pipe's slot buffer; it cannot be placed in " \
+           "pl.MemRef 'one'" in str(info.value), str(info.value)
+    assert info.value.loc.file == "memref_case.py" and "one" in str(info.value).splitlines()[1]
+
+
+def _mixed_program(slot: str):
+    """A mixed kernel (matmul, then exp on the vector side) whose vector tile is in slot ``slot`` of buf."""
+    return pl.parse(PRELUDE + f'''
+@pl.program
+class Mixed:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 32], pl.FP16], b: pl.Tensor[[32, 64], pl.FP16],
+          y: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+        for i in pl.range(2):
+            ta = pl.load(a, [0, 0], [16, 32], target_memory=pl.Mem.Mat)
+            tb = pl.load(b, [0, 0], [32, 64], target_memory=pl.Mem.Mat)
+            acc = pl.matmul(pl.move(ta, target_memory=pl.Mem.Left), pl.move(tb, target_memory=pl.Mem.Right))
+            v = pl.move(acc, target_memory=pl.Mem.Vec)
+            e: pl.Tile[[16, 64], pl.FP32, buf[{slot}], pl.Mem.Vec] = pl.exp(pl.muls(v, 0.5))
+            y = pl.store(e, [i * 16, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 32], pl.FP16], b: pl.Tensor[[32, 64], pl.FP16],
+             y: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+        y = self.k(a, b, y)
+        return y
+''', filename="memref_case.py")
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_memref_in_a_mixed_kernel(tmp_path, runtime):
+    rng = np.random.default_rng(6)
+    a = (rng.standard_normal((16, 32)) * 0.2).astype(np.float16)
+    b = (rng.standard_normal((32, 64)) * 0.2).astype(np.float16)
+    y = np.zeros((32, 64), np.float32)
+    ptokit.compile(_mixed_program("1"), output_dir=tmp_path / "out", runtime=runtime)(a, b, y)
+    e = np.exp(0.5 * (a.astype(np.float32) @ b.astype(np.float32)))
+    np.testing.assert_allclose(y, np.vstack([e, e]), rtol=1e-3, atol=1e-3)
+
+
+def test_run_time_slot_in_a_lane_guarded_kernel(tmp_path):
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(_mixed_program("i % 2"), output_dir=tmp_path / "out")
+    assert "tile 'e' is in a run-time slot of a pl.MemRef, but this kernel's vector side allocates its tiles before " \
+           "the lane guards, where the slot index is not known; give it a constant slot" in str(info.value)
+    assert info.value.loc.file == "memref_case.py" and "e: pl.Tile" in str(info.value).splitlines()[1]
