@@ -1,5 +1,4 @@
 """pl.MemRef: declared allocations in tile annotations (issue 13; pypto-parity.md B)."""
-import os
 from pathlib import Path
 
 import numpy as np
@@ -9,10 +8,11 @@ import ptokit
 import ptokit.language as pl
 from ptokit.errors import CompileError
 
+from mixed.golden_util import check_tree_golden
 from . import memref_programs as F
 
 RUNTIMES = ["tensormap_and_ringbuffer", "host_build_graph"]
-GOLDEN = Path(__file__).parent / "golden" / "memref_double_buffer.pto"
+GOLDEN = Path(__file__).parent / "golden" / "memref_double_buffer"
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
@@ -24,14 +24,11 @@ def test_double_buffer_runtime_slot(tmp_path, runtime):
     np.testing.assert_allclose(out, np.exp(0.1 * 2 * x.reshape(4, 16, 64).sum(0)) + 1, rtol=1e-5)
 
 
-def test_double_buffer_pto_golden(tmp_path):
+def test_double_buffer_golden(tmp_path):
+    """The .pto, kernel and orchestration files of DoubleBuffer (PTOKIT_UPDATE_GOLDEN=1 rewrites them),
+    the C++ compiled with -Wall -Werror."""
     ptokit.compile(F.DoubleBuffer, output_dir=tmp_path / "out")
-    (pto,) = (tmp_path / "out" / "ptoas").glob("*.pto")
-    text = pto.read_text()
-    if os.environ.get("PTOKIT_UPDATE_GOLDEN"):
-        GOLDEN.parent.mkdir(exist_ok=True)
-        GOLDEN.write_text(text)
-    assert text == GOLDEN.read_text()
+    check_tree_golden(tmp_path / "out", GOLDEN)
 
 
 def test_double_buffer_placement(tmp_path):
