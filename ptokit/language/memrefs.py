@@ -26,8 +26,7 @@ from ..ir.ops import OPS
 from ..ir.types import MemRefBind, ScalarType, TileType
 from .source import eval_static
 from .types import MemRef, MemRefSlot, Tile, TileAnnot
-
-_MISSING = object()
+from .views import without_element
 
 
 class MemRefMixin:
@@ -62,10 +61,7 @@ class MemRefMixin:
                            "no pl.MemRef", refs[0])
         if len(refs) > 1:
             raise self.err("a tile annotation takes one pl.MemRef", refs[1])
-        rest = ast.copy_location(ast.Subscript(value=annot.value, slice=ast.copy_location(
-            ast.Tuple(elts=[x for x in elts if x is not refs[0]], ctx=ast.Load()), annot.slice),
-            ctx=ast.Load()), annot)
-        return rest, refs[0]
+        return without_element(annot, refs[0]), refs[0]
 
     def _declare_memref(self, decl, ident: Optional[str], node) -> Tuple[str, int]:
         """The name and slot count of a declaration, checked against the function's others."""

@@ -22,6 +22,14 @@ from .source import eval_static
 from .types import TileView
 
 
+def without_element(annot: ast.Subscript, elt: ast.expr) -> ast.Subscript:
+    """``pl.Tile[a, b, elt, c]`` as ``pl.Tile[a, b, c]`` (the element read from the syntax tree, the rest
+    evaluated as usual)."""
+    return ast.copy_location(ast.Subscript(value=annot.value, slice=ast.copy_location(
+        ast.Tuple(elts=[x for x in annot.slice.elts if x is not elt], ctx=ast.Load()), annot.slice),
+        ctx=ast.Load()), annot)
+
+
 class TileViewMixin:
     def split_tile_view(self, annot: ast.expr) -> Tuple[ast.expr, Optional[ast.Call]]:
         """(the annotation without its ``pl.TileView(...)`` element, that element or None)."""
@@ -33,10 +41,7 @@ class TileViewMixin:
             return annot, None
         if len(views) > 1:
             raise self.err("a tile annotation takes one pl.TileView", views[1])
-        rest = ast.copy_location(ast.Subscript(value=annot.value, slice=ast.copy_location(
-            ast.Tuple(elts=[x for x in elts if x is not views[0]], ctx=ast.Load()), annot.slice),
-            ctx=ast.Load()), annot)
-        return rest, views[0]
+        return without_element(annot, views[0]), views[0]
 
     def apply_tile_view(self, name: str, view: ast.Call, node) -> List[N.Stmt]:
         """``name = set_validshape(name, vr, vc)`` for the view's valid_shape (nothing without one)."""
