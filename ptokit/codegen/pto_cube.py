@@ -14,7 +14,7 @@ from ..pto.builder import Builder
 from .pto_forms import pto_attrs
 
 # the op a matmul_acc-form op becomes where its init_cond holds
-_INIT_OP = {"matmul_acc": "matmul", "gemv_acc": "gemv"}
+_INIT_OP = {"matmul_acc": "matmul", "batch_matmul_acc": "matmul", "gemv_acc": "gemv"}
 
 
 def _emit_matmul_acc(em, target: N.Var, v: N.OpCall, b: Builder, loc) -> None:

@@ -265,7 +265,7 @@ class CubeMixin:
             isinstance(v.type, TensorType) and len(v.type.shape) > 2 for v in values.values())
 
     def batched_call(self, op: OpDef, values, attrs, nodes, e) -> N.Expr:
-        params = op.operand_params[:2]
+        params = [p for p in op.operand_params if p.name in ("lhs", "rhs")]
         parts = [self._batch_operand(values[p.name], nodes[p.name], op) for p in params]
         shapes = [pt[2] for pt in parts]
         batch = self._broadcast_batch(shapes, e, op)
@@ -275,10 +275,11 @@ class CubeMixin:
                            f"fit one kernel call (split the batch over tasks)", e)
         flags = {p.name: bool(p.transposed_by and attrs.get(p.transposed_by)) for p in params}
         mm_attrs = {k: v for k, v in attrs.items() if k not in ("a_trans", "b_trans")}
-        products = []
-        for idx in itertools.product(*(range(d) for d in batch)):
-            ins = [self._batch_window(pt, idx, nodes[p.name], op, p, flags[p.name]) for pt, p in zip(parts, params)]
-            products.append(self.typed_op("matmul", ins, mm_attrs, e, nodes))
+        windows = [[self._batch_window(pt, idx, nodes[p.name], op, p, flags[p.name]) for pt, p in zip(parts, params)]
+                   for idx in itertools.product(*(range(d) for d in batch))]
+        if "acc" in values:
+            return self._batched_acc(op, values, windows, batch, nodes, e)
+        products = [self.typed_op("matmul", ins, mm_attrs, e, nodes) for ins in windows]
         if len(products) == 1:
             return products[0]
         t = products[0].type
@@ -289,6 +290,42 @@ class CubeMixin:
             res = self.typed_op("assemble", [res, p, offs], {"offsets_static": (b * t.rows, 0),
                                                            "atomic": AtomicType.None_}, e)
         return res
+
+    def _batched_acc(self, op: OpDef, values, windows, batch, nodes, e) -> N.Expr:
+        """``batch_matmul_acc`` (``matmul_acc`` on rank > 2 tensors): batch ``b``'s product accumulates
+        into rows ``b * M .. b * M + M`` of the Acc tile ``[B * M, N]`` (``batch_matmul``'s layout). Each
+        band is a ``pl.slice`` of the accumulator (a copy: no aliasing view of an Acc region exists),
+        one ``matmul_acc`` with the call's ``init_cond``, and is assembled back in place."""
+        acc, cond = values["acc"], ([values["init_cond"]] if "init_cond" in values else [])
+        lt, rt = windows[0][0].type, windows[0][1].type
+        m, n, count = lt.rows, rt.cols, len(windows)
+        want = f"an Acc tile [{count * m}, {n}] (batch_matmul's layout: {count} batch(es) of [{m}, {n}] rows)"
+        if lt.cols != rt.rows:
+            raise self.err(f"pl.{op.name} requires lhs columns to equal rhs rows, but got {lt.shape} and {rt.shape} "
+                           f"per batch", e)
+        t = acc.type
+        if not isinstance(t, TileType) or t.memory is not MemorySpace.Acc:
+            raise self.err(f"pl.{op.name} accumulates into {want}, such as a pl.batch_matmul result, but acc is "
+                           f"{t}", nodes["acc"])
+        if t.shape != (count * m, n):
+            raise self.err(f"pl.{op.name}: the broadcast batch {list(batch)} of [{m}, {n}] products needs {want}, "
+                           f"but acc is {list(t.shape)}", nodes["acc"])
+        if count == 1:
+            return self.typed_op("matmul_acc", [acc] + windows[0] + cond, {}, e, nodes)
+        loc = self.loc(e)
+        self._bacc_count = getattr(self, "_bacc_count", 0) + 1
+        name = f"__bacc{self._bacc_count}"
+        for b, ins in enumerate(windows):
+            if not isinstance(acc, N.Var):      # each band reads the accumulator written so far: one value
+                self.pre.append(N.Assign([N.Var(name, type=t, loc=loc)], acc, loc=loc))
+                acc = N.Var(name, type=t, loc=loc)
+            offs = N.ListExpr([self._const(b * m, e), self._const(0, e)], loc=loc)
+            band = self.typed_op("slice", [acc, offs], {"shape": [m, n], "offsets_static": (b * m, 0)}, e)
+            part = self.typed_op("matmul_acc", [band] + ins + cond, {}, e, nodes)
+            offs = N.ListExpr([self._const(b * m, e), self._const(0, e)], loc=loc)
+            acc = self.typed_op("assemble", [acc, part, offs], {"offsets_static": (b * m, 0),
+                                                             "atomic": AtomicType.None_}, e)
+        return acc
 
     def _batch_operand(self, v: N.Expr, node, op: OpDef):
         """(base tensor or a 2-D tile, base offsets, batch dims) of one operand."""

@@ -76,10 +76,15 @@ def _init_cond(ts, op: str) -> None:
             raise OpTypeError(f"pl.{op} init_cond must be a BOOL scalar (such as k == 0), but got {c}", "init_cond")
 
 
-def _matmul_acc(ts, attrs):
-    res = _product(ts[1:3], attrs, "matmul_acc")
-    _init_cond(ts, "matmul_acc")
-    return _acc_like(ts[0], res, "matmul_acc")
+def _accumulate(op: str):
+    def rule(ts, attrs):
+        res = _product(ts[1:3], attrs, op)
+        _init_cond(ts, op)
+        return _acc_like(ts[0], res, op)
+    return rule
+
+
+_matmul_acc = _accumulate("matmul_acc")
 
 
 def _bias_of(t, res: TileType, op: str) -> None:
@@ -154,8 +159,16 @@ declare("batch_matmul", (P("lhs", space=MemorySpace.Left), P("rhs", space=Memory
         doc="[..., M, K] @ [..., K, N] tensors in kernel code, batch dimensions broadcast: one matmul per batch, "
             "into an Acc tile [B * M, N] (the batch rows flattened); 2-D tiles: matmul")
 declare("matmul_acc", (P("acc"), _LEFT, _RIGHT) + _TRANS + (P("init_cond", "scalar", None),), _matmul_acc,
-        pto="pto.tmatmul.acc", form="matmul_acc", traits={"cube", "shares_operand0"},
-        doc="acc + lhs @ rhs, in place; init_cond (BOOL scalar): where it holds, acc = lhs @ rhs instead")
+        pto="pto.tmatmul.acc", form="matmul_acc", traits={"cube", "shares_operand0", "batched"},
+        doc="acc + lhs @ rhs, in place; init_cond (BOOL scalar): where it holds, acc = lhs @ rhs instead; "
+            "rank > 2 tensors: batch_matmul_acc")
+declare("batch_matmul_acc", (P("acc"), P("lhs", space=MemorySpace.Left), P("rhs", space=MemorySpace.Right),
+                             P("init_cond", "scalar", None)),
+        _accumulate("batch_matmul_acc"), pto="pto.tmatmul.acc", form="matmul_acc",
+        traits={"cube", "shares_operand0", "batched"},
+        doc="acc [B * M, N] (Acc, batch_matmul's layout) + [..., M, K] @ [..., K, N] tensors per batch, in "
+            "place: rows b * M .. b * M + M take batch b (batch dimensions broadcast between lhs and rhs, "
+            "their product B the acc's); init_cond as matmul_acc's; 2-D tiles: matmul_acc")
 declare("matmul_bias", (_LEFT, _RIGHT, _BIAS), _matmul_bias, pto="pto.tmatmul.bias", form="ternary",
         traits={"cube"}, doc="lhs @ rhs + bias, bias [1, N] in Bias (FP32; INT32 for INT8 inputs)")
 declare("gemv", (_LEFT, _RIGHT, _PHASE), _gemv, pto="pto.tgemv", form="binary", traits={"cube"},
