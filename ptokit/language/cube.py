@@ -21,7 +21,8 @@ from typing import Dict
 
 from ..ir import nodes as N
 from ..ir.ops import OPS, OpDef
-from ..ir.types import CAPACITY, INDEX, AtomicType, DType, MemorySpace, TensorType, TileType
+from ..ir.ops.cube import acc_dtype
+from ..ir.types import CAPACITY, INDEX, AtomicType, DType, MemorySpace, ScalarType, TensorType, TileType, fmt_shape
 from .binding import _Given
 
 _MAX_BATCHES = 64
@@ -301,15 +302,19 @@ class CubeMixin:
         m, n, count = lt.rows, rt.cols, len(windows)
         want = f"an Acc tile [{count * m}, {n}] (batch_matmul's layout: {count} batch(es) of [{m}, {n}] rows)"
         if lt.cols != rt.rows:
-            raise self.err(f"pl.{op.name} requires lhs columns to equal rhs rows, but got {lt.shape} and {rt.shape} "
-                           f"per batch", e)
-        t = acc.type
+            raise self.err(f"pl.{op.name} requires lhs columns to equal rhs rows, but got {fmt_shape(lt.shape)} and "
+                           f"{fmt_shape(rt.shape)} per batch", e)
+        c = values.get("init_cond")
+        if c is not None and (not isinstance(c.type, ScalarType) or c.type.dtype is not DType.BOOL):
+            raise self.err(f"pl.{op.name} init_cond must be a BOOL scalar (such as k == 0), but got {c.type}",
+                           nodes["init_cond"])
+        t, dt = acc.type, acc_dtype(lt.dtype)
         if not isinstance(t, TileType) or t.memory is not MemorySpace.Acc:
             raise self.err(f"pl.{op.name} accumulates into {want}, such as a pl.batch_matmul result, but acc is "
                            f"{t}", nodes["acc"])
-        if t.shape != (count * m, n):
-            raise self.err(f"pl.{op.name}: the broadcast batch {list(batch)} of [{m}, {n}] products needs {want}, "
-                           f"but acc is {list(t.shape)}", nodes["acc"])
+        if t.shape != (count * m, n) or t.dtype is not dt:
+            raise self.err(f"pl.{op.name}: the broadcast batch {list(batch)} of [{m}, {n}] {dt!r} products needs "
+                           f"{want} of {dt!r}, but acc is {t}", nodes["acc"])
         if count == 1:
             return self.typed_op("matmul_acc", [acc] + windows[0] + cond, {}, e, nodes)
         loc = self.loc(e)
