@@ -105,14 +105,19 @@ class CubeMixin:
             return False
         (_, _, (m, k), _), (_, _, (k2, n), _) = parts
         size = values["lhs"].type.dtype.size
-        if k != k2 or values["lhs"].type.dtype != values["rhs"].type.dtype:
+        if values["lhs"].type.dtype != values["rhs"].type.dtype:
             return False                       # the type rule says what is wrong
-        return _pad(m, 16) * k * size > _OPERAND_BYTES or k * _pad(n, 16) * size > _OPERAND_BYTES
+        # (a K mismatch of large operands is said by k_split_call, before any operand is loaded)
+        return _pad(m, 16) * k * size > _OPERAND_BYTES or k2 * _pad(n, 16) * size > _OPERAND_BYTES
 
     def k_split_call(self, op: OpDef, values, attrs, nodes, e) -> N.Expr:
         parts = self._k_operands(values, (attrs.get("a_trans"), attrs.get("b_trans")))
-        (_, _, (m, k), _), (_, _, (_, n), _) = parts
+        (_, _, (m, k), ta), (_, _, (k2, n), tb) = parts
         dt = values["lhs"].type.dtype
+        if k != k2:
+            said = lambda t, flag: f" ({flag}=True)" if t else ""   # noqa: E731
+            raise self.err(f"pl.matmul requires lhs columns to equal rhs rows, but got lhs [{m}, {k}]{said(ta, 'a_trans')} "
+                           f"and rhs [{k2}, {n}]{said(tb, 'b_trans')}", e)
         if _needs_grid(m, n, dt):
             raise self.err(f"pl.matmul of {values['lhs'].type} and {values['rhs'].type}: the [{m}, {n}] result does "
                            f"not fit the Acc buffer as one tile ({_ACC_BYTES} bytes for an output tile, its K tiles of "

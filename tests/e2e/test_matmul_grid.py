@@ -153,3 +153,56 @@ def test_grid_store_forms_and_transposed_operands(tmp_path, runtime):
             np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-3 * np.abs(ref).max())
         except AssertionError as exc:
             raise AssertionError(f"{name}: {exc}") from None
+
+
+@pl.program
+class GridWrongShapes:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[M, K], pl.FP16], b: pl.Tensor[[K, N], pl.FP16],
+          y: pl.Out[pl.Tensor[[M, N], pl.FP32]]):
+        y = pl.store(pl.matmul(a, b), [0, 0], y, shapes=[M, N - 8])
+        return y
+
+
+@pl.program
+class GridNdWithoutShapes:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[M, K], pl.FP16], b: pl.Tensor[[K, N], pl.FP16],
+          y: pl.Out[pl.Tensor[[2, M, N], pl.FP32]]):
+        y = pl.store(pl.matmul(a, b), [0, 0, 0], y)
+        return y
+
+
+@pl.program
+class GridNdWrongWindow:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[M, K], pl.FP16], b: pl.Tensor[[K, N], pl.FP16],
+          y: pl.Out[pl.Tensor[[2, M, N], pl.FP32]]):
+        y = pl.store(pl.matmul(a, b), [0, 0, 0], y, shapes=[2, M // 2, N])
+        return y
+
+
+@pl.program
+class GridTransposedMismatch:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[M, K], pl.FP16], b: pl.Tensor[[K, N], pl.FP16],
+          y: pl.Out[pl.Tensor[[M, N], pl.FP32]]):
+        y = pl.store(pl.matmul(a, b, a_trans=True), [0, 0], y)
+        return y
+
+
+@pytest.mark.parametrize("program,message,line", [
+    (GridWrongShapes, "pl.store shapes [300, 512]: a pl.matmul result [300, 520] larger than Acc is stored as its "
+     "window [300, 520] of the 2-D output", "[M, N - 8])"),
+    (GridNdWithoutShapes, "(an N-D one with shapes=[1, ..., 1, M, N]), but this target is", "y)"),
+    (GridNdWrongWindow, "is stored as its window [1, 300, 520] of the 3-D output", "[2, M // 2, N])"),
+    (GridTransposedMismatch, "pl.matmul requires lhs columns to equal rhs rows, but got lhs [700, 300] (a_trans=True) "
+     "and rhs [700, 520]", "pl.matmul(a, b, a_trans=True)"),
+], ids=["shapes", "nd_no_shapes", "nd_window", "a_trans_mismatch"])
+def test_grid_misuse_is_a_located_error(tmp_path, program, message, line):
+    with pytest.raises(ptokit.errors.UserError) as info:
+        ptokit.compile(program, output_dir=tmp_path / "out")
+    err = info.value
+    assert message in str(err), str(err)
+    src = open(err.loc.file).read().splitlines()[err.loc.line - 1]
+    assert src[err.loc.col - 1:].startswith(line), (src, err.loc)
