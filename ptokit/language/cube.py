@@ -7,7 +7,8 @@ one, repeats); each batch's operands are loaded as 2-D windows of the tensors (a
 ``a_trans`` window through a ``transpose_view``), and the products are assembled into one Acc
 tile whose rows are the batch dimensions flattened with ``M`` (``[B * M, N]``, the same row order
 an N-D window has), which ``c[:, :, :] = ...`` or ``pl.store(t, offsets, c, shapes=[B, M, N])``
-writes back.
+writes back. ``pl.batch_matmul_acc`` (``pl.matmul_acc`` on rank > 2 tensors) accumulates each
+batch's product into its row band of such a tile.
 
 A mixin of FunctionParser (uses ``typed_op``, ``as_tile``, ``operand_tile``,
 ``transposed_operand``, ``scalar_op``, ``_const``, ``err``, ``loc``).

@@ -1,6 +1,6 @@
 """Cube-unit ops: matrix multiply (plain, accumulating, with a bias row, batched) and the one-row
-GEMV forms into an Acc tile.  ``batch_matmul`` (and ``matmul`` on a rank > 2 tensor) is expanded
-per batch by the front end (``language/cube.py``).
+GEMV forms into an Acc tile.  ``batch_matmul`` / ``batch_matmul_acc`` (and ``matmul`` /
+``matmul_acc`` on a rank > 2 tensor) are expanded per batch by the front end (``language/cube.py``).
 
 The tensor-only flags of ``pl.matmul`` / ``pl.matmul_acc`` (``a_trans``, ``b_trans``) are consumed by
 the front end when the operand is a tensor (it loads the tensor, takes a ``transpose_view`` of the
@@ -181,6 +181,10 @@ declare("gemv_acc", (P("acc"), _LEFT, _RIGHT, _PHASE, P("init_cond", "scalar", N
 declare("gemv_bias", (_LEFT, _RIGHT, _BIAS, _PHASE), _gemv_bias, pto="pto.tgemv.bias", form="ternary",
         traits={"cube"}, pto_attrs=(("accPhase", _phase),), namespaces=("pl.tile",),
         doc="lhs [1, K] @ rhs [K, N] + bias [1, N]")
+
+
+# the op a matmul_acc-form op becomes where its init_cond holds (codegen/pto_cube.py)
+INIT_FORM = {"matmul_acc": "matmul", "batch_matmul_acc": "matmul", "gemv_acc": "gemv"}
 
 
 # ----------------------------------------------------------------- MX block-scaled matmul (a5)
