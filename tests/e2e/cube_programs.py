@@ -144,6 +144,31 @@ class BatchMatmulAcc:
         return ya, yk, yt, yi, y1
 
 
+@pl.program
+class BatchMatmulAcc2D:
+    """batch_matmul_acc without batch dimensions is matmul_acc: on 2-D tensors (y = 2 a @ b) and on
+    Left / Right tiles with a runtime init_cond (y2 = a @ b where c == 0, else 2 a @ b)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[BM, BK], pl.FP16], b: pl.Tensor[[BK, BN], pl.FP16],
+          y: pl.Out[pl.Tensor[[BM, BN], pl.FP32]], y2: pl.Out[pl.Tensor[[BM, BN], pl.FP32]], c: pl.Scalar[pl.INDEX]):
+        acc = pl.matmul(a, b)
+        acc = pl.batch_matmul_acc(acc, a, b)
+        y = pl.store(acc, [0, 0], y)
+        left = pl.move(pl.load(a, [0, 0], [BM, BK], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        right = pl.move(pl.load(b, [0, 0], [BK, BN], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        acc2 = pl.matmul(left, right)
+        acc2 = pl.tile.batch_matmul_acc(acc2, left, right, init_cond=(c == 0))
+        y2 = pl.store(acc2, [0, 0], y2)
+        return y, y2
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[BM, BK], pl.FP16], b: pl.Tensor[[BK, BN], pl.FP16],
+             y: pl.Out[pl.Tensor[[BM, BN], pl.FP32]], y2: pl.Out[pl.Tensor[[BM, BN], pl.FP32]], c: pl.Scalar[pl.INDEX]):
+        y, y2 = self.k(a, b, y, y2, c)
+        return y, y2
+
+
 GM_, GR, GD, GP = 16, 32, 64, 128      # query rows, gathered rows, row size, pool rows
 
 

@@ -92,6 +92,17 @@ def test_batch_matmul_acc_accumulates_per_batch(runtime, tmp_path_factory):
             raise AssertionError(f"{name}: {exc}") from None
 
 
+def test_batch_matmul_acc_without_batches_is_matmul_acc(tmp_path_factory):
+    run = _compiled("batch_acc_2d", lambda: cp.BatchMatmulAcc2D, tmp_path_factory)
+    a, b = _rand((cp.BM, cp.BK), np.float16, 31), _rand((cp.BK, cp.BN), np.float16, 32)
+    ab = a.astype(np.float64) @ b.astype(np.float64)
+    for c, scale in ((0, 1), (3, 2)):
+        y, y2 = np.zeros((cp.BM, cp.BN), np.float32), np.zeros((cp.BM, cp.BN), np.float32)
+        run(a, b, y, y2, c)
+        _close(y, 2 * ab, "FP16")
+        _close(y2, scale * ab, "FP16")
+
+
 def test_create_l1_and_gather_row_feed_the_cube(tmp_path_factory):
     run = _compiled("gather_l1", lambda: cp.GatherL1, tmp_path_factory)
     q, p = _rand((cp.GM_, cp.GD), np.float16, 11), _rand((cp.GM_, cp.GR), np.float16, 12)
