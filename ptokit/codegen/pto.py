@@ -164,6 +164,8 @@ class _Emitter:
     def srcloc(self, loc):
         if not self.with_loc or loc is None:
             return None
+        if isinstance(loc, tuple):      # already a source location (a form emitter passes its own on)
+            return loc
         return (os.path.basename(loc.file), loc.line, loc.col)
 
     # ------------------------------------------------------------ scalars

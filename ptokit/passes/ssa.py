@@ -18,7 +18,7 @@ from typing import Dict, List, Set
 from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.types import TileType
-from .rewrite import subst_expr
+from .rewrite import subst_expr, subst_type
 
 
 def flatten(prog: N.Program, ctx) -> N.Program:
@@ -126,7 +126,8 @@ def _ssa_body(body, env: Dict[str, N.Var], namer: _Namer) -> List[N.Stmt]:
             value = subst_expr(s.value, env)
             targets = []
             for t in s.targets:
-                v = N.Var(namer.fresh(t.name), type=t.type, loc=t.loc)
+                # the type's run-time valid extents name scalars as they are now (SSA names)
+                v = N.Var(namer.fresh(t.name), type=subst_type(t.type, env), loc=t.loc)
                 env[t.name] = v
                 targets.append(v)
             out.append(N.Assign(targets, value, loc=s.loc))
