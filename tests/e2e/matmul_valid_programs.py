@@ -108,3 +108,27 @@ class RuntimeValid:
              ya: pl.Out[pl.Tensor[[TM, N], pl.FP32]], yv: pl.Out[pl.Tensor[[TM, N], pl.FP32]]):
         y, yb, ya, yv = self.k(a, b, bias, n, nc, y, yb, ya, yv)
         return y, yb, ya, yv
+
+
+@pl.program
+class ViewValid:
+    """The Left operand's valid rows set on the tile: pl.set_validshape on the Left tile (y), and a
+    pl.TileView(valid_shape=) annotation on the Mat tile moved to Left, with out_dtype=FP16 (y16)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[TM, K], pl.FP16], b: pl.Tensor[[K, N], pl.FP16], n: pl.Scalar[pl.INDEX],
+          y: pl.Out[pl.Tensor[[TM, N], pl.FP32]], y16: pl.Out[pl.Tensor[[TM, N], pl.FP16]]):
+        l = pl.move(pl.load(a, [0, 0], [TM, K], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        l = pl.set_validshape(l, n, K)
+        r = pl.move(pl.load(b, [0, 0], [K, N], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        y = pl.store(pl.matmul(l, r), [0, 0], y)
+        m: pl.Tile[[TM, K], pl.FP16, pl.Mem.Mat, pl.TileView(valid_shape=[n, K])] = pl.load(
+            a, [0, 0], [TM, K], target_memory=pl.Mem.Mat)
+        y16 = pl.store(pl.matmul(pl.move(m, target_memory=pl.Mem.Left), r, out_dtype=pl.FP16), [0, 0], y16)
+        return y, y16
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[TM, K], pl.FP16], b: pl.Tensor[[K, N], pl.FP16], n: pl.Scalar[pl.INDEX],
+             y: pl.Out[pl.Tensor[[TM, N], pl.FP32]], y16: pl.Out[pl.Tensor[[TM, N], pl.FP16]]):
+        y, y16 = self.k(a, b, n, y, y16)
+        return y, y16

@@ -65,6 +65,19 @@ def test_runtime_valid_rows(runtime, n, nc, tmp_path_factory):
     _check(outs, a, b, bias, n, nc)
 
 
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_valid_rows_set_on_the_tile(runtime, tmp_path_factory):
+    a, b, _ = _inputs(mp.TM)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    k = _compiled(mp.ViewValid, runtime, tmp_path_factory)
+    for n in (5, mp.TM):
+        y, y16 = np.full((mp.TM, mp.N), SENTINEL, np.float32), np.full((mp.TM, mp.N), SENTINEL, np.float16)
+        k(a, b, n, y, y16)
+        np.testing.assert_allclose(y[:n], ref[:n], rtol=1e-3, atol=1e-3)
+        np.testing.assert_allclose(y16[:n].astype(np.float64), ref[:n], rtol=1e-2, atol=1e-2)
+        assert (y[n:] == SENTINEL).all() and (y16[n:] == SENTINEL).all(), f"n={n}: rows past n were written"
+
+
 @pytest.mark.parametrize("n,nc", [(0, mp.N), (3, 0)])
 def test_no_valid_rows_or_cols_is_a_run_time_error(n, nc, tmp_path_factory):
     """As on the cube, TMATMUL takes 1..4095 valid rows and columns: 0 stops the run with the numbers."""
