@@ -299,7 +299,8 @@ class _Emitter:
         if view:
             self.tile_views[var.name] = val
         else:
-            self.values[rep] = (val, t)
+            # a whole allocation (static_valid) holds the full region until a writer sets its own
+            self.values[rep] = (val, t.with_(valid=None) if static_valid and t.valid else t)
         return val
 
     def _valid_dim(self, d, b: Builder) -> Value:

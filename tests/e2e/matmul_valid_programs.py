@@ -132,3 +132,26 @@ class ViewValid:
              y: pl.Out[pl.Tensor[[TM, N], pl.FP32]], y16: pl.Out[pl.Tensor[[TM, N], pl.FP16]]):
         y, y16 = self.k(a, b, n, y, y16)
         return y, y16
+
+
+@pl.program
+class BranchValid:
+    """The Left operand's valid rows chosen by a run-time branch (n rows where flag > 0, all TM
+    rows otherwise): the tile merged after the if has the valid region of the path taken."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[TM, K], pl.FP16], b: pl.Tensor[[K, N], pl.FP16], n: pl.Scalar[pl.INDEX],
+          flag: pl.Scalar[pl.INT32], y: pl.Out[pl.Tensor[[TM, N], pl.FP32]]):
+        if flag > 0:
+            am = pl.load(a, [0, 0], [TM, K], valid_shape=[n, K], target_memory=pl.Mem.Mat)
+        else:
+            am = pl.load(a, [0, 0], [TM, K], target_memory=pl.Mem.Mat)
+        r = pl.move(pl.load(b, [0, 0], [K, N], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        y = pl.store(pl.matmul(pl.move(am, target_memory=pl.Mem.Left), r), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[TM, K], pl.FP16], b: pl.Tensor[[K, N], pl.FP16], n: pl.Scalar[pl.INDEX],
+             flag: pl.Scalar[pl.INT32], y: pl.Out[pl.Tensor[[TM, N], pl.FP32]]):
+        y = self.k(a, b, n, flag, y)
+        return y

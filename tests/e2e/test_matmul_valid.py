@@ -78,6 +78,18 @@ def test_valid_rows_set_on_the_tile(runtime, tmp_path_factory):
         assert (y[n:] == SENTINEL).all() and (y16[n:] == SENTINEL).all(), f"n={n}: rows past n were written"
 
 
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_valid_rows_merged_after_a_branch(runtime, tmp_path_factory):
+    a, b, _ = _inputs(mp.TM)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    k = _compiled(mp.BranchValid, runtime, tmp_path_factory)
+    for flag, rows in ((1, 5), (0, mp.TM)):
+        y = np.full((mp.TM, mp.N), SENTINEL, np.float32)
+        k(a, b, 5, flag, y)
+        np.testing.assert_allclose(y[:rows], ref[:rows], rtol=1e-3, atol=1e-3, err_msg=f"flag={flag}")
+        assert (y[rows:] == SENTINEL).all(), f"flag={flag}: rows past {rows} were written"
+
+
 @pytest.mark.parametrize("n,nc", [(0, mp.N), (3, 0)])
 def test_no_valid_rows_or_cols_is_a_run_time_error(n, nc, tmp_path_factory):
     """As on the cube, TMATMUL takes 1..4095 valid rows and columns: 0 stops the run with the numbers."""

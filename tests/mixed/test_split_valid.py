@@ -38,13 +38,30 @@ def test_left_right_run_time_valid_cols(runtime, tmp_path_factory):
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
-def test_up_down_matmul_valid_rows_halved(runtime, tmp_path_factory):
+@pytest.mark.parametrize("mode", ["UP_DOWN", "LEFT_RIGHT"])
+def test_matmul_valid_extent_halved(mode, runtime, tmp_path_factory):
     a, b = rand((64, 64), np.float16, 4), rand((64, 64), np.float16, 5)
-    k = compiled(SV.SplitMatmulValidRows, tmp_path_factory, runtime)
+    k = compiled(SV.SPLIT_MATMUL[mode], tmp_path_factory, runtime)
     full = 2 * (a.astype(np.float64) @ b.astype(np.float64))
-    for n in (e for e in EXTENTS if e):      # the cube takes 1..4095 rows (test_matmul_valid)
+    for n in (e for e in EXTENTS if e):      # the cube takes 1..4095 rows / columns (test_matmul_valid)
         y = np.full((64, 64), -7, np.float32)
         k(a, b, n, y)
         ref = np.full((64, 64), -7.0)
-        ref[:n] = full[:n]
+        if mode == "UP_DOWN":
+            ref[:n] = full[:n]
+        else:
+            ref[:, :n] = full[:, :n]
         np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-6, err_msg=f"n={n}")
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_pushed_halves_with_run_time_valid_rows(runtime, tmp_path_factory):
+    x, b = rand((64, 64), np.float16, 6, 0.5), rand((64, 64), np.float16, 7)
+    k = compiled(SV.SplitPushValidRows, tmp_path_factory, runtime)
+    full = np.exp(x.astype(np.float32)).astype(np.float16).astype(np.float64) @ b.astype(np.float64)
+    for n in (e for e in EXTENTS if e):
+        y = np.full((64, 64), -7, np.float32)
+        k(x, b, n, y)
+        ref = np.full((64, 64), -7.0)
+        ref[:n] = full[:n]
+        np.testing.assert_allclose(y, ref, rtol=2e-3, atol=2e-3, err_msg=f"n={n}")
