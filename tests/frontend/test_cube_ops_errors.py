@@ -107,6 +107,19 @@ CASES = [
     ("x = pl.paged_gather(a[0:16, :], tab, tab, 4, 64, 8)", "src must be a tensor parameter", "a[0:16"),
     ("x = pl.paged_gather(a, tab, tab, 4, 64, 0)", "max_indices must be positive, but got 0", "0)"),
     ("x = pl.tile.gemv_bias(v, r, b32)", "tile.gemv_bias requires a bias row [1, 48], but got [1, 32]", "b32)"),
+    # valid regions (issue 13): the cube reads K from the Left tile's valid columns, M from its valid rows
+    ("x = pl.matmul(l, pl.move(pl.load(b, [0, 0], [64, 48], valid_shape=[32, 48], target_memory=pl.Mem.Mat), "
+     "target_memory=pl.Mem.Right))", "tile.matmul requires the rhs valid rows to cover the lhs valid columns (K), "
+     "but lhs has valid region [32, 64] and rhs [32, 48]", "pl.move(pl.load(b"),
+    ("x = pl.matmul_acc(pl.matmul(pl.move(pl.load(a, [0, 0], [32, 64], valid_shape=[16, 64], "
+     "target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left), r), l, r)", "tile.matmul_acc: the accumulator's "
+     "valid region [16, 48] does not cover the product's [32, 48]", "pl.matmul(pl.move"),
+    ("x = pl.matmul(pl.move(pl.load(a, [0, 0], [32, 64], valid_shape=[0, 64], target_memory=pl.Mem.Mat), "
+     "target_memory=pl.Mem.Left), r)", "tile.matmul: the lhs has no valid rows (M); the cube multiplies 1..4095 "
+     "of each", "pl.move(pl.load(a"),
+    ("x = pl.matmul_bias(l, r, pl.move(pl.load(bias, [0, 0], [1, 48], valid_shape=[1, 32], "
+     "target_memory=pl.Mem.Mat), target_memory=pl.Mem.Bias))", "tile.matmul_bias requires the bias's valid region "
+     "to cover one row of the product's 48 valid columns, but it is [1, 32]", "pl.move(pl.load(bias"),
 ]
 
 
