@@ -166,6 +166,8 @@ class _Emitter:
     def srcloc(self, loc):
         if not self.with_loc or loc is None:
             return None
+        if isinstance(loc, tuple):      # already a source location (a form emitter passes its own on)
+            return loc
         return (os.path.basename(loc.file), loc.line, loc.col)
 
     # ------------------------------------------------------------ scalars
@@ -279,14 +281,11 @@ class _Emitter:
             held = self.values[rep][1]
             if tile_buf(held) == tile_buf(var.type):
                 val = Value(self.values[rep][0].name, tile_buf(var.type))
-                if rep in self.reset_valid and b is not self.top:
-                    # a run-time valid tile of a mixed kernel, allocated whole before the lane
-                    # guards: every write inside them sets its own valid region first
-                    b.plain(OPS["set_validshape"].pto, [val] + [self._valid_dim(d, b) for d in _valid_of(var.type)],
-                            self.srcloc(loc))
-                elif _valid_of(held) != _valid_of(var.type):
-                    # the buffer is written again with another run-time valid region (a tile
-                    # reassigned in a loop, a reused buffer): its handle takes the new one first
+                # the buffer's handle takes this writer's valid region first when it may hold another:
+                # a run-time valid tile of a mixed kernel allocated whole before the lane guards (every
+                # write inside them), or a buffer written again with another valid region (a tile
+                # reassigned in a loop, a reused buffer)
+                if (rep in self.reset_valid and b is not self.top) or _valid_of(held) != _valid_of(var.type):
                     b.plain(OPS["set_validshape"].pto, [val] + [self._valid_dim(d, b) for d in _valid_of(var.type)],
                             self.srcloc(loc))
                     self.values[rep] = (self.values[rep][0], var.type)
@@ -311,7 +310,8 @@ class _Emitter:
         if view:
             self.tile_views[var.name] = val
         else:
-            self.values[rep] = (val, t)
+            # a whole allocation (static_valid) holds the full region until a writer sets its own
+            self.values[rep] = (val, t.with_(valid=None) if static_valid and t.valid else t)
         return val
 
     def _valid_dim(self, d, b: Builder) -> Value:

@@ -280,6 +280,7 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             self.yield_ctx = outer_yield
         else_env = self.env
         self.env = dict(saved)
+        self.merge_valid_arms(then_body, else_body, then_env, else_env, s)     # views.py
         for name in set(then_env) | set(else_env):
             if name in then_env and name in else_env:
                 self.env[name] = then_env[name]

@@ -17,7 +17,7 @@ from typing import List, Optional, Tuple
 
 from ..ir import nodes as N
 from ..ir.ops.view import default_layout
-from ..ir.types import TILE_LAYOUTS, PadValue, TileType
+from ..ir.types import INDEX, TILE_LAYOUTS, PadValue, TileType
 from .source import eval_static
 from .types import TileView
 
@@ -120,3 +120,36 @@ class TileViewMixin:
             if not (value == 0 and not isinstance(value, bool)):     # pl.CompactMode.null
                 raise self.err(f"pl.TileView(compact={value!r}): compact tile storage is not one of ptokit's tile "
                                f"forms (only the null compact mode)", node)
+
+    def merge_valid_arms(self, then_body: List[N.Stmt], else_body: List[N.Stmt], then_env: dict, else_env: dict,
+                         node) -> None:
+        """A tile live after an ``if`` whose arms leave it with different valid regions: each arm ends
+        with ``name = set_validshape(name, ...)`` on scalars assigned in both arms (``__name_valid<i>``),
+        so the merged tile's valid region is the one of the path taken (no data moves)."""
+        def key(v):
+            return v if isinstance(v, int) else repr(v)
+
+        loc = self.loc(node)
+        for name in sorted(set(then_env) & set(else_env) & set(self.live_after)):
+            a, b = then_env[name], else_env[name]
+            if not (isinstance(a, TileType) and isinstance(b, TileType)) or a.shape != b.shape:
+                continue
+            va, vb = tuple(a.valid or a.shape), tuple(b.valid or b.shape)
+            if [key(x) for x in va] == [key(x) for x in vb]:
+                continue
+            dims = []
+            for i, (x, y) in enumerate(zip(va, vb)):
+                if key(x) == key(y):
+                    dims.append(x)
+                    continue
+                merged = f"__{name}_valid{i}"
+                for body, v in ((then_body, x), (else_body, y)):
+                    body.append(N.Assign([N.Var(merged, type=INDEX, loc=loc)],
+                                         N.Const(v, type=INDEX, loc=loc) if isinstance(v, int) else v, loc=loc))
+                dims.append(N.Var(merged, type=INDEX, loc=loc))
+            for body, env in ((then_body, then_env), (else_body, else_env)):
+                res = self.typed_op("set_validshape", [N.Var(name, type=env[name], loc=loc)], {"valid": tuple(dims)},
+                                    node)
+                body.append(N.Assign([N.Var(name, type=res.type, loc=loc)], res, loc=loc))
+                env[name] = res.type
+
