@@ -64,3 +64,29 @@ def make_jit(runtime: str):
         return y
 
     return pl.jit(runtime=runtime)(entry)
+
+
+l0c = pl.MemRef(slots=2)
+
+
+@pl.program
+class CubeSlots:
+    """A cube kernel rotating its Mat operand and its Acc result through two slots each."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 32], pl.FP16], b: pl.Tensor[[32, 64], pl.FP16],
+          y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        rb = pl.move(pl.load(b, [0, 0], [32, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        for i in pl.range(4):
+            ta: pl.Tile[[16, 32], pl.FP16, pl.MemRef("mat", slots=2)[i % 2], pl.Mem.Mat] = pl.load(
+                a, [i * 16, 0], [16, 32], target_memory=pl.Mem.Mat)
+            acc: pl.Tile[[16, 64], pl.FP32, l0c[i % 2], pl.Mem.Acc] = pl.matmul(
+                pl.move(ta, target_memory=pl.Mem.Left), rb)
+            y = pl.store(acc, [i * 16, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 32], pl.FP16], b: pl.Tensor[[32, 64], pl.FP16],
+             y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = self.k(a, b, y)
+        return y

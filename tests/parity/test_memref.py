@@ -46,6 +46,19 @@ def test_double_buffer_placement(tmp_path):
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
+def test_cube_slots(tmp_path, runtime):
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal((64, 32)) * 0.3).astype(np.float16)
+    b = (rng.standard_normal((32, 64)) * 0.3).astype(np.float16)
+    y = np.zeros((64, 64), np.float32)
+    compiled = ptokit.compile(F.CubeSlots, output_dir=tmp_path / "out", runtime=runtime)
+    compiled(a, b, y)
+    np.testing.assert_allclose(y, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-5)
+    pto = next((tmp_path / "out" / "ptoas").glob("*.pto")).read_text()
+    assert "%acc = pto.alloc_tile addr = %s" in pto and "%ta = pto.alloc_tile addr = %s" in pto
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
 def test_tiles_of_one_memref_share_storage(tmp_path, runtime):
     rng = np.random.default_rng(2)
     x, y = rng.standard_normal((16, 64)).astype(np.float32), rng.standard_normal((16, 64)).astype(np.float32)
