@@ -94,6 +94,7 @@ class _Printer:
         attrs = fn.attrs if fn is not None else {}
         self.buffer_of = attrs.get("buffer_of", {})
         self.addr = attrs.get("tile_addr", {})
+        self.slot_of = attrs.get("tile_slot", {})
 
     def emit(self, depth, text):
         self.lines.append("    " * depth + text)
@@ -104,7 +105,11 @@ class _Printer:
         if rep not in self.addr:
             return ""
         shared = f" (buffer of {rep})" if rep != var.name else ""
-        return f"  # {var.type.memory.name}@{self.addr[rep]}{shared}"
+        at = self.addr[rep]
+        if rep in self.slot_of:       # a run-time slot of a pl.MemRef
+            slot, index = self.slot_of[rep]
+            at = f"{at}+({fmt_expr(index)})*{slot}"
+        return f"  # {var.type.memory.name}@{at}{shared}"
 
     def body(self, stmts, depth):
         if not stmts:

@@ -273,3 +273,13 @@ def test_run_time_slot_in_a_lane_guarded_kernel(tmp_path):
     assert "tile 'e' is in a run-time slot of a pl.MemRef, but this kernel's vector side allocates its tiles before " \
            "the lane guards, where the slot index is not known; give it a constant slot" in str(info.value)
     assert info.value.loc.file == "memref_case.py" and "e: pl.Tile" in str(info.value).splitlines()[1]
+
+
+def test_planned_ir_shows_the_binding_and_slot_address():
+    from ptokit.ir.printer import print_program
+    from ptokit.language.parser import parse_program
+    from ptokit.passes.context import PassContext
+    from ptokit.passes.manager import run_passes
+    text = print_program(run_passes(parse_program(F.SharedSlot), PassContext(platform="a2a3sim")))
+    assert "memref='pair[i] of 2')  # Vec@0+(i)*4096" in text, text
+    assert "memref='pair[0] of 2')  # Vec@0" in text, text
