@@ -45,11 +45,15 @@ def test_double_buffer_placement(tmp_path):
     assert others and all(int(a[2:-4]) >= 12288 for a in others), allocs
 
 
+def _fp16_operands(seed: int, m: int):
+    """An [m, 32] and a [32, 64] FP16 matmul operand."""
+    rng = np.random.default_rng(seed)
+    return [(rng.standard_normal(shape) * 0.3).astype(np.float16) for shape in ((m, 32), (32, 64))]
+
+
 @pytest.mark.parametrize("runtime", RUNTIMES)
 def test_cube_slots(tmp_path, runtime):
-    rng = np.random.default_rng(5)
-    a = (rng.standard_normal((64, 32)) * 0.3).astype(np.float16)
-    b = (rng.standard_normal((32, 64)) * 0.3).astype(np.float16)
+    a, b = _fp16_operands(5, 64)
     y = np.zeros((64, 64), np.float32)
     compiled = ptokit.compile(F.CubeSlots, output_dir=tmp_path / "out", runtime=runtime)
     compiled(a, b, y)
@@ -258,9 +262,7 @@ class Mixed:
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
 def test_memref_in_a_mixed_kernel(tmp_path, runtime):
-    rng = np.random.default_rng(6)
-    a = (rng.standard_normal((16, 32)) * 0.2).astype(np.float16)
-    b = (rng.standard_normal((32, 64)) * 0.2).astype(np.float16)
+    a, b = _fp16_operands(6, 16)
     y = np.zeros((32, 64), np.float32)
     ptokit.compile(_mixed_program("1"), output_dir=tmp_path / "out", runtime=runtime)(a, b, y)
     e = np.exp(0.5 * (a.astype(np.float32) @ b.astype(np.float32)))
