@@ -298,6 +298,8 @@ class MemRefBind:
     slots: int
     index: object = 0
     loc: object = field(default=None, compare=False)
+    # which declaration: ("object", id) of a pl.MemRef object, ("inline", slots) of the inline form
+    key: object = field(default=None, compare=False)
 
     def __str__(self) -> str:
         return self.name if self.slots == 1 else f"{self.name}[{self.index}]"

@@ -63,7 +63,7 @@ class MemRefMixin:
             raise self.err("a tile annotation takes one pl.MemRef", refs[1])
         return without_element(annot, refs[0]), refs[0]
 
-    def _declare_memref(self, decl, ident: Optional[str], node) -> Tuple[str, int]:
+    def _declare_memref(self, decl, ident: Optional[str], node) -> Tuple[str, int, tuple]:
         """The name and slot count of a declaration, checked against the function's others."""
         name = decl.name if decl.name is not None else ident
         if name is None:
@@ -91,7 +91,7 @@ class MemRefMixin:
             raise self.err(f"two distinct pl.MemRef declarations claim the name {name!r} (the other at {seen[2]}): "
                            f"tiles naming either would silently share or split one allocation; give each its own "
                            f"name (pypto refuses this too)", node)
-        return name, slots
+        return name, slots, key
 
     def apply_memref(self, name: str, elt: ast.expr, out: List[N.Stmt], annot: ast.expr, node) -> List[N.Stmt]:
         """Put the binding on the op that defines ``name`` among the statements ``out`` of its assignment."""
@@ -105,7 +105,7 @@ class MemRefMixin:
             index_node = elt
         else:
             index = None
-        ref_name, slots = self._declare_memref(decl, ident, elt)
+        ref_name, slots, key = self._declare_memref(decl, ident, elt)
         want = eval_static(annot, self.src, self.g, "annotation")
         if not isinstance(want, TileAnnot) or want.memory is None:
             raise self.err("a tile placed in a pl.MemRef names its memory space: "
@@ -137,6 +137,6 @@ class MemRefMixin:
                     v = s.value = N.OpCall("move", [v], {"target_memory": v.type.memory}, type=v.type, loc=v.loc)
                 if not isinstance(v, N.OpCall):
                     raise InternalError(f"pl.MemRef: {name} is defined by {v!r}, not by a tile op")
-                v.attrs = {**v.attrs, "memref": MemRefBind(ref_name, slots, idx, self.loc(elt))}
+                v.attrs = {**v.attrs, "memref": MemRefBind(ref_name, slots, idx, self.loc(elt), key)}
                 return out
         raise self.err(f"pl.MemRef places a tile, but {name} is {self.env.get(name)}", elt)

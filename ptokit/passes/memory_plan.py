@@ -332,14 +332,15 @@ def _declared_regions(fn: N.Function, intervals, arch: str, active, peak) -> Dic
                                f"whose storage does not move from slot to slot; give it a constant slot", r0.loc)
         group_ref[first] = r0
         reg = regions.setdefault(r0.name, {"space": t.memory, "slots": r0.slots, "bytes": 0, "tile": m0,
-                                           "type": t, "loc": r0.loc, "static": {}})
+                                           "type": t, "loc": r0.loc, "static": {}, "key": r0.key})
+        if r0.key != reg["key"]:     # two functions inlined into one kernel, each with its own declaration
+            raise CompileError(f"two distinct pl.MemRef declarations claim the name {r0.name!r} in kernel "
+                               f"{fn.name} (the other at {reg['loc']}): tiles naming either would silently share "
+                               f"or split one allocation; give each its own name (pypto refuses this too)", r0.loc)
         if t.memory != reg["space"]:
             raise CompileError(f"pl.MemRef {r0.name!r} holds tiles of two memory spaces: {reg['tile']!r} is in "
                                f"{_SPACE_NAMES[reg['space']]} and {m0!r} in {_SPACE_NAMES[t.memory]}; one allocation "
                                f"lives in one space", r0.loc)
-        if r0.slots != reg["slots"]:
-            raise CompileError(f"pl.MemRef {r0.name!r} is declared with {reg['slots']} and with {r0.slots} slots",
-                               r0.loc)
         if t.nbytes > reg["bytes"]:
             reg.update(bytes=t.nbytes, tile=m0, type=t, loc=r0.loc)
         if not isinstance(r0.index, N.Expr):

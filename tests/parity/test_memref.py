@@ -285,3 +285,13 @@ def test_planned_ir_shows_the_binding_and_slot_address():
     text = print_program(run_passes(parse_program(F.SharedSlot), PassContext(platform="a2a3sim")))
     assert "memref='pair[i] of 2')  # Vec@0+(i)*4096" in text, text
     assert "memref='pair[0] of 2')  # Vec@0" in text, text
+
+
+def test_one_name_for_two_declarations_across_an_inlined_function(tmp_path):
+    extra = INLINE.replace("u = pl.muls(t, 2.0)", "u: pl.Tile[[16, 64], pl.FP32, d2, pl.Mem.Vec] = pl.muls(t, 2.0)")
+    body = (f"        t: pl.Tile[[16, 64], pl.FP32, d1, pl.Mem.Vec] = {LOAD}\n"
+            f"        y = pl.store(self.scaled(t), [0, 0], y)")
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(_program(body, extra=extra), output_dir=tmp_path / "out")
+    assert "two distinct pl.MemRef declarations claim the name 'dup' in kernel k" in str(info.value), str(info.value)
+    assert info.value.loc.file == "memref_case.py" and "d2" in str(info.value).splitlines()[1]
