@@ -16,6 +16,7 @@ Results land in ``fn.attrs``: ``buffer_of`` (var -> group representative),
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Dict, List, Tuple
 
 from ..errors import CompileError
@@ -295,7 +296,13 @@ def _declared(fn: N.Function) -> Dict[str, MemRefBind]:
     out: Dict[str, MemRefBind] = {}
     for s in N.walk_stmts(fn.body):
         if isinstance(s, N.Assign) and isinstance(s.value, N.OpCall) and s.value.attrs.get("memref") is not None:
-            out[s.targets[0].name] = s.value.attrs["memref"]
+            ref = s.value.attrs["memref"]
+            if isinstance(ref.index, N.Const):       # a slot made constant by unrolling
+                ref = dataclasses.replace(ref, index=ref.index.value)
+            if not isinstance(ref.index, N.Expr) and not 0 <= ref.index < ref.slots:
+                raise CompileError(f"slot {ref.index} of pl.MemRef {ref.name!r} is out of range: it has {ref.slots} "
+                                   f"slot{'s' if ref.slots > 1 else ''} (0..{ref.slots - 1})", ref.loc or s.loc)
+            out[s.targets[0].name] = ref
     return out
 
 

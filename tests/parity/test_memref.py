@@ -154,6 +154,10 @@ LOAD = "pl.load(x, [0, 0], [16, 64])"
      "the slot of pl.MemRef 'buf' is an integer, not 1.5", "1.5"),
     (f"        t: pl.Tile[[16, 64], pl.FP32, s0[1], pl.Mem.Vec] = {LOAD}\n        y = pl.store(t, [0, 0], y)",
      "this names one slot of a pl.MemRef already; it takes no subscript", "s0[1]"),
+    (f"        for i in pl.unroll(3):\n"
+     f"            t: pl.Tile[[16, 64], pl.FP32, buf[i], pl.Mem.Vec] = {LOAD}\n"
+     f"            y = pl.store(t, [0, 0], y)",
+     "slot 2 of pl.MemRef 'buf' is out of range: it has 2 slots (0..1)", "buf[i]"),
     (f"        for i in pl.pipeline(0, 4, 1, stage=2):\n"
      f"            t: pl.Tile[[16, 64], pl.FP32, buf[i % 2], pl.Mem.Vec] = {LOAD}\n"
      f"            y = pl.store(t, [0, 0], y)",
@@ -295,3 +299,18 @@ def test_one_name_for_two_declarations_across_an_inlined_function(tmp_path):
         ptokit.compile(_program(body, extra=extra), output_dir=tmp_path / "out")
     assert "two distinct pl.MemRef declarations claim the name 'dup' in kernel k" in str(info.value), str(info.value)
     assert info.value.loc.file == "memref_case.py" and "d2" in str(info.value).splitlines()[1]
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_unrolled_slots_are_constant(tmp_path, runtime):
+    """pl.unroll makes each copy's slot a constant: fixed addresses, and the per-slot liveness check applies."""
+    body = (f"        acc = pl.full([16, 64], pl.FP32, 0.0)\n        for i in pl.unroll(2):\n"
+            f"            t: pl.Tile[[16, 64], pl.FP32, buf[i], pl.Mem.Vec] = {LOAD}\n"
+            f"            acc = pl.add(acc, t)\n        y = pl.store(acc, [0, 0], y)")
+    x = np.random.default_rng(7).standard_normal((16, 64)).astype(np.float32)
+    y = np.zeros_like(x)
+    ptokit.compile(_program(body), output_dir=tmp_path / "out", runtime=runtime)(x, y)
+    np.testing.assert_allclose(y, 2 * x, rtol=1e-6)
+    pto = next((tmp_path / "out" / "ptoas").glob("*.pto")).read_text()
+    addrs = [ln.split("addr = ")[1].split()[0] for ln in pto.splitlines() if "%t" in ln and "pto.alloc_tile" in ln]
+    assert addrs == ["%c0_i64", "%c4096_i64"], addrs
