@@ -90,3 +90,26 @@ class CubeSlots:
              y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
         y = self.k(a, b, y)
         return y
+
+
+pick = pl.MemRef(slots=2)
+
+
+@pl.program
+class ScalarSlot:
+    """The slot is a scalar parameter: with s = 1, ``a`` and ``b`` are one buffer and ``a + b`` is ``2 * y``;
+    with s = 0 they are apart (one compiled kernel, the aliasing decided when it runs)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[R, C], pl.FP32], y: pl.Tensor[[R, C], pl.FP32], s: pl.Scalar[pl.INT32],
+          out: pl.Out[pl.Tensor[[R, C], pl.FP32]]):
+        a: pl.Tile[[R, C], pl.FP32, pick[s], pl.Mem.Vec] = pl.load(x, [0, 0], [R, C])
+        b: pl.Tile[[R, C], pl.FP32, pick[1], pl.Mem.Vec] = pl.load(y, [0, 0], [R, C])
+        out = pl.store(pl.add(a, b), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[R, C], pl.FP32], y: pl.Tensor[[R, C], pl.FP32], s: pl.Scalar[pl.INT32],
+             out: pl.Out[pl.Tensor[[R, C], pl.FP32]]):
+        out = self.k(x, y, s, out)
+        return out

@@ -73,6 +73,17 @@ def test_tiles_of_one_memref_share_storage(tmp_path, runtime):
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
+def test_slot_from_a_scalar_parameter(tmp_path, runtime):
+    rng = np.random.default_rng(8)
+    x, y = rng.standard_normal((16, 64)).astype(np.float32), rng.standard_normal((16, 64)).astype(np.float32)
+    compiled = ptokit.compile(F.ScalarSlot, output_dir=tmp_path / "out", runtime=runtime)
+    for slot, want in ((0, x + y), (1, 2 * y)):
+        out = np.zeros_like(x)
+        compiled(x, y, slot, out)
+        np.testing.assert_allclose(out, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
 def test_memref_under_jit(runtime):
     x = np.random.default_rng(3).standard_normal((64, 64)).astype(np.float32)
     y = np.zeros_like(x)
