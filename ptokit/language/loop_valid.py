@@ -50,6 +50,19 @@ def _bound(body: List[N.Stmt]) -> Set[str]:
     return out
 
 
+def _last_def(body: List[N.Stmt], name: str) -> int:
+    """Where the body's end restatement of ``name`` goes: right after its last definition at the top
+    of the body (its extents name scalars as they were there; a later statement, such as the rest
+    of a ``pl.yield_``, may rebind them), else at the end."""
+    for k in range(len(body) - 1, -1, -1):
+        s = body[k]
+        if isinstance(s, N.Assign) and any(t.name == name for t in s.targets):
+            return k + 1
+        if name in _bound([s]):
+            break
+    return len(body)
+
+
 def carry_name(name: str, i: int) -> str:
     return f"__{name}_valid{i}"
 
@@ -60,13 +73,13 @@ class LoopValidMixin:
         with the changing tiles typed over their carried extents, until no other tile's region
         changes.  Tiles first bound in the body and read after the loop are declared before it
         (added to ``saved``) when their region changes."""
+        snap = {k: _copy(getattr(self, k)) for k in _STATE}
+        counters = {k: v for k, v in vars(self).items() if k.endswith("_count")}
+        pre0 = list(self.pre)
         body, yielded = parse()
         if self.in_orchestration:
             return body, yielded
         carry: Dict[str, Set[int]] = {}
-        snap = {k: _copy(getattr(self, k)) for k in _STATE}
-        counters = {k: v for k, v in vars(self).items() if k.endswith("_count")}
-        pre0 = list(self.pre)
         loop_names = {n.id for n in ast.walk(s.target) if isinstance(n, ast.Name)} if isinstance(s, ast.For) else set()
         while True:
             new = self._valid_changes(saved, body, carry, loop_names)
@@ -90,7 +103,9 @@ class LoopValidMixin:
                 self.pre.extend(self._restate(name, carry[name], s))
             body, yielded = parse()
         for name in sorted(carry):
-            body.extend(self._restate(name, carry[name], s))
+            restated = self._restate(name, carry[name], s)
+            at = _last_def(body, name)
+            body[at:at] = restated
         return body, yielded
 
     def _valid_changes(self, saved, body, carry, loop_names) -> Dict[str, Set[int]]:
@@ -141,6 +156,31 @@ class LoopValidMixin:
         res = self.typed_op("set_validshape", [N.Var(name, type=t, loc=loc)], {"valid": tuple(want)}, node)
         out.append(N.Assign([N.Var(name, type=res.type, loc=loc)], res, loc=loc))
         self.env[name] = res.type
+        return out
+
+
+    def yield_binds(self, dests, values, node) -> List[Tuple[str, ast.expr]]:
+        """The (name, value) binds of ``pl.yield_``: its values are those before any of them is bound,
+        so a bind whose name a later value reads (or a later tile's valid region names) waits until
+        that value is bound; a cycle (``a, b = pl.yield_(b, a)``) goes through ``__yield<k>`` scalars."""
+        reads = []
+        for v in values:
+            r = {n.id for n in ast.walk(v) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+            for name in list(r):
+                t = self.env.get(name)
+                if isinstance(t, TileType):
+                    for d in t.valid or ():
+                        r |= _reads(d)
+            reads.append(r)
+        todo, out = list(range(len(dests))), []
+        while todo:
+            ready = [k for k in todo if not any(dests[k] in reads[j] for j in todo if j != k)]
+            if not ready:                       # a cycle: every value first, then the names
+                tmp = [f"__yield{k}" for k in todo]
+                return out + [(t, values[k]) for t, k in zip(tmp, todo)] + \
+                    [(dests[k], ast.copy_location(ast.Name(id=t, ctx=ast.Load()), node)) for t, k in zip(tmp, todo)]
+            out.append((dests[ready[0]], values[ready[0]]))
+            todo.remove(ready[0])
         return out
 
 

@@ -411,7 +411,7 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             record[:] = list(zip(names, carried))
             dests = carried
         out = []
-        for dest, value in zip(dests, call.args):
+        for dest, value in self.yield_binds(dests, call.args, node):     # loop_valid.py
             out.extend(self.bind_name(dest, value, node))
         return out
 
