@@ -124,6 +124,8 @@ def _ssa_body(body, env: Dict[str, N.Var], namer: _Namer) -> List[N.Stmt]:
     for s in body:
         if isinstance(s, N.Assign):
             value = subst_expr(s.value, env)
+            if isinstance(value, N.OpCall):      # its type's valid extents too (codegen sizes windows by it)
+                value.type = subst_type(value.type, env)
             targets = []
             for t in s.targets:
                 # the type's run-time valid extents name scalars as they are now (SSA names)

@@ -123,3 +123,23 @@ class Steady:
     def main(self, x: pl.Tensor[[R, C], pl.FP32], y: pl.Out[pl.Tensor[[TR, C], pl.FP32]]):
         y = self.k(x, y)
         return y
+
+
+@pl.program
+class YieldSwap:
+    """pl.yield_(b, a + b) binds both names from the values before the yield (Fibonacci: a is 5
+    after five rounds), and a tile's valid rows follow the carried a: y = x[:a] + a."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[R, C], pl.FP32], y: pl.Out[pl.Tensor[[TR, C], pl.FP32]]):
+        t0 = pl.load(x, [0, 0], [TR, C], valid_shape=[1, C])
+        for i, (a, b, t) in pl.range(5, init_values=(0, 1, t0)):
+            t1 = pl.load(x, [0, 0], [TR, C], valid_shape=[b, C])
+            a2, b2, t2 = pl.yield_(b, a + b, t1)
+        y = pl.store(pl.adds(t2, pl.cast(a2, pl.FP32)), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[R, C], pl.FP32], y: pl.Out[pl.Tensor[[TR, C], pl.FP32]]):
+        y = self.k(x, y)
+        return y

@@ -123,3 +123,11 @@ def test_unaffected_program_runs(runtime, tmp_path_factory):
     y = _full((TR, C))
     _compiled(lp.Steady, runtime, tmp_path_factory)(x, y)
     _expect(y, x.reshape(lp.NB, TR, C).astype(np.float64).sum(axis=0), 16, atol=1e-4, what="steady region")
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_yield_binds_the_values_before_it(runtime, tmp_path_factory):
+    x = _x()
+    y = _full((TR, C))
+    _compiled(lp.YieldSwap, runtime, tmp_path_factory)(x, y)
+    _expect(y, x[:TR] + 5.0, 5, what="a = 5, t with b's old value (5) rows")
