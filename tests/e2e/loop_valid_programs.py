@@ -143,3 +143,31 @@ class YieldSwap:
     def main(self, x: pl.Tensor[[R, C], pl.FP32], y: pl.Out[pl.Tensor[[TR, C], pl.FP32]]):
         y = self.k(x, y)
         return y
+
+
+MT, MK, MN = 16, 32, 48
+
+
+@pl.program
+class MatmulTail:
+    """An Acc carried through a loop over row blocks of a [NB * MT, MK] @ [MK, MN], each block's
+    Left with run-time valid rows (the last one n - 2 * MT): y, stored from the Acc after the loop,
+    holds the last block's rows of the product."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[3 * MT, MK], pl.FP16], b: pl.Tensor[[MK, MN], pl.FP16], n: pl.Scalar[pl.INDEX],
+          y: pl.Out[pl.Tensor[[MT, MN], pl.FP32]]):
+        r = pl.move(pl.load(b, [0, 0], [MK, MN], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        acc = pl.matmul(pl.move(pl.load(a, [0, 0], [MT, MK], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left), r)
+        for i in pl.range(1, 3):
+            l = pl.move(pl.load(a, [i * MT, 0], [MT, MK], valid_shape=[pl.min(MT, n - i * MT), MK],
+                                target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+            acc = pl.matmul(l, r)
+        y = pl.store(acc, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[3 * MT, MK], pl.FP16], b: pl.Tensor[[MK, MN], pl.FP16], n: pl.Scalar[pl.INDEX],
+             y: pl.Out[pl.Tensor[[MT, MN], pl.FP32]]):
+        y = self.k(a, b, n, y)
+        return y

@@ -131,3 +131,18 @@ def test_yield_binds_the_values_before_it(runtime, tmp_path_factory):
     y = _full((TR, C))
     _compiled(lp.YieldSwap, runtime, tmp_path_factory)(x, y)
     _expect(y, x[:TR] + 5.0, 5, what="a = 5, t with b's old value (5) rows")
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+@pytest.mark.parametrize("n", [40, 48, 33])
+def test_matmul_with_run_time_valid_rows_in_a_loop(runtime, n, tmp_path_factory):
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((3 * lp.MT, lp.MK)).astype(np.float16)
+    b = rng.standard_normal((lp.MK, lp.MN)).astype(np.float16)
+    y = _full((lp.MT, lp.MN))
+    k = _compiled(lp.MatmulTail, runtime, tmp_path_factory)
+    k(a, b, n, y)
+    ref = a[2 * lp.MT:].astype(np.float64) @ b.astype(np.float64)
+    _expect(y, ref, n - 2 * lp.MT, atol=1e-3, what="Acc after the loop")
+    pto = (k.output_dir / "ptoas" / "k.pto").read_text()
+    assert "iter_args(%__acc_valid0_1 = " in pto      # the Acc's valid rows are carried
