@@ -23,14 +23,34 @@ def _array_results(em, s) -> None:
                                   if isinstance(r.type, ArrayType)])
 
 
-def _shaped_views(em, names, b: Builder, loc) -> None:
+def _shaped_views(em, names, b: Builder, loc, carried: set) -> None:
     """A carried tile whose shared buffer was first made with another shape (``m =
     pl.reshape(pl.full([1, r], ...), [r, 1])`` then carried): its own tile_buf over the same bytes,
     before the loop, so every use inside and after it is typed as the tile is."""
     for v in names:     # alloc gives the buffer's value as it is when the types agree
         if isinstance(v.type, TileType) and v.name not in em.tile_views \
-                and em.buffer_of.get(v.name, v.name) in em.values:
+                and em.buffer_of.get(v.name, v.name) in em.values and not _names_carried(v, carried):
             em.alloc(v, b, loc)
+
+
+def _names_carried(v, carried: set) -> bool:
+    """A carried tile whose valid extents are the loop's carried scalars (language/loop_valid.py)."""
+    return any(isinstance(d, N.Expr) and any(isinstance(e, N.Var) and e.name in carried for e in N.walk_expr(d))
+               for d in (v.type.valid or ()))
+
+
+def _track_valid(em, tiles, carried: set) -> None:
+    """The shared buffer of a tile whose valid extents are carried scalars holds them: the body
+    ends by setting them (``set_validshape``), so they are its region at the top of every
+    iteration and after the loop."""
+    for v in tiles:
+        rep = em.buffer_of.get(v.name, v.name)
+        if isinstance(v.type, TileType) and rep in em.values and _names_carried(v, carried):
+            em.values[rep] = (em.values[rep][0], v.type)
+
+
+def _carried_scalars(s) -> set:
+    return {v.name for (p, _), r in zip(s.iter_args, s.results) if isinstance(p.type, ScalarType) for v in (p, r)}
 
 
 def _carried(em, s, b: Builder) -> list:
@@ -41,7 +61,7 @@ def _carried(em, s, b: Builder) -> list:
             rep = em.buffer_of.get(p.name, p.name)
             if rep not in em.values and isinstance(init, N.Var):
                 em.alloc(init, b, s.loc)
-    _shaped_views(em, [p for p, _ in s.iter_args] + list(s.results), b, s.loc)
+    _shaped_views(em, [p for p, _ in s.iter_args] + list(s.results), b, s.loc, _carried_scalars(s))
     return [(p, init, y, r) for (p, init), y, r in zip(s.iter_args, s.yields, s.results)
             if isinstance(p.type, ScalarType)]
 
@@ -64,12 +84,14 @@ def for_loop(em, s: N.For, b: Builder):
     body, _, iters, results = b.for_(iv, lo, hi, st, iter_args, res)
     for (p, _, _, _), it in zip(sc, iters):
         em.values[p.name] = (it, p.type)
+    _track_valid(em, [p for p, _ in s.iter_args], _carried_scalars(s))
     _carried_arrays(em, s)
     em.body(s.body, body)
     if sc:
         body.yield_([em.scalar(y, p.type.dtype.mlir, body) for p, _, y, _ in sc])
     for (_, _, _, r), val in zip(sc, results):
         em.values[r.name] = (val, r.type)
+    _track_valid(em, s.results, _carried_scalars(s))
     _array_results(em, s)
 
 
@@ -86,6 +108,7 @@ def while_loop(em, s: N.While, b: Builder):
     pre, cond, post = s.split()
     for (p, _, _, _), v in zip(sc, bargs):
         em.values[p.name] = (v, p.type)
+    _track_valid(em, [p for p, _ in s.iter_args], _carried_scalars(s))
     _carried_arrays(em, s)
     em.body(pre, before)
     before.condition(em.scalar(cond.cond, "i1", before), bargs)
@@ -96,7 +119,9 @@ def while_loop(em, s: N.While, b: Builder):
         after.yield_([em.scalar(y, p.type.dtype.mlir, after) for p, _, y, _ in sc])
     for (_, _, _, r), val in zip(sc, results):
         em.values[r.name] = (val, r.type)
+    _track_valid(em, s.results, _carried_scalars(s))
     _array_results(em, s)
+
 
 def if_stmt(em, s: N.If, b: Builder):
     cond = em.scalar(s.cond, "i1", b)

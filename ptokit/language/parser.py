@@ -38,6 +38,7 @@ from .source import Source, eval_static
 from .tasks import TaskMixin
 from .views import TileViewMixin
 from .memrefs import MemRefMixin
+from .loop_valid import LoopValidMixin
 from .cube import CubeMixin, L1Mixin
 from .tensor_level import TensorLevelMixin, writes_operand0_tensor
 from .types import DynamicDim, TileAnnot
@@ -52,7 +53,7 @@ def parse_program(spec) -> N.Program:
 
 
 class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, ScopeMixin, CallMixin,
-                     TaskMixin, L1Mixin, TileViewMixin, MemRefMixin):
+                     TaskMixin, L1Mixin, TileViewMixin, MemRefMixin, LoopValidMixin):
     def __init__(self, src: Source, g, sigs: Dict[str, Signature], dyn: Dict[str, DynamicDim]):
         self.src = src
         self.g = g
@@ -417,7 +418,7 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             record[:] = list(zip(names, carried))
             dests = carried
         out = []
-        for dest, value in zip(dests, call.args):
+        for dest, value in self.yield_binds(dests, call.args, node):     # loop_valid.py
             out.extend(self.bind_name(dest, value, node))
         return out
 
@@ -642,12 +643,19 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         """Parse a loop body: (statements, [(name a pl.yield_ bound, carried name)]).  Names bound
         before the loop keep their types; names first bound inside stay visible after it when read."""
         saved = dict(self.env)
-        outer_yield, yielded = self.yield_ctx, []
-        self.yield_ctx = ("loop", carried_names, yielded)
-        try:
-            body = self.block(stmts)
-        finally:
-            self.yield_ctx = outer_yield
+        outer_yield, outer_live = self.yield_ctx, self.live_after
+
+        def parse():
+            yielded = []
+            self.yield_ctx = ("loop", carried_names, yielded)
+            # the next iteration reads what the body leaves of the names bound before the loop
+            self.live_after = set(outer_live) | (set(saved) & set().union(*[_names_read(x) for x in stmts]))
+            try:
+                return self.block(stmts), yielded
+            finally:
+                self.yield_ctx, self.live_after = outer_yield, outer_live
+
+        body, yielded = self.parse_loop_body(parse, saved, s)     # loop_valid.py
         for k, v in list(self.env.items()):
             if k in saved and saved[k] != v and isinstance(v, TileType) and isinstance(saved[k], TileType):
                 if v.shape != saved[k].shape or v.dtype != saved[k].dtype or v.memory != saved[k].memory:

@@ -124,6 +124,8 @@ def _ssa_body(body, env: Dict[str, N.Var], namer: _Namer) -> List[N.Stmt]:
     for s in body:
         if isinstance(s, N.Assign):
             value = subst_expr(s.value, env)
+            if isinstance(value, N.OpCall):      # its type's valid extents too (codegen sizes windows by it)
+                value.type = subst_type(value.type, env)
             targets = []
             for t in s.targets:
                 # the type's run-time valid extents name scalars as they are now (SSA names)
@@ -141,20 +143,12 @@ def _ssa_body(body, env: Dict[str, N.Var], namer: _Namer) -> List[N.Stmt]:
             inner = dict(env)
             loop_var = N.Var(namer.fresh(s.var.name), type=s.var.type, loc=s.var.loc)
             inner[s.var.name] = loop_var
-            iter_args = []
-            for n in carried:
-                p = N.Var(namer.fresh(n), type=env[n].type, loc=s.loc)
-                iter_args.append((p, env[n]))
-                inner[n] = p
+            iter_args = _iter_args(carried, env, inner, namer, s.loc)
             body_out = _ssa_body(s.body, inner, namer)
             yields = [inner[n] for n in carried]
             for (p, init), y in zip(iter_args, yields):
                 _check_same(p.type, y.type, p.name, s.loc, "loop")
-            results = []
-            for n in carried:
-                r = N.Var(namer.fresh(n), type=env[n].type, loc=s.loc)
-                env[n] = r
-                results.append(r)
+            results = _loop_results(carried, iter_args, env, namer, s.loc)
             out.append(N.For(loop_var, start, stop, step, body_out, kind=s.kind, iter_args=iter_args,
                              yields=yields, results=results, loc=s.loc))
         elif isinstance(s, N.While):
@@ -162,20 +156,12 @@ def _ssa_body(body, env: Dict[str, N.Var], namer: _Namer) -> List[N.Stmt]:
             # test saw last (the front end keeps assignments to carried names after the test)
             carried = [n for n in _assigned(s.body) if n in env]
             inner = dict(env)
-            iter_args = []
-            for n in carried:
-                p = N.Var(namer.fresh(n), type=env[n].type, loc=s.loc)
-                iter_args.append((p, env[n]))
-                inner[n] = p
+            iter_args = _iter_args(carried, env, inner, namer, s.loc)
             body_out = _ssa_body(s.body, inner, namer)
             yields = [inner[n] for n in carried]
             for (p, _), y in zip(iter_args, yields):
                 _check_same(p.type, y.type, p.name, s.loc, "loop")
-            results = []
-            for n in carried:
-                r = N.Var(namer.fresh(n), type=env[n].type, loc=s.loc)
-                env[n] = r
-                results.append(r)
+            results = _loop_results(carried, iter_args, env, namer, s.loc)
             out.append(N.While(body_out, iter_args=iter_args, yields=yields, results=results, loc=s.loc))
         elif isinstance(s, N.Condition):
             out.append(N.Condition(subst_expr(s.cond, env), loc=s.loc))
@@ -212,6 +198,31 @@ def _ssa_body(body, env: Dict[str, N.Var], namer: _Namer) -> List[N.Stmt]:
         else:
             out.append(s)
     return out
+
+
+def _iter_args(carried, env, inner, namer, loc):
+    """The loop's (param, init) pairs.  A carried tile whose valid extents name carried scalars
+    (the front end's ``__name_valid<i>``, loop_valid.py) names their params inside the body."""
+    params = {n: N.Var(namer.fresh(n), type=env[n].type, loc=loc) for n in carried}
+    scalars = {env[n].name: params[n] for n in carried if not isinstance(env[n].type, TileType)}
+    iter_args = []
+    for n in carried:
+        p = params[n]
+        p.type = subst_type(p.type, scalars)
+        iter_args.append((p, env[n]))
+        inner[n] = p
+    return iter_args
+
+
+def _loop_results(carried, iter_args, env, namer, loc):
+    """The loop's results (rebinding ``env``); a carried tile's valid extents that name carried
+    scalars name their results, the extents the last iteration left."""
+    results = [N.Var(namer.fresh(n), type=env[n].type, loc=loc) for n in carried]
+    scalars = {init.name: r for (_, init), r in zip(iter_args, results) if not isinstance(r.type, TileType)}
+    for n, r in zip(carried, results):
+        r.type = subst_type(r.type, scalars)
+        env[n] = r
+    return results
 
 
 def _valid_key(v):
