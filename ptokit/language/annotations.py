@@ -19,6 +19,9 @@ def _held(dtype, loc, what):
             return dtype
         raise CompileError(f"{what} of pl.TASK_ID do not exist: a task id is a scalar of orchestration code "
                            f"(pl.TaskId); collect several in a pl.array.create(n, pl.TASK_ID)", loc)
+    if isinstance(dtype, DType) and dtype.is_4bit and what == "scalars":
+        raise CompileError(f"scalars of {dtype!r} do not exist: 4-bit values live in tensors and tiles (one a "
+                           f"byte) and have no arithmetic; use an INT8, INT32 or FP32 scalar", loc)
     if isinstance(dtype, DType) and not dtype.supported:
         raise CompileError(f"{what} of {dtype!r} are not supported: {UNSUPPORTED_WHY[dtype]} (ptokit holds FP32, "
                            f"FP16, BF16, the 8- to 64-bit integer types, the FP8 formats of the MX matmul and the "

@@ -37,9 +37,9 @@ def test_4bit_loads_casts_and_stores(runtime, tmp_path_factory):
     codes = np.tile(np.arange(16, dtype=np.uint8), 2).reshape(1, fp.W)
     e2 = codes.view(ml_dtypes.float4_e2m1fn)
     i4, u4 = codes.view(ml_dtypes.int4), codes.view(ml_dtypes.uint4)
-    # ties between neighbours (0.25, 0.75, 1.25, ..., 5), values past 6, negatives and +-inf
+    # ties between neighbours (0.25, 0.75, 1.25, ..., 5), values past 6, negatives, +-inf and NaN (-> -0)
     x = np.array([0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5, 7, 100, np.inf, -np.inf, -0.25, -0.75, -2.5, -5, -7,
-                  0.3, 0.6, 1.1, 1.4, 2.2, 2.9, 4.4, 5.1, -0.0, 0.0, -1.3, -3.3, -4.9, 6, -6, 0.1],
+                  0.3, 0.6, 1.1, 1.4, 2.2, 2.9, 4.4, 5.1, -0.0, 0.0, -1.3, -3.3, -4.9, 6, -6, np.nan],
                  np.float32).reshape(1, fp.W)
     n = np.arange(-16, 16, dtype=np.int32).reshape(1, fp.W)
     d32, wuf = np.zeros((1, fp.W), np.float32), np.zeros((1, fp.W), np.float32)

@@ -1,7 +1,6 @@
 """The 4-bit dtypes' rules, each broken once: a located error saying what was wrong and what to do
 (arithmetic on a 4-bit tile needs a pl.cast first; an FP4 MX lhs must be cast to FP8E4M3FN; the
 packed and HiFloat names hold no values)."""
-import numpy as np
 import pytest
 
 from ptokit.errors import CompileError
@@ -55,6 +54,31 @@ def test_unsupported_4bit_names_are_located(tmp_path, name, why):
     err = info.value
     assert f"tensors of pl.{name} are not supported: " in str(err) and why in str(err), str(err)
     assert err.loc is not None and err.loc.file == str(path) and err.loc.line == 7, err.loc
+
+
+def test_4bit_scalars_are_located(tmp_path):
+    text = ("import ptokit.language as pl\n\n\n@pl.program\nclass Bad:\n"
+            "    @pl.function(type=pl.FunctionType.InCore)\n"
+            "    def k(self, s: pl.Scalar[pl.INT4], y: pl.Out[pl.Tensor[[1, 64], pl.FP32]]):\n"
+            "        return y\n")
+    mod, path = _module(tmp_path, text, "bad_fp4s_")
+    with pytest.raises(CompileError) as info:
+        mod.Bad.ir
+    err = info.value
+    assert "scalars of pl.INT4 do not exist: 4-bit values live in tensors and tiles" in str(err), str(err)
+    assert err.loc is not None and err.loc.file == str(path) and err.loc.line == 7, err.loc
+
+
+def test_torch_packed_fp4_is_refused():
+    """torch's float4_e2m1fn_x2 packs two values a byte; the message says how to pass unpacked codes."""
+    import types
+
+    from ptokit.errors import UserError
+    from ptokit.runtime.arrays import array_info
+    fake = types.SimpleNamespace(dtype="torch.float4_e2m1fn_x2", shape=(16, 32), device=types.SimpleNamespace(type="cpu"))
+    fake = type("Tensor", (), {"__module__": "torch", "dtype": fake.dtype, "shape": fake.shape, "device": fake.device})()
+    with pytest.raises(UserError, match="packs two FP4 values a byte.*torch.uint8"):
+        array_info(fake, "argument 0 (a)")
 
 
 def test_4bit_dtype_facts():
