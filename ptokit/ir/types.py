@@ -102,19 +102,23 @@ class DType(enum.Enum):
     def is_4bit(self) -> bool:
         return self in (DType.FP4, DType.FP4E2M1, DType.INT4, DType.UINT4)
 
+    @property
+    def is_e2m1(self) -> bool:
+        """pl.FP4 or pl.FP4E2M1 (two names of one format)."""
+        return self in (DType.FP4, DType.FP4E2M1)
+
     def accepts_array(self, got: "DType") -> bool:
         """Whether a host array of dtype ``got`` may stand for a tensor of this dtype: its own, uint8
         bit patterns for an FP8 or FP4 format (numpy has neither), an ml_dtypes float4_e2m1fn array
         for either E2M1 name."""
-        if got is self or ((self.is_fp8 or self.mlir == "f4E2M1FN") and got is DType.UINT8):
-            return True
-        return self.mlir == "f4E2M1FN" and got.mlir == "f4E2M1FN"
+        return got is self or ((self.is_fp8 or self.is_e2m1) and got is DType.UINT8) or \
+            (self.is_e2m1 and got.is_e2m1)
 
     def numpy(self):
-        if self.is_fp8 or self.mlir == "f4E2M1FN":
+        if self.is_fp8 or self.is_e2m1:
             return np.dtype(np.uint8)      # bit patterns (ml_dtypes arrays are accepted as well)
         if self in (DType.INT4, DType.UINT4):
-            import ml_dtypes
+            import ml_dtypes   # lazy: ~0.5 s to import, and only INT4 / UINT4 arrays need it here
             return np.dtype(ml_dtypes.int4 if self is DType.INT4 else ml_dtypes.uint4)
         if self is DType.BF16:
             import ml_dtypes   # lazy: ~0.5 s to import, and only bf16 arrays need it
