@@ -11,7 +11,8 @@ G = K // 32
 @pl.program
 class Fp4Casts:
     """e2 / f4 (E2M1 codes) decoded to FP32, FP16, BF16 and FP8E4M3FN and copied; INT4 / UINT4 widened;
-    FP32 values encoded to FP4 (nearest even, saturating) and INT32 values to INT4 / UINT4 (saturating)."""
+    FP32 values encoded to FP4 (nearest even, saturating) and to INT4 (floor, saturating), INT32 values
+    to INT4 / UINT4 (saturating)."""
 
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, e2: pl.Tensor[[1, W], pl.FP4E2M1], f4: pl.Tensor[[1, W], pl.FP4],
@@ -22,7 +23,8 @@ class Fp4Casts:
           cp: pl.Out[pl.Tensor[[1, W], pl.FP4]], wi8: pl.Out[pl.Tensor[[1, W], pl.INT8]],
           wi32: pl.Out[pl.Tensor[[1, W], pl.INT32]], wu8: pl.Out[pl.Tensor[[1, W], pl.UINT8]],
           wuf: pl.Out[pl.Tensor[[1, W], pl.FP32]], q4: pl.Out[pl.Tensor[[1, W], pl.FP4E2M1]],
-          qi4: pl.Out[pl.Tensor[[1, W], pl.INT4]], qu4: pl.Out[pl.Tensor[[1, W], pl.UINT4]]):
+          qi4: pl.Out[pl.Tensor[[1, W], pl.INT4]], qu4: pl.Out[pl.Tensor[[1, W], pl.UINT4]],
+          qf4: pl.Out[pl.Tensor[[1, W], pl.INT4]]):
         t = pl.load(e2, [0, 0], [1, W])
         d32 = pl.store(pl.cast(t, pl.FP32), [0, 0], d32)
         d16 = pl.store(pl.cast(t, pl.FP16), [0, 0], d16)
@@ -35,11 +37,13 @@ class Fp4Casts:
         tu = pl.load(u4, [0, 0], [1, W])
         wu8 = pl.store(pl.cast(tu, pl.UINT8), [0, 0], wu8)
         wuf = pl.store(pl.cast(tu, pl.FP32), [0, 0], wuf)
-        q4 = pl.store(pl.cast(pl.load(x, [0, 0], [1, W]), pl.FP4E2M1, mode="rint"), [0, 0], q4)
+        xt = pl.load(x, [0, 0], [1, W])
+        q4 = pl.store(pl.cast(xt, pl.FP4E2M1, mode="rint"), [0, 0], q4)
+        qf4 = pl.store(pl.cast(xt, pl.INT4, mode="floor"), [0, 0], qf4)
         tn = pl.load(n, [0, 0], [1, W])
         qi4 = pl.store(pl.cast(tn, pl.INT4), [0, 0], qi4)
         qu4 = pl.store(pl.cast(tn, pl.UINT4), [0, 0], qu4)
-        return d32, d16, db, d8, cp, wi8, wi32, wu8, wuf, q4, qi4, qu4
+        return d32, d16, db, d8, cp, wi8, wi32, wu8, wuf, q4, qi4, qu4, qf4
 
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, e2: pl.Tensor[[1, W], pl.FP4E2M1], f4: pl.Tensor[[1, W], pl.FP4],
@@ -50,10 +54,11 @@ class Fp4Casts:
              cp: pl.Out[pl.Tensor[[1, W], pl.FP4]], wi8: pl.Out[pl.Tensor[[1, W], pl.INT8]],
              wi32: pl.Out[pl.Tensor[[1, W], pl.INT32]], wu8: pl.Out[pl.Tensor[[1, W], pl.UINT8]],
              wuf: pl.Out[pl.Tensor[[1, W], pl.FP32]], q4: pl.Out[pl.Tensor[[1, W], pl.FP4E2M1]],
-             qi4: pl.Out[pl.Tensor[[1, W], pl.INT4]], qu4: pl.Out[pl.Tensor[[1, W], pl.UINT4]]):
-        d32, d16, db, d8, cp, wi8, wi32, wu8, wuf, q4, qi4, qu4 = self.k(
-            e2, f4, i4, u4, x, n, d32, d16, db, d8, cp, wi8, wi32, wu8, wuf, q4, qi4, qu4)
-        return d32, d16, db, d8, cp, wi8, wi32, wu8, wuf, q4, qi4, qu4
+             qi4: pl.Out[pl.Tensor[[1, W], pl.INT4]], qu4: pl.Out[pl.Tensor[[1, W], pl.UINT4]],
+             qf4: pl.Out[pl.Tensor[[1, W], pl.INT4]]):
+        d32, d16, db, d8, cp, wi8, wi32, wu8, wuf, q4, qi4, qu4, qf4 = self.k(
+            e2, f4, i4, u4, x, n, d32, d16, db, d8, cp, wi8, wi32, wu8, wuf, q4, qi4, qu4, qf4)
+        return d32, d16, db, d8, cp, wi8, wi32, wu8, wuf, q4, qi4, qu4, qf4
 
 
 @pl.program

@@ -47,8 +47,9 @@ def test_4bit_loads_casts_and_stores(runtime, tmp_path_factory):
     d8, cp, q4 = (np.zeros((1, fp.W), np.uint8) for _ in range(3))
     wi8, wi32, wu8 = np.zeros((1, fp.W), np.int8), np.zeros((1, fp.W), np.int32), np.zeros((1, fp.W), np.uint8)
     qi4, qu4 = np.zeros((1, fp.W), ml_dtypes.int4), np.zeros((1, fp.W), ml_dtypes.uint4)
+    qf4 = np.zeros((1, fp.W), ml_dtypes.int4)
     # FP4 given as uint8 codes, FP4E2M1 as an ml_dtypes float4_e2m1fn array: the same bytes
-    run(e2, codes, i4, u4, x, n, d32, d16, db, d8, cp, wi8, wi32, wu8, wuf, q4, qi4, qu4)
+    run(e2, codes, i4, u4, x, n, d32, d16, db, d8, cp, wi8, wi32, wu8, wuf, q4, qi4, qu4, qf4)
     want = e2.astype(np.float32)
     np.testing.assert_array_equal(d32, want)
     np.testing.assert_array_equal(np.signbit(d32), np.signbit(want))       # -0 stays -0
@@ -63,6 +64,8 @@ def test_4bit_loads_casts_and_stores(runtime, tmp_path_factory):
     np.testing.assert_array_equal(q4, x.astype(ml_dtypes.float4_e2m1fn).view(np.uint8))
     np.testing.assert_array_equal(qi4.astype(np.int32), np.clip(n, -8, 7))
     np.testing.assert_array_equal(qu4.astype(np.int32), np.clip(n, 0, 15))
+    # FP32 -> INT4 rounds by the mode (floor), saturates (+-inf too), NaN gives 0
+    np.testing.assert_array_equal(qf4.astype(np.int32), np.clip(np.nan_to_num(np.floor(x), nan=0.0), -8, 7))
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
