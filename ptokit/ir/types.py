@@ -39,16 +39,19 @@ class DType(enum.Enum):
     FP8E4M3FN = ("FP8E4M3FN", "f8E4M3FN")
     FP8E5M2 = ("FP8E5M2", "f8E5M2")
     FP8E8M0 = ("FP8E8M0", "f8E8M0")
-    # pypto's 4-bit formats and HiFloat: names exist so programs import; values of them are not
-    # supported yet (a located error where a tensor or tile of one is declared)
-    FP4 = ("FP4", None)
-    FP4E2M1 = ("FP4E2M1", None)
+    # the 4-bit formats: one value a byte in its low four bits, as pypto's get_byte() == 1 and
+    # ml_dtypes' float4_e2m1fn / int4 / uint4 arrays hold them (docs/decisions.md "4-bit storage").
+    # pl.FP4 is E2M1 (OCP MXFP4 element), the same format as pl.FP4E2M1.  Tiles of them are loaded,
+    # stored, moved and cast; arithmetic needs a pl.cast to a wider type first (FOUR_BIT_OPS)
+    FP4 = ("FP4", "f4E2M1FN")
+    FP4E2M1 = ("FP4E2M1", "f4E2M1FN")
+    INT4 = ("INT4", "i4")
+    UINT4 = ("UINT4", "ui4")
+    # names only (a located error where a tensor, tile or scalar of one is declared, UNSUPPORTED_WHY)
     FP4E1M2 = ("FP4E1M2", None)
     FP4E2M1X2 = ("FP4E2M1X2", None)
     HF8 = ("HF8", None)
     HF4 = ("HF4", None)
-    INT4 = ("INT4", None)
-    UINT4 = ("UINT4", None)
     # a task handle (pl.TaskId = pl.Scalar[pl.TASK_ID]): a value of orchestration code only
     TASK_ID = ("TASK_ID", None)
     # the opaque handles of pl.prefetch (kernel code only, no storage of their own; ir/ops/prefetch.py)
@@ -95,14 +98,28 @@ class DType(enum.Enum):
     def is_fp8(self) -> bool:
         return self in (DType.FP8E4M3FN, DType.FP8E5M2, DType.FP8E8M0)
 
+    @property
+    def is_4bit(self) -> bool:
+        return self in (DType.FP4, DType.FP4E2M1, DType.INT4, DType.UINT4)
+
+    @property
+    def is_e2m1(self) -> bool:
+        """pl.FP4 or pl.FP4E2M1 (two names of one format)."""
+        return self in (DType.FP4, DType.FP4E2M1)
+
     def accepts_array(self, got: "DType") -> bool:
-        """Whether a host array of dtype ``got`` may stand for a tensor of this dtype: its own, or
-        uint8 bit patterns for an FP8 format (numpy has no FP8 dtype)."""
-        return got is self or (self.is_fp8 and got is DType.UINT8)
+        """Whether a host array of dtype ``got`` may stand for a tensor of this dtype: its own, uint8
+        bit patterns for an FP8 or FP4 format (numpy has neither), an ml_dtypes float4_e2m1fn array
+        for either E2M1 name."""
+        return got is self or ((self.is_fp8 or self.is_e2m1) and got is DType.UINT8) or \
+            (self.is_e2m1 and got.is_e2m1)
 
     def numpy(self):
-        if self.is_fp8:
+        if self.is_fp8 or self.is_e2m1:
             return np.dtype(np.uint8)      # bit patterns (ml_dtypes arrays are accepted as well)
+        if self in (DType.INT4, DType.UINT4):
+            import ml_dtypes   # lazy: ~0.5 s to import, and only INT4 / UINT4 arrays need it here
+            return np.dtype(ml_dtypes.int4 if self is DType.INT4 else ml_dtypes.uint4)
         if self is DType.BF16:
             import ml_dtypes   # lazy: ~0.5 s to import, and only bf16 arrays need it
             return np.dtype(ml_dtypes.bfloat16)
@@ -121,17 +138,29 @@ _NUMPY = {
 DATATYPE_CODE = {
     DType.FP32: 0, DType.FP16: 1, DType.INT32: 2, DType.INT16: 3, DType.INT8: 4, DType.UINT8: 5,
     DType.BF16: 6, DType.INT64: 7, DType.UINT64: 8, DType.UINT16: 9, DType.UINT32: 10, DType.BOOL: 11,
-    # FP8 tensors travel as bytes
+    # FP8 and 4-bit tensors travel as bytes
     DType.FP8E4M3FN: 5, DType.FP8E5M2: 5, DType.FP8E8M0: 5,
+    DType.FP4: 5, DType.FP4E2M1: 5, DType.INT4: 5, DType.UINT4: 5,
 }
 DATATYPE_CPP = {
     DType.FP32: "FLOAT32", DType.FP16: "FLOAT16", DType.INT32: "INT32", DType.INT16: "INT16",
     DType.INT8: "INT8", DType.UINT8: "UINT8", DType.BF16: "BFLOAT16", DType.INT64: "INT64",
     DType.UINT64: "UINT64", DType.UINT16: "UINT16", DType.UINT32: "UINT32", DType.BOOL: "BOOL",
     DType.FP8E4M3FN: "UINT8", DType.FP8E5M2: "UINT8", DType.FP8E8M0: "UINT8",
+    DType.FP4: "UINT8", DType.FP4E2M1: "UINT8", DType.INT4: "UINT8", DType.UINT4: "UINT8",
 }
 # ml_dtypes' (and torch's) names of the FP8 formats
 FP8_ARRAY_NAMES = {"float8_e4m3fn": DType.FP8E4M3FN, "float8_e5m2": DType.FP8E5M2, "float8_e8m0fnu": DType.FP8E8M0}
+# ml_dtypes' names of the 4-bit formats (one value a byte, low nibble; torch has only packed pairs)
+FOUR_BIT_ARRAY_NAMES = {"float4_e2m1fn": DType.FP4E2M1, "int4": DType.INT4, "uint4": DType.UINT4}
+# why a named dtype has no values in ptokit (the located error where one is declared)
+UNSUPPORTED_WHY = {
+    DType.FP4E1M2: "no host array type (ml_dtypes has no E1M2) and no MX operand takes it",
+    DType.FP4E2M1X2: "it is a packed pair of E2M1 values (two a byte); ptokit keeps one 4-bit value a byte: "
+                     "use pl.FP4E2M1 with unpacked data",
+    DType.HF8: "the HiFloat formats have no published encoding to decode against",
+    DType.HF4: "the HiFloat formats have no published encoding to decode against",
+}
 
 
 def dtype_from_numpy(dt) -> DType:
@@ -140,6 +169,8 @@ def dtype_from_numpy(dt) -> DType:
         return DType.BF16
     if dt.name in FP8_ARRAY_NAMES:
         return FP8_ARRAY_NAMES[dt.name]
+    if dt.name in FOUR_BIT_ARRAY_NAMES:
+        return FOUR_BIT_ARRAY_NAMES[dt.name]
     for k, v in _NUMPY.items():
         if k is not DType.INDEX and np.dtype(v) == dt:
             return k

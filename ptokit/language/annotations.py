@@ -5,7 +5,7 @@ from ..errors import CompileError
 from ..ir import nodes as N
 from dataclasses import replace
 
-from ..ir.types import DType, MemorySpace, PadValue, ScalarType, TensorLayout, TensorType, TileType, dim_str
+from ..ir.types import UNSUPPORTED_WHY, DType, MemorySpace, PadValue, ScalarType, TensorLayout, TensorType, TileType, dim_str
 from .types import DimExpr, DirAnnot, ScalarAnnot, TensorAnnot, TensorView, TileAnnot
 
 
@@ -19,10 +19,13 @@ def _held(dtype, loc, what):
             return dtype
         raise CompileError(f"{what} of pl.TASK_ID do not exist: a task id is a scalar of orchestration code "
                            f"(pl.TaskId); collect several in a pl.array.create(n, pl.TASK_ID)", loc)
+    if isinstance(dtype, DType) and dtype.is_4bit and what == "scalars":
+        raise CompileError(f"scalars of {dtype!r} do not exist: 4-bit values live in tensors and tiles (one a "
+                           f"byte) and have no arithmetic; use an INT8, INT32 or FP32 scalar", loc)
     if isinstance(dtype, DType) and not dtype.supported:
-        raise CompileError(f"{what} of {dtype!r} are not supported yet: ptokit computes FP32, FP16, BF16, the "
-                           f"8- to 64-bit integer types and the FP8 formats of the MX matmul (FP8E4M3FN, FP8E5M2, "
-                           f"FP8E8M0); the 4-bit and HiFloat formats are not implemented", loc)
+        raise CompileError(f"{what} of {dtype!r} are not supported: {UNSUPPORTED_WHY[dtype]} (ptokit holds FP32, "
+                           f"FP16, BF16, the 8- to 64-bit integer types, the FP8 formats of the MX matmul and the "
+                           f"4-bit FP4/FP4E2M1/INT4/UINT4)", loc)
     return dtype
 
 

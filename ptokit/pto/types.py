@@ -33,18 +33,24 @@ SCALARS = {
     "f8E4M3FN": ("float8_e4m3_t", 1),
     "f8E5M2": ("float8_e5m2_t", 1),
     "f8E8M0": ("float8_e8m0_t", 1),
+    # the 4-bit formats: one value a byte, in its low four bits (docs/decisions.md "4-bit storage")
+    "f4E2M1FN": ("float4_e2m1_t", 1),
+    "i4": ("int4b_t", 1),
+    "ui4": ("uint4b_t", 1),
 }
 FP8_SCALARS = {"f8E4M3FN", "f8E5M2", "f8E8M0"}
-FLOAT_SCALARS = {"f32", "f16", "bf16", "f64"} | FP8_SCALARS
+FOUR_BIT_SCALARS = {"f4E2M1FN", "i4", "ui4"}
+FLOAT_SCALARS = {"f32", "f16", "bf16", "f64", "f4E2M1FN"} | FP8_SCALARS
 INT_SCALARS = set(SCALARS) - FLOAT_SCALARS
 
 
 def bit_width(name: str) -> int:
-    """Bits of an MLIR scalar type (``i1`` is 1 bit, ``index`` 64)."""
-    return 1 if name == "i1" else SCALARS[name][1] * 8
+    """Bits of an MLIR scalar type (``i1`` is 1 bit, the 4-bit formats 4, ``index`` 64)."""
+    return 1 if name == "i1" else 4 if name in FOUR_BIT_SCALARS else SCALARS[name][1] * 8
 
 # element types a tile or tensor may hold
-ELEM_TYPES = {"f32", "f16", "bf16", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "i1"} | FP8_SCALARS
+ELEM_TYPES = {"f32", "f16", "bf16", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "i1"} | FP8_SCALARS | \
+    FOUR_BIT_SCALARS
 
 TILE_LOCS = {"vec": "Vec", "mat": "Mat", "left": "Left", "right": "Right", "acc": "Acc", "bias": "Bias",
              "scaling": "Scaling"}

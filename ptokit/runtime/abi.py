@@ -62,6 +62,8 @@ _NUMPY_NAMES = {
     "uint16": DataType.UINT16, "uint32": DataType.UINT32, "bool": DataType.BOOL,
     # the FP8 formats travel as their bytes (docs/decisions.md "FP8 host arrays")
     "float8_e4m3fn": DataType.UINT8, "float8_e5m2": DataType.UINT8, "float8_e8m0fnu": DataType.UINT8,
+    # so do the 4-bit formats (one value a byte, docs/decisions.md "4-bit storage")
+    "float4_e2m1fn": DataType.UINT8, "int4": DataType.UINT8, "uint4": DataType.UINT8,
 }
 
 

@@ -20,8 +20,11 @@ TORCH_DTYPES = {
     "torch.uint16": DType.UINT16, "torch.uint32": DType.UINT32, "torch.uint64": DType.UINT64,
     **{f"torch.{name}": d for name, d in FP8_ARRAY_NAMES.items()},      # torch spells them as ml_dtypes does
 }
-SUPPORTED = ("float16, bfloat16 (ml_dtypes), float32, int8/16/32/64, uint8/16/32/64, bool, and for the FP8 "
-             "formats uint8 bit patterns or ml_dtypes float8_e4m3fn / float8_e5m2 / float8_e8m0fnu")
+SUPPORTED = ("float16, bfloat16 (ml_dtypes), float32, int8/16/32/64, uint8/16/32/64, bool, for the FP8 "
+             "formats uint8 bit patterns or ml_dtypes float8_e4m3fn / float8_e5m2 / float8_e8m0fnu, and for the "
+             "4-bit formats (one value a byte) uint8 codes (FP4) or ml_dtypes float4_e2m1fn / int4 / uint4")
+# torch's packed FP4 (two values a byte): ptokit holds one 4-bit value a byte (docs/decisions.md "4-bit storage")
+TORCH_PACKED_FP4 = "torch.float4_e2m1fn_x2"
 
 
 def is_torch_tensor(x) -> bool:
@@ -44,6 +47,10 @@ def array_info(x, what: str) -> Tuple[Tuple[int, ...], DType]:
         if dev != "cpu":
             raise UserError(f"{what}: a torch tensor on {dev!r}; the simulator needs CPU tensors (.cpu())")
         dt = TORCH_DTYPES.get(str(x.dtype))
+        if str(x.dtype) == TORCH_PACKED_FP4:
+            raise UserError(f"{what}: a torch.float4_e2m1fn_x2 tensor packs two FP4 values a byte, but ptokit's "
+                            f"FP4 holds one a byte: pass the codes unpacked as a torch.uint8 tensor "
+                            f"(low nibble, then high nibble) or an ml_dtypes float4_e2m1fn array")
         if dt is None:
             raise UserError(f"{what}: unsupported torch dtype {x.dtype}")
         return tuple(int(d) for d in x.shape), dt

@@ -72,7 +72,7 @@ ANNOT_CASES = [
     ("pl.Tensor[[24, 4], pl.FP8E8M0, pl.MX_A_ZZ]", "stored in 16 x 2 boxes, so its rows must be a multiple of 16"),
     ("pl.Tensor[[4, 24], pl.FP8E8M0, pl.MX_B_NN]", "so its columns must be a multiple of 16"),
     ("pl.Tensor[[32, 4], pl.FP16, pl.DN]", "tensors in the pl.DN layout are not supported"),
-    ("pl.Tensor[[32, 4], pl.FP4E2M1]", "tensors of pl.FP4E2M1 are not supported yet"),
+    ("pl.Tensor[[32, 4], pl.FP4E2M1X2]", "tensors of pl.FP4E2M1X2 are not supported: it is a packed pair"),
 ]
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, Optional, Tuple
 
-from ..types import MemorySpace, TileType, TupleType, fmt_shape
+from ..types import DType, MemorySpace, TileType, TupleType, fmt_shape
 
 
 class OpTypeError(Exception):
@@ -228,8 +228,23 @@ def lookup(name: str) -> OpDef:
     return OPS[name]
 
 
+# the ops that take 4-bit operands (FP4/FP4E2M1/INT4/UINT4): data movement, views and pl.cast.  The
+# vector unit has no 4-bit arithmetic (the a5 cube takes FP4 only as an MX operand, after a cast to
+# FP8E4M3FN), so every other op on one is refused: cast to a wider type first
+FOUR_BIT_OPS = frozenset({"load", "store", "move", "cast", "create_tile", "reshape", "slice", "extract",
+                          "set_validshape", "reinterpret_view", "transpose_view", "tile.remote_load"})
+
+
 def infer(name: str, arg_types, attrs) -> object:
-    return OPS[name].rule(list(arg_types), attrs)
+    result = OPS[name].rule(list(arg_types), attrs)
+    if name not in FOUR_BIT_OPS:
+        for t in arg_types:
+            dt = getattr(t, "dtype", None)
+            if isinstance(dt, DType) and dt.is_4bit:
+                raise OpTypeError(f"{name} has no {dt!r} form: the hardware computes nothing on 4-bit values "
+                                  f"(they are loaded, stored, moved and cast); pl.cast the tile to FP16, FP32 or "
+                                  f"BF16 (FP4: FP8E4M3FN for pl.matmul_mx) first")
+    return result
 
 
 def ops_with(trait: str) -> FrozenSet[str]:

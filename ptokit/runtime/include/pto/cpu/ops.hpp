@@ -293,7 +293,13 @@ inline D round_to_int(double v, RoundMode mode) {
 
 template <typename D, typename S>
 inline D convert(S s, RoundMode mode) {
-    if constexpr (std::is_integral<D>::value && is_floatlike<S>::value) {
+    if constexpr (is_int4<D>::value) {   // to INT4 / UINT4: as to int, saturated to -8..7 / 0..15
+        constexpr int lo = std::is_same<D, int4b_t>::value ? -8 : 0, hi = lo + 15;
+        const int v = convert<int>(s, mode);
+        return D(v < lo ? lo : v > hi ? hi : v);
+    } else if constexpr (is_int4<S>::value) {
+        return convert<D>((int)s, mode);
+    } else if constexpr (std::is_integral<D>::value && is_floatlike<S>::value) {
         return round_to_int<D>((double)(float)s, mode);
     } else if constexpr (std::is_integral<D>::value && std::is_integral<S>::value) {
         if constexpr (std::is_signed<S>::value == std::is_signed<D>::value && sizeof(S) <= sizeof(D)) {

@@ -185,6 +185,54 @@ struct float8_e8m0_t {
 static_assert(sizeof(float8_e4m3_t) == 1 && sizeof(float8_e5m2_t) == 1 && sizeof(float8_e8m0_t) == 1,
               "8-bit float storage types");
 
+// ---- 4-bit storage types: one value a byte, in its low four bits (ml_dtypes' layout) ----
+// float4_e2m1_t: OCP E2M1 (bias 1, no infinities or NaN): 0, 0.5, 1, 1.5, 2, 3, 4, 6 and negatives.
+// Decoding is exact; encoding rounds to nearest even and saturates to +-6 (NaN encodes as -0, as
+// ml_dtypes does).  int4b_t / uint4b_t: two's complement -8..7 / 0..15; the conversions from wider
+// integers saturate (cpu::convert), a plain construction keeps the low four bits.
+namespace pto { namespace cpu {
+inline float f4_decode(uint8_t b) {
+    static const float mag[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+    return (b & 0x8u) ? -mag[b & 0x7u] : mag[b & 0x7u];
+}
+inline uint8_t f4_encode(float f) {
+    const uint32_t x = f32_bits(f);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return 0x8u;
+    const uint8_t sign = (uint8_t)((x >> 28) & 0x8u);
+    const float a = bits_f32(x & 0x7fffffffu);
+    for (unsigned c = 1; c < 8; ++c) {
+        const float lo = f4_decode((uint8_t)(c - 1)), hi = f4_decode((uint8_t)c);
+        if (a < hi) {   // a lies in [lo, hi): the nearer one, ties to the even code
+            const float dlo = a - lo, dhi = hi - a;
+            return (uint8_t)(sign | ((dhi < dlo || (dhi == dlo && (c & 1u) == 0)) ? c : c - 1));
+        }
+    }
+    return (uint8_t)(sign | 0x7u);   // saturates
+}
+}}  // namespace pto::cpu
+
+struct float4_e2m1_t {
+    uint8_t bits;
+    float4_e2m1_t() = default;
+    float4_e2m1_t(float f) : bits(pto::cpu::f4_encode(f)) {}
+    operator float() const { return pto::cpu::f4_decode(bits); }
+};
+struct int4b_t {
+    uint8_t bits;
+    int4b_t() = default;
+    template <typename T, typename = typename std::enable_if<std::is_integral<T>::value>::type>
+    int4b_t(T v) : bits((uint8_t)((unsigned)v & 0xfu)) {}
+    operator int() const { return (int)((bits & 0xfu) ^ 0x8u) - 8; }
+};
+struct uint4b_t {
+    uint8_t bits;
+    uint4b_t() = default;
+    template <typename T, typename = typename std::enable_if<std::is_integral<T>::value>::type>
+    uint4b_t(T v) : bits((uint8_t)((unsigned)v & 0xfu)) {}
+    operator int() const { return (int)(bits & 0xfu); }
+};
+static_assert(sizeof(float4_e2m1_t) == 1 && sizeof(int4b_t) == 1 && sizeof(uint4b_t) == 1, "4-bit storage types");
+
 namespace pto {
 
 enum class TileType { Vec, Mat, Left, Right, Acc, Bias, Scaling, ScaleLeft, ScaleRight };
@@ -213,18 +261,26 @@ template <typename T>
 struct is_f16like : std::integral_constant<bool, std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value ||
                                                 std::is_same<T, float8_e4m3_t>::value ||
                                                 std::is_same<T, float8_e5m2_t>::value ||
-                                                std::is_same<T, float8_e8m0_t>::value> {};
+                                                std::is_same<T, float8_e8m0_t>::value ||
+                                                std::is_same<T, float4_e2m1_t>::value> {};
+// The 4-bit integers (stored a byte each): converted through int, saturating where narrowed.
+template <typename T>
+struct is_int4 : std::integral_constant<bool, std::is_same<T, int4b_t>::value || std::is_same<T, uint4b_t>::value> {};
 template <typename T>
 struct is_floatlike : std::integral_constant<bool, std::is_floating_point<T>::value || is_f16like<T>::value> {};
 // Type in which elementwise arithmetic on T is carried out.
 template <typename T>
 using calc_t = typename std::conditional<is_f16like<T>::value, float, T>::type;
 
-// Element conversion (through float for the 16-bit float types).
+// Element conversion (through float for the 16-bit float types, through int for the 4-bit integers).
 template <typename D, typename S>
 inline D cvt(S s) {
     if constexpr (std::is_same<D, S>::value) {
         return s;
+    } else if constexpr (is_int4<S>::value) {
+        return cvt<D>((int)s);
+    } else if constexpr (is_int4<D>::value) {
+        return D((int)s);
     } else if constexpr (is_f16like<D>::value) {
         return D((float)s);
     } else if constexpr (is_f16like<S>::value) {
