@@ -118,6 +118,8 @@ class _Emitter:
         self.tmp = 0
         self.buffer_of = fn.attrs.get("buffer_of", {})
         self.addr = fn.attrs.get("tile_addr", {})
+        self.slot_of = fn.attrs.get("tile_slot", {})     # a pl.MemRef tile in a run-time slot
+        self.hoisting = False                            # in hoist_allocs
         self.views: Dict[str, Value] = {}
         self.tile_views: Dict[str, Value] = {}    # tile var -> its own tile_buf over a shared buffer
         self.producer: Dict[str, str] = {}        # tile var -> the op that made it
@@ -164,6 +166,8 @@ class _Emitter:
     def srcloc(self, loc):
         if not self.with_loc or loc is None:
             return None
+        if isinstance(loc, tuple):      # already a source location (a form emitter passes its own on)
+            return loc
         return (os.path.basename(loc.file), loc.line, loc.col)
 
     # ------------------------------------------------------------ scalars
@@ -277,14 +281,11 @@ class _Emitter:
             held = self.values[rep][1]
             if tile_buf(held) == tile_buf(var.type):
                 val = Value(self.values[rep][0].name, tile_buf(var.type))
-                if rep in self.reset_valid and b is not self.top:
-                    # a run-time valid tile of a mixed kernel, allocated whole before the lane
-                    # guards: every write inside them sets its own valid region first
-                    b.plain(OPS["set_validshape"].pto, [val] + [self._valid_dim(d, b) for d in _valid_of(var.type)],
-                            self.srcloc(loc))
-                elif _valid_of(held) != _valid_of(var.type):
-                    # the buffer is written again with another run-time valid region (a tile
-                    # reassigned in a loop, a reused buffer): its handle takes the new one first
+                # the buffer's handle takes this writer's valid region first when it may hold another:
+                # a run-time valid tile of a mixed kernel allocated whole before the lane guards (every
+                # write inside them), or a buffer written again with another valid region (a tile
+                # reassigned in a loop, a reused buffer)
+                if (rep in self.reset_valid and b is not self.top) or _valid_of(held) != _valid_of(var.type):
                     b.plain(OPS["set_validshape"].pto, [val] + [self._valid_dim(d, b) for d in _valid_of(var.type)],
                             self.srcloc(loc))
                     self.values[rep] = (self.values[rep][0], var.type)
@@ -296,11 +297,21 @@ class _Emitter:
         vr = self._valid_dim(valid[0], b)
         vc = self._valid_dim(valid[1], b)
         addr = self.const(self.addr[rep], "i64") if rep in self.addr else None
+        if rep in self.slot_of:     # pl.MemRef(slots=N)[i]: the region's base + i * slot bytes, at run time
+            slot, index = self.slot_of[rep]
+            if self.hoisting:
+                raise CompileError(f"tile {var.name!r} is in a run-time slot of a pl.MemRef, but this kernel's "
+                                   f"vector side allocates its tiles before the lane guards, where the slot index "
+                                   f"is not known; give it a constant slot", loc)
+            i = self.scalar(index, "i64", b)
+            off = b.arith("arith.muli", [i, self.const(slot, "i64")], P.ScalarType("i64"), self.temp(), None)
+            addr = b.arith("arith.addi", [addr, off], P.ScalarType("i64"), self.temp(), None)
         val = b.alloc_tile(name, tile_buf(t), vr, vc, addr, self.srcloc(loc))
         if view:
             self.tile_views[var.name] = val
         else:
-            self.values[rep] = (val, t)
+            # a whole allocation (static_valid) holds the full region until a writer sets its own
+            self.values[rep] = (val, t.with_(valid=None) if static_valid and t.valid else t)
         return val
 
     def _valid_dim(self, d, b: Builder) -> Value:
@@ -611,6 +622,13 @@ class _Emitter:
         guard can be read by later guarded code (scf.if regions do not export values).  A tile whose
         valid shape is known only at run time is allocated whole, and every writer of its buffer sets
         its own valid region (``pto.set_validshape``) before it writes."""
+        self.hoisting = True
+        try:
+            self._hoist_allocs()
+        finally:
+            self.hoisting = False
+
+    def _hoist_allocs(self):
         for s in N.walk_stmts(self.fn.body):
             if not isinstance(s, N.Assign) or not isinstance(s.targets[0].type, TileType):
                 continue

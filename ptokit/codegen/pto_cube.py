@@ -10,18 +10,17 @@ from __future__ import annotations
 
 from ..ir import nodes as N
 from ..ir.ops import OPS
+from ..ir.ops.cube import INIT_FORM
 from ..pto.builder import Builder
 from .pto_forms import pto_attrs
 
-# the op a matmul_acc-form op becomes where its init_cond holds
-_INIT_OP = {"matmul_acc": "matmul", "gemv_acc": "gemv"}
 
 
 def _emit_matmul_acc(em, target: N.Var, v: N.OpCall, b: Builder, loc) -> None:
     op = OPS[v.op]
     acc, lhs, rhs = (em.tile_arg(a) for a in v.args[:3])
     dst = em.new_dst(target, b, loc)
-    init = OPS[_INIT_OP[v.op]]
+    init = OPS[INIT_FORM[v.op]]
     attrs = pto_attrs(op, v)
     cond = v.args[3] if len(v.args) > 3 else None
     if isinstance(cond, N.Const):

@@ -25,7 +25,9 @@ def uses_sdma(fn: N.Function) -> bool:
     return any(True for _ in N.walk_ops(fn.body, MAKE_CONTEXT))
 
 
-def _handle(em, e: N.Expr, what: str):
+def _handle(em, e: N.Expr, what: str, b):
+    if isinstance(e, N.OpCall) and OPS[e.op].form == "prefetch":
+        return emit(em, e, em.temp(), b)      # a nested call: wait(ev, session(ctx))
     if not isinstance(e, N.Var) or e.name not in em.values:
         raise CompileError(f"{what} must be a variable bound to its pl.prefetch op in this kernel", e.loc)
     return em.values[e.name][0]
@@ -48,11 +50,11 @@ def emit(em, v: N.OpCall, result: str, b):
         shape = list(src.type.shape)
         offsets = N.ListExpr([N.Const(0, type=INDEX) for _ in shape], loc=v.loc)
         pv = em.partition(src, offsets, shape, b, v.loc)
-        return b.prefetch(name, [pv, _handle(em, ctx, "the prefetch context")], result, PF.EVENT, loc)
+        return b.prefetch(name, [pv, _handle(em, ctx, "the prefetch context", b)], result, PF.EVENT, loc)
     if v.op == "prefetch.session":
-        return b.prefetch(name, [_handle(em, v.args[0], "the prefetch context")], result, PF.SESSION, loc)
-    ev = _handle(em, v.args[0], "the prefetch event")
-    sess = _handle(em, v.args[1], "the prefetch session")
+        return b.prefetch(name, [_handle(em, v.args[0], "the prefetch context", b)], result, PF.SESSION, loc)
+    ev = _handle(em, v.args[0], "the prefetch event", b)
+    sess = _handle(em, v.args[1], "the prefetch session", b)
     return b.prefetch(name, [ev, sess], result, P.ScalarType("i1"), loc)
 
 

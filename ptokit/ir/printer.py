@@ -69,6 +69,11 @@ def fmt_expr(e: N.Expr) -> str:
         for k, v in attrs.items():
             if k == "arch" or k.endswith("_static") or v is None or (k in flags and v is False):
                 continue     # derived records, and parameters left at their defaults
+            if k == "memref":     # a declared allocation: its name, and the slot when it has several
+                v = v.name if v.slots == 1 else \
+                    f"{v.name}[{fmt_expr(v.index) if isinstance(v.index, N.Expr) else v.index}] of {v.slots}"
+                args.append(f"memref={v!r}")
+                continue
             if isinstance(v, (list, tuple)):
                 v = "[" + ", ".join(fmt_expr(x) if isinstance(x, N.Expr) else str(x) for x in v) + "]"
             elif isinstance(v, PadValue):
@@ -89,6 +94,7 @@ class _Printer:
         attrs = fn.attrs if fn is not None else {}
         self.buffer_of = attrs.get("buffer_of", {})
         self.addr = attrs.get("tile_addr", {})
+        self.slot_of = attrs.get("tile_slot", {})
 
     def emit(self, depth, text):
         self.lines.append("    " * depth + text)
@@ -99,7 +105,11 @@ class _Printer:
         if rep not in self.addr:
             return ""
         shared = f" (buffer of {rep})" if rep != var.name else ""
-        return f"  # {var.type.memory.name}@{self.addr[rep]}{shared}"
+        at = self.addr[rep]
+        if rep in self.slot_of:       # a run-time slot of a pl.MemRef
+            slot, index = self.slot_of[rep]
+            at = f"{at}+({fmt_expr(index)})*{slot}"
+        return f"  # {var.type.memory.name}@{at}{shared}"
 
     def body(self, stmts, depth):
         if not stmts:

@@ -291,6 +291,21 @@ class ScalarType:
 
 
 @dataclass(frozen=True)
+class MemRefBind:
+    """A tile's declared allocation (``pl.MemRef``): the op defining the tile carries it as
+    ``attrs["memref"]``.  ``index`` is the slot: an int, or a scalar IR expression read at run time."""
+    name: str
+    slots: int
+    index: object = 0
+    loc: object = field(default=None, compare=False)
+    # which declaration: ("object", id) of a pl.MemRef object, ("inline", slots) of the inline form
+    key: object = field(default=None, compare=False)
+
+    def __str__(self) -> str:
+        return self.name if self.slots == 1 else f"{self.name}[{self.index}]"
+
+
+@dataclass(frozen=True)
 class TensorType:
     shape: Tuple[Dim, ...]
     dtype: DType

@@ -7,7 +7,8 @@ one, repeats); each batch's operands are loaded as 2-D windows of the tensors (a
 ``a_trans`` window through a ``transpose_view``), and the products are assembled into one Acc
 tile whose rows are the batch dimensions flattened with ``M`` (``[B * M, N]``, the same row order
 an N-D window has), which ``c[:, :, :] = ...`` or ``pl.store(t, offsets, c, shapes=[B, M, N])``
-writes back.
+writes back. ``pl.batch_matmul_acc`` (``pl.matmul_acc`` on rank > 2 tensors) accumulates each
+batch's product into its row band of such a tile.
 
 A mixin of FunctionParser (uses ``typed_op``, ``as_tile``, ``operand_tile``,
 ``transposed_operand``, ``scalar_op``, ``_const``, ``err``, ``loc``).
@@ -21,7 +22,8 @@ from typing import Dict
 
 from ..ir import nodes as N
 from ..ir.ops import OPS, OpDef
-from ..ir.types import CAPACITY, INDEX, AtomicType, DType, MemorySpace, TensorType, TileType
+from ..ir.ops.cube import acc_dtype
+from ..ir.types import CAPACITY, INDEX, AtomicType, DType, MemorySpace, ScalarType, TensorType, TileType, fmt_shape
 from .binding import _Given
 
 _MAX_BATCHES = 64
@@ -77,10 +79,12 @@ class CubeMixin:
         return self.typed_op("cast", [result], {"target_type": out_dtype, "mode": "rint"}, e)
 
     # ------------------------------------------------------------ large tensor-level matmuls: a K loop
-    def _k_operands(self, values):
-        """(base, row offset, col offset, rows, cols) of each of a 2-D tensor matmul's operands, or None."""
+    def _k_operands(self, values, trans=(False, False)):
+        """(base, window offsets or None, logical [rows, cols], transposed) of each of a 2-D tensor
+        matmul's operands, or None; a transposed operand (``a_trans`` / ``b_trans``) is stored as the
+        transpose of its logical shape."""
         out = []
-        for v in (values.get("lhs"), values.get("rhs")):
+        for v, t in zip((values.get("lhs"), values.get("rhs")), trans):
             if v is None or not isinstance(v.type, TensorType) or len(v.type.shape) != 2 or \
                     not all(isinstance(d, int) for d in v.type.shape):
                 return None
@@ -88,27 +92,33 @@ class CubeMixin:
                 base, offs = v.args[0], list(v.args[1].items)
             else:
                 base, offs = v, None
-            out.append((base, offs, v.type.shape))
+            shape = tuple(v.type.shape)
+            out.append((base, offs, shape[::-1] if t else shape, bool(t)))
         return out
 
     def wants_k_split(self, op: OpDef, values, attrs) -> bool:
         """``pl.matmul(a, b)`` on 2-D tensors whose operands do not fit Left / Right whole (half a buffer
         each): computed as a loop over K tiles accumulating into one Acc tile (pypto-parity.md D)."""
-        if op.name != "matmul" or not self.kernel_code or attrs.get("a_trans") or attrs.get("b_trans"):
+        if op.name != "matmul" or not self.kernel_code:
             return False
-        parts = self._k_operands(values)
+        parts = self._k_operands(values, (attrs.get("a_trans"), attrs.get("b_trans")))
         if parts is None:
             return False
-        (_, _, (m, k)), (_, _, (k2, n)) = parts
+        (_, _, (m, k), _), (_, _, (k2, n), _) = parts
         size = values["lhs"].type.dtype.size
-        if k != k2 or values["lhs"].type.dtype != values["rhs"].type.dtype:
+        if values["lhs"].type.dtype != values["rhs"].type.dtype:
             return False                       # the type rule says what is wrong
-        return _pad(m, 16) * k * size > _OPERAND_BYTES or k * _pad(n, 16) * size > _OPERAND_BYTES
+        # (a K mismatch of large operands is said by k_split_call, before any operand is loaded)
+        return _pad(m, 16) * k * size > _OPERAND_BYTES or k2 * _pad(n, 16) * size > _OPERAND_BYTES
 
     def k_split_call(self, op: OpDef, values, attrs, nodes, e) -> N.Expr:
-        parts = self._k_operands(values)
-        (_, _, (m, k)), (_, _, (_, n)) = parts
+        parts = self._k_operands(values, (attrs.get("a_trans"), attrs.get("b_trans")))
+        (_, _, (m, k), ta), (_, _, (k2, n), tb) = parts
         dt = values["lhs"].type.dtype
+        if k != k2:
+            said = lambda t, flag: f" ({flag}=True)" if t else ""   # noqa: E731
+            raise self.err(f"pl.matmul requires lhs columns to equal rhs rows, but got lhs [{m}, {k}]{said(ta, 'a_trans')} "
+                           f"and rhs [{k2}, {n}]{said(tb, 'b_trans')}", e)
         if _needs_grid(m, n, dt):
             raise self.err(f"pl.matmul of {values['lhs'].type} and {values['rhs'].type}: the [{m}, {n}] result does "
                            f"not fit the Acc buffer as one tile ({_ACC_BYTES} bytes for an output tile, its K tiles of "
@@ -126,7 +136,8 @@ class CubeMixin:
     def _k_loop(self, parts, at, shape, valid, k, kt, e) -> N.Expr:
         """The ``shape`` (``valid``) output tile at ``at`` = (row, col) of ``lhs @ rhs``: one matmul of the
         first K tile, a loop of matmul_acc over the full ones, a last partly valid one (statements in
-        ``self.pre``)."""
+        ``self.pre``). A transposed operand's window is loaded as stored and read through a
+        ``transpose_view`` (no copy), as a small ``a_trans`` / ``b_trans`` operand is."""
         (mt, nt), (vm, vn) = shape, valid
         full, rem = divmod(k, kt)
         loc = self.loc(e)
@@ -140,19 +151,25 @@ class CubeMixin:
             return self.scalar_op("add", o, a, e)
 
         def operand(i, k0, valid_k):
-            base, offs, _ = parts[i]
+            base, offs, _, trans = parts[i]
             space = MemorySpace.Left if i == 0 else MemorySpace.Right
             win = [mt, kt] if i == 0 else [kt, nt]
             want = (vm, valid_k) if i == 0 else (valid_k, vn)
             pos = [at[0], k0] if i == 0 else [k0, at[1]]
+            if trans:          # stored transposed: the window at the swapped position, of the swapped shape
+                win, want, pos = win[::-1], want[::-1], pos[::-1]
             if offs is not None:   # a window of a tensor: offsets from the window's origin
                 pos = [add(o, a) for o, a in zip(offs, pos)]
             static = tuple(a.value if isinstance(a, N.Const) else None for a in pos)
             t = self.typed_op("load", [base, N.ListExpr(pos, loc=loc)],
                               {"shape": win, "valid": None if tuple(want) == tuple(win) else want,
                                "target_memory": MemorySpace.Mat, "offsets_static": static}, e)
+            if trans:
+                t = self.typed_op("transpose_view", [t], {}, e)
             return self.typed_op("move", [t], {"target_memory": space}, e)
 
+        if not full:           # all of K in one tile, partly valid
+            return self.typed_op("matmul", [operand(0, c(0), k), operand(1, c(0), k)], {}, e)
         first = self.typed_op("matmul", [operand(0, c(0), kt), operand(1, c(0), kt)], {}, e)
         if full == 1 and not rem:
             return first
@@ -173,58 +190,86 @@ class CubeMixin:
 
     # ------------------------------------------------------------ results larger than Acc: an M/N grid
     def wants_grid(self, op: OpDef, e) -> bool:
-        """``pl.store(pl.matmul(a, b), offsets, out)`` on 2-D tensors whose ``[M, N]`` result does not fit
-        Acc: a grid of output tiles, each its own K loop, stored one by one (pypto-parity.md D)."""
-        if op.name != "store" or not self.kernel_code or len(e.args) != 3 or e.keywords:
+        """``pl.store(pl.matmul(a, b), offsets, out[, shapes][, atomic=])`` on 2-D tensors whose ``[M, N]``
+        result does not fit Acc: a grid of output tiles, each its own K loop, stored one by one
+        (pypto-parity.md D)."""
+        if op.name != "store" or not self.kernel_code or len(e.args) not in (3, 4) or \
+                any(kw.arg not in ("shapes", "atomic") for kw in e.keywords):
             return False
         return self.grid_matmul(e.args[0]) is not None
 
     def grid_matmul(self, mm):
-        """(lhs, rhs, out_dtype) of ``mm`` when it is a ``pl.matmul`` of 2-D tensors (or windows) whose
-        result exceeds Acc; else None."""
+        """(operands, out_dtype, the call, (a_trans, b_trans)) of ``mm`` when it is a ``pl.matmul`` of 2-D
+        tensors (or windows) whose result exceeds Acc; else None."""
+        flags = ("out_dtype", "a_trans", "b_trans")
         if not isinstance(mm, ast.Call) or getattr(self._resolve(mm.func), "__pto_op__", None) != "matmul" or \
-                len(mm.args) != 2 or any(kw.arg != "out_dtype" for kw in mm.keywords) or \
+                len(mm.args) != 2 or any(kw.arg not in flags for kw in mm.keywords) or \
                 not all(isinstance(a, (ast.Name, ast.Subscript)) for a in mm.args):
-            return None
-        # names and windows read without side effects (read again when this is not a grid)
-        values = {"lhs": self.expr(mm.args[0]), "rhs": self.expr(mm.args[1])}
-        parts = self._k_operands(values)
-        if parts is None or values["lhs"].type.dtype != values["rhs"].type.dtype:
-            return None
-        (_, _, (m, k)), (_, _, (k2, n)) = parts
-        if k != k2 or not _needs_grid(m, n, values["lhs"].type.dtype):
             return None
         op = OPS["matmul"]
         nodes = {kw.arg: kw.value for kw in mm.keywords}
-        attrs = {"out_dtype": self.read_attr(op, op.param("out_dtype"), nodes["out_dtype"])} if nodes else {}
-        return values, self.take_out_dtype(op, attrs, nodes), mm
+        attrs = {name: self.read_attr(op, op.param(name), node) for name, node in nodes.items()}
+        trans = (bool(attrs.pop("a_trans", False)), bool(attrs.pop("b_trans", False)))
+        # names and windows read without side effects (read again when this is not a grid)
+        values = {"lhs": self.expr(mm.args[0]), "rhs": self.expr(mm.args[1])}
+        parts = self._k_operands(values, trans)
+        if parts is None or values["lhs"].type.dtype != values["rhs"].type.dtype:
+            return None
+        (_, _, (m, k), _), (_, _, (k2, n), _) = parts
+        if k != k2 or not _needs_grid(m, n, values["lhs"].type.dtype):
+            return None
+        return values, self.take_out_dtype(op, attrs, nodes), mm, trans
 
     def grid_store_call(self, op: OpDef, e) -> N.Expr:
-        offs = self._index_list(e.args[1], "pl.store offsets")
-        return self.grid_store(self.grid_matmul(e.args[0]), offs.items, self.expr(e.args[2]), e.args[2], e)
+        bound = self.bind(op, e)
+        offs = self._index_list(bound["offsets"], "pl.store offsets")
+        given = {}
+        for name in ("shapes", "atomic"):
+            node = bound[name]
+            if not isinstance(node, _Given) and not self._is_none(node):
+                given[name] = (self.read_attr(op, op.param(name), node), node)
+        return self.grid_store(self.grid_matmul(bound["tile"]), offs.items, self.expr(bound["output_tensor"]),
+                               bound["output_tensor"], e, **given)
 
     def grid_window_store(self, target: ast.Subscript, dst: N.Expr, s) -> N.Stmt:
         """``y[r0:r1, c0:c1] = pl.matmul(a, b)`` with a result larger than Acc: the grid stored there."""
         mm = self.grid_matmul(s.value)
-        (_, _, (m, _)), (_, _, (_, n)) = self._k_operands(mm[0])
+        (_, _, (m, _), _), (_, _, (_, n), _) = self._k_operands(mm[0], mm[3])
         offsets, extents, _ = self.window_dims(target, dst, static=False, indices=True)
         if list(extents) != [m, n]:
             raise self.err(f"the window is {list(extents)} but the pl.matmul result is [{m}, {n}]", target)
         self.grid_store(mm, offsets, dst, target.value, s)
         return self.pre.pop()            # the last grid region; the others stay hoisted before it
 
-    def grid_store(self, mm, offs, target, target_node, e) -> N.Expr:
-        """Statements (in ``self.pre``) storing the grid of output tiles of ``mm`` into ``target`` at
-        ``offs``; the value is the target."""
-        values, out_dtype, e = mm[0], mm[1], mm[2]
-        parts = self._k_operands(values)
-        (_, _, (m, k)), (_, _, (_, n)) = parts
-        dt = values["lhs"].type.dtype
-        if not isinstance(target, N.Var) or not isinstance(target.type, TensorType) or len(target.type.shape) != 2:
+    def _grid_target(self, target, target_node, shapes, m: int, n: int) -> int:
+        """The rank of a grid's output tensor; ``shapes`` (given to pl.store) must be the ``[M, N]``
+        result's window in it: ``[1, ..., 1, M, N]``."""
+        if not isinstance(target, N.Var) or not isinstance(target.type, TensorType) or \
+                (len(target.type.shape) != 2 and shapes is None):
             raise self.err(f"a pl.matmul result larger than Acc is stored tile by tile into a 2-D tensor parameter "
-                           f"(or local tensor) by name, but this target is {target.type}", target_node)
+                           f"(or local tensor) by name (an N-D one with shapes=[1, ..., 1, M, N]), but this target "
+                           f"is {target.type}", target_node)
+        rank = len(target.type.shape)
+        if shapes is not None:
+            want = [1] * (rank - 2) + [m, n]
+            if list(shapes[0]) != want:
+                raise self.err(f"pl.store shapes {list(shapes[0])}: a pl.matmul result [{m}, {n}] larger than Acc is "
+                               f"stored as its window {want} of the {rank}-D output", shapes[1])
+        return rank
+
+    def grid_store(self, mm, offs, target, target_node, e, shapes=None, atomic=None) -> N.Expr:
+        """Statements (in ``self.pre``) storing the grid of output tiles of ``mm`` into ``target`` at
+        ``offs`` (``atomic=pl.AtomicType.Add``: each tile added there); the value is the target."""
+        values, out_dtype, e, trans = mm
+        parts = self._k_operands(values, trans)
+        (_, _, (m, k), _), (_, _, (_, n), _) = parts
+        dt = values["lhs"].type.dtype
+        rank = self._grid_target(target, target_node, shapes, m, n)
+        mode = atomic[0] if atomic is not None else AtomicType.None_
         mt, nt = _grid_tiles(m, n, dt)
         kt = min(k, (_OPERAND_BYTES // (max(mt, nt) * dt.size)) // 32 * 32)
+        if any(trans) and kt % _FRACTAL_ROWS:
+            kt = _pad(kt, _FRACTAL_ROWS)     # a transposed window's rows: whole fractals (K's rest is not valid)
         loc = self.loc(e)
         c = lambda v: self._const(v, e)   # noqa: E731
         gm, rm = divmod(m, mt)
@@ -245,11 +290,12 @@ class CubeMixin:
                 if (vm, vn) != (mt, nt):       # an edge tile: its valid region is what is stored
                     tile = self.typed_op("set_validshape", [tile], {"valid": (vm, vn)}, e)
                 tile = self.cast_result(tile, out_dtype, e)
-                pos = [a if isinstance(o, N.Const) and o.value == 0 else self.scalar_op("add", o, a, e)
-                       for o, a in zip(offs, (row, col))]
+                pos = list(offs[:-2]) + [a if isinstance(o, N.Const) and o.value == 0 else
+                                         self.scalar_op("add", o, a, e) for o, a in zip(offs[-2:], (row, col))]
                 static = tuple(p.value if isinstance(p, N.Const) else None for p in pos)
                 st = self.typed_op("store", [tile, target, N.ListExpr(pos, loc=loc)],
-                                   {"offsets_static": static, "atomic": AtomicType.None_, "shape": None}, e)
+                                   {"offsets_static": static, "atomic": mode,
+                                    "shape": None if rank == 2 else [1] * (rank - 2) + [vm, vn]}, e)
                 body = self.pre + [N.ExprStmt(st, loc=loc)]
                 self.pre = saved
                 if cc > 1:
@@ -265,7 +311,7 @@ class CubeMixin:
             isinstance(v.type, TensorType) and len(v.type.shape) > 2 for v in values.values())
 
     def batched_call(self, op: OpDef, values, attrs, nodes, e) -> N.Expr:
-        params = op.operand_params[:2]
+        params = [p for p in op.operand_params if p.name in ("lhs", "rhs")]
         parts = [self._batch_operand(values[p.name], nodes[p.name], op) for p in params]
         shapes = [pt[2] for pt in parts]
         batch = self._broadcast_batch(shapes, e, op)
@@ -275,10 +321,11 @@ class CubeMixin:
                            f"fit one kernel call (split the batch over tasks)", e)
         flags = {p.name: bool(p.transposed_by and attrs.get(p.transposed_by)) for p in params}
         mm_attrs = {k: v for k, v in attrs.items() if k not in ("a_trans", "b_trans")}
-        products = []
-        for idx in itertools.product(*(range(d) for d in batch)):
-            ins = [self._batch_window(pt, idx, nodes[p.name], op, p, flags[p.name]) for pt, p in zip(parts, params)]
-            products.append(self.typed_op("matmul", ins, mm_attrs, e, nodes))
+        windows = [[self._batch_window(pt, idx, nodes[p.name], op, p, flags[p.name]) for pt, p in zip(parts, params)]
+                   for idx in itertools.product(*(range(d) for d in batch))]
+        if "acc" in values:
+            return self._batched_acc(op, values, windows, batch, nodes, e)
+        products = [self.typed_op("matmul", ins, mm_attrs, e, nodes) for ins in windows]
         if len(products) == 1:
             return products[0]
         t = products[0].type
@@ -289,6 +336,46 @@ class CubeMixin:
             res = self.typed_op("assemble", [res, p, offs], {"offsets_static": (b * t.rows, 0),
                                                            "atomic": AtomicType.None_}, e)
         return res
+
+    def _batched_acc(self, op: OpDef, values, windows, batch, nodes, e) -> N.Expr:
+        """``batch_matmul_acc`` (``matmul_acc`` on rank > 2 tensors): batch ``b``'s product accumulates
+        into rows ``b * M .. b * M + M`` of the Acc tile ``[B * M, N]`` (``batch_matmul``'s layout). Each
+        band is a ``pl.slice`` of the accumulator (a copy: no aliasing view of an Acc region exists),
+        one ``matmul_acc`` with the call's ``init_cond``, and is assembled back in place."""
+        acc, cond = values["acc"], ([values["init_cond"]] if "init_cond" in values else [])
+        lt, rt = windows[0][0].type, windows[0][1].type
+        m, n, count = lt.rows, rt.cols, len(windows)
+        want = f"an Acc tile [{count * m}, {n}] (batch_matmul's layout: {count} batch(es) of [{m}, {n}] rows)"
+        if lt.cols != rt.rows:
+            raise self.err(f"pl.{op.name} requires lhs columns to equal rhs rows, but got {fmt_shape(lt.shape)} and "
+                           f"{fmt_shape(rt.shape)} per batch", e)
+        c = values.get("init_cond")
+        if c is not None and (not isinstance(c.type, ScalarType) or c.type.dtype is not DType.BOOL):
+            raise self.err(f"pl.{op.name} init_cond must be a BOOL scalar (such as k == 0), but got {c.type}",
+                           nodes["init_cond"])
+        t, dt = acc.type, acc_dtype(lt.dtype)
+        if not isinstance(t, TileType) or t.memory is not MemorySpace.Acc:
+            raise self.err(f"pl.{op.name} accumulates into {want}, such as a pl.batch_matmul result, but acc is "
+                           f"{t}", nodes["acc"])
+        if t.shape != (count * m, n) or t.dtype is not dt:
+            raise self.err(f"pl.{op.name}: the broadcast batch {list(batch)} of [{m}, {n}] {dt!r} products needs "
+                           f"{want} of {dt!r}, but acc is {t}", nodes["acc"])
+        if count == 1:
+            return self.typed_op("matmul_acc", [acc] + windows[0] + cond, {}, e, nodes)
+        loc = self.loc(e)
+        self._bacc_count = getattr(self, "_bacc_count", 0) + 1
+        name = f"__bacc{self._bacc_count}"
+        for b, ins in enumerate(windows):
+            if not isinstance(acc, N.Var):      # each band reads the accumulator written so far: one value
+                self.pre.append(N.Assign([N.Var(name, type=t, loc=loc)], acc, loc=loc))
+                acc = N.Var(name, type=t, loc=loc)
+            offs = N.ListExpr([self._const(b * m, e), self._const(0, e)], loc=loc)
+            band = self.typed_op("slice", [acc, offs], {"shape": [m, n], "offsets_static": (b * m, 0)}, e)
+            part = self.typed_op("matmul_acc", [band] + ins + cond, {}, e, nodes)
+            offs = N.ListExpr([self._const(b * m, e), self._const(0, e)], loc=loc)
+            acc = self.typed_op("assemble", [acc, part, offs], {"offsets_static": (b * m, 0),
+                                                             "atomic": AtomicType.None_}, e)
+        return acc
 
     def _batch_operand(self, v: N.Expr, node, op: OpDef):
         """(base tensor or a 2-D tile, base offsets, batch dims) of one operand."""

@@ -37,6 +37,7 @@ from .signatures import CallMixin, Signature
 from .source import Source, eval_static
 from .tasks import TaskMixin
 from .views import TileViewMixin
+from .memrefs import MemRefMixin
 from .cube import CubeMixin, L1Mixin
 from .tensor_level import TensorLevelMixin, writes_operand0_tensor
 from .types import DynamicDim, TileAnnot
@@ -51,7 +52,7 @@ def parse_program(spec) -> N.Program:
 
 
 class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, ScopeMixin, CallMixin,
-                     TaskMixin, L1Mixin, TileViewMixin):
+                     TaskMixin, L1Mixin, TileViewMixin, MemRefMixin):
     def __init__(self, src: Source, g, sigs: Dict[str, Signature], dyn: Dict[str, DynamicDim]):
         self.src = src
         self.g = g
@@ -279,6 +280,7 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             self.yield_ctx = outer_yield
         else_env = self.env
         self.env = dict(saved)
+        self.merge_valid_arms(then_body, else_body, then_env, else_env, s)     # views.py
         for name in set(then_env) | set(else_env):
             if name in then_env and name in else_env:
                 self.env[name] = then_env[name]
@@ -299,6 +301,12 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         if s.value is None:
             raise self.err("a declaration needs a value", s)
         if isinstance(s, ast.AnnAssign) and isinstance(target, ast.Name):
+            annot, ref = self.split_memref(s.annotation)
+            if ref is not None:        # t: pl.Tile[..., buf[i], pl.Mem.Vec] = ... (memrefs.py)
+                plain = ast.copy_location(ast.AnnAssign(target=target, annotation=annot, value=s.value,
+                                                        simple=s.simple), s)
+                annot, _ = self.split_tile_view(annot)
+                return self.apply_memref(target.id, ref, self.assign(plain), annot, s)
             annot, view = self.split_tile_view(s.annotation)
             if view is not None:       # t: pl.Tile[..., pl.TileView(valid_shape=[vr, vc])] = ... (views.py)
                 plain = ast.copy_location(ast.AnnAssign(target=target, annotation=annot, value=s.value,

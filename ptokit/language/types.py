@@ -208,6 +208,9 @@ def _shape_tuple(shape):
 
 class _TensorMeta(type):
     def __getitem__(cls, item):
+        if isinstance(item, tuple) and any(isinstance(x, (MemRef, MemRefSlot)) for x in item):
+            raise TypeError("pl.MemRef places a tile in on-chip memory; a tensor lives in global memory and takes "
+                            "no pl.MemRef")
         if isinstance(item, tuple) and len(item) == 3:   # pl.Tensor[shape, dtype, layout or view]
             shape, dtype, layout = item
             return TensorAnnot(_shape_tuple(shape), dtype, layout=layout)
@@ -220,24 +223,36 @@ class Tensor(metaclass=_TensorMeta):
 
 
 class MemRef:
-    """``pl.MemRef()``, ``pl.MemRef("name")``, ``pl.MemRef(slots=N)[i]``: pypto's declared allocation,
-    named in a ``pl.Tile[shape, dtype, ref, memory]`` annotation so that the tiles naming it share one
-    buffer.  ptokit's memory planner places every tile itself and takes no declared allocations yet,
-    so a tile annotation naming one is refused (docs/language.md)."""
+    """``pl.MemRef()``, ``pl.MemRef("name")``, ``pl.MemRef(slots=N)[i]``: a declared allocation, named in an
+    assignment's ``pl.Tile[shape, dtype, ref, memory]`` annotation.  The tiles naming one share its buffer
+    and nothing else is packed there; ``slots=N`` makes N equal slots, picked by a subscript that may be a
+    run-time scalar (language/memrefs.py reads the annotation; passes/memory_plan.py places it)."""
 
-    def __init__(self, name=None, slots=None):
+    def __init__(self, name=None, slots=1):
         self.name, self.slots = name, slots
 
     def __getitem__(self, index):
-        return self
+        return MemRefSlot(self, index)
+
+    def __repr__(self):
+        return f"pl.MemRef({self.name!r}, slots={self.slots!r})"
+
+
+class MemRefSlot:
+    """``ref[i]``: one slot of a ``pl.MemRef(slots=N)``."""
+
+    def __init__(self, ref, index):
+        self.ref, self.index = ref, index
+
+
+_MEMREF_PARAM = ("pl.MemRef places a tile the kernel assigns (t: pl.Tile[shape, dtype, ref, pl.Mem.X] = ...); "
+                 "it cannot be given in this annotation")
 
 
 class _TileMeta(type):
     def __getitem__(cls, item):
-        if isinstance(item, tuple) and any(isinstance(x, MemRef) for x in item):
-            raise TypeError("pl.MemRef declares an allocation that the tiles naming it share; ptokit's memory "
-                            "planner places every tile itself and does not take declared allocations, so drop the "
-                            "pl.MemRef (the values are the same: it is placement only)")
+        if isinstance(item, tuple) and any(isinstance(x, (MemRef, MemRefSlot)) for x in item):
+            raise TypeError(_MEMREF_PARAM)
         if any(isinstance(x, TileView) for x in item):
             raise TypeError("pl.TileView is taken from the annotation of an assignment (t: pl.Tile[[r, c], dtype, "
                             "pl.TileView(valid_shape=[vr, vc])] = ...), not from a parameter's")

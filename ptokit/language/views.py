@@ -17,9 +17,17 @@ from typing import List, Optional, Tuple
 
 from ..ir import nodes as N
 from ..ir.ops.view import default_layout
-from ..ir.types import TILE_LAYOUTS, PadValue, TileType
+from ..ir.types import INDEX, TILE_LAYOUTS, PadValue, TileType
 from .source import eval_static
 from .types import TileView
+
+
+def without_element(annot: ast.Subscript, elt: ast.expr) -> ast.Subscript:
+    """``pl.Tile[a, b, elt, c]`` as ``pl.Tile[a, b, c]`` (the element read from the syntax tree, the rest
+    evaluated as usual)."""
+    return ast.copy_location(ast.Subscript(value=annot.value, slice=ast.copy_location(
+        ast.Tuple(elts=[x for x in annot.slice.elts if x is not elt], ctx=ast.Load()), annot.slice),
+        ctx=ast.Load()), annot)
 
 
 class TileViewMixin:
@@ -33,10 +41,7 @@ class TileViewMixin:
             return annot, None
         if len(views) > 1:
             raise self.err("a tile annotation takes one pl.TileView", views[1])
-        rest = ast.copy_location(ast.Subscript(value=annot.value, slice=ast.copy_location(
-            ast.Tuple(elts=[x for x in elts if x is not views[0]], ctx=ast.Load()), annot.slice),
-            ctx=ast.Load()), annot)
-        return rest, views[0]
+        return without_element(annot, views[0]), views[0]
 
     def apply_tile_view(self, name: str, view: ast.Call, node) -> List[N.Stmt]:
         """``name = set_validshape(name, vr, vc)`` for the view's valid_shape (nothing without one)."""
@@ -115,3 +120,36 @@ class TileViewMixin:
             if not (value == 0 and not isinstance(value, bool)):     # pl.CompactMode.null
                 raise self.err(f"pl.TileView(compact={value!r}): compact tile storage is not one of ptokit's tile "
                                f"forms (only the null compact mode)", node)
+
+    def merge_valid_arms(self, then_body: List[N.Stmt], else_body: List[N.Stmt], then_env: dict, else_env: dict,
+                         node) -> None:
+        """A tile live after an ``if`` whose arms leave it with different valid regions: each arm ends
+        with ``name = set_validshape(name, ...)`` on scalars assigned in both arms (``__name_valid<i>``),
+        so the merged tile's valid region is the one of the path taken (no data moves)."""
+        def key(v):
+            return v if isinstance(v, int) else repr(v)
+
+        loc = self.loc(node)
+        for name in sorted(set(then_env) & set(else_env) & set(self.live_after)):
+            a, b = then_env[name], else_env[name]
+            if not (isinstance(a, TileType) and isinstance(b, TileType)) or a.shape != b.shape:
+                continue
+            va, vb = tuple(a.valid or a.shape), tuple(b.valid or b.shape)
+            if [key(x) for x in va] == [key(x) for x in vb]:
+                continue
+            dims = []
+            for i, (x, y) in enumerate(zip(va, vb)):
+                if key(x) == key(y):
+                    dims.append(x)
+                    continue
+                merged = f"__{name}_valid{i}"
+                for body, v in ((then_body, x), (else_body, y)):
+                    body.append(N.Assign([N.Var(merged, type=INDEX, loc=loc)],
+                                         N.Const(v, type=INDEX, loc=loc) if isinstance(v, int) else v, loc=loc))
+                dims.append(N.Var(merged, type=INDEX, loc=loc))
+            for body, env in ((then_body, then_env), (else_body, else_env)):
+                res = self.typed_op("set_validshape", [N.Var(name, type=env[name], loc=loc)], {"valid": tuple(dims)},
+                                    node)
+                body.append(N.Assign([N.Var(name, type=res.type, loc=loc)], res, loc=loc))
+                env[name] = res.type
+

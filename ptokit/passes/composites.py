@@ -73,6 +73,8 @@ def _expand(s: N.Assign, call: N.OpCall, counter, orchestration: bool = False) -
         raise CompileError(f"pl.{call.op} in an Orchestration function: it runs on a core (tile loads, tile ops and "
                            f"stores); call it inside an InCore function or a pl.at block", call.loc or s.loc)
     final = stmts[-1]
+    if call.attrs.get("memref") is not None:     # the declared allocation places the op's result
+        final.value.attrs = {**final.value.attrs, "memref": call.attrs["memref"]}
     stmts[-1] = N.Assign(s.targets, final.value, loc=s.loc)
     return stmts
 

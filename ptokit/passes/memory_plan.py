@@ -16,12 +16,13 @@ Results land in ``fn.attrs``: ``buffer_of`` (var -> group representative),
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Dict, List, Tuple
 
 from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import OPS, ops_with
-from ..ir.types import ALIGNMENT, CAPACITY, MemorySpace, TileType, fmt_shape
+from ..ir.types import ALIGNMENT, CAPACITY, MemorySpace, MemRefBind, TileType, fmt_shape
 
 _ELEMENTWISE = ops_with("elementwise")
 _SHARES_OPERAND0 = ops_with("shares_operand0")   # assemble, matmul_acc: in place; reshape: a view
@@ -47,6 +48,9 @@ def _uses(e: N.Expr):
             for v in sub.attrs["valid"]:
                 if isinstance(v, N.Expr):
                     yield from _uses(v)
+        if isinstance(sub, N.OpCall) and sub.attrs.get("memref") is not None \
+                and isinstance(sub.attrs["memref"].index, N.Expr):
+            yield from _uses(sub.attrs["memref"].index)
 
 
 def _linear(body) -> List[Tuple[List[str], List[str]]]:
@@ -244,8 +248,18 @@ def _plan_function(fn: N.Function, arch: str):
     peak: Dict[MemorySpace, int] = {}
     active: Dict[MemorySpace, List[Tuple[int, int, int, str, TileType]]] = {}
     cap = CAPACITY[arch]
+    declared = _declared_regions(fn, intervals, arch, active, peak)
+    slot_of: Dict[str, Tuple[int, N.Expr]] = {}
     for start, end, first, members, t in intervals:
         space = t.memory
+        if first in declared:       # a pl.MemRef: its slot of the region reserved for it
+            base, slot, index = declared[first]
+            if isinstance(index, N.Expr):
+                slot_of[first] = (slot, index)
+            for m in members:
+                buffer_of[m] = first
+            addr_of[first] = base + (0 if isinstance(index, N.Expr) else index * slot)
+            continue
         live = [a for a in active.get(space, []) if a[0] >= start]     # (end, addr, size, name, type)
         active[space] = live
         align = ALIGNMENT[space]
@@ -256,8 +270,8 @@ def _plan_function(fn: N.Function, arch: str):
                 break
             addr = max(addr, _align_up(a_addr + a_size, align))
         if addr + size > cap[space]:
-            live_desc = ", ".join(f"{n} {fmt_shape(tt.shape)} {tt.dtype.name} ({sz} B)"
-                                  for _, _, sz, n, tt in sorted(live, key=lambda a: a[1]))
+            live_desc = ", ".join(f"{n} {fmt_shape(tt.shape)} {tt.dtype.name} ({sz} B)" if tt is not None
+                                  else f"{n} ({sz} B)" for _, _, sz, n, tt in sorted(live, key=lambda a: a[1]))
             need = sum(a[2] for a in live) + size
             raise CompileError(
                 f"kernel {fn.name} does not fit in {_SPACE_NAMES[space]}: {need} bytes needed for the tiles "
@@ -271,9 +285,102 @@ def _plan_function(fn: N.Function, arch: str):
         addr_of[first] = addr
     fn.attrs["buffer_of"] = buffer_of
     fn.attrs["tile_addr"] = addr_of
+    fn.attrs["tile_slot"] = slot_of     # representative -> (slot bytes, run-time slot index): addr + index * slot
     fn.attrs["memory_peak"] = {s.name: v for s, v in peak.items()}
 
 
+
+
+def _declared(fn: N.Function) -> Dict[str, MemRefBind]:
+    """tile -> the pl.MemRef its defining op names (language/memrefs.py)."""
+    out: Dict[str, MemRefBind] = {}
+    for s in N.walk_stmts(fn.body):
+        if isinstance(s, N.Assign) and isinstance(s.value, N.OpCall) and s.value.attrs.get("memref") is not None:
+            ref = s.value.attrs["memref"]
+            if isinstance(ref.index, N.Const):       # a slot made constant by unrolling
+                ref = dataclasses.replace(ref, index=ref.index.value)
+            if not isinstance(ref.index, N.Expr) and not 0 <= ref.index < ref.slots:
+                raise CompileError(f"slot {ref.index} of pl.MemRef {ref.name!r} is out of range: it has {ref.slots} "
+                                   f"slot{'s' if ref.slots > 1 else ''} (0..{ref.slots - 1})", ref.loc or s.loc)
+            out[s.targets[0].name] = ref
+    return out
+
+
+def _same_slot(a: MemRefBind, b: MemRefBind) -> bool:
+    if isinstance(a.index, N.Expr) or isinstance(b.index, N.Expr):
+        return False
+    return a.name == b.name and a.index == b.index
+
+
+def _declared_regions(fn: N.Function, intervals, arch: str, active, peak) -> Dict[str, Tuple[int, int, object]]:
+    """One region per pl.MemRef of the kernel, reserved for the whole kernel at the bottom of its space
+    (nothing else is packed there): slot size = the largest tile naming it (aligned), times its slots.
+    Returns group representative -> (region base, slot bytes, slot index: int or run-time expression)
+    and seeds ``active``/``peak`` with the regions."""
+    bound = _declared(fn)
+    if not bound:
+        return {}
+    group_ref: Dict[str, MemRefBind] = {}
+    regions: Dict[str, dict] = {}
+    for start, end, first, members, t in intervals:
+        refs = [(m, bound[m]) for m in members if m in bound]
+        if not refs:
+            continue
+        m0, r0 = refs[0]
+        for m, r in refs[1:]:
+            if not _same_slot(r0, r):
+                raise CompileError(f"tiles {m0!r} and {m!r} must share one buffer (a carried value, the arms of an "
+                                   f"if, an in-place op or a reshape) but are placed in pl.MemRef {r0} and {r}",
+                                   r.loc)
+        if len(members) > 1 and isinstance(r0.index, N.Expr):
+            other = next(m for m in members if m != m0)
+            raise CompileError(f"tile {m0!r} is in a run-time slot of pl.MemRef {r0.name!r} but must share one buffer "
+                               f"with {other!r} (a carried value, the arms of an if, an in-place op or a reshape), "
+                               f"whose storage does not move from slot to slot; give it a constant slot", r0.loc)
+        group_ref[first] = r0
+        reg = regions.setdefault(r0.name, {"space": t.memory, "slots": r0.slots, "bytes": 0, "tile": m0,
+                                           "type": t, "loc": r0.loc, "static": {}, "key": r0.key})
+        if r0.key != reg["key"]:     # two functions inlined into one kernel, each with its own declaration
+            raise CompileError(f"two distinct pl.MemRef declarations claim the name {r0.name!r} in kernel "
+                               f"{fn.name} (the other at {reg['loc']}): tiles naming either would silently share "
+                               f"or split one allocation; give each its own name (pypto refuses this too)", r0.loc)
+        if t.memory != reg["space"]:
+            raise CompileError(f"pl.MemRef {r0.name!r} holds tiles of two memory spaces: {reg['tile']!r} is in "
+                               f"{_SPACE_NAMES[reg['space']]} and {m0!r} in {_SPACE_NAMES[t.memory]}; one allocation "
+                               f"lives in one space", r0.loc)
+        if t.nbytes > reg["bytes"]:
+            reg.update(bytes=t.nbytes, tile=m0, type=t, loc=r0.loc)
+        if not isinstance(r0.index, N.Expr):
+            for s2, e2, other, oref in reg["static"].get(r0.index, []):
+                if start < e2 and s2 < end:
+                    later, lref = (m0, r0) if start >= s2 else (other, oref)
+                    earlier = other if later == m0 else m0
+                    raise CompileError(f"tiles {earlier!r} and {later!r} are both in slot {r0.index} of pl.MemRef "
+                                       f"{r0.name!r} and live at the same time: {later!r} is written while "
+                                       f"{earlier!r} is still read later, so it would overwrite it (pypto refuses "
+                                       f"this too); use another slot or another pl.MemRef", lref.loc)
+            reg["static"].setdefault(r0.index, []).append((start, end, m0, r0))
+    cap = CAPACITY[arch]
+    used: Dict[MemorySpace, int] = {}
+    base_of: Dict[str, Tuple[int, int]] = {}
+    for name in sorted(regions):
+        reg = regions[name]
+        space = reg["space"]
+        slot = _align_up(reg["bytes"], ALIGNMENT[space])
+        base = _align_up(used.get(space, 0), ALIGNMENT[space])
+        size = slot * reg["slots"]
+        if base + size > cap[space]:
+            t = reg["type"]
+            before = f"after {base} B of other pl.MemRef regions, " if base else ""
+            raise CompileError(f"pl.MemRef {name!r} does not fit in {_SPACE_NAMES[space]}: {reg['slots']} slot"
+                               f"{'s' if reg['slots'] > 1 else ''} of {slot} B (its largest tile {reg['tile']!r} "
+                               f"{fmt_shape(t.shape)} {t.dtype.name} is {t.nbytes} B) = {size} B, {before}capacity "
+                               f"on {arch} is {cap[space]} B", reg["loc"] or fn.loc)
+        used[space] = base + size
+        base_of[name] = (base, slot)
+        active.setdefault(space, []).append((float("inf"), base, size, f"pl.MemRef {name}", None))
+        peak[space] = max(peak.get(space, 0), base + size)
+    return {first: base_of[r.name] + (r.index,) for first, r in group_ref.items()}
 
 
 def _in_place_capable(value, target: N.Var) -> bool:

@@ -2,9 +2,11 @@
 and statement bodies."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Dict, List, Optional
 
 from ..ir import nodes as N
+from ..ir.types import TileType
 
 
 def subst_expr(e: N.Expr, env: Dict[str, N.Expr]) -> N.Expr:
@@ -19,6 +21,9 @@ def subst_expr(e: N.Expr, env: Dict[str, N.Expr]) -> N.Expr:
         attrs = dict(e.attrs)
         if "valid" in attrs and attrs["valid"] is not None:
             attrs["valid"] = tuple(subst_expr(v, env) if isinstance(v, N.Expr) else v for v in attrs["valid"])
+        ref = attrs.get("memref")
+        if ref is not None and isinstance(ref.index, N.Expr):     # a run-time slot (language/memrefs.py)
+            attrs["memref"] = dataclasses.replace(ref, index=subst_expr(ref.index, env))
         out = N.OpCall(e.op, [subst_expr(a, env) for a in e.args], attrs, type=e.type, loc=e.loc)
         return out
     if isinstance(e, N.FuncCall):
@@ -26,6 +31,14 @@ def subst_expr(e: N.Expr, env: Dict[str, N.Expr]) -> N.Expr:
     if isinstance(e, N.ListExpr):
         return N.ListExpr([subst_expr(a, env) for a in e.items], type=e.type, loc=e.loc)
     return e
+
+
+def subst_type(t, env: Dict[str, N.Expr]):
+    """A tile type whose run-time valid extents name substituted scalars: the same type over the new
+    names (a scalar renamed by SSA, or a copy of an unrolled body, keeps its tiles' valid regions)."""
+    if not isinstance(t, TileType) or not t.valid or all(not isinstance(v, N.Expr) for v in t.valid):
+        return t
+    return t.with_(valid=tuple(subst_expr(v, env) if isinstance(v, N.Expr) else v for v in t.valid))
 
 
 def subst_body(body: List[N.Stmt], env: Dict[str, N.Expr],

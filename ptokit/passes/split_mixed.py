@@ -116,6 +116,12 @@ def _side_of_op(e: N.Expr) -> Optional[str]:
     return None
 
 
+def _prefetch(s: N.Stmt) -> bool:
+    """A pl.prefetch statement (ir/ops/prefetch.py): vector-core work with scalar handles, never pruned."""
+    e = s.value if isinstance(s, N.Assign) else s.expr if isinstance(s, N.ExprStmt) else None
+    return isinstance(e, N.OpCall) and OPS[e.op].form == "prefetch"
+
+
 def _side_of_type(t) -> Optional[str]:
     if isinstance(t, TileType):
         return "aiv" if t.memory is MemorySpace.Vec else "aic"
@@ -142,6 +148,10 @@ def _part(body: List[N.Stmt], side: str, pushed: Dict[str, list], split: int = 0
                     out.append(N.Assign([dst], N.OpCall(pop, [], {"split": split},
                                                         type=dst.type, loc=s.value.loc), loc=s.loc))
                 continue
+            if _prefetch(s):
+                if side == "aiv":      # the SDMA prefetch runs on the vector cores (their workspace)
+                    out.append(s)
+                continue
             if all(isinstance(t.type, ScalarType) for t in s.targets):
                 out.append(s)
                 continue
@@ -149,7 +159,7 @@ def _part(body: List[N.Stmt], side: str, pushed: Dict[str, list], split: int = 0
             if where == side:
                 out.append(s)
         elif isinstance(s, N.ExprStmt):
-            where = _side_of_op(s.expr)
+            where = "aiv" if _prefetch(s) else _side_of_op(s.expr)
             if where is None or where == side:
                 out.append(s)
         elif isinstance(s, N.Return):
@@ -190,6 +200,9 @@ def _expr_reads(e: N.Expr, acc: Set[str]) -> None:
             for v in sub.attrs.get("valid") or ():
                 if isinstance(v, N.Expr):
                     _expr_reads(v, acc)
+            ref = sub.attrs.get("memref")
+            if ref is not None and isinstance(ref.index, N.Expr):
+                _expr_reads(ref.index, acc)
 
 
 def _reads(s: N.Stmt) -> Set[str]:
@@ -217,6 +230,8 @@ def _reads(s: N.Stmt) -> Set[str]:
 def _effectful(s: N.Stmt) -> bool:
     if isinstance(s, N.Condition):
         return True            # a loop's test is never pruned
+    if _prefetch(s):
+        return True            # a started prefetch and its wait stay (a hint with no value to read)
     if isinstance(s, N.Assign):
         return any(not isinstance(t.type, ScalarType) for t in s.targets)
     if isinstance(s, N.ExprStmt):
@@ -356,8 +371,8 @@ def _guard(body: List[N.Stmt]) -> List[N.Stmt]:
         elif isinstance(s, N.Condition):
             flush()            # the test of a while loop stays between the statements around it
             out.append(s)
-        elif isinstance(s, N.Assign) and all(isinstance(t.type, ScalarType) for t in s.targets):
-            (hoisted if run else out).append(s)
+        elif _prefetch(s) or isinstance(s, N.Assign) and all(isinstance(t.type, ScalarType) for t in s.targets):
+            (hoisted if run else out).append(s)     # scalar work (and prefetch handles): both lanes
         elif _has_fifo(s) or _scalar_results(s):
             flush()
             if isinstance(s, (N.For, N.While)):
@@ -393,6 +408,7 @@ def _split(fn: N.Function, ctx):
                            f"region that runs both lanes) cannot run as written; compile without ptoas_compat",
                            fn.loc)
     aic_body = _part(copy.deepcopy(fn.body), "aic", pushed, split)
+    _no_prefetch_reads(fn, aic_body)
     aic_body = _prune(_insert_frees(aic_body, buffer_of, split))
     aiv_body = _part(copy.deepcopy(fn.body), "aiv", pushed, split)
     aiv_body = _prune(_insert_frees(aiv_body, buffer_of, split))
@@ -424,6 +440,35 @@ def _split(fn: N.Function, ctx):
                        [N.Return([], loc=fn.loc)], loc=fn.loc,
                        attrs={"aic": aic.name, "aiv": aiv.name, "core_type": "mixed", "fifo": fifo})
     return group, aic, aiv
+
+
+def _no_prefetch_reads(fn: N.Function, aic_body: List[N.Stmt]) -> None:
+    """The pl.prefetch statements went to the vector side: cube work reading one of their results
+    (the wait's done flag) is a located error."""
+    names = {t.name for s in N.walk_stmts(fn.body) if isinstance(s, N.Assign) and _prefetch(s) for t in s.targets}
+    if not names:
+        return
+    for s in N.walk_stmts(aic_body):
+        read: Set[str] = set()
+        if N.child_bodies(s):
+            for e in _own_exprs(s):
+                _expr_reads(e, read)
+        else:
+            read = _reads(s)
+        if read & names:
+            raise CompileError(f"'{sorted(read & names)[0]}' comes from pl.prefetch, which runs on the vector side of "
+                               f"mixed kernel '{fn.name}' (the SDMA prefetch is vector-core work); the cube side "
+                               f"cannot read it: keep the prefetch results to vector work",
+                               getattr(getattr(s, "cond", None), "loc", None) or s.loc)
+
+
+def _own_exprs(s: N.Stmt) -> List[N.Expr]:
+    """The expressions a compound statement reads itself (not its bodies)."""
+    if isinstance(s, N.If):
+        return [s.cond] + list(s.then_yields) + list(s.else_yields)
+    if isinstance(s, N.For):
+        return [s.start, s.stop, s.step] + [i for _, i in s.iter_args] + list(s.yields)
+    return [i for _, i in s.iter_args] + list(s.yields)
 
 
 def _geometry(fn: N.Function, arch: str, pushed: Dict[str, list], compat: Optional[str] = None) -> dict:

@@ -17,8 +17,8 @@ from typing import Dict, List, Set
 
 from ..errors import CompileError
 from ..ir import nodes as N
-from ..ir.types import TileType
-from .rewrite import subst_expr
+from ..ir.types import INDEX, TileType
+from .rewrite import subst_expr, subst_type
 
 
 def flatten(prog: N.Program, ctx) -> N.Program:
@@ -126,7 +126,8 @@ def _ssa_body(body, env: Dict[str, N.Var], namer: _Namer) -> List[N.Stmt]:
             value = subst_expr(s.value, env)
             targets = []
             for t in s.targets:
-                v = N.Var(namer.fresh(t.name), type=t.type, loc=t.loc)
+                # the type's run-time valid extents name scalars as they are now (SSA names)
+                v = N.Var(namer.fresh(t.name), type=subst_type(t.type, env), loc=t.loc)
                 env[t.name] = v
                 targets.append(v)
             out.append(N.Assign(targets, value, loc=s.loc))
@@ -191,13 +192,19 @@ def _ssa_body(body, env: Dict[str, N.Var], namer: _Namer) -> List[N.Stmt]:
                 if in_then is not None and in_else is not None and (in_then is not env.get(n) or in_else is not env.get(n)):
                     names.append(n)
             results, ty, ey = [], [], []
+            extra = []        # (result, then value, else value) of a merged tile's path-dependent valid extent
             for n in names:
                 _check_same(then_env[n].type, else_env[n].type, n, s.loc, "if")
-                r = N.Var(namer.fresh(n), type=then_env[n].type, loc=s.loc)
+                r = N.Var(namer.fresh(n), type=_merged_valid(n, then_env[n].type, else_env[n].type, extra, namer,
+                                                             s.loc), loc=s.loc)
                 results.append(r)
                 ty.append(then_env[n])
                 ey.append(else_env[n])
                 env[n] = r
+            for r, tv, ev in extra:
+                results.append(r)
+                ty.append(tv)
+                ey.append(ev)
             out.append(N.If(cond, then_body, else_body, results=results, then_yields=ty, else_yields=ey, loc=s.loc))
         elif isinstance(s, N.Scope):
             attrs = {k: subst_expr(v, env) if isinstance(v, N.Expr) else v for k, v in s.attrs.items()}
@@ -205,6 +212,35 @@ def _ssa_body(body, env: Dict[str, N.Var], namer: _Namer) -> List[N.Stmt]:
         else:
             out.append(s)
     return out
+
+
+def _valid_key(v):
+    return v if isinstance(v, int) else repr(v)
+
+
+def _merged_valid(name, a, b, extra, namer, loc):
+    """The type of a tile merged after an ``if``: where the arms give it different valid extents,
+    each such extent becomes a scalar result of the ``if`` (the then arm's or the else arm's), so
+    the merged tile's valid region is the one of the path taken."""
+    if not isinstance(a, TileType) or not isinstance(b, TileType):
+        return a
+    va = tuple(a.valid) if a.valid else a.shape
+    vb = tuple(b.valid) if b.valid else b.shape
+    if [_valid_key(x) for x in va] == [_valid_key(x) for x in vb]:
+        return a
+    merged = []
+    for i, (x, y) in enumerate(zip(va, vb)):
+        if _valid_key(x) == _valid_key(y):
+            merged.append(x)
+            continue
+        r = N.Var(namer.fresh(f"{name}__valid{i}"), type=INDEX, loc=loc)
+        extra.append((r, _as_expr(x, loc), _as_expr(y, loc)))
+        merged.append(N.Var(r.name, type=INDEX, loc=loc))
+    return a.with_(valid=tuple(merged))
+
+
+def _as_expr(v, loc):
+    return N.Const(v, type=INDEX, loc=loc) if isinstance(v, int) else v
 
 
 def _check_same(a, b, name, loc, where):

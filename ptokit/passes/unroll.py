@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import List
 
+from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops.scalar import SCALAR_OPERATORS
 from ..ir.types import INDEX
@@ -93,6 +94,13 @@ def _pipelined(s: N.For, body: List[N.Stmt]) -> List[N.Stmt]:
     k = s.stage
     if k <= 1:
         return [_with_body(s, body, kind="range", stage=1)]
+    for st in N.walk_stmts(body):
+        ref = st.value.attrs.get("memref") if isinstance(st, N.Assign) and isinstance(st.value, N.OpCall) else None
+        if ref is not None:
+            raise CompileError(f"pl.MemRef {ref.name!r} in a pl.pipeline(stage={k}) body: the {k} copies of the body "
+                               f"would share its storage and serialize on it (pypto refuses this too); rotate slots "
+                               f"yourself in a pl.range loop (pl.MemRef(slots={k})[i % {k}]) or leave the tile to "
+                               f"the planner", ref.loc or st.loc)
     var = s.var
     step_k = (_const(s.step.value * k, s.step) if isinstance(s.step, N.Const)
               else _scalar("mul", s.step, _const(k, s.step), s.step))

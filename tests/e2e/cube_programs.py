@@ -99,6 +99,76 @@ class BatchMatmul:
         return y3, yb, yt, y1
 
 
+@pl.program
+class BatchMatmulAcc:
+    """pl.batch_matmul_acc into batch_matmul's Acc layout [B * M, N] (batch b in rows b * M ..):
+    ya = a3 @ b3 + a3 @ b2     batch_matmul, then batch_matmul_acc with b2 broadcast over the batch
+    yk = a3 @ b3               a K loop of pl.tile.batch_matmul_acc(init_cond=(k == 0)) on K windows,
+                               into an accumulator holding a3 @ b2 before the loop (overwritten at k == 0)
+    yt = a3 @ b3 + a3 @ bt3^T  pl.matmul_acc on rank-3 tensors with b_trans=True
+    yi = a3 @ b2               init_cond=True: every band overwritten
+    y1 = 2 a3[1] @ b3[2]       one batch (windows of each): a plain matmul_acc"""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a3: pl.Tensor[[BB, BM, BK], pl.FP16], b3: pl.Tensor[[BB, BK, BN], pl.FP16],
+          b2: pl.Tensor[[BK, BN], pl.FP16], bt3: pl.Tensor[[1, BN, BK], pl.FP16],
+          ya: pl.Out[pl.Tensor[[BB, BM, BN], pl.FP32]], yk: pl.Out[pl.Tensor[[BB, BM, BN], pl.FP32]],
+          yt: pl.Out[pl.Tensor[[BB, BM, BN], pl.FP32]], yi: pl.Out[pl.Tensor[[BB, BM, BN], pl.FP32]],
+          y1: pl.Out[pl.Tensor[[BM, BN], pl.FP32]]):
+        acc = pl.batch_matmul(a3, b3)
+        acc = pl.batch_matmul_acc(acc, a3, b2)
+        ya[:, :, :] = acc
+        kacc = pl.batch_matmul(a3, b2)
+        for kb in pl.range(2):
+            kacc = pl.tile.batch_matmul_acc(kacc, a3[:, :, kb * 16:kb * 16 + 16], b3[:, kb * 16:kb * 16 + 16, :],
+                                            init_cond=(kb == 0))
+        yk = pl.store(kacc, [0, 0, 0], yk, shapes=[BB, BM, BN])
+        tacc = pl.batch_matmul(a3, b3)
+        tacc = pl.matmul_acc(tacc, a3, bt3, b_trans=True)
+        yt[:, :, :] = tacc
+        iacc = pl.batch_matmul(a3, b3)
+        iacc = pl.batch_matmul_acc(iacc, a3, b2, True)
+        yi[:, :, :] = iacc
+        one = pl.batch_matmul(a3[1:2, :, :], b3[2:3, :, :])
+        one = pl.batch_matmul_acc(one, a3[1:2, :, :], b3[2:3, :, :])
+        y1[:, :] = one
+        return ya, yk, yt, yi, y1
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a3: pl.Tensor[[BB, BM, BK], pl.FP16], b3: pl.Tensor[[BB, BK, BN], pl.FP16],
+             b2: pl.Tensor[[BK, BN], pl.FP16], bt3: pl.Tensor[[1, BN, BK], pl.FP16],
+             ya: pl.Out[pl.Tensor[[BB, BM, BN], pl.FP32]], yk: pl.Out[pl.Tensor[[BB, BM, BN], pl.FP32]],
+             yt: pl.Out[pl.Tensor[[BB, BM, BN], pl.FP32]], yi: pl.Out[pl.Tensor[[BB, BM, BN], pl.FP32]],
+             y1: pl.Out[pl.Tensor[[BM, BN], pl.FP32]]):
+        ya, yk, yt, yi, y1 = self.k(a3, b3, b2, bt3, ya, yk, yt, yi, y1)
+        return ya, yk, yt, yi, y1
+
+
+@pl.program
+class BatchMatmulAcc2D:
+    """batch_matmul_acc without batch dimensions is matmul_acc: on 2-D tensors (y = 2 a @ b) and on
+    Left / Right tiles with a runtime init_cond (y2 = a @ b where c == 0, else 2 a @ b)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[BM, BK], pl.FP16], b: pl.Tensor[[BK, BN], pl.FP16],
+          y: pl.Out[pl.Tensor[[BM, BN], pl.FP32]], y2: pl.Out[pl.Tensor[[BM, BN], pl.FP32]], c: pl.Scalar[pl.INDEX]):
+        acc = pl.matmul(a, b)
+        acc = pl.batch_matmul_acc(acc, a, b)
+        y = pl.store(acc, [0, 0], y)
+        left = pl.move(pl.load(a, [0, 0], [BM, BK], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        right = pl.move(pl.load(b, [0, 0], [BK, BN], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        acc2 = pl.matmul(left, right)
+        acc2 = pl.tile.batch_matmul_acc(acc2, left, right, init_cond=(c == 0))
+        y2 = pl.store(acc2, [0, 0], y2)
+        return y, y2
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[BM, BK], pl.FP16], b: pl.Tensor[[BK, BN], pl.FP16],
+             y: pl.Out[pl.Tensor[[BM, BN], pl.FP32]], y2: pl.Out[pl.Tensor[[BM, BN], pl.FP32]], c: pl.Scalar[pl.INDEX]):
+        y, y2 = self.k(a, b, y, y2, c)
+        return y, y2
+
+
 GM_, GR, GD, GP = 16, 32, 64, 128      # query rows, gathered rows, row size, pool rows
 
 

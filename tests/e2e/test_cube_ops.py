@@ -21,6 +21,13 @@ def _compiled(key, make, tmp_path_factory):
     return _CACHE[key]
 
 
+def _compiled_rt(key, program, runtime, tmp_path_factory):
+    key = f"{key}_{runtime}"
+    if key not in _CACHE:
+        _CACHE[key] = ptokit.compile(program, output_dir=tmp_path_factory.mktemp(key), runtime=runtime)
+    return _CACHE[key]
+
+
 def _rand(shape, dtype, seed):
     return np.random.default_rng(seed).standard_normal(shape).astype(np.float32).astype(dtype)
 
@@ -66,6 +73,34 @@ def test_batch_matmul_broadcasts_and_transposes(tmp_path_factory):
             _close(got, ref, "FP16")
         except AssertionError as exc:
             raise AssertionError(f"{name}: {exc}") from None
+
+
+@pytest.mark.parametrize("runtime", ["tensormap_and_ringbuffer", "host_build_graph"])
+def test_batch_matmul_acc_accumulates_per_batch(runtime, tmp_path_factory):
+    run = _compiled_rt("batch_acc", cp.BatchMatmulAcc, runtime, tmp_path_factory)
+    a3, b3 = _rand((cp.BB, cp.BM, cp.BK), np.float16, 27), _rand((cp.BB, cp.BK, cp.BN), np.float16, 28)
+    b2, bt3 = _rand((cp.BK, cp.BN), np.float16, 29), _rand((1, cp.BN, cp.BK), np.float16, 30)
+    outs = [np.full((cp.BB, cp.BM, cp.BN), 5.0, np.float32) for _ in range(4)] + [np.zeros((cp.BM, cp.BN), np.float32)]
+    run(a3, b3, b2, bt3, *outs)
+    f = lambda x: x.astype(np.float64)   # noqa: E731
+    ab, a2 = f(a3) @ f(b3), f(a3) @ f(b2)
+    refs = [ab + a2, ab, ab + f(a3) @ np.swapaxes(f(bt3), -1, -2), a2, 2 * f(a3[1]) @ f(b3[2])]
+    for name, got, ref in zip(["ya", "yk", "yt", "yi", "y1"], outs, refs):
+        try:
+            _close(got, ref, "FP16")
+        except AssertionError as exc:
+            raise AssertionError(f"{name}: {exc}") from None
+
+
+def test_batch_matmul_acc_without_batches_is_matmul_acc(tmp_path_factory):
+    run = _compiled("batch_acc_2d", lambda: cp.BatchMatmulAcc2D, tmp_path_factory)
+    a, b = _rand((cp.BM, cp.BK), np.float16, 31), _rand((cp.BK, cp.BN), np.float16, 32)
+    ab = a.astype(np.float64) @ b.astype(np.float64)
+    for c, scale in ((0, 1), (3, 2)):
+        y, y2 = np.zeros((cp.BM, cp.BN), np.float32), np.zeros((cp.BM, cp.BN), np.float32)
+        run(a, b, y, y2, c)
+        _close(y, 2 * ab, "FP16")
+        _close(y2, scale * ab, "FP16")
 
 
 def test_create_l1_and_gather_row_feed_the_cube(tmp_path_factory):

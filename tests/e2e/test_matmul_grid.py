@@ -91,3 +91,118 @@ def test_matmul_grid_into_a_window_of_another_shape_is_refused(tmp_path):
     text = str(info.value)
     assert "the window is [300, 512] but the pl.matmul result is [300, 520]" in text
     assert "y[0:M, 0:N - 8] = pl.matmul(a, b)" in text.splitlines()[1]
+
+
+TM, TK, TN = 200, 300, 136       # fp16: a grid of 112 x 128 tiles with edges (88 rows, 8 columns), K tiles 128 + 44
+SM, SK, SN = 48, 1100, 64        # fits Acc, not Left / Right: a K loop only (K tiles of 320 and a rest of 140)
+
+
+@pl.program
+class GridForms:
+    """The grid under pl.store's shapes= (2-D, and the [1, M, N] window of a 3-D output), atomic=Add
+    (onto what the output held), and transposed operands (a_trans, b_trans) in the grid and in a
+    K loop alone."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[TM, TK], pl.FP16], b: pl.Tensor[[TK, TN], pl.FP16],
+          at: pl.Tensor[[TK, TM], pl.FP16], bt: pl.Tensor[[TN, TK], pl.FP16],
+          sa: pl.Tensor[[SK, SM], pl.FP16], sb: pl.Tensor[[SN, SK], pl.FP16],
+          ys: pl.Out[pl.Tensor[[TM, TN], pl.FP32]], y3: pl.Out[pl.Tensor[[2, TM, TN], pl.FP32]],
+          yadd: pl.InOut[pl.Tensor[[TM, TN], pl.FP32]], yat: pl.Out[pl.Tensor[[TM, TN], pl.FP32]],
+          ybt: pl.Out[pl.Tensor[[TM + 4, TN], pl.FP32]], yst: pl.Out[pl.Tensor[[SM, SN], pl.FP32]]):
+        ys = pl.store(pl.matmul(a, b), [0, 0], ys, shapes=[TM, TN])
+        y3 = pl.store(pl.matmul(a, b), [1, 0, 0], y3, [1, TM, TN])
+        yadd = pl.store(pl.matmul(a, b), [0, 0], yadd, atomic=pl.AtomicType.Add)
+        yat = pl.store(pl.matmul(at, b, a_trans=True), [0, 0], yat)
+        ybt[4:, :] = pl.matmul(a, bt, b_trans=True)
+        yst = pl.store(pl.matmul(sa, sb, a_trans=True, b_trans=True), [0, 0], yst)
+        return ys, y3, yadd, yat, ybt, yst
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[TM, TK], pl.FP16], b: pl.Tensor[[TK, TN], pl.FP16],
+             at: pl.Tensor[[TK, TM], pl.FP16], bt: pl.Tensor[[TN, TK], pl.FP16],
+             sa: pl.Tensor[[SK, SM], pl.FP16], sb: pl.Tensor[[SN, SK], pl.FP16],
+             ys: pl.Out[pl.Tensor[[TM, TN], pl.FP32]], y3: pl.Out[pl.Tensor[[2, TM, TN], pl.FP32]],
+             yadd: pl.InOut[pl.Tensor[[TM, TN], pl.FP32]], yat: pl.Out[pl.Tensor[[TM, TN], pl.FP32]],
+             ybt: pl.Out[pl.Tensor[[TM + 4, TN], pl.FP32]], yst: pl.Out[pl.Tensor[[SM, SN], pl.FP32]]):
+        ys, y3, yadd, yat, ybt, yst = self.k(a, b, at, bt, sa, sb, ys, y3, yadd, yat, ybt, yst)
+        return ys, y3, yadd, yat, ybt, yst
+
+
+@pytest.mark.parametrize("runtime", ["tensormap_and_ringbuffer", "host_build_graph"])
+def test_grid_store_forms_and_transposed_operands(tmp_path, runtime):
+    run = ptokit.compile(GridForms, output_dir=tmp_path / "out", runtime=runtime)
+    rng = np.random.default_rng(9)
+    r = lambda *s: rng.standard_normal(s).astype(np.float16)   # noqa: E731
+    a, b, at, bt, sa, sb = r(TM, TK), r(TK, TN), r(TK, TM), r(TN, TK), r(SK, SM), r(SN, SK)
+    ys, y3 = np.zeros((TM, TN), np.float32), np.full((2, TM, TN), 3.0, np.float32)
+    yadd = rng.standard_normal((TM, TN)).astype(np.float32)
+    yat, ybt, yst = np.zeros((TM, TN), np.float32), np.full((TM + 4, TN), 2.0, np.float32), np.zeros((SM, SN), np.float32)
+    before = yadd.copy()
+    run(a, b, at, bt, sa, sb, ys, y3, yadd, yat, ybt, yst)
+    f = lambda x: x.astype(np.float64)   # noqa: E731
+    ab = f(a) @ f(b)
+    ref3 = np.full((2, TM, TN), 3.0)
+    ref3[1] = ab
+    refbt = np.full((TM + 4, TN), 2.0)
+    refbt[4:] = f(a) @ f(bt).T
+    refs = {"ys": (ys, ab), "y3": (y3, ref3), "yadd": (yadd, before + ab), "yat": (yat, f(at).T @ f(b)),
+            "ybt": (ybt, refbt), "yst": (yst, f(sa).T @ f(sb).T)}
+    for name, (got, ref) in refs.items():
+        try:
+            np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-3 * np.abs(ref).max())
+        except AssertionError as exc:
+            raise AssertionError(f"{name}: {exc}") from None
+
+
+@pl.program
+class GridWrongShapes:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[M, K], pl.FP16], b: pl.Tensor[[K, N], pl.FP16],
+          y: pl.Out[pl.Tensor[[M, N], pl.FP32]]):
+        y = pl.store(pl.matmul(a, b), [0, 0], y, shapes=[M, N - 8])
+        return y
+
+
+@pl.program
+class GridNdWithoutShapes:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[M, K], pl.FP16], b: pl.Tensor[[K, N], pl.FP16],
+          y: pl.Out[pl.Tensor[[2, M, N], pl.FP32]]):
+        y = pl.store(pl.matmul(a, b), [0, 0, 0], y)
+        return y
+
+
+@pl.program
+class GridNdWrongWindow:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[M, K], pl.FP16], b: pl.Tensor[[K, N], pl.FP16],
+          y: pl.Out[pl.Tensor[[2, M, N], pl.FP32]]):
+        y = pl.store(pl.matmul(a, b), [0, 0, 0], y, shapes=[2, M // 2, N])
+        return y
+
+
+@pl.program
+class GridTransposedMismatch:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[M, K], pl.FP16], b: pl.Tensor[[K, N], pl.FP16],
+          y: pl.Out[pl.Tensor[[M, N], pl.FP32]]):
+        y = pl.store(pl.matmul(a, b, a_trans=True), [0, 0], y)
+        return y
+
+
+@pytest.mark.parametrize("program,message,line", [
+    (GridWrongShapes, "pl.store shapes [300, 512]: a pl.matmul result [300, 520] larger than Acc is stored as its "
+     "window [300, 520] of the 2-D output", "[M, N - 8])"),
+    (GridNdWithoutShapes, "(an N-D one with shapes=[1, ..., 1, M, N]), but this target is", "y)"),
+    (GridNdWrongWindow, "is stored as its window [1, 300, 520] of the 3-D output", "[2, M // 2, N])"),
+    (GridTransposedMismatch, "pl.matmul requires lhs columns to equal rhs rows, but got lhs [700, 300] (a_trans=True) "
+     "and rhs [700, 520]", "pl.matmul(a, b, a_trans=True)"),
+], ids=["shapes", "nd_no_shapes", "nd_window", "a_trans_mismatch"])
+def test_grid_misuse_is_a_located_error(tmp_path, program, message, line):
+    with pytest.raises(ptokit.errors.UserError) as info:
+        ptokit.compile(program, output_dir=tmp_path / "out")
+    err = info.value
+    assert message in str(err), str(err)
+    src = open(err.loc.file).read().splitlines()[err.loc.line - 1]
+    assert src[err.loc.col - 1:].startswith(line), (src, err.loc)

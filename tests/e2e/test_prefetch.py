@@ -196,3 +196,54 @@ def test_prefetch_in_a_cube_kernel_is_located(tmp_path):
     assert "prefetch_programs.py:" in text and "ctx = pl.prefetch.make_context()" in text
     assert "pl.prefetch.make_context runs on a vector core (its SDMA scratch lives in the vector buffer); 'k' is a " \
            "cube kernel" in text
+
+
+_MIXED = {}
+
+
+def _mixed_tree(name, runtime, tmp_path_factory):
+    if (name, runtime) not in _MIXED:
+        _MIXED[(name, runtime)] = ptokit.compile(getattr(pp, name), runtime=runtime,
+                                                 output_dir=tmp_path_factory.mktemp(f"pf_{name}_{runtime[:4]}"))
+    return _MIXED[(name, runtime)]
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+@pytest.mark.parametrize("name", ["PrefetchMixed", "PrefetchSplit", "PrefetchAt"])
+def test_prefetch_in_a_mixed_kernel(name, runtime, tmp_path_factory):
+    """The prefetch goes to the vector side of a mixed kernel (unsplit, split UP_DOWN, a pl.at block)
+    and changes no value."""
+    rng = np.random.default_rng(5)
+    a, b = (rng.standard_normal((64, 64)) * 0.2).astype(np.float16), (rng.standard_normal((64, 64)) * 0.2).astype(np.float16)
+    v = rng.standard_normal((1, 64)).astype(np.float32)
+    y = np.full((64, 64), -7, np.float32)
+    _mixed_tree(name, runtime, tmp_path_factory)(a, b, v, y)
+    np.testing.assert_allclose(y, a.astype(np.float64) @ b.astype(np.float64) + v, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["PrefetchMixed", "PrefetchSplit"])
+def test_mixed_kernel_workspace_reaches_the_vector_side_only(name, tmp_path_factory):
+    t = _mixed_tree(name, RUNTIMES[0], tmp_path_factory).output_dir
+    pto = (t / "ptoas" / "k.pto").read_text()
+    aic, aiv = pto.split("func.func @k_aiv(")
+    assert "!pto.ptr<i8>" not in aic.split("\n")[1] and "prefetch_async" not in aic
+    assert aiv.split(")")[0].count("!pto.ptr<i8>") == 1            # the hidden SDMA workspace
+    for op in ("pto.make_prefetch_async_context", "pto.tprefetch_async", "pto.get_prefetch_async_session",
+               "pto.comm.wait_async_event"):
+        assert aiv.count(op) == 1, op
+    assert "get_dma_workspace" in (t / "kernels" / "aiv" / "k_aiv.cpp").read_text()
+    assert "get_dma_workspace" not in (t / "kernels" / "aic" / "k_aic.cpp").read_text()
+    for side in ("aic", "aiv"):
+        r = subprocess.run(["g++", "-std=c++17", "-Wall", "-Werror", "-fsyntax-only", "-D__CPU_SIM",
+                            "-D__DAV_VEC__" if side == "aiv" else "-D__DAV_CUBE__", f"-I{INCLUDE}",
+                            str(t / "kernels" / side / f"k_{side}.cpp")], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+
+
+def test_prefetch_flag_read_by_cube_work_is_located(tmp_path):
+    with pytest.raises(CompileError) as ei:
+        ptokit.compile(pp.PrefetchFlagOnTheCube, output_dir=tmp_path)
+    err = ei.value
+    assert "'done' comes from pl.prefetch, which runs on the vector side of mixed kernel 'k'" in str(err)
+    assert err.loc is not None and err.loc.file.endswith("prefetch_programs.py") and "if done:" in str(err)
+    assert err.loc.col == err.loc.source_line.index("done") + 1, str(err)

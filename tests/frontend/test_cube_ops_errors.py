@@ -21,7 +21,7 @@ class Bad:
     def k(self, a: pl.Tensor[[32, 64], pl.FP16], b: pl.Tensor[[64, 48], pl.FP16], bias: pl.Tensor[[1, 48], pl.FP32],
           bias16: pl.Tensor[[1, 48], pl.FP16], a8: pl.Tensor[[32, 64], pl.INT8], n: pl.Scalar[pl.INDEX],
           a3: pl.Tensor[[3, 32, 64], pl.FP16], b2x: pl.Tensor[[2, 64, 48], pl.FP16], big: pl.Tensor[[65, 16, 16], pl.FP16],
-          tab: pl.Tensor[[1, 8], pl.INT32],
+          tab: pl.Tensor[[1, 8], pl.INT32], a38: pl.Tensor[[3, 32, 64], pl.INT8], b8: pl.Tensor[[64, 48], pl.INT8],
           y: pl.Out[pl.Tensor[[32, 48], pl.FP32]]):
         l = pl.move(pl.load(a, [0, 0], [32, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
         r = pl.move(pl.load(b, [0, 0], [64, 48], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
@@ -69,6 +69,21 @@ CASES = [
     ("x = pl.batch_matmul(a3, b2x, b_trans=True)", "pl.batch_matmul has no parameter 'b_trans'", "True)"),
     ("x = pl.batch_matmul(pl.load(a3, [0, 0, 0], [3, 32, 64], target_memory=pl.Mem.Mat), r)",
      "for a batched matmul pass the tensors to pl.batch_matmul / pl.matmul", "pl.load(a3"),
+    ("x = pl.batch_matmul_acc(acc, a3, b)", "the broadcast batch [3] of [32, 48] pl.FP32 products needs an Acc "
+     "tile [96, 48] (batch_matmul's layout: 3 batch(es) of [32, 48] rows) of pl.FP32, but acc is", "acc,"),
+    ("x = pl.batch_matmul_acc(pl.batch_matmul(a3, b), a3, b2x)", "batch dimensions [3] and [2] do not broadcast",
+     "pl.batch_matmul_acc"),
+    ("x = pl.batch_matmul_acc(pl.batch_matmul(a3, b), a3, a3)", "pl.batch_matmul_acc requires lhs columns to "
+     "equal rhs rows, but got [32, 64] and [32, 64] per batch", "pl.batch_matmul_acc"),
+    ("x = pl.batch_matmul_acc(pl.batch_matmul(a3, b), a3, b, init_cond=n)", "pl.batch_matmul_acc init_cond must "
+     "be a BOOL scalar (such as k == 0)", "n)"),
+    ("x = pl.tile.batch_matmul_acc(pl.batch_matmul(a3, b), a3, b, 2.0)", "init_cond must be a BOOL scalar", "2.0)"),
+    ("x = pl.batch_matmul_acc(kv, a3, b)", "pl.batch_matmul_acc accumulates into an Acc tile [96, 48]", "kv,"),
+    ("x = pl.matmul_acc(pl.batch_matmul(a3, b), a38, b8)", "needs an Acc tile [96, 48] (batch_matmul's layout: 3 "
+     "batch(es) of [32, 48] rows) of pl.INT32, but acc is", "pl.batch_matmul(a3, b)"),
+    ("x = pl.tile.batch_matmul_acc(pl.matmul(v, r), l, r)", "tile.batch_matmul_acc requires an Acc tile [32, 48]",
+     "pl.matmul(v"),
+    ("x = pl.batch_matmul_acc(acc, l, r, init_cond=n)", "batch_matmul_acc init_cond must be a BOOL scalar", "n)"),
     ("x = pl.gather_row(vt, a, [0, 0], [0, 0], [1, 64])", "pl.gather_row writes into an L1 tile (pl.create_l1)",
      "vt,"),
     ("x = pl.gather_row(kv, vt, [0, 0], [0, 0], [1, 64])", "pl.gather_row reads a tensor in global memory", "vt,"),
@@ -92,6 +107,19 @@ CASES = [
     ("x = pl.paged_gather(a[0:16, :], tab, tab, 4, 64, 8)", "src must be a tensor parameter", "a[0:16"),
     ("x = pl.paged_gather(a, tab, tab, 4, 64, 0)", "max_indices must be positive, but got 0", "0)"),
     ("x = pl.tile.gemv_bias(v, r, b32)", "tile.gemv_bias requires a bias row [1, 48], but got [1, 32]", "b32)"),
+    # valid regions (issue 13): the cube reads K from the Left tile's valid columns, M from its valid rows
+    ("x = pl.matmul(l, pl.move(pl.load(b, [0, 0], [64, 48], valid_shape=[32, 48], target_memory=pl.Mem.Mat), "
+     "target_memory=pl.Mem.Right))", "tile.matmul requires the rhs valid rows to cover the lhs valid columns (K), "
+     "but lhs has valid region [32, 64] and rhs [32, 48]", "pl.move(pl.load(b"),
+    ("x = pl.matmul_acc(pl.matmul(pl.move(pl.load(a, [0, 0], [32, 64], valid_shape=[16, 64], "
+     "target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left), r), l, r)", "tile.matmul_acc: the accumulator's "
+     "valid region [16, 48] does not cover the product's [32, 48]", "pl.matmul(pl.move"),
+    ("x = pl.matmul(pl.move(pl.load(a, [0, 0], [32, 64], valid_shape=[0, 64], target_memory=pl.Mem.Mat), "
+     "target_memory=pl.Mem.Left), r)", "tile.matmul: the lhs has no valid rows (M); the cube multiplies 1..4095 "
+     "of each", "pl.move(pl.load(a"),
+    ("x = pl.matmul_bias(l, r, pl.move(pl.load(bias, [0, 0], [1, 48], valid_shape=[1, 32], "
+     "target_memory=pl.Mem.Mat), target_memory=pl.Mem.Bias))", "tile.matmul_bias requires the bias's valid region "
+     "to cover one row of the product's 48 valid columns, but it is [1, 32]", "pl.move(pl.load(bias"),
 ]
 
 

@@ -176,11 +176,3 @@ class T:
             "whole tensors to its tasks") in str(info.value)
     assert info.value.loc.file == "orch_view_case.py" and "pl.TensorView(valid_shape=[8, 64]" in \
         str(info.value).splitlines()[1]
-
-
-def test_memref_in_a_tile_annotation_refused(tmp_path):
-    with pytest.raises(CompileError) as info:
-        ptokit.compile(F._view_program("pl.MemRef(slots=2)[0], pl.Mem.Vec"), output_dir=tmp_path / "out")
-    assert ("pl.MemRef declares an allocation that the tiles naming it share; ptokit's memory planner places every "
-            "tile itself and does not take declared allocations") in str(info.value)
-    assert info.value.loc.file == "tileview_case.py" and "pl.MemRef(slots=2)[0]" in str(info.value).splitlines()[1]

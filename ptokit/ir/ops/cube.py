@@ -1,6 +1,6 @@
 """Cube-unit ops: matrix multiply (plain, accumulating, with a bias row, batched) and the one-row
-GEMV forms into an Acc tile.  ``batch_matmul`` (and ``matmul`` on a rank > 2 tensor) is expanded
-per batch by the front end (``language/cube.py``).
+GEMV forms into an Acc tile.  ``batch_matmul`` / ``batch_matmul_acc`` (and ``matmul`` /
+``matmul_acc`` on a rank > 2 tensor) are expanded per batch by the front end (``language/cube.py``).
 
 The tensor-only flags of ``pl.matmul`` / ``pl.matmul_acc`` (``a_trans``, ``b_trans``) are consumed by
 the front end when the operand is a tensor (it loads the tensor, takes a ``transpose_view`` of the
@@ -40,6 +40,30 @@ def _operands(ts, op: str, gemv: bool = False):
     return lhs, rhs
 
 
+def valid_of(t: TileType) -> tuple:
+    return tuple(t.valid) if t.valid else (t.rows, t.cols)
+
+
+def _known_short(small, big) -> bool:
+    """``big`` is provably smaller than ``small`` (both static): a valid extent that does not cover."""
+    return isinstance(small, int) and isinstance(big, int) and big < small
+
+
+def product_valid(lhs: TileType, rhs: TileType, shape, op: str):
+    """The valid region of lhs @ rhs: lhs valid rows by rhs valid cols (None when that is the whole
+    tile), as the cube computes it (TMATMUL: M, K from the Left tile's valid region, N from the Right
+    tile's valid cols); the rhs valid rows must cover the lhs valid K."""
+    lv, rv = valid_of(lhs), valid_of(rhs)
+    if _known_short(lv[1], rv[0]):
+        raise OpTypeError(f"tile.{op} requires the rhs valid rows to cover the lhs valid columns (K), but lhs has "
+                          f"valid region {fmt_shape(lv)} and rhs {fmt_shape(rv)}", "rhs")
+    for what, v, name in (("rows (M)", lv[0], "lhs"), ("columns (K)", lv[1], "lhs"), ("columns (N)", rv[1], "rhs")):
+        if isinstance(v, int) and v < 1:
+            raise OpTypeError(f"tile.{op}: the {name} has no valid {what}; the cube multiplies 1..4095 of each", name)
+    valid = (lv[0], rv[1])
+    return None if valid == tuple(shape) else valid
+
+
 def _flags(attrs, op: str) -> None:
     for flag in ("a_trans", "b_trans"):
         if attrs.get(flag):
@@ -55,7 +79,8 @@ def _product(ts, attrs, op: str) -> TileType:
     # out_dtype= is applied by the front end (language/cube.py: a cast of the product), never here
     if attrs.get("out_dtype") is not None:   # pragma: no cover - the front end takes it out
         raise OpTypeError(f"internal: pl.{op} out_dtype reached the type rule", "out_dtype")
-    return TileType((lhs.rows, rhs.cols), acc, MemorySpace.Acc)
+    shape = (lhs.rows, rhs.cols)
+    return TileType(shape, acc, MemorySpace.Acc, valid=product_valid(lhs, rhs, shape, op))
 
 
 def _matmul(ts, attrs):
@@ -66,6 +91,11 @@ def _acc_like(acc_t, res: TileType, op: str) -> TileType:
     acc = tile_of(acc_t, op, "acc", "acc")
     if acc.memory is not MemorySpace.Acc or acc.shape != res.shape or acc.dtype != res.dtype:
         raise OpTypeError(f"tile.{op} requires an Acc tile {fmt_shape(res.shape)} {res.dtype!r}, but got {acc}", "acc")
+    av, pv = valid_of(acc), valid_of(res)
+    if _known_short(pv[0], av[0]) or _known_short(pv[1], av[1]):
+        raise OpTypeError(f"tile.{op}: the accumulator's valid region {fmt_shape(av)} does not cover the product's "
+                          f"{fmt_shape(pv)} (lhs valid rows by rhs valid columns); the result keeps the "
+                          f"accumulator's valid region", "acc")
     return acc
 
 
@@ -76,10 +106,15 @@ def _init_cond(ts, op: str) -> None:
             raise OpTypeError(f"pl.{op} init_cond must be a BOOL scalar (such as k == 0), but got {c}", "init_cond")
 
 
-def _matmul_acc(ts, attrs):
-    res = _product(ts[1:3], attrs, "matmul_acc")
-    _init_cond(ts, "matmul_acc")
-    return _acc_like(ts[0], res, "matmul_acc")
+def _accumulate(op: str):
+    def rule(ts, attrs):
+        res = _product(ts[1:3], attrs, op)
+        _init_cond(ts, op)
+        return _acc_like(ts[0], res, op)
+    return rule
+
+
+_matmul_acc = _accumulate("matmul_acc")
 
 
 def _bias_of(t, res: TileType, op: str) -> None:
@@ -89,6 +124,10 @@ def _bias_of(t, res: TileType, op: str) -> None:
                           f"{bias.memory.name} tile", "bias")
     if bias.shape != (1, res.cols):
         raise OpTypeError(f"tile.{op} requires a bias row [1, {res.cols}], but got {fmt_shape(bias.shape)}", "bias")
+    bv, pv = valid_of(bias), valid_of(res)
+    if _known_short(pv[1], bv[1]) or bv[0] == 0:
+        raise OpTypeError(f"tile.{op} requires the bias's valid region to cover one row of the product's "
+                          f"{pv[1]} valid columns, but it is {fmt_shape(bv)}", "bias")
     if bias.dtype is not res.dtype:
         raise OpTypeError(f"tile.{op} requires a {res.dtype!r} bias (the accumulator's dtype), but got "
                           f"{bias.dtype!r}", "bias")
@@ -106,7 +145,8 @@ GEMV_ROWS = 16
 
 def _gemv_result(ts, op: str) -> TileType:
     lhs, rhs = _operands(ts, op, gemv=True)
-    return TileType((GEMV_ROWS, rhs.cols), acc_dtype(lhs.dtype), MemorySpace.Acc, valid=(1, rhs.cols))
+    shape = (GEMV_ROWS, rhs.cols)
+    return TileType(shape, acc_dtype(lhs.dtype), MemorySpace.Acc, valid=product_valid(lhs, rhs, shape, op))
 
 
 def _gemv(ts, attrs):
@@ -154,8 +194,16 @@ declare("batch_matmul", (P("lhs", space=MemorySpace.Left), P("rhs", space=Memory
         doc="[..., M, K] @ [..., K, N] tensors in kernel code, batch dimensions broadcast: one matmul per batch, "
             "into an Acc tile [B * M, N] (the batch rows flattened); 2-D tiles: matmul")
 declare("matmul_acc", (P("acc"), _LEFT, _RIGHT) + _TRANS + (P("init_cond", "scalar", None),), _matmul_acc,
-        pto="pto.tmatmul.acc", form="matmul_acc", traits={"cube", "shares_operand0"},
-        doc="acc + lhs @ rhs, in place; init_cond (BOOL scalar): where it holds, acc = lhs @ rhs instead")
+        pto="pto.tmatmul.acc", form="matmul_acc", traits={"cube", "shares_operand0", "batched"},
+        doc="acc + lhs @ rhs, in place; init_cond (BOOL scalar): where it holds, acc = lhs @ rhs instead; "
+            "rank > 2 tensors: batch_matmul_acc")
+declare("batch_matmul_acc", (P("acc"), P("lhs", space=MemorySpace.Left), P("rhs", space=MemorySpace.Right),
+                             P("init_cond", "scalar", None)),
+        _accumulate("batch_matmul_acc"), pto="pto.tmatmul.acc", form="matmul_acc",
+        traits={"cube", "shares_operand0", "batched"},
+        doc="acc [B * M, N] (Acc, batch_matmul's layout) + [..., M, K] @ [..., K, N] tensors per batch, in "
+            "place: rows b * M .. b * M + M take batch b (batch dimensions broadcast between lhs and rhs, "
+            "their product B the acc's); init_cond as matmul_acc's; 2-D tiles: matmul_acc")
 declare("matmul_bias", (_LEFT, _RIGHT, _BIAS), _matmul_bias, pto="pto.tmatmul.bias", form="ternary",
         traits={"cube"}, doc="lhs @ rhs + bias, bias [1, N] in Bias (FP32; INT32 for INT8 inputs)")
 declare("gemv", (_LEFT, _RIGHT, _PHASE), _gemv, pto="pto.tgemv", form="binary", traits={"cube"},
@@ -168,6 +216,10 @@ declare("gemv_acc", (P("acc"), _LEFT, _RIGHT, _PHASE, P("init_cond", "scalar", N
 declare("gemv_bias", (_LEFT, _RIGHT, _BIAS, _PHASE), _gemv_bias, pto="pto.tgemv.bias", form="ternary",
         traits={"cube"}, pto_attrs=(("accPhase", _phase),), namespaces=("pl.tile",),
         doc="lhs [1, K] @ rhs [K, N] + bias [1, N]")
+
+
+# the op a matmul_acc-form op becomes where its init_cond holds (codegen/pto_cube.py)
+INIT_FORM = {"matmul_acc": "matmul", "batch_matmul_acc": "matmul", "gemv_acc": "gemv"}
 
 
 # ----------------------------------------------------------------- MX block-scaled matmul (a5)
@@ -215,12 +267,7 @@ def _mx_product(ts, op: str) -> TileType:
     g = k // MX_GROUP
     _mx_scale(ts[1], op, "lhs_scale", MemorySpace.LeftScale, (m, g))
     _mx_scale(ts[3], op, "rhs_scale", MemorySpace.RightScale, (g, n))
-    valid = None
-    if lhs.valid is not None or rhs.valid is not None:
-        lv = lhs.valid or lhs.shape
-        rv = rhs.valid or rhs.shape
-        valid = (lv[0], rv[1])
-    return TileType((m, n), DType.FP32, MemorySpace.Acc, valid=valid)
+    return TileType((m, n), DType.FP32, MemorySpace.Acc, valid=product_valid(lhs, rhs, (m, n), op))
 
 
 def _matmul_mx(ts, attrs):

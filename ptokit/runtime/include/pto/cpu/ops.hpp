@@ -455,6 +455,15 @@ inline void copy_block(const char* name, D& dst, int dr, int dc, S& src, int sr,
 template <typename T>
 constexpr bool is_int8() { return std::is_same<T, int8_t>::value || std::is_same<T, uint8_t>::value; }
 
+// The cube computes the M x N block of the Acc tile given by the Left tile's valid rows (M) and
+// columns (K) and the Right tile's valid columns (N), each of which must be 1..4095 (the rest of the
+// Acc tile is not written).
+inline void cube_extents(const char* name, int m, int k, int n) {
+    if (m < 1 || k < 1 || n < 1 || m > 4095 || k > 4095 || n > 4095)
+        fatal(name, "m=%d, k=%d, n=%d (the left tile's valid rows and columns, the right tile's valid columns): "
+              "the cube takes each in 1..4095", m, k, n);
+}
+
 template <typename AccT, typename InT, typename LT, typename RT>
 inline void matmul(const char* name, AccT& acc, InT* acc_in, LT& left, RT& right) {
     static_assert(AccT::Loc == TileType::Acc, "TMATMUL: the result must be an Acc tile");
@@ -466,6 +475,7 @@ inline void matmul(const char* name, AccT& acc, InT* acc_in, LT& left, RT& right
     constexpr bool kInt = is_int8<LD>() && is_int8<RD>();
     using CT = typename std::conditional<kInt, int32_t, float>::type;
     const int M = vrows(left), K = vcols(left), N = vcols(right);
+    cube_extents(name, M, K, N);
     if (vrows(right) < K)
         fatal(name, "left is %dx%d but right has only %d valid rows", M, K, vrows(right));
     if (M > AccT::Rows || N > AccT::Cols)

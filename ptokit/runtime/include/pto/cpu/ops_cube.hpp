@@ -52,6 +52,7 @@ inline void matmul_mx(const char* name, AccT& acc, const AccT* acc_in, LT& left,
     static_assert(std::is_same<typename AccT::DType, float>::value, "TMATMUL_MX: the result must be fp32");
     static_assert(!col_stored<AccT>(), "TMATMUL_MX: the Acc tile must have the default layout");
     const int M = vrows(left), K = vcols(left), N = vcols(right), G = (K + 31) / 32;
+    cube_extents(name, M, K, N);
     if (vrows(right) < K) fatal(name, "left is %dx%d but right has only %d valid rows", M, K, vrows(right));
     if (M > AccT::Rows || N > AccT::Cols)
         fatal(name, "result %dx%d does not fit the %dx%d Acc tile", M, N, AccT::Rows, AccT::Cols);
