@@ -99,6 +99,10 @@ class CompiledProgram:
     _program: object = field(default=None, repr=False)
     last_result: object = field(default=None, repr=False)     # RunResult of the last call
     _prepared: object = field(default=None, repr=False)       # runtime.launcher.PreparedTree, once built
+    # what every call derives again otherwise: (the params list read, its ParamInfos), (platform,
+    # the default RunConfig of a call)
+    _params_memo: tuple = field(default=(None, None), repr=False)
+    _default_config: tuple = field(default=(None, None), repr=False)
 
     __test__ = False            # not a pytest test class
 
@@ -155,7 +159,12 @@ class CompiledProgram:
 
     @property
     def params(self) -> Optional[List[ParamInfo]]:
-        return param_infos(self.config)
+        src = self.config.orchestration.params
+        if src is None:
+            return None
+        if self._params_memo[0] is not src:
+            self._params_memo = (src, param_infos(self.config))
+        return list(self._params_memo[1])
 
     @property
     def param_names(self) -> List[str]:
@@ -307,7 +316,9 @@ class CompiledProgram:
                                  f"artifact tree is in {self.output_dir}, but running it needs the vendor "
                                  f"toolchain and device; compile with platform='{self.platform}sim' to run "
                                  f"on the CPU simulator")
-            config = RunConfig(platform=self.platform)
+            if self._default_config[0] != self.platform:     # frozen: one instance serves every call
+                self._default_config = (self.platform, RunConfig(platform=self.platform))
+            config = self._default_config[1]
         elif not isinstance(config, RunConfig):
             raise TypeError(f"config must be a ptokit.runtime.RunConfig, got {type(config).__name__}")
         target = self._for_config(config)

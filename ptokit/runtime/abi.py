@@ -67,11 +67,19 @@ _NUMPY_NAMES = {
 }
 
 
+_BY_DTYPE: dict = {}    # numpy dtype -> DataType found (a dtype's .name costs microseconds per call)
+
+
 def datatype_of_numpy(dtype) -> DataType:
     """The DataType of a numpy dtype (ml_dtypes.bfloat16 included); ValueError otherwise."""
-    name = np.dtype(dtype).name
+    dtype = np.dtype(dtype)
+    got = _BY_DTYPE.get(dtype)
+    if got is not None:
+        return got
+    name = dtype.name
     try:
-        return _NUMPY_NAMES[name]
+        got = _BY_DTYPE[dtype] = _NUMPY_NAMES[name]
+        return got
     except KeyError:
         raise ValueError(f"numpy dtype {name!r} has no device DataType; "
                          f"supported: {', '.join(sorted(_NUMPY_NAMES))}") from None

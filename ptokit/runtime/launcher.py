@@ -88,11 +88,12 @@ class PreparedTree:
     kernel_names: dict = field(default_factory=dict)
     kernel_core_types: dict = field(default_factory=dict)
     loaded: object = None    # the image's binaries as the simulator loads them (sim.load_image), once
+    resolved: tuple = (None, None)   # (the RunConfig of the last run, resolve_config of it): configs are frozen
 
 
-# Trees prepared in this process: (tree, build inputs) -> (stat signature, PreparedTree). A call
+# Trees prepared in this process: (tree, build inputs) -> (stat key, PreparedTree, paths). A call
 # whose tree, sources, bundled headers and built objects are unchanged since it was prepared (the
-# same name, size, mtime, ctime and inode of each: statcache.signature) reuses the packed image
+# same name, size, mtime, ctime and inode of each: statcache.stat_key) reuses the packed image
 # instead of re-hashing the sources and objects; any change rebuilds (the build cache's checks).
 _prepared: dict = {}
 _prepared_lock = threading.Lock()
@@ -105,13 +106,13 @@ def _prepared_key(tree_dir, config: Optional[RunConfig]) -> Optional[tuple]:
         return None
     cfg = (config.platform, config.ptoas_compat) if config is not None else None
     env = tuple(os.environ.get(v) for v in ("PTOKIT_CXX", "CXX", "PTOKIT_CACHE_DIR"))
-    return (str(Path(tree_dir).resolve()), cfg, tree_flags(), env)
+    return (os.path.realpath(tree_dir), cfg, tree_flags(), env)
 
 
 def _source_paths(root: Path) -> list:
     """The tree's sources and folders and the bundled headers: what a build of the tree reads."""
     files = statcache.tree_files(root, _SOURCE_SUFFIXES) + statcache.tree_files(INCLUDE_DIR)
-    folders = sorted({os.path.dirname(f) for f in files})     # a file added to a folder changes its mtime
+    folders = sorted({os.path.dirname(f) for f in files} - {str(root)})  # an added file changes its folder's mtime
     return [str(root)] + folders + files
 
 
@@ -125,18 +126,18 @@ def prepare_tree(tree_dir, config: Optional[RunConfig] = None, *, jobs: Optional
     if key is not None:
         with _prepared_lock:
             hit = _prepared.get(key)
-        if hit is not None and statcache.signature(hit[2]) == hit[0]:
+        if hit is not None and statcache.stat_key(hit[2]) == hit[0]:
             return hit[1]
         sources = _source_paths(Path(key[0]))
-        before = statcache.signature(sources)      # taken before the build: an edit during it is seen
+        before = statcache.stat_key(sources)      # taken before the build: an edit during it is seen
     prepared, objects = _prepare_tree(tree_dir, config, jobs=jobs, quiet=quiet)
-    if key is not None and statcache.signature(sources) == before:
+    if key is not None and statcache.stat_key(sources) == before:
         paths = sources + [str(f) for o in objects for f in (o, Path(o).with_suffix(".json"))]
         with _prepared_lock:
             _prepared.pop(key, None)
             while len(_prepared) >= _PREPARED_MAX:     # the oldest tree first
                 _prepared.pop(next(iter(_prepared)))
-            _prepared[key] = (statcache.signature(paths), prepared, paths)
+            _prepared[key] = (statcache.stat_key(paths), prepared, paths)
     return prepared
 
 
@@ -175,7 +176,9 @@ def run_prepared(prepared: PreparedTree, args: list, config: Optional[RunConfig]
     diagnostics the config asks for are written (``runtime.dfx``), and with ``golden_data_dir``
     the outputs are compared with their goldens (``runtime.golden``)."""
     kc = prepared.config
-    config = resolve_config(kc, config)
+    if prepared.resolved[0] is not config or prepared.resolved[1] is None:
+        prepared.resolved = (config, resolve_config(kc, config))
+    config = prepared.resolved[1]
     check_args(kc, args)
     config = dfx.before_run(prepared.root, config)
     if prepared.loaded is None or not prepared.loaded[0].sealed:   # once per tree: sealed files, site table

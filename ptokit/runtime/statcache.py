@@ -46,6 +46,21 @@ def signature(paths: Sequence[Path]) -> str:
     return h.hexdigest()
 
 
+def stat_key(paths: Sequence[str]) -> tuple:
+    """What ``signature`` covers, as a tuple to compare within a process (no hashing): (size,
+    mtime_ns, ctime_ns, inode) of every path in order, None for a missing one."""
+    out = []
+    stat = os.stat
+    for p in paths:
+        try:
+            st = stat(p)
+        except OSError:
+            out.append(None)
+            continue
+        out.append((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+    return tuple(out)
+
+
 def tree_files(root: Path, suffixes: Optional[Tuple[str, ...]] = None) -> List[str]:
     """Every regular file under ``root`` (``__pycache__`` folders skipped), with one of
     ``suffixes`` when given, sorted by their path relative to ``root`` (os.walk: several times

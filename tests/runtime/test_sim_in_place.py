@@ -236,3 +236,26 @@ def test_torch_tensors_are_used_in_place(tmp_path_factory):
     res = c(a.t(), b, y, z)                                      # a transposed view: copied
     assert dict(res.copied) == {0: "not C-contiguous"}
     assert torch.allclose(y, a.t() + b)
+
+
+def test_a_file_added_to_the_tree_folder_is_seen(tmp_path_factory):
+    """The tree's own folder is checked once (not twice), and still: a file added to it makes
+    the next call take the full build-cache check."""
+    c = tree(Elementwise, RUNTIMES[0], tmp_path_factory)
+    first = launcher.prepare_tree(c.output_dir, RunConfig(platform=c.platform))
+    assert launcher.prepare_tree(c.output_dir, RunConfig(platform=c.platform)) is first
+    (c.output_dir / "notes.txt").write_text("added\n")
+    again = launcher.prepare_tree(c.output_dir, RunConfig(platform=c.platform))
+    assert again is not first and again.image == first.image
+
+
+def test_each_call_runs_with_its_own_config(tmp_path_factory):
+    """Calls remember the config they resolved; a call with another RunConfig uses that one."""
+    c = tree(Elementwise, RUNTIMES[0], tmp_path_factory)
+    args = [rand(N, N, seed=14), rand(N, N, seed=15), np.zeros((N, N), np.float32), np.zeros((N, N), np.float32)]
+    assert c(*args).copied == ()
+    copied = c(*args, config=RunConfig(platform=c.platform, in_place=False)).copied
+    assert len(copied) == 4 and all(why == "RunConfig(in_place=False)" for _, why in copied)
+    again = c(*args)
+    assert again.copied == () and again.in_place == (0, 1, 2, 3)
+    np.testing.assert_allclose(args[2], args[0] + args[1], rtol=1e-6)

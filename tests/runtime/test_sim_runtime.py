@@ -171,3 +171,49 @@ def test_a5_platform_and_thread_num(sim):
     res = sim.run("CHAIN", [x, out, 2.0], platform="a5sim", aicpu_thread_num=5)
     np.testing.assert_array_equal(out, 4.0)
     assert res.schedulers == 4
+
+
+def _stack_rss_kib(addr: int) -> int:
+    """Resident KiB of the mapping of this process holding ``addr`` (0: no such mapping)."""
+    inside = False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split()[0] if line else ""
+        if "-" in head and not head.endswith(":"):
+            lo, hi = (int(v, 16) for v in head.split("-"))
+            inside = lo <= addr < hi
+        elif inside and head == "Rss:":
+            return int(line.split()[1])
+    return 0
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_one_orchestrator_thread_serves_every_run(sim, runtime):
+    """Runs are handed to the device's orchestrator thread, not to a thread made per run."""
+    import threading
+    tids = set()
+    for _ in range(3):
+        out = np.zeros(2, dtype=np.int64)
+        sim.run("THREAD", [out, 4], runtime)
+        tids.add(int(out[0]))
+    assert len(tids) == 1 and threading.get_native_id() not in tids
+
+
+def test_orchestrator_stack_is_given_back_after_a_run(sim):
+    """A run's orchestration that used 16 MiB of stack leaves none of it resident afterwards."""
+    out = np.zeros(2, dtype=np.int64)
+    sim.run("THREAD", [out, 16 * 1024])
+    assert out[1] != 0 and _stack_rss_kib(int(out[1])) < 1024
+
+
+def test_a_new_device_gets_a_new_orchestrator_thread(sim):
+    """The orchestrator thread belongs to the device: another cluster count (a new device) or a
+    shutdown starts another one, and runs go on working."""
+    from ptokit.runtime.sim import driver
+    out = np.zeros(2, dtype=np.int64)
+    sim.run("THREAD", [out, 4], clusters=2)
+    sim.run("THREAD", [out, 4], clusters=3)
+    driver.shutdown()
+    x = np.ones((4, 4), dtype=np.float32)
+    y = np.zeros_like(x)
+    sim.run("CHAIN", [x, y, 2.0])
+    np.testing.assert_array_equal(y, 4.0)

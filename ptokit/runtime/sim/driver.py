@@ -213,15 +213,16 @@ def _device_copy(arr: np.ndarray) -> np.ndarray:
     return dev
 
 
-def copy_reason(arr: np.ndarray) -> Optional[str]:
+def copy_reason(arr: np.ndarray, addr: Optional[int] = None) -> Optional[str]:
     """Why ``arr`` cannot be the device buffer itself (None: it can, used in place). The device
-    code needs a C-contiguous array in native byte order whose address is a multiple of its
-    element size (every GM access is a typed load or store of whole elements)."""
+    code needs a C-contiguous array in native byte order whose address (``addr``, when the caller
+    has it) is a multiple of its element size (every GM access is a typed load or store of whole
+    elements)."""
     if not arr.flags.c_contiguous:
         return "not C-contiguous"
     if not arr.dtype.isnative:
         return "not in native byte order"
-    if arr.ctypes.data % arr.dtype.itemsize:
+    if (arr.ctypes.data if addr is None else addr) % arr.dtype.itemsize:
         return f"address not a multiple of its {arr.dtype.itemsize}-byte element"
     return None
 
@@ -305,11 +306,12 @@ def marshal_args(args: Sequence, signature: Optional[Sequence[int]] = None,
         if kind == "ext":
             spans[i] = (a.addr, a.addr + a.nbytes)
         elif kind == "array" and a.nbytes:
-            why = "RunConfig(in_place=False)" if not in_place else copy_reason(a)
+            addr = a.ctypes.data      # once: each .ctypes costs microseconds
+            why = "RunConfig(in_place=False)" if not in_place else copy_reason(a, addr)
             if why:
                 reasons[i] = why
             else:
-                spans[i] = (a.ctypes.data, a.ctypes.data + a.nbytes)
+                spans[i] = (addr, addr + a.nbytes)
     ext = {i for i, kind, _, _ in plan if kind == "ext"}
     for i, kind, a, direction in plan:
         if kind == "array" and i in spans:
@@ -336,13 +338,15 @@ def marshal_args(args: Sequence, signature: Optional[Sequence[int]] = None,
                 dev = _device_copy(host)
                 if host.nbytes and direction in (OUT, INOUT):
                     back.append((host, dev))
+                addr = dev.ctypes.data if dev.nbytes else 0
             else:
                 dev = host
                 placed.append(i)
+                addr = spans[i][0]
                 if direction == IN:
-                    readonly.append((host.ctypes.data, host.nbytes, i))
+                    readonly.append((addr, host.nbytes, i))
             keep.append(dev)
-            descs.append(abi.make_chip_tensor(dev.ctypes.data if dev.nbytes else 0, dev.nbytes, shape, dt))
+            descs.append(abi.make_chip_tensor(addr, dev.nbytes, shape, dt))
     if len(descs) > abi.CHIP_MAX_TENSOR_ARGS:
         raise ValueError(f"{len(descs)} tensor arguments: at most {abi.CHIP_MAX_TENSOR_ARGS}")
     tarr = (abi.ChipTensor * max(len(descs), 1))(*descs)

@@ -156,6 +156,7 @@ bool monitor_run(Run* r, Device* d, const PtoSimConfig* cfg) {
         d->abandoned = true;
         r->abandoned = true;
         for (auto& c : d->cores) c->cv.notify_all();
+        d->orch_wake.notify_all();   // an idle orchestrator thread exits
     } else {
         d->run = nullptr;
     }
@@ -356,38 +357,27 @@ extern "C" __attribute__((visibility("default"))) int ptosim_run(
 
     // ---- device
     Device* d = attach_device(r.get(), cfg);
+    // The orchestrator gets a large stack: generated orchestration functions keep one
+    // CoreTaskArgs (~4.7 KB) per submission in a single frame.
+    if (!ensure_orchestrator(d)) {
+        std::lock_guard<std::mutex> lk(d->mu);
+        d->run = nullptr;
+        return set_err(PTO2_ERR_LOAD, "cannot start the orchestrator thread");
+    }
     g_active_run.store(r.get(), std::memory_order_release);
     install_handlers();
     r->t0 = mono_ns();
     note_progress(r.get(), r->t0);
 
     // ---- run and monitor
-    // The orchestrator gets a large stack: generated orchestration functions keep one
-    // CoreTaskArgs (~4.7 KB) per submission in a single frame.
-    pthread_t orch;
-    {
-        pthread_attr_t attr;
-        pthread_attr_init(&attr);
-        pthread_attr_setstacksize(&attr, kOrchStack);
-        int rc = pthread_create(&orch, &attr, orch_thread, r.get());
-        pthread_attr_destroy(&attr);
-        if (rc != 0) {
-            restore_handlers();
-            g_active_run.store(nullptr, std::memory_order_release);
-            std::lock_guard<std::mutex> lk(d->mu);
-            d->run = nullptr;
-            return set_err(PTO2_ERR_LOAD, "cannot start the orchestrator thread");
-        }
-    }
+    start_orchestration(d, r.get());
     bool abandoned = monitor_run(r.get(), d, cfg);
     int64_t elapsed = mono_ns() - r->t0;
     restore_handlers();
     g_active_run.store(nullptr, std::memory_order_release);
     if (abandoned) {
-        pthread_detach(orch);
+        pthread_detach(d->orch_th);   // it exits when (if ever) the orchestration returns
         g_dev = nullptr;  // leaked on purpose: its threads may still be inside user code
-    } else {
-        pthread_join(orch, nullptr);
     }
     if (stats) {
         stats->elapsed_ns = elapsed;

@@ -96,6 +96,12 @@ struct Device {
     std::mutex fifo_mu;
     std::condition_variable fifo_cv;
     std::map<std::tuple<int32_t, int32_t, int32_t, int32_t>, struct Fifo> fifos;
+    // The orchestrator thread (sim_orchestration.hpp): started by the first run, then it waits
+    // for the next run's `orch_job`, like the cores wait for work.
+    pthread_t orch_th{};
+    bool orch_started = false;
+    Run* orch_job = nullptr;
+    std::condition_variable orch_wake;
     Core* core(int i) { return cores[i].get(); }
     int32_t ncores_of(int type) const { return type == CT_AIC ? clusters : 2 * clusters; }
 };
@@ -263,9 +269,11 @@ void destroy_device(Device* d) {
         std::lock_guard<std::mutex> lk(d->mu);
         d->shutdown = true;
         for (auto& c : d->cores) c->cv.notify_all();
+        d->orch_wake.notify_all();
     }
     for (auto& c : d->cores)
         if (c->th.joinable()) c->th.join();
+    if (d->orch_started) pthread_join(d->orch_th, nullptr);
     for (auto& c : d->cores)
         if (c->mem) munmap(c->mem, c->mem_size);
     for (auto& rg : d->rings)

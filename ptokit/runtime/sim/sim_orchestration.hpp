@@ -547,8 +547,8 @@ void orchestration_done(Run* r) {
     flush_wakes();
 }
 
+// One run's orchestration on the orchestrator thread (orch_thread then marks it exited).
 void orch_main(Run* r) {
-    setup_altstack();
     t_jctx = &r->orch_jctx;
     try {
         if (sigsetjmp(r->orch_jctx.jb, 1) == 0) {
@@ -579,14 +579,82 @@ void orch_main(Run* r) {
     r->orch_jctx.armed = 0;
     t_jctx = nullptr;
     orchestration_done(r);
-    std::lock_guard<std::mutex> lk(r->dev->mu);
-    r->orch_exited = true;
-    r->done_cv.notify_all();
 }
 
+// The stack the orchestrator thread runs on: [lo, hi).
+struct StackRange {
+    uintptr_t lo = 0, hi = 0;
+};
+
+StackRange own_stack() {
+    StackRange s;
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        void* addr = nullptr;
+        size_t size = 0;
+        if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+            s.lo = (uintptr_t)addr;
+            s.hi = s.lo + size;
+        }
+        pthread_attr_destroy(&attr);
+    }
+    return s;
+}
+
+// Hand the stack pages a run's orchestration touched below this frame back to the kernel (a
+// large generated orchestration keeps one frame of several MiB): the thread stays, its
+// memory does not, as when each run had a thread of its own.
+void release_stack_below(const StackRange& s) {
+    volatile char here = 0;
+    const uintptr_t sp = (uintptr_t)&here;
+    const uintptr_t top = (sp - (64u << 10)) & ~(uintptr_t)4095;   // keep this frame and a margin
+    if (s.lo && top > s.lo && top < s.hi) madvise((void*)s.lo, top - s.lo, MADV_DONTNEED);
+}
+
+// The orchestrator thread: runs each run's orchestration it is handed (Device::orch_job) until
+// the device shuts down or is abandoned. One thread for all runs: a run starts by waking it, not
+// by creating a thread (with its 256 MiB stack mapping) and joining it again.
 void* orch_thread(void* arg) {
-    orch_main(static_cast<Run*>(arg));
+    Device* d = static_cast<Device*>(arg);
+    setup_altstack();
+    const StackRange stack = own_stack();
+    std::unique_lock<std::mutex> lk(d->mu);
+    for (;;) {
+        if (Run* r = d->orch_job) {
+            d->orch_job = nullptr;
+            lk.unlock();
+            orch_main(r);
+            release_stack_below(stack);
+            lk.lock();
+            r->orch_exited = true;   // from here on the run may be freed at any moment
+            r->done_cv.notify_all();
+            continue;
+        }
+        if (d->shutdown || d->abandoned) break;
+        d->orch_wake.wait_for(lk, std::chrono::seconds(1));
+    }
     return nullptr;
+}
+
+// Start the device's orchestrator thread if it is not running; false when it cannot be.
+bool ensure_orchestrator(Device* d) {
+    if (d->orch_started) return true;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, kOrchStack);
+    int rc = pthread_create(&d->orch_th, &attr, orch_thread, d);
+    pthread_attr_destroy(&attr);
+    d->orch_started = rc == 0;
+    return d->orch_started;
+}
+
+// Hand run `r` to the orchestrator thread.
+void start_orchestration(Device* d, Run* r) {
+    {
+        std::lock_guard<std::mutex> lk(d->mu);
+        d->orch_job = r;
+    }
+    d->orch_wake.notify_one();
 }
 
 }  // namespace

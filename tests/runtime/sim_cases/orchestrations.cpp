@@ -2,8 +2,21 @@
 // func_ids: 0 SCALE, 1 ADD, 2 INC, 3 SLOW_PLUS1, 4 SLEEP, 5 BLOCKID, 6 LANE_AIC, 7 LANE_AIV,
 //           8 SEGV, 9 FATAL, 10 NOOP, 11 ABORT
 #include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "pto_orchestration_api.h"
+
+#if defined(O_THREAD)
+// Touch `kib` KiB of this thread's stack; returns the address of the deepest frame's buffer.
+__attribute__((noinline)) static uint64_t touch_stack(int64_t kib) {
+    char* buf = static_cast<char*>(__builtin_alloca((size_t)kib * 1024));
+    memset(buf, 1, (size_t)kib * 1024);
+    __asm__ volatile("" : : "r"(buf) : "memory");
+    return (uint64_t)(uintptr_t)buf;
+}
+#endif
 
 enum { F_SCALE = 0, F_ADD, F_INC, F_SLOW, F_SLEEP, F_BLOCKID, F_LANE_AIC, F_LANE_AIV, F_SEGV, F_FATAL, F_NOOP };
 
@@ -194,6 +207,11 @@ __attribute__((visibility("default"))) void aicpu_orchestration_entry(const Chip
             rt_submit_aiv_task(F_NOOP, p);
         }
     }
+#elif defined(O_THREAD)  // (out int64[2] OUT, kib): out = (thread id, an address of kib KiB of touched stack)
+    const ChipTensor& out = orch_args.tensor(0).ref();
+    int64_t* o = reinterpret_cast<int64_t*>(out.buffer.addr);
+    o[0] = (int64_t)syscall(SYS_gettid);
+    o[1] = (int64_t)touch_stack(from_u64<int64_t>(orch_args.scalar(0)));
 #else
 #error "select an orchestration with -DO_<NAME>"
 #endif

@@ -14,7 +14,7 @@ KERNELS = [("SCALE", "aiv"), ("ADD", "aiv"), ("INC", "aiv"), ("SLOW_PLUS1", "aiv
            ("BLOCKID", "aiv"), ("LANE_AIC", "aic"), ("LANE_AIV", "aiv"), ("SEGV", "aiv"), ("FATAL", "aiv"),
            ("NOOP", "aiv"), ("ABORT", "aiv")]
 ORCHS = ["CHAIN", "DIAMOND", "INOUT_CHAIN", "ORDER", "EXPLICIT_DEP", "SPMD", "MIXED", "VIEWS", "SCALAR_FIRST",
-         "TOO_MANY_TENSORS", "ONE", "FATAL", "FAN", "NCHAIN"]
+         "TOO_MANY_TENSORS", "ONE", "FATAL", "FAN", "NCHAIN", "THREAD"]
 FLAGS = ["-Werror"]
 
 
