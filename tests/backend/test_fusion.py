@@ -451,7 +451,7 @@ def _run_gm(tmp_path, dtype, text, outputs, stem):
 
 
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
-def test_absorbed_loads_and_stores_give_the_same_bytes(tmp_path, dtype):
+def test_absorbed_loads_and_stores_give_the_same_bytes(tmp_path, small_runs, dtype):
     groups = _gm_groups(dtype)
     text, outputs = gm_kernel_text(dtype, groups)
     cpp, results = _run_gm(tmp_path, dtype, text, outputs, "gm")
@@ -464,7 +464,7 @@ def test_absorbed_loads_and_stores_give_the_same_bytes(tmp_path, dtype):
     assert (first[VR:] == _fill((R, C), dtype)[VR:]).all() and (first[:, VC:] == _fill((R, C), dtype)[:, VC:]).all()
 
 
-def test_a_tile_read_after_the_run_keeps_its_load(tmp_path):
+def test_a_tile_read_after_the_run_keeps_its_load(tmp_path, small_runs):
     groups = [[("pto.tadd", ["a", "b"])], [("pto.texp", ["a"])]]
     text, outputs = gm_kernel_text("f32", groups, reuse=True)
     cpp, results = _run_gm(tmp_path, "f32", text, outputs, "live")
@@ -476,9 +476,13 @@ def test_a_tile_read_after_the_run_keeps_its_load(tmp_path):
     assert assemble_text(text, filename="gm.pto").count("stores absorbed") == 2
 
 
-def test_what_keeps_loads_and_stores_out_of_a_run():
+def test_what_keeps_loads_and_stores_out_of_a_run(small_runs):
     text, _ = gm_kernel_text("f32", [[("pto.texp", ["a"])]])
     assert "1 loads and 1 stores absorbed" in assemble_text(text, filename="gm.pto")
+    from ptokit.backend.assembler import fusion
+    fusion.MIN_RUN_BYTES = 32 * 1024          # (the fixture restores it) tiles that fit an L1: plain C++
+    assert "absorbed" not in assemble_text(text, filename="gm.pto")
+    fusion.MIN_RUN_BYTES = 0
     t = _tt("f32", R, C)
     # a copy (the stored tile is the loaded one, unwritten): nothing to compute, plain TLOAD/TSTORE
     copy = text.replace(f"pto.tstore ins(%g0t0 : {t})", f"pto.tstore ins(%a0 : {t})")
@@ -489,7 +493,7 @@ def test_what_keeps_loads_and_stores_out_of_a_run():
     assert wide != text and "absorbed" not in assemble_text(wide, filename="gm.pto")
 
 
-def test_a_store_over_a_loaded_window_takes_the_unfused_path(tmp_path):
+def test_a_store_over_a_loaded_window_takes_the_unfused_path(tmp_path, small_runs):
     """y and a are one buffer (in place): the written window overlaps a read one, so the run checks
     at run time (gm_disjoint) and runs the instructions in order instead."""
     text, outputs = gm_kernel_text("f32", [[("pto.tadd", ["a", "b"]), ("pto.tmul", ["t0", "a"])]])

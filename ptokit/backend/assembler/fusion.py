@@ -361,6 +361,9 @@ def find_gm_run(ops: List[Op], start: int, planned: Dict[int, int], reads) -> Op
             elif kind == "store":
                 if cur is not op:
                     return None           # stores a loaded buffer, or a phase stored twice
+    # small kernels keep their plain C++, as for runs (MIN_RUN_BYTES)
+    if sum(size for _, size in bufs) < MIN_RUN_BYTES:
+        return None
     # the buffers are not read anywhere else in the function (flow-insensitive)
     for op, (lo, hi) in reads:
         if id(op) in ops_set:

@@ -36,52 +36,31 @@ static __aicore__ void rows(__gm__ float* v1, __gm__ float* v2, int32_t v3, int3
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v11 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
   TASSIGN(v11, 0);
-  int64_t v12 = static_cast<int64_t>(v5);
-  float v13 = static_cast<float>(v12);
-  int64_t v14 = v5 * 32;
-  int64_t v15 = (v14 > 0 ? v14 : 0);
-  pto::Shape<1, 1, 1, 32, 64> v16 = pto::Shape<1, 1, 1, 32, 64>();
-  pto::Stride<2048, 2048, 2048, 64, 1> v17 = pto::Stride<2048, 2048, 2048, 64, 1>();
-  GlobalTensor<float, pto::Shape<1, 1, 1, 32, 64>, pto::Stride<2048, 2048, 2048, 64, 1>, pto::Layout::ND> v18 =
-      GlobalTensor<float, pto::Shape<1, 1, 1, 32, 64>, pto::Stride<2048, 2048, 2048, 64, 1>, pto::Layout::ND>(v2 + v15 * 64, v16, v17);
+  TLOAD(v11, v10);
+  Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v12 =
+      Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
+  TASSIGN(v12, 0);
+  set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+  TMULS(v12, v11, 2.0f);
+  int64_t v13 = static_cast<int64_t>(v5);
+  float v14 = static_cast<float>(v13);
+  Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v15 =
+      Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
+  TASSIGN(v15, 0);
+  TADDS(v15, v12, v14);
+  int64_t v16 = v5 * 32;
+  int64_t v17 = (v16 > 0 ? v16 : 0);
+  pto::Shape<1, 1, 1, 32, 64> v18 = pto::Shape<1, 1, 1, 32, 64>();
+  pto::Stride<2048, 2048, 2048, 64, 1> v19 = pto::Stride<2048, 2048, 2048, 64, 1>();
+  GlobalTensor<float, pto::Shape<1, 1, 1, 32, 64>, pto::Stride<2048, 2048, 2048, 64, 1>, pto::Layout::ND> v20 =
+      GlobalTensor<float, pto::Shape<1, 1, 1, 32, 64>, pto::Stride<2048, 2048, 2048, 64, 1>, pto::Layout::ND>(v2 + v17 * 64, v18, v19);
 #if defined(PTO_CPU_GM_ORIGIN)
-  v18.origin_ = v2;
+  v20.origin_ = v2;
 #endif
-  // fused: 2 instructions over 32 rows in chunks of 16, 1 loads and 1 stores absorbed
-  Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v19 =
-      Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
-  Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v20 =
-      Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
-  bool v21 = false;
-#if defined(PTO_CPU_FUSION) && !defined(PTO_CPU_NO_FUSION)
-  if (pto::cpu::fusion_on() && pto::cpu::gm_direct("TLOAD", v11, v10, false) && pto::cpu::gm_direct("TSTORE", v20, v18, true)) {
-    auto v22 = pto::cpu::gm_tile(v11, v10);
-    auto v23 = pto::cpu::gm_tile(v20, v18);
-    if (pto::cpu::gm_disjoint({pto::cpu::gm_span(v23), pto::cpu::gm_span(v22)}, 1)) {
-      v21 = true;
-      TASSIGN(v19, 0);
-      TASSIGN(v20, 0);
-      for (int v24 = 0; v24 < 32; v24 += 16) {
-        auto v25 = pto::cpu::row_chunk<16>(v23, v24);
-        auto v26 = pto::cpu::row_chunk<16>(v22, v24);
-        TMULS(v25, v26, 2.0f);
-        TADDS(v25, v25, v13);
-      }
-    }
-  }
-#endif
-  if (!v21) {
-    TLOAD(v11, v10);
-    TASSIGN(v19, 0);
-    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
-    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
-    TMULS(v19, v11, 2.0f);
-    TASSIGN(v20, 0);
-    TADDS(v20, v19, v13);
-    set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
-    wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
-    TSTORE(v18, v20);
-  }
+  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
+  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
+  TSTORE(v20, v15);
   pipe_barrier(PIPE_ALL);
 #endif
 }

@@ -36,43 +36,24 @@ static __aicore__ void vector(__gm__ half* v1, __gm__ half* v2, __gm__ int64_t* 
   Tile<TileType::Vec, float, 64, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v10 =
       Tile<TileType::Vec, float, 64, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v10, 0);
+  TLOAD(v10, v9);
   // pipes_programs.py:241
-  pto::Shape<1, 1, 1, 64, 64> v11 = pto::Shape<1, 1, 1, 64, 64>();
-  pto::Stride<4096, 4096, 4096, 64, 1> v12 = pto::Stride<4096, 4096, 4096, 64, 1>();
-  GlobalTensor<float, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND> v13 =
-      GlobalTensor<float, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND>(v5, v11, v12);
-#if defined(PTO_CPU_GM_ORIGIN)
-  v13.origin_ = v5;
-#endif
-  // fused: 1 instructions over 64 rows in chunks of 32, 1 loads and 1 stores absorbed
-  Tile<TileType::Vec, float, 64, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v14 =
+  Tile<TileType::Vec, float, 64, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v11 =
       Tile<TileType::Vec, float, 64, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(64, 64);
-  bool v15 = false;
-#if defined(PTO_CPU_FUSION) && !defined(PTO_CPU_NO_FUSION)
-  if (pto::cpu::fusion_on() && pto::cpu::gm_direct("TLOAD", v10, v9, false) && pto::cpu::gm_direct("TSTORE", v14, v13, true)) {
-    auto v16 = pto::cpu::gm_tile(v10, v9);
-    auto v17 = pto::cpu::gm_tile(v14, v13);
-    if (pto::cpu::gm_disjoint({pto::cpu::gm_span(v17), pto::cpu::gm_span(v16)}, 1)) {
-      v15 = true;
-      TASSIGN(v14, 0);
-      for (int v18 = 0; v18 < 64; v18 += 32) {
-        auto v19 = pto::cpu::row_chunk<32>(v17, v18);
-        auto v20 = pto::cpu::row_chunk<32>(v16, v18);
-        TADDS(v19, v20, 1.0f);
-      }
-    }
-  }
+  TASSIGN(v11, 0);
+  set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+  TADDS(v11, v10, 1.0f);
+  pto::Shape<1, 1, 1, 64, 64> v12 = pto::Shape<1, 1, 1, 64, 64>();
+  pto::Stride<4096, 4096, 4096, 64, 1> v13 = pto::Stride<4096, 4096, 4096, 64, 1>();
+  GlobalTensor<float, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND> v14 =
+      GlobalTensor<float, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND>(v5, v12, v13);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v14.origin_ = v5;
 #endif
-  if (!v15) {
-    TLOAD(v10, v9);
-    TASSIGN(v14, 0);
-    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
-    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
-    TADDS(v14, v10, 1.0f);
-    set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
-    wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
-    TSTORE(v13, v14);
-  }
+  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
+  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
+  TSTORE(v14, v11);
   pipe_barrier(PIPE_ALL);
 #endif
 }

@@ -34,44 +34,25 @@ static __aicore__ void add_lane(__gm__ float* v1, __gm__ float* v2, int32_t v3) 
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v8 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
   TASSIGN(v8, 0);
+  TLOAD(v8, v7);
   int64_t v9 = static_cast<int64_t>(v4);
   float v10 = static_cast<float>(v9);
-  pto::Shape<1, 1, 1, 32, 64> v11 = pto::Shape<1, 1, 1, 32, 64>();
-  pto::Stride<2048, 2048, 2048, 64, 1> v12 = pto::Stride<2048, 2048, 2048, 64, 1>();
-  GlobalTensor<float, pto::Shape<1, 1, 1, 32, 64>, pto::Stride<2048, 2048, 2048, 64, 1>, pto::Layout::ND> v13 =
-      GlobalTensor<float, pto::Shape<1, 1, 1, 32, 64>, pto::Stride<2048, 2048, 2048, 64, 1>, pto::Layout::ND>(v2, v11, v12);
-#if defined(PTO_CPU_GM_ORIGIN)
-  v13.origin_ = v2;
-#endif
-  // fused: 1 instructions over 32 rows in chunks of 16, 1 loads and 1 stores absorbed
-  Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v14 =
+  Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v11 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
-  bool v15 = false;
-#if defined(PTO_CPU_FUSION) && !defined(PTO_CPU_NO_FUSION)
-  if (pto::cpu::fusion_on() && pto::cpu::gm_direct("TLOAD", v8, v7, false) && pto::cpu::gm_direct("TSTORE", v14, v13, true)) {
-    auto v16 = pto::cpu::gm_tile(v8, v7);
-    auto v17 = pto::cpu::gm_tile(v14, v13);
-    if (pto::cpu::gm_disjoint({pto::cpu::gm_span(v17), pto::cpu::gm_span(v16)}, 1)) {
-      v15 = true;
-      TASSIGN(v14, 0);
-      for (int v18 = 0; v18 < 32; v18 += 16) {
-        auto v19 = pto::cpu::row_chunk<16>(v17, v18);
-        auto v20 = pto::cpu::row_chunk<16>(v16, v18);
-        TADDS(v19, v20, v10);
-      }
-    }
-  }
+  TASSIGN(v11, 0);
+  set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+  TADDS(v11, v8, v10);
+  pto::Shape<1, 1, 1, 32, 64> v12 = pto::Shape<1, 1, 1, 32, 64>();
+  pto::Stride<2048, 2048, 2048, 64, 1> v13 = pto::Stride<2048, 2048, 2048, 64, 1>();
+  GlobalTensor<float, pto::Shape<1, 1, 1, 32, 64>, pto::Stride<2048, 2048, 2048, 64, 1>, pto::Layout::ND> v14 =
+      GlobalTensor<float, pto::Shape<1, 1, 1, 32, 64>, pto::Stride<2048, 2048, 2048, 64, 1>, pto::Layout::ND>(v2, v12, v13);
+#if defined(PTO_CPU_GM_ORIGIN)
+  v14.origin_ = v2;
 #endif
-  if (!v15) {
-    TLOAD(v8, v7);
-    TASSIGN(v14, 0);
-    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
-    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
-    TADDS(v14, v8, v10);
-    set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
-    wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
-    TSTORE(v13, v14);
-  }
+  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
+  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
+  TSTORE(v14, v11);
   pipe_barrier(PIPE_ALL);
 #endif
 }
