@@ -482,8 +482,8 @@ class Bench:
         finally:
             os.environ.pop("PTOKIT_NO_FUSION", None)
         self.add("ew_sim_unfused", "  the same, built unfused (PTOKIT_NO_FUSION=1)", moved / span_u / 1e9 / np_gbs,
-                 "x numpy", notes=f"kernel {span_u * 1e3:.2f} ms; one TADD between the loads and the store: "
-                 "nothing to fuse, the same C++", reps=reps)
+                 "x numpy", notes=f"kernel {span_u * 1e3:.2f} ms; fused, the TADD reads and writes the GM windows "
+                 "(loads and stores absorbed); unfused, TLOAD / TADD / TSTORE through the tiles", reps=reps)
         span2, el2, _ = sim(StreamAddSpmd, "stream_spmd")
         self.add("ew_sim_spmd", f"simulated y = a + b, one SPMD task of {EW_SPMD} blocks",
                  moved / span2 / 1e9 / np_gbs, "x numpy", ">=", 0.5,
