@@ -72,6 +72,27 @@ def _finish(p):
     assert p.returncode == 0, err[-4000:]
 
 
+def _both_builds(tmp_path, cpp: str, stem: str):
+    """The kernel built with and without -DPTO_CPU_NO_FUSION."""
+    jobs = [_build(tmp_path, "#define __global__\n" + cpp, stem),
+            _build(tmp_path, "#define __global__\n" + cpp, stem, ("-DPTO_CPU_NO_FUSION",))]
+    for p, _ in jobs:
+        _finish(p)
+    return jobs
+
+
+def _two_inputs(dtype, rng):
+    """a, b of [R, C]: floats with a NaN and a -0.0 in them, or small positive integers."""
+    np_t = DTYPES[dtype]
+    if dtype.startswith("f"):
+        a = rng.uniform(0.25, 3.0, (R, C)).astype(np_t)
+        b = rng.uniform(-2.0, 2.0, (R, C)).astype(np_t)
+        a[1, 2] = np.nan
+        b[3, 0] = -0.0
+        return a, b
+    return rng.integers(1, 50, (R, C)).astype(np_t), rng.integers(1, 7, (R, C)).astype(np_t)
+
+
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
 def test_fused_and_unfused_give_the_same_bytes(tmp_path, dtype):
     ops = fusable_ops(dtype)
@@ -82,22 +103,14 @@ def test_fused_and_unfused_give_the_same_bytes(tmp_path, dtype):
     plain = assemble_text(text, filename="fuse.pto", fuse=False)
     assert "row_chunk" not in plain
     glue = _glue(dtype, outputs)
-    jobs = [_build(tmp_path, "#define __global__\n" + cpp + glue, "fused"),
-            _build(tmp_path, "#define __global__\n" + cpp + glue, "fused", ("-DPTO_CPU_NO_FUSION",))]
-    for p, _ in jobs:
-        _finish(p)
+    jobs = _both_builds(tmp_path, cpp + glue, "fused")
     np_t = DTYPES[dtype]
     rng = np.random.default_rng(7)
+    a, b = _two_inputs(dtype, rng)
     if dtype.startswith("f"):
-        a = rng.uniform(0.25, 3.0, (R, C)).astype(np_t)
-        b = rng.uniform(-2.0, 2.0, (R, C)).astype(np_t)
-        a[1, 2] = np.nan
-        b[3, 0] = -0.0
         v = rng.uniform(0.5, 2.0, (R, 1)).astype(np_t)
         w = rng.uniform(-1.0, 1.0, (1, C)).astype(np_t)
     else:
-        a = rng.integers(1, 50, (R, C)).astype(np_t)
-        b = rng.integers(1, 7, (R, C)).astype(np_t)
         v = rng.integers(1, 9, (R, 1)).astype(np_t)
         w = rng.integers(-5, 5, (1, C)).astype(np_t)
     results = []
@@ -427,20 +440,8 @@ def _run_gm(tmp_path, dtype, text, outputs, stem):
     types = [glue_types[dtype]] * 2 + [glue_types[dt] for dt in outputs]
     glue = "\nextern \"C\" void run(void** b) { kern(" + ", ".join(
         f"({t}*)b[{i}]" for i, t in enumerate(types)) + "); }\n"
-    jobs = [_build(tmp_path, "#define __global__\n" + cpp + glue, stem),
-            _build(tmp_path, "#define __global__\n" + cpp + glue, stem, ("-DPTO_CPU_NO_FUSION",))]
-    for p, _ in jobs:
-        _finish(p)
-    np_t = DTYPES[dtype]
-    rng = np.random.default_rng(11)
-    if dtype.startswith("f"):
-        a = rng.uniform(0.25, 3.0, (R, C)).astype(np_t)
-        b = rng.uniform(-2.0, 2.0, (R, C)).astype(np_t)
-        a[1, 2] = np.nan
-        b[3, 0] = -0.0
-    else:
-        a = rng.integers(1, 50, (R, C)).astype(np_t)
-        b = rng.integers(1, 7, (R, C)).astype(np_t)
+    jobs = _both_builds(tmp_path, cpp + glue, stem)
+    a, b = _two_inputs(dtype, np.random.default_rng(11))
     results = []
     for _, so in jobs:
         bufs = [a, b] + [_fill((R, C), dt) for dt in outputs]
@@ -500,10 +501,7 @@ def test_a_store_over_a_loaded_window_takes_the_unfused_path(tmp_path, small_run
     cpp = assemble_text(text, filename="gm.pto")
     assert "2 loads and 1 stores absorbed" in cpp
     glue = '\nextern "C" void run(float* a, float* b) { kern(a, b, a); }\n'
-    jobs = [_build(tmp_path, "#define __global__\n" + cpp + glue, "inplace"),
-            _build(tmp_path, "#define __global__\n" + cpp + glue, "inplace", ("-DPTO_CPU_NO_FUSION",))]
-    for p, _ in jobs:
-        _finish(p)
+    jobs = _both_builds(tmp_path, cpp + glue, "inplace")
     rng = np.random.default_rng(3)
     a0 = rng.uniform(-2, 2, (R, C)).astype(np.float32)
     b = rng.uniform(-2, 2, (R, C)).astype(np.float32)
