@@ -145,6 +145,14 @@ def _tt(dt, rows, cols):
             f"slayout=none_box, fractal=512, pad=0>")
 
 
+def _module(consts, args, body) -> str:
+    """The vector kernel ``kern(args)``: its constants, then its body."""
+    head = [f"  {v} = arith.constant {val}{'.0' if isinstance(val, float) and float(val).is_integer() else ''}"
+            f" : {ty}" for (val, ty), v in consts.items()]
+    return ("module {\n  func.func @kern(" + ", ".join(args) + ") attributes {pto.kernel_kind = "
+            "#pto.kernel_kind<vector>} {\n" + "\n".join(head + body) + "\n  return\n  }\n}\n")
+
+
 def kernel_text(dtype: str, ops):
     """A .pto kernel ``kern(a, b, v, w, out0, out1, ...)``: loads a, b ([R, C]), v ([R, 1]), w ([1, C]),
     runs every op of ``ops`` once (each into a tile of its own), then stores every result."""
@@ -223,11 +231,7 @@ def kernel_text(dtype: str, ops):
         p, pt = gm(4 + n, dst_dt, rows, cols, vr, vc)
         body.append(f"  pto.tstore ins({d} : {dt_t}) outs({p} : {pt})")
         outputs.append((dst_dt, (rows, cols)))
-    head = [f"  {v} = arith.constant {val}{'.0' if isinstance(val, float) and float(val).is_integer() else ''}"
-            f" : {ty}" for (val, ty), v in consts.items()]
-    text = ("module {\n  func.func @kern(" + ", ".join(args) + ") attributes {pto.kernel_kind = "
-            "#pto.kernel_kind<vector>} {\n" + "\n".join(head + body) + "\n  return\n  }\n}\n")
-    return text, outputs
+    return _module(consts, args, body), outputs
 
 
 # ---------------------------------------------------------------- what makes and breaks a run
@@ -413,11 +417,7 @@ def gm_kernel_text(dtype: str, groups, reuse=False):
             p, pt = gm(dtype)
             body.append(f"  pto.tstore ins({d} : {dtt}) outs({p} : {pt})")
             outputs.append(dtype)
-    head = [f"  {v} = arith.constant {val}{'.0' if isinstance(val, float) and float(val).is_integer() else ''}"
-            f" : {ty}" for (val, ty), v in consts.items()]
-    text = ("module {\n  func.func @kern(" + ", ".join(args) + ") attributes {pto.kernel_kind = "
-            "#pto.kernel_kind<vector>} {\n" + "\n".join(head + body) + "\n  return\n  }\n}\n")
-    return text, outputs
+    return _module(consts, args, body), outputs
 
 
 def _gm_groups(dtype):
