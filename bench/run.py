@@ -482,8 +482,8 @@ class Bench:
         finally:
             os.environ.pop("PTOKIT_NO_FUSION", None)
         self.add("ew_sim_unfused", "  the same, built unfused (PTOKIT_NO_FUSION=1)", moved / span_u / 1e9 / np_gbs,
-                 "x numpy", notes=f"kernel {span_u * 1e3:.2f} ms; one TADD between the loads and the store: "
-                 "nothing to fuse, the same C++", reps=reps)
+                 "x numpy", notes=f"kernel {span_u * 1e3:.2f} ms; fused, the TADD reads and writes the GM windows "
+                 "(loads and stores absorbed); unfused, TLOAD / TADD / TSTORE through the tiles", reps=reps)
         span2, el2, _ = sim(StreamAddSpmd, "stream_spmd")
         self.add("ew_sim_spmd", f"simulated y = a + b, one SPMD task of {EW_SPMD} blocks",
                  moved / span2 / 1e9 / np_gbs, "x numpy", ">=", 0.5,
@@ -798,12 +798,18 @@ print(statistics.median(ts))
         for key, metric, value, unit, notes, reps in rows:
             self.add(key, metric, value, unit, notes=notes, reps=reps)
 
-    def run_all(self):
+    def run_all(self, only=None):
         steps = [("import time", self.import_time), ("compile", self.compile_times), ("assembler", self.assembler),
                  ("builds", self.builds), ("one-task run", self.one_task), ("task overhead", self.overhead),
                  ("elementwise throughput", self.elementwise), ("softmax and layer norm", self.row_kernels),
                  ("matmul tile", self.matmul), ("model examples", self.models),
                  ("@pl.jit calls", self.jit_calls), ("distributed runs", self.distributed)]
+        if only:
+            known = {fn.__name__ for _, fn in steps}
+            bad = sorted(set(only) - known)
+            if bad:
+                raise SystemExit(f"bench: unknown section(s) {', '.join(bad)}; sections: {', '.join(sorted(known))}")
+            steps = [(name, fn) for name, fn in steps if fn.__name__ in only]
         for name, fn in steps:
             self.log(f"[bench] {name} ...")
             t0 = time.perf_counter()
@@ -827,6 +833,8 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="FILE", help="also write the numbers as JSON")
     ap.add_argument("--keep", action="store_true", help="keep the temporary work folder")
     ap.add_argument("-v", "--verbose", action="store_true", help="progress on stderr")
+    ap.add_argument("--only", metavar="SECTION", action="append",
+                    help="run only this section (a method name of Bench: elementwise, row_kernels, ...); repeatable")
     args = ap.parse_args(argv)
 
     log = (lambda s: print(s, file=sys.stderr, flush=True)) if args.verbose else (lambda s: None)
@@ -836,7 +844,7 @@ def main(argv=None) -> int:
     load_at_start = os.getloadavg()[0]
     try:
         bench = Bench(args.quick, work, log)
-        bench.run_all()
+        bench.run_all(args.only)
         rows = bench.sorted_rows()
     finally:
         if old_cache is None:
@@ -855,7 +863,8 @@ def main(argv=None) -> int:
 
     info = machine_info()
     info["loadavg_at_start"] = load_at_start
-    title = (f"ptokit bench, {started:%Y-%m-%d %H:%M}, {'quick' if args.quick else 'full'} run; "
+    title = (f"ptokit bench, {started:%Y-%m-%d %H:%M}, {'quick' if args.quick else 'full'} run"
+             f"{' of ' + ', '.join(args.only) if args.only else ''}; "
              f"Python {info['python']}, numpy {info['numpy']}, {info['cpus']} cpus, {info['cxx']}; "
              f"load average at start {load_at_start:.2f}")
     print(title)

@@ -6,6 +6,7 @@ and review the diff by eye.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -108,7 +109,7 @@ def test_level2_plans_memory():
         next(l for l in text.splitlines() if "%ty = pto.alloc_tile" in l)) + 1
     # a5 has a bigger UB: both fit
     ok = assemble_text(big, "big.pto", level="level2", arch="a5")
-    assert "TASSIGN(v11, 98304);" in ok
+    assert re.search(r"TASSIGN\(v\d+, 98304\);", ok)   # (the v number depends on what the run absorbs)
 
 
 def test_reprint_roundtrip(tmp_path):

@@ -72,6 +72,27 @@ def _finish(p):
     assert p.returncode == 0, err[-4000:]
 
 
+def _both_builds(tmp_path, cpp: str, stem: str):
+    """The kernel built with and without -DPTO_CPU_NO_FUSION."""
+    jobs = [_build(tmp_path, "#define __global__\n" + cpp, stem),
+            _build(tmp_path, "#define __global__\n" + cpp, stem, ("-DPTO_CPU_NO_FUSION",))]
+    for p, _ in jobs:
+        _finish(p)
+    return jobs
+
+
+def _two_inputs(dtype, rng):
+    """a, b of [R, C]: floats with a NaN and a -0.0 in them, or small positive integers."""
+    np_t = DTYPES[dtype]
+    if dtype.startswith("f"):
+        a = rng.uniform(0.25, 3.0, (R, C)).astype(np_t)
+        b = rng.uniform(-2.0, 2.0, (R, C)).astype(np_t)
+        a[1, 2] = np.nan
+        b[3, 0] = -0.0
+        return a, b
+    return rng.integers(1, 50, (R, C)).astype(np_t), rng.integers(1, 7, (R, C)).astype(np_t)
+
+
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
 def test_fused_and_unfused_give_the_same_bytes(tmp_path, dtype):
     ops = fusable_ops(dtype)
@@ -82,22 +103,14 @@ def test_fused_and_unfused_give_the_same_bytes(tmp_path, dtype):
     plain = assemble_text(text, filename="fuse.pto", fuse=False)
     assert "row_chunk" not in plain
     glue = _glue(dtype, outputs)
-    jobs = [_build(tmp_path, "#define __global__\n" + cpp + glue, "fused"),
-            _build(tmp_path, "#define __global__\n" + cpp + glue, "fused", ("-DPTO_CPU_NO_FUSION",))]
-    for p, _ in jobs:
-        _finish(p)
+    jobs = _both_builds(tmp_path, cpp + glue, "fused")
     np_t = DTYPES[dtype]
     rng = np.random.default_rng(7)
+    a, b = _two_inputs(dtype, rng)
     if dtype.startswith("f"):
-        a = rng.uniform(0.25, 3.0, (R, C)).astype(np_t)
-        b = rng.uniform(-2.0, 2.0, (R, C)).astype(np_t)
-        a[1, 2] = np.nan
-        b[3, 0] = -0.0
         v = rng.uniform(0.5, 2.0, (R, 1)).astype(np_t)
         w = rng.uniform(-1.0, 1.0, (1, C)).astype(np_t)
     else:
-        a = rng.integers(1, 50, (R, C)).astype(np_t)
-        b = rng.integers(1, 7, (R, C)).astype(np_t)
         v = rng.integers(1, 9, (R, 1)).astype(np_t)
         w = rng.integers(-5, 5, (1, C)).astype(np_t)
     results = []
@@ -130,6 +143,14 @@ def _tt(dt, rows, cols):
     lay = "col_major" if cols == 1 else "row_major"
     return (f"!pto.tile_buf<loc=vec, dtype={dt}, rows={rows}, cols={cols}, v_row=?, v_col=?, blayout={lay}, "
             f"slayout=none_box, fractal=512, pad=0>")
+
+
+def _module(consts, args, body) -> str:
+    """The vector kernel ``kern(args)``: its constants, then its body."""
+    head = [f"  {v} = arith.constant {val}{'.0' if isinstance(val, float) and float(val).is_integer() else ''}"
+            f" : {ty}" for (val, ty), v in consts.items()]
+    return ("module {\n  func.func @kern(" + ", ".join(args) + ") attributes {pto.kernel_kind = "
+            "#pto.kernel_kind<vector>} {\n" + "\n".join(head + body) + "\n  return\n  }\n}\n")
 
 
 def kernel_text(dtype: str, ops):
@@ -210,11 +231,7 @@ def kernel_text(dtype: str, ops):
         p, pt = gm(4 + n, dst_dt, rows, cols, vr, vc)
         body.append(f"  pto.tstore ins({d} : {dt_t}) outs({p} : {pt})")
         outputs.append((dst_dt, (rows, cols)))
-    head = [f"  {v} = arith.constant {val}{'.0' if isinstance(val, float) and float(val).is_integer() else ''}"
-            f" : {ty}" for (val, ty), v in consts.items()]
-    text = ("module {\n  func.func @kern(" + ", ".join(args) + ") attributes {pto.kernel_kind = "
-            "#pto.kernel_kind<vector>} {\n" + "\n".join(head + body) + "\n  return\n  }\n}\n")
-    return text, outputs
+    return _module(consts, args, body), outputs
 
 
 # ---------------------------------------------------------------- what makes and breaks a run
@@ -312,3 +329,187 @@ def test_the_build_switch_and_the_run_config_switch(monkeypatch):
     assert RunConfig().fusion is True and RunConfig(fusion=False).fusion is False
     with pytest.raises(ValueError, match="fusion"):
         RunConfig(fusion="no")
+
+
+# ---------------------------------------------------------------- loads and stores absorbed
+def _elementwise(dtype):
+    """The row-local ops whose row operands all share one valid region (no reductions or expands)."""
+    return [n for n in fusable_ops(dtype) if not n.startswith(("pto.trow", "pto.tcolexpand"))]
+
+
+def gm_kernel_text(dtype: str, groups, reuse=False):
+    """``kern(a, b, out0, out1, ...)``: per group, loads of a and b ([R, C], valid VR x VC) into tiles
+    of its own, its ops, the store of each group's last result. A group is a list of
+    (op, srcs) with names "a", "b", "tmp" (a scratch tile) and "t<k>" (the k-th result of the group). With ``reuse`` every
+    group's tiles are read once more after the last group (a tile live outside the run)."""
+    consts: dict = {}
+
+    def c(v, ty="index"):
+        if (v, ty) not in consts:
+            consts[(v, ty)] = f"%k{len(consts)}"
+        return consts[(v, ty)]
+
+    esize = {"f32": 4, "i32": 4, "f16": 2, "i16": 2}
+    cvt_to = {"f32": "f16", "f16": "f32", "i32": "f32", "i16": "i32"}[dtype]
+    body, args, outputs = [], [], []
+    addr = [0]
+    nargs = [0]
+
+    def alloc(name, dt, cols, vc):
+        a = addr[0]
+        addr[0] += (R * cols * esize[dt] + 127) // 128 * 128
+        body.append(f"  %{name} = pto.alloc_tile addr = {c(a, 'i64')} valid_row = {c(VR)} valid_col = {c(vc)} "
+                    f": {_tt(dt, R, cols)}")
+        return f"%{name}", _tt(dt, R, cols)
+
+    def gm(dt):
+        i = nargs[0]
+        nargs[0] += 1
+        args.append(f"%arg{i}: !pto.ptr<{dt}>")
+        body.append(f"  %view{i} = pto.make_tensor_view %arg{i}, shape = [{c(R)}, {c(C)}], strides = "
+                    f"[{c(C)}, {c(1)}] {{layout = #pto.layout<nd>}} : !pto.tensor_view<?x?x{dt}>")
+        pt = f"!pto.partition_tensor_view<{VR}x{VC}x{dt}>"
+        body.append(f"  %part{i} = pto.partition_view %view{i}, offsets = [{c(0)}, {c(0)}], sizes = "
+                    f"[{c(VR)}, {c(VC)}] : !pto.tensor_view<?x?x{dt}> -> {pt}")
+        return f"%part{i}", pt
+
+    src_a, src_b = gm(dtype), gm(dtype)
+    scalar = c(1.5 if dtype.startswith("f") else 3, dtype)
+    kept = []
+    for g, ops in enumerate(groups):
+        tiles = {}
+        used = {x for _, srcs in ops for x in srcs}
+        for nm, (p, pt) in (("a", src_a), ("b", src_b)):
+            if nm not in used:
+                continue
+            t, tt = alloc(f"{nm}{g}", dtype, C, VC)
+            body.append(f"  pto.tload ins({p} : {pt}) outs({t} : {tt})")
+            tiles[nm] = (t, tt, dtype)
+        if "tmp" in used:                     # a reduction's scratch tile, not loaded
+            t, tt = alloc(f"tmp{g}", dtype, C, VC)
+            tiles["tmp"] = (t, tt, dtype)
+        for k, (name, srcs) in enumerate(ops):
+            dt = cvt_to if name == "pto.tcvt" else dtype
+            red = name.startswith("pto.trow") and not name.startswith("pto.trowexpand")
+            d, dtt = alloc(f"g{g}t{k}", dt, 1 if red else C, 1 if red else VC)
+            spec = dialect.PTO_OPS[name]
+            operands, types = [], []
+            it = iter(srcs)
+            for o in spec.ins[:len(spec.ins) - spec.optional]:
+                if o.kind == "S":
+                    operands.append(scalar)
+                    types.append(dtype)
+                    continue
+                t, tt, _ = tiles[next(it)]
+                operands.append(t)
+                types.append(tt)
+            body.append(f"  {name} ins({', '.join(operands)} : {', '.join(types)}) outs({d} : {dtt})")
+            tiles[f"t{k}"] = (d, dtt, dt)
+        d, dtt, dt = tiles[f"t{len(ops) - 1}"]
+        p, pt = gm(dt)
+        body.append(f"  pto.tstore ins({d} : {dtt}) outs({p} : {pt})")
+        outputs.append(dt)
+        kept.append(tiles["a"])
+    if reuse:                                 # read every group's a tile again: it must stay written
+        for g, (t, tt, dt) in enumerate(kept):
+            d, dtt = alloc(f"again{g}", dtype, C, VC)
+            body.append(f"  pto.tadd ins({t}, {t} : {tt}, {tt}) outs({d} : {dtt})")
+            p, pt = gm(dtype)
+            body.append(f"  pto.tstore ins({d} : {dtt}) outs({p} : {pt})")
+            outputs.append(dtype)
+    return _module(consts, args, body), outputs
+
+
+def _gm_groups(dtype):
+    """One group per element-wise op (its sources a, b or a alone), a chain that reads a stored
+    result again and writes in place, and a row reduction + row expand reading the loaded a."""
+    groups = []
+    for name in _elementwise(dtype):
+        n = sum(1 for o in dialect.PTO_OPS[name].ins[:len(dialect.PTO_OPS[name].ins) - dialect.PTO_OPS[name].optional]
+                if o.kind != "S")
+        groups.append([(name, ["a", "b"][:n])])
+    groups.append([("pto.tadd", ["a", "b"]), ("pto.tmul", ["t0", "a"]), ("pto.tsub", ["t1", "t0"])])
+    red = "pto.trowmax" if "pto.trowmax" in fusable_ops(dtype) else "pto.trowsum"
+    groups.append([(red, ["a", "tmp"]), ("pto.trowexpandsub", ["a", "t0"])])
+    return groups
+
+
+def _run_gm(tmp_path, dtype, text, outputs, stem):
+    cpp = assemble_text(text, filename="gm.pto")
+    glue_types = {"f32": "float", "f16": "half", "i32": "int32_t", "i16": "int16_t"}
+    types = [glue_types[dtype]] * 2 + [glue_types[dt] for dt in outputs]
+    glue = "\nextern \"C\" void run(void** b) { kern(" + ", ".join(
+        f"({t}*)b[{i}]" for i, t in enumerate(types)) + "); }\n"
+    jobs = _both_builds(tmp_path, cpp + glue, stem)
+    a, b = _two_inputs(dtype, np.random.default_rng(11))
+    results = []
+    for _, so in jobs:
+        bufs = [a, b] + [_fill((R, C), dt) for dt in outputs]
+        lib = ctypes.CDLL(str(so))
+        lib.run((ctypes.c_void_p * len(bufs))(*[x.ctypes.data for x in bufs]))
+        results.append([x.tobytes() for x in bufs[2:]])
+    return cpp, results
+
+
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+def test_absorbed_loads_and_stores_give_the_same_bytes(tmp_path, small_runs, dtype):
+    groups = _gm_groups(dtype)
+    text, outputs = gm_kernel_text(dtype, groups)
+    cpp, results = _run_gm(tmp_path, dtype, text, outputs, "gm")
+    assert cpp.count("stores absorbed") == len(groups), "every group's loads and stores absorbed"
+    for k, g in enumerate(groups):
+        assert results[0][k] == results[1][k], f"{g}: fused (windows) != -DPTO_CPU_NO_FUSION"
+    first = np.frombuffer(results[0][0], dtype=DTYPES[dtype]).reshape(R, C)
+    assert not np.array_equal(first[:VR, :VC], _fill((R, C), dtype)[:VR, :VC])
+    # outside the stored valid region the outputs keep their bytes
+    assert (first[VR:] == _fill((R, C), dtype)[VR:]).all() and (first[:, VC:] == _fill((R, C), dtype)[:, VC:]).all()
+
+
+def test_a_tile_read_after_the_run_keeps_its_load(tmp_path, small_runs):
+    groups = [[("pto.tadd", ["a", "b"])], [("pto.texp", ["a"])]]
+    text, outputs = gm_kernel_text("f32", groups, reuse=True)
+    cpp, results = _run_gm(tmp_path, "f32", text, outputs, "live")
+    # the a tiles are read again later: their loads stay; group 0's b load is still absorbed
+    assert [ln.strip() for ln in cpp.splitlines() if "absorbed" in ln] == [
+        f"// fused: 1 instructions over {R} rows in chunks of 16, 1 loads and 1 stores absorbed"]
+    assert results[0] == results[1]
+    text, _ = gm_kernel_text("f32", groups)
+    assert assemble_text(text, filename="gm.pto").count("stores absorbed") == 2
+
+
+def test_what_keeps_loads_and_stores_out_of_a_run(small_runs):
+    text, _ = gm_kernel_text("f32", [[("pto.texp", ["a"])]])
+    assert "1 loads and 1 stores absorbed" in assemble_text(text, filename="gm.pto")
+    from ptokit.backend.assembler import fusion
+    fusion.MIN_RUN_BYTES = 32 * 1024          # (the fixture restores it) tiles that fit an L1: plain C++
+    assert "absorbed" not in assemble_text(text, filename="gm.pto")
+    fusion.MIN_RUN_BYTES = 0
+    t = _tt("f32", R, C)
+    # a copy (the stored tile is the loaded one, unwritten): nothing to compute, plain TLOAD/TSTORE
+    copy = text.replace(f"pto.tstore ins(%g0t0 : {t})", f"pto.tstore ins(%a0 : {t})")
+    assert copy != text and "absorbed" not in assemble_text(copy, filename="gm.pto")
+    # the op's result has a wider valid region than the loaded tile: it would read the window past it
+    wide = text.replace(f"%g0t0 = pto.alloc_tile addr = %k8 valid_row = %k4 valid_col = %k5",
+                        f"%g0t0 = pto.alloc_tile addr = %k8 valid_row = %k4 valid_col = %k1")
+    assert wide != text and "absorbed" not in assemble_text(wide, filename="gm.pto")
+
+
+def test_a_store_over_a_loaded_window_takes_the_unfused_path(tmp_path, small_runs):
+    """y and a are one buffer (in place): the written window overlaps a read one, so the run checks
+    at run time (gm_disjoint) and runs the instructions in order instead."""
+    text, outputs = gm_kernel_text("f32", [[("pto.tadd", ["a", "b"]), ("pto.tmul", ["t0", "a"])]])
+    cpp = assemble_text(text, filename="gm.pto")
+    assert "2 loads and 1 stores absorbed" in cpp
+    glue = '\nextern "C" void run(float* a, float* b) { kern(a, b, a); }\n'
+    jobs = _both_builds(tmp_path, cpp + glue, "inplace")
+    rng = np.random.default_rng(3)
+    a0 = rng.uniform(-2, 2, (R, C)).astype(np.float32)
+    b = rng.uniform(-2, 2, (R, C)).astype(np.float32)
+    out = []
+    for _, so in jobs:
+        a = a0.copy()
+        ctypes.CDLL(str(so)).run(a.ctypes.data_as(ctypes.c_void_p), b.ctypes.data_as(ctypes.c_void_p))
+        out.append(a)
+    ref = a0.copy()
+    ref[:VR, :VC] = (a0[:VR, :VC] + b[:VR, :VC]) * a0[:VR, :VC]
+    assert out[0].tobytes() == out[1].tobytes() == ref.tobytes()

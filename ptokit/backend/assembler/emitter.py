@@ -12,7 +12,7 @@ from ...pto.lexer import SourceText
 from ...pto.types import SCALARS, PartitionViewType, PtrType, ScalarType, TileBufType, VectorType
 from . import events, prefetch
 from .calls import tile_call
-from .fusion import Run, find_run
+from .fusion import GmRun, Run, find_gm_run, find_run, tile_reads
 from .sema import ValueInfo, float_literal
 
 PURE_ARITH = dialect.ARITH_OPS
@@ -74,6 +74,7 @@ class FuncEmitter:
         self.arch = "a2a3"                    # --pto-arch: the default slot counts of a pipe
         self.compat: Optional[str] = None     # "0.27": ptoas 0.27's output where it differs
         self.fuse = True                      # fused runs of row-local instructions (fusion.py)
+        self.reads = None                     # fusion.tile_reads of the function, when first needed
 
     # ------------------------------------------------------------------ helpers
     def err(self, message: str, op: Op) -> AssemblerError:
@@ -194,6 +195,15 @@ class FuncEmitter:
         ops = block.ops
         k = 0
         while k < len(ops):
+            found = None
+            if self.fuse and ops[k].name == "pto.tload":
+                if self.reads is None:
+                    self.reads = tile_reads(self.f.body, self.planned)
+                gm = find_gm_run(ops, k, self.planned, self.reads)
+                if gm is not None:
+                    run, k = gm
+                    self.emit_gm_run(run, depth)
+                    continue
             found = find_run(ops, k, self.planned) if self.fuse and ops[k].name.startswith("pto.") else None
             if found is None:
                 self.emit_op(ops[k], depth)
@@ -256,6 +266,71 @@ class FuncEmitter:
                 for u in op.group("outs").uses:
                     if isinstance(u.value.type, TileBufType):
                         self.pending[id(self.root(u.value))] = pipes[id(op)]
+
+    def emit_gm_run(self, run: GmRun, depth: int) -> None:
+        """A fused run that absorbed its loads and stores (fusion.GmRun): its scalar ops and views
+        first; then, where every window can stand for its tile (pto::cpu::gm_direct) and no written
+        window overlaps another, the chunk loop on views of the windows; else the ops in order."""
+        for op in run.hoisted:
+            self.emit_op(op, depth)
+        allocs = [op for op in run.ops if op.name == "pto.alloc_tile"]
+        self.loc_comment(run.compute[0], depth)
+        self.out(depth, f"// fused: {len(run.compute)} instructions over {run.rows} rows in chunks of "
+                        f"{run.chunk}, {len(run.loads)} loads and {len(run.stores)} stores absorbed")
+        for op in allocs:
+            self.emit_alloc(op, depth, assign=False)
+        self.counter += 1
+        done = f"v{self.counter}"
+        self.out(depth, f"bool {done} = false;")
+        self.out(0, "#if defined(PTO_CPU_FUSION) && !defined(PTO_CPU_NO_FUSION)")
+        io = [(op, op.group("outs").uses[0], op.group("ins").uses[0], "TLOAD", "false") for op in run.loads] + \
+             [(op, op.group("ins").uses[0], op.group("outs").uses[0], "TSTORE", "true") for op in run.stores]
+        conds = " && ".join(f"pto::cpu::gm_direct(\"{n}\", {self.ex(t)}, {self.ex(g)}, {w})" for _, t, g, n, w in io)
+        self.out(depth, f"if (pto::cpu::fusion_on() && {conds}) {{")
+        gm_names: Dict[int, str] = {}
+        for op, t, g, _, _ in io:
+            self.counter += 1
+            gm_names[id(op)] = f"v{self.counter}"
+            self.out(depth + 1, f"auto {gm_names[id(op)]} = pto::cpu::gm_tile({self.ex(t)}, {self.ex(g)});")
+        spans = [f"pto::cpu::gm_span({gm_names[id(op)]})" for op in run.stores] + \
+                [f"pto::cpu::gm_span({gm_names[id(op)]})" for op in run.loads]
+        self.out(depth + 1, f"if (pto::cpu::gm_disjoint({{{', '.join(spans)}}}, {len(run.stores)})) {{")
+        d = depth + 2
+        self.out(d, f"{done} = true;")
+        for op in allocs:
+            self.out(d, self.alloc_assign(op))
+        self.counter += 1
+        r0 = f"v{self.counter}"
+        self.out(d, f"for (int {r0} = 0; {r0} < {run.rows}; {r0} += {run.chunk}) {{")
+        chunk_names: Dict[object, str] = {}
+
+        def chunk_of(u) -> str:
+            key = ("gm", id(run.backing[id(u)])) if id(u) in run.backing else ("tile", id(run.row_uses[id(u)]))
+            if key not in chunk_names:
+                self.counter += 1
+                chunk_names[key] = f"v{self.counter}"
+                src = gm_names[key[1]] if key[0] == "gm" else run.row_uses[id(u)].cxx
+                self.out(d + 1, f"auto {chunk_names[key]} = pto::cpu::row_chunk<{run.chunk}>({src}, {r0});")
+            return chunk_names[key]
+
+        calls = []
+        for op in run.compute:
+            spec, ins, outs = self._tile_operands(op)
+            calls.append(tile_call(spec, op, ins, outs,
+                                   lambda u: chunk_of(u) if id(u) in run.row_uses else self.ex(u)))
+        for c in calls:
+            self.out(d + 1, c)
+        self.out(d, "}")
+        self.out(depth + 1, "}")
+        self.out(depth, "}")
+        self.out(0, "#endif")
+        self.out(depth, f"if (!{done}) {{")
+        for op in run.ops:
+            if op.name == "pto.alloc_tile":
+                self.out(depth + 1, self.alloc_assign(op))
+            elif id(op) not in {id(h) for h in run.hoisted}:
+                self.emit_tile_op(op, dialect.PTO_OPS[op.name], depth + 1)
+        self.out(depth, "}")
 
     def _tile_operands(self, op: Op):
         spec = op.extra.get("row") or dialect.PTO_OPS[op.name]
