@@ -44,7 +44,7 @@ from typing import Callable, Iterable, Optional, Sequence, Union
 from ..artifacts.kernel_config import read_kernel_config
 from ..locks import exclusive_lock
 from ..errors import BuildError, UserError
-from . import cachedir, compilers, statcache
+from . import cachedir, compilers, pch, statcache
 from .cachedir import cache_path
 from .compilers import compiler, compiler_identity  # noqa: F401  (re-exported)
 
@@ -244,6 +244,15 @@ def _flag_list(defines, extra_flags) -> list[str]:
     return base + [_define_flag(str(d)) for d in defines] + extra
 
 
+def _pch_flags(src: Path, flags: Sequence[str], inc: Sequence[Path], sysinc: Sequence[Path]) -> list[str]:
+    """``-include`` of the tile library's precompiled header where one applies (pch.py), else []."""
+    cxx = compiler()
+    if not pch.applies(src.read_bytes(), src, inc, sysinc, INCLUDE_DIR, cxx):
+        return []
+    hpp = pch.include_for(cxx, flags, INCLUDE_DIR, _folder_digest(INCLUDE_DIR.resolve()))
+    return ["-include", str(hpp)] if hpp is not None else []
+
+
 def compile_shared(source, *, defines=(), include_dirs=(), extra_flags=(), name_hint="",
                    system_include_dirs=()) -> Path:
     """Compile ``source`` into a cached shared object and return its path (``system_include_dirs``:
@@ -273,7 +282,8 @@ def compile_shared(source, *, defines=(), include_dirs=(), extra_flags=(), name_
         tmp = cachedir.temp_path(folder, key[:16], ".so.tmp")
         side_tmp = cachedir.temp_path(folder, f"{key[:16]}.json")
         os.close(cachedir.create_private(tmp))
-        cmd = ([compiler()] + _flag_list(defines, extra_flags)
+        flags = _flag_list(defines, extra_flags)
+        cmd = ([compiler()] + flags + _pch_flags(src, flags, inc, sysinc)
                + [f"-I{d}" for d in inc] + [a for d in sysinc for a in ("-isystem", str(d))]
                + [str(src), "-o", str(tmp)])
         try:
