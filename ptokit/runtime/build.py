@@ -244,13 +244,23 @@ def _flag_list(defines, extra_flags) -> list[str]:
     return base + [_define_flag(str(d)) for d in defines] + extra
 
 
-def _pch_flags(src: Path, flags: Sequence[str], inc: Sequence[Path], sysinc: Sequence[Path]) -> list[str]:
+def _pch_flags(src: Path, flags: Sequence[str], inc: Sequence[Path], sysinc: Sequence[Path],
+               wait: bool = False) -> list[str]:
     """``-include`` of the tile library's precompiled header where one applies (pch.py), else []."""
     cxx = compiler()
     if not pch.applies(src.read_bytes(), src, inc, sysinc, INCLUDE_DIR, cxx):
         return []
-    hpp = pch.include_for(cxx, flags, INCLUDE_DIR, _folder_digest(INCLUDE_DIR.resolve()))
+    hpp = pch.include_for(cxx, flags, INCLUDE_DIR, _folder_digest(INCLUDE_DIR.resolve()), wait=wait)
     return ["-include", str(hpp)] if hpp is not None else []
+
+
+def precompiled_header(source, *, defines=(), include_dirs=(), extra_flags=(), system_include_dirs=()) -> Optional[Path]:
+    """Make (or find) the precompiled header a compile of ``source`` with these arguments would use,
+    waiting for another builder of it; its ``-include`` header, or None where none applies or g++
+    refused it (pch.py). ``compile_shared`` does this itself; this is for tools and benchmarks."""
+    flags = _pch_flags(Path(source).resolve(), _flag_list(defines, extra_flags), [Path(d) for d in include_dirs],
+                       [Path(d) for d in system_include_dirs], wait=True)
+    return Path(flags[1]) if flags else None
 
 
 def compile_shared(source, *, defines=(), include_dirs=(), extra_flags=(), name_hint="",
@@ -441,5 +451,5 @@ def build_tree(tree_dir, jobs: Optional[int] = None,
 __all__ = [
     "compile_shared", "build_many", "build_tree", "BuildJob", "BuiltTree", "build_key",
     "cache_path", "cache_stat", "cache_clear", "compiler_identity", "INCLUDE_DIR", "BASE_FLAGS",
-    "sweep_build_temps",
+    "sweep_build_temps", "precompiled_header",
 ]
