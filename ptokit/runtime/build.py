@@ -208,14 +208,8 @@ def _sha256_file(path: Path) -> str:
 def _cached_ok(obj: Path, sidecar: Path) -> bool:
     """True when ``obj`` and its sidecar are private files of the user and the object's
     sha256 matches the sidecar's record."""
-    try:
-        with open(sidecar, "rb") as fh:
-            if not cachedir.private_file_ok(os.fstat(fh.fileno())):
-                return False
-            meta = json.loads(fh.read())
-    except (OSError, ValueError):
-        return False
-    if not isinstance(meta, dict) or not isinstance(meta.get("sha256"), str):
+    meta = cachedir.read_private_json(sidecar)
+    if meta is None or not isinstance(meta.get("sha256"), str):
         return False
     return cachedir.sha256_verified(obj, meta["sha256"]) is not None
 

@@ -98,20 +98,9 @@ def _key(cxx: str, flags: Sequence[str], bundled_digest: str) -> str:
     return h.hexdigest()
 
 
-def _sidecar(path: Path) -> Optional[dict]:
-    try:
-        with open(path, "rb") as fh:
-            if not cachedir.private_file_ok(os.fstat(fh.fileno())):
-                return None
-            meta = json.loads(fh.read())
-    except (OSError, ValueError):
-        return None
-    return meta if isinstance(meta, dict) else None
-
-
 def _state(hpp: Path) -> Optional[bool]:
     """True: a verified usable PCH; False: g++ refused it (recorded); None: none yet (or damaged)."""
-    meta = _sidecar(hpp.with_suffix(".json"))
+    meta = cachedir.read_private_json(hpp.with_suffix(".json"))
     if meta is None:
         return None
     if meta.get("usable") is False:
