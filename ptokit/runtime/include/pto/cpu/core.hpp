@@ -30,7 +30,7 @@ inline const char* space_name(int space) {
 
 // Stand-alone core (no simulator): one per thread, buffers allocated once (out of line: core() is
 // inlined into every instruction, and this runs once per thread).
-__attribute__((noinline, cold)) inline PtoCpuCore* default_core() {
+__attribute__((noinline)) inline PtoCpuCore* default_core() {
     static thread_local PtoCpuCore* c = nullptr;
     if (!c) {
         c = (PtoCpuCore*)calloc(1, sizeof(PtoCpuCore));
