@@ -147,27 +147,29 @@ def _make(folder: Path, key: str, cxx: str, flags: Sequence[str], bundled: Path)
         meta = {"flags": list(flags), "compiler": compilers.compiler_identity(cxx)}
         try:
             os.close(cachedir.create_private(tmp_gch))
+            transient = False    # g++ could not run or was killed: not a refusal, nothing recorded
             try:
                 made = _run(base + ["-x", "c++-header", str(hpp), "-o", str(tmp_gch)])
+                ok, out, transient = False, made.stderr, made.returncode < 0
                 if made.returncode == 0:
                     os.chmod(tmp_gch, cachedir.FILE_MODE)
                     os.replace(tmp_gch, gch)
                     cachedir.write_private(tmp_probe, b"extern \"C\" int ptokit_pch_probe(void) { return 0; }\n")
                     probe = _run(base + ["-Winvalid-pch", "-Werror", "-fsyntax-only", "-include", str(hpp),
                                          "-x", "c++", str(tmp_probe)])
-                    ok = probe.returncode == 0
-                    out = probe.stderr
-                else:
-                    ok, out = False, made.stderr
+                    ok, out, transient = probe.returncode == 0, probe.stderr, probe.returncode < 0
             except (OSError, subprocess.TimeoutExpired) as exc:
-                ok, out = False, str(exc)
+                ok, out, transient = False, str(exc), True
+            if not ok:
+                gch.unlink(missing_ok=True)
+            if transient:
+                return False
             meta["usable"] = ok
             if ok:
                 meta["sha256"] = cachedir.sha256_verified(gch)
                 meta["size"] = gch.stat().st_size
             else:
                 meta["refused"] = (out or "").strip()[-2000:]
-                gch.unlink(missing_ok=True)
             with os.fdopen(cachedir.create_private(tmp_side), "w") as fh:
                 fh.write(json.dumps(meta, indent=1))
             os.replace(tmp_side, side)

@@ -158,3 +158,20 @@ def test_no_pch_for_clang_or_the_vendor_library(tmp_path):
     assert pch.applies(data, src, [B.INCLUDE_DIR, src.parent], [], B.INCLUDE_DIR, "g++")
     assert not pch.applies(data, src, [src.parent], [tmp_path, B.INCLUDE_DIR], B.INCLUDE_DIR, "g++")
     assert not pch.applies(data, src, [src.parent, B.INCLUDE_DIR], [], B.INCLUDE_DIR, "g++")   # not first
+
+
+def test_a_killed_pch_build_is_not_recorded_as_a_refusal(tmp_path, monkeypatch):
+    """g++ killed (a signal, not a verdict): the kernel builds without the PCH, and the next build
+    tries to make it again."""
+    monkeypatch.setenv("PTOKIT_CACHE_DIR", str(tmp_path / "c"))
+    exe = tmp_path / "gxx-killed"
+    exe.write_text('#!/bin/sh\nfor a in "$@"; do [ "$a" = "c++-header" ] && kill -9 $$; done\nexec g++ "$@"\n')
+    exe.chmod(0o755)
+    monkeypatch.setenv("PTOKIT_CXX", str(exe))
+    src = _kernel(tmp_path / "k", BODY)
+    assert "-include" not in _command(_compile(src))
+    assert not _pch_files(tmp_path / "c")
+    exe.write_text('#!/bin/sh\nexec g++ "$@"\n')          # the same compiler (identity), now not killed
+    src.write_text(src.read_text() + "\n// changed\n")
+    assert "-include" in _command(_compile(src))
+    assert [json.loads(p.read_text())["usable"] for p in _pch_files(tmp_path / "c")] == [True]
