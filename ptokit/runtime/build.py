@@ -44,7 +44,7 @@ from typing import Callable, Iterable, Optional, Sequence, Union
 from ..artifacts.kernel_config import read_kernel_config
 from ..locks import exclusive_lock
 from ..errors import BuildError, UserError
-from . import cachedir, compilers, statcache
+from . import cachedir, compilers, pch, statcache
 from .cachedir import cache_path
 from .compilers import compiler, compiler_identity  # noqa: F401  (re-exported)
 
@@ -208,14 +208,8 @@ def _sha256_file(path: Path) -> str:
 def _cached_ok(obj: Path, sidecar: Path) -> bool:
     """True when ``obj`` and its sidecar are private files of the user and the object's
     sha256 matches the sidecar's record."""
-    try:
-        with open(sidecar, "rb") as fh:
-            if not cachedir.private_file_ok(os.fstat(fh.fileno())):
-                return False
-            meta = json.loads(fh.read())
-    except (OSError, ValueError):
-        return False
-    if not isinstance(meta, dict) or not isinstance(meta.get("sha256"), str):
+    meta = cachedir.read_private_json(sidecar)
+    if meta is None or not isinstance(meta.get("sha256"), str):
         return False
     return cachedir.sha256_verified(obj, meta["sha256"]) is not None
 
@@ -242,6 +236,25 @@ def _flag_list(defines, extra_flags) -> list[str]:
     if any(f.startswith("-std=") for f in extra):     # a job's own language standard replaces the base one
         base = [f for f in base if not f.startswith("-std=")]
     return base + [_define_flag(str(d)) for d in defines] + extra
+
+
+def _pch_flags(src: Path, flags: Sequence[str], inc: Sequence[Path], sysinc: Sequence[Path],
+               wait: bool = False) -> list[str]:
+    """``-include`` of the tile library's precompiled header where one applies (pch.py), else []."""
+    cxx = compiler()
+    if not pch.applies(src.read_bytes(), src, inc, sysinc, INCLUDE_DIR, cxx):
+        return []
+    hpp = pch.include_for(cxx, flags, INCLUDE_DIR, _folder_digest(INCLUDE_DIR.resolve()), wait=wait)
+    return ["-include", str(hpp)] if hpp is not None else []
+
+
+def precompiled_header(source, *, defines=(), include_dirs=(), extra_flags=(), system_include_dirs=()) -> Optional[Path]:
+    """Make (or find) the precompiled header a compile of ``source`` with these arguments would use,
+    waiting for another builder of it; its ``-include`` header, or None where none applies or g++
+    refused it (pch.py). ``compile_shared`` does this itself; this is for tools and benchmarks."""
+    flags = _pch_flags(Path(source).resolve(), _flag_list(defines, extra_flags), [Path(d) for d in include_dirs],
+                       [Path(d) for d in system_include_dirs], wait=True)
+    return Path(flags[1]) if flags else None
 
 
 def compile_shared(source, *, defines=(), include_dirs=(), extra_flags=(), name_hint="",
@@ -273,7 +286,8 @@ def compile_shared(source, *, defines=(), include_dirs=(), extra_flags=(), name_
         tmp = cachedir.temp_path(folder, key[:16], ".so.tmp")
         side_tmp = cachedir.temp_path(folder, f"{key[:16]}.json")
         os.close(cachedir.create_private(tmp))
-        cmd = ([compiler()] + _flag_list(defines, extra_flags)
+        flags = _flag_list(defines, extra_flags)
+        cmd = ([compiler()] + flags + _pch_flags(src, flags, inc, sysinc)
                + [f"-I{d}" for d in inc] + [a for d in sysinc for a in ("-isystem", str(d))]
                + [str(src), "-o", str(tmp)])
         try:
@@ -431,5 +445,5 @@ def build_tree(tree_dir, jobs: Optional[int] = None,
 __all__ = [
     "compile_shared", "build_many", "build_tree", "BuildJob", "BuiltTree", "build_key",
     "cache_path", "cache_stat", "cache_clear", "compiler_identity", "INCLUDE_DIR", "BASE_FLAGS",
-    "sweep_build_temps",
+    "sweep_build_temps", "precompiled_header",
 ]

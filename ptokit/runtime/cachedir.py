@@ -17,6 +17,7 @@ tell a dead writer's leftovers from a live one's work in progress (``sweep_temp_
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import stat
@@ -124,6 +125,19 @@ def sha256_verified(path: Path, digest: Optional[str] = None) -> Optional[str]:
         return None
     got = h.hexdigest()
     return got if digest is None or got == digest else None
+
+
+def read_private_json(path: Path) -> Optional[dict]:
+    """The JSON object in a private file of the user (a cache sidecar), or None when it is missing,
+    not private, not JSON or not an object."""
+    try:
+        with open(path, "rb") as fh:
+            if not private_file_ok(os.fstat(fh.fileno())):
+                return None
+            meta = json.loads(fh.read())
+    except (OSError, ValueError):
+        return None
+    return meta if isinstance(meta, dict) else None
 
 
 def temp_path(folder: Path, stem: str, suffix: str = ".tmp") -> Path:

@@ -28,8 +28,9 @@ inline const char* space_name(int space) {
     return (space >= 0 && space < PTO_CPU_NUM_SPACES) ? names[space] : "?";
 }
 
-// Stand-alone core (no simulator): one per thread, buffers allocated once.
-inline PtoCpuCore* default_core() {
+// Stand-alone core (no simulator): one per thread, buffers allocated once (out of line: core() is
+// inlined into every instruction, and this runs once per thread).
+__attribute__((noinline)) inline PtoCpuCore* default_core() {
     static thread_local PtoCpuCore* c = nullptr;
     if (!c) {
         c = (PtoCpuCore*)calloc(1, sizeof(PtoCpuCore));

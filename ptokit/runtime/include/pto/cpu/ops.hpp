@@ -10,25 +10,28 @@ namespace cpu {
 
 // ---------------------------------------------------------------- global memory
 // The MX scale layouts (a5): element offsets are not linear along a row.
+constexpr bool mx_layout(Layout l) { return l == Layout::MX_A_ZZ || l == Layout::MX_B_NN; }
 template <typename GT>
-constexpr bool is_mx_layout() { return GT::layout == Layout::MX_A_ZZ || GT::layout == Layout::MX_B_NN; }
+constexpr bool is_mx_layout() { return mx_layout(GT::layout); }
 // ND / DN views: offsets linear along a row (a row is one strided span).
+constexpr bool linear_layout(Layout l) { return l != Layout::NZ && !mx_layout(l); }
 template <typename GT>
-constexpr bool linear_rows() { return GT::layout != Layout::NZ && !is_mx_layout<GT>(); }
+constexpr bool linear_rows() { return linear_layout(GT::layout); }
 
-// Maps tile coordinates (r, c) of a global tensor to element offsets.
-template <typename GT>
-struct GmView {
+// Maps tile coordinates (r, c) of a global tensor of layout L to element offsets (by layout only,
+// so that what depends on it alone -- check_region -- has one copy per layout, not per tensor type).
+template <Layout L>
+struct GmLayoutView {
     const int64_t* sh;
     const int64_t* st;
     int64_t rows, cols;
     bool flat;   // ND/DN with the three outer extents 1: offset is linear in (r, c)
-    explicit GmView(const GT& g) : sh(g.shape_.shape), st(g.stride_.stride) {
-        if constexpr (is_mx_layout<GT>()) {   // a window of an MX scale tensor: [rows, cols] logical
+    GmLayoutView(const int64_t* shape, const int64_t* stride) : sh(shape), st(stride) {
+        if constexpr (mx_layout(L)) {   // a window of an MX scale tensor: [rows, cols] logical
             rows = sh[0] * sh[1] * sh[2] * sh[3];
             cols = sh[4];
             flat = false;
-        } else if constexpr (GT::layout == Layout::NZ) {
+        } else if constexpr (L == Layout::NZ) {
             rows = sh[2] * sh[3];
             cols = sh[1] * sh[4];
             flat = false;
@@ -40,11 +43,11 @@ struct GmView {
     }
     int64_t offset(int64_t r, int64_t c) const {
         if (flat) return r * st[3] + c * st[4];   // the common 2-D case: no divisions
-        if constexpr (GT::layout == Layout::MX_A_ZZ) {   // [M, G] scales: 16 x 2 boxes, st[3] = 16 * G
+        if constexpr (L == Layout::MX_A_ZZ) {   // [M, G] scales: 16 x 2 boxes, st[3] = 16 * G
             return (r / 16) * st[3] + (c / 2) * 32 + (r % 16) * 2 + (c % 2);
-        } else if constexpr (GT::layout == Layout::MX_B_NN) {   // [G, N] scales: 2 x 16 boxes stored N-major
+        } else if constexpr (L == Layout::MX_B_NN) {   // [G, N] scales: 2 x 16 boxes stored N-major
             return (c / 16) * st[3] + (r / 2) * 32 + (c % 16) * 2 + (r % 2);
-        } else if constexpr (GT::layout == Layout::NZ) {
+        } else if constexpr (L == Layout::NZ) {
             const int64_t c0 = sh[4];
             return (c / c0) * st[1] + (r / sh[3]) * st[2] + (r % sh[3]) * st[3] + (c % c0) * st[4];
         } else {
@@ -56,12 +59,18 @@ struct GmView {
     }
 };
 
-// Checks the shape covers a vr x vc region; true when the touched span lies in a window (the
-// caller moves the data through window_read / window_write), else checks that it lies in the
-// tensor argument the view derives from (check_gm) and returns false.
 template <typename GT>
-inline bool check_region(const char* instr, const GT& g, const GmView<GT>& v, int vr, int vc, bool write = false) {
-    if (!g.data_) fatal(instr, "global tensor has a null data pointer");
+struct GmView : GmLayoutView<GT::layout> {
+    explicit GmView(const GT& g) : GmLayoutView<GT::layout>(g.shape_.shape, g.stride_.stride) {}
+};
+
+// check_region's body: `data` the tensor's first element, `elem` its element size (out of line, one
+// copy per layout).
+template <Layout L>
+__attribute__((noinline)) inline bool check_region_bytes(const char* instr, const void* data, const void* origin,
+                                                         const GmLayoutView<L>& v, uint64_t elem, int vr, int vc,
+                                                         bool write) {
+    if (!data) fatal(instr, "global tensor has a null data pointer");
     if (v.rows < vr || v.cols < vc)
         fatal(instr, "global tensor of %lldx%lld is smaller than the tile's valid region %dx%d", (long long)v.rows,
               (long long)v.cols, vr, vc);
@@ -71,7 +80,7 @@ inline bool check_region(const char* instr, const GT& g, const GmView<GT>& v, in
         hi = v.offset(vr - 1, vc - 1);
     } else {
         for (int r = 0; r < vr; ++r) {
-            if (!linear_rows<GT>()) {  // not linear in c: visit every element
+            if (!linear_layout(L)) {  // not linear in c: visit every element
                 for (int c = 0; c < vc; ++c) {
                     const int64_t o = v.offset(r, c);
                     lo = o < lo ? o : lo;
@@ -86,10 +95,20 @@ inline bool check_region(const char* instr, const GT& g, const GmView<GT>& v, in
             }
         }
     }
-    const uint64_t bytes = (uint64_t)(hi - lo + 1) * sizeof(typename GT::DType);
-    if (in_window(instr, g.data_ + lo, bytes)) return true;
-    check_gm(instr, g.origin_, g.data_ + lo, bytes, sizeof(typename GT::DType), vr, vc, write);
+    const uint64_t bytes = (uint64_t)(hi - lo + 1) * elem;
+    const void* first = (const uint8_t*)data + lo * (int64_t)elem;
+    if (in_window(instr, first, bytes)) return true;
+    check_gm(instr, origin, first, bytes, elem, vr, vc, write);
     return false;
+}
+
+// Checks the shape covers a vr x vc region; true when the touched span lies in a window (the
+// caller moves the data through window_read / window_write), else checks that it lies in the
+// tensor argument the view derives from (check_gm) and returns false.
+template <typename GT>
+inline bool check_region(const char* instr, const GT& g, const GmView<GT>& v, int vr, int vc, bool write = false) {
+    return check_region_bytes<GT::layout>(instr, (const void*)g.data_, g.origin_, v,
+                                          sizeof(typename GT::DType), vr, vc, write);
 }
 
 // Row r (vc elements) of global view g into out[0, vc) as DT; through the window hooks when `win`.

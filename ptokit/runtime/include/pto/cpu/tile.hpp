@@ -239,22 +239,46 @@ inline T nan_value() {
     else return std::numeric_limits<T>::quiet_NaN();
 }
 
+// The type-independent part of binding a tile, one out-of-line copy per translation unit instead
+// of one inlined copy per tile type (those copies were a large share of a kernel's g++ time):
+// checks that `bytes` at offset `off` of space `sp` fit its capacity and alignment and returns the
+// address; under the debug NaN fill writes `numel` elements of `fill_elem` bytes (2, 4 or 8; 0:
+// no fill) with the bit pattern `fill_bits`.
+__attribute__((noinline)) inline uint8_t* bind_bytes(int sp, uint64_t bytes, uint64_t align, int64_t off,
+                                                     const char* instr, int fill_elem, uint64_t fill_bits, int numel) {
+    PtoCpuCore* c = core();
+    const uint64_t cap = c->space_size[sp];
+    if (off < 0 || (uint64_t)off + bytes > cap)
+        fatal(instr, "%s tile of %llu bytes at offset %lld exceeds capacity %llu", space_name(sp),
+              (unsigned long long)bytes, (long long)off, (unsigned long long)cap);
+    if ((uint64_t)off % align != 0)
+        fatal(instr, "%s tile offset %lld is not %llu-byte aligned", space_name(sp), (long long)off,
+              (unsigned long long)align);
+    uint8_t* p = c->space_base[sp] + off;
+    if (fill_elem && c->debug_nan_fill) {
+        if (fill_elem == 2) for (int i = 0; i < numel; ++i) ((uint16_t*)(void*)p)[i] = (uint16_t)fill_bits;
+        else if (fill_elem == 4) for (int i = 0; i < numel; ++i) ((uint32_t*)(void*)p)[i] = (uint32_t)fill_bits;
+        else for (int i = 0; i < numel; ++i) ((uint64_t*)(void*)p)[i] = fill_bits;
+    }
+    return p;
+}
+
 template <typename TileT>
 inline void bind_tile(TileT& t, int64_t off, const char* instr, bool allow_fill = true) {
-    PtoCpuCore* c = core();
-    const int sp = (int)TileT::Loc;
-    const uint64_t cap = c->space_size[sp];
-    if (off < 0 || (uint64_t)off + TileT::Bytes > cap)
-        fatal(instr, "%s tile of %llu bytes at offset %lld exceeds capacity %llu", space_name(sp),
-              (unsigned long long)TileT::Bytes, (long long)off, (unsigned long long)cap);
-    if ((uint64_t)off % space_alignment(TileT::Loc) != 0)
-        fatal(instr, "%s tile offset %lld is not %llu-byte aligned", space_name(sp), (long long)off,
-              (unsigned long long)space_alignment(TileT::Loc));
-    t.cpu_data_ = (typename TileT::DType*)(c->space_base[sp] + off);
+    using T = typename TileT::DType;
+    constexpr bool fill = is_floatlike<T>::value && (sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
+    uint64_t bits = 0;
+    if constexpr (fill) {
+        const T nan = nan_value<T>();
+        memcpy(&bits, &nan, sizeof(T));
+    }
+    uint8_t* p = bind_bytes((int)TileT::Loc, TileT::Bytes, space_alignment(TileT::Loc), off, instr,
+                            (fill && allow_fill) ? (int)sizeof(T) : 0, bits, TileT::Numel);
+    t.cpu_data_ = (T*)(void*)p;
     t.cpu_off_ = (uint64_t)off;
-    if constexpr (is_floatlike<typename TileT::DType>::value) {
-        if (allow_fill && c->debug_nan_fill) {
-            const typename TileT::DType nan = nan_value<typename TileT::DType>();
+    if constexpr (is_floatlike<T>::value && !fill) {   // a float type of another size: the typed loop
+        if (allow_fill && core()->debug_nan_fill) {
+            const T nan = nan_value<T>();
             for (int i = 0; i < TileT::Numel; ++i) t.cpu_data_[i] = nan;
         }
     }
@@ -304,10 +328,10 @@ inline int space_of_address(const PtoCpuCore* c, uint64_t a) {
 // `TASSIGN(t2, reinterpret_cast<uint64_t>(t1.data()))`): the address must lie in the calling
 // core's buffer of the tile's own space; the tile is bound to that offset, as a view of the
 // bytes already there (no debug NaN fill).
-template <typename TileT>
-inline void bind_tile_address(TileT& t, uint64_t a, const char* instr) {
+// The offset in space `sp` of host address `a`, which must lie in the calling core's buffer of that
+// space (out of line, as bind_bytes).
+__attribute__((noinline)) inline int64_t address_offset(int sp, uint64_t a, const char* instr) {
     PtoCpuCore* c = core();
-    const int sp = (int)TileT::Loc;
     const int found = space_of_address(c, a);
     if (found < 0)
         fatal(instr, "address 0x%llx given to a %s tile is neither a byte offset in its space nor inside "
@@ -315,7 +339,19 @@ inline void bind_tile_address(TileT& t, uint64_t a, const char* instr) {
     if (found != sp)
         fatal(instr, "address 0x%llx given to a %s tile is inside this core's %s buffer", (unsigned long long)a,
               space_name(sp), space_name(found));
-    bind_tile(t, (int64_t)(a - (uint64_t)(uintptr_t)c->space_base[sp]), instr, false);
+    return (int64_t)(a - (uint64_t)(uintptr_t)c->space_base[sp]);
+}
+
+template <typename TileT>
+inline void bind_tile_address(TileT& t, uint64_t a, const char* instr) {
+    bind_tile(t, address_offset((int)TileT::Loc, a, instr), instr, false);
+}
+
+// TASSIGN(tile, integer v): is v an address in one of the core's buffers (a value beyond every
+// capacity of the tile's space that lies in a buffer) rather than a byte offset?
+__attribute__((noinline)) inline bool assigns_address(int sp, int64_t v) {
+    const PtoCpuCore* c = core();
+    return v >= 0 && (uint64_t)v >= c->space_size[sp] && space_of_address(c, (uint64_t)v) >= 0;
 }
 }  // namespace cpu
 
@@ -332,9 +368,7 @@ inline void TASSIGN(T& obj, AddrType addr) {
             cpu::bind_tile_address(obj, (uint64_t)(uintptr_t)addr, "TASSIGN");
         } else {
             const int64_t v = (int64_t)addr;
-            const PtoCpuCore* c = cpu::core();
-            // a value beyond every capacity that lies in one of the core's buffers is an address
-            if (v >= 0 && (uint64_t)v >= c->space_size[(int)T::Loc] && cpu::space_of_address(c, (uint64_t)v) >= 0)
+            if (cpu::assigns_address((int)T::Loc, v))
                 cpu::bind_tile_address(obj, (uint64_t)v, "TASSIGN");
             else
                 cpu::bind_tile(obj, v, "TASSIGN");
