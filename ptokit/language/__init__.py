@@ -29,6 +29,7 @@ def _ops_names() -> dict:
     from ..ir.ops.pipes import AUTO   # pl.reserve_buffer(base=pl.AUTO)
     names = {k: v for k, v in vars(_ops).items() if not k.startswith("_")}
     names["AUTO"] = AUTO
+    names["_OPS"] = names["OPS"]      # the pl-level names ({dsl name: marker}), as before
     return names
 
 
