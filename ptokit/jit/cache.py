@@ -29,9 +29,7 @@ import os
 import re
 import shutil
 import sys
-import tempfile
 import time
-import uuid
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
@@ -331,6 +329,7 @@ def sweep_stale_entries(group_dir: Path) -> int:
 def new_temp_dir(group_dir: Path, key: str) -> Path:
     _checked_group(group_dir)
     sweep_stale_entries(group_dir)
+    import tempfile   # lazy: only a miss writes an entry (a warm process never imports it)
     return Path(tempfile.mkdtemp(prefix=f".tmp-{key[:12]}.pid{os.getpid()}.", dir=group_dir))
 
 
@@ -338,6 +337,7 @@ def discard(path: Path) -> None:
     """Move a folder out of the way (one rename), then delete it."""
     if not path.exists():
         return
+    import uuid   # lazy: as tempfile above
     trash = path.parent / f".trash-{path.name}-{uuid.uuid4().hex[:8]}"
     try:
         os.rename(path, trash)

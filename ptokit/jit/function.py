@@ -13,7 +13,6 @@ import functools
 import hashlib
 import inspect
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -431,6 +430,7 @@ class JitFunction:
         key = C.key_hash(components)
         program = functools.partial(self._program_of, tuple(specs))
         if not enabled:
+            import tempfile   # lazy: a warm call never makes a folder
             out = Path(tempfile.mkdtemp(prefix=f"ptokit-jit-{self.fn.__name__}-"))
             C.explain(f"cache disabled (PTOKIT_CACHE=0): compiling {self.fn.__name__} into {out}")
             compiled = self._codegen(specs, ctx, out, dump_passes, dump_ptoas, profiling)

@@ -36,7 +36,6 @@ import re
 import shutil
 import subprocess
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence, Union
@@ -126,10 +125,13 @@ def _file_info(path: Path) -> tuple[str, list[tuple[bytes, bytes]]]:
     return info
 
 
-def _folder_digest(folder: Path) -> str:
+def _folder_digest(folder: Path, reads: Optional[list] = None) -> str:
     """sha256 over every file in a folder (relative names and contents); remembered across
-    processes while no file's stat changed (``statcache``)."""
+    processes while no file's stat changed (``statcache``). ``reads`` gets the folder, its
+    subfolders and files (what a later change would show in)."""
     files = [Path(p) for p in statcache.tree_files(folder)]
+    if reads is not None:
+        reads += [d for d, _, _ in os.walk(folder)] + [str(p) for p in files]
 
     def compute() -> str:
         h = hashlib.sha256()
@@ -149,13 +151,14 @@ def _is_within(path: Path, folder: Path) -> bool:
         return False
 
 
-def _header_digests(source: Path, include_dirs: Sequence[Path]) -> list[str]:
-    """Digest lines for every header the source can reach (see module doc)."""
+def _header_digests(source: Path, include_dirs: Sequence[Path], reads: Optional[list] = None) -> list[str]:
+    """Digest lines for every header the source can reach (see module doc). ``reads`` gets every
+    path looked at: the folders, the headers found and the places a header was looked for."""
     lines: list[str] = []
     dirs = [Path(d).resolve() for d in include_dirs]
     bundled = INCLUDE_DIR.resolve()
     if any(d == bundled or _is_within(d, bundled) for d in dirs):
-        lines.append(f"bundled-include {_folder_digest(bundled)}")
+        lines.append(f"bundled-include {_folder_digest(bundled, reads)}")
     seen: set[Path] = set()
     stack = [source]
     while stack:
@@ -166,6 +169,8 @@ def _header_digests(source: Path, include_dirs: Sequence[Path]) -> list[str]:
             search = ([cur.parent] if kind == b'"' else []) + dirs
             for d in search:
                 cand = (d / rel)
+                if reads is not None:
+                    reads.append(str(cand))
                 if cand.is_file():
                     cand = cand.resolve()
                     if _is_within(cand, bundled):
@@ -215,19 +220,26 @@ def _cached_ok(obj: Path, sidecar: Path) -> bool:
 
 
 def build_key(source, *, defines=(), include_dirs=(), extra_flags=(), system_include_dirs=()) -> str:
-    """The cache key of a compile (exposed for tests and tools)."""
+    """The cache key of a compile (exposed for tests and tools). Remembered across processes
+    (``statcache.remembered_reads``) while the source, every header it reaches and every place a
+    header was looked for keep their stat: a new process does not scan the headers again."""
     src = Path(source).resolve()
     flags = _flag_list(defines, extra_flags)
     if system_include_dirs:
         flags.append(f"-isystem x{len(system_include_dirs)}")   # the kind of folder, not its path
-    h = hashlib.sha256()
-    h.update(KEY_VERSION.encode() + b"\n")
-    h.update(compiler_identity(compiler()).encode() + b"\n")
-    h.update(json.dumps(flags).encode() + b"\n")
-    h.update(b"source " + _file_info(src)[0].encode() + b"\n")
-    for line in _header_digests(src, [Path(d) for d in include_dirs] + [Path(d) for d in system_include_dirs]):
-        h.update(line.encode() + b"\n")
-    return h.hexdigest()
+    head = (KEY_VERSION + "\n" + compiler_identity(compiler()) + "\n" + json.dumps(flags) + "\n").encode()
+    dirs = [Path(d) for d in include_dirs] + [Path(d) for d in system_include_dirs]
+
+    def compute():
+        reads = [str(src)] + [str(d) for d in dirs]
+        h = hashlib.sha256(head)
+        h.update(b"source " + _file_info(src)[0].encode() + b"\n")
+        for line in _header_digests(src, dirs, reads):
+            h.update(line.encode() + b"\n")
+        return h.hexdigest(), reads
+
+    where = hashlib.sha256(head + "\0".join(map(str, dirs)).encode()).hexdigest()[:16]
+    return statcache.remembered_reads(f"build-key-{where}", src, compute)
 
 
 def _flag_list(defines, extra_flags) -> list[str]:
@@ -255,6 +267,22 @@ def precompiled_header(source, *, defines=(), include_dirs=(), extra_flags=(), s
     flags = _pch_flags(Path(source).resolve(), _flag_list(defines, extra_flags), [Path(d) for d in include_dirs],
                        [Path(d) for d in system_include_dirs], wait=True)
     return Path(flags[1]) if flags else None
+def _places(key: str) -> tuple:
+    """(build folder, key folder, object, sidecar) of a build key."""
+    build_dir = cachedir.checked_root() / "build"
+    folder = build_dir / key[:2]
+    return build_dir, folder, folder / f"{key}.so", folder / f"{key}.json"
+
+
+def cached_object(job: "BuildJob") -> Optional[Path]:
+    """The verified cached object of ``job`` (``_cached_ok``), or None when it has to be built."""
+    src = Path(job.source)
+    if not src.is_file():
+        return None
+    key = build_key(src, defines=job.defines, include_dirs=job.include_dirs, extra_flags=job.extra_flags,
+                    system_include_dirs=job.system_include_dirs)
+    _, _, obj, sidecar = _places(key)
+    return obj if _cached_ok(obj, sidecar) else None
 
 
 def compile_shared(source, *, defines=(), include_dirs=(), extra_flags=(), name_hint="",
@@ -268,10 +296,7 @@ def compile_shared(source, *, defines=(), include_dirs=(), extra_flags=(), name_
     inc = [Path(d) for d in include_dirs]
     sysinc = [Path(d) for d in system_include_dirs]
     key = build_key(src, defines=defines, include_dirs=inc, extra_flags=extra_flags, system_include_dirs=sysinc)
-    build_dir = cachedir.checked_root() / "build"
-    folder = build_dir / key[:2]
-    obj = folder / f"{key}.so"
-    sidecar = folder / f"{key}.json"
+    build_dir, folder, obj, sidecar = _places(key)
     if _cached_ok(obj, sidecar):
         return obj
     cachedir.ensure_dir(folder)
@@ -363,13 +388,26 @@ def build_many(jobs: Iterable[JobLike], max_workers: Optional[int] = None,
 
     results: list = [None] * total
     errors: list[str] = []
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(run, j) for j in jobs]
-        for i, fut in enumerate(futures):
-            try:
-                results[i] = fut.result()
-            except (BuildError, UserError) as exc:
-                errors.append(str(exc))
+    todo = []
+    for i, job in enumerate(jobs):     # cache hits first, in this thread: no pool when all are hits
+        try:
+            results[i] = cached_object(job)
+        except (BuildError, UserError):
+            results[i] = None             # compile_shared reports it with the others
+        if results[i] is None:
+            todo.append(i)
+        elif progress is not None:
+            done += 1
+            progress(done, total)
+    if todo:
+        from concurrent.futures import ThreadPoolExecutor   # lazy: only a build needs the pool
+        with ThreadPoolExecutor(max_workers=min(workers, len(todo))) as pool:
+            futures = [(i, pool.submit(run, jobs[i])) for i in todo]
+            for i, fut in futures:
+                try:
+                    results[i] = fut.result()
+                except (BuildError, UserError) as exc:
+                    errors.append(str(exc))
     if errors:
         head = f"{len(errors)} of {total} builds failed" if len(errors) > 1 else ""
         raise BuildError("\n\n".join(([head] if head else []) + errors))

@@ -25,7 +25,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import Optional, Sequence, Tuple
 
@@ -159,6 +158,7 @@ def uses_bf16(source: Path) -> bool:
 
 def _probe(cxx: str, text: str, flags: Sequence[str], include_dirs: Sequence[Path] = ()) -> Tuple[bool, str]:
     """Does ``text`` compile (syntax only) with these flags? (ok, compiler output)."""
+    import tempfile   # lazy: only a probe compile needs it
     with tempfile.TemporaryDirectory(prefix="ptokit-probe-") as d:
         src = Path(d) / "probe.cpp"
         src.write_text(text)

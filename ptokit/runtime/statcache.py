@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -82,6 +83,70 @@ def _record_path(kind: str, paths: Sequence[Path]) -> Path:
     return cachedir.checked_subdir("stat") / f"{kind}-{where}.json"
 
 
+# a file changed this recently (seconds) may still change within the timestamp granularity of its
+# filesystem: a value computed from it is not stored (remembered_reads)
+SETTLE_S = 2.0
+
+
+def remembered_reads(kind: str, anchor: Path, compute: Callable[[], Tuple[str, List[str]]]) -> str:
+    """Like ``remembered``, for a value whose inputs are known only once it is computed:
+    ``compute()`` returns ``(value, paths it read)``, and the record keeps those paths (files read,
+    and paths looked for, missing ones included: one that appears changes the signature). The record
+    is named by ``kind`` and ``anchor``. A value is stored only when no path it read changed while
+    it was computed, nor in the ``SETTLE_S`` seconds before."""
+    if not enabled():
+        STATS["computes"] += 1
+        return compute()[0]
+    try:
+        rec = _record_path(kind, [anchor])
+    except (OSError, cachedir.UnsafeCacheError):
+        STATS["computes"] += 1
+        return compute()[0]
+    m = _read_record(rec, kind)
+    if m is not None and isinstance(m.get("paths"), list) and all(isinstance(p, str) for p in m["paths"]) \
+            and m.get("signature") == signature(m["paths"]):
+        STATS["reads"] += 1
+        return m["value"]
+    start = time.time()
+    value, paths = compute()
+    STATS["computes"] += 1
+    paths = [str(p) for p in paths]
+    if _settled(paths, start - SETTLE_S):
+        try:
+            cachedir.write_private(rec, json.dumps({"format": FORMAT, "kind": kind, "signature": signature(paths),
+                                                    "paths": paths, "value": value}).encode())
+        except OSError:
+            pass
+    return value
+
+
+def _settled(paths: Sequence[str], before: float) -> bool:
+    """True when every existing path was last changed before ``before`` (epoch seconds)."""
+    limit = int(before * 1e9)
+    for p in paths:
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        if st.st_ctime_ns >= limit or st.st_mtime_ns >= limit:
+            return False
+    return True
+
+
+def _read_record(rec: Path, kind: str) -> Optional[dict]:
+    """The record at ``rec`` when it is a private file of the user, parses, and is of ``kind``."""
+    try:
+        with open(rec, "rb") as fh:
+            if cachedir.private_file_ok(os.fstat(fh.fileno())):
+                m = json.loads(fh.read())
+                if (isinstance(m, dict) and m.get("format") == FORMAT and m.get("kind") == kind
+                        and isinstance(m.get("value"), str)):
+                    return m
+    except (OSError, ValueError):
+        pass
+    return None
+
+
 def remembered(kind: str, paths: Sequence[Path], compute: Callable[[], str]) -> str:
     """``compute()``, or the value a process stored for the same ``kind`` while every one of
     ``paths`` had the stat it has now."""
@@ -94,16 +159,10 @@ def remembered(kind: str, paths: Sequence[Path], compute: Callable[[], str]) -> 
     except (OSError, cachedir.UnsafeCacheError):
         STATS["computes"] += 1
         return compute()
-    try:
-        with open(rec, "rb") as fh:
-            if cachedir.private_file_ok(os.fstat(fh.fileno())):
-                m = json.loads(fh.read())
-                if (isinstance(m, dict) and m.get("format") == FORMAT and m.get("kind") == kind
-                        and m.get("signature") == sig and isinstance(m.get("value"), str)):
-                    STATS["reads"] += 1
-                    return m["value"]
-    except (OSError, ValueError):
-        pass
+    m = _read_record(rec, kind)
+    if m is not None and m.get("signature") == sig:
+        STATS["reads"] += 1
+        return m["value"]
     value = compute()
     STATS["computes"] += 1
     if signature(paths) == sig:      # nothing changed while computing: safe to store

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Optional
 
@@ -205,6 +204,7 @@ def _write_doc(path, doc: dict) -> Path:
     try:
         if path.parent and not path.parent.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile   # lazy: only a run that writes a trace needs it
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent or "."))
     except OSError as exc:
         raise UserError(f"cannot write the trace to {path}: {exc.strerror or exc}") from None

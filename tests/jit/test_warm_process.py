@@ -38,6 +38,8 @@ CHILD = textwrap.dedent('''
             super().__init__(*a, **k)
     subprocess.run, subprocess.Popen = run, Popen
     FRONT_END = ("ptokit.language.parser", "ptokit.ir.printer")
+    # the op table and the build pool: a warm process needs neither
+    UNNEEDED = ("ptokit.ir.ops", "ptokit.pto.dialect", "ptokit.language.ops", "concurrent.futures")
     import warmprog
     a = np.arange(64 * 64, dtype=np.float32).reshape(64, 64); c = np.zeros_like(a)
     before = set(sys.modules)
@@ -50,7 +52,8 @@ CHILD = textwrap.dedent('''
                       "compiler_modules": sorted(m for m in new if m in (
                           "ptokit.toolchain", "ptokit.jit.frontend", "ptokit.passes.classify",
                           "ptokit.passes.manager", "ptokit.backend.generate", "ptokit.codegen.pto")),
-                      "front_end_modules": sorted(m for m in sys.modules if m in FRONT_END)}}))
+                      "front_end_modules": sorted(m for m in sys.modules if m in FRONT_END),
+                      "unneeded_modules": sorted(m for m in sys.modules if m in UNNEEDED)}}))
 ''')
 
 
@@ -69,6 +72,11 @@ def test_warm_call_in_a_new_process_does_not_compile(tmp_path):
     first = _child(tmp_path, env)                    # cold: codegen + g++
     assert first["ok"] and first["jit"]["codegen_runs"] == 1
     assert any("g++" in c or "clang" in c or "++" in c for c in first["subprocesses"]), first
+    # the build keys of the tree's sources, written less than statcache.SETTLE_S before the cold
+    # process scanned them, are remembered by the first process that scans them after that
+    time.sleep(statcache.SETTLE_S)
+    settle = _child(tmp_path, env)
+    assert settle["ok"] and settle["jit"]["codegen_runs"] == 0 and settle["subprocesses"] == []
     warm = _child(tmp_path, env)
     assert warm["ok"]
     assert warm["jit"]["disk_hits"] == 1 and warm["jit"]["codegen_runs"] == 0 and warm["jit"]["misses"] == 0
@@ -78,6 +86,9 @@ def test_warm_call_in_a_new_process_does_not_compile(tmp_path):
     # nor the front end: neither the import of ptokit.language nor the warm call parses or prints
     assert warm["front_end_modules"] == [], "a warm process imported the parser or printer"
     assert "ptokit.language.parser" in first["front_end_modules"]   # the check can fail
+    # nor the op table (ptokit.language loads it on first use of an op name) or the build pool
+    assert warm["unneeded_modules"] == [], "a warm process imported the op table or the build pool"
+    assert "ptokit.ir.ops" in first["unneeded_modules"] and "concurrent.futures" in first["unneeded_modules"]
     assert warm["stat"]["computes"] == 0 and warm["stat"]["reads"] >= 3, warm["stat"]
     # with the store off, the same call still hits the caches (it only hashes again)
     off = _child(tmp_path, dict(env, PTOKIT_STAT_CACHE="0"))
@@ -150,3 +161,32 @@ def test_statcache_off_computes_every_time(store, monkeypatch):
         statcache.remembered("t", store, compute)
     assert len(calls) == 3
     assert not (store[0].parent / "cache" / "stat").exists()
+
+
+def test_statcache_remembered_reads(store, monkeypatch, tmp_path):
+    # a value whose inputs are known once computed: the record keeps the paths read, missing ones too
+    monkeypatch.setattr(statcache, "SETTLE_S", -3600.0)    # every file counts as settled
+    missing = tmp_path / "later.txt"
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return f"v{len(calls)}", [str(store[0]), str(missing)]
+    assert statcache.remembered_reads("r", store[0], compute) == "v1"
+    assert statcache.remembered_reads("r", store[0], compute) == "v1" and len(calls) == 1
+    missing.write_text("now here")                        # a path looked for appears
+    assert statcache.remembered_reads("r", store[0], compute) == "v2"
+    store[0].write_text("changed")
+    assert statcache.remembered_reads("r", store[0], compute) == "v3"
+    assert statcache.remembered_reads("r", store[0], compute) == "v3" and len(calls) == 3
+
+
+def test_statcache_remembered_reads_waits_for_files_to_settle(store):
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return "x", [str(p) for p in store]
+    statcache.remembered_reads("r", store[0], compute)
+    statcache.remembered_reads("r", store[0], compute)     # written just now: not stored
+    assert len(calls) == 2

@@ -236,3 +236,70 @@ def test_build_tree_missing_source(cache, tmp_path):
     (root / "aic" / "cube.cpp").unlink()
     with pytest.raises(UserError, match="cube.cpp"):
         build.build_tree(root)
+
+
+@pytest.fixture
+def settled(monkeypatch):
+    """Every file counts as settled (statcache.SETTLE_S), so build keys are remembered at once."""
+    from ptokit.runtime import statcache
+    monkeypatch.delenv("PTOKIT_STAT_CACHE", raising=False)
+    monkeypatch.setattr(statcache, "SETTLE_S", -3600.0)
+    return statcache
+
+
+def test_remembered_build_key_sees_every_header_change(cache, tmp_path, settled):
+    # the key is remembered across processes by the stat of what its scan read: the source, the
+    # headers found, and the places a header was looked for and not found
+    first, second = tmp_path / "first", tmp_path / "second"
+    _src(second, "a.h", "#define A 1\n")
+    _src(second / "sub", "b.h", "#define B 1\n")
+    src = _src(tmp_path / "s", "k.cpp", '#include <a.h>\n#include <sub/b.h>\nextern "C" int v() { return A + B; }\n')
+    first.mkdir()
+
+    def key():
+        reads, computes = settled.STATS["reads"], settled.STATS["computes"]
+        k = build.build_key(src, include_dirs=[first, second])
+        return k, settled.STATS["reads"] - reads, settled.STATS["computes"] - computes
+
+    k1, _, computed = key()
+    assert computed == 1
+    assert key() == (k1, 1, 0)                   # read back, not scanned again
+    (second / "sub" / "b.h").write_text("#define B 2\n")
+    k2, _, computed = key()
+    assert k2 != k1 and computed == 1
+    _src(first, "a.h", "#define A 5\n")          # a header appears earlier on the search path
+    k3, _, computed = key()
+    assert k3 not in (k1, k2) and computed == 1
+    _src(first / "sub", "b.h", "#define B 9\n")  # ... and in a folder that did not exist
+    k4, _, computed = key()
+    assert k4 not in (k1, k2, k3) and computed == 1
+    src.write_text(src.read_text() + "// edited\n")
+    assert key()[0] != k4
+
+
+def test_build_key_of_a_just_changed_file_is_not_remembered(cache, tmp_path, monkeypatch):
+    from ptokit.runtime import statcache
+    monkeypatch.delenv("PTOKIT_STAT_CACHE", raising=False)
+    src = _src(tmp_path / "s", "k.cpp", 'extern "C" int v() { return 1; }\n')
+    build.build_key(src)
+    computes = statcache.STATS["computes"]
+    build.build_key(src)          # written just now: it may still change within the clock's step
+    assert statcache.STATS["computes"] == computes + 1
+
+
+def test_build_many_all_hits_starts_no_threads(cache, tmp_path, monkeypatch):
+    src = _src(tmp_path / "s", "k.cpp", 'extern "C" int v() { return 1; }\n')
+    first = build.build_many([{"source": src}])
+    import threading
+    started = []
+    real = threading.Thread.start
+
+    def spy(self):
+        started.append(self)
+        return real(self)
+
+    monkeypatch.setattr(threading.Thread, "start", spy)
+    seen = []
+    assert build.build_many([{"source": src}, {"source": src}], progress=lambda n, t: seen.append((n, t))) \
+        == first * 2
+    assert started == [] and seen == [(1, 2), (2, 2)]
