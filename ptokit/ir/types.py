@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import functools
 from dataclasses import dataclass, field
 from typing import Optional, Tuple, Union
 
@@ -164,7 +165,11 @@ UNSUPPORTED_WHY = {
 
 
 def dtype_from_numpy(dt) -> DType:
-    dt = np.dtype(dt)
+    return _dtype_of(np.dtype(dt))
+
+
+@functools.lru_cache(maxsize=None)      # every call's array argument asks; a dtype's .name costs microseconds
+def _dtype_of(dt: np.dtype) -> DType:
     if dt.name == "bfloat16":
         return DType.BF16
     if dt.name in FP8_ARRAY_NAMES:

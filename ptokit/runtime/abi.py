@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import enum
+import functools
 import struct
 import sys
 
@@ -67,19 +68,16 @@ _NUMPY_NAMES = {
 }
 
 
-_BY_DTYPE: dict = {}    # numpy dtype -> DataType found (a dtype's .name costs microseconds per call)
-
-
 def datatype_of_numpy(dtype) -> DataType:
     """The DataType of a numpy dtype (ml_dtypes.bfloat16 included); ValueError otherwise."""
-    dtype = np.dtype(dtype)
-    got = _BY_DTYPE.get(dtype)
-    if got is not None:
-        return got
+    return _datatype_of(np.dtype(dtype))
+
+
+@functools.lru_cache(maxsize=None)      # asked for every array argument; a dtype's .name costs microseconds
+def _datatype_of(dtype: np.dtype) -> DataType:
     name = dtype.name
     try:
-        got = _BY_DTYPE[dtype] = _NUMPY_NAMES[name]
-        return got
+        return _NUMPY_NAMES[name]
     except KeyError:
         raise ValueError(f"numpy dtype {name!r} has no device DataType; "
                          f"supported: {', '.join(sorted(_NUMPY_NAMES))}") from None

@@ -35,18 +35,13 @@ def is_array(x) -> bool:
     return isinstance(x, np.ndarray) or is_torch_tensor(x)
 
 
-_NUMPY_DTYPES: dict = {}    # numpy dtype -> DType, as dtype_from_numpy found it (every call asks)
-
-
 def array_info(x, what: str) -> Tuple[Tuple[int, ...], DType]:
     """(shape, dtype) of a numpy array or torch CPU tensor."""
     if isinstance(x, np.ndarray):
-        dt = _NUMPY_DTYPES.get(x.dtype)
-        if dt is None:
-            try:
-                dt = _NUMPY_DTYPES[x.dtype] = dtype_from_numpy(x.dtype)
-            except ValueError as exc:
-                raise UserError(f"{what}: {exc} (supported: {SUPPORTED})") from None
+        try:
+            dt = dtype_from_numpy(x.dtype)
+        except ValueError as exc:
+            raise UserError(f"{what}: {exc} (supported: {SUPPORTED})") from None
         return x.shape, dt
     if is_torch_tensor(x):
         dev = getattr(getattr(x, "device", None), "type", "cpu")

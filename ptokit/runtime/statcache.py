@@ -34,22 +34,9 @@ def enabled() -> bool:
     return os.environ.get("PTOKIT_STAT_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
-def signature(paths: Sequence[Path]) -> str:
-    """sha256 over (path, size, mtime_ns, ctime_ns, inode) of every path, in the given order;
-    a missing path counts as such."""
-    h = hashlib.sha256()
-    for p in paths:
-        try:
-            st = os.stat(p)
-            h.update(f"{p}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\n".encode())
-        except OSError:
-            h.update(f"{p}\0missing\n".encode())
-    return h.hexdigest()
-
-
 def stat_key(paths: Sequence[str]) -> tuple:
-    """What ``signature`` covers, as a tuple to compare within a process (no hashing): (size,
-    mtime_ns, ctime_ns, inode) of every path in order, None for a missing one."""
+    """The stat of every path in order, as a tuple to compare within a process (no hashing):
+    (size, mtime_ns, ctime_ns, inode), None for a missing one."""
     out = []
     stat = os.stat
     for p in paths:
@@ -60,6 +47,15 @@ def stat_key(paths: Sequence[str]) -> tuple:
             continue
         out.append((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
     return tuple(out)
+
+
+def signature(paths: Sequence[Path]) -> str:
+    """sha256 over every path with its ``stat_key`` entry, in the given order (a missing path
+    counts as such): what a record stored on disk is compared with."""
+    h = hashlib.sha256()
+    for p, st in zip(paths, stat_key(paths)):
+        h.update(f"{p}\0{'missing' if st is None else chr(0).join(map(str, st))}\n".encode())
+    return h.hexdigest()
 
 
 def tree_files(root: Path, suffixes: Optional[Tuple[str, ...]] = None) -> List[str]:
