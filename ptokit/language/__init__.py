@@ -4,6 +4,7 @@ Names only: types, dtypes, decorators and ops.  Source-compatible with the
 public ``pypto.language`` API for the surface documented in docs/language.md.
 The front end that reads DSL code lives in this package's modules (``parser`` and its parts).
 """
+from functools import lru_cache as _lru_cache
 from importlib import import_module as _import_module
 
 from ..ir.nodes import FunctionType
@@ -21,6 +22,7 @@ ND, DN, NZ, MX_A_ZZ, MX_B_NN = (TensorLayout.ND, TensorLayout.DN, TensorLayout.N
                                 TensorLayout.MX_B_NN)   # pl.Tensor[shape, dtype, layout]
 
 
+@_lru_cache(maxsize=None)     # made once: a later miss (hasattr(pl, 'x')) does not rebuild it
 def _ops_names() -> dict:
     # the op names (pl.add, pl.tile, pl.tensor, ... from .ops) and pl.AUTO: made from the op table,
     # which is loaded on the first use of one of them (a parse), not with the package, so that a
