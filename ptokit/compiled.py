@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
 from .artifacts.kernel_config import KernelConfig, read_kernel_config
-from .ir.types import DType
+from .ir.kinds import DType
 from .runtime.arrays import array_info, is_array, is_torch_tensor, new_output
 from .runtime.config import FIELDS, RunConfig
 from .targets import SIM_PLATFORMS, RuntimeKind, backend_type_of, coerce_backend_type, runtime_kind_to_name

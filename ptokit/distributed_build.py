@@ -26,11 +26,11 @@ from .ir.host import HostProgram
 from .language.host import ChipCall, HostReader
 from .language.host_collectives import builtin_program, collective_call, collective_entries
 from .language.parser import FunctionParser
-from .language.program import parse_program as parse_units
+from .language.units import parse_program as parse_units
 from .language.types import Level, Role
 from .targets import DistributedConfig
 from .language.decorators import ProgramSpec
-from .language.program import _class_units as class_units
+from .language.units import _class_units as class_units
 from .toolchain import compile_program, default_output_dir, lower_to_tree, resolve_context
 
 

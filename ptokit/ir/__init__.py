@@ -2,29 +2,19 @@
 
 ``ptokit.ir.compile`` is ``ptokit.compile`` (source compatibility with pypto.ir), and
 ``OptimizationStrategy`` is pypto's ``ir.OptimizationStrategy`` (declared with the targets).
-The printer (the nodes' ``as_python()`` text form) loads on first use, not with the package.
+Nothing else loads with the package: the nodes, the types and the printer (the nodes'
+``as_python()`` text form) load when first imported or used.
 """
 from importlib import import_module
 
 from ..targets import OptimizationStrategy  # noqa: F401
-from . import nodes as _nodes
 
-
-def _printer_form(kind: str):
-    # a stand-in for the printer's function until the printer loads (a warm jit call never prints,
-    # so it never pays for the printer's import); loading it registers the real ones
-    def text(*args, **kwargs):
-        import_module(__name__ + ".printer")   # lazy: see above
-        return _nodes.TEXT_FORM[kind](*args, **kwargs)
-    return text
-
-
-_nodes.TEXT_FORM.update(function=_printer_form("function"), program=_printer_form("program"))
+_SUBMODULES = ("nodes", "types", "kinds", "comm", "host", "ops", "printer", "verifier", "distributed_compiled_program")
 
 
 def __getattr__(name):
-    if name == "printer":   # `ptokit.ir.printer` after `import ptokit.ir`
-        return import_module(__name__ + ".printer")
+    if name in _SUBMODULES:   # `ptokit.ir.nodes` after `import ptokit.ir`
+        return import_module(f"{__name__}.{name}")
     if name == "compile":
         # lazy, and only for this alias: pypto spells it pypto.ir.compile, and the IR never needs the
         # compiler driver itself (importing it here would make the IR depend on every later stage)

@@ -10,37 +10,25 @@ another pass may still hold (``copy_function`` gives a private deep copy).
 from __future__ import annotations
 
 import copy
-import enum
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from ..errors import SourceLoc
-
-
-class FunctionType(enum.Enum):
-    Opaque = "Opaque"
-    Orchestration = "Orchestration"
-    InCore = "InCore"
-    AIC = "AIC"
-    AIV = "AIV"
-    Group = "Group"
-    Spmd = "Spmd"
-    Inline = "Inline"
-
-    def __repr__(self) -> str:
-        return f"pl.FunctionType.{self.name}"
-
-
-class Direction(enum.Enum):
-    IN = "IN"
-    OUT = "OUT"
-    INOUT = "INOUT"
+from .kinds import Direction, FunctionType  # noqa: F401  (re-exported: the nodes' kinds)
 
 
 # The IR's text form (``as_python()``) is the printer's (``ir/printer.py``).  The printer reads
-# these nodes, so it registers its two functions here when it loads; until then the ``ptokit.ir``
-# package holds stand-ins that load it on the first ``as_python()``: nodes never import the printer.
-TEXT_FORM: Dict[str, object] = {}
+# these nodes, so it registers its two functions here when it loads; until then TEXT_FORM holds
+# stand-ins that load it (by name, on the first ``as_python()``): no import of the printer here.
+def _printer_form(kind: str):
+    def text(*args, **kwargs):
+        import_module(__package__ + ".printer")   # registers the real functions over these
+        return TEXT_FORM[kind](*args, **kwargs)
+    return text
+
+
+TEXT_FORM: Dict[str, object] = {"function": _printer_form("function"), "program": _printer_form("program")}
 
 
 # ---------------------------------------------------------------- expressions

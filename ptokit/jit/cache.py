@@ -24,7 +24,6 @@ import contextlib
 import functools
 import hashlib
 import json
-import logging
 import os
 import re
 import shutil
@@ -40,7 +39,19 @@ from ..runtime import statcache
 from ..runtime.build import cache_path, compiler, compiler_identity
 from ..runtime.cachedir import DEAD_WRITER_GRACE, DIR_MODE, FILE_MODE, checked_root, ensure_dir, is_stale_temp
 
-log = logging.getLogger("ptokit.jit")
+
+@functools.lru_cache(maxsize=None)
+def logger():
+    """The ``ptokit.jit`` logger.  ``logging`` loads on first use (it is ~3 ms of a warm call's
+    import); until some code has imported ``logging`` nobody can have given this logger a handler
+    or a level, so the DEBUG records below are skipped, not lost (``debug_enabled``)."""
+    import logging   # lazy: see above
+    return logging.getLogger("ptokit.jit")
+
+
+def debug_enabled() -> bool:
+    """Whether a DEBUG record of the ``ptokit.jit`` logger would reach a handler."""
+    return "logging" in sys.modules and logger().isEnabledFor(10)
 
 MANIFEST = "manifest.json"
 FORMAT = 1
@@ -69,10 +80,10 @@ def explain_enabled() -> bool:
 def explain(message: str) -> None:
     """Log one cache decision (always at DEBUG; at INFO + stderr with PTOKIT_EXPLAIN_CACHE=1)."""
     if explain_enabled():
-        log.info(message)
+        logger().info(message)
         print(f"[ptokit.jit] {message}", file=sys.stderr, flush=True)
-    else:
-        log.debug(message)
+    elif debug_enabled():
+        logger().debug(message)
 
 
 # ---------------------------------------------------------------- locations
@@ -159,17 +170,18 @@ def ptokit_identity() -> str:
     """ptokit's version plus a hash of its installed Python code and bundled C++ headers/sources
     (remembered across processes while no file's stat changed: ``runtime.statcache``)."""
     pkg = Path(__file__).resolve().parents[1]
-    files = [Path(p) for p in statcache.tree_files(pkg, (".py", ".h", ".hpp", ".cpp", ".inc", ".def"))]
+    files = statcache.tree_files(pkg, (".py", ".h", ".hpp", ".cpp", ".inc", ".def"))
 
     def compute() -> str:
         h = hashlib.sha256()
-        for p in files:
+        for name in files:
+            p = Path(name)
             h.update(str(p.relative_to(pkg)).encode() + b"\0")
             h.update(p.read_bytes())
             h.update(b"\0")
         return f"{__version__}+{h.hexdigest()[:20]}"
 
-    return statcache.remembered("ptokit-identity", [pkg] + files, compute)
+    return statcache.remembered("ptokit-identity", [str(pkg)] + files, compute)
 
 
 def compiler_id() -> str:

@@ -23,7 +23,6 @@ import numpy as np
 from ..artifacts import PROFILE_DIR
 from ..artifacts.kernel_config import read_kernel_config
 from ..compiled import CompiledProgram
-from ..ir.nodes import with_global_vars
 from ..passes.context import resolve_context
 from ..runtime.config import RunConfig
 from ..errors import CompileError, UserError
@@ -338,6 +337,7 @@ class JitFunction:
                               (config.ptoas_compat if config is not None else None) or self.ptoas_compat)
         prog = run_passes(self.parse(*args, **kwargs), ctx, Path(dump_dir) if dump_dir else None)
         prog.lowered = True
+        from ..ir.nodes import with_global_vars   # lazy: a warm call builds no IR
         prog.functions = with_global_vars(prog.functions)
         return prog
 
@@ -410,7 +410,8 @@ class JitFunction:
             hit = self._memory_hit(mem_key)
             if hit is not None:
                 C.STATS["memory_hits"] += 1
-                C.log.debug("memory hit for %s (%s)", self.fn.__name__, hit.output_dir.name)
+                if C.debug_enabled():
+                    C.logger().debug("memory hit for %s (%s)", self.fn.__name__, hit.output_dir.name)
                 self._ensure_dumps(hit.output_dir, specs, ctx, dump_passes, dump_ptoas, profiling)
                 self.last_compiled = hit
                 return hit
@@ -484,7 +485,7 @@ class JitFunction:
         return build_program(self.fn, list(specs))
 
     def _explain_miss(self, group: Path, components: dict, specs) -> None:
-        if not (C.explain_enabled() or C.log.isEnabledFor(10)):
+        if not (C.explain_enabled() or C.debug_enabled()):
             return
         closest, diffs = C.closest_entry(group, components)
         if closest is None:

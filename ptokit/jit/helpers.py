@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import inspect
 
-from ..ir.nodes import FunctionType
+from ..ir.kinds import FunctionType
 from ..language.source import Source, function_scope  # noqa: F401  (re-exported)
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from ..errors import UserError
 from ..runtime.abi import number_kind, scalar_value
 from ..runtime.arrays import array_info, is_array, is_contiguous, is_torch_tensor  # noqa: F401 (re-exported)
-from ..ir.types import DType
+from ..ir.kinds import DType
 from ..language.types import DimExpr, DirAnnot, DynamicDim, ScalarAnnot, Scalar, Tensor, TensorAnnot
 
 

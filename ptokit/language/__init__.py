@@ -7,8 +7,8 @@ The front end that reads DSL code lives in this package's modules (``parser`` an
 from functools import lru_cache as _lru_cache
 from importlib import import_module as _import_module
 
-from ..ir.nodes import FunctionType
-from ..ir.types import AtomicType, MemorySpace, PadValue, TensorLayout, TileLayout
+from ..ir.kinds import FunctionType
+from ..ir.kinds import AtomicType, MemorySpace, PadValue, TensorLayout, TileLayout
 from .decorators import (at, cluster, const, func_attr, function, inline, manual_scope, max, min,  # noqa: A004
                          parallel, pipeline, program, range, scope, spmd, split_aiv, static_assert, static_print,
                          submit, unroll, while_, cond, yield_)

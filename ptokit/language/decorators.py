@@ -8,8 +8,7 @@ from __future__ import annotations
 import inspect
 from typing import Optional
 
-from ..ir.nodes import FunctionType
-from . import program as program_units   # eager: loading it later would rebind pl.program to the module
+from ..ir.kinds import FunctionType
 from .types import FunctionDecl
 
 
@@ -104,8 +103,9 @@ def function_text(f) -> str:
         return spec.ir[f.__pto_name__].as_python()
     from ..ir.printer import print_function   # lazy: the front end loads when a function is parsed
     from .parser import FunctionParser
-    units = program_units.function_units(f)
-    prog = program_units.parse_program(None, FunctionParser, units=units, name=f.__pto_name__)
+    from .units import function_units, parse_program
+    units = function_units(f)
+    prog = parse_program(None, FunctionParser, units=units, name=f.__pto_name__)
     return prog[f.__pto_name__].as_python() if units[0].method else print_function(prog[f.__pto_name__], method=False)
 
 

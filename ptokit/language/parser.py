@@ -24,7 +24,7 @@ from ..ir import nodes as N
 from ..ir.ops import BY_PYTHON, OPS, SCALAR_OPERATORS
 from ..ir.types import BOOL, INDEX, DType, MemorySpace, PadValue, ScalarType, TensorType, TileType, dim_vars
 from . import loops
-from .program import parse_program as _parse_units  # not `from . import program`: pl.program is the decorator
+from .units import parse_program as _parse_units
 from .annotations import annot_to_type
 from .binding import OpBinder
 from .outline import Outliner
@@ -32,7 +32,7 @@ from .scalars import ScalarMixin
 from .regions import split_aiv_region
 from .pipes import PipeMixin
 from .scopes import AtSpec, ScopeMixin
-from .program import dyn_dims_of  # noqa: F401  (re-exported for the jit front end)
+from .units import dyn_dims_of  # noqa: F401  (re-exported for the jit front end)
 from .signatures import CallMixin, Signature
 from .source import Source, eval_static
 from .tasks import TaskMixin

@@ -9,8 +9,8 @@ import enum
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from ..ir.nodes import FunctionType  # noqa: F401  (re-exported by ptokit.language)
-from ..ir.types import DType, MemorySpace, PadValue, TensorLayout  # noqa: F401
+from ..ir.kinds import FunctionType  # noqa: F401  (re-exported by ptokit.language)
+from ..ir.kinds import DType, MemorySpace, PadValue, TensorLayout  # noqa: F401
 
 # every dtype by its DSL name: pl.FP32, pl.UINT16, pl.FP8E4M3FN, ...
 # the pl.prefetch handles are types of values the prefetch ops return, not dtypes a user names

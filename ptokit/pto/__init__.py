@@ -1,7 +1,8 @@
 """The PTO dialect: what a ``.pto`` module may say, written and read by the same code.
 
-- ``types``    scalar names (with C++ types and sizes), ``!pto.ptr``, tensor/partition views,
-               ``!pto.tile_buf`` with the per-space layout defaults, pad codes, capacities.
+- ``facts``    the tables: scalar names (with C++ types and sizes), the per-space layout
+               defaults, pad codes, capacities and alignment.
+- ``types``    ``!pto.ptr``, tensor/partition views, ``!pto.tile_buf`` (and the facts, re-exported).
 - ``dialect``  the op table: each ``pto.*`` op's form, operands, attributes, pipe and C++
                lowering; the ``arith``/``scf`` tables.
 - ``ast``      module, functions, ops, regions, attributes.
@@ -15,4 +16,4 @@ lowers by the same table.  This package imports nothing from ``ptokit.ir``.
 """
 from __future__ import annotations
 
-__all__ = ["types", "dialect", "ast", "lexer", "parser", "printer", "builder"]
+__all__ = ["facts", "types", "dialect", "ast", "lexer", "parser", "printer", "builder"]

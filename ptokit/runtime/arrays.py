@@ -11,7 +11,7 @@ from typing import Sequence, Tuple
 import numpy as np
 
 from ..errors import UserError
-from ..ir.types import FP8_ARRAY_NAMES, DType, dtype_from_numpy
+from ..ir.kinds import FP8_ARRAY_NAMES, DType, dtype_from_numpy
 
 TORCH_DTYPES = {
     "torch.float32": DType.FP32, "torch.float16": DType.FP16, "torch.bfloat16": DType.BF16,

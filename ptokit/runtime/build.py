@@ -34,7 +34,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -315,6 +314,7 @@ def compile_shared(source, *, defines=(), include_dirs=(), extra_flags=(), name_
         cmd = ([compiler()] + flags + _pch_flags(src, flags, inc, sysinc)
                + [f"-I{d}" for d in inc] + [a for d in sysinc for a in ("-isystem", str(d))]
                + [str(src), "-o", str(tmp)])
+        import subprocess   # lazy: only running a tool needs it (a warm call runs none)
         try:
             try:
                 proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)

@@ -24,7 +24,6 @@ import hashlib
 import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Optional, Sequence, Tuple
 
@@ -89,6 +88,7 @@ def _is_native_executable(path: str) -> bool:
 
 
 def _ask_identity(cxx: str) -> str:
+    import subprocess   # lazy: only running a tool needs it (a warm call runs none)
     try:
         ver = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=60)
         mach = subprocess.run([cxx, "-dumpmachine"], capture_output=True, text=True, timeout=60)
@@ -108,6 +108,7 @@ def gcc_major(cxx: str) -> Optional[int]:
     """The major version of a g++ (None for clang or when unknown)."""
     if is_clang(cxx):
         return None
+    import subprocess   # lazy: only running a tool needs it (a warm call runs none)
     try:
         dump = subprocess.run([cxx, "-dumpversion"], capture_output=True, text=True, timeout=60).stdout
     except (OSError, subprocess.TimeoutExpired):
@@ -158,7 +159,8 @@ def uses_bf16(source: Path) -> bool:
 
 def _probe(cxx: str, text: str, flags: Sequence[str], include_dirs: Sequence[Path] = ()) -> Tuple[bool, str]:
     """Does ``text`` compile (syntax only) with these flags? (ok, compiler output)."""
-    import tempfile   # lazy: only a probe compile needs it
+    import subprocess   # lazy: only a probe compile needs these
+    import tempfile
     with tempfile.TemporaryDirectory(prefix="ptokit-probe-") as d:
         src = Path(d) / "probe.cpp"
         src.write_text(text)

@@ -29,7 +29,6 @@ import fcntl
 import hashlib
 import json
 import os
-import subprocess
 import threading
 from pathlib import Path
 from typing import Optional, Sequence
@@ -126,12 +125,15 @@ def _state(hpp: Path) -> Optional[bool]:
     return True
 
 
-def _run(cmd: list) -> subprocess.CompletedProcess:
+def _run(cmd: list):
+    """Run a tool; its ``subprocess.CompletedProcess``."""
+    import subprocess   # lazy: only running a tool needs it (a warm call runs none)
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
 
 
 def _make(folder: Path, key: str, cxx: str, flags: Sequence[str], bundled: Path) -> bool:
     """Write ``<key>.hpp``, build and prove its ``.gch``, record the outcome; True when usable."""
+    import subprocess   # lazy: only making the header runs tools
     hpp = folder / f"{key}.hpp"
     gch = Path(str(hpp) + ".gch")
     side = hpp.with_suffix(".json")

@@ -59,17 +59,20 @@ def signature(paths: Sequence[Path]) -> str:
 
 
 def tree_files(root: Path, suffixes: Optional[Tuple[str, ...]] = None) -> List[str]:
-    """Every regular file under ``root`` (``__pycache__`` folders skipped), with one of
-    ``suffixes`` when given, sorted by their path relative to ``root`` (os.walk: several times
-    faster than ``Path.rglob`` on a few hundred files)."""
+    """Every regular file under ``root`` (``__pycache__`` folders skipped, symlinked folders not
+    followed), with one of ``suffixes`` when given, sorted by their path relative to ``root``.
+    ``os.scandir``'s entries say which names are files and folders without a ``stat`` each (the
+    signature stats every file anyway)."""
     out = []
-    for d, dirs, names in os.walk(root):
-        dirs[:] = [x for x in dirs if x != "__pycache__"]
-        for n in names:
-            if suffixes is None or n.endswith(suffixes):
-                p = os.path.join(d, n)
-                if os.path.isfile(p):
-                    out.append(p)
+    todo = [str(root)]
+    while todo:
+        with os.scandir(todo.pop()) as it:
+            for e in it:
+                if e.is_dir(follow_symlinks=False):
+                    if e.name != "__pycache__":
+                        todo.append(e.path)
+                elif (suffixes is None or e.name.endswith(suffixes)) and e.is_file():
+                    out.append(e.path)
     base = len(str(root).rstrip(os.sep)) + 1
     return sorted(out, key=lambda p: p[base:].split(os.sep))
 

@@ -104,20 +104,19 @@ def test_new_process_runs_from_disk_cache(cache_dir, rng):
     for _ in progs.__name__.split(".")[:-1]:
         base = os.path.dirname(base)
     code = textwrap.dedent("""
-        import json, sys
+        import json, subprocess, sys
         import numpy as np
-        import ptokit.runtime.build as build
         from ptokit.jit import cache
         import importlib
         sys.path.insert(0, {base!r})
         progs = importlib.import_module({name!r})
         calls = []
-        real = build.subprocess.run
+        real = subprocess.run
         def spy(cmd, *a, **k):
             if cmd and "--version" not in cmd and "-dumpmachine" not in cmd:
                 calls.append(cmd[0])
             return real(cmd, *a, **k)
-        build.subprocess.run = spy
+        subprocess.run = spy
         x = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
         c = np.zeros_like(x)
         progs.tile_add(x, x, c)

@@ -38,8 +38,10 @@ CHILD = textwrap.dedent('''
             super().__init__(*a, **k)
     subprocess.run, subprocess.Popen = run, Popen
     FRONT_END = ("ptokit.language.parser", "ptokit.ir.printer")
-    # the op table and the build pool: a warm process needs neither
-    UNNEEDED = ("ptokit.ir.ops", "ptokit.pto.dialect", "ptokit.language.ops", "concurrent.futures")
+    # the op table, the build pool, the IR's node and value classes, the dialect's type classes,
+    # the program-unit front end and logging: a warm process needs none of them
+    UNNEEDED = ("ptokit.ir.ops", "ptokit.pto.dialect", "ptokit.language.ops", "concurrent.futures",
+                "ptokit.ir.nodes", "ptokit.ir.types", "ptokit.pto.types", "ptokit.language.units", "logging")
     import warmprog
     a = np.arange(64 * 64, dtype=np.float32).reshape(64, 64); c = np.zeros_like(a)
     before = set(sys.modules)
@@ -87,8 +89,9 @@ def test_warm_call_in_a_new_process_does_not_compile(tmp_path):
     assert warm["front_end_modules"] == [], "a warm process imported the parser or printer"
     assert "ptokit.language.parser" in first["front_end_modules"]   # the check can fail
     # nor the op table (ptokit.language loads it on first use of an op name) or the build pool
-    assert warm["unneeded_modules"] == [], "a warm process imported the op table or the build pool"
-    assert "ptokit.ir.ops" in first["unneeded_modules"] and "concurrent.futures" in first["unneeded_modules"]
+    assert warm["unneeded_modules"] == [], "a warm process imported modules only compiling needs"
+    assert set(first["unneeded_modules"]) >= {"ptokit.ir.ops", "concurrent.futures", "ptokit.ir.nodes",
+                                              "ptokit.ir.types", "ptokit.pto.types", "ptokit.language.units"}
     assert warm["stat"]["computes"] == 0 and warm["stat"]["reads"] >= 3, warm["stat"]
     # with the store off, the same call still hits the caches (it only hashes again)
     off = _child(tmp_path, dict(env, PTOKIT_STAT_CACHE="0"))

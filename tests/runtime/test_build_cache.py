@@ -23,14 +23,14 @@ def cache(tmp_path, monkeypatch):
 
 def _count_compiles(monkeypatch):
     calls = []
-    real = build.subprocess.run
+    real = subprocess.run      # build imports subprocess where it runs g++: the module's run is spied
 
     def spy(cmd, *a, **kw):
         if "-shared" in cmd:
             calls.append(cmd)
         return real(cmd, *a, **kw)
 
-    monkeypatch.setattr(build.subprocess, "run", spy)
+    monkeypatch.setattr(subprocess, "run", spy)
     return calls
 
 
