@@ -73,8 +73,10 @@ def test_json_numbers(quick_run):
     assert data["quick"] is True and data["date"]
     keys = {r["key"]: r for r in data["rows"]}
     for r in data["rows"]:
-        assert isinstance(r["value"], float) and math.isfinite(r["value"]) and r["value"] > 0, r
-        assert r["reps"] >= 1, r
+        # the message leads with the row's key and value (a whole row's repr is cut off in reports)
+        why = f"row {r['key']}: value {r['value']!r} ({type(r['value']).__name__}), reps {r['reps']}, notes {r['notes']!r}"
+        assert isinstance(r["value"], float) and math.isfinite(r["value"]) and r["value"] > 0, why
+        assert r["reps"] >= 1, why
         if r["target"] is not None:
             assert r["op"] in ("<=", ">=")
             assert r["verdict"].startswith(("ok (", "MISSED: ")), r

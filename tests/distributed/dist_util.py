@@ -12,6 +12,9 @@ from ptokit.artifacts.distributed_config import ChipEntry, DistributedManifest, 
 from ptokit.artifacts.host_orch import write_script
 from ptokit.artifacts.kernel_config import KernelConfig, KernelEntry, OrchestrationEntry, write_kernel_config
 from ptokit.distributed.segments import list_segments
+from ptokit.distributed.session import Session
+from ptokit.distributed.transport.shm import ShmTransport
+from ptokit.runtime.config import RunConfig
 from ptokit.targets import RuntimeKind
 
 CASES = Path(__file__).resolve().parent / "cases"
@@ -133,4 +136,14 @@ def rank_processes(parent_pid: int) -> List[int]:
 
 
 __all__ = ["write_chip", "write_tree", "tensor", "window", "scalar", "ctx", "CHIPS", "CASES", "my_segments",
-           "rank_processes", "subprocess"]
+           "rank_processes", "subprocess", "make_session"]
+
+
+def make_session(images, world_size, **config) -> Session:
+    """A started shared-memory session of ``world_size`` ranks over the chip ``images`` (a helper
+    module, not the conftest: a test module importing ``conftest`` by name gets whichever
+    directory's conftest Python loaded first when several test folders run in one session)."""
+    config.setdefault("clusters", 2)
+    config.setdefault("timeout", 20.0)
+    return Session(device_ids=list(range(world_size)), config=RunConfig(**config), chips=images, entry=None,
+                   transport=ShmTransport()).start()

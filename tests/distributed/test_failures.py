@@ -16,8 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import make_session
-from dist_util import my_segments, rank_processes, tensor, write_tree
+from dist_util import make_session, my_segments, rank_processes, tensor, write_tree
 
 from ptokit.distributed import board as boardlib
 from ptokit.distributed.segments import SHM_DIR, list_segments, segment_name, sweep_dead
