@@ -4,17 +4,19 @@
 ``trace.read_trace`` (a run read back from a trace file), and read by ``summary``.  The record
 dtypes mirror the simulator's C structs (``ptosim_api.h``; the driver checks their sizes against
 the library when it loads it).  This module imports no other part of the runtime but the
-summary, so the driver, the trace and the summary all depend on it and not on each other.
+summary (when one is asked for), so the driver, the trace and the summary all depend on it and
+not on each other.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
 from ..targets import RuntimeKind
-from .summary import RunSummary, summarize
+if TYPE_CHECKING:
+    from .summary import RunSummary
 
 BLOCK_RECORD_DTYPE = np.dtype([
     ("task_seq", "<u8"), ("task_id", "<u8"), ("func_id", "<i4"), ("block_idx", "<i4"),
@@ -82,6 +84,7 @@ class RunResult:
         """Run statistics (``ptokit.runtime.summary.RunSummary``): critical path, busy cores, waits."""
         if self.timeline is None:
             raise ValueError(f"this run has no timeline to summarize ({self})")
+        from .summary import summarize   # lazy: a run that asks for no summary does not load it
         return summarize(self)
 
     def __str__(self) -> str:

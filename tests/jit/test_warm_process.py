@@ -39,9 +39,11 @@ CHILD = textwrap.dedent('''
     subprocess.run, subprocess.Popen = run, Popen
     FRONT_END = ("ptokit.language.parser", "ptokit.ir.printer")
     # the op table, the build pool, the IR's node and value classes, the dialect's type classes,
-    # the program-unit front end and logging: a warm process needs none of them
+    # the program-unit front end, logging, the run summary and the trace writer (a run asking for
+    # neither): a warm process needs none of them
     UNNEEDED = ("ptokit.ir.ops", "ptokit.pto.dialect", "ptokit.language.ops", "concurrent.futures",
-                "ptokit.ir.nodes", "ptokit.ir.types", "ptokit.pto.types", "ptokit.language.units", "logging")
+                "ptokit.ir.nodes", "ptokit.ir.types", "ptokit.pto.types", "ptokit.language.units", "logging",
+                "ptokit.runtime.summary", "ptokit.runtime.trace")
     import warmprog
     a = np.arange(64 * 64, dtype=np.float32).reshape(64, 64); c = np.zeros_like(a)
     before = set(sys.modules)

@@ -29,7 +29,6 @@ from ..callable import unpack_chip_callable
 from ..config import RACE_CHECK_MODES, SCHEDULES, RunConfig
 from ..external import ExternalTensor
 from ..records import BLOCK_RECORD_DTYPE, EDGE_DTYPE, FIFO_WAIT_DTYPE, RunResult, Timeline
-from ..trace import write_trace
 from . import comm_abi
 from .races import Race, RaceList, report
 
@@ -481,6 +480,7 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
         result.dump_dir = write_dumps(Path(dump_dir) if dump_dir is not None else Path("dumps"),
                                       dumped[0], dumped[1], names)
     if config.trace:   # tracing hook (ptokit/runtime/trace.py); nothing to do when off
+        from ..trace import write_trace   # lazy: only a traced run needs it (and the summary it imports)
         write_trace(config.trace, result)
     if result.races:
         report(result.races, sites, config.race_report)
