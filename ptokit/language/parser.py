@@ -30,6 +30,7 @@ from .binding import OpBinder
 from .outline import Outliner
 from .scalars import ScalarMixin
 from .regions import split_aiv_region
+from .scalar_returns import call_site_value
 from .pipes import PipeMixin
 from .scopes import AtSpec, ScopeMixin
 from .units import dyn_dims_of  # noqa: F401  (re-exported for the jit front end)
@@ -518,7 +519,18 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         if len(sig.returns_params) != len(names):
             raise self.err(f"{call.callee} returns {len(sig.returns_params)} values, but {len(names)} names are bound",
                            node)
-        for name, pidx in zip(names, sig.returns_params):
+        after: List[N.Stmt] = []
+        for k, (name, pidx) in enumerate(zip(names, sig.returns_params)):
+            rets = callee.return_types or []
+            if pidx < 0 and k < len(rets) and isinstance(rets[k], ScalarType):
+                value, why = call_site_value(callee, k, call.args)    # scalar_returns.py
+                if value is None:
+                    raise self.err(f"the scalar {call.callee} returns in position {k} cannot be bound here: {why}",
+                                   node)
+                self.env[name] = rets[k]
+                self.alias.pop(name, None)
+                after.append(N.Assign([N.Var(name, type=rets[k], loc=loc)], value, loc=loc))
+                continue
             if pidx < 0:
                 raise self.err(f"{call.callee} must return its Out/InOut tensor parameters so the caller can "
                                f"bind them", node)
@@ -528,7 +540,7 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             if not isinstance(arg, N.Var):
                 raise self.err("an Out argument must be a tensor variable", node)
             self._alias(name, arg)
-        return [N.ExprStmt(call, loc=loc)]
+        return [N.ExprStmt(call, loc=loc)] + after
 
     def _check_annot(self, want, value, node):
         got = value.type

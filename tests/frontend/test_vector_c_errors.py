@@ -49,6 +49,10 @@ class Bad:
 # (the erroneous statement, a fragment of the message, the text the caret points at)
 CASES = [
     # ---------------------------------------------------------------- views and layouts
+    ("x = pl.reshape(f, [16, 32, 2])", "tile.reshape of [16, 64] to [16, 32, 2]: ptokit reshapes tiles to 2-D "
+     "shapes only", "pl.reshape"),
+    ("x = pl.reshape(f, [16, 32])", "tile.reshape requires the same number of elements, but got [16, 64] and "
+     "[16, 32]", "pl.reshape"),
     ("x = pl.transpose(fm, 0, 1)", "tile.transpose runs on the vector unit and requires a Vec tile", "pl.transpose"),
     ("x = pl.transpose(f, 1, -1)", "tile.transpose needs two different axes, but got axis1=1 and axis2=-1", "-1)"),
     ("x = pl.transpose(f, 0, 2)", "tile.transpose axis2=2 is not an axis of a 2-D tile (0, 1, -2 or -1)", "2)"),

@@ -8,7 +8,11 @@ from ._core import TILE, OpTypeError, P, count_of, declare, tile_of
 def _reshape(ts, attrs):
     a = tile_of(ts[0], "reshape")
     shape = attrs["shape"]
-    if len(shape) != 2 or shape[0] * shape[1] != a.rows * a.cols:
+    if len(shape) != 2:
+        raise OpTypeError(f"tile.reshape of {fmt_shape(a.shape)} to {fmt_shape(shape)}: ptokit reshapes tiles to 2-D "
+                          f"shapes only (a rank-{len(shape)} tile view, e.g. for an N-D transpose, is not supported); "
+                          f"work on the 2-D tile, or load the data in the layout you need")
+    if shape[0] * shape[1] != a.rows * a.cols:
         raise OpTypeError(f"tile.reshape requires the same number of elements, but got {fmt_shape(a.shape)} and "
                           f"{fmt_shape(shape)}")
     return TileType(tuple(shape), a.dtype, a.memory)
