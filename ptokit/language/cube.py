@@ -425,7 +425,7 @@ class CubeMixin:
 
 class L1Mixin:
     """``pl.create_l1`` and ``pl.gather_row`` (the op table's ``front=`` methods): an L1 (Mat) tile
-    filled row by row from global memory, fed to ``pl.matmul``."""
+    filled row by row from global memory, fed to ``pl.matmul`` (gather_row also fills a Vec tile)."""
 
     def _front_args(self, op: OpDef, e):
         bound = self.bind(op, e)
@@ -453,8 +453,14 @@ class L1Mixin:
         ``transpose_view`` of it when asked, and a TINSERT into ``acc``."""
         args, bound = self._front_args(op, e)
         acc, src, shapes = args["acc"], args["src"], args["shapes"]
-        if not isinstance(acc.type, TileType) or acc.type.memory is not MemorySpace.Mat:
-            raise self.err(f"pl.gather_row writes into an L1 tile (pl.create_l1), but acc is {acc.type}", bound["acc"])
+        if not isinstance(acc.type, TileType) or acc.type.memory not in (MemorySpace.Mat, MemorySpace.Vec):
+            raise self.err(f"pl.gather_row writes into an L1 tile (pl.create_l1) or a Vec tile, but acc is {acc.type}",
+                           bound["acc"])
+        space = acc.type.memory
+        if args["transpose"] and space is not MemorySpace.Mat:
+            raise self.err("pl.gather_row transpose=True writes a GM row as a column of the transposed (ZN) L1 "
+                           "layout; it needs an L1 tile (pl.create_l1(..., transpose=True)), not a Vec tile",
+                           bound["transpose"])
         if not isinstance(src.type, TensorType):
             raise self.err(f"pl.gather_row reads a tensor in global memory, but src is {src.type}", bound["src"])
         if len(shapes) != len(src.type.shape) or len(shapes) < 2:
@@ -471,7 +477,7 @@ class L1Mixin:
             shape[-2] = -(-shape[-2] // _FRACTAL_ROWS) * _FRACTAL_ROWS
         window = self.typed_op("load", [src, src_offsets],
                                {"shape": shape, "valid": valid,
-                                "target_memory": MemorySpace.Mat,
+                                "target_memory": space,
                                 "offsets_static": tuple(o.value if isinstance(o, N.Const) else None
                                                         for o in src_offsets.items)}, e)
         if args["transpose"]:

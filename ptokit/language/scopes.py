@@ -11,7 +11,7 @@ from ..ir.types import ScalarType, TupleType
 from .source import eval_static
 from .types import CrossCoreSlot, Level, ScopeMode, SplitOptimization, cross_core_slots
 
-AT_KEYWORDS = ("level", "name_hint", "deps", "dumps", "no_dep_args", "optimizations")
+AT_KEYWORDS = ("level", "name_hint", "deps", "dumps", "no_dep_args", "optimizations", "allow_early_resolve")
 SPMD_KEYWORDS = ("core_num", "sync_start", "name_hint", "deps", "allow_early_resolve", "predicate", "optimizations")
 
 
@@ -92,6 +92,8 @@ class ScopeMixin:
                 if call.args:
                     raise self.err("pl.at got the level twice", kw.value)
                 spec.level = eval_static(kw.value, self.src, self.g, "level")
+            elif kw.arg == "allow_early_resolve":
+                self._static_bool(kw.value, "allow_early_resolve")   # a scheduling hint: no effect (as on pl.submit)
             elif kw.arg == "name_hint":
                 hint = eval_static(kw.value, self.src, self.g, "name_hint")
                 if not isinstance(hint, str) or not hint.isidentifier():

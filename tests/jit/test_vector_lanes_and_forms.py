@@ -1,0 +1,160 @@
+"""@pl.jit forms met in pypto's codegen system tests: a vector-only kernel with pl.split_aiv
+regions runs on both vector lanes (pypto's dual AIV dispatch); pl.at(allow_early_resolve=...);
+pl.gather_row into a Vec tile; pl.tensor.dim in the orchestration body.  Each against numpy,
+and each new refusal as a located error."""
+import numpy as np
+import pytest
+
+import ptokit.language as pl
+from ptokit.errors import CompileError
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("PTOKIT_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def _rand(shape, seed):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def _located_error(fn, *args, needles):
+    with pytest.raises(CompileError) as ei:
+        fn(*args)
+    text = str(ei.value)
+    assert all(n in text for n in needles) and "^" in text, text
+
+
+# --------------------------------------------------------------- both vector lanes
+@pl.jit
+def lanes_none(x: pl.Tensor[[96, 32], pl.FP32], y: pl.Out[pl.Tensor[[96, 32], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="lanes_none"):
+        for lane in pl.split_aiv(2, mode=pl.SplitMode.NONE):
+            r = lane * 48
+            t = pl.muls(pl.load(x, [r, 0], [48, 32]), 3.0)
+            y = pl.store(pl.adds(t, lane), [r, 0], y)
+    return y
+
+
+@pl.jit
+def lanes_up_down_in_blocks(x: pl.Tensor[[64, 16], pl.FP32], y: pl.Out[pl.Tensor[[64, 16], pl.FP32]]):
+    for blk in pl.spmd(2):
+        for lane in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            r = blk * 32 + lane * 16          # the body is per lane: each lane names its own rows
+            y = pl.store(pl.exp(pl.load(x, [r, 0], [16, 16])), [r, 0], y)
+    return y
+
+
+def test_vector_only_none_region_runs_on_both_lanes():
+    x = _rand((96, 32), 1)
+    y = np.full_like(x, -5.0)
+    lanes_none(x, y)
+    want = x * 3.0
+    want[48:] += 1.0                          # lane 1 adds its lane index
+    np.testing.assert_allclose(y, want, rtol=1e-6, atol=1e-6)
+    orch = next((lanes_none.compile(x, y).output_dir / "orchestration").glob("*.cpp")).read_text()
+    assert "MixedKernels" in orch and "INVALID_KERNEL_ID" in orch
+
+
+def test_vector_only_up_down_region_in_spmd_blocks():
+    x = _rand((64, 16), 2)
+    y = np.zeros_like(x)
+    lanes_up_down_in_blocks(x, y)
+    np.testing.assert_allclose(y, np.exp(x), rtol=1e-5, atol=1e-6)
+
+
+# --------------------------------------------------------------- pl.at(allow_early_resolve=)
+@pl.jit
+def early(x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, allow_early_resolve=True):
+        y[:] = pl.adds(x, 0.5)
+    return y
+
+
+@pl.jit
+def early_bad(x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, allow_early_resolve="yes"):
+        y[:] = pl.adds(x, 0.5)
+    return y
+
+
+def test_at_allow_early_resolve_is_accepted():
+    x = _rand((16, 64), 3)
+    y = np.zeros_like(x)
+    early(x, y)
+    np.testing.assert_allclose(y, x + 0.5, rtol=1e-6)
+
+
+def test_at_allow_early_resolve_must_be_a_bool():
+    x = _rand((16, 64), 3)
+    _located_error(early_bad, x, np.zeros_like(x), needles=["allow_early_resolve= takes True or False, got 'yes'"])
+
+
+# --------------------------------------------------------------- pl.gather_row into Vec
+@pl.jit
+def vec_gather(table: pl.Tensor[[200, 48], pl.FP32], rows: pl.Tensor[[8], pl.INT32],
+               y: pl.Out[pl.Tensor[[8, 48], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="vec_gather"):
+        acc = pl.full([8, 48], dtype=pl.FP32, value=0.0)
+        for k in pl.range(8):
+            src = pl.cast(pl.read(rows, [k]), pl.INDEX)
+            acc = pl.gather_row(acc, table, [k, 0], [src, 0], [1, 48])
+        y = pl.store(pl.adds(acc, 1.0), [0, 0], y)
+    return y
+
+
+@pl.jit
+def vec_gather_transposed(table: pl.Tensor[[200, 48], pl.FP32], y: pl.Out[pl.Tensor[[48, 8], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        acc = pl.full([48, 8], dtype=pl.FP32, value=0.0)
+        acc = pl.gather_row(acc, table, [0, 0], [3, 0], [1, 48], transpose=True)
+        y = pl.store(acc, [0, 0], y)
+    return y
+
+
+def test_gather_row_into_a_vec_tile():
+    table = _rand((200, 48), 4)
+    rows = np.array([5, 199, 0, 17, 17, 64, 3, 120], np.int32)
+    y = np.zeros((8, 48), np.float32)
+    vec_gather(table, rows, y)
+    np.testing.assert_array_equal(y, table[rows] + 1.0)
+
+
+def test_gather_row_transpose_needs_an_l1_tile():
+    _located_error(vec_gather_transposed, _rand((200, 48), 5), np.zeros((48, 8), np.float32),
+                   needles=["pl.gather_row transpose=True", "not a Vec tile"])
+
+
+# --------------------------------------------------------------- pl.tensor.dim in the orchestration
+D = pl.dynamic("D")
+
+
+@pl.jit
+def per_row_block(x: pl.Tensor[[D, 32], pl.FP32], y: pl.Out[pl.Tensor[[D, 32], pl.FP32]]):
+    n = pl.tensor.dim(x, 0)
+    for i in pl.range(0, n, 8):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="blockwise"):
+            y = pl.store(pl.muls(pl.load(x, [i, 0], [8, 32]), 2.0), [i, 0], y)
+    return y
+
+
+@pl.jit
+def dim_bad(x: pl.Tensor[[D, 32], pl.FP32], y: pl.Out[pl.Tensor[[D, 32], pl.FP32]]):
+    n = pl.tensor.dim(x)
+    for i in pl.range(0, n, 8):
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y = pl.store(pl.load(x, [i, 0], [8, 32]), [i, 0], y)
+    return y
+
+
+@pytest.mark.parametrize("rows", [24, 40])
+def test_tensor_dim_bounds_an_orchestration_loop(rows):
+    x = _rand((rows, 32), rows)
+    y = np.zeros_like(x)
+    per_row_block(x, y)
+    np.testing.assert_allclose(y, 2.0 * x, rtol=1e-6)
+
+
+def test_tensor_dim_needs_an_axis_in_a_jit_body():
+    x = _rand((16, 32), 6)
+    _located_error(dim_bad, x, np.zeros_like(x), needles=["pl.tensor.dim takes a tensor and an axis"])
