@@ -111,9 +111,9 @@ class DType(enum.Enum):
     def accepts_array(self, got: "DType") -> bool:
         """Whether a host array of dtype ``got`` may stand for a tensor of this dtype: its own, uint8
         bit patterns for an FP8 or FP4 format (numpy has neither), an ml_dtypes float4_e2m1fn array
-        for either E2M1 name."""
+        for either E2M1 name, an int64 array for an INDEX tensor (INDEX is 64-bit on the device)."""
         return got is self or ((self.is_fp8 or self.is_e2m1) and got is DType.UINT8) or \
-            (self.is_e2m1 and got.is_e2m1)
+            (self.is_e2m1 and got.is_e2m1) or (self is DType.INDEX and got is DType.INT64)
 
     def numpy(self):
         if self.is_fp8 or self.is_e2m1:
