@@ -158,3 +158,49 @@ def test_tensor_dim_bounds_an_orchestration_loop(rows):
 def test_tensor_dim_needs_an_axis_in_a_jit_body():
     x = _rand((16, 32), 6)
     _located_error(dim_bad, x, np.zeros_like(x), needles=["pl.tensor.dim takes a tensor and an axis"])
+
+
+# --------------------------------------------------------------- pl.slice of a tensor in kernel code
+@pl.jit
+def slice_window(x: pl.Tensor[[24, 32], pl.FP32], y: pl.Out[pl.Tensor[[8, 32], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        y[:] = pl.adds(pl.slice(x, [8, 32], [10, 0]), 1.0)
+    return y
+
+
+@pl.jit
+def slice_past_the_end(a: pl.Tensor[[11, 64], pl.FP16], w: pl.Tensor[[32, 64], pl.FP16],
+                       y: pl.Out[pl.Tensor[[16, 32], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="ragged_mm"):
+        rows = pl.slice(a, [16, 64], [0, 0], valid_shape=[11, 64])      # a 16-row box, 11 rows real
+        y[:] = pl.muls(pl.matmul(rows, w, b_trans=True, out_dtype=pl.FP32), 0.5)
+    return y
+
+
+@pl.jit
+def slice_bad(x: pl.Tensor[[24, 32], pl.FP32], y: pl.Out[pl.Tensor[[8, 32], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        y[:] = pl.slice(x, [8, 32], [0, 0], drop_dims=[0])
+    return y
+
+
+def test_slice_of_a_tensor_is_a_window():
+    x = _rand((24, 32), 9)
+    y = np.zeros((8, 32), np.float32)
+    slice_window(x, y)
+    np.testing.assert_allclose(y, x[10:18] + 1.0, rtol=1e-6)
+
+
+def test_slice_with_a_valid_shape_past_the_tensor_end():
+    a = (_rand((11, 64), 10) * 0.3).astype(np.float16)
+    w = (_rand((32, 64), 11) * 0.3).astype(np.float16)
+    y = np.full((16, 32), 5.0, np.float32)
+    slice_past_the_end(a, w, y)
+    np.testing.assert_allclose(y[:11], 0.5 * (a.astype(np.float64) @ w.astype(np.float64).T), rtol=1e-3, atol=1e-3)
+
+
+def test_slice_of_a_tensor_refuses_other_keywords():
+    x = _rand((24, 32), 12)
+    _located_error(slice_bad, x, np.zeros((8, 32), np.float32),
+                   needles=["pl.slice of a tensor in kernel code takes (tensor, shape, offset, valid_shape=None)",
+                            "drop_dims= is not supported here"])
