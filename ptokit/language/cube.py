@@ -131,7 +131,25 @@ class CubeMixin:
                            f"fit Left / Right ({_pad(m, 16)} x 32 and 32 x {_pad(n, 16)} {dt!r}); split M or N over "
                            f"tasks or a pl.range loop of pl.matmul on windows", e)
         c = lambda v: self._const(v, e)   # noqa: E731
-        return self._k_loop(parts, (c(0), c(0)), (m, n), (m, n), k, kt, e)
+        valid = self._k_valid(values, parts, (m, k, n), e)
+        return self._k_loop(parts, (c(0), c(0)), (m, n), valid, k, kt, e)
+
+    def _k_valid(self, values, parts, mkn, e):
+        """The (rows, cols) valid region of a K-split product: the valid rows of lhs and columns of
+        rhs, when an operand is a ``pl.slice(..., valid_shape=...)`` window (its logical valid region:
+        swapped for a transposed operand).  A valid region that cuts K is a located error."""
+        m, k, n = mkn
+        got = []
+        for v, (_, _, shape, trans) in zip((values["lhs"], values["rhs"]), parts):
+            valid = v.attrs.get("valid") if isinstance(v, N.OpCall) and v.op == "tensor_view" else None
+            valid = tuple(valid[::-1] if trans else valid) if valid is not None else tuple(shape)
+            got.append(valid)
+        (vm, vk), (vk2, vn) = got
+        if vk != k or vk2 != k:
+            raise self.err(f"pl.matmul of {values['lhs'].type} and {values['rhs'].type}: a valid_shape that "
+                           f"cuts the K axis ({vk if vk != k else vk2} of {k}) is not supported when K is split "
+                           f"into tiles; fillpad the operand or slice K to its valid extent", e)
+        return (vm, vn)
 
     def _k_loop(self, parts, at, shape, valid, k, kt, e) -> N.Expr:
         """The ``shape`` (``valid``) output tile at ``at`` = (row, col) of ``lhs @ rhs``: one matmul of the

@@ -204,3 +204,31 @@ def test_slice_of_a_tensor_refuses_other_keywords():
     _located_error(slice_bad, x, np.zeros((8, 32), np.float32),
                    needles=["pl.slice of a tensor in kernel code takes (tensor, shape, offset, valid_shape=None)",
                             "drop_dims= is not supported here"])
+
+
+@pl.jit
+def ragged_k_split(a: pl.Tensor[[5, 256], pl.FP16], w: pl.Tensor[[256, 256], pl.FP16],
+                   y: pl.Out[pl.Tensor[[16, 256], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):     # K = 256 of a 256-column rhs: a loop over K tiles
+        y[:] = pl.matmul(pl.slice(a, [16, 256], [0, 0], valid_shape=[5, 256]), w, b_trans=True, out_dtype=pl.FP32)
+    return y
+
+
+@pl.jit
+def k_cut(a: pl.Tensor[[16, 256], pl.FP16], w: pl.Tensor[[256, 256], pl.FP16], y: pl.Out[pl.Tensor[[16, 256], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        y[:] = pl.matmul(pl.slice(a, [16, 256], [0, 0], valid_shape=[16, 200]), w, b_trans=True, out_dtype=pl.FP32)
+    return y
+
+
+def test_valid_rows_of_a_k_split_matmul_operand():
+    a = (_rand((5, 256), 13) * 0.2).astype(np.float16)
+    w = (_rand((256, 256), 14) * 0.2).astype(np.float16)
+    y = np.full((16, 256), 3.0, np.float32)
+    ragged_k_split(a, w, y)
+    np.testing.assert_allclose(y[:5], a.astype(np.float64) @ w.astype(np.float64).T, rtol=1e-3, atol=1e-3)
+
+
+def test_a_valid_shape_cutting_k_of_a_split_matmul_is_refused():
+    _located_error(k_cut, np.zeros((16, 256), np.float16), np.zeros((256, 256), np.float16),
+                   np.zeros((16, 256), np.float32), needles=["a valid_shape that cuts the K axis (200 of 256)"])
