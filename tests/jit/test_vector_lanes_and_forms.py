@@ -232,3 +232,41 @@ def test_valid_rows_of_a_k_split_matmul_operand():
 def test_a_valid_shape_cutting_k_of_a_split_matmul_is_refused():
     _located_error(k_cut, np.zeros((16, 256), np.float16), np.zeros((256, 256), np.float16),
                    np.zeros((16, 256), np.float32), needles=["a valid_shape that cuts the K axis (200 of 256)"])
+
+
+# --------------------------------------------------------------- pl.incore(): pypto's InCore scope
+@pl.jit.inline
+def plus_two(a: pl.Tensor, c: pl.Tensor):
+    with pl.incore(name_hint="plus_two"):
+        pl.store(pl.adds(pl.load(a, [0, 0], [32, 32]), 2.0), [0, 0], c)
+    return c
+
+
+@pl.jit
+def incore_chain(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    mid = pl.create_tensor([32, 32], dtype=pl.FP32)
+    mid = plus_two(a, mid)
+    with pl.incore():
+        c[:] = pl.muls(mid, 3.0)
+    return c
+
+
+@pl.jit
+def incore_bad(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    with pl.incore(split="rows"):
+        c[:] = pl.muls(a, 3.0)
+    return c
+
+
+def test_incore_scope_is_a_kernel():
+    a = _rand((32, 32), 15)
+    c = np.zeros_like(a)
+    incore_chain(a, c)
+    np.testing.assert_allclose(c, (a + 2.0) * 3.0, rtol=1e-6)
+    names = [f.name for f in incore_chain.lower(a, c).functions.values()]
+    assert any(n.endswith("plus_two") for n in names) and len(names) == 3, names   # two kernels + orchestration
+
+
+def test_incore_split_must_be_a_split_mode():
+    a = _rand((32, 32), 16)
+    _located_error(incore_bad, a, np.zeros_like(a), needles=["the split of pl.incore takes a pl.SplitMode, got 'rows'"])
