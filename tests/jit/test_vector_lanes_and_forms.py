@@ -5,6 +5,7 @@ and each new refusal as a located error."""
 import numpy as np
 import pytest
 
+import ptokit
 import ptokit.language as pl
 from ptokit.errors import CompileError
 
@@ -270,3 +271,43 @@ def test_incore_scope_is_a_kernel():
 def test_incore_split_must_be_a_split_mode():
     a = _rand((32, 32), 16)
     _located_error(incore_bad, a, np.zeros_like(a), needles=["the split of pl.incore takes a pl.SplitMode, got 'rows'"])
+
+
+# --------------------------------------------------------------- compile / lower from the annotations
+@pl.jit
+def declared(x: pl.Tensor[[16, 32], pl.FP32], k: pl.Scalar[pl.FP32], y: pl.Out[pl.Tensor[[16, 32], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        y[:] = pl.muls(x, k)
+    return y
+
+
+@pl.jit
+def bare(x: pl.Tensor, y: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        y[:] = pl.exp(x)
+    return y
+
+
+def test_compile_and_lower_from_declared_shapes():
+    from ptokit.passes.context import PassContext
+    with PassContext([], runtime="host_build_graph"):          # pypto's (instruments, *, runtime=...) form
+        c = declared.compile(k=1.0)                             # x from its annotation, y an output
+    assert "host_build_graph" in (c.output_dir / "kernel_config.py").read_text()
+    x = _rand((16, 32), 17)
+    y = np.zeros_like(x)
+    c(x, 2.5, y)
+    np.testing.assert_allclose(y, 2.5 * x, rtol=1e-6)
+    assert any(f.name == "declared" for f in declared.lower(k=1.0).functions.values())
+
+
+def test_a_bare_tensor_still_needs_its_argument():
+    with pytest.raises(ptokit.errors.UserError, match="missing argument 'x'"):
+        bare.compile()
+    with pytest.raises(ptokit.errors.UserError, match="missing argument 'x'"):
+        declared(k=1.0)                                          # a call needs real inputs
+
+
+def test_pass_instruments_are_refused():
+    from ptokit.passes.context import PassContext
+    with pytest.raises(ValueError, match="pass instruments are not supported by ptokit"):
+        PassContext([object()])
