@@ -429,6 +429,12 @@ class _Orch:
             lane1 = aiv if (fifo or callee.attrs.get("fifo", {})).get("aiv_lanes", 2) == 2 else "INVALID_KERNEL_ID"
             self.emit(depth, f"MixedKernels mk_t{t} = {{{aic}, {aiv}, {lane1}}};")
             self.emit(depth, f"{prefix}rt_submit_task(mk_t{t}, {p});")
+        elif callee.attrs.get("core_type") != "aic" and (callee.attrs.get("dual_lanes") or callee.attrs.get("split")):
+            # a vector-only kernel with pl.split_aiv regions (pypto's dual_aiv_dispatch): both AIV
+            # lanes of a cluster run it, each reading its own lane from get_subblock_idx()
+            fid = self.kernel_ids[call.callee]
+            self.emit(depth, f"MixedKernels mk_t{t} = {{INVALID_KERNEL_ID, {fid}, {fid}}};")
+            self.emit(depth, f"{prefix}rt_submit_task(mk_t{t}, {p});")
         else:
             fid = self.kernel_ids[call.callee]
             submit = "rt_submit_aic_task" if callee.attrs.get("core_type") == "aic" else "rt_submit_aiv_task"

@@ -252,7 +252,8 @@ class JitParser(FunctionParser):
         if isinstance(target, JitHelper):
             return self.builder.helper_call(self, target, e)
         if callable(target) and getattr(target, "__pto_op__", None) is None and \
-                getattr(target, "__pto_function__", None) is None and target not in (min, max):
+                getattr(target, "__pto_function__", None) is None and target not in (min, max) and \
+                getattr(target, "__pto_marker__", None) is None:     # markers (pl.tensor.dim, pl.const): the parser's
             name = ast.unparse(e.func)
             if getattr(target, "__pto_jit__", False):
                 raise self.err(f"{name} is a @pl.jit entry point; functions called from a @pl.jit body must "

@@ -254,8 +254,10 @@ class JitFunction:
             self._infos = _with_bound_dims(infos, self.fn)
         return self._infos
 
-    def _bind(self, args, kwargs):
-        """Full argument list (None for omitted outputs), the indices of omitted outputs."""
+    def _bind(self, args, kwargs, declared: bool = False):
+        """Full argument list (None for omitted outputs), the indices of omitted outputs.  With
+        ``declared`` (``compile`` / ``lower`` / ``parse``, as in pypto) a tensor argument left out whose
+        annotation gives a static shape and a dtype stands for a zero array of that type."""
         infos = self.param_infos()
         try:
             bound = self._signature.bind_partial(*args, **kwargs)
@@ -268,15 +270,19 @@ class JitFunction:
             elif info.role == "tensor" and info.direction == "OUT":
                 full.append(None)
                 omitted.append(i)
+            elif declared and info.role == "tensor" and info.dtype is not None and info.shape is not None \
+                    and all(isinstance(d, int) for d in info.shape):
+                full.append(np.zeros(info.shape, info.dtype.numpy()))     # only its type is used
             else:
                 raise UserError(f"{self.fn.__name__}: missing argument {info.name!r} (only pl.Out tensors may be "
                                 f"omitted; they are then allocated and returned)")
         return full, omitted
 
-    def specialize(self, *args, **kwargs):
-        """(ArgSpecs, run arguments, output arrays, return-style?) for one call."""
+    def specialize(self, *args, _declared: bool = False, **kwargs):
+        """(ArgSpecs, run arguments, output arrays, return-style?) for one call (``_declared``: see
+        ``_bind``)."""
         infos = self.param_infos()
-        full, omitted = self._bind(args, kwargs)
+        full, omitted = self._bind(args, kwargs, _declared)
         if omitted:
             present_infos = [i for i, a in zip(infos, full) if a is not None]
             present = [a for a in full if a is not None]
@@ -324,7 +330,7 @@ class JitFunction:
     def parse(self, *args, **kwargs):
         """The IR program of this call's specialization, before the passes."""
         from .frontend import build_program   # lazy: the compiler
-        specs, _, _, _ = self.specialize(*args, **kwargs)
+        specs, _, _, _ = self.specialize(*args, _declared=True, **kwargs)
         return build_program(self.fn, specs)
 
     def lower(self, *args, config=None, platform: Optional[str] = None, runtime=None, dump_dir=None, **kwargs):
@@ -350,7 +356,7 @@ class JitFunction:
         ``save_kernels_dir``) the tree is copied there and that copy is returned."""
         platform, runtime, dump_passes, dump_ptoas_passes, profiling, output_dir = self._options(
             config, platform, runtime, dump_passes, dump_ptoas_passes, output_dir)
-        specs, _, _, _ = self.specialize(*args, **kwargs)
+        specs, _, _, _ = self.specialize(*args, _declared=True, **kwargs)
         compiled = self._get(specs, platform, runtime, dump_passes, dump_ptoas_passes, profiling,
                              ptoas_compat=config.ptoas_compat if config is not None else None)
         if output_dir is not None:

@@ -123,7 +123,9 @@ def specialize(infos: List[ParamInfo], args: list) -> Tuple[List[ArgSpec], dict]
         if role == "tensor":
             shape, dt = array_info(a, what)
             if info.dtype is not None and dt is not info.dtype:
-                raise UserError(f"{what} must be a {info.dtype.name} array, but got {dt.name}")
+                if not (info.dtype is DType.INDEX and info.dtype.accepts_array(dt)):     # an int64 array
+                    raise UserError(f"{what} must be a {info.dtype.name} array, but got {dt.name}")
+                dt = info.dtype
             sym: list = list(shape)
             for axis, d in info.dyn_axes:
                 if not -len(shape) <= axis < len(shape):

@@ -131,7 +131,25 @@ class CubeMixin:
                            f"fit Left / Right ({_pad(m, 16)} x 32 and 32 x {_pad(n, 16)} {dt!r}); split M or N over "
                            f"tasks or a pl.range loop of pl.matmul on windows", e)
         c = lambda v: self._const(v, e)   # noqa: E731
-        return self._k_loop(parts, (c(0), c(0)), (m, n), (m, n), k, kt, e)
+        valid = self._k_valid(values, parts, (m, k, n), e)
+        return self._k_loop(parts, (c(0), c(0)), (m, n), valid, k, kt, e)
+
+    def _k_valid(self, values, parts, mkn, e):
+        """The (rows, cols) valid region of a K-split product: the valid rows of lhs and columns of
+        rhs, when an operand is a ``pl.slice(..., valid_shape=...)`` window (its logical valid region:
+        swapped for a transposed operand).  A valid region that cuts K is a located error."""
+        m, k, n = mkn
+        got = []
+        for v, (_, _, shape, trans) in zip((values["lhs"], values["rhs"]), parts):
+            valid = v.attrs.get("valid") if isinstance(v, N.OpCall) and v.op == "tensor_view" else None
+            valid = tuple(valid[::-1] if trans else valid) if valid is not None else tuple(shape)
+            got.append(valid)
+        (vm, vk), (vk2, vn) = got
+        if vk != k or vk2 != k:
+            raise self.err(f"pl.matmul of {values['lhs'].type} and {values['rhs'].type}: a valid_shape that "
+                           f"cuts the K axis ({vk if vk != k else vk2} of {k}) is not supported when K is split "
+                           f"into tiles; fillpad the operand or slice K to its valid extent", e)
+        return (vm, vn)
 
     def _k_loop(self, parts, at, shape, valid, k, kt, e) -> N.Expr:
         """The ``shape`` (``valid``) output tile at ``at`` = (row, col) of ``lhs @ rhs``: one matmul of the
@@ -425,7 +443,7 @@ class CubeMixin:
 
 class L1Mixin:
     """``pl.create_l1`` and ``pl.gather_row`` (the op table's ``front=`` methods): an L1 (Mat) tile
-    filled row by row from global memory, fed to ``pl.matmul``."""
+    filled row by row from global memory, fed to ``pl.matmul`` (gather_row also fills a Vec tile)."""
 
     def _front_args(self, op: OpDef, e):
         bound = self.bind(op, e)
@@ -453,8 +471,14 @@ class L1Mixin:
         ``transpose_view`` of it when asked, and a TINSERT into ``acc``."""
         args, bound = self._front_args(op, e)
         acc, src, shapes = args["acc"], args["src"], args["shapes"]
-        if not isinstance(acc.type, TileType) or acc.type.memory is not MemorySpace.Mat:
-            raise self.err(f"pl.gather_row writes into an L1 tile (pl.create_l1), but acc is {acc.type}", bound["acc"])
+        if not isinstance(acc.type, TileType) or acc.type.memory not in (MemorySpace.Mat, MemorySpace.Vec):
+            raise self.err(f"pl.gather_row writes into an L1 tile (pl.create_l1) or a Vec tile, but acc is {acc.type}",
+                           bound["acc"])
+        space = acc.type.memory
+        if args["transpose"] and space is not MemorySpace.Mat:
+            raise self.err("pl.gather_row transpose=True writes a GM row as a column of the transposed (ZN) L1 "
+                           "layout; it needs an L1 tile (pl.create_l1(..., transpose=True)), not a Vec tile",
+                           bound["transpose"])
         if not isinstance(src.type, TensorType):
             raise self.err(f"pl.gather_row reads a tensor in global memory, but src is {src.type}", bound["src"])
         if len(shapes) != len(src.type.shape) or len(shapes) < 2:
@@ -471,7 +495,7 @@ class L1Mixin:
             shape[-2] = -(-shape[-2] // _FRACTAL_ROWS) * _FRACTAL_ROWS
         window = self.typed_op("load", [src, src_offsets],
                                {"shape": shape, "valid": valid,
-                                "target_memory": MemorySpace.Mat,
+                                "target_memory": space,
                                 "offsets_static": tuple(o.value if isinstance(o, N.Const) else None
                                                         for o in src_offsets.items)}, e)
         if args["transpose"]:

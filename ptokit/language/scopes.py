@@ -9,9 +9,9 @@ from typing import List, Optional
 from ..ir import nodes as N
 from ..ir.types import ScalarType, TupleType
 from .source import eval_static
-from .types import CrossCoreSlot, Level, ScopeMode, SplitOptimization, cross_core_slots
+from .types import CrossCoreSlot, Level, ScopeMode, SplitMode, SplitOptimization, cross_core_slots
 
-AT_KEYWORDS = ("level", "name_hint", "deps", "dumps", "no_dep_args", "optimizations")
+AT_KEYWORDS = ("level", "name_hint", "deps", "dumps", "no_dep_args", "optimizations", "allow_early_resolve")
 SPMD_KEYWORDS = ("core_num", "sync_start", "name_hint", "deps", "allow_early_resolve", "predicate", "optimizations")
 
 
@@ -92,6 +92,8 @@ class ScopeMixin:
                 if call.args:
                     raise self.err("pl.at got the level twice", kw.value)
                 spec.level = eval_static(kw.value, self.src, self.g, "level")
+            elif kw.arg == "allow_early_resolve":
+                self._static_bool(kw.value, "allow_early_resolve")   # a scheduling hint: no effect (as on pl.submit)
             elif kw.arg == "name_hint":
                 hint = eval_static(kw.value, self.src, self.g, "name_hint")
                 if not isinstance(hint, str) or not hint.isidentifier():
@@ -147,6 +149,29 @@ class ScopeMixin:
             if not isinstance(as_target, ast.Name):
                 raise self.err("`as` needs a simple name", as_target)
             spec.name = as_target.id
+        return spec
+
+    def parse_incore(self, call: ast.Call, as_target) -> AtSpec:
+        """``pl.incore(split=pl.SplitMode.NONE, *, name_hint="")``: pypto's InCore scope, the same
+        kernel as ``pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(split)], name_hint=...)``."""
+        spec = AtSpec(call=call)
+        kw = {k.arg: k.value for k in call.keywords}
+        if len(call.args) > 1 or any(k not in ("split", "name_hint") for k in kw) or (call.args and "split" in kw):
+            raise self.err("pl.incore takes the split mode and name_hint=: pl.incore(split=pl.SplitMode.NONE, "
+                           "name_hint=\"...\")", call)
+        node = call.args[0] if call.args else kw.get("split")
+        if node is not None:
+            mode = eval_static(node, self.src, self.g, "split")
+            if not isinstance(mode, SplitMode):
+                raise self.err(f"the split of pl.incore takes a pl.SplitMode, got {mode!r}", node)
+            spec.split = int(mode)
+        if "name_hint" in kw:
+            hint = eval_static(kw["name_hint"], self.src, self.g, "name_hint")
+            if not isinstance(hint, str) or not (hint == "" or hint.isidentifier()):
+                raise self.err(f"name_hint must be an identifier string, got {hint!r}", kw["name_hint"])
+            spec.name_hint = hint or None
+        if as_target is not None:
+            raise self.err("`with pl.incore()` binds no name (use `with pl.at(...) as tid:` for a task id)", as_target)
         return spec
 
     def parse_optimizations(self, node) -> int:

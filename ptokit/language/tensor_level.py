@@ -98,12 +98,46 @@ class TensorLevelMixin:
         attrs = {"shape": shape, "target_memory": load_space, "valid": None}
         operands = {"tensor": base, "offsets": offsets}
         region = self._view_valid(OPS["load"], operands)     # a pl.TensorView(valid_shape=...) parameter
-        if region is not None:
+        if isinstance(v, N.OpCall) and v.op == "tensor_view" and v.attrs.get("valid") is not None:
+            attrs["valid"] = v.attrs["valid"]                  # pl.slice(x, ..., valid_shape=...)
+        elif region is not None:
             attrs["valid"] = self._clamped_valid(OPS["load"], operands, attrs, node, region)
         tile = self.typed_op("load", [base, offsets], attrs, node)
         if load_space is not space:
             tile = self._move(tile, space, node)
         return tile
+
+    def front_slice(self, op: OpDef, e: ast.Call) -> N.Expr:
+        """``pl.slice(x, shape, offset, valid_shape=None)``.  Of a tensor in kernel code it is a window
+        of it, loaded where it is used (into Mat for a cube operand) like ``x[a:b, c:d]``, reading only
+        ``valid_shape`` (the window may then reach past the tensor's end, as pypto allows); of a tile
+        it is the tile op."""
+        src = e.args[0] if e.args else None
+        if not (self.kernel_code and isinstance(src, ast.Name) and isinstance(self.env.get(src.id), TensorType)):
+            return self.op_call(op.name, e, front=False)
+        kw = {k.arg: k for k in e.keywords}
+        extra = sorted(k for k in kw if k not in ("shape", "offset", "valid_shape"))
+        if extra or len(e.args) > 3:
+            raise self.err(f"pl.slice of a tensor in kernel code takes (tensor, shape, offset, valid_shape=None); "
+                           f"{', '.join(extra) + '= is' if extra else 'more arguments are'} not supported here",
+                           kw[extra[0]] if extra else e)
+        load = OPS["load"]
+        nodes = dict(zip(("shape", "offset"), e.args[1:]))
+        nodes.update({k: v.value for k, v in kw.items()})
+        for name in ("shape", "offset"):
+            if name not in nodes:
+                raise self.err(f"pl.slice is missing its {name!r} argument", e)
+        params = {p.name: p for p in load.params}
+        shape = self.read_attr(load, params["shapes"], nodes["shape"])
+        offsets = self.read_operand(load, params["offsets"], nodes["offset"])
+        valid = self.read_attr(load, params["valid_shape"], nodes["valid_shape"]) if "valid_shape" in nodes else None
+        base = self.expr(src)
+        if len(shape) != len(base.type.shape) or len(offsets.items) != len(shape):
+            raise self.err(f"pl.slice of the {len(base.type.shape)}-D tensor {src.id} needs "
+                           f"{len(base.type.shape)} extents and offsets", e)
+        if valid is not None and len(valid) != len(shape):
+            raise self.err(f"pl.slice valid_shape needs {len(shape)} extents", nodes["valid_shape"])
+        return self.typed_op("tensor_view", [base, offsets], {"shape": list(shape), "valid": valid}, e)
 
     # ------------------------------------------------------------ subscripts
     def kernel_subscript(self, e: ast.Subscript) -> N.Expr:

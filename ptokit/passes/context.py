@@ -29,6 +29,13 @@ class PassContext:
     ptoas_compat: Optional[str] = None     # None: pypto HEAD's .pto; "0.27": what ptoas 0.27 accepts
 
     def __post_init__(self):
+        if isinstance(self.platform, (list, tuple)):
+            # pypto's PassContext(instruments, *, runtime=...): its first argument is a list of pass
+            # instruments; ptokit has none to offer, so only the empty list is taken
+            if self.platform:
+                raise ValueError(f"PassContext: pass instruments are not supported by ptokit (got "
+                                 f"{list(self.platform)!r}); pass [] or give the platform by name")
+            self.platform = None
         self.runtime = coerce_runtime_kind(self.runtime)
         validate_ptoas_compat(self.ptoas_compat)
         if self.platform is not None:

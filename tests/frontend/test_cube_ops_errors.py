@@ -84,8 +84,8 @@ CASES = [
     ("x = pl.tile.batch_matmul_acc(pl.matmul(v, r), l, r)", "tile.batch_matmul_acc requires an Acc tile [32, 48]",
      "pl.matmul(v"),
     ("x = pl.batch_matmul_acc(acc, l, r, init_cond=n)", "batch_matmul_acc init_cond must be a BOOL scalar", "n)"),
-    ("x = pl.gather_row(vt, a, [0, 0], [0, 0], [1, 64])", "pl.gather_row writes into an L1 tile (pl.create_l1)",
-     "vt,"),
+    ("x = pl.gather_row(l, a, [0, 0], [0, 0], [1, 64])", "pl.gather_row writes into an L1 tile (pl.create_l1) or a "
+     "Vec tile", "l,"),
     ("x = pl.gather_row(kv, vt, [0, 0], [0, 0], [1, 64])", "pl.gather_row reads a tensor in global memory", "vt,"),
     ("x = pl.gather_row(kv, a, [0, 0], [0, 0], [64])", "must give one extent per dimension of the 2-D src", "[64])"),
     ("x = pl.gather_row(kv, a, [0], [0, 0], [1, 64])", "dst_offset must be [row, col] in acc", "[0],"),

@@ -316,8 +316,9 @@ declare("gather_row", (P("acc"), P("src", "tensor"), P("dst_offset", "offsets"),
                        P("shapes", "shape"), P("transpose", "bool", False),
                        P("valid_shape", "valid", None, keyword_only=True)),
         _front_only, form="insert", front="gather_row_call", namespaces=("pl",),
-        doc="acc with the window src[src_offset : + shapes] written at dst_offset (transpose=True: its "
-            "transpose, a GM row as a column), in place: a TLOAD into Mat and a TINSERT")
+        doc="acc (an L1 tile, or a Vec tile) with the window src[src_offset : + shapes] written at dst_offset "
+            "(transpose=True, L1 only: its transpose, a GM row as a column), in place: a TLOAD into acc's "
+            "memory and a TINSERT")
 declare("paged_gather", (P("src", "tensor"), P("indices", "tensor"), P("block_table", "tensor"),
                          P("block_size", "int"), P("size", "int"), P("max_indices", "int"),
                          P("space", "memory", MemorySpace.Mat, keyword_only=True),
