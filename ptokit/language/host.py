@@ -13,6 +13,7 @@ collectives.  Anything else is a located CompileError.
 from __future__ import annotations
 
 import ast
+import copy
 from dataclasses import dataclass
 from math import prod
 from typing import Callable, Dict, List, Optional, Tuple
@@ -23,9 +24,22 @@ from ..ir.comm import ReduceOp
 from ..ir.host import HostProgram
 from ..ir.types import DType, ScalarType, TensorType
 from .annotations import annot_to_type
-from .dist_front import is_window, user_params
+from .dist_front import P3_NAMES, is_window, user_params
 from .source import Source, eval_static
 from .types import DynamicDim
+
+class _WorldSize(ast.NodeTransformer):
+    """``pld.world_size()`` in a static host value (a slot's byte count, a window shape): the W of the
+    compile's DistributedConfig."""
+
+    def __init__(self, reader):
+        self.reader = reader
+
+    def visit_Call(self, node):
+        if self.reader._is_pld(node, "pld.world_size") and not node.args and not node.keywords:
+            return ast.copy_location(ast.Constant(self.reader.world_size), node)
+        return self.generic_visit(node)
+
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%"}
 _CMPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
@@ -150,6 +164,8 @@ class HostReader:
                                        node)
 
     def _static(self, node, what):
+        if self.world_size is not None:               # pld.world_size() is the compile's W in static sizes
+            node = _WorldSize(self).visit(copy.deepcopy(node))
         return eval_static(node, self.src, self.g, what)
 
     def _dtype_kw(self, call: ast.Call, required: bool):
@@ -243,6 +259,15 @@ class HostReader:
         if isinstance(v, ast.Call) and self.resolve_call(v.func) is not None:
             raise self.err("a chip function call in host code is a statement: its results are the tensors it "
                            "writes (call it as `self.f(..., device=r)`)", v)
+        if isinstance(v, ast.Call) and self.collective_hook is not None:
+            target = self._maybe(v.func)
+            full = getattr(target, "__pld_name__", None) or getattr(target, "__pto_op__", None)
+            res = self.collective_hook(self, full, v) if full is not None else None
+            if res is not None:                        # data = pld.tensor.allreduce(data): the window it returns
+                if name != res.text:
+                    self.emit(f"{name} = {res.text}")
+                self.env[name] = Value(name, "window", res.shape, res.dtype)
+                return
         val = self.expr(v)
         if val.kind == "scalar":
             self.emit(f"{name} = {val.text}")
@@ -302,9 +327,10 @@ class HostReader:
         target = self._maybe(c.func)
         full = getattr(target, "__pld_name__", None) or getattr(target, "__pto_op__", None)
         if full is not None and self.collective_hook is not None:
-            done = self.collective_hook(self, full, c)
-            if done:
+            if self.collective_hook(self, full, c) is not None:
                 return
+        if full in P3_NAMES:
+            raise self.err(f"{full} is not supported yet", c.func)
         if full is not None:
             raise self.err(f"{full if full.startswith('pld') else 'pld.' + full} is not host code: it may only be "
                            f"used in kernel code", c.func)
