@@ -1,12 +1,13 @@
 """The IR: nodes, types, the op registry, printer and verifier.
 
 ``ptokit.ir.compile`` is ``ptokit.compile`` (source compatibility with pypto.ir), and
-``OptimizationStrategy`` is pypto's ``ir.OptimizationStrategy`` (declared with the targets).
+``OptimizationStrategy`` / ``DistributedConfig`` are pypto's ``ir.OptimizationStrategy`` /
+``ir.DistributedConfig`` (declared with the targets).
 The printer (the nodes' ``as_python()`` text form) loads on first use, not with the package.
 """
 from importlib import import_module
 
-from ..targets import OptimizationStrategy  # noqa: F401
+from ..targets import DistributedConfig, OptimizationStrategy  # noqa: F401  (pypto.ir.DistributedConfig)
 from . import nodes as _nodes
 
 

@@ -66,8 +66,11 @@ class HostReader:
 
     def __init__(self, item: ast.FunctionDef, src: Source, g: dict, method: bool,
                  resolve_call: Callable[[ast.expr], Optional[ChipCall]], collective_hook=None,
-                 world_size: Optional[int] = None):
+                 world_size: Optional[int] = None, annotations: Optional[dict] = None):
         self.item, self.src, self.g, self.method = item, src, g, method
+        # the annotations Python evaluated when the function was made (names only they use, e.g. a
+        # factory's constant, are in no closure); the source is evaluated where they are missing
+        self.annotations = annotations or {}
         self.world_size = world_size   # W of the compile's DistributedConfig (sizes private signals)
         self.resolve_call = resolve_call
         self.collective_hook = collective_hook
@@ -92,7 +95,9 @@ class HostReader:
         for a in args:
             if a.annotation is None:
                 raise self.err(f"parameter {a.arg!r} of host function {self.item.name} needs a type annotation", a)
-            annot = eval_static(a.annotation, self.src, self.g, "annotation")
+            annot = self.annotations.get(a.arg)
+            if annot is None or isinstance(annot, str):
+                annot = eval_static(a.annotation, self.src, self.g, "annotation")
             ty, direction = annot_to_type(annot, self.src.loc(a.annotation))
             if isinstance(ty, TensorType):
                 if seen_scalar is not None:
@@ -418,10 +423,12 @@ class HostReader:
             base = self.expr(e.value)
             if base.kind != "tensor":
                 raise self.err(f"x[r] in host code indexes a host tensor's first dimension, not a {base.kind}", e)
-            idx = self.expr(e.slice)
-            if idx.kind != "scalar" or len(base.shape) < 2:
-                raise self.err("x[r] takes one rank index and drops dim 0 of a tensor of 2 or more dimensions", e)
-            return Value(f"{base.text}[{idx.text}]", "tensor", base.shape[1:], base.dtype)
+            nodes = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]     # x[r] or x[k, r]
+            idx = [self.expr(n) for n in nodes]
+            if any(i.kind != "scalar" for i in idx) or len(base.shape) < len(idx) + 1:
+                raise self.err("x[r] takes one rank index and drops dim 0 of a tensor of 2 or more dimensions "
+                               "(x[k, r]: one index per leading dimension, each dropping it)", e)
+            return Value(base.text + "".join(f"[{i.text}]" for i in idx), "tensor", base.shape[len(idx):], base.dtype)
         return self._static_scalar(e)
 
     def _static_scalar(self, e) -> Value:
