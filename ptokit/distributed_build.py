@@ -124,7 +124,7 @@ def compile_class(spec, units, dconfig, output_dir=None, platform="a2a3sim", run
         return None
 
     reader = HostReader(h.item, h.src, h.g, True, resolve, collective_call,
-                        world_size=dconfig.world_size)
+                        world_size=dconfig.world_size, annotations=h.annotations)
     host = reader.read()
     chips = {c: N.Program(c, reachable(ir, c), ir.source_file, ir.dyn_vars) for c in host.chips}
     chips.update(builtin_chips(host, platform))

@@ -496,13 +496,18 @@ class _Orch:
         tensors = [p for p in fn.params if isinstance(p.type, TensorType)]
         scalars = [p for p in fn.params if isinstance(p.type, ScalarType)]
         body: List[str] = []
+        read = _names_read(fn.body)       # a parameter the body never reads (a window only declared) is (void)
         for i, p in enumerate(tensors):
             body.append(f"    const ChipTensor& ext_{p.name} = orch_args.tensor({i}).ref();")
             self.tensors[p.name] = f"ext_{p.name}"
+            if p.name not in read:
+                body.append(f"    (void)ext_{p.name};")
         for j, p in enumerate(scalars):
             ctype = _CPP_SCALAR[p.type.dtype]
             c = self.scalars[p.name] = cx(p.name)
             body.append(f"    {ctype} {c} = from_u64<{ctype}>(orch_args.scalar({j}));")
+            if p.name not in read:
+                body.append(f"    (void){c};")
         seen = set()
         for p in tensors:
             for d, dim in enumerate(p.type.shape):

@@ -1,13 +1,14 @@
 """The IR: nodes, types, the op registry, printer and verifier.
 
 ``ptokit.ir.compile`` is ``ptokit.compile`` (source compatibility with pypto.ir), and
-``OptimizationStrategy`` is pypto's ``ir.OptimizationStrategy`` (declared with the targets).
+``OptimizationStrategy`` / ``DistributedConfig`` are pypto's ``ir.OptimizationStrategy`` /
+``ir.DistributedConfig`` (declared with the targets).
 Nothing else loads with the package: the nodes, the types and the printer (the nodes'
 ``as_python()`` text form) load when first imported or used.
 """
 from importlib import import_module
 
-from ..targets import OptimizationStrategy  # noqa: F401
+from ..targets import DistributedConfig, OptimizationStrategy  # noqa: F401  (pypto.ir.DistributedConfig)
 
 _SUBMODULES = ("nodes", "types", "kinds", "comm", "host", "ops", "printer", "verifier", "distributed_compiled_program")
 

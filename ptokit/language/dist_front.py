@@ -18,12 +18,15 @@ from ..ir.types import DType, ScalarType, TensorType
 
 
 # host-level names (H): a host function's body; elsewhere a located error
-HOST_NAMES = ("pld.world_size", "pld.window", "pld.alloc_window_buffer")
+HOST_NAMES = ("pld.world_size", "pld.window", "pld.alloc_window_buffer",
+              # pypto's short forms of the host collectives (language/host_collectives.py)
+              "pld.all_reduce", "pld.all_gather", "pld.all_to_all", "pld.reduce_scatter", "pld.broadcast",
+              "pld.barrier")
 # names of the spec's P1/P2 rows that kernel code cannot use yet in ptokit (none today: the kernel
 # collectives are op-table composites, ir/ops/comm.py)
 KERNEL_PENDING = ()
 # the spec's P3 names: they exist; using one is a located "not supported yet"
-P3_NAMES = ("pld.tensor.all_to_all_v", "pld.system.defer_wait")
+P3_NAMES = ("pld.tensor.all_to_all_v", "pld.system.defer_wait", "pld.all_to_all_v")
 
 
 class CommCtx:

@@ -13,6 +13,7 @@ collectives.  Anything else is a located CompileError.
 from __future__ import annotations
 
 import ast
+import copy
 from dataclasses import dataclass
 from math import prod
 from typing import Callable, Dict, List, Optional, Tuple
@@ -23,9 +24,22 @@ from ..ir.comm import ReduceOp
 from ..ir.host import HostProgram
 from ..ir.types import DType, ScalarType, TensorType
 from .annotations import annot_to_type
-from .dist_front import is_window, user_params
+from .dist_front import P3_NAMES, is_window, user_params
 from .source import Source, eval_static
 from .types import DynamicDim
+
+class _WorldSize(ast.NodeTransformer):
+    """``pld.world_size()`` in a static host value (a slot's byte count, a window shape): the W of the
+    compile's DistributedConfig."""
+
+    def __init__(self, reader):
+        self.reader = reader
+
+    def visit_Call(self, node):
+        if self.reader._is_pld(node, "pld.world_size") and not node.args and not node.keywords:
+            return ast.copy_location(ast.Constant(self.reader.world_size), node)
+        return self.generic_visit(node)
+
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%"}
 _CMPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
@@ -52,8 +66,11 @@ class HostReader:
 
     def __init__(self, item: ast.FunctionDef, src: Source, g: dict, method: bool,
                  resolve_call: Callable[[ast.expr], Optional[ChipCall]], collective_hook=None,
-                 world_size: Optional[int] = None):
+                 world_size: Optional[int] = None, annotations: Optional[dict] = None):
         self.item, self.src, self.g, self.method = item, src, g, method
+        # the annotations Python evaluated when the function was made (names only they use, e.g. a
+        # factory's constant, are in no closure); the source is evaluated where they are missing
+        self.annotations = annotations or {}
         self.world_size = world_size   # W of the compile's DistributedConfig (sizes private signals)
         self.resolve_call = resolve_call
         self.collective_hook = collective_hook
@@ -78,7 +95,9 @@ class HostReader:
         for a in args:
             if a.annotation is None:
                 raise self.err(f"parameter {a.arg!r} of host function {self.item.name} needs a type annotation", a)
-            annot = eval_static(a.annotation, self.src, self.g, "annotation")
+            annot = self.annotations.get(a.arg)
+            if annot is None or isinstance(annot, str):
+                annot = eval_static(a.annotation, self.src, self.g, "annotation")
             ty, direction = annot_to_type(annot, self.src.loc(a.annotation))
             if isinstance(ty, TensorType):
                 if seen_scalar is not None:
@@ -150,6 +169,8 @@ class HostReader:
                                        node)
 
     def _static(self, node, what):
+        if self.world_size is not None:               # pld.world_size() is the compile's W in static sizes
+            node = _WorldSize(self).visit(copy.deepcopy(node))
         return eval_static(node, self.src, self.g, what)
 
     def _dtype_kw(self, call: ast.Call, required: bool):
@@ -243,6 +264,15 @@ class HostReader:
         if isinstance(v, ast.Call) and self.resolve_call(v.func) is not None:
             raise self.err("a chip function call in host code is a statement: its results are the tensors it "
                            "writes (call it as `self.f(..., device=r)`)", v)
+        if isinstance(v, ast.Call) and self.collective_hook is not None:
+            target = self._maybe(v.func)
+            full = getattr(target, "__pld_name__", None) or getattr(target, "__pto_op__", None)
+            res = self.collective_hook(self, full, v) if full is not None else None
+            if res is not None:                        # data = pld.tensor.allreduce(data): the window it returns
+                if name != res.text:
+                    self.emit(f"{name} = {res.text}")
+                self.env[name] = Value(name, "window", res.shape, res.dtype)
+                return
         val = self.expr(v)
         if val.kind == "scalar":
             self.emit(f"{name} = {val.text}")
@@ -302,9 +332,10 @@ class HostReader:
         target = self._maybe(c.func)
         full = getattr(target, "__pld_name__", None) or getattr(target, "__pto_op__", None)
         if full is not None and self.collective_hook is not None:
-            done = self.collective_hook(self, full, c)
-            if done:
+            if self.collective_hook(self, full, c) is not None:
                 return
+        if full in P3_NAMES:
+            raise self.err(f"{full} is not supported yet", c.func)
         if full is not None:
             raise self.err(f"{full if full.startswith('pld') else 'pld.' + full} is not host code: it may only be "
                            f"used in kernel code", c.func)
@@ -392,10 +423,12 @@ class HostReader:
             base = self.expr(e.value)
             if base.kind != "tensor":
                 raise self.err(f"x[r] in host code indexes a host tensor's first dimension, not a {base.kind}", e)
-            idx = self.expr(e.slice)
-            if idx.kind != "scalar" or len(base.shape) < 2:
-                raise self.err("x[r] takes one rank index and drops dim 0 of a tensor of 2 or more dimensions", e)
-            return Value(f"{base.text}[{idx.text}]", "tensor", base.shape[1:], base.dtype)
+            nodes = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]     # x[r] or x[k, r]
+            idx = [self.expr(n) for n in nodes]
+            if any(i.kind != "scalar" for i in idx) or len(base.shape) < len(idx) + 1:
+                raise self.err("x[r] takes one rank index and drops dim 0 of a tensor of 2 or more dimensions "
+                               "(x[k, r]: one index per leading dimension, each dropping it)", e)
+            return Value(base.text + "".join(f"[{i.text}]" for i in idx), "tensor", base.shape[len(idx):], base.dtype)
         return self._static_scalar(e)
 
     def _static_scalar(self, e) -> Value:

@@ -28,22 +28,57 @@ _SIGS = {
     "broadcast": (("target", "signal"), {"root": None}),
 }
 _FLOATS = (DType.FP32, DType.FP16)
+# pypto's host-only short forms (pld.all_reduce, ...): the collective with its signal omitted (a
+# private one), except pld.barrier, which takes its signal; all_reduce's nranks= is the ring's W
+_SHORT = {
+    "pld.all_reduce": ("allreduce", (("target",), {"op": ReduceOp.Sum, "mode": "mesh", "nranks": None})),
+    "pld.all_gather": ("allgather", (("local", "target"), {})),
+    "pld.all_to_all": ("all_to_all", (("input", "target"), {})),
+    "pld.reduce_scatter": ("reduce_scatter", (("target",), {"op": ReduceOp.Sum})),
+    "pld.broadcast": ("broadcast", (("target",), {"root": None})),
+    "pld.barrier": ("barrier", (("signal",), {})),
+}
+SHORT_NAMES = tuple(_SHORT)
 
 
-def _bind(reader, op: str, call: ast.Call) -> Dict[str, ast.expr]:
-    pos, kw = _SIGS[op]
+def _bind(reader, op: str, call: ast.Call, sig=None, name=None) -> Dict[str, ast.expr]:
+    pos, kw = sig or _SIGS[op]
+    name = name or f"pld.tensor.{op}"
     if len(call.args) > len(pos):
-        raise reader.err(f"pld.tensor.{op} takes {len(pos)} positional arguments ({', '.join(pos)}), got "
+        raise reader.err(f"{name} takes {len(pos)} positional arguments ({', '.join(pos)}), got "
                          f"{len(call.args)}", call)
     bound: Dict[str, object] = dict(zip(pos, call.args))
     for k in call.keywords:
         if k.arg not in pos and k.arg not in kw:
-            raise reader.err(f"pld.tensor.{op} has no parameter {k.arg!r} (parameters: "
+            raise reader.err(f"{name} has no parameter {k.arg!r} (parameters: "
                              f"{', '.join(list(pos) + list(kw))})", k.value)
         if k.arg in bound:
-            raise reader.err(f"pld.tensor.{op} got two values for {k.arg!r}", k.value)
+            raise reader.err(f"{name} got two values for {k.arg!r}", k.value)
         bound[k.arg] = k.value
     return bound
+
+
+def _bind_short(reader, full: str, call: ast.Call) -> tuple:
+    """(op, bound arguments) of a short form; nranks= checked against the ring mode and the world size."""
+    op, sig = _SHORT[full]
+    bound = _bind(reader, op, call, sig, full)
+    if op == "barrier" and bound.get("signal") is None:
+        raise reader.err("pld.barrier takes the signal window to synchronise on (pld.barrier(signal))", call)
+    if op == "allreduce":
+        ring = _static(reader, bound, "mode", "mesh") == "ring"
+        node = bound.pop("nranks", None)
+        if node is None and ring:
+            raise reader.err("pld.all_reduce(mode='ring') needs nranks=, the static world size", call)
+        if node is not None:
+            n = reader._static(node, "nranks")
+            if not ring:
+                raise reader.err("pld.all_reduce nranks= is only used with mode='ring'", node)
+            if not isinstance(n, int) or isinstance(n, bool) or n < 1 \
+                    or (reader.world_size is not None and n != reader.world_size):
+                raise reader.err(f"pld.all_reduce nranks= is the static world size"
+                                 + (f" ({reader.world_size})" if reader.world_size is not None else "")
+                                 + f", got {n!r}", node)
+    return op, bound
 
 
 def _window(reader, bound, name: str, op: str, call):
@@ -86,9 +121,13 @@ def _signal(reader, bound, op, call) -> tuple:
             raise reader.err(f"pld.tensor.allreduce mode='ring' signal must be an INT32 [2(W-1)+1, W] window "
                              f"(W >= 2), got {v.dtype.name} {list(v.shape)}", node)
         return v, w
-    if v.dtype is not DType.INT32 or len(v.shape) != 2 or v.shape[1] != 1:
-        raise reader.err(f"pld.tensor.{op} signal must be an INT32 [W, 1] window, got {v.dtype.name} "
+    if v.dtype is not DType.INT32 or len(v.shape) not in (1, 2) or v.shape[1:] not in ((), (1,)):
+        raise reader.err(f"pld.tensor.{op} signal must be an INT32 [W, 1] (or [W]) window, got {v.dtype.name} "
                          f"{list(v.shape)}", node)
+    if len(v.shape) == 1:                      # a [W] signal: the builtin chips take the [W, 1] view of its slot
+        name = f"{v.text}_2d"
+        reader.emit(f"{name} = rt.window({v.text}.slot, [{v.shape[0]}, 1], 'INT32')")
+        v = Value(name, "window", (v.shape[0], 1), DType.INT32)
     return v, v.shape[0]
 
 
@@ -103,17 +142,21 @@ def _static(reader, bound, name, default):
     return default if node is None else reader._static(node, name)
 
 
-def collective_call(reader, full: str, call: ast.Call) -> bool:
-    """Emit one host collective; False when ``full`` is not one (``full``: a marker's name, or the op-table
-    name ``tensor.<op>`` of a collective that kernels can use too)."""
-    if full.startswith("tensor."):
-        full = "pld." + full
-    if not full.startswith("pld.tensor."):
-        return False
-    op = full[len("pld.tensor."):]
-    if op not in _SIGS:
-        return False
-    bound = _bind(reader, op, call)
+def collective_call(reader, full: str, call: ast.Call):
+    """Emit one host collective and give the window it returns (its target; barrier's signal); None when
+    ``full`` is not one (``full``: a marker's name, or the op-table name ``tensor.<op>`` of a collective that
+    kernels can use too)."""
+    if full in _SHORT:
+        op, bound = _bind_short(reader, full, call)
+    else:
+        if full.startswith("tensor."):
+            full = "pld." + full
+        if not full.startswith("pld.tensor."):
+            return None
+        op = full[len("pld.tensor."):]
+        if op not in _SIGS:
+            return None
+        bound = _bind(reader, op, call)
     sig, rows = _signal(reader, bound, op, call)
     spec: dict = {"rows": rows}
     args: List[str] = []
@@ -189,7 +232,9 @@ def collective_call(reader, full: str, call: ast.Call) -> bool:
         reader.collectives.append((op, chip, spec))
     text = f"{{'chip': {chip!r}" + (f", 'scalars': [{', '.join(scalars)}]" if scalars else "") + "}"
     reader.emit(f"rt.collective({op!r}, [{', '.join(args)}], {text})")
-    return True
+    if op != "barrier":
+        return t
+    return sig if bound.get("signal") is None else reader.expr(bound["signal"])   # as written ([W] too)
 
 
 def builtin_program(op: str, spec: dict):

@@ -941,6 +941,8 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         if isinstance(val, (DType, MemorySpace, PadValue)):
             return N.Const(val, loc=self.loc(node))
         if isinstance(val, DynamicDim):
+            if val.name in self.env:              # NR = pl.dynamic("world_size"): the dim under its own name
+                return N.Var(self.alias.get(val.name, val.name), type=self.env[val.name], loc=self.loc(node))
             raise self.err(f"dynamic dimension {val.name!r} is not a dimension of any tensor parameter of "
                            f"{self.fn.name}", node)
         return N.Const(val, loc=self.loc(node))

@@ -312,7 +312,10 @@ def _written_tensors(body, functions) -> Dict[str, object]:
     out: Dict[str, object] = {}
     OPS = _op_table()
     for _, e in N.iter_exprs(body):
-        if isinstance(e, N.OpCall) and e.op in OPS and OPS[e.op].has("writes_operand0") \
+        if isinstance(e, N.OpCall) and e.op in OPS and OPS[e.op].has("writes_operand1"):
+            if isinstance(e.args[1], N.Var):
+                out.setdefault(e.args[1].name, e.loc)
+        elif isinstance(e, N.OpCall) and e.op in OPS and OPS[e.op].has("writes_operand0") \
                 and isinstance(e.args[0], N.Var):
             out.setdefault(e.args[0].name, e.loc)
         elif isinstance(e, N.OpCall) and isinstance(e.type, TensorType):

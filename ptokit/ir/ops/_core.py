@@ -137,6 +137,7 @@ TRAITS = frozenset({
     "clamp",         # a tensor window with clamp=: the front end cuts its valid region to the tensor
     "mask_result",   # a packed-mask result: on tensor operands in kernel code it becomes 1/0 values (sels)
     "writes_operand0",  # a statement op that writes its tensor operand 0 (pld.tensor.get's dst)
+    "writes_operand1",  # writes (and returns) its tensor operand 1, not the others (allgather's target)
     "a5_only",       # exists on the a5 chip family only (the MX matmul): a located error elsewhere
 })
 

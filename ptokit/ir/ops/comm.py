@@ -335,9 +335,20 @@ def _allreduce(ts, attrs):
     return ts[0]
 
 
+def _data_source(t, op, param, rows) -> TensorType:
+    """The source of allgather / all_to_all: a window (pulled by the peers) or a plain tensor of this
+    rank (pushed into the peers' targets), static 2-D with ``rows`` rows."""
+    if isinstance(t, TensorType) and not t.window:
+        if len(t.shape) != 2 or not t.is_static or t.shape[0] != rows:
+            want = "[1, n]" if rows == 1 else f"[W, n] (W = {rows}, the signal's rows)"
+            raise OpTypeError(f"pld.tensor.{op} {param} must be a static {want} tensor or window, got {t}", param)
+        return t
+    return _data_window(t, op, param, rows)
+
+
 def _allgather(ts, attrs):
     w = _mesh_signal(ts[2], "allgather")
-    local = _data_window(ts[0], "allgather", "local", 1)
+    local = _data_source(ts[0], "allgather", "local", 1)
     target = _data_window(ts[1], "allgather", "target", w)
     if local.dtype != target.dtype or local.shape[1] != target.shape[1]:
         raise OpTypeError(f"pld.tensor.allgather gathers [1, n] rows into [W, n]: {local} and {target} differ", "target")
@@ -346,7 +357,7 @@ def _allgather(ts, attrs):
 
 def _all_to_all(ts, attrs):
     w = _mesh_signal(ts[2], "all_to_all")
-    a = _data_window(ts[0], "all_to_all", "input", w)
+    a = _data_source(ts[0], "all_to_all", "input", w)
     b = _data_window(ts[1], "all_to_all", "target", w)
     if a.dtype != b.dtype or a.shape != b.shape:
         raise OpTypeError(f"pld.tensor.all_to_all needs input and target of one shape and dtype, got {a} and {b}",
@@ -532,11 +543,36 @@ def _expand_broadcast(args, attrs, emit):
     return target
 
 
+def _push_gather(m: _Mesh, src, target, all_to_all: bool):
+    """A plain-tensor source (it lives on this rank only): write it into row r of every rank's target,
+    then one round; after it every peer's row has landed here (a notify follows the core's writes)."""
+    for c0, cols in m.pieces(src.type.shape[1], src.type.dtype):
+        padded = padded_cols(cols, src.type.dtype)
+        valid = {"valid": (1, cols)} if padded != cols else {}
+        t = None
+        for peer in [None] + m.peers:                  # None: this rank's own row
+            if all_to_all or t is None:                # allgather sends its one row to everyone
+                offs = _list([(m.r if peer is None else peer) if all_to_all else _idx(0), _idx(c0)])
+                t = m.emit("load", [src, offs], {"shape": [1, padded], "offsets_static": _static(offs), **valid})
+            if peer is None:
+                m.store(t, target, m.r, c0)
+            else:
+                dst = _list([m.r, _idx(c0)])
+                m.emit("tile.remote_store", [t, target, peer, dst],
+                       {"offsets_static": _static(dst), "atomic": AtomicType.None_})
+    m.round()
+    m.reset()
+    return target
+
+
 def _expand_gather(all_to_all: bool):
-    """allgather: target[s] = rank s's local[0]; all_to_all: target[s] = rank s's input[r]."""
+    """allgather: target[s] = rank s's local[0]; all_to_all: target[s] = rank s's input[r].  A window
+    source is pulled by every rank; a plain tensor is pushed (_push_gather)."""
     def expand(args, attrs, emit):
         src, target, signal = args
         m = _Mesh(signal, emit)
+        if not src.type.window:
+            return _push_gather(m, src, target, all_to_all)
         m.round()
         for s in range(m.w):
             for c0, cols in m.pieces(src.type.shape[1], src.type.dtype):
@@ -562,10 +598,14 @@ declare("tensor.allreduce", (P("target", "tensor"), P("signal", "tensor"), _OP,
             "n a multiple of W, a fixed ring schedule; returns target")
 declare("tensor.allgather", (P("local", "tensor"), P("target", "tensor"), P("signal", "tensor")),
         _allgather, form="composite", namespaces=("pld.tensor",), expand=_expand_gather(False),
-        doc="target[s, :] = rank s's local [1, n] (target [W, n], distinct buffers); returns target")
+        traits={"writes_operand1"},
+        doc="target[s, :] = rank s's local [1, n] (target [W, n], distinct buffers; local a window, pulled, or "
+            "a plain tensor, pushed); returns target")
 declare("tensor.all_to_all", (P("input", "tensor"), P("target", "tensor"), P("signal", "tensor")),
         _all_to_all, form="composite", namespaces=("pld.tensor",), expand=_expand_gather(True),
-        doc="on rank r, target[s, :] = rank s's input[r, :] ([W, n], distinct buffers); returns target")
+        traits={"writes_operand1"},
+        doc="on rank r, target[s, :] = rank s's input[r, :] ([W, n], distinct buffers; input a window, pulled, "
+            "or a plain tensor, pushed); returns target")
 declare("tensor.reduce_scatter", (P("target", "tensor"), P("signal", "tensor"), _OP),
         _reduce_scatter, form="composite", namespaces=("pld.tensor",), expand=_expand_reduce(True, 1),
         doc="target [W, n]: row r on rank r becomes the Sum over ranks of their row r; returns target")
