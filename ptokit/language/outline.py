@@ -62,8 +62,7 @@ class Outliner:
         if not s.body or all(isinstance(b, ast.Pass) for b in s.body):
             raise parser.err("a pl.at block needs a body (the kernel's code)", s)
         kname = self.kernel_name(parser, spec)
-        loads = sorted((n for b in s.body for n in ast.walk(b) if isinstance(n, ast.Name)
-                        and isinstance(n.ctx, ast.Load) and n.id in parser.env and n.id != block_var),
+        loads = sorted((n for n in free_loads(s.body, set()) if n.id in parser.env and n.id != block_var),
                        key=lambda n: (n.lineno, n.col_offset))
         tensors: Dict[str, str] = {}     # outer (alias-resolved) name -> kernel param name
         scalars: Dict[str, str] = {}
@@ -131,6 +130,54 @@ class Outliner:
         args += [N.Var(x, type=types[x], loc=parser.loc(s)) for x in scalar_names]
         fcall = N.FuncCall(kname, args, loc=parser.loc(s))
         return N.Scope("at", [N.ExprStmt(fcall, loc=parser.loc(s))], spec.scope_attrs(), loc=parser.loc(s))
+
+
+def _names(node) -> List[ast.Name]:
+    return [n for n in ast.walk(node) if isinstance(n, ast.Name)] if node is not None else []
+
+
+def free_loads(stmts: List[ast.stmt], bound: Set[str]) -> List[ast.Name]:
+    """The name loads of ``stmts`` that may read a value from outside them: a name bound earlier
+    in the block (an assignment, a ``for`` target, ``with ... as``) before it is read is the
+    block's own (``for i in pl.range(n)`` inside a block reuses no outer ``i``).  ``bound`` grows
+    with straight-line bindings; names bound in a loop or branch body stay local to it."""
+    out: List[ast.Name] = []
+
+    def loads(node, b):
+        out.extend(n for n in _names(node) if isinstance(n.ctx, ast.Load) and n.id not in b)
+
+    for st in stmts:
+        if isinstance(st, (ast.For, ast.AsyncFor)):
+            loads(st.iter, bound)
+            inner = bound | {n.id for n in _names(st.target)}
+            out.extend(free_loads(st.body, inner))
+            out.extend(free_loads(st.orelse, set(bound)))
+        elif isinstance(st, ast.If):
+            loads(st.test, bound)
+            out.extend(free_loads(st.body, set(bound)))
+            out.extend(free_loads(st.orelse, set(bound)))
+        elif isinstance(st, ast.While):
+            loads(st.test, bound)
+            out.extend(free_loads(st.body, set(bound)))
+        elif isinstance(st, ast.With):
+            inner = set(bound)
+            for item in st.items:
+                loads(item.context_expr, inner)
+                inner |= {n.id for n in _names(item.optional_vars)}
+            out.extend(free_loads(st.body, inner))
+        elif isinstance(st, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            value = st.value
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            loads(value, bound)
+            if isinstance(st, ast.AugAssign):
+                loads(st.target, bound)
+            for t in targets:       # subscripts and attributes of a target read their base
+                loads(t, bound)
+            bound |= {n.id for t in targets if not isinstance(st, ast.AugAssign)
+                      for n in _names(t) if isinstance(n.ctx, ast.Store)}
+        else:
+            loads(st, bound)
+    return out
 
 
 def tensor_uses(body: List[N.Stmt], functions: Dict[str, N.Function]) -> Tuple[Set[str], Set[str]]:

@@ -1,0 +1,69 @@
+"""Names a pl.at block binds itself, and created tensors first written in a loop.
+
+A loop variable of an earlier orchestration loop is not captured by a later block whose own
+``for`` rebinds the name; a tensor created before a loop and first written inside it cannot be
+read after the loop (the runtime allocates it per first writer), which is a located error.
+"""
+import os
+
+import numpy as np
+import pytest
+
+import ptokit.language as pl
+from ptokit.errors import CompileError
+
+ROWS, COLS, BANDS = 96, 64, 3
+BAND = ROWS // BANDS
+
+
+@pl.jit
+def scale_then_copy(x: pl.Tensor, y: pl.Out[pl.Tensor]):
+    for j in pl.range(BANDS):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="scale"):
+            t = pl.load(x, [j * BAND, 0], [BAND, COLS])
+            pl.store(pl.add(t, 3.0), [j * BAND, 0], y)
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="square"):
+        for j in pl.range(BANDS):        # rebinds j: the block's own loop, not the one above
+            t = pl.load(y, [j * BAND, 0], [BAND, COLS])
+            pl.store(pl.mul(t, t), [j * BAND, 0], y)
+    return y
+
+
+@pl.jit
+def bands_into_created(x: pl.Tensor, y: pl.Out[pl.Tensor]):
+    tmp = pl.create_tensor([ROWS, COLS], dtype=pl.FP32)
+    for j in pl.range(BANDS):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="fill"):
+            t = pl.load(x, [j * BAND, 0], [BAND, COLS])
+            pl.store(t, [j * BAND, 0], tmp)
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="drain"):
+        pl.store(pl.load(tmp, [0, 0], [ROWS, COLS]), [0, 0], y)
+    return y
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cache_dir(tmp_path_factory):
+    old = os.environ.get("PTOKIT_CACHE_DIR")
+    os.environ["PTOKIT_CACHE_DIR"] = str(tmp_path_factory.mktemp("scoping") / "cache")
+    yield
+    if old is None:
+        os.environ.pop("PTOKIT_CACHE_DIR", None)
+    else:
+        os.environ["PTOKIT_CACHE_DIR"] = old
+
+
+def test_inner_loop_rebinding_an_outer_name_is_the_blocks_own():
+    x = np.random.default_rng(3).standard_normal((ROWS, COLS)).astype(np.float32)
+    y = np.zeros_like(x)
+    kernel = [f for f in scale_then_copy.parse(x, y).functions.values() if f.name == "square"][0]
+    assert [p.name for p in kernel.params] == ["y"]        # no scalar 'j' captured from the first loop
+    scale_then_copy(x, y)
+    np.testing.assert_allclose(y, (x + 3.0) ** 2, rtol=1e-5)
+
+
+def test_created_tensor_first_written_in_a_loop_then_read_after_it_is_refused():
+    x = np.ones((ROWS, COLS), np.float32)
+    with pytest.raises(CompileError, match=r"tensor 'tmp' is created by pl.create_tensor before a loop or branch "
+                                           r"and first written inside it, then used after it") as e:
+        bands_into_created(x, np.zeros_like(x))
+    assert "test_block_scoping.py:39:5" in str(e.value)
