@@ -62,7 +62,12 @@ class Outliner:
         if not s.body or all(isinstance(b, ast.Pass) for b in s.body):
             raise parser.err("a pl.at block needs a body (the kernel's code)", s)
         kname = self.kernel_name(parser, spec)
-        loads = sorted((n for n in free_loads(s.body, set()) if n.id in parser.env and n.id != block_var),
+        free = free_loads(s.body, set())
+        # names bound to a tensor window in the orchestration (`band = x[a:b, :]`, `pl.slice(x, ...)`):
+        # tensor parameters of the kernel, passed the window
+        views = {n.id: parser.windows[n.id] for n in free
+                 if n.id in parser.windows and n.id not in parser.env and n.id != block_var}
+        loads = sorted((n for n in free if n.id in parser.env and n.id != block_var),
                        key=lambda n: (n.lineno, n.col_offset))
         tensors: Dict[str, str] = {}     # outer (alias-resolved) name -> kernel param name
         scalars: Dict[str, str] = {}
@@ -82,6 +87,9 @@ class Outliner:
                 raise parser.err(f"{n.id!r} is a {t} defined outside this pl.at block; tiles live inside one "
                                  f"kernel, so create it inside the block", n)
         # enclosing parameters first, in their order; then other tensors in order of appearance
+        for v, w in views.items():
+            tensors.setdefault(v, v)
+            types[v] = w.type
         order = [p.name for p in parser.fn.params] if parser.fn is not None else []
         tensors = dict(sorted(tensors.items(), key=lambda kv: (order.index(kv[0]) if kv[0] in order else len(order),)))
         dims = {v for o in tensors for d in types[o].shape for v in dim_vars(d)}
@@ -126,7 +134,8 @@ class Outliner:
         kfn.return_types = [params[i].type for i in outs]
         self.functions[kname] = kfn
         self.sigs[kname] = Signature(kfn, outs)
-        args = [N.Var(o, type=types[o], loc=parser.loc(s)) for o in tensors]
+        args = [N.OpCall(views[o].op, list(views[o].args), dict(views[o].attrs), type=types[o], loc=parser.loc(s))
+                if o in views else N.Var(o, type=types[o], loc=parser.loc(s)) for o in tensors]
         args += [N.Var(x, type=types[x], loc=parser.loc(s)) for x in scalar_names]
         fcall = N.FuncCall(kname, args, loc=parser.loc(s))
         return N.Scope("at", [N.ExprStmt(fcall, loc=parser.loc(s))], spec.scope_attrs(), loc=parser.loc(s))

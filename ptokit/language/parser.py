@@ -54,6 +54,8 @@ def parse_program(spec) -> N.Program:
 
 class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, ScopeMixin, CallMixin,
                      TaskMixin, L1Mixin, TileViewMixin, MemRefMixin, LoopValidMixin):
+    names_windows = False     # orchestration code may bind a tensor window to a name (@pl.jit: JitParser)
+
     def __init__(self, src: Source, g, sigs: Dict[str, Signature], dyn: Dict[str, DynamicDim]):
         self.src = src
         self.g = g
@@ -382,11 +384,11 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             self._alias(name, value)
             return []
         if isinstance(value, N.OpCall) and value.op == "tensor_view":
-            if self.in_orchestration:
+            if self.in_orchestration and not self.names_windows:
                 raise self.err(f"a tensor window cannot be bound to a name; pass {ast.unparse(s.value)} directly "
                                f"as a task argument", s.value)
-            self.windows[name] = value        # kernel code: the name stands for the window where it is used
-            return []
+            self.windows[name] = value        # the name stands for the window where it is used (a @pl.jit
+            return []                         # pl.at block takes it as a tensor argument)
         if isinstance(value, N.Const) and isinstance(value.value, (int, float)) and \
                 self.assign_counts.get(name, 0) == 1 and not isinstance(s, ast.AnnAssign):
             self.consts[name] = value         # known while compiling (e.g. `rows, cols = x.shape`)

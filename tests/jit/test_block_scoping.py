@@ -67,3 +67,39 @@ def test_created_tensor_first_written_in_a_loop_then_read_after_it_is_refused():
                                            r"and first written inside it, then used after it") as e:
         bands_into_created(x, np.zeros_like(x))
     assert "test_block_scoping.py:39:5" in str(e.value)
+
+
+@pl.jit
+def halves_by_slice(x: pl.Tensor, y: pl.Out[pl.Tensor]):
+    for h in pl.range(2):
+        src = pl.slice(x, [ROWS // 2, COLS], [h * (ROWS // 2), 0])      # views made in the orchestration
+        dst = y[h * (ROWS // 2):(h + 1) * (ROWS // 2), :]
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="half"):
+            t = pl.load(src, [0, 0], [ROWS // 2, COLS])
+            pl.store(pl.sub(t, 1.5), [0, 0], dst)
+    return y
+
+
+@pl.jit
+def column_slice(x: pl.Tensor, y: pl.Out[pl.Tensor]):
+    left = pl.slice(x, [ROWS, COLS // 2], [0, 0])
+    with pl.at(level=pl.Level.CORE_GROUP):
+        pl.store(pl.load(left, [0, 0], [ROWS, COLS // 2]), [0, 0], y)
+    return y
+
+
+def test_views_bound_in_the_orchestration_are_task_arguments_of_a_block():
+    x = np.random.default_rng(5).standard_normal((ROWS, COLS)).astype(np.float32)
+    y = np.full_like(x, 7.0)
+    kernel = [f for f in halves_by_slice.parse(x, y).functions.values() if f.name == "half"][0]
+    assert [p.name for p in kernel.params] == ["src", "dst"]
+    assert [tuple(p.type.shape) for p in kernel.params] == [(ROWS // 2, COLS)] * 2
+    halves_by_slice(x, y)
+    np.testing.assert_allclose(y, x - 1.5, rtol=1e-6)
+
+
+def test_orchestration_slice_of_a_non_contiguous_window_is_refused():
+    x = np.ones((ROWS, COLS), np.float32)
+    with pytest.raises(CompileError, match="is not contiguous in memory") as e:
+        column_slice(x, np.zeros((ROWS, COLS // 2), np.float32))
+    assert "test_block_scoping.py:85:12" in str(e.value)
