@@ -28,6 +28,7 @@ class Outliner:
         self.sigs = sigs
         self.used_names = used_names
         self.kernel_count = 0
+        self.block_locals: Dict[str, Tuple[str, int]] = {}   # name bound in an outlined block -> (kernel, line)
 
     def unique(self, base: str) -> str:
         name, k = base, 1
@@ -121,6 +122,9 @@ class Outliner:
                                      N.OpCall("get_block_idx", [], {}, type=INDEX, loc=parser.loc(s)),
                                      loc=parser.loc(s)))
         body = prologue + inner.block(s.body)
+        for n in (n for b in s.body for n in ast.walk(b)):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in parser.env:
+                self.block_locals.setdefault(n.id, (kname, parser.src.start + n.lineno - 1))
         reads, writes = tensor_uses(body, self.functions)
         outs = []
         for i, p in enumerate(params):

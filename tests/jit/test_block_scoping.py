@@ -103,3 +103,20 @@ def test_orchestration_slice_of_a_non_contiguous_window_is_refused():
     with pytest.raises(CompileError, match="is not contiguous in memory") as e:
         column_slice(x, np.zeros((ROWS, COLS // 2), np.float32))
     assert "test_block_scoping.py:85:12" in str(e.value)
+
+
+@pl.jit
+def tile_across_blocks(x: pl.Tensor, y: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="make"):
+        doubled = pl.mul(pl.load(x, [0, 0], [ROWS, COLS]), 2.0)
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="use"):
+        pl.store(pl.exp(doubled), [0, 0], y)
+    return y
+
+
+def test_a_value_of_one_block_used_by_the_next_names_its_kernel():
+    x = np.ones((ROWS, COLS), np.float32)
+    with pytest.raises(CompileError, match=r"'doubled' is computed inside the pl.at block of kernel 'make' \(line 111\) "
+                                           r"and lives only in that kernel") as e:
+        tile_across_blocks(x, np.zeros_like(x))
+    assert "test_block_scoping.py:113:25" in str(e.value)
