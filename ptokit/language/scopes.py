@@ -11,7 +11,7 @@ from ..ir.types import ScalarType, TupleType
 from .source import eval_static
 from .types import CrossCoreSlot, Level, ScopeMode, SplitOptimization, cross_core_slots
 
-AT_KEYWORDS = ("level", "name_hint", "deps", "dumps", "no_dep_args", "optimizations")
+AT_KEYWORDS = ("level", "name_hint", "deps", "dumps", "no_dep_args", "optimizations", "allow_early_resolve")
 SPMD_KEYWORDS = ("core_num", "sync_start", "name_hint", "deps", "allow_early_resolve", "predicate", "optimizations")
 
 
@@ -88,6 +88,8 @@ class ScopeMixin:
             elif kw.arg == "optimizations":
                 spec.split = self.parse_optimizations(kw.value)
                 spec.slot_num = cross_core_slots(eval_static(kw.value, self.src, self.g, "optimizations"))
+            elif kw.arg == "allow_early_resolve":
+                self._static_bool(kw.value, "allow_early_resolve")   # a scheduling hint, as on pl.spmd / pl.submit
             elif kw.arg == "level":
                 if call.args:
                     raise self.err("pl.at got the level twice", kw.value)

@@ -54,7 +54,7 @@ def test_pypto_spellings_and_aliases_run(tmp_path):
 
 
 @pytest.mark.parametrize("program,message,needle", [
-    (D.AtUnknownKeyword, "pl.at has no parameter 'windowize' (parameters: level, name_hint, deps, dumps, no_dep_args, optimizations)", "windowize=True"),
+    (D.AtUnknownKeyword, "pl.at has no parameter 'windowize' (parameters: level, name_hint, deps, dumps, no_dep_args, optimizations, allow_early_resolve)", "windowize=True"),
     (D.AtDepsNotNames, "deps= takes task ids (bound with `as`, by pl.submit or pl.system.task_dummy) and "
                          "pl.TASK_ID arrays, but '0' is pl.Scalar[pl.INDEX]", "deps=[0]"),
     (D.SpmdKeyword, "pl.spmd has no parameter 'stride' (parameters: core_num, sync_start, name_hint, deps, allow_early_resolve, "
@@ -72,7 +72,7 @@ def test_jit_reads_pl_at_like_programs(tmp_path, monkeypatch):
     x = np.zeros((64, 64), np.float32)
     with pytest.raises(CompileError) as info:
         D.jit_at_unknown_keyword.parse(x, np.zeros_like(x))
-    assert "pl.at has no parameter 'windowize' (parameters: level, name_hint, deps, dumps, no_dep_args, optimizations)" in str(info.value)
+    assert "pl.at has no parameter 'windowize' (parameters: level, name_hint, deps, dumps, no_dep_args, optimizations, allow_early_resolve)" in str(info.value)
     located(info.value, "windowize=True", after="def jit_at_unknown_keyword")
 
 

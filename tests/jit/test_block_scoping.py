@@ -119,3 +119,28 @@ def tile_across_blocks(x: pl.Tensor, y: pl.Out[pl.Tensor]):
 def test_a_value_of_one_block_used_by_the_next_names_its_kernel():
     refused(tile_across_blocks, r"'doubled' is computed inside the pl.at block of kernel 'make' \(line 113\) and "
                                 r"lives only in that kernel", "115:25")
+
+
+@pl.jit
+def hinted_chain(x: pl.Tensor, y: pl.Out[pl.Tensor]):
+    mid = pl.create_tensor([ROWS, COLS], dtype=pl.FP32)
+    with pl.at(level=pl.Level.CORE_GROUP, allow_early_resolve=True, name_hint="first"):
+        pl.store(pl.mul(pl.load(x, [0, 0], [ROWS, COLS]), 0.5), [0, 0], mid)
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="second"):
+        pl.store(pl.add(pl.load(mid, [0, 0], [ROWS, COLS]), 4.0), [0, 0], y)
+    return y
+
+
+@pl.jit
+def hint_not_a_bool(x: pl.Tensor, y: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP, allow_early_resolve=1):
+        pl.store(pl.load(x, [0, 0], [ROWS, COLS]), [0, 0], y)
+    return y
+
+
+def test_at_block_takes_the_early_resolve_hint():
+    x = np.random.default_rng(9).standard_normal((ROWS, COLS)).astype(np.float32)
+    y = np.zeros_like(x)
+    hinted_chain(x, y)
+    np.testing.assert_allclose(y, x * 0.5 + 4.0, rtol=1e-6)
+    refused(hint_not_a_bool, r"allow_early_resolve= takes True or False, got 1", "136:63")
