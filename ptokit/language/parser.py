@@ -380,8 +380,9 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         if self.kernel_code and isinstance(value, N.OpCall) and writes_operand0_tensor(value):
             self._alias(name, value.args[0])   # `o = pl.expand_clone(src, o)`: a statement writing o
             return [N.ExprStmt(value, loc=loc)]
-        if isinstance(value.type, TensorType) and isinstance(value, N.Var):
-            self._alias(name, value)
+        if isinstance(value, N.Var) and (isinstance(value.type, TensorType) or
+                                         value.name in getattr(self, "k_accumulators", ())):
+            self._alias(name, value)   # a K-loop accumulator (cube.py) is named, not copied: an Acc tile has no copy
             return []
         if isinstance(value, N.OpCall) and value.op == "tensor_view":
             if self.in_orchestration and not self.names_windows:

@@ -1,4 +1,4 @@
-"""Names a pl.at block binds itself, and created tensors first written in a loop.
+"""Names a pl.at block binds itself, created tensors first written in a loop, values inside one block.
 
 A loop variable of an earlier orchestration loop is not captured by a later block whose own
 ``for`` rebinds the name; a tensor created before a loop and first written inside it cannot be
@@ -144,3 +144,26 @@ def test_at_block_takes_the_early_resolve_hint():
     hinted_chain(x, y)
     np.testing.assert_allclose(y, x * 0.5 + 4.0, rtol=1e-6)
     refused(hint_not_a_bool, r"allow_early_resolve= takes True or False, got 1", "136:63")
+
+
+# a tensor-level pl.matmul whose K is looped over several tiles, bound to a name and then used by a
+# vector op in the same block: the accumulator is named, not copied (an Acc tile has no copy)
+MM_M, MM_K, MM_N = 64, 1024, 64
+
+
+@pl.jit
+def matmul_then_scale(a: pl.Tensor, b: pl.Tensor, y: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="mm_scale"):
+        prod = pl.matmul(a, b, out_dtype=pl.FP32)        # K spans several tiles: a K loop
+        y[:] = pl.mul(prod, 0.25)
+    return y
+
+
+def test_k_looped_matmul_result_feeds_a_vector_op():
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((MM_M, MM_K)).astype(np.float16)
+    b = rng.standard_normal((MM_K, MM_N)).astype(np.float16)
+    y = np.zeros((MM_M, MM_N), np.float32)
+    assert "pl.matmul_acc(" in matmul_then_scale.parse(a, b, y).as_python()     # the K loop is there
+    matmul_then_scale(a, b, y)
+    np.testing.assert_allclose(y, (a.astype(np.float32) @ b.astype(np.float32)) * 0.25, rtol=2e-3, atol=2e-2)
