@@ -237,6 +237,8 @@ class ProgramBuilder:
 class JitParser(FunctionParser):
     """FunctionParser for ``@pl.jit`` code: orchestration level (``in_kernel=False``) or kernel code."""
 
+    names_windows = True      # `band = pl.slice(x, ...)` / `band = x[a:b, :]`, then used in pl.at blocks
+
     def __init__(self, builder: ProgramBuilder, src, g, dyn, in_kernel: bool):
         super().__init__(src, g, builder.sigs, dyn)
         self.builder = builder
@@ -251,6 +253,11 @@ class JitParser(FunctionParser):
     def call_hook(self, target, e: ast.Call) -> Optional[N.Expr]:
         if isinstance(target, JitHelper):
             return self.builder.helper_call(self, target, e)
+        op = getattr(target, "__pto_op__", None)
+        if not self.in_kernel and op == "slice":
+            view = self._orchestration_slice(e)
+            if view is not None:
+                return view
         if callable(target) and getattr(target, "__pto_op__", None) is None and \
                 getattr(target, "__pto_function__", None) is None and target not in (min, max) and \
                 getattr(target, "__pto_marker__", None) is None:     # markers (pl.tensor.dim, pl.const): the parser's
@@ -260,6 +267,21 @@ class JitParser(FunctionParser):
                                f"be decorated @pl.jit.incore or @pl.jit.inline", e.func)
             raise self.err(f"{name!r} is not a DSL op or a @pl.jit.incore / @pl.jit.inline helper", e.func)
         return None
+
+    def _orchestration_slice(self, e: ast.Call) -> Optional[N.Expr]:
+        """``pl.slice(t, [s0, s1], [o0, o1])`` on a tensor in orchestration code: the window
+        ``t[o0:o0 + s0, o1:o1 + s1]`` (a view passed to tasks, as pypto's tensor-level slice)."""
+        kw = {k.arg: k.value for k in e.keywords}
+        args = list(e.args) + [kw.pop(n) for n in ("shape", "offset", "offsets")[len(e.args) - 1:] if n in kw]
+        if len(args) != 3 or kw or not all(isinstance(a, (ast.List, ast.Tuple)) for a in args[1:]) or \
+                len(args[1].elts) != len(args[2].elts):
+            return None
+        if not isinstance(self.expr(args[0]).type, TensorType):
+            return None
+        dims = [ast.copy_location(ast.Slice(lower=o, upper=ast.copy_location(ast.BinOp(o, ast.Add(), n), n)), o)
+                for n, o in zip(args[1].elts, args[2].elts)]
+        sub = ast.copy_location(ast.Subscript(value=args[0], slice=ast.Tuple(dims, ast.Load()), ctx=ast.Load()), e)
+        return self.tensor_window(sub)
 
     def check_op_allowed(self, op: OpDef, e: ast.Call) -> None:
         if not self.in_kernel and not op.has("orchestration"):

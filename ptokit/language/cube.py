@@ -194,6 +194,7 @@ class CubeMixin:
         self._ks_count = getattr(self, "_ks_count", 0) + 1
         acc_name, k_name = f"__kacc{self._ks_count}", f"__kacc{self._ks_count}_k"
         acc = lambda: N.Var(acc_name, type=first.type, loc=loc)   # noqa: E731
+        self.k_accumulators = getattr(self, "k_accumulators", set()) | {acc_name}   # bound by name (parser.assign)
         self.pre.append(N.Assign([acc()], first, loc=loc))
         if full > 1:
             kv = N.Var(k_name, type=INDEX, loc=loc)

@@ -28,6 +28,7 @@ class Outliner:
         self.sigs = sigs
         self.used_names = used_names
         self.kernel_count = 0
+        self.block_locals: Dict[str, Tuple[str, int]] = {}   # name bound in an outlined block -> (kernel, line)
 
     def unique(self, base: str) -> str:
         name, k = base, 1
@@ -62,8 +63,12 @@ class Outliner:
         if not s.body or all(isinstance(b, ast.Pass) for b in s.body):
             raise parser.err("a pl.at block needs a body (the kernel's code)", s)
         kname = self.kernel_name(parser, spec)
-        loads = sorted((n for b in s.body for n in ast.walk(b) if isinstance(n, ast.Name)
-                        and isinstance(n.ctx, ast.Load) and n.id in parser.env and n.id != block_var),
+        free = free_loads(s.body, set())
+        # names bound to a tensor window in the orchestration (`band = x[a:b, :]`, `pl.slice(x, ...)`):
+        # tensor parameters of the kernel, passed the window
+        views = {n.id: parser.windows[n.id] for n in free
+                 if n.id in parser.windows and n.id not in parser.env and n.id != block_var}
+        loads = sorted((n for n in free if n.id in parser.env and n.id != block_var),
                        key=lambda n: (n.lineno, n.col_offset))
         tensors: Dict[str, str] = {}     # outer (alias-resolved) name -> kernel param name
         scalars: Dict[str, str] = {}
@@ -83,6 +88,9 @@ class Outliner:
                 raise parser.err(f"{n.id!r} is a {t} defined outside this pl.at block; tiles live inside one "
                                  f"kernel, so create it inside the block", n)
         # enclosing parameters first, in their order; then other tensors in order of appearance
+        for v, w in views.items():
+            tensors.setdefault(v, v)
+            types[v] = w.type
         order = [p.name for p in parser.fn.params] if parser.fn is not None else []
         tensors = dict(sorted(tensors.items(), key=lambda kv: (order.index(kv[0]) if kv[0] in order else len(order),)))
         dims = {v for o in tensors for d in types[o].shape for v in dim_vars(d)}
@@ -114,6 +122,9 @@ class Outliner:
                                      N.OpCall("get_block_idx", [], {}, type=INDEX, loc=parser.loc(s)),
                                      loc=parser.loc(s)))
         body = prologue + inner.block(s.body)
+        for n in (n for b in s.body for n in ast.walk(b)):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in parser.env:
+                self.block_locals.setdefault(n.id, (kname, parser.src.start + n.lineno - 1))
         reads, writes = tensor_uses(body, self.functions)
         outs = []
         for i, p in enumerate(params):
@@ -127,10 +138,59 @@ class Outliner:
         kfn.return_types = [params[i].type for i in outs]
         self.functions[kname] = kfn
         self.sigs[kname] = Signature(kfn, outs)
-        args = [N.Var(o, type=types[o], loc=parser.loc(s)) for o in tensors]
+        args = [N.OpCall(views[o].op, list(views[o].args), dict(views[o].attrs), type=types[o], loc=parser.loc(s))
+                if o in views else N.Var(o, type=types[o], loc=parser.loc(s)) for o in tensors]
         args += [N.Var(x, type=types[x], loc=parser.loc(s)) for x in scalar_names]
         fcall = N.FuncCall(kname, args, loc=parser.loc(s))
         return N.Scope("at", [N.ExprStmt(fcall, loc=parser.loc(s))], spec.scope_attrs(), loc=parser.loc(s))
+
+
+def _names(node) -> List[ast.Name]:
+    return [n for n in ast.walk(node) if isinstance(n, ast.Name)] if node is not None else []
+
+
+def free_loads(stmts: List[ast.stmt], bound: Set[str]) -> List[ast.Name]:
+    """The name loads of ``stmts`` that may read a value from outside them: a name bound earlier
+    in the block (an assignment, a ``for`` target, ``with ... as``) before it is read is the
+    block's own (``for i in pl.range(n)`` inside a block reuses no outer ``i``).  ``bound`` grows
+    with straight-line bindings; names bound in a loop or branch body stay local to it."""
+    out: List[ast.Name] = []
+
+    def loads(node, b):
+        out.extend(n for n in _names(node) if isinstance(n.ctx, ast.Load) and n.id not in b)
+
+    for st in stmts:
+        if isinstance(st, (ast.For, ast.AsyncFor)):
+            loads(st.iter, bound)
+            inner = bound | {n.id for n in _names(st.target)}
+            out.extend(free_loads(st.body, inner))
+            out.extend(free_loads(st.orelse, set(bound)))
+        elif isinstance(st, ast.If):
+            loads(st.test, bound)
+            out.extend(free_loads(st.body, set(bound)))
+            out.extend(free_loads(st.orelse, set(bound)))
+        elif isinstance(st, ast.While):
+            loads(st.test, bound)
+            out.extend(free_loads(st.body, set(bound)))
+        elif isinstance(st, ast.With):
+            inner = set(bound)
+            for item in st.items:
+                loads(item.context_expr, inner)
+                inner |= {n.id for n in _names(item.optional_vars)}
+            out.extend(free_loads(st.body, inner))
+        elif isinstance(st, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            value = st.value
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            loads(value, bound)
+            if isinstance(st, ast.AugAssign):
+                loads(st.target, bound)
+            for t in targets:       # subscripts and attributes of a target read their base
+                loads(t, bound)
+            bound |= {n.id for t in targets if not isinstance(st, ast.AugAssign)
+                      for n in _names(t) if isinstance(n.ctx, ast.Store)}
+        else:
+            loads(st, bound)
+    return out
 
 
 def tensor_uses(body: List[N.Stmt], functions: Dict[str, N.Function]) -> Tuple[Set[str], Set[str]]:

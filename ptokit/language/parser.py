@@ -55,6 +55,8 @@ def parse_program(spec) -> N.Program:
 
 class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, ScopeMixin, CallMixin,
                      TaskMixin, L1Mixin, TileViewMixin, MemRefMixin, LoopValidMixin):
+    names_windows = False     # orchestration code may bind a tensor window to a name (@pl.jit: JitParser)
+
     def __init__(self, src: Source, g, sigs: Dict[str, Signature], dyn: Dict[str, DynamicDim]):
         self.src = src
         self.g = g
@@ -379,15 +381,16 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         if self.kernel_code and isinstance(value, N.OpCall) and writes_operand0_tensor(value):
             self._alias(name, value.args[0])   # `o = pl.expand_clone(src, o)`: a statement writing o
             return [N.ExprStmt(value, loc=loc)]
-        if isinstance(value.type, TensorType) and isinstance(value, N.Var):
-            self._alias(name, value)
+        if isinstance(value, N.Var) and (isinstance(value.type, TensorType) or
+                                         value.name in getattr(self, "k_accumulators", ())):
+            self._alias(name, value)   # a K-loop accumulator (cube.py) is named, not copied: an Acc tile has no copy
             return []
         if isinstance(value, N.OpCall) and value.op == "tensor_view":
-            if self.in_orchestration:
+            if self.in_orchestration and not self.names_windows:
                 raise self.err(f"a tensor window cannot be bound to a name; pass {ast.unparse(s.value)} directly "
                                f"as a task argument", s.value)
-            self.windows[name] = value        # kernel code: the name stands for the window where it is used
-            return []
+            self.windows[name] = value        # the name stands for the window where it is used (a @pl.jit
+            return []                         # pl.at block takes it as a tensor argument)
         if isinstance(value, N.Const) and isinstance(value.value, (int, float)) and \
                 self.assign_counts.get(name, 0) == 1 and not isinstance(s, ast.AnnAssign):
             self.consts[name] = value         # known while compiling (e.g. `rows, cols = x.shape`)
@@ -931,6 +934,12 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         """A value from the enclosing scope (closure, global, class attribute) as an IR constant:
         numbers, nested lists/tuples of them (a ListExpr), dtypes, memory spaces and enums."""
         if val is _MISSING:
+            local = self.outliner.block_locals.get(node.id) if self.outliner and isinstance(node, ast.Name) else None
+            if local is not None:
+                raise self.err(f"{node.id!r} is computed inside the pl.at block of kernel {local[0]!r} (line "
+                               f"{local[1]}) and lives only in that kernel; to use it in later code, write it "
+                               f"into a tensor there (pl.create_tensor before the block, then pl.store / "
+                               f"pl.assemble / t[:] = ...), or compute both parts in one block", node)
             raise self.err(f"name {ast.unparse(node)!r} is not defined", node)
         if isinstance(val, bool) or isinstance(val, (int, float)):
             return self._const(val, node)

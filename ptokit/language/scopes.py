@@ -88,12 +88,12 @@ class ScopeMixin:
             elif kw.arg == "optimizations":
                 spec.split = self.parse_optimizations(kw.value)
                 spec.slot_num = cross_core_slots(eval_static(kw.value, self.src, self.g, "optimizations"))
+            elif kw.arg == "allow_early_resolve":
+                self._static_bool(kw.value, "allow_early_resolve")   # a scheduling hint, as on pl.spmd / pl.submit
             elif kw.arg == "level":
                 if call.args:
                     raise self.err("pl.at got the level twice", kw.value)
                 spec.level = eval_static(kw.value, self.src, self.g, "level")
-            elif kw.arg == "allow_early_resolve":
-                self._static_bool(kw.value, "allow_early_resolve")   # a scheduling hint: no effect (as on pl.submit)
             elif kw.arg == "name_hint":
                 hint = eval_static(kw.value, self.src, self.g, "name_hint")
                 if not isinstance(hint, str) or not hint.isidentifier():

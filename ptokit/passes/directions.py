@@ -118,7 +118,41 @@ def derive_directions(prog: N.Program, ctx) -> N.Program:
         fn.attrs["kernel_ids"] = kernel_ids
         _check_deps(fn)
         _check_scoped_tensors(fn.body, [], {})
+        _check_branch_created(fn.body, [], {})
     return prog
+
+
+def _check_branch_created(body, path: list, born: dict) -> None:
+    """A tensor whose first writer (``output_new``) sits in a loop body or an if arm is allocated
+    there, once per pass: a use after that loop or arm would see none of it (``pl.create_tensor``
+    before a loop whose tasks fill bands of it, then a read after the loop).  Such a use is an
+    error that says how to write it (``born``: tensor -> path of loop / arm bodies)."""
+    for s in body:
+        if not isinstance(s, (N.For, N.While, N.If)):
+            for sub in N.child_bodies(s):
+                _check_branch_created(sub, path, born)
+            for name, kind, call in _task_tensors(s):
+                first = born.get(name)
+                if first is not None and path[:len(first)] != first:
+                    raise CompileError(
+                        f"tensor {name!r} is created by pl.create_tensor before a loop or branch and first "
+                        f"written inside it, then used after it: the runtime allocates a created tensor for its "
+                        f"first writer, so each pass would make a new one; write it once before the loop or "
+                        f"branch (for example store zeros into it), or pass an existing tensor", call.loc)
+                if kind == "output_new":
+                    born[name] = list(path)
+            continue
+        for k, sub in enumerate(N.child_bodies(s)):
+            _check_branch_created(sub, path + [(id(s), k)], born)
+
+
+def _task_tensors(s):
+    """(base tensor name, arg kind, call) of each task argument of a statement without a body."""
+    for _, call in N.walk_calls([s]) if not N.child_bodies(s) else []:
+        for a, kind in zip(call.args, call.attrs.get("arg_kinds", [])):
+            base = a.args[0] if isinstance(a, N.OpCall) and a.op == "tensor_view" else a
+            if isinstance(base, N.Var):
+                yield base.name, kind, call
 
 
 def _check_scoped_tensors(body, scopes: list, born: dict) -> None:
@@ -128,18 +162,14 @@ def _check_scoped_tensors(body, scopes: list, born: dict) -> None:
         if isinstance(s, N.Scope) and s.kind == "scope":
             _check_scoped_tensors(s.body, scopes + [id(s)], born)
             continue
-        for _, call in N.walk_calls([s]) if not N.child_bodies(s) else []:
-            for a, kind in zip(call.args, call.attrs.get("arg_kinds", [])):
-                base = a.args[0] if isinstance(a, N.OpCall) and a.op == "tensor_view" else a
-                if not isinstance(base, N.Var):
-                    continue
-                path = born.get(base.name)
-                if path is not None and scopes[:len(path)] != path:
-                    raise CompileError(f"tensor {base.name!r} is created by a task inside a pl.scope and used after "
-                                       f"that scope ends (the runtime allocates a created tensor for its first writer "
-                                       f"and releases it with that task's scope); use it inside the scope, or write "
-                                       f"it first before the scope", call.loc)
-                if kind == "output_new":
-                    born[base.name] = list(scopes)
+        for name, kind, call in _task_tensors(s):
+            path = born.get(name)
+            if path is not None and scopes[:len(path)] != path:
+                raise CompileError(f"tensor {name!r} is created by a task inside a pl.scope and used after "
+                                   f"that scope ends (the runtime allocates a created tensor for its first writer "
+                                   f"and releases it with that task's scope); use it inside the scope, or write "
+                                   f"it first before the scope", call.loc)
+            if kind == "output_new":
+                born[name] = list(scopes)
         for sub_body in N.child_bodies(s):
             _check_scoped_tensors(sub_body, scopes, born)

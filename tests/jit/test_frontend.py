@@ -174,7 +174,7 @@ def test_errors_located_in_user_source(tmp_path):
     assert isinstance(scope, N.Scope) and scope.kind == "at" and scope.body[0].expr.callee == "k"
     with pytest.raises(CompileError, match="submits no kernel"):
         mod.no_kernel.parse(arr())
-    with pytest.raises(CompileError, match="not defined"):
+    with pytest.raises(CompileError, match=r"'t' is computed inside the pl.at block of kernel 'tile_outside_incore_0' \(line 24\)"):
         mod.tile_outside.parse(arr(), arr())
 
 
