@@ -9,7 +9,7 @@ from importlib import import_module as _import_module
 
 from ..ir.nodes import FunctionType
 from ..ir.types import AtomicType, MemorySpace, PadValue, TensorLayout, TileLayout
-from .decorators import (at, cluster, const, func_attr, function, inline, manual_scope, max, min,  # noqa: A004
+from .decorators import (at, cluster, incore, const, func_attr, function, inline, manual_scope, max, min,  # noqa: A004
                          parallel, pipeline, program, range, scope, spmd, split_aiv, static_assert, static_print,
                          submit, unroll, while_, cond, yield_)
 from .types import DTYPES as _DTYPES
@@ -62,7 +62,7 @@ def __dir__():
 _ALL = [
     "FunctionType", "AtomicType", "MemorySpace", "Mem", "PadValue", "TileLayout", "TensorLayout", "ND", "DN", "NZ",
     "MX_A_ZZ", "MX_B_NN", "Level", "Tensor", "Tile", "Scalar",
-    "Out", "InOut", "dynamic", "program", "function", "range", "parallel", "unroll", "at", "spmd", "tile",
+    "Out", "InOut", "dynamic", "program", "function", "range", "parallel", "unroll", "at", "incore", "spmd", "tile",
     "jit",  # noqa: F405 (module __getattr__)
     "func_attr", "SplitMode", "split", "split_aiv", "ScopeMode", "Role", "PipeType", "scope", "manual_scope", "cluster", "submit",
     "const", "min", "max", "static_assert", "static_print", "tensor", "pipeline", "yield_", "while_", "cond",

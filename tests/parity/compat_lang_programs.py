@@ -45,3 +45,44 @@ def _bad_scratch_program(scratch_shape):
             y = self.k(x, y)
             return y
     return BadScratch
+
+
+@pl.jit
+def incore_blocks(x: pl.Tensor, y: pl.Out[pl.Tensor], z: pl.Out[pl.Tensor]):
+    """Two `with pl.incore(...)` blocks (pypto's older spelling of a CORE_GROUP pl.at): the
+    second reads what the first wrote, one has a split mode and a name hint."""
+    with pl.incore():
+        for r in pl.range(2):
+            t = pl.load(x, [r * R, 0], [R, C])
+            y = pl.store(pl.muls(pl.exp(t), 0.5), [r * R, 0], y)
+    with pl.incore(pl.SplitMode.UP_DOWN, name_hint="second"):
+        u = pl.load(y, [R, 0], [R, C])
+        z = pl.store(pl.adds(u, 1.0), [0, 0], z)
+    return y, z
+
+
+@pl.program
+class IncoreInOpaque:
+    """pl.incore in an Opaque function (which it makes the orchestration), split given by keyword."""
+
+    @pl.function
+    def main(self, x: pl.Tensor[[R, C], pl.FP32], y: pl.Out[pl.Tensor[[R, C], pl.FP32]]):
+        with pl.incore(split=pl.SplitMode.NONE):
+            t = pl.load(x, [0, 0], [R, C])
+            y = pl.store(pl.sub(t, pl.mul(t, t)), [0, 0], y)
+        return y
+
+
+def _incore_program(args):
+    """A program whose kernel block is `with pl.incore(<args>):` (args: source text)."""
+    return pl.parse(f'''
+import ptokit.language as pl
+
+@pl.program
+class BadIncore:
+    @pl.function
+    def main(self, x: pl.Tensor[[16, 32], pl.FP32], y: pl.Out[pl.Tensor[[16, 32], pl.FP32]]):
+        with pl.incore({args}):
+            y = pl.store(pl.load(x, [0, 0], [16, 32]), [0, 0], y)
+        return y
+''', filename="incore_case.py")
