@@ -104,6 +104,10 @@ class ScopeMixin:
                                kw.value if kw.arg is None else kw)
         if spec.level != Level.CORE_GROUP:
             raise self.err(f"pl.at(level={spec.level!r}) is not supported yet; use level=pl.Level.CORE_GROUP", call)
+        return self._bind_as(spec, as_target)
+
+    def _bind_as(self, spec, as_target):
+        """``with ... as tid``: the name that binds the block's task id (an AtSpec or SpmdSpec)."""
         if as_target is not None:
             if not isinstance(as_target, ast.Name):
                 raise self.err("`as` needs a simple name", as_target)
@@ -133,11 +137,7 @@ class ScopeMixin:
             if not isinstance(hint, str) or not (hint == "" or hint.isidentifier()):
                 raise self.err(f"name_hint must be an identifier string, got {hint!r}", kw["name_hint"].value)
             spec.name_hint = hint or None
-        if as_target is not None:
-            if not isinstance(as_target, ast.Name):
-                raise self.err("`as` needs a simple name", as_target)
-            spec.name = as_target.id
-        return spec
+        return self._bind_as(spec, as_target)
 
     def parse_spmd(self, call: ast.Call, as_target=None) -> "SpmdSpec":
         """``pl.spmd(core_num, *, sync_start=False, name_hint="", deps=None, allow_early_resolve=False)``:
@@ -174,11 +174,7 @@ class ScopeMixin:
             spec.deps, spec.deps_loc = self.deps_list(kw["deps"]), self.loc(kw["deps"])
         if "predicate" in kw:
             spec.predicate = self.predicate_value(kw["predicate"])
-        if as_target is not None:
-            if not isinstance(as_target, ast.Name):
-                raise self.err("`as` needs a simple name", as_target)
-            spec.name = as_target.id
-        return spec
+        return self._bind_as(spec, as_target)
 
     def parse_optimizations(self, node) -> int:
         """``optimizations=[pl.split(mode)]``: the split code of the outlined kernel (0 without one)."""
