@@ -86,3 +86,27 @@ class BadIncore:
             y = pl.store(pl.load(x, [0, 0], [16, 32]), [0, 0], y)
         return y
 ''', filename="incore_case.py")
+
+
+@pl.program
+class ReturnsCreatedTensor:
+    """An orchestration without pl.Out parameters: it creates its result and returns it (pypto's
+    harness passes that output after the inputs); a scratch it also creates stays inside."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def half(self, a: pl.Tensor[[R, C], pl.FP32], y: pl.Out[pl.Tensor[[R, C], pl.FP32]]):
+        y = pl.store(pl.muls(pl.load(a, [0, 0], [R, C]), 0.5), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def plus(self, a: pl.Tensor[[R, C], pl.FP32], b: pl.Tensor[[R, C], pl.FP32], y: pl.Out[pl.Tensor[[R, C], pl.FP32]]):
+        y = pl.store(pl.add(pl.load(a, [0, 0], [R, C]), pl.load(b, [0, 0], [R, C])), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[R, C], pl.FP32], b: pl.Tensor[[R, C], pl.FP32]) -> pl.Tensor[[R, C], pl.FP32]:
+        scratch: pl.Tensor[[R, C], pl.FP32] = pl.create_tensor([R, C], dtype=pl.FP32)
+        result: pl.Tensor[[R, C], pl.FP32] = pl.create_tensor([R, C], dtype=pl.FP32)
+        scratch = self.half(a, scratch)
+        result = self.plus(scratch, b, result)
+        return result

@@ -58,3 +58,15 @@ def test_incore_errors(tmp_path, args, message, caret):
     assert message in text, text
     src, marks = text.splitlines()[1:3]
     assert info.value.loc.file == "incore_case.py" and src[marks.index("^"):].startswith(caret), text
+
+
+def test_returned_created_tensor_is_an_output(tmp_path):
+    rng = np.random.default_rng(14)
+    a, b = (rng.standard_normal((P.R, P.C)).astype(np.float32) for _ in range(2))
+    compiled = ptokit.compile(P.ReturnsCreatedTensor, output_dir=tmp_path / "out")
+    assert [p.name for p in compiled.params] == ["a", "b", "result"] and list(compiled.output_indices) == [2]
+    got = compiled(a, b)                       # output left out: allocated and returned
+    np.testing.assert_allclose(got, a * 0.5 + b, rtol=1e-6)
+    out = np.zeros_like(a)
+    compiled(a, b, out)                        # or passed after the inputs, written in place
+    np.testing.assert_allclose(out, a * 0.5 + b, rtol=1e-6)
