@@ -110,3 +110,33 @@ class ReturnsCreatedTensor:
         scratch = self.half(a, scratch)
         result = self.plus(scratch, b, result)
         return result
+
+
+@pl.program
+class OlderStoreSpellings:
+    """pypto's older spellings: pl.store(tile, offsets, shapes, output_tensor) positionally, and
+    pl.l0c_store for a store from the accumulator (positional and by keyword)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def vec(self, a: pl.Tensor[[R, C], pl.FP32], y: pl.Out[pl.Tensor[[R, C], pl.FP32]]):
+        t = pl.load(a, [0, 0], [R, C])
+        y = pl.store(pl.neg(t), [0, 0], [R, C], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def cube(self, a: pl.Tensor[[R, R], pl.FP32], b: pl.Tensor[[R, C], pl.FP32],
+             y: pl.Out[pl.Tensor[[R, C], pl.FP32]], z: pl.Out[pl.Tensor[[R, C], pl.FP32]]):
+        ta = pl.move(pl.load(a, [0, 0], [R, R], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        tb = pl.move(pl.load(b, [0, 0], [R, C], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        acc = pl.matmul(ta, tb)
+        y = pl.l0c_store(acc, [0, 0], [R, C], y)
+        z = pl.l0c_store(acc, offsets=[0, 0], shapes=[R, C], output_tensor=z)
+        return y, z
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[R, R], pl.FP32], b: pl.Tensor[[R, C], pl.FP32],
+             y: pl.Out[pl.Tensor[[R, C], pl.FP32]], z: pl.Out[pl.Tensor[[R, C], pl.FP32]],
+             w: pl.Out[pl.Tensor[[R, C], pl.FP32]]):
+        y, z = self.cube(a, b, y, z)
+        w = self.vec(b, w)
+        return y, z, w

@@ -70,3 +70,14 @@ def test_returned_created_tensor_is_an_output(tmp_path):
     out = np.zeros_like(a)
     compiled(a, b, out)                        # or passed after the inputs, written in place
     np.testing.assert_allclose(out, a * 0.5 + b, rtol=1e-6)
+
+
+def test_older_store_spellings(tmp_path):
+    rng = np.random.default_rng(15)
+    a = rng.standard_normal((P.R, P.R)).astype(np.float32)
+    b = rng.standard_normal((P.R, P.C)).astype(np.float32)
+    y, z, w = (np.zeros((P.R, P.C), np.float32) for _ in range(3))
+    ptokit.compile(P.OlderStoreSpellings, output_dir=tmp_path / "out")(a, b, y, z, w)
+    np.testing.assert_allclose(y, a @ b, rtol=1e-4, atol=1e-4)
+    np.testing.assert_array_equal(z, y)
+    np.testing.assert_array_equal(w, -b)
