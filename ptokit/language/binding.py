@@ -75,6 +75,10 @@ class OpBinder:
         for a in e.args:
             if isinstance(a, ast.Starred):
                 raise self.err(f"pl.{op.name} does not take *arguments", a)
+        if op.name == "store" and len(e.args) == 4 and isinstance(e.args[2], (ast.List, ast.Tuple)):
+            # pypto's older store(tile, offsets, shapes, output_tensor): a list literal is never the
+            # destination tensor, so the third positional argument is the shapes
+            positional = ["tile", "offsets", "shapes", "output_tensor"]
         bound: Dict[str, object] = dict(zip(positional, e.args))
         for kw in e.keywords:
             if kw.arg is None:

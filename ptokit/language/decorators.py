@@ -132,7 +132,12 @@ yield_ = _not_executable("yield_")           # `v = pl.yield_(x)`: loop-carried 
 while_ = _not_executable("while_")           # `for (x,) in pl.while_(init_values=(0,)):` a while loop
 cond = _not_executable("cond")               # `pl.cond(x < n)`: the test, first statement of a pl.while_ body
 at = _not_executable("at")
-incore = _not_executable("incore")     # pl.incore(split=..., name_hint=...): pl.at(level=CORE_GROUP, ...)
+# `with pl.incore(split=pl.SplitMode.NONE, *, name_hint=""):` is pypto's InCore scope, another
+# spelling of `with pl.at(level=pl.Level.CORE_GROUP, ...)`: every rule about pl.at blocks applies to it
+# (it is marked "at"), and the parser reads its arguments with scopes.parse_incore
+incore = dsl_marker("incore")
+incore.__pto_marker__ = "at"
+incore.__pto_incore__ = True
 spmd = _not_executable("spmd")
 split_aiv = _not_executable("split_aiv")     # `for aiv_id in pl.split_aiv(2, mode=...)` (language/regions.py)
 func_attr = _not_executable("func_attr")   # `pl.func_attr({...})` as a function's first statement

@@ -749,8 +749,8 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         marker = getattr(self._resolve(call.func), "__pto_marker__", None)
         if marker == "spmd":
             return self.spmd_block(s, self.parse_spmd(call, item.optional_vars))
-        if marker in ("at", "incore"):
-            spec = self.parse_at(call, item.optional_vars) if marker == "at" else self.parse_incore(call, item.optional_vars)
+        if marker == "at":     # pl.at, and pl.incore (parse_at reads its own arguments)
+            spec = self.parse_at(call, item.optional_vars)
             return self.at_block(s, spec)
         if marker in ("scope", "manual_scope", "cluster"):
             if item.optional_vars is not None:

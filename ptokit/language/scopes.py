@@ -73,6 +73,8 @@ class ScopeMixin:
         return list(self.deps_value(node).items)
 
     def parse_at(self, call: ast.Call, as_target) -> AtSpec:
+        if getattr(self._resolve(call.func), "__pto_incore__", False):
+            return self.parse_incore(call, as_target)
         spec = AtSpec(call=call)
         if len(call.args) > 1:
             raise self.err("pl.at takes the level, then keywords name_hint= and deps=", call)
@@ -104,6 +106,10 @@ class ScopeMixin:
                                kw.value if kw.arg is None else kw)
         if spec.level != Level.CORE_GROUP:
             raise self.err(f"pl.at(level={spec.level!r}) is not supported yet; use level=pl.Level.CORE_GROUP", call)
+        return self._bind_as(spec, as_target)
+
+    def _bind_as(self, spec, as_target):
+        """``with ... as tid``: the name that binds the block's task id (an AtSpec or SpmdSpec)."""
         if as_target is not None:
             if not isinstance(as_target, ast.Name):
                 raise self.err("`as` needs a simple name", as_target)
@@ -145,34 +151,32 @@ class ScopeMixin:
             spec.deps, spec.deps_loc = self.deps_list(kw["deps"]), self.loc(kw["deps"])
         if "predicate" in kw:
             spec.predicate = self.predicate_value(kw["predicate"])
-        if as_target is not None:
-            if not isinstance(as_target, ast.Name):
-                raise self.err("`as` needs a simple name", as_target)
-            spec.name = as_target.id
-        return spec
+        return self._bind_as(spec, as_target)
 
     def parse_incore(self, call: ast.Call, as_target) -> AtSpec:
-        """``pl.incore(split=pl.SplitMode.NONE, *, name_hint="")``: pypto's InCore scope, the same
-        kernel as ``pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(split)], name_hint=...)``."""
+        """``pl.incore(split=pl.SplitMode.NONE, *, name_hint="")``: pypto's shorthand for a
+        ``pl.at(level=pl.Level.CORE_GROUP, name_hint=..., optimizations=[pl.split(split)])`` block."""
         spec = AtSpec(call=call)
-        kw = {k.arg: k.value for k in call.keywords}
-        if len(call.args) > 1 or any(k not in ("split", "name_hint") for k in kw) or (call.args and "split" in kw):
-            raise self.err("pl.incore takes the split mode and name_hint=: pl.incore(split=pl.SplitMode.NONE, "
-                           "name_hint=\"...\")", call)
-        node = call.args[0] if call.args else kw.get("split")
+        kw = {k.arg: k for k in call.keywords}
+        if None in kw or set(kw) - {"split", "name_hint"}:
+            bad = kw.get(None) or kw[sorted(set(kw) - {"split", "name_hint"})[0]]
+            raise self.err(f"pl.incore has no parameter {bad.arg!r} (parameters: split, name_hint)"
+                           if bad.arg else "pl.incore does not take **kwargs", bad)
+        if len(call.args) > 1 or (call.args and "split" in kw):
+            raise self.err("pl.incore takes the split mode, then the keyword name_hint=", call)
+        node = call.args[0] if call.args else kw["split"].value if "split" in kw else None
         if node is not None:
             mode = eval_static(node, self.src, self.g, "split")
             if not isinstance(mode, SplitMode):
-                raise self.err(f"the split of pl.incore takes a pl.SplitMode, got {mode!r}", node)
+                raise self.err(f"pl.incore's split takes a pl.SplitMode (NONE, UP_DOWN, LEFT_RIGHT), got {mode!r}",
+                               node)
             spec.split = int(mode)
         if "name_hint" in kw:
-            hint = eval_static(kw["name_hint"], self.src, self.g, "name_hint")
+            hint = eval_static(kw["name_hint"].value, self.src, self.g, "name_hint")
             if not isinstance(hint, str) or not (hint == "" or hint.isidentifier()):
-                raise self.err(f"name_hint must be an identifier string, got {hint!r}", kw["name_hint"])
+                raise self.err(f"name_hint must be an identifier string, got {hint!r}", kw["name_hint"].value)
             spec.name_hint = hint or None
-        if as_target is not None:
-            raise self.err("`with pl.incore()` binds no name (use `with pl.at(...) as tid:` for a task id)", as_target)
-        return spec
+        return self._bind_as(spec, as_target)
 
     def parse_optimizations(self, node) -> int:
         """``optimizations=[pl.split(mode)]``: the split code of the outlined kernel (0 without one)."""

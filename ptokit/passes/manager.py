@@ -25,6 +25,7 @@ from .hand_pipes import hand_pipes, place_pipe_buffers, split_hand_lanes
 from .inline import inline_functions
 from .memory_plan import plan_memory
 from .memory_space import check_memory_spaces
+from .returned_outputs import returned_outputs
 from .split_mixed import split_mixed
 from .unroll import unroll_loops
 from .ssa import flatten, to_ssa
@@ -50,6 +51,7 @@ def _p(*names: str) -> FrozenSet[str]:
 
 PIPELINE: List[Pass] = [
     Pass("InlineFunctions", inline_functions, produces=_p("inlined")),
+    Pass("ReturnedOutputs", returned_outputs, requires=_p("inlined")),
     Pass("HandPipes", hand_pipes, requires=_p("inlined")),
     Pass("FifoToMove", fifo_to_move, requires=_p("inlined"), produces=_p("no_fifo")),
     Pass("Flatten", flatten, requires=_p("inlined"), produces=_p("flat")),

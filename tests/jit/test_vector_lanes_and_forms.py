@@ -270,7 +270,7 @@ def test_incore_scope_is_a_kernel():
 
 def test_incore_split_must_be_a_split_mode():
     a = _rand((32, 32), 16)
-    _located_error(incore_bad, a, np.zeros_like(a), needles=["the split of pl.incore takes a pl.SplitMode, got 'rows'"])
+    _located_error(incore_bad, a, np.zeros_like(a), needles=["pl.incore's split takes a pl.SplitMode (NONE, UP_DOWN, LEFT_RIGHT), got 'rows'"])
 
 
 # --------------------------------------------------------------- compile / lower from the annotations

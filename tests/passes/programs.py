@@ -217,3 +217,24 @@ class HandSplitPipe:
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, a: pl.Tensor[[16, 16], pl.FP16], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
         self.group(a, y)
+
+
+@pl.program
+class ReturnsCreated:
+    """The orchestration returns two tensors it creates and one it only uses inside (ReturnedOutputs:
+    the returned ones become Out parameters, the other stays a runtime tensor)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def twice(self, a: pl.Tensor[[16, 16], pl.FP32], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+        y = pl.store(pl.adds(pl.load(a, [0, 0], [16, 16]), 1.0), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 16], pl.FP32]):
+        tmp = pl.create_tensor([16, 16], dtype=pl.FP32)
+        first = pl.create_tensor([16, 16], dtype=pl.FP32)
+        second = pl.create_tensor([16, 16], dtype=pl.FP32)
+        tmp = self.twice(a, tmp)
+        second = self.twice(tmp, second)
+        first = self.twice(a, first)
+        return second, first

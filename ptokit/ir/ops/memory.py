@@ -140,6 +140,7 @@ _ATOMIC_DTYPES = (DType.FP32, DType.BF16, DType.FP16, DType.INT32, DType.INT16, 
 declare("store", (TILE, P("offsets", "offsets", static_attr="offsets_static"), P("output_tensor", "tensor"), P("shapes", "shape", None, attr="shape"),
                   P("atomic", "atomic", AtomicType.None_, keyword_only=True)), _store, pto="pto.tstore",
         form="store", operands=("tile", "output_tensor", "offsets"), traits={"accepts_acc"},
+        dsl_aliases=("pl.l0c_store", "pl.tile.l0c_store"),   # pypto's older name of a store from Acc
         pto_attrs=(("atomicType", lambda a, _: "atomic_add" if a.get("atomic") is AtomicType.Add else None),),
         doc="copy a tile's valid region into a tensor at offsets (atomic=pl.AtomicType.Add: tensor += tile, "
             "atomically); returns the tensor")
