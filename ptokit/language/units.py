@@ -170,6 +170,14 @@ def _check_decl(u: Unit) -> None:
                            f"pl.Level.CORE_GROUP (kernels) or orchestrate them", loc)
     if d.role is not None:
         raise CompileError(f"{u.name}: role= applies to host functions (level=pl.Level.HOST) only", loc)
+    if d.auto_scope is not None and not isinstance(d.auto_scope, bool):
+        raise CompileError(f"{u.name}: auto_scope= takes True or False, got {d.auto_scope!r}", loc)
+    if d.auto_scope is False:
+        # pypto's auto_scope=False leaves the orchestration body outside any runtime scope (the user
+        # opens pl.scope() blocks); ptokit's orchestration always runs in one (auto_scope=True)
+        raise CompileError(f"{u.name}: auto_scope=False is not supported yet: ptokit always runs the "
+                           f"orchestration inside one runtime scope (auto_scope=True); pl.scope() blocks "
+                           f"inside it still release their tasks and tensors when they end", loc)
     attrs = dict(d.attrs or {})
     attrs.update(_func_attr_stmt(u))
     for key, value in attrs.items():

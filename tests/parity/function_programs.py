@@ -126,6 +126,19 @@ class UnknownAttr:
 
 
 @pl.program
+class NoAutoScope:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, N], pl.FP32], y: pl.Out[pl.Tensor[[16, N], pl.FP32]]):
+        y = pl.store(pl.load(x, [0, 0], [16, N]), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration, auto_scope=False)
+    def main(self, x: pl.Tensor[[16, N], pl.FP32], y: pl.Out[pl.Tensor[[16, N], pl.FP32]]):
+        y = self.k(x, y)
+        return y
+
+
+@pl.program
 class AnnotatedCalls:
     @pl.function(type=pl.FunctionType.Inline)
     def scaled(self, t: pl.Tile[[16, 64], pl.FP32]) -> pl.Tile[[16, 64], pl.FP32]:

@@ -72,6 +72,7 @@ def test_func_attr_and_declarations_accepted(tmp_path):
     (F.SplitAttr, "attrs={'split': 3}: the split mode is pl.SplitMode.NONE (0), UP_DOWN (1) or LEFT_RIGHT (2)",
      "def k(self"),
     (F.UnknownAttr, "unknown function attribute 'unroll_all'", "def k(self"),
+    (F.NoAutoScope, "auto_scope=False is not supported yet", "def main(self"),
     (F.AnnotatedCallMismatch, "annotation says pl.Tile[[16, 32]", "u: pl.Tile[[16, 32]"),
 ])
 def test_declaration_errors(tmp_path, program, message, needle):
