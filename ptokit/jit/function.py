@@ -211,9 +211,19 @@ class JitFunction:
     __pto_jit__ = True     # how the front end recognises an entry point called from a jit body
 
     def __init__(self, fn, *, platform: str = "a2a3sim", runtime=None, dump_passes: bool = False,
-                 dump_ptoas_passes: bool = False, with_loc: bool = True, ptoas_compat: Optional[str] = None):
+                 dump_ptoas_passes: bool = False, with_loc: bool = True, ptoas_compat: Optional[str] = None,
+                 auto_scope: bool = True):
         if not inspect.isfunction(fn):
             raise TypeError(f"@pl.jit decorates a function, got {fn!r}")
+        if auto_scope is not True:
+            # pypto's auto_scope=False: no runtime scope around the body (docs/decisions.md
+            # "@pl.function(auto_scope=)"); ptokit's orchestration always runs inside one
+            why = ("is not supported yet: ptokit always runs the orchestration inside one runtime scope "
+                   "(auto_scope=True)" if auto_scope is False else f"takes True or False, got {auto_scope!r}")
+            item = Source(fn).tree.body[0]
+            at = next((d for d in item.decorator_list if any(isinstance(k, ast.keyword) and k.arg == "auto_scope"
+                                                             for k in ast.walk(d))), item)
+            raise CompileError(f"@pl.jit {fn.__name__}: auto_scope={auto_scope!r} {why}", Source(fn).loc(at))
         self.ptoas_compat = validate_ptoas_compat(ptoas_compat)
         functools.update_wrapper(self, fn)
         self.fn = fn

@@ -167,3 +167,36 @@ def test_k_looped_matmul_result_feeds_a_vector_op():
     assert "pl.matmul_acc(" in matmul_then_scale.parse(a, b, y).as_python()     # the K loop is there
     matmul_then_scale(a, b, y)
     np.testing.assert_allclose(y, (a.astype(np.float32) @ b.astype(np.float32)) * 0.25, rtol=2e-3, atol=2e-2)
+
+
+# @pl.jit(auto_scope=): True is what ptokit does (one runtime scope around the body); False, pypto's
+# "no automatic scope", is refused where it is written rather than compiled as True
+@pl.jit(auto_scope=True)
+def scoped_add(x: pl.Tensor, y: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        y[:] = pl.add(x, x)
+    return y
+
+
+def _jit_with_auto_scope(flag):
+    @pl.jit(auto_scope=flag)
+    def unscoped(x: pl.Tensor, y: pl.Out[pl.Tensor]):
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y[:] = pl.add(x, x)
+        return y
+    return unscoped
+
+
+@pytest.mark.parametrize("flag,message", [
+    (False, "auto_scope=False is not supported yet: ptokit always runs the orchestration inside one runtime scope"),
+    (1, "auto_scope=1 takes True or False, got 1"),
+])
+def test_jit_auto_scope(flag, message):
+    x = np.random.default_rng(4).standard_normal((16, 32)).astype(np.float32)
+    y = np.zeros_like(x)
+    scoped_add(x, y)
+    np.testing.assert_allclose(y, 2 * x, rtol=1e-6)
+    with pytest.raises(CompileError) as info:
+        _jit_with_auto_scope(flag)
+    text = str(info.value)
+    assert message in text and "test_block_scoping.py:" in text and "@pl.jit(auto_scope=flag)" in text, text
