@@ -220,10 +220,11 @@ class JitFunction:
             # "@pl.function(auto_scope=)"); ptokit's orchestration always runs inside one
             why = ("is not supported yet: ptokit always runs the orchestration inside one runtime scope "
                    "(auto_scope=True)" if auto_scope is False else f"takes True or False, got {auto_scope!r}")
-            item = Source(fn).tree.body[0]
+            src = Source(fn)
+            item = src.tree.body[0]
             at = next((d for d in item.decorator_list if any(isinstance(k, ast.keyword) and k.arg == "auto_scope"
                                                              for k in ast.walk(d))), item)
-            raise CompileError(f"@pl.jit {fn.__name__}: auto_scope={auto_scope!r} {why}", Source(fn).loc(at))
+            raise CompileError(f"@pl.jit {fn.__name__}: auto_scope={auto_scope!r} {why}", src.loc(at))
         self.ptoas_compat = validate_ptoas_compat(ptoas_compat)
         functools.update_wrapper(self, fn)
         self.fn = fn

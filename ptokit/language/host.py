@@ -28,6 +28,7 @@ from .dist_front import P3_NAMES, is_window, user_params
 from .source import Source, eval_static
 from .types import DynamicDim
 
+
 class _WorldSize(ast.NodeTransformer):
     """``pld.world_size()`` in a static host value (a slot's byte count, a window shape): the W of the
     compile's DistributedConfig."""
@@ -265,8 +266,7 @@ class HostReader:
             raise self.err("a chip function call in host code is a statement: its results are the tensors it "
                            "writes (call it as `self.f(..., device=r)`)", v)
         if isinstance(v, ast.Call) and self.collective_hook is not None:
-            target = self._maybe(v.func)
-            full = getattr(target, "__pld_name__", None) or getattr(target, "__pto_op__", None)
+            full = self._op_name(v.func)
             res = self.collective_hook(self, full, v) if full is not None else None
             if res is not None:                        # data = pld.tensor.allreduce(data): the window it returns
                 if name != res.text:
@@ -323,14 +323,18 @@ class HostReader:
         except CompileError:
             return None
 
+    def _op_name(self, node) -> Optional[str]:
+        """The pld / op-table name a called expression stands for (``pld.all_reduce``, ``tensor.allreduce``)."""
+        target = self._maybe(node)
+        return getattr(target, "__pld_name__", None) or getattr(target, "__pto_op__", None)
+
     # ------------------------------------------------------------ calls
     def call(self, c: ast.Call) -> None:
         chip = self.resolve_call(c.func)
         if chip is not None:
             self.dispatch(chip, c)
             return
-        target = self._maybe(c.func)
-        full = getattr(target, "__pld_name__", None) or getattr(target, "__pto_op__", None)
+        full = self._op_name(c.func)
         if full is not None and self.collective_hook is not None:
             if self.collective_hook(self, full, c) is not None:
                 return

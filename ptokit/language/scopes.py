@@ -97,16 +97,21 @@ class ScopeMixin:
                     raise self.err("pl.at got the level twice", kw.value)
                 spec.level = eval_static(kw.value, self.src, self.g, "level")
             elif kw.arg == "name_hint":
-                hint = eval_static(kw.value, self.src, self.g, "name_hint")
-                if not isinstance(hint, str) or not hint.isidentifier():
-                    raise self.err(f"name_hint must be an identifier string, got {hint!r}", kw.value)
-                spec.name_hint = hint
+                spec.name_hint = self._name_hint(kw.value, empty_ok=False)
             else:
                 raise self.err(f"pl.at has no parameter {kw.arg!r} (parameters: {', '.join(AT_KEYWORDS)})",
                                kw.value if kw.arg is None else kw)
         if spec.level != Level.CORE_GROUP:
             raise self.err(f"pl.at(level={spec.level!r}) is not supported yet; use level=pl.Level.CORE_GROUP", call)
         return self._bind_as(spec, as_target)
+
+    def _name_hint(self, node, empty_ok: bool = True) -> Optional[str]:
+        """A ``name_hint=`` value: an identifier string (``""``, pypto's default, is no hint where
+        ``empty_ok``)."""
+        hint = eval_static(node, self.src, self.g, "name_hint")
+        if not isinstance(hint, str) or not (hint.isidentifier() or (empty_ok and hint == "")):
+            raise self.err(f"name_hint must be an identifier string, got {hint!r}", node)
+        return hint or None
 
     def _bind_as(self, spec, as_target):
         """``with ... as tid``: the name that binds the block's task id (an AtSpec or SpmdSpec)."""
@@ -141,10 +146,7 @@ class ScopeMixin:
         if "allow_early_resolve" in kw:
             self._static_bool(kw["allow_early_resolve"], "allow_early_resolve")   # a scheduling hint: no effect
         if "name_hint" in kw:
-            hint = eval_static(kw["name_hint"], self.src, self.g, "name_hint")
-            if not isinstance(hint, str) or not (hint == "" or hint.isidentifier()):
-                raise self.err(f"name_hint must be an identifier string, got {hint!r}", kw["name_hint"])
-            spec.name_hint = hint or None
+            spec.name_hint = self._name_hint(kw["name_hint"])
         if "deps" in kw:
             if as_target is None:
                 raise self.err("pl.spmd(deps=...) is the `with pl.spmd(n, deps=[...]) as tid:` form", kw["deps"])
@@ -172,10 +174,7 @@ class ScopeMixin:
                                node)
             spec.split = int(mode)
         if "name_hint" in kw:
-            hint = eval_static(kw["name_hint"].value, self.src, self.g, "name_hint")
-            if not isinstance(hint, str) or not (hint == "" or hint.isidentifier()):
-                raise self.err(f"name_hint must be an identifier string, got {hint!r}", kw["name_hint"].value)
-            spec.name_hint = hint or None
+            spec.name_hint = self._name_hint(kw["name_hint"].value)
         return self._bind_as(spec, as_target)
 
     def parse_optimizations(self, node) -> int:

@@ -23,6 +23,7 @@ from typing import Dict, List, Optional
 
 from ..errors import CompileError
 from ..ir import nodes as N
+from ..ir.ops import OPS
 from ..ir.types import DType, ScalarType, TensorType
 from .annotations import TENSOR_VALID, annot_to_type
 from .dist_front import add_ctx_params
@@ -48,13 +49,6 @@ class Unit:
     method: bool
     annotations: dict = field(default_factory=dict)
     kind: N.FunctionType = N.FunctionType.Opaque
-
-
-def _op_table():
-    # the op table loads with the first parse, not with ptokit.language (which imports this module
-    # eagerly): a warm @pl.jit call never parses
-    from ..ir.ops import OPS
-    return OPS
 
 
 def dyn_dims_of(scope: dict) -> Dict[str, DynamicDim]:
@@ -146,7 +140,7 @@ def _submits_work(u: Unit, inline_names) -> bool:
             if getattr(target, "__pto_marker__", None) in ("spmd_submit", "submit"):
                 return True
             op = getattr(target, "__pto_op__", None)
-            if op == "create_tensor" or (op is not None and _op_table()[op].has("orchestration_only")):
+            if op == "create_tensor" or (op is not None and OPS[op].has("orchestration_only")):
                 return True
             if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self" and \
                     f.attr not in inline_names:
@@ -318,7 +312,6 @@ def _written_tensors(body, functions) -> Dict[str, object]:
     """Tensor names a kernel body writes (stores, window writes, atomic adds, tensor-writing ops)
     or hands to a function that may write them, each with the first place it happens."""
     out: Dict[str, object] = {}
-    OPS = _op_table()
     for _, e in N.iter_exprs(body):
         if isinstance(e, N.OpCall) and e.op in OPS and OPS[e.op].has("writes_operand1"):
             if isinstance(e.args[1], N.Var):
