@@ -179,7 +179,13 @@ class _Orch:
             v = s.value
             tgt = s.targets[0]
             if isinstance(v, N.OpCall) and v.op == "create_tensor":
-                self.pending[tgt.name] = v
+                if v.attrs.get("zero_alloc"):     # read before written: zero-filled here (passes/directions.py)
+                    self.create_info(tgt.name, v, depth)
+                    self.emit(depth, f"TaskOutputTensors alloc_{tgt.name} = alloc_tensors({tgt.name}_ci);")
+                    self.emit(depth, f"const ChipTensor& {tgt.name} = alloc_{tgt.name}.get_ref(0);")
+                    self.tensors[tgt.name] = tgt.name
+                else:
+                    self.pending[tgt.name] = v
                 return
             if isinstance(v, N.OpCall) and v.op == "system.task_id":
                 self.bind_task_id(tgt, ctx, depth, s)
@@ -343,6 +349,16 @@ class _Orch:
             else:
                 self.emit(depth, f"{p}.add_dep({self.scalar(d)});")
 
+    def create_info(self, name: str, info: N.OpCall, depth) -> None:
+        """``<name>_ci``: the TensorCreateInfo of a ``pl.create_tensor``."""
+        shape = info.type.shape
+        dims = ", ".join(self.dim(d) if isinstance(d, int) else f"static_cast<uint32_t>({self.dim(d)})"
+                         for d in shape)
+        self.emit(depth, f"uint32_t {name}_shapes[{len(shape)}] = {{{dims}}};")
+        manual = ", true" if info.attrs.get("manual_dep") else ""   # pl.create_tensor(manual_dep=True)
+        self.emit(depth, f"TensorCreateInfo {name}_ci({name}_shapes, {len(shape)}, "
+                         f"DataType::{DATATYPE_CPP[info.type.dtype]}{manual});")
+
     def submit(self, call: N.FuncCall, depth, ctx: _Task):
         callee = self.prog.functions[call.callee]
         kinds = call.attrs["arg_kinds"]
@@ -363,13 +379,7 @@ class _Orch:
                 if info is None:
                     raise CompileError(f"tensor {a.name!r} is created inside a loop or branch and written "
                                        f"more than once as a new output", call.loc)
-                shape = info.type.shape
-                dims = ", ".join(self.dim(d) if isinstance(d, int) else f"static_cast<uint32_t>({self.dim(d)})"
-                                 for d in shape)
-                self.emit(depth, f"uint32_t {a.name}_shapes[{len(shape)}] = {{{dims}}};")
-                manual = ", true" if info.attrs.get("manual_dep") else ""   # pl.create_tensor(manual_dep=True)
-                self.emit(depth, f"TensorCreateInfo {a.name}_ci({a.name}_shapes, {len(shape)}, "
-                                 f"DataType::{DATATYPE_CPP[info.type.dtype]}{manual});")
+                self.create_info(a.name, info, depth)
         self.emit(depth, f"CoreTaskArgs {p};")
         tensor_index = {}
         for j, k in enumerate(kinds):

@@ -6,6 +6,11 @@ For every kernel call in an Orchestration function this pass records, in
 * ``input``      -- the kernel reads the tensor (``add_input``)
 * ``output_new`` -- first write of a ``pl.create_tensor`` intermediate: the runtime
                     allocates it (``add_output(TensorCreateInfo)``)
+
+The runtime zero-fills every tensor it allocates (pypto defines ``pl.create_tensor`` so). A
+``pl.create_tensor`` read (by a task, or the host) before any task writes it therefore holds
+zeros: its ``create_tensor`` call gets ``attrs["zero_alloc"]`` and the runtime allocates it where
+it is created (``alloc_tensors``) instead of for its first writer.
 * ``output``     -- write into an existing tensor (``add_output(tensor)``)
 * ``inout``      -- read and written (``add_inout``)
 * ``scalar``     -- a by-value scalar (``add_scalar``)
@@ -58,17 +63,22 @@ def derive_directions(prog: N.Program, ctx) -> N.Program:
         _check_arg_counts(fn)
     for fn in prog.of_kind(N.FunctionType.Orchestration):
         kernel_ids = {}
-        created = set()
+        created = {}
         written = set()
+
+        def zero_filled(name):
+            # read (by a task or the host) before any task writes it: pl.create_tensor's buffer is
+            # zero-filled, so the runtime allocates it where it is created (alloc_tensors)
+            created[name].attrs["zero_alloc"] = True
+            written.add(name)
+
         for s, call in N.iter_exprs(fn.body):
             if isinstance(call, N.OpCall) and call.op == "create_tensor" and isinstance(s, N.Assign):
-                created.add(s.targets[0].name)
+                created[s.targets[0].name] = call
             if isinstance(call, N.OpCall) and call.op in ("read", "write") and isinstance(call.args[0], N.Var):
                 name = call.args[0].name          # host access (and predicates): the tensor must exist
                 if name in created and name not in written:
-                    raise CompileError(f"tensor {name!r} is created by pl.create_tensor and no task has written it "
-                                       f"yet (the runtime allocates it for its first writer): it has no contents "
-                                       f"to access", call.loc)
+                    zero_filled(name)
             if not isinstance(call, N.FuncCall):
                 continue
             callee = prog.functions[call.callee]
@@ -88,8 +98,7 @@ def derive_directions(prog: N.Program, ctx) -> N.Program:
                 fresh = base.name in created and base.name not in written
                 if p.direction is N.Direction.IN:
                     if fresh:
-                        raise CompileError(f"tensor {base.name!r} is read by {call.callee} before any task "
-                                           f"writes it", (a.loc if view else call.loc))
+                        zero_filled(base.name)
                     kinds.append("input")
                 elif p.direction is N.Direction.OUT:
                     if fresh and view:
@@ -101,8 +110,7 @@ def derive_directions(prog: N.Program, ctx) -> N.Program:
                     written.add(base.name)
                 else:
                     if fresh:
-                        raise CompileError(f"tensor {base.name!r} is passed as InOut to {call.callee} "
-                                           f"before any task writes it", (a.loc if view else call.loc))
+                        zero_filled(base.name)
                     kinds.append("inout")
                     written.add(base.name)
             call.attrs["arg_kinds"] = kinds

@@ -62,19 +62,6 @@ class WrongArgCount:
         return y
 
 
-@pl.program
-class ReadBeforeWrite:
-    @pl.function(type=pl.FunctionType.InCore)
-    def k(self, a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
-        out = pl.store(pl.load(a, [0, 0], [64, 64]), [0, 0], out)
-        return out
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[64, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
-        tmp = pl.create_tensor([64, 64], dtype=pl.FP32)
-        y = self.k(tmp, y)
-        return y
-
 
 @pl.program
 class IllegalMove:

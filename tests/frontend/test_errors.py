@@ -79,12 +79,6 @@ def test_wrong_argument_count(tmp_path):
     assert_located(err, "self.k(a)")
 
 
-def test_read_before_write(tmp_path):
-    err = compile_error(bad.ReadBeforeWrite, tmp_path)
-    assert "tensor 'tmp' is read by k before any task writes it" in str(err)
-    assert_located(err, "self.k(tmp, y)")
-
-
 def test_illegal_move(tmp_path):
     err = compile_error(bad.IllegalMove, tmp_path)
     assert "tile.move Vec->Left is not a legal move on a2a3" in str(err)

@@ -130,19 +130,6 @@ class CreatedFirstWrittenThroughWindow:
         return y
 
 
-@pl.program
-class CreatedReadThroughWindowFirst:
-    @pl.function(type=pl.FunctionType.InCore)
-    def k(self, x: pl.Tensor[[R, N], pl.FP32], o: pl.Out[pl.Tensor[[R, N], pl.FP32]]):
-        o = pl.store(pl.load(x, [0, 0], [R, N]), [0, 0], o)
-        return o
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, y: pl.Out[pl.Tensor[[R, N], pl.FP32]]):
-        t = pl.create_tensor([64, N], dtype=pl.FP32)
-        y = self.k(t[R:64, :], y)
-        return y
-
 
 @pl.program
 class WindowBoundToName:
@@ -197,8 +184,6 @@ CASES = [
      ["argument 'x' of k expects pl.Tensor[[32, 64], pl.FP32], but got pl.Tensor[[64, 64], pl.FP32]"]),
     (CreatedFirstWrittenThroughWindow, "self.k(x, t[0:R, :])", "t[0:R, :]",
      ["'t' is created by pl.create_tensor and first written through a window", "must take it whole"]),
-    (CreatedReadThroughWindowFirst, "y = self.k(t[R:64, :], y)", "t[R:64, :]",
-     ["tensor 't' is read by k before any task writes it"]),
     (WindowBoundToName, "blk = x[0:R, :]", "x[0:R, :]", ["cannot be bound to a name"]),
 ]
 

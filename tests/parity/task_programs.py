@@ -246,20 +246,6 @@ class ReadWrongRank:
         return y
 
 
-@pl.program
-class ReadUnwritten:
-    @pl.function(type=pl.FunctionType.InCore)
-    def inc(self, x: T, y: pl.Out[T]):
-        y = pl.store(pl.load(x, [0, 0], [R, C]), [0, 0], y)
-        return y
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x: T, y: pl.Out[T]):
-        t = pl.create_tensor([R, C], dtype=pl.FP32)
-        v = t[0, 0]
-        y = self.inc(x, y)
-        return y
-
 
 @pl.program
 class ArrayOfFloats:

@@ -157,7 +157,6 @@ def test_jit_task_options(tmp_path, monkeypatch, runtime, open_gate):
      "x[0, 0] = 1.0"),
     (P.ReadWrongRank, "pl.read takes one index per dimension of the 2-D pl.Tensor[[64, 64], pl.FP32], got 1",
      "v = pl.read(y, [0])"),
-    (P.ReadUnwritten, "tensor 't' is created by pl.create_tensor and no task has written it yet", "v = t[0, 0]"),
     (P.ArrayOfFloats, "a pl.array holds pl.TASK_ID or integers, got pl.FP32", "pl.array.create(4, pl.FP32)"),
     (P.ArrayWrongElement, "an element of pl.Array[4, pl.TASK_ID] must be a pl.TaskId, but got pl.Scalar[pl.INDEX]",
      "arr[0] = 3"),

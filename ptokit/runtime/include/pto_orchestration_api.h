@@ -386,6 +386,16 @@ static inline TaskOutputTensors rt_submit_task(const MixedKernels& mk, const Cor
 static inline TaskOutputTensors rt_submit_dummy_task(const CoreTaskArgs& args) {
     return pto2_detail::submit(PTO2_TASK_DUMMY, INVALID_KERNEL_ID, INVALID_KERNEL_ID, INVALID_KERNEL_ID, args);
 }
+// Runtime-created tensors that exist before any task writes them (a pl.create_tensor first
+// read, or read and written, by a task): one task with no kernel whose outputs they are;
+// get_ref(i) is the i-th.  Like every runtime-allocated output they start zero-filled.
+template <typename... Infos>
+static inline TaskOutputTensors alloc_tensors(const TensorCreateInfo& first, const Infos&... rest) {
+    CoreTaskArgs args;
+    args.add_output(first);
+    (args.add_output(rest), ...);
+    return rt_submit_dummy_task(args);
+}
 // Aliases with the vendor's pto2_ prefix.
 static inline TaskOutputTensors pto2_rt_submit_aiv_task(int32_t f, const CoreTaskArgs& a) { return rt_submit_aiv_task(f, a); }
 static inline TaskOutputTensors pto2_rt_submit_aic_task(int32_t f, const CoreTaskArgs& a) { return rt_submit_aic_task(f, a); }

@@ -71,8 +71,12 @@ void check_submission(Run* r, std::unique_lock<std::mutex>& lk, int32_t kind, co
             func[1] = func[2] = INVALID_KERNEL_ID;
         }
     } else if (kind == PTO2_TASK_DUMMY) {
-        if (a->tensor_count_ || a->scalar_count_ || a->predicate_.active)
-            fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("task %llu: a dummy task takes only explicit deps (no tensors, scalars or predicate)", (unsigned long long)seq));
+        // a dummy task takes explicit deps, and runtime-created outputs (alloc_tensors: zero-filled)
+        bool only_created = true;
+        for (uint32_t i = 0; i < a->tensor_count_ && i < CORE_MAX_TENSOR_ARGS; ++i)
+            only_created = only_created && a->kinds_[i] == PTO2ArgKind::OUTPUT;
+        if (!only_created || a->scalar_count_ || a->predicate_.active)
+            fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("task %llu: a dummy task takes only explicit deps and created outputs (no other tensors, scalars or predicate)", (unsigned long long)seq));
     } else if (kind != PTO2_TASK_AIV && kind != PTO2_TASK_AIC) {
         fail_throw(r, lk, PTO2_ERR_INVALID_ARGS, fmt("task %llu: unknown task kind %d", (unsigned long long)seq, kind));
     }
@@ -297,6 +301,7 @@ Task& commit_task(Run* r, Ring& rg, int ringi, const CoreTaskArgs* a, const Subm
         uint64_t bytes = o.numel() * get_element_size(o.dtype);
         o.buffer.addr = (uint64_t)(uintptr_t)(rg.heap + cursor);
         o.buffer.size = bytes;
+        memset(rg.heap + cursor, 0, bytes);   // pl.create_tensor's buffers are zero-filled
         o.owner_task_id = t.id;
         o.start_offset = 0;
         o.version = 0;
