@@ -1,4 +1,6 @@
-"""Fast reduction loops of the CPU tile library against the reference loops, bit for bit.
+"""Fast reduction loops of the CPU tile library against the reference loops, bit for bit, and
+column sums as the vector unit adds (each addition rounded to the tile's dtype, sequential and
+binary-tree forms) against numpy doing the same.
 
 Row and column sums, maxima and minima have a faster loop (several rows' accumulators at once;
 columns as contiguous passes) that must give exactly the reference loop's bits:
@@ -31,7 +33,8 @@ namespace {
 template <typename T, int R, int C, BLayout L = BLayout::RowMajor>
 using VT = Tile<TileType::Vec, T, R, C, L, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>;
 
-// op 0..2: TROWSUM/TROWMAX/TROWMIN into rows[R]; 3..5: TCOLSUM/TCOLMAX/TCOLMIN into cols[C].
+// op 0..2: TROWSUM/TROWMAX/TROWMIN into rows[R]; 3..5: TCOLSUM/TCOLMAX/TCOLMIN into cols[C];
+// 6: the binary-tree TCOLSUM (scratch tile, isBinary) into cols[C].
 // overlap: the result tile starts at the source's first element (an in-place reduction).
 template <typename T, int R, int C>
 void red(int op, const void* a, void* rows, void* cols, int vr, int vc, int overlap) {
@@ -51,6 +54,7 @@ void red(int op, const void* a, void* rows, void* cols, int vr, int vc, int over
         case 3: TCOLSUM(cv, src); break;
         case 4: TCOLMAX(cv, src); break;
         case 5: TCOLMIN(cv, src); break;
+        case 6: TCOLSUM(cv, src, tmp, true); break;
     }
     if (op < 3) memcpy(rows, rv.data(), sizeof(T) * vr);
     else memcpy(cols, cv.data(), sizeof(T) * vc);
@@ -124,12 +128,32 @@ def _input(dt, R, C, special, seed):
     return a
 
 
+def _column_sum(a, binary):
+    """The vector unit's column sum in the tile's own dtype (numpy's float16 / ml_dtypes' bfloat16
+    additions are correctly rounded): sequential -- row 0, then each next row added; binary --
+    adjacent rows pairwise, an odd last row into the first pair sum, level by level."""
+    rows = [r.copy() for r in a]
+    if not binary:
+        acc = rows[0]
+        for r in rows[1:]:
+            acc = (acc + r).astype(a.dtype)
+        return acc
+    cnt = len(rows)
+    while cnt > 1:
+        for i in range(cnt // 2):
+            rows[i] = (rows[2 * i] + rows[2 * i + 1]).astype(a.dtype)
+        if cnt % 2:
+            rows[0] = (rows[0] + rows[cnt - 1]).astype(a.dtype)
+        cnt //= 2
+    return rows[0]
+
+
 def _run(so, name, op, a, vr, vc, overlap):
     dt, R, C = SHAPES[name]
     rows = np.full(R, 7, dt)
     cols = np.full(C, 7, dt)
     getattr(so, name)(op, a.ctypes.data, rows.ctypes.data, cols.ctypes.data, vr, vc, overlap)
-    return rows[:vr] if op < 3 else cols[:vc]
+    return rows[:vr] if op < 3 else cols[:vc]   # op 6 is a column sum too
 
 
 def _bits(x):
@@ -146,12 +170,16 @@ def test_fast_reductions_equal_the_reference_loop(libs, name):
         a = _input(dt, R, C, special, seed)
         for vr, vc in ((R, C), (R - 3, C - 5), (1, C), (R, 1)):
             for overlap in (0, 1):
-                for op in range(6):
+                for op in range(7):
                     fast = _run(libs["fast"], name, op, a, vr, vc, overlap)
                     ref = _run(libs["ref"], name, op, a, vr, vc, overlap)
                     assert np.array_equal(_bits(fast), _bits(ref)), (name, op, vr, vc, overlap, special, fast, ref)
                     checked += 1
                     if overlap or special or np.dtype(dt).kind == "i":
+                        continue
+                    if op in (3, 6):   # column sums: every addition in the dtype (_column_sum)
+                        want = _column_sum(a[:vr, :vc], binary=op == 6)
+                        assert np.array_equal(_bits(fast), _bits(want)), (name, op, vr, vc, fast, want)
                         continue
                     # numpy in the same order: a running double sum (cumsum), exact max/min
                     x = a[:vr, :vc].astype(np.float64)
@@ -162,7 +190,7 @@ def test_fast_reductions_equal_the_reference_loop(libs, name):
                     exp = want.astype(np.float32) if dt is np.float32 else want.astype(np.float32).astype(dt).astype(
                         np.float32)
                     assert np.array_equal(got, exp), (name, op, vr, vc)
-    assert checked >= 48
+    assert checked >= 56
 
 
 def test_sqrt_vectorised_keeps_the_ieee_bits(libs):

@@ -438,6 +438,50 @@ inline void reduce(const char* name, D& dst, S& src) {
     reduce_reference<IsRow, Kind, D, S>(d, s, outer, inner);
 }
 
+// Column sums of floating-point tiles as the vector unit computes them: every addition rounded
+// to the result's dtype (pto-isa's TCOLSUM).  Sequential: the first row, then each next row
+// added to it.  Binary (the scratch-tile form, isBinary): adjacent rows added pairwise, an odd
+// last row added into the first pair sum, level after level until one row is left.  Each
+// addition is exact in double and rounded once to the dtype, so it is the dtype's own addition.
+template <typename T>
+__attribute__((always_inline)) inline T add_in_dtype(T a, T b) {
+    return cvt<T>((calc_t<T>)((double)cvt<calc_t<T>>(a) + (double)cvt<calc_t<T>>(b)));
+}
+
+template <bool Binary, typename D, typename S>
+inline void colsum_in_dtype(const char* name, D& dst, S& src) {
+    using DT = typename D::DType;
+    DT* d = ptr(dst, name);
+    const typename S::DType* s = ptr(src, name);
+    const int vr = vrows(src), vc = vcols(src);
+    if (vc > D::Cols) fatal(name, "result of %d elements does not fit a %dx%d tile", vc, D::Rows, D::Cols);
+    if (vr <= 0 || vc <= 0) return;
+    // the source rows in the result's dtype (a copy: the result may overlap the source)
+    DT* rows = (DT*)scratch(1, sizeof(DT) * (size_t)vr * (size_t)vc + 64);
+    for (int i = 0; i < vr; ++i)
+        for (int j = 0; j < vc; ++j) rows[(int64_t)i * vc + j] = cvt<DT>(s[at<S>(i, j)]);
+    if constexpr (!Binary) {
+        for (int i = 1; i < vr; ++i)
+            for (int j = 0; j < vc; ++j) rows[j] = add_in_dtype(rows[j], rows[(int64_t)i * vc + j]);
+    } else {
+        for (int cnt = vr; cnt > 1; cnt /= 2) {
+            for (int i = 0; i < cnt / 2; ++i)
+                for (int j = 0; j < vc; ++j)
+                    rows[(int64_t)i * vc + j] = add_in_dtype(rows[(int64_t)2 * i * vc + j], rows[(int64_t)(2 * i + 1) * vc + j]);
+            if (cnt % 2 == 1)
+                for (int j = 0; j < vc; ++j) rows[j] = add_in_dtype(rows[j], rows[(int64_t)(cnt - 1) * vc + j]);
+        }
+    }
+    for (int j = 0; j < vc; ++j) d[at<D>(0, j)] = rows[j];
+}
+
+template <bool Binary, typename D, typename S>
+inline void colsum(const char* name, D& dst, S& src) {
+    if constexpr (is_floatlike<typename D::DType>::value) colsum_in_dtype<Binary>(name, dst, src);
+    else reduce<false, 0>(name, dst, src);   // integer sums wrap the same whatever the order
+}
+
+
 // dst[r,c] = f(src[r,c], vec[r,0]) (IsRow) or f(src[r,c], vec[0,c]).
 template <bool IsRow, typename D, typename S, typename V, typename F>
 inline void expand(const char* name, D& dst, S* src, V& vec, F f) {
@@ -700,7 +744,7 @@ inline RecordEvent TROWMAX(TileDataOut& dst, TileDataIn& src, TileDataTmp&) { cp
 template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
 inline RecordEvent TROWMIN(TileDataOut& dst, TileDataIn& src, TileDataTmp&) { cpu::reduce<true, 2>("TROWMIN", dst, src); return {}; }
 template <typename TileDataOut, typename TileDataIn>
-inline RecordEvent TCOLSUM(TileDataOut& dst, TileDataIn& src) { cpu::reduce<false, 0>("TCOLSUM", dst, src); return {}; }
+inline RecordEvent TCOLSUM(TileDataOut& dst, TileDataIn& src) { cpu::colsum<false>("TCOLSUM", dst, src); return {}; }
 template <typename TileDataOut, typename TileDataIn>
 inline RecordEvent TCOLMAX(TileDataOut& dst, TileDataIn& src) { cpu::reduce<false, 1>("TCOLMAX", dst, src); return {}; }
 template <typename TileDataOut, typename TileDataIn>

@@ -191,16 +191,17 @@ inline RecordEvent TCOLEXPANDEXPDIF(TileDataDst& dst, TileDataSrc0& src0, TileDa
 }
 
 // ==================================================================== scratch-tile forms
-// The hardware's high-precision rsqrt and binary-tree column sum take a scratch tile; the CPU results
-// are the same either way (correctly rounded rsqrt, double accumulation).
+// The hardware's high-precision rsqrt takes a scratch tile (the CPU result is correctly rounded
+// either way); the column sum's scratch tile holds the pairwise sums of its binary-tree form.
 template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
 inline RecordEvent TRSQRT(TileDataDst& dst, TileDataSrc& src, TileDataTmp&) {
     return TRSQRT(dst, src);
 }
 template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
 inline RecordEvent TCOLSUM(TileDataOut& dst, TileDataIn& src, TileDataTmp&, bool isBinary = false) {
-    (void)isBinary;
-    return TCOLSUM(dst, src);
+    if (isBinary) cpu::colsum<true>("TCOLSUM", dst, src);
+    else cpu::colsum<false>("TCOLSUM", dst, src);
+    return {};
 }
 
 }  // namespace pto
