@@ -72,7 +72,13 @@ def derive_directions(prog: N.Program, ctx) -> N.Program:
             created[name].attrs["zero_alloc"] = True
             written.add(name)
 
+        # a plain (In) tensor parameter that a task writes becomes InOut, as pypto lets a program
+        # write it (its default direction is only a default): the caller's array receives the result
+        plain = {p.name: p for p in fn.params if isinstance(p.type, TensorType) and p.direction is N.Direction.IN}
+        roots = {}                                   # another name for a tensor -> the name it stands for
         for s, call in N.iter_exprs(fn.body):
+            if isinstance(s, N.Assign) and s.value is call and isinstance(call, N.Var):
+                roots[s.targets[0].name] = roots.get(call.name, call.name)
             if isinstance(call, N.OpCall) and call.op == "create_tensor" and isinstance(s, N.Assign):
                 created[s.targets[0].name] = call
             if isinstance(call, N.OpCall) and call.op in ("read", "write") and isinstance(call.args[0], N.Var):
@@ -96,6 +102,9 @@ def derive_directions(prog: N.Program, ctx) -> N.Program:
                     raise CompileError(f"argument {p.name!r} of task {call.callee} must be a tensor "
                                        f"variable or a window of one", call.loc)
                 fresh = base.name in created and base.name not in written
+                root = roots.get(base.name, base.name)
+                if p.direction is not N.Direction.IN and root in plain:
+                    plain.pop(root).direction = N.Direction.INOUT
                 if p.direction is N.Direction.IN:
                     if fresh:
                         zero_filled(base.name)
