@@ -233,7 +233,7 @@ class OpBinder:
             raise self.err("the mask form is pl.tensor.scatter(input, mask_pattern=..., dst=...)", e)
         call = ast.copy_location(ast.Call(func=e.func, args=[dst, src],
                                           keywords=[ast.keyword(arg=k, value=v) for k, v in kw.items()]), e)
-        return self.op_call("scatter_mask", call)
+        return self.op_call("tensor.scatter_mask", call)
 
     def _view_valid(self, op: OpDef, values):
         """The pl.TensorView valid region of the tensor parameter an op (a load) reads, or None."""

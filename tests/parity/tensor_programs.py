@@ -233,3 +233,20 @@ class TensorScatters:
              r: pl.Out[pl.Tensor[[1, 64], pl.INT32]]):
         y, yh, ym, r = self.k(x, idx, s, h, i16, sh, m, y, yh, ym, r)
         return y, yh, ym, r
+
+
+@pl.program
+class OneRowGatherScatter:
+    """F: pl.tensor.gather / pl.tensor.scatter of a single row (the flat offsets need no row base)."""
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[1, 64], pl.FP32], idx: pl.Tensor[[1, 16], pl.INT32], s: pl.Tensor[[1, 16], pl.FP32],
+          g: pl.Out[pl.Tensor[[1, 16], pl.FP32]], y: pl.Out[pl.Tensor[[1, 64], pl.FP32]]):
+        g = pl.assemble(g, pl.tensor.gather(x, dim=-1, index=idx), [0, 0])
+        y = pl.assemble(y, pl.tensor.scatter(x, -1, idx, s), [0, 0])
+        return g, y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[1, 64], pl.FP32], idx: pl.Tensor[[1, 16], pl.INT32], s: pl.Tensor[[1, 16], pl.FP32],
+             g: pl.Out[pl.Tensor[[1, 16], pl.FP32]], y: pl.Out[pl.Tensor[[1, 64], pl.FP32]]):
+        g, y = self.k(x, idx, s, g, y)
+        return g, y

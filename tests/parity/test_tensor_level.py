@@ -135,6 +135,7 @@ def test_tensor_gather_errors(tmp_path, program, message):
 def test_tensor_scatters_and_ci(runtime, tmp_path):
     rng = np.random.default_rng(6)
     x, s, m = rand(8, 64), rand(8, 16, seed=1), rand(8, 32, seed=2)
+    x[0, 1], x[1, 3] = np.inf, np.nan       # kept as they are in the mask form's unmarked columns
     h, sh = rand(8, 64, seed=3, dtype=np.float16), rand(8, 16, seed=4, dtype=np.float16)
     idx = np.stack([rng.permutation(64)[:16] for _ in range(8)]).astype(np.int32)     # distinct per row
     i16 = np.stack([rng.permutation(64)[:16] for _ in range(8)]).astype(np.int16)
@@ -147,7 +148,18 @@ def test_tensor_scatters_and_ci(runtime, tmp_path):
     want_h = h.copy()
     np.put_along_axis(want_h, i16.astype(np.int64), sh, -1)
     np.testing.assert_array_equal(yh, want_h)
-    want_m = np.zeros_like(x)
+    want_m = x.copy()             # pypto's tensor-level mask scatter keeps dst's other columns
     want_m[:, ::2] = m
     np.testing.assert_array_equal(ym, want_m)
     np.testing.assert_array_equal(r, np.arange(5, 69, dtype=np.int32)[None])
+
+
+def test_one_row_gather_and_scatter(runtime, tmp_path):
+    x, s = rand(1, 64), rand(1, 16, seed=1)
+    idx = np.random.default_rng(7).permutation(64)[:16].astype(np.int32)[None]
+    g, y = np.zeros((1, 16), np.float32), np.zeros_like(x)
+    run(T.OneRowGatherScatter, runtime, tmp_path, x, idx, s, g, y)
+    np.testing.assert_array_equal(g, np.take_along_axis(x, idx.astype(np.int64), -1))
+    want = x.copy()
+    np.put_along_axis(want, idx.astype(np.int64), s, -1)
+    np.testing.assert_array_equal(y, want)

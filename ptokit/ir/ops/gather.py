@@ -132,6 +132,31 @@ declare("scatter_mask", (P("dst"), P("src"), P("mask_pattern", "mask_pattern")),
             "dst's valid region become 0 (as the hardware does)")
 
 
+def _scatter_mask_keep_expand(args, attrs, emit):
+    """The tensor-level mask scatter keeps dst's unmarked columns (pypto's DPS contract; the
+    instruction zeroes them): the source scattered into zeros, ones scattered into zeros as the
+    mask of marked columns, then one select of the two -- a select, so an inf or NaN in dst
+    stays itself where a multiply would not."""
+    from .compare import _packed, _scratch      # the shared mask-to-select steps (tensor.sel)
+    dst, src = args
+    shape, dt = list(dst.type.shape), dst.type.dtype
+    mdt = DType.FP32 if dt.size == 4 else DType.FP16        # a comparable dtype of the same width
+
+    def full(dtype, shp, value):
+        v = N.Const(float(value), type=ScalarType(dtype)) if dtype.is_float else N.Const(int(value), type=ScalarType(dtype))
+        return emit("full", [v], {"shape": tuple(shp), "dtype": dtype})
+
+    scattered = emit("scatter_mask", [full(dt, shape, 0), src], dict(attrs))
+    marked = emit("scatter_mask", [full(mdt, shape, 0), full(mdt, src.type.shape, 1)], dict(attrs))
+    return emit("sel", [_packed(marked, emit), scattered, dst, _scratch(emit)], {})
+
+
+declare("tensor.scatter_mask", (P("dst"), P("src"), P("mask_pattern", "mask_pattern")), _scatter_mask,
+        form="composite", expand=_scatter_mask_keep_expand, namespaces=(),
+        doc="pl.tensor.scatter(input, mask_pattern=, dst=): dst with each row of input written into the columns "
+            "mask_pattern marks, its other columns kept (a composite: two mask scatters into zeros, then a select)")
+
+
 # ----------------------------------------------------------------- 32-byte blocks
 
 def _gatherb(ts, attrs):
@@ -316,6 +341,8 @@ def _flat_offsets(inp, index, emit):
     each row (computed in INT32, narrowed back to an INT16 index's width)."""
     rows, cols = inp.type.shape
     i32 = ScalarType(DType.INT32)
+    if rows == 1:
+        return index                     # one row: the index is already the flat offset
     flat = index if index.type.dtype is DType.INT32 else emit("cast", [index], {"target_type": DType.INT32,
                                                                                "mode": "rint"})
     ramp = emit("ci", [N.Const(0, type=i32)], {"shape": (1, rows), "dtype": DType.INT32, "descending": False})
