@@ -279,6 +279,7 @@ PTO_OPS["pto.tcvt"] = _dataclasses.replace(PTO_OPS["pto.tcvt"], attrs=(AttrSpec(
 for _n, _prefix in (("div", "div_precision"), ("log", "log_precision"), ("recip", "recip_precision")):
     _extend(f"pto.t{_n}", attrs=(_enum("precisionType", _prefix, ("high_precision",), ""),))
 _extend("pto.trsqrt", ins=_operands("src:T tmp:T"), optional=1, pass_optional=True)
+_extend("pto.trowexpandadd", ins=_operands("src0:T src1:T tmp:T"), optional=1, pass_optional=True)
 _extend("pto.tcolsum", pass_optional=True,
         attrs=(AttrSpec("isBinary", "bool", place="ins", cxx="arg", cxx_values=((True, "true"), (False, "false"))),))
 _extend("pto.tstore", template=("T:src", "T:dst", "A:atomicType"), template_if="atomicType",

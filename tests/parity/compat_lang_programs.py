@@ -29,9 +29,9 @@ class ColumnScratchReductions:
         return y
 
 
-def _bad_scratch_program(scratch_shape):
+def _scratch_program(scratch_shape):
     @pl.program
-    class BadScratch:
+    class RowMaxScratch:
         @pl.function(type=pl.FunctionType.InCore)
         def k(self, x: pl.Tensor[[R, C], pl.FP32], y: pl.Out[pl.Tensor[[R, 1], pl.FP32]]):
             t = pl.load(x, [0, 0], [R, C])
@@ -44,7 +44,7 @@ def _bad_scratch_program(scratch_shape):
         def main(self, x: pl.Tensor[[R, C], pl.FP32], y: pl.Out[pl.Tensor[[R, 1], pl.FP32]]):
             y = self.k(x, y)
             return y
-    return BadScratch
+    return RowMaxScratch
 
 
 @pl.jit

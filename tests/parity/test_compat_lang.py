@@ -20,11 +20,18 @@ def test_row_reductions_with_column_scratch(tmp_path, runtime):
 @pytest.mark.parametrize("shape", [[P.R, 2], [1, P.C], [P.R // 2, P.C]])
 def test_row_reduction_scratch_of_another_shape(tmp_path, shape):
     with pytest.raises(CompileError) as info:
-        ptokit.compile(P._bad_scratch_program(shape), output_dir=tmp_path / "out")
+        ptokit.compile(P._scratch_program(shape), output_dir=tmp_path / "out")
     text = str(info.value)
-    assert (f"tile.row_max requires tmp of the input's shape [{P.R}, {P.C}] or of the result's shape [{P.R}, 1], "
-            f"but got [{shape[0]}, {shape[1]}]") in text, text
+    assert (f"tile.row_max requires tmp of at least the input's shape [{P.R}, {P.C}] or of the result's shape "
+            f"[{P.R}, 1], but got [{shape[0]}, {shape[1]}]") in text, text
     assert info.value.loc.file == P.__file__ and "pl.row_max(t, tmp)" in text.splitlines()[1]
+
+
+def test_row_reduction_scratch_larger_than_the_input(tmp_path):
+    x = np.random.default_rng(13).standard_normal((P.R, P.C)).astype(np.float32)
+    y = np.zeros((P.R, 1), np.float32)
+    ptokit.compile(P._scratch_program([P.R + 8, 2 * P.C]), output_dir=tmp_path / "out")(x, y)
+    np.testing.assert_array_equal(y, x.max(1, keepdims=True))
 
 
 def test_incore_blocks_in_jit(tmp_path):

@@ -47,9 +47,40 @@ def _expand(op, want_rows: bool):
 
 _COMBINE = {"add": "t + v", "sub": "t - v", "mul": "t * v", "div": "t / v", "max": "max(t, v)", "min": "min(t, v)"}
 
+def _row_expand_add(ts, attrs):
+    """pypto's tile.row_expand_add: a [rows, 1] column (one scalar per row), or a row-major packed
+    carrier of one 32-byte block per row ([rows, 32 / element bytes]) repeated across the columns;
+    one dtype (INT8/16/32, FP16, FP32); an optional scratch tile the instruction may use."""
+    a, vec = tile_of(ts[0], "row_expand_add"), tile_of(ts[1], "row_expand_add", "column", "row_vec")
+    vec_only(a, "row_expand_add")
+    if a.dtype not in _ROW_EXPAND_ADD_DTYPES:
+        raise OpTypeError(f"tile.row_expand_add adds INT8, INT16, INT32, FP16 or FP32 tiles, but got {a.dtype!r}",
+                          "tile")
+    if vec.dtype != a.dtype:
+        raise OpTypeError(f"tile.row_expand_add requires row_vec of the tile's dtype {a.dtype!r}, but got "
+                          f"{vec.dtype!r}", "row_vec")
+    packed = (a.rows, 32 // a.dtype.size)
+    if vec.shape != (a.rows, 1) and not (vec.shape == packed and vec.layout is None):
+        raise OpTypeError(f"tile.row_expand_add requires a [{a.rows}, 1] column tile or a row-major "
+                          f"{fmt_shape(packed)} packed carrier (one 32-byte block per row), but got "
+                          f"{fmt_shape(vec.shape)}", "row_vec")
+    if len(ts) > 2 and ts[2] is not None:
+        tile_of(ts[2], "row_expand_add", "scratch", "tmp")
+    return a.with_(pad=PadValue.null)
+
+
+_ROW_EXPAND_ADD_DTYPES = (DType.INT8, DType.INT16, DType.INT32, DType.FP16, DType.FP32)
+
 for _n, _how in _COMBINE.items():
-    declare(f"row_expand_{_n}", (P("tile", aliases=("lhs",)), P("row_vec", aliases=("rhs",))),
-            _row_expand_op(f"row_expand_{_n}"), pto=f"pto.trowexpand{_n}", form="binary", doc=f"{_how} with v[i] of a [rows, 1] vector on row i")
+    if _n == "add":
+        declare("row_expand_add", (P("tile", aliases=("lhs",)), P("row_vec", aliases=("rhs",)), P("tmp", "tile", None)),
+                _row_expand_add, pto="pto.trowexpandadd", form="binary",
+                doc="t + v with v[i] of a [rows, 1] vector on row i, or v[i, j % B] of a row-major packed [rows, B] "
+                    "carrier (B = 32 bytes of elements); tmp: an optional scratch tile")
+    else:
+        declare(f"row_expand_{_n}", (P("tile", aliases=("lhs",)), P("row_vec", aliases=("rhs",))),
+                _row_expand_op(f"row_expand_{_n}"), pto=f"pto.trowexpand{_n}", form="binary",
+                doc=f"{_how} with v[i] of a [rows, 1] vector on row i")
     declare(f"col_expand_{_n}", (P("tile"), P("col_vec")), _col_expand_op(f"col_expand_{_n}"),
             pto=f"pto.tcolexpand{_n}", form="binary", doc=f"{_how} with v[j] of a [1, cols] vector on column j")
 

@@ -9,11 +9,13 @@ def _row_reduce(op):
     def rule(ts, attrs):
         a, tmp = tile_of(ts[0], op), tile_of(ts[1], op, "tmp", "tmp_tile")
         vec_only(a, op)
-        # pypto takes a scratch of the input's shape or of the result's [rows, 1] (its row-softmax
-        # kernels pass both); the CPU tile library does not read it (docs/decisions.md)
-        if tmp.shape not in (a.shape, (a.rows, 1)):
-            raise OpTypeError(f"tile.{op} requires tmp of the input's shape {fmt_shape(a.shape)} or of the "
-                              f"result's shape {fmt_shape((a.rows, 1))}, but got {fmt_shape(tmp.shape)}", "tmp_tile")
+        # pypto takes a scratch at least the input's shape (a larger one is fine: its tensor lowering
+        # pads short rows), or of the result's [rows, 1] (its row-softmax kernels pass both); the CPU
+        # tile library does not read it (docs/decisions.md)
+        if tmp.shape != (a.rows, 1) and not (tmp.rows >= a.rows and tmp.cols >= a.cols):
+            raise OpTypeError(f"tile.{op} requires tmp of at least the input's shape {fmt_shape(a.shape)} or of "
+                              f"the result's shape {fmt_shape((a.rows, 1))}, but got {fmt_shape(tmp.shape)}",
+                              "tmp_tile")
         valid = (a.valid[0], 1) if a.valid else None
         return TileType((a.rows, 1), a.dtype, MemorySpace.Vec, valid)
     return rule

@@ -482,7 +482,8 @@ inline void colsum(const char* name, D& dst, S& src) {
 }
 
 
-// dst[r,c] = f(src[r,c], vec[r,0]) (IsRow) or f(src[r,c], vec[0,c]).
+// dst[r,c] = f(src[r,c], vec[r,0]) (IsRow) or f(src[r,c], vec[0,c]).  A row vector with more than
+// one valid column is a packed carrier (one 32-byte block per row): dst[r,c] = f(src[r,c], vec[r, c % n]).
 template <bool IsRow, typename D, typename S, typename V, typename F>
 inline void expand(const char* name, D& dst, S* src, V& vec, F f) {
     using DT = typename D::DType;
@@ -491,9 +492,10 @@ inline void expand(const char* name, D& dst, S* src, V& vec, F f) {
     const typename V::DType* pv = ptr(vec, name);
     const typename S::DType* ps = src ? ptr(*src, name) : nullptr;
     const int vr = vrows(dst), vc = vcols(dst);
+    const int block = IsRow && vcols(vec) > 1 ? vcols(vec) : 1;
     for (int r = 0; r < vr; ++r)
         for (int c = 0; c < vc; ++c) {
-            const CT b = cvt<CT>(IsRow ? pv[at<V>(r, 0)] : pv[at<V>(0, c)]);
+            const CT b = cvt<CT>(IsRow ? pv[at<V>(r, block > 1 ? c % block : 0)] : pv[at<V>(0, c)]);
             d[at<D>(r, c)] = cvt<DT>(ps ? f(cvt<CT>(ps[at<S>(r, c)]), b) : b);
         }
 }
@@ -780,6 +782,11 @@ PTO_CPU_EXPAND(TCOLEXPANDDIV, false, cpu::div_(a, b))
 PTO_CPU_EXPAND(TCOLEXPANDMAX, false, cpu::max_(a, b))
 PTO_CPU_EXPAND(TCOLEXPANDMIN, false, cpu::min_(a, b))
 #undef PTO_CPU_EXPAND
+// the scratch-tile form (pypto's tile.row_expand_add(..., tmp=)): the same sums
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
+inline RecordEvent TROWEXPANDADD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp&) {
+    return TROWEXPANDADD(dst, src0, src1);
+}
 
 // ==================================================================== moves, views, sub-tiles
 template <typename DstTileData, typename SrcTileData>
