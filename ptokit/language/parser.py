@@ -304,6 +304,10 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             raise self.err("chained assignment is not supported", s)
         if s.value is None:
             raise self.err("a declaration needs a value", s)
+        if isinstance(s, ast.Assign) and isinstance(target, ast.Name):
+            handled = self.rebinding_write(s)      # t = pl.write(t, idx, v) (tasks.py)
+            if handled is not None:
+                return handled
         if isinstance(s, ast.AnnAssign) and isinstance(target, ast.Name):
             annot, ref = self.split_memref(s.annotation)
             if ref is not None:        # t: pl.Tile[..., buf[i], pl.Mem.Vec] = ... (memrefs.py)

@@ -9,7 +9,8 @@ A mixin of FunctionParser (uses ``expr``, ``err``, ``loc``, ``env``, ``alias``, 
 * ``task_scope(stmt, spec)`` on every ``at`` scope it makes (``pl.at``, ``pl.spmd``,
   ``pl.submit``): the options go to the scope and its task calls, the ``as`` name is bound;
 * ``task_call_attrs(fcall, no_dep)`` on every task call (``pl.no_dep`` arguments, dump tags);
-* ``task_statement(s)`` for ``pl.dump_tag(t)`` / ``pl.write(...)`` statements;
+* ``task_statement(s)`` for ``pl.dump_tag(t)`` / ``pl.write(...)`` statements (and
+  ``rebinding_write(s)`` for ``t = pl.write(t, ...)``);
 * ``orch_subscript`` / ``orch_assign_subscript`` for ``arr[i]``, ``A[i, j]`` and their writes;
 * ``escaping_init(t)``: the value a task id or array has on a path that does not bind it;
 * the ``front=`` readers of op rows (``front_read``, ``front_write``, ``front_no_dep``,
@@ -189,6 +190,22 @@ class TaskMixin:
             return [N.ExprStmt(self.element_write(bound["tensor"], bound["indices"], bound["value"], call, True),
                                loc=self.loc(s))]
         return None
+
+    def rebinding_write(self, s: ast.Assign) -> Optional[List[N.Stmt]]:
+        """``t = pl.write(t, indices, value)`` (pypto's spelling: the call's value is the tensor it
+        wrote): the write statement; None when the value is not a pl.write call."""
+        call = s.value
+        if not isinstance(call, ast.Call):
+            return None
+        op = getattr(self._resolve(call.func), "__pto_op__", None)
+        if op is None or OPS[op].front != "front_write":
+            return None
+        bound = self.bind(OPS[op], call)
+        if not (isinstance(bound["tensor"], ast.Name) and bound["tensor"].id == s.targets[0].id):
+            raise self.err(f"pl.write(t, indices, value) gives back t itself: bind it to the same name "
+                           f"({ast.unparse(bound['tensor'])} = pl.write({ast.unparse(bound['tensor'])}, ...)) or "
+                           f"write it as a statement", call)
+        return self.task_statement(ast.copy_location(ast.Expr(value=call), s))
 
     # ------------------------------------------------------------ op readers (front=)
     def front_no_dep(self, op, e):

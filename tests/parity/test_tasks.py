@@ -165,7 +165,8 @@ def test_jit_task_options(tmp_path, monkeypatch, runtime, open_gate):
     (P.NoDepOnCreator, "pl.no_dep on the first write of 't' (created by pl.create_tensor)",
      "t = self.inc(x, pl.no_dep(t))"),
     (P.TooManyDeps, "deps= of this task name up to 80 task ids; a task takes at most 64", "deps=[arr, arr]"),
-    (P.WriteAsValue, "pl.write(t, indices, value) is a statement of its own", "v = pl.write(y, [0, 0], 1.0)"),
+    (P.WriteAsValue, "pl.write(t, indices, value) gives back t itself: bind it to the same name "
+                     "(y = pl.write(y, ...)) or write it as a statement", "v = pl.write(y, [0, 0], 1.0)"),
 ])
 def test_task_errors(tmp_path, program, message, needle):
     with pytest.raises(CompileError) as info:
