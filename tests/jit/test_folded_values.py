@@ -2,8 +2,6 @@
 dict items, list items past the short-list limit, attributes and items of attributes.  A change in
 the process is a memory miss, a change between processes a disk miss; a container the key cannot
 cover is refused where it is indexed."""
-import importlib.util
-import linecache
 import os
 import subprocess
 import sys
@@ -14,6 +12,7 @@ import pytest
 
 from ptokit.errors import CompileError
 from ptokit.jit import cache as C
+from source_modules import import_source
 
 RUNTIMES = ["tensormap_and_ringbuffer", "host_build_graph"]
 
@@ -39,14 +38,7 @@ def prog(a: pl.Tensor, c: pl.Out[pl.Tensor]):
 
 
 def load(folder, name, scale=2.0, index=3):
-    path = folder / f"{name}.py"
-    path.write_text(TEMPLATE.format(scale=scale, index=index))
-    linecache.clearcache()
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return import_source(folder / f"{name}.py", name, TEMPLATE.format(scale=scale, index=index))
 
 
 @pytest.fixture
@@ -123,7 +115,7 @@ def test_changed_module_constant_recompiles_in_a_new_process(env, runtime):
 
 def test_unkeyable_container_indexed_by_a_computed_value_is_refused(env):
     path = env / "jitfold_c.py"
-    path.write_text(textwrap.dedent('''\
+    mod = import_source(path, "jitfold_c", textwrap.dedent('''\
         import ptokit.language as pl
 
         K = "shift"
@@ -136,11 +128,6 @@ def test_unkeyable_container_indexed_by_a_computed_value_is_refused(env):
                 c[:] = pl.adds(a, MIXED[K])
             return c
         '''))
-    linecache.clearcache()
-    spec = importlib.util.spec_from_file_location("jitfold_c", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["jitfold_c"] = mod
-    spec.loader.exec_module(mod)
     with pytest.raises(CompileError) as ei:
         mod.prog.compile(np.ones((64, 64), np.float32), np.zeros((64, 64), np.float32))
     msg = str(ei.value)

@@ -112,19 +112,10 @@ def _chain_factor(i: int) -> float:
 
 def chain_program(folder, ops: int, side: int):
     """A kernel of ``ops`` element-wise instructions, one after the other on [side, side] FP32 tiles."""
-    import importlib.util
-    import linecache
-    import sys
+    from source_modules import import_source
     body = "\n".join(f"        t = pl.{'adds' if i % 2 == 0 else 'muls'}(t, {_chain_factor(i)})" for i in range(ops))
     name = f"fusion_chain_{ops}_{side}"
-    path = folder / f"{name}.py"
-    path.write_text(CHAIN_TEMPLATE.format(n=side, body=body))
-    linecache.clearcache()
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod.Chain
+    return import_source(folder / f"{name}.py", name, CHAIN_TEMPLATE.format(n=side, body=body)).Chain
 
 
 def chain_reference(x, ops: int):
