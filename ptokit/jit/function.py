@@ -63,9 +63,10 @@ def _simple_value(v, depth: int = 0) -> Optional[str]:
     parts = []
     for k, x in items:
         p = _simple_value(x, depth + 1)
-        if p is None:
+        kt = _simple_value(k, depth + 1) if isinstance(v, dict) else ""
+        if p is None or kt is None:
             return None
-        parts.append(f"{_simple_value(k, depth + 1)}: {p}" if isinstance(v, dict) else p)
+        parts.append(f"{kt}: {p}" if isinstance(v, dict) else p)
     text = ", ".join(parts)
     if len(parts) > 64:     # a table: its digest keeps the key (and the explain log) short
         text = f"{len(parts)} items, sha256 {hashlib.sha256(text.encode()).hexdigest()[:32]}"
@@ -149,10 +150,6 @@ class Dependencies:
             if _token(_lookup(fn, dotted)) != tok:
                 return False
         return True
-
-
-def _src_digest(fn) -> Tuple[str, ast.FunctionDef]:
-    return _source_of(fn)[:2]
 
 
 def _source_of(fn) -> Tuple[str, ast.FunctionDef, Source]:
