@@ -350,3 +350,25 @@ def test_big_endian_arrays_are_copied_in_native_order(runtime, tmp_path_factory)
     assert y.dtype == swapped
     np.testing.assert_array_equal(y, a0 + b0)
     np.testing.assert_allclose(z, np.exp(a0 * b0), rtol=1e-6)
+
+
+def test_a_raw_mmap_and_a_memmap_of_one_file_are_one_memory(tmp_path):
+    """np.memmap views are placed by their file name and offset, other buffers through
+    /proc/self/maps: both name the same bytes of the same file; numpy's own arrays never share."""
+    import mmap
+    from ptokit.runtime.sim import aliasing
+    path = tmp_path / "m.npy"
+    np.save(path, np.zeros((N, N), np.float32))
+    mm = np.load(path, mmap_mode="r")[1:]                      # a view: rows 1.. of the map
+    with open(path, "r+b") as f:
+        raw = mmap.mmap(f.fileno(), 0)
+    header = path.stat().st_size - N * N * 4
+    other = np.frombuffer(raw, np.float32, count=N, offset=header + N * 4)       # row 1, not a memmap
+    own = np.zeros((N, N), np.float32)
+    arrays = {0: mm, 1: other, 2: own}
+    ranges = {i: (a.ctypes.data, a.ctypes.data + a.nbytes) for i, a in arrays.items()}
+    real = aliasing.backed_spans(ranges, arrays)
+    assert aliasing.provably_private(own) and not aliasing.provably_private(mm)
+    assert real[0][0][0][0] == "file" and real[0][0][0] == real[1][0][0]
+    assert real[0][0][1:] == (header + N * 4, header + N * N * 4)
+    assert aliasing.overlapping(real[0], real[1]) and not aliasing.overlapping(real[0], real[2])

@@ -324,22 +324,21 @@ def marshal_args(args: Sequence, signature: Optional[Sequence[int]] = None,
     reasons = {}
     spans = {}    # argument index -> byte span of what the run uses in place
     bounds = {}   # argument index -> the bytes every array (used in place or not) spans
-    private = True
+    arrays = {}
     for i, kind, a, direction in plan:
         if kind == "ext":
             spans[i] = bounds[i] = (a.addr, a.addr + a.nbytes)
-            private = False
         elif kind == "array" and a.nbytes:
             addr = a.ctypes.data      # once: each .ctypes costs microseconds
             why = "RunConfig(in_place=False)" if not in_place else copy_reason(a, addr)
             bounds[i] = (addr, addr + a.nbytes) if a.flags.c_contiguous else byte_bounds(a)
-            private = private and aliasing.provably_private(a)
+            arrays[i] = a
             if why:
                 reasons[i] = why
             else:
                 spans[i] = bounds[i]
     # what backs each span: one file mapped twice is one memory at two addresses (aliasing.py)
-    real = aliasing.backed_spans(bounds, private)
+    real = aliasing.backed_spans(bounds, arrays)
     ext = {i for i, kind, _, _ in plan if kind == "ext"}
     written_args = [i for i, kind, a, direction in plan if kind == "array" and i in bounds and direction in (OUT, INOUT)]
     for x, i in enumerate(written_args):
