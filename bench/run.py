@@ -40,6 +40,7 @@ ROW_KEYS = [
     "compile_first",
     "compile_parse", "compile_passes", "compile_pto", "compile_assemble", "compile_orchestration",
     "compile_config", "compile_to_pto_config", "compile_tree",
+    "compile_chain_150",
     "assembler_small",
     "build_runtime_lib_cold",
     "build_pch_cold", "build_kernel_cold", "build_kernel_cold_headers", "build_gxx_floor", "build_kernel_cached", "build_tree_cold", "build_tree_cached",
@@ -146,6 +147,27 @@ def render_table(rows: List[Row]) -> str:
 # ---------------------------------------------------------------------------
 
 
+CHAIN_SOURCE = """\
+import ptokit.language as pl
+
+
+@pl.program
+class Chain:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[128, 128], pl.FP32],
+          out: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:
+        t = pl.load(x, [0, 0], [128, 128])
+{body}
+        out = pl.store(t, [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[128, 128], pl.FP32], y: pl.Out[pl.Tensor[[128, 128], pl.FP32]]):
+        y = self.k(x, y)
+        return y
+"""
+
+
 def median_time(fn: Callable[[], object], reps: int, warmup: int = 1) -> float:
     """Median wall-clock seconds of ``fn()`` over ``reps`` calls (after ``warmup`` calls)."""
     for _ in range(warmup):
@@ -240,6 +262,25 @@ class Bench:
                  notes="parse+passes+pto+config; peer C++-core compiler ~110 ms", reps=len(runs))
         self.add("compile_tree", "compile TwoKernels: whole artifact tree", total, "ms", "<=", 100.0,
                  notes="sum of the six stages", reps=len(runs))
+        self.compile_chain()
+
+    def compile_chain(self, ops: int = 150):
+        """A kernel of ``ops`` element-wise instructions in a row (one fused run): compile time must
+        grow with the length, not its cube (the run search checks each instruction once)."""
+        import importlib.util
+        import ptokit
+        body = "\n".join(f"        t = pl.{'adds' if i % 2 == 0 else 'muls'}(t, {1.0 + (i % 7) * 0.001})"
+                         for i in range(ops))
+        path = self.work / f"bench_chain_{ops}.py"
+        path.write_text(CHAIN_SOURCE.format(body=body))
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[path.stem] = mod
+        spec.loader.exec_module(mod)
+        reps = max(3, self.reps // 3)
+        s = median_time(lambda: ptokit.compile(mod.Chain, output_dir=self.fresh_dir("chain")), reps)
+        self.add("compile_chain_150", f"compile a kernel of {ops} element-wise ops: whole tree", s * 1e3, "ms",
+                 "<=", 1000.0, notes="one fused run of 128x128 FP32 tiles", reps=reps)
 
     def assembler(self):
         from ptokit.backend.assembler import assemble_text

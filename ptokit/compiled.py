@@ -14,13 +14,12 @@ Everything it knows about the call comes from the tree's ``kernel_config.py`` (O
 """
 from __future__ import annotations
 
-import ast
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
-from .artifacts.kernel_config import KernelConfig, read_kernel_config
+from .artifacts.kernel_config import KernelConfig, eval_dim, read_kernel_config
 from .ir.kinds import DType
 from .runtime.arrays import array_info, is_array, is_torch_tensor, new_output
 from .runtime.config import FIELDS, RunConfig
@@ -54,34 +53,6 @@ def param_infos(kc: KernelConfig) -> Optional[List[ParamInfo]]:
                              tuple(p["shape"]) if p.get("shape") is not None else None,
                              str(p.get("direction") or "IN")))
     return out
-
-
-_ARITH = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-          ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b}
-
-
-def eval_dim(text: str, dims: Dict[str, int]) -> Optional[int]:
-    """A dimension expression of ``params`` (``"M"``, ``"(M // 2)"``) over bound dims; None when a
-    name is unbound.  Parsed, never executed: only integers, names and + - * // %."""
-    def ev(node):
-        if isinstance(node, ast.Expression):
-            return ev(node.body)
-        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-            return node.value
-        if isinstance(node, ast.Name):
-            return dims.get(node.id)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            v = ev(node.operand)
-            return None if v is None else -v
-        if isinstance(node, ast.BinOp) and type(node.op) in _ARITH:
-            a, b = ev(node.left), ev(node.right)
-            return None if a is None or b is None else _ARITH[type(node.op)](a, b)
-        raise ValueError(f"dimension {text!r} is not an integer expression of dimension names")
-    try:
-        tree = ast.parse(str(text), mode="eval")
-    except SyntaxError:
-        raise ValueError(f"dimension {text!r} is not an integer expression of dimension names") from None
-    return ev(tree)
 
 
 @dataclass

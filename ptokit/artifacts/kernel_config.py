@@ -28,6 +28,7 @@ without them read as before.
 """
 from __future__ import annotations
 
+import ast
 import json
 import os
 from dataclasses import dataclass, field
@@ -52,6 +53,40 @@ PARAM_KINDS = ("tensor", "scalar", "window", "comm_ctx")
 SCALAR_PARAM_KINDS = ("scalar", "comm_ctx")
 COMM_CTX_DTYPE = "UINT64"
 COMM_ABI = 1                # RUNTIME_CONFIG["distributed"]["comm_abi"]: the CommContext layout
+
+
+# The dtype names a ``params`` entry may carry: every DType of ptokit's IR that has storage
+# (tests/backend/test_kernel_config.py keeps the two lists equal; the floor cannot import the IR).
+PARAM_DTYPES = ("FP16", "BF16", "FP32", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32",
+                "UINT64", "BOOL", "INDEX", "FP8E4M3FN", "FP8E5M2", "FP8E8M0", "FP4", "FP4E2M1", "INT4", "UINT4")
+
+_ARITH = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+          ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b}
+
+
+def eval_dim(text: str, dims: dict) -> Optional[int]:
+    """A dimension expression of ``params`` (``"M"``, ``"(M // 2)"``) over bound dims; None when a
+    name is unbound.  Parsed, never executed: only integers, names and + - * // %; anything else
+    is a ValueError."""
+    def ev(node):
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+            return node.value
+        if isinstance(node, ast.Name):
+            return dims.get(node.id)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            v = ev(node.operand)
+            return None if v is None else -v
+        if isinstance(node, ast.BinOp) and type(node.op) in _ARITH:
+            a, b = ev(node.left), ev(node.right)
+            return None if a is None or b is None else _ARITH[type(node.op)](a, b)
+        raise ValueError(f"dimension {text!r} is not an integer expression of dimension names")
+    try:
+        tree = ast.parse(str(text), mode="eval")
+    except SyntaxError:
+        raise ValueError(f"dimension {text!r} is not an integer expression of dimension names") from None
+    return ev(tree)
 
 
 def is_scalar_param(p: dict) -> bool:
@@ -234,8 +269,23 @@ def _check_param(p: dict, i: int, path: Path, names: list) -> None:
         raise _err(path, f"{where}['kind']", f"{p['kind']!r} is not one of {', '.join(repr(k) for k in PARAM_KINDS)}")
     if not isinstance(p["name"], str) or not p["name"]:
         raise _err(path, f"{where}['name']", f"expected a non-empty string, got {p['name']!r}")
-    if not isinstance(p.get("dtype", ""), str):
-        raise _err(path, f"{where}['dtype']", f"expected a dtype name such as 'FP32', got {p['dtype']!r}")
+    if "dtype" in p and p["dtype"] not in PARAM_DTYPES:
+        raise _err(path, f"{where}['dtype']", f"{p['dtype']!r} is not a dtype name; expected one of "
+                   f"{', '.join(PARAM_DTYPES)}")
+    shape = p.get("shape")
+    if shape is not None:
+        if not isinstance(shape, (list, tuple)):
+            raise _err(path, f"{where}['shape']", f"expected a list of dimensions such as [64, 64] or "
+                       f"['M', 64], got {shape!r}")
+        for k, d in enumerate(shape):
+            if isinstance(d, bool) or not isinstance(d, (int, str)) or (isinstance(d, int) and d < 0):
+                raise _err(path, f"{where}['shape'][{k}]", f"expected a non-negative int or a dimension name "
+                           f"such as 'M', got {d!r}")
+            if isinstance(d, str):
+                try:
+                    eval_dim(d, {})
+                except ValueError as exc:
+                    raise _err(path, f"{where}['shape'][{k}]", str(exc)) from None
     if p["kind"] in ("tensor", "window"):
         d = p.get("direction", "IN")
         if not isinstance(d, str) or d.upper() not in DIRECTIONS:
@@ -380,5 +430,5 @@ def read_kernel_config(path) -> KernelConfig:
 __all__ = [
     "KernelEntry", "OrchestrationEntry", "KernelConfig",
     "write_kernel_config", "read_kernel_config", "render_kernel_config",
-    "PARAM_KINDS", "SCALAR_PARAM_KINDS", "is_scalar_param", "param_direction", "param_dtype", "COMM_ABI",
+    "PARAM_KINDS", "PARAM_DTYPES", "SCALAR_PARAM_KINDS", "eval_dim", "is_scalar_param", "param_direction", "param_dtype", "COMM_ABI",
 ]

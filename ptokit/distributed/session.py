@@ -33,6 +33,7 @@ CODE_NO_PROGRESS = 100
 CODE_RANK_DIED = 102
 WATCHDOG_SLACK_S = 0.5          # the parent gives up this long after the ranks' own timeout (+1 s grace: T + 2 s)
 POLL_S = 0.2
+STALLED_FRACTION = 0.5          # a rank silent for this part of the timeout caused a peer's expired TWAIT
 ARENA_ALIGN = 64
 
 _CALLS = itertools.count(1)     # host calls of this process: segment names stay unique
@@ -293,6 +294,10 @@ class Session:
 
     def _failed(self, msg: Result) -> DistributedRunFailure:
         rec = self._record(msg.rank)
+        if rec is not None and rec.op == 2 and rec.op_active:        # an expired TWAIT
+            stalled = self._stalled_peer(msg.rank)
+            if stalled is not None:
+                return stalled
         kernel = task = op = None
         m = _KERNEL_TASK.search(msg.message or "")
         if m:
@@ -303,6 +308,34 @@ class Session:
             task = task if task is not None else int(rec.task_seq)
         return DistributedRunFailure(msg.rank, self.device_ids[msg.rank], msg.code, msg.message, task=task,
                                      kernel=kernel, op=op, board=self._board_lines())
+
+    def _stalled_peer(self, waiter: int) -> Optional[DistributedRunFailure]:
+        """When ``waiter``'s TWAIT expired: a rank with work outstanding that is not waiting itself
+        and made no progress for the whole wait (frozen, or in a kernel that never returns) is
+        why; it is blamed (the stalest one), the waiter's expired wait is its message's cause."""
+        now = time.monotonic_ns()
+        # the wait lasted 0.9 x the timeout (the kernel's TWAIT limit): a rank silent for most of it
+        limit = STALLED_FRACTION * float(self.config.timeout) * 1e9
+        busy = {rank for rank, _ in self._outstanding.values()} - {waiter}
+        best, best_t = None, None
+        for r in sorted(busy):
+            rec = self._record(r)
+            if rec is None or (rec.op == 2 and rec.op_active):     # waiting too: a victim, not a cause
+                continue
+            t = int(rec.progress_ns)
+            if now - t >= limit and (best_t is None or t < best_t):
+                best, best_t = r, t
+        if best is None:
+            return None
+        wrec = self._record(waiter)
+        rec = self._record(best)
+        op = boardlib.op_name(rec) if rec.op_active else None
+        return DistributedRunFailure(best, self.device_ids[best], CODE_NO_PROGRESS,
+                                     f"no progress for {(now - best_t) / 1e9:.2f} s with work outstanding "
+                                     f"(timeout {self.config.timeout:g} s), while rank {waiter} (device "
+                                     f"{self.device_ids[waiter]}) waited for it: rank {waiter}'s "
+                                     f"{boardlib.describe_op(wrec)[3:]} expired", op=op,
+                                     board=self._board_lines())
 
     def _died(self, rank: int, rc) -> DistributedRunFailure:
         rec = self._record(rank)

@@ -184,7 +184,10 @@ UNSUPPORTED_WHY = {
 
 
 def dtype_from_numpy(dt) -> DType:
-    return _dtype_of(np.dtype(dt))
+    """The DType of a numpy dtype in either byte order (a non-native array is the same type:
+    the run copies it into a native device buffer, docs/simulator.md)."""
+    dt = np.dtype(dt)
+    return _dtype_of(dt if dt.isnative else dt.newbyteorder("="))
 
 
 @functools.lru_cache(maxsize=None)      # every call's array argument asks; a dtype's .name costs microseconds

@@ -44,8 +44,9 @@ _MISSING = object()
 
 # ---------------------------------------------------------------- dependencies
 
-def _simple_value(v) -> Optional[str]:
-    """A type-tagged text for values that can be folded into a program, else None."""
+def _simple_value(v, depth: int = 0) -> Optional[str]:
+    """A type-tagged text for values that can be folded into a program, else None: numbers,
+    strings, enums, dims, and lists, tuples and dicts of those (nested; a long one by digest)."""
     if v is None or isinstance(v, (bool, int, float, str)):
         return f"{type(v).__name__}:{v!r}"
     if isinstance(v, DynamicDim):
@@ -56,11 +57,48 @@ def _simple_value(v) -> Optional[str]:
         return f"{type(v).__name__}.{v.name}"
     if isinstance(v, np.generic):
         return f"{type(v).__name__}:{v.item()!r}"
-    if isinstance(v, (tuple, list)) and len(v) <= 64:
-        parts = [_simple_value(x) for x in v]
-        if all(p is not None for p in parts):
-            return f"{type(v).__name__}({', '.join(parts)})"
-    return None
+    if depth > 16 or not isinstance(v, (tuple, list, dict)):
+        return None
+    items = v.items() if isinstance(v, dict) else enumerate(v)
+    parts = []
+    for k, x in items:
+        p = _simple_value(x, depth + 1)
+        kt = _simple_value(k, depth + 1) if isinstance(v, dict) else ""
+        if p is None or kt is None:
+            return None
+        parts.append(f"{kt}: {p}" if isinstance(v, dict) else p)
+    text = ", ".join(parts)
+    if len(parts) > 64:     # a table: its digest keeps the key (and the explain log) short
+        text = f"{len(parts)} items, sha256 {hashlib.sha256(text.encode()).hexdigest()[:32]}"
+    return f"{type(v).__name__}({text})"
+
+
+class _Item(NamedTuple):
+    """One ``[key]`` step of a path into a module value (``CFG["scale"]``, ``SHAPES[0]``)."""
+    key: object
+
+
+def _path_text(path: tuple) -> str:
+    return path[0] + "".join(f"[{a.key!r}]" if isinstance(a, _Item) else f".{a}" for a in path[1:])
+
+
+def _static_path(node) -> Optional[List]:
+    """``NAME(.attr)*([literal])*`` as [name, attr..., _Item(key)...], the values the front end
+    folds from the defining scope; None for anything else.  An index that is not a literal int or
+    string is ``_Item(_MISSING)``."""
+    items = []
+    while isinstance(node, ast.Subscript):
+        k = node.slice
+        if isinstance(k, ast.UnaryOp) and isinstance(k.op, ast.USub) and isinstance(k.operand, ast.Constant) \
+                and type(k.operand.value) is int:
+            items.append(_Item(-k.operand.value))
+        elif isinstance(k, ast.Constant) and type(k.value) in (int, str):
+            items.append(_Item(k.value))
+        else:
+            items.append(_Item(_MISSING))
+        node = node.value
+    parts = _dotted(node)
+    return None if parts is None else parts + items[::-1]
 
 
 def _dotted(node) -> Optional[List[str]]:
@@ -74,7 +112,7 @@ def _dotted(node) -> Optional[List[str]]:
     return None
 
 
-def _lookup(scope_fn, dotted: Tuple[str, ...]):
+def _lookup(scope_fn, dotted: tuple):
     g = scope_fn.__globals__
     if dotted[0] in g:
         v = g[dotted[0]]
@@ -83,7 +121,13 @@ def _lookup(scope_fn, dotted: Tuple[str, ...]):
     for a in dotted[1:]:
         if v is _MISSING:
             break
-        v = getattr(v, a, _MISSING)
+        if isinstance(a, _Item):
+            try:
+                v = v[a.key] if isinstance(v, (list, tuple, dict)) else _MISSING
+            except (LookupError, TypeError):
+                v = _MISSING
+        else:
+            v = getattr(v, a, _MISSING)
     return v
 
 
@@ -108,10 +152,10 @@ class Dependencies:
         return True
 
 
-def _src_digest(fn) -> Tuple[str, ast.FunctionDef]:
+def _source_of(fn) -> Tuple[str, ast.FunctionDef, Source]:
     src = Source(fn)
     text = "".join(src.lines)
-    return hashlib.sha256(text.encode()).hexdigest(), src.tree.body[0]
+    return hashlib.sha256(text.encode()).hexdigest(), src.tree.body[0], src
 
 
 def _with_bound_dims(infos: List[ParamInfo], fn) -> List[ParamInfo]:
@@ -143,28 +187,52 @@ def _with_bound_dims(infos: List[ParamInfo], fn) -> List[ParamInfo]:
     return out
 
 
+def _scope_paths(tree, local, scope):
+    """The paths into the defining scope that ``tree`` reads, as {path: node}, and the containers
+    it indexes with something other than a literal, as {container path: node}."""
+    paths, dynamic = {}, {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Subscript):
+            p = _static_path(n)
+        elif isinstance(n, (ast.Attribute, ast.Name)):
+            p = _dotted(n)
+        else:
+            continue
+        if not p or p[0] in local or p[0] not in scope:
+            continue
+        cut = next((i for i, a in enumerate(p) if isinstance(a, _Item) and a.key is _MISSING), None)
+        if cut is not None:
+            dynamic.setdefault(tuple(p[:cut]), n)
+            p = p[:cut]
+        paths.setdefault(tuple(p), n)
+    return paths, dynamic
+
+
 def scan_dependencies(fn) -> Dependencies:
-    """Everything outside ``fn``'s own text that can change its program: helpers and folded constants."""
-    digest, item = _src_digest(fn)
+    """Everything outside ``fn``'s own text that can change its program: helpers and folded
+    constants.  A value read through attributes and literal indexes (``CFG["scale"]``,
+    ``cfg.tiles[0]``) is keyed by what it holds; a container indexed by anything else is keyed
+    whole, and one that cannot be keyed (it holds a value that is not a number, string, enum or a
+    container of those) is a located ``CompileError``: its item would be folded unkeyed."""
+    digest, item, src = _source_of(fn)
     deps = Dependencies(digest, {}, {}, [])
     seen = set()
 
-    def visit(f, tree):
+    def visit(f, tree, src):
         scope = function_scope(f)
         local = {a.arg for a in tree.args.args}
         for n in ast.walk(tree):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                 local.add(n.id)
         mod = f.__module__
-        names = set()
-        for n in ast.walk(tree):
-            d = _dotted(n) if isinstance(n, (ast.Attribute, ast.Name)) else None
-            if d and d[0] not in local and d[0] in scope:
-                names.add(tuple(d))
-        for d in sorted(names):
+        paths, dynamic = _scope_paths(tree, local, scope)
+        keyed = set()
+        for d in sorted(paths, key=lambda p: (len(p), _path_text(p))):
             root = scope[d[0]]
             if inspect.ismodule(root) and root.__name__.split(".")[0] == "ptokit":
                 continue      # the DSL itself: covered by ptokit's identity
+            if any(d[:i] in keyed for i in range(1, len(d))):
+                continue      # inside a value keyed whole
             v = _lookup(f, d)
             if v is _MISSING:
                 continue
@@ -173,17 +241,28 @@ def scan_dependencies(fn) -> Dependencies:
                 deps.tokens.append((f, d, _token(v)))
                 if id(v) not in seen:
                     seen.add(id(v))
-                    hd, hitem = _src_digest(v.fn)
+                    hd, hitem, hsrc = _source_of(v.fn)
                     deps.helpers[q] = f"{v.kind.name}:{hd}"
-                    visit(v.fn, hitem)
+                    visit(v.fn, hitem, hsrc)
                 continue
             s = _simple_value(v)
             if s is None:
                 continue
-            deps.constants[f"{mod}.{'.'.join(d)}"] = s
+            keyed.add(d)
+            deps.constants[f"{mod}.{_path_text(d)}"] = s
             deps.tokens.append((f, d, ("val", s)))
+        for d, node in dynamic.items():
+            if any(d[:i] in keyed for i in range(1, len(d) + 1)):
+                continue
+            if isinstance(_lookup(f, d), (list, tuple, dict)):
+                raise CompileError(
+                    f"{ast.unparse(node)!r} cannot be folded into a @pl.jit program: {_path_text(d)} is indexed "
+                    f"by a computed value, so the compile cache would have to key all of it, and it holds "
+                    f"something other than numbers, strings, enums and lists/tuples/dicts of those; index it "
+                    f"with a literal ({_path_text(d)}[0], {_path_text(d)}[\"name\"]) or pass the value as an "
+                    f"argument", src.loc(node))
 
-    visit(fn, item)
+    visit(fn, item, src)
     return deps
 
 

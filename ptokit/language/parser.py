@@ -352,7 +352,7 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
                 out = []
                 for name, item, t in zip(names, value.items, target.elts):
                     if isinstance(item, N.Const) and isinstance(item.value, (int, float)) and \
-                            self.assign_counts.get(name, 0) == 1:
+                            self.assign_counts.get(name, 0) == 1 and name not in self.env:
                         self.consts[name] = item
                         continue
                     self.env[name] = item.type
@@ -396,7 +396,7 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             self.windows[name] = value        # the name stands for the window where it is used (a @pl.jit
             return []                         # pl.at block takes it as a tensor argument)
         if isinstance(value, N.Const) and isinstance(value.value, (int, float)) and \
-                self.assign_counts.get(name, 0) == 1 and not isinstance(s, ast.AnnAssign):
+                self.assign_counts.get(name, 0) == 1 and not isinstance(s, ast.AnnAssign) and name not in self.env:
             self.consts[name] = value         # known while compiling (e.g. `rows, cols = x.shape`)
             return []
         self.env[name] = value.type

@@ -110,9 +110,11 @@ _memo_lock = threading.Lock()
 
 
 def _file_info(path: Path) -> tuple[str, list[tuple[bytes, bytes]]]:
-    """(sha256 hex, [(kind, name), ...] of its #include lines), memoised by stat."""
+    """(sha256 hex, [(kind, name), ...] of its #include lines), memoised by the same stat fields
+    as a record on disk (``statcache.stat_key``: size, mtime, ctime, inode): a same-size
+    replacement whose mtime was put back (``cp -p``) still changes the ctime."""
     st = path.stat()
-    sig = (str(path), st.st_mtime_ns, st.st_size, st.st_ino)
+    sig = (str(path), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
     with _memo_lock:
         hit = _file_memo.get(sig)
     if hit is not None:

@@ -187,7 +187,8 @@ def run_prepared(prepared: PreparedTree, args: list, config: Optional[RunConfig]
     image, sites, scalar_dtypes = prepared.loaded
     result = run_binaries(image.orchestration, image.kernels, list(args), config, func_name=image.func_name,
                           signature=image.signature, scalar_dtypes=scalar_dtypes,
-                          dump_dir=prepared.root / "dumps", sites=sites)
+                          dump_dir=prepared.root / "dumps", sites=sites,
+                          arg_names=[p.get("name") for p in kc.orchestration.params or ()])
     result.device_id = config.device_id
     dfx.after_run(prepared.root, config, result)
     if config.golden_data_dir:

@@ -113,7 +113,8 @@ def _state(hpp: Path) -> Optional[bool]:
         hst = hpp.stat()
     except OSError:
         return None
-    sig = (st.st_mtime_ns, st.st_size, st.st_ino, hst.st_mtime_ns, hst.st_ino, digest)
+    sig = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino,
+           hst.st_size, hst.st_mtime_ns, hst.st_ctime_ns, hst.st_ino, digest)
     with _verified_lock:
         if _verified.get(gch) == sig:
             return True

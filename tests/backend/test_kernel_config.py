@@ -141,3 +141,49 @@ def test_syntax_error_is_user_error(tmp_path):
     path.write_text("KERNELS = [\n")
     with pytest.raises(UserError, match="cannot load"):
         read_kernel_config(path)
+
+
+def _with_params(tmp_path, entry: str) -> Path:
+    text = GOLDEN.replace('\t"signature": ["IN", "IN", "OUT"],\n}', '\t"signature": ["IN", "IN", "OUT"],\n'
+                          f'\t"params": [\n\t\t{entry},\n\t],\n}}', 1)
+    assert '"params"' in text
+    path = tmp_path / "kernel_config.py"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("entry, key, what", [
+    ('{"name": "a", "kind": "tensor", "dtype": "FP33", "shape": [64, 64], "direction": "IN"}',
+     "ORCHESTRATION['params'][0]['dtype']", "'FP33' is not a dtype name; expected one of FP16, BF16, FP32"),
+    ('{"name": "s", "kind": "scalar", "dtype": 32}',
+     "ORCHESTRATION['params'][0]['dtype']", "32 is not a dtype name"),
+    ('{"name": "a", "kind": "tensor", "dtype": "FP32", "shape": "64x64", "direction": "IN"}',
+     "ORCHESTRATION['params'][0]['shape']", "expected a list of dimensions such as [64, 64]"),
+    ('{"name": "a", "kind": "tensor", "dtype": "FP32", "shape": ["64x64"], "direction": "IN"}',
+     "ORCHESTRATION['params'][0]['shape'][0]", "dimension '64x64' is not an integer expression"),
+    ('{"name": "a", "kind": "tensor", "dtype": "FP32", "shape": [64, -1], "direction": "IN"}',
+     "ORCHESTRATION['params'][0]['shape'][1]", "expected a non-negative int or a dimension name"),
+    ('{"name": "a", "kind": "tensor", "dtype": "FP32", "shape": [64, 6.4], "direction": "IN"}',
+     "ORCHESTRATION['params'][0]['shape'][1]", "got 6.4"),
+])
+def test_malformed_params_are_refused_at_read(tmp_path, entry, key, what):
+    """docs/build-cache.md: a malformed params entry is a UserError naming the file and the key,
+    when the tree is read, not a failure when it runs (issue 31, item 6)."""
+    path = _with_params(tmp_path, entry)
+    with pytest.raises(UserError) as ei:
+        read_kernel_config(path)
+    msg = str(ei.value)
+    assert str(path.resolve()) in msg and key in msg and what in msg, msg
+
+
+def test_well_formed_params_read(tmp_path):
+    path = _with_params(tmp_path, '{"name": "a", "kind": "tensor", "dtype": "BF16", "shape": ["M", "(M // 2)", 64], '
+                                  '"direction": "INOUT"}')
+    [p] = read_kernel_config(path).orchestration.params
+    assert p["dtype"] == "BF16" and p["shape"] == ["M", "(M // 2)", 64]
+
+
+def test_param_dtype_names_are_the_ir_dtypes_with_storage():
+    from ptokit.artifacts.kernel_config import PARAM_DTYPES
+    from ptokit.ir.kinds import DType
+    assert set(PARAM_DTYPES) == {d.name for d in DType if d.supported}

@@ -279,3 +279,30 @@ def test_a_frozen_rank_trips_the_parents_watchdog(images):
     e = ei.value
     assert (e.rank, e.code, e.op) == (1, 100, "TWAIT") and "no progress on any rank" in str(e)
     assert not rank_processes(os.getpid()) and not my_segments()     # a stopped process is SIGKILLed too
+
+
+def test_a_stalled_rank_is_blamed_not_the_rank_waiting_for_it(images):
+    """Rank 1 freezes before its share reaches rank 0: rank 0's TWAIT expires, but the run names
+    rank 1, the rank that made no progress, and says rank 0 waited for it (issue 31, item 6)."""
+    s = make_session(images, 2, timeout=2.0)
+    seg = s.transport.board
+    y = np.zeros((2, 1, 8), np.int32)
+    frozen = {}
+
+    def entry(rt, t, world_size):
+        (sig,) = [rt.window(x, [8], "INT32") for x in rt.alloc_domain([32])]
+        frozen["pid"] = boardlib.record_at(seg, 1).pid
+        os.kill(frozen["pid"], signal.SIGSTOP)               # before rank 1 runs anything of this call
+        for r in range(world_size):
+            rt.dispatch(r, "wait", [t[0][r], sig], [-1])      # nobody stuck: rank 0 waits for rank 1's share
+
+    with pytest.raises(DistributedRunFailure) as ei:
+        s.call([y], entry=entry)
+    e = ei.value
+    text = str(e)
+    assert (e.rank, e.device_id, e.code) == (1, 1, 100), text
+    assert text.startswith("runtime error 100: rank 1 (device 1): no progress for ")
+    assert "while rank 0 (device 0) waited for it: rank 0's TWAIT on rank 0's window at offset 0" in text
+    assert "expected == 3" in text and "expired" in text
+    assert e.board[0].startswith("rank 0 (device 0): failed") and "TWAIT" in e.board[0]
+    assert s.closed and not rank_processes(os.getpid()) and not my_segments()

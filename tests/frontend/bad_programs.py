@@ -134,3 +134,20 @@ class ArgumentType:
     def main(self, a16: pl.Tensor[[64, 64], pl.FP16], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
         y = self.k(a16, y)
         return y
+
+
+@pl.program
+class TensorParamRebound:
+    """``a = 3`` rebinds the tensor parameter ``a``: the load that follows reads the number 3."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        a = 3
+        t = pl.load(a, [0, 0], [64, 64])  # the rebound a
+        out = pl.store(t, [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = self.k(x, y)
+        return y

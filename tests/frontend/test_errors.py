@@ -5,6 +5,7 @@ import re
 import pytest
 
 import ptokit
+import ptokit.language as pl
 from ptokit.errors import CompileError
 from ptokit.passes import PassContext, runtime_kind_from_name, runtime_kind_to_name, RuntimeKind
 
@@ -177,3 +178,37 @@ def test_argument_type_mismatch(tmp_path):
     assert ("argument 'a' of k expects pl.Tensor[[64, 64], pl.FP32], but got pl.Tensor[[64, 64], pl.FP16]"
             in str(err))
     assert_located(err, "self.k(a16, y)")
+
+
+def test_a_parameter_rebound_to_a_number_is_that_number(tmp_path):
+    """``a = 3`` then ``pl.load(a, ...)`` loaded the tensor parameter ``a`` silently (issue 31, item 6):
+    the name is the number from then on, as in Python, so the load is a located error."""
+    err = compile_error(bad.TensorParamRebound, tmp_path)
+    assert "tile.load requires a tensor, but got pl.Scalar[pl.INDEX]" in str(err)
+    assert_located(err, "pl.load(a, [0, 0], [64, 64])  # the rebound a")
+
+
+@pl.program
+class ScalarParamRebound:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP32], s: pl.Scalar[pl.FP32],
+          out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        s = 2.0
+        out = pl.store(pl.muls(pl.load(a, [0, 0], [64, 64]), s), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 64], pl.FP32], s: pl.Scalar[pl.FP32],
+             y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = self.k(x, s, y)
+        return y
+
+
+@pytest.mark.parametrize("runtime", ["tensormap_and_ringbuffer", "host_build_graph"])
+def test_a_scalar_parameter_rebound_to_a_number_uses_the_number(tmp_path, runtime):
+    import numpy as np
+    c = ptokit.compile(ScalarParamRebound, output_dir=tmp_path / "out", runtime=runtime)
+    x = np.random.default_rng(0).standard_normal((64, 64)).astype(np.float32)
+    y = np.zeros_like(x)
+    c(x, 5.0, y)                              # s = 2.0 in the kernel: the argument 5.0 is not used
+    np.testing.assert_array_equal(y, x * np.float32(2.0))

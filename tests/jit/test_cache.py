@@ -1,8 +1,6 @@
 """The @pl.jit compile cache: key components, explain log, disk hits across processes,
 atomic publication under concurrency, corruption recovery, dumps on hits."""
-import importlib.util
 import json
-import linecache
 import logging
 import os
 import subprocess
@@ -14,6 +12,7 @@ import numpy as np
 import pytest
 
 from ptokit.jit import cache as C
+from source_modules import import_source
 
 TEMPLATE = '''\
 import ptokit.language as pl
@@ -35,14 +34,7 @@ def prog(a: pl.Tensor, c: pl.Out[pl.Tensor]):
 
 
 def write_module(folder, name, scale=2.0, expr="pl.muls(x, SCALE)"):
-    path = folder / f"{name}.py"
-    path.write_text(TEMPLATE.format(scale=scale, expr=expr))
-    linecache.clearcache()
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return import_source(folder / f"{name}.py", name, TEMPLATE.format(scale=scale, expr=expr))
 
 
 @pytest.fixture

@@ -291,3 +291,31 @@ def test_image_and_jit_temp_leftovers_are_swept(tmp_path, monkeypatch):
     tmp = jit_cache.new_temp_dir(group, "c" * 40)
     assert not left.exists() and live.exists() and tmp.is_dir()
     assert f".pid{os.getpid()}." in tmp.name
+
+
+@pytest.mark.parametrize("runtime", ["tensormap_and_ringbuffer", "host_build_graph"])
+def test_same_size_same_mtime_source_replacement_is_rebuilt(tmp_path, runtime):
+    """A kernel source replaced in place by one of the same size with its mtime put back (what
+    ``cp -p`` does) changes only its ctime: the process that already ran the tree must build and
+    run the new source, not the object it memoised for the old one (issue 31, finding 4)."""
+    import programs
+    import ptokit
+    tree = ptokit.compile(programs.ScalarOperand, output_dir=tmp_path / "tree", runtime=runtime).output_dir
+    src = next((Path(tree) / "kernels" / "aiv").glob("*.cpp"))
+    # a tag of this test's own, so no other test's tree shares the objects built here
+    src.write_text(src.read_text() + f'\nextern "C" const char ptokit_test_tag[] = "cp_p_{runtime}";\n')
+    x = rand(64, 64, seed=5)
+    y = np.zeros_like(x)
+    run_tree(tree, [x, 2.0, y], quiet=True)
+    np.testing.assert_allclose(y, scalar_reference(x, 2.0), rtol=1e-6)
+    st = src.stat()
+    text = src.read_text()
+    assert text.count("1.5f") == 1
+    with open(src, "r+b") as f:                      # in place: the same inode, the same size
+        f.write(text.replace("1.5f", "2.5f").encode())
+    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
+    after = src.stat()
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (st.st_size, st.st_mtime_ns, st.st_ino)
+    y2 = np.zeros_like(x)
+    run_tree(tree, [x, 2.0, y2], quiet=True)
+    np.testing.assert_allclose(y2, (x * np.float32(2.0) + np.float32(2.5)).astype(np.float32), rtol=1e-6)

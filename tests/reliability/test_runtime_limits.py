@@ -17,6 +17,7 @@ import pytest
 
 import ptokit
 import ptokit.language as pl
+import programs
 from ptokit.errors import RuntimeFailure
 from ptokit.runtime.build import INCLUDE_DIR, BuildJob, build_many
 from ptokit.runtime.config import RunConfig
@@ -117,3 +118,40 @@ def test_a_scope_per_iteration_runs_any_number_of_tasks(chain):
     kernels, _, scoped = chain
     res = run_binaries(scoped, kernels, [np.zeros(8, np.float32), 5000], RunConfig(task_ring_size=64))
     assert res.tasks == 5000 and res.blocks == 5000     # 78 times the ring, one scope at a time
+
+
+# ---------------------------------------------------------------- empty tensors (issue 31, item 6)
+
+@pl.program
+class FixedBlock:
+    """Loads one fixed [R, 64] block of a tensor of M rows, whatever M is."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def head(self, x: pl.Tensor[[programs.M, 64], pl.FP32], out: pl.Out[pl.Tensor[[programs.R, 64], pl.FP32]]):
+        out = pl.store(pl.load(x, [0, 0], [programs.R, 64]), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[programs.M, 64], pl.FP32], y: pl.Out[pl.Tensor[[programs.R, 64], pl.FP32]]):
+        y = self.head(x, y)
+        return y
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_an_empty_tensor_runs_like_numpy(tmp_path, runtime):
+    """M = 0 rows: the loop over row blocks runs no iteration and the run passes with an empty
+    output, as numpy would (it said "tensor arg 0 has a null buffer"); a kernel that reads a block
+    of an empty tensor is the located bounds error of any read past a tensor's end."""
+    c = ptokit.compile(programs.DynamicRows, output_dir=tmp_path / "dyn", runtime=runtime)
+    for rows in (0, 2 * programs.R):
+        x = np.arange(rows * 64, dtype=np.float32).reshape(rows, 64)
+        y = np.full_like(x, -1.0)
+        res = c(x, 3.0, y)
+        assert res.passed, res
+        np.testing.assert_array_equal(y, x * 3.0)
+    fixed = ptokit.compile(FixedBlock, output_dir=tmp_path / "fixed", runtime=runtime)
+    with pytest.raises(RuntimeFailure) as ei:
+        fixed(np.zeros((0, 64), np.float32), np.zeros((programs.R, 64), np.float32))
+    msg = str(ei.value)
+    assert "null buffer" not in msg
+    assert "reads elements [0, 2047] of tensor argument 0 (input float32[0, 64], no elements): out of its bounds" in msg

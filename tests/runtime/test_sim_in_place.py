@@ -259,3 +259,116 @@ def test_each_call_runs_with_its_own_config(tmp_path_factory):
     again = c(*args)
     assert again.copied == () and again.in_place == (0, 1, 2, 3)
     np.testing.assert_allclose(args[2], args[0] + args[1], rtol=1e-6)
+
+
+# ---------------------------------------------------------------- aliasing by memory (issue 31, finding 3)
+
+def _mapped_twice(tmp_path, data):
+    """``data`` saved as one .npy file and mapped twice: read-only and writable."""
+    path = tmp_path / "shared.npy"
+    np.save(path, data)
+    return np.load(path, mmap_mode="r"), np.load(path, mmap_mode="r+"), path
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_one_file_mapped_as_an_input_and_an_inout_is_not_written_mid_run(runtime, tmp_path, tmp_path_factory):
+    """x (IN) and acc (INOUT) are two maps of one file: different addresses, the same bytes. acc is
+    copied, so the run reads x unchanged and acc = x + x + x + x; in place it read its own writes
+    (8 x)."""
+    c = tree(Graphs, runtime, tmp_path_factory)
+    x0 = rand(R, N, seed=11)
+    x, acc, path = _mapped_twice(tmp_path, x0)
+    assert x.ctypes.data != acc.ctypes.data
+    args = graphs_args(seed=11)
+    args[0], args[3] = x, acc
+    res = c(*args)
+    assert dict(res.copied) == {3: "written, and shares memory with argument 0"}
+    np.testing.assert_allclose(acc, x0 * 4, rtol=1e-6)
+    np.testing.assert_allclose(args[2], np.exp(x0 + 1) + (x0 + 1) * 2, rtol=1e-5)   # read x, not acc's writes
+    del x, acc, args
+    np.testing.assert_allclose(np.load(path), x0 * 4, rtol=1e-6)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_an_input_mapped_twice_read_only_is_used_in_place_twice(runtime, tmp_path, tmp_path_factory):
+    """Two read-only maps of one file share bytes but nothing writes them: both stay in place."""
+    c = tree(Elementwise, runtime, tmp_path_factory)
+    a0 = rand(N, N, seed=12)
+    path = tmp_path / "a.npy"
+    np.save(path, a0)
+    a, b = np.load(path, mmap_mode="r"), np.load(path, mmap_mode="r")
+    y, z = np.zeros((N, N), np.float32), np.zeros((N, N), np.float32)
+    res = c(a, b, y, z)
+    assert res.copied == () and res.in_place == (0, 1, 2, 3)
+    np.testing.assert_array_equal(y, a0 + a0)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+@pytest.mark.parametrize("how", ["same_array", "overlapping_views", "file_mapped_twice"])
+def test_two_outputs_sharing_memory_are_refused(runtime, how, tmp_path, tmp_path_factory):
+    """y and z are outputs of different tasks: sharing memory, one result would be lost silently."""
+    c = tree(Elementwise, runtime, tmp_path_factory)
+    a, b = rand(N, N, seed=13), rand(N, N, seed=14)
+    if how == "same_array":
+        y = z = np.zeros((N, N), np.float32)
+    elif how == "overlapping_views":
+        base = np.zeros((N + 1, N), np.float32)
+        y, z = base[:N], base[1:]
+    else:
+        _, y, path = _mapped_twice(tmp_path, np.zeros((N, N), np.float32))
+        z = np.load(path, mmap_mode="r+")
+    y_before = np.array(y)
+    with pytest.raises(ValueError) as ei:
+        c(a, b, y, z)
+    msg = str(ei.value)
+    assert "argument 2 (y) and argument 3 (z) are both outputs and share memory" in msg
+    assert "pass a separate array for each output" in msg
+    np.testing.assert_array_equal(y, y_before)                     # nothing ran
+
+
+def test_interleaved_output_views_that_share_no_element_are_accepted(tmp_path_factory):
+    c = tree(Elementwise, RUNTIMES[0], tmp_path_factory)
+    a, b = rand(N, N, seed=15), rand(N, N, seed=16)
+    base = np.zeros((N, 2 * N), np.float32)
+    y, z = base[:, 0::2], base[:, 1::2]                             # same byte range, no common element
+    c(a, b, y, z)
+    np.testing.assert_array_equal(y, a + b)
+    np.testing.assert_allclose(z, np.exp(a * b), rtol=1e-6)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_big_endian_arrays_are_copied_in_native_order(runtime, tmp_path_factory):
+    """docs/simulator.md: an array not in native byte order is copied (issue 31, item 6); a
+    big-endian output was refused as an unsupported dtype."""
+    c = tree(Elementwise, runtime, tmp_path_factory)
+    a0, b0 = rand(N, N, seed=17), rand(N, N, seed=18)
+    swapped = np.dtype(np.float32).newbyteorder("S")
+    a = a0.astype(swapped)
+    y, z = np.zeros((N, N), swapped), np.zeros((N, N), np.float32)
+    res = c(a, b0, y, z)
+    assert dict(res.copied) == {0: "not in native byte order", 2: "not in native byte order"}
+    assert y.dtype == swapped
+    np.testing.assert_array_equal(y, a0 + b0)
+    np.testing.assert_allclose(z, np.exp(a0 * b0), rtol=1e-6)
+
+
+def test_a_raw_mmap_and_a_memmap_of_one_file_are_one_memory(tmp_path):
+    """np.memmap views are placed by their file name and offset, other buffers through
+    /proc/self/maps: both name the same bytes of the same file; numpy's own arrays never share."""
+    import mmap
+    from ptokit.runtime.sim import aliasing
+    path = tmp_path / "m.npy"
+    np.save(path, np.zeros((N, N), np.float32))
+    mm = np.load(path, mmap_mode="r")[1:]                      # a view: rows 1.. of the map
+    with open(path, "r+b") as f:
+        raw = mmap.mmap(f.fileno(), 0)
+    header = path.stat().st_size - N * N * 4
+    other = np.frombuffer(raw, np.float32, count=N, offset=header + N * 4)       # row 1, not a memmap
+    own = np.zeros((N, N), np.float32)
+    arrays = {0: mm, 1: other, 2: own}
+    ranges = {i: (a.ctypes.data, a.ctypes.data + a.nbytes) for i, a in arrays.items()}
+    real = aliasing.backed_spans(ranges, arrays)
+    assert aliasing.provably_private(own) and not aliasing.provably_private(mm)
+    assert real[0][0][0][0] == "file" and real[0][0][0] == real[1][0][0]
+    assert real[0][0][1:] == (header + N * 4, header + N * N * 4)
+    assert aliasing.overlapping(real[0], real[1]) and not aliasing.overlapping(real[0], real[2])

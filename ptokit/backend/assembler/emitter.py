@@ -12,7 +12,7 @@ from ...pto.lexer import SourceText
 from ...pto.types import SCALARS, PartitionViewType, PtrType, ScalarType, TileBufType, VectorType
 from . import events, prefetch
 from .calls import tile_call
-from .fusion import GmRun, Run, find_gm_run, find_run, tile_reads
+from .fusion import GmRun, Run, find_gm_run, scan_run, tile_reads
 from .sema import ValueInfo, float_literal
 
 PURE_ARITH = dialect.ARITH_OPS
@@ -204,13 +204,14 @@ class FuncEmitter:
                     run, k = gm
                     self.emit_gm_run(run, depth)
                     continue
-            found = find_run(ops, k, self.planned) if self.fuse and ops[k].name.startswith("pto.") else None
-            if found is None:
-                self.emit_op(ops[k], depth)
-                k += 1
+            run, end = scan_run(ops, k, self.planned) if self.fuse and ops[k].name.startswith("pto.") \
+                else (None, k + 1)
+            if run is None:
+                for op in ops[k:end]:          # no run starts before ``end`` (fusion.scan_run)
+                    self.emit_op(op, depth)
             else:
-                run, k = found
                 self.emit_run(run, depth)
+            k = end
 
     def emit_run(self, run: Run, depth: int) -> None:
         """A fused run (fusion.py): the fused loop over row chunks, and the instructions one after the

@@ -116,55 +116,100 @@ def _access(op: Op, planned) -> Optional[_OpAccess]:
     return _OpAccess(op, items)
 
 
-def _chunk_rows(rows: int, mems: List[TileMem]) -> Optional[int]:
-    """CH: a divisor of R near CHUNK_BYTES per tile chunk, >= 2 chunks; a column-major ([R, 1]) tile's
-    chunk keeps the tile library's rule rows * sizeof % 32 == 0."""
-    pitch = max(m.pitch for m in mems)
+def _chunk_rows(rows: int, pitch: int, col_esizes) -> Optional[int]:
+    """CH: a divisor of R near CHUNK_BYTES per tile chunk (the widest row ``pitch`` decides), >= 2
+    chunks; a column-major ([R, 1]) tile's chunk keeps the tile library's rule rows * sizeof % 32 == 0
+    (``col_esizes``: the element sizes of the run's column-major tiles)."""
     want = max(1, CHUNK_BYTES // pitch)
     for ch in sorted((d for d in range(1, rows) if rows % d == 0), key=lambda d: (abs(d - want), -d)):
-        if all((ch * m.esize) % 32 == 0 for m in mems if m.col_major):
+        if all((ch * e) % 32 == 0 for e in col_esizes):
             return ch
     return None
 
 
-def _safe(accs: List[_OpAccess], rows: int, ch: int) -> bool:
-    """Chunk-major order gives the bytes of instruction-major order (see the module docstring)."""
-    n = rows // ch
+def _row_mems(accs) -> List[TileMem]:
+    return [m for a in accs for _, m, row, _ in a.items if row]
 
-    def spans(acc: _OpAccess, p: int):
+
+def _chunking(rows: int, mems) -> Optional[int]:
+    return _chunk_rows(rows, max(m.pitch for m in mems), {m.esize for m in mems if m.col_major})
+
+
+class _Hazards:
+    """Whether chunk-major order gives the bytes of instruction-major order (see the module
+    docstring), checked one instruction at a time as a run grows: for the new instruction j and each
+    chunk p, what j touches on chunk p against what the earlier instructions read and wrote on the
+    later chunks q > p. Those are kept per chunk as sets of byte spans, so repeated tiles count once
+    and each check costs (chunks^2 x distinct spans), whatever the run's length."""
+
+    def __init__(self, rows: int, ch: int):
+        self.ch = ch
+        self.n = rows // ch
+        self.reads = [set() for _ in range(self.n)]
+        self.writes = [set() for _ in range(self.n)]
+        self.checks = 0                  # span comparisons made: a measure of the work, for tests
+
+    def spans(self, acc: _OpAccess, p: int):
         reads, writes = [], []
+        ch = self.ch
         for _, m, row, written in acc.items:
             lo, hi = (m.addr + p * ch * m.pitch, m.addr + (p + 1) * ch * m.pitch) if row else \
                 (m.addr, m.addr + m.rows * m.pitch)
             (writes if written else reads).append((lo, hi))
         return reads, writes
 
-    def hit(xs, ys) -> bool:
+    def _hit(self, xs, ys) -> bool:
+        self.checks += len(xs) * len(ys)
         return any(a < d and c < b for a, b in xs for c, d in ys)
 
-    table = [[spans(a, p) for p in range(n)] for a in accs]
-    for j in range(len(accs)):
-        for i in range(j):
-            for p in range(n):
-                rj, wj = table[j][p]
-                for q in range(p + 1, n):
-                    ri, wi = table[i][q]
-                    if hit(wj, ri) or hit(wj, wi) or hit(rj, wi):
-                        return False
-    return True
+    def admits(self, acc: _OpAccess) -> bool:
+        for p in range(self.n):
+            rj, wj = self.spans(acc, p)
+            for q in range(p + 1, self.n):
+                ri, wi = self.reads[q], self.writes[q]
+                if self._hit(wj, ri) or self._hit(wj, wi) or self._hit(rj, wi):
+                    return False
+        return True
+
+    def add(self, acc: _OpAccess) -> None:
+        for q in range(self.n):
+            r, w = self.spans(acc, q)
+            self.reads[q].update(r)
+            self.writes[q].update(w)
+
+    @classmethod
+    def of(cls, accs: List[_OpAccess], rows: int, ch: int) -> Optional["_Hazards"]:
+        """The checker holding ``accs`` in order, or None when one of them breaks the order."""
+        hz = cls(rows, ch)
+        for a in accs:
+            if not hz.admits(a):
+                return None
+            hz.add(a)
+        return hz
 
 
-def find_run(ops: List[Op], start: int, planned: Dict[int, int]) -> Optional[Tuple[Run, int]]:
-    """The longest fusable run starting at ``ops[start]`` (a tile op), and the index after it."""
+def _safe(accs: List[_OpAccess], rows: int, ch: int) -> bool:
+    """Chunk-major order gives the bytes of instruction-major order (see the module docstring)."""
+    return _Hazards.of(accs, rows, ch) is not None
+
+
+def scan_run(ops: List[Op], start: int, planned: Dict[int, int]) -> Tuple[Optional[Run], int]:
+    """The longest fusable run starting at ``ops[start]`` and the index after it; or (None, k):
+    no run starts at any index in [start, k), so the caller emits those ops plainly and looks
+    again at ``k``. Linear in the stretch's length: each instruction is checked against what the
+    run already holds (``_Hazards``)."""
     first = _access(ops[start], planned)
     if first is None:
-        return None
+        return None, start + 1
     rows_mem = [m for _, m, row, _ in first.items if row]
     R, V = rows_mem[0].rows, rows_mem[0].vrow
     accs: List[_OpAccess] = []
     taken: List[Op] = []
     k = start
     last_tile = -1
+    pitch, col_esizes = 0, frozenset()
+    hz: Optional[_Hazards] = None
+    stopped_by_order = False           # the run ended on a hazard or a chunking, not on the op itself
     while k < len(ops):
         op = ops[k]
         if op.name == "arith.constant" or op.name == "pto.alloc_tile":
@@ -174,24 +219,40 @@ def find_run(ops: List[Op], start: int, planned: Dict[int, int]) -> Optional[Tup
         acc = _access(op, planned)
         if acc is None or any(row and (m.rows != R or m.vrow != V) for _, m, row, _ in acc.items):
             break
-        trial = accs + [acc]
-        mems = [m for a in trial for _, m, row, _ in a.items if row]
-        ch = _chunk_rows(R, mems)
-        if ch is None or not _safe(trial, R, ch):
+        mems = [m for _, m, row, _ in acc.items if row]
+        t_pitch = max([pitch] + [m.pitch for m in mems])
+        t_esizes = col_esizes | {m.esize for m in mems if m.col_major}
+        if hz is None or (t_pitch, t_esizes) != (pitch, col_esizes):
+            ch = _chunk_rows(R, t_pitch, t_esizes)
+            t_hz = _Hazards.of(accs, R, ch) if ch is not None else None
+        else:
+            t_hz = hz
+        if t_hz is None or not t_hz.admits(acc):
+            stopped_by_order = True
             break
-        accs = trial
+        t_hz.add(acc)
+        hz, pitch, col_esizes = t_hz, t_pitch, t_esizes
+        accs.append(acc)
         taken.append(op)
         last_tile = len(taken)
         k += 1
+    # Not fused: a run starting later in [start, k) holds a part of this stretch's instructions
+    # and tiles (so it is as short or as small) unless a hazard or the chunking ended this one.
+    give_up = (None, start + 1) if stopped_by_order else (None, max(k, start + 1))
     if len(accs) < 2:
-        return None
+        return give_up
     taken = taken[:last_tile]
-    mems = [m for a in accs for _, m, row, _ in a.items if row]
+    mems = _row_mems(accs)
     if sum(m.rows * m.pitch for m in set(mems)) < MIN_RUN_BYTES:
-        return None
-    ch = _chunk_rows(R, mems)
+        return give_up
     row_uses = {id(u): u.value for a in accs for u, _, row, _ in a.items if row}
-    return Run(taken, R, ch, row_uses), start + len(taken)
+    return Run(taken, R, hz.ch, row_uses), start + len(taken)
+
+
+def find_run(ops: List[Op], start: int, planned: Dict[int, int]) -> Optional[Tuple[Run, int]]:
+    """The longest fusable run starting at ``ops[start]`` (a tile op), and the index after it."""
+    run, end = scan_run(ops, start, planned)
+    return None if run is None else (run, end)
 
 
 # ---------------------------------------------------------------- loads and stores in a run
@@ -313,6 +374,7 @@ def find_gm_run(ops: List[Op], start: int, planned: Dict[int, int], reads) -> Op
 
     # walk the stretch in order: each buffer's current backing (a load's or a store's window)
     seq = []                          # (kind, op, use, buf)
+    acc_of = {id(c): a for c, a in zip(compute, accs)}
     for op in taken:
         if op.name == "pto.tload":
             u = op.group("outs").uses[0]
@@ -320,8 +382,8 @@ def find_gm_run(ops: List[Op], start: int, planned: Dict[int, int], reads) -> Op
         elif op.name == "pto.tstore":
             u = op.group("ins").uses[0]
             seq.append(("store", op, u, buf_of(mems[id(u)])))
-        elif id(op) in {id(c) for c in compute}:
-            a = accs[[id(c) for c in compute].index(id(op))]
+        elif id(op) in acc_of:
+            a = acc_of[id(op)]
             dst_vc = [_valid_cols(u.value) for u, m, row, w in a.items if w][0]
             reduce = op.name.startswith("pto.trow") and not op.name.startswith("pto.trowexpand")
             for u, m, row, w in a.items:
@@ -341,8 +403,18 @@ def find_gm_run(ops: List[Op], start: int, planned: Dict[int, int], reads) -> Op
                 if w:
                     seq.append(("write", op, u, buf_of(m)))
     backing: Dict[int, Op] = {}
+    by_buf: Dict[object, list] = {buf: [] for buf in bufs}
+    for x in seq:
+        if x[3] in by_buf:
+            by_buf[x[3]].append(x)
     for buf in bufs:
-        items = [x for x in seq if x[3] == buf]
+        items = by_buf[buf]
+        # for each position, the next load or store after it (None at the end)
+        after, nxt = [None] * len(items), None
+        for idx in range(len(items) - 1, -1, -1):
+            after[idx] = nxt
+            if items[idx][0] in ("store", "load"):
+                nxt = items[idx]
         cur = None                        # the load or store whose window the buffer is now
         for idx, (kind, op, u, _) in enumerate(items):
             if kind == "load":
@@ -353,7 +425,7 @@ def find_gm_run(ops: List[Op], start: int, planned: Dict[int, int], reads) -> Op
                 backing[id(u)] = cur
             elif kind == "write":
                 # the written bytes are the next store's, which must come before any reload
-                nxt = next((x for x in items[idx + 1:] if x[0] in ("store", "load")), None)
+                nxt = after[idx]
                 if nxt is None or nxt[0] != "store":
                     return None
                 cur = nxt[1]
@@ -371,8 +443,7 @@ def find_gm_run(ops: List[Op], start: int, planned: Dict[int, int], reads) -> Op
         for addr, size in bufs:
             if lo < addr + size and addr < hi:
                 return None
-    mems_rows = [m for a in accs for _, m, row, _ in a.items if row]
-    ch = _chunk_rows(R, mems_rows)
+    ch = _chunking(R, _row_mems(accs))
     if ch is None or not _safe(accs, R, ch):
         return None
     row_uses = {id(u): u.value for a in accs for u, _, row, _ in a.items if row}

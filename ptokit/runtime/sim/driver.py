@@ -30,7 +30,13 @@ from ..config import RACE_CHECK_MODES, SCHEDULES, RunConfig
 from ..external import ExternalTensor
 from ..records import BLOCK_RECORD_DTYPE, EDGE_DTYPE, FIFO_WAIT_DTYPE, RunResult, Timeline
 from . import comm_abi
+from . import aliasing
 from .races import Race, RaceList, report
+
+try:
+    from numpy.lib.array_utils import byte_bounds
+except ImportError:            # numpy < 2
+    byte_bounds = np.byte_bounds
 
 SIM_DIR = Path(__file__).resolve().parent
 RUNTIME_SOURCE = SIM_DIR / "ptosim.cpp"
@@ -201,12 +207,13 @@ def _host_array(arg):
 
 
 def _device_copy(arr: np.ndarray) -> np.ndarray:
-    """A 64-byte-aligned C-contiguous copy of ``arr`` in native byte order (at least one byte of storage)."""
+    """A 64-byte-aligned C-contiguous copy of ``arr`` in native byte order, at an address of its
+    own even when it is empty (an empty tensor is a valid argument, never a null buffer)."""
     dtype = arr.dtype.newbyteorder("=")
     nbytes = max(arr.nbytes, 1)
     raw = np.empty(nbytes + 64, dtype=np.uint8)
     off = (-raw.ctypes.data) % 64
-    dev = raw[off:off + arr.nbytes].view(dtype).reshape(arr.shape) if arr.nbytes else np.empty(arr.shape, dtype)
+    dev = raw[off:off + arr.nbytes].view(dtype).reshape(arr.shape)
     if arr.nbytes:
         np.copyto(dev, arr)
     return dev
@@ -239,12 +246,24 @@ class _Marshalled:
     readonly: tuple = ()    # (addr, nbytes, argument index) of the inputs used in place (never written)
 
 
-def _overlap(a: tuple, b: tuple) -> bool:
-    return a[0] < b[1] and b[0] < a[1]
+def _shares_elements(a: np.ndarray, b: np.ndarray, real_a, real_b) -> bool:
+    """Whether two arrays whose byte ranges overlap share an element: exact for views of one
+    virtual range (two interleaved column views do not), the ranges' word for mapped files."""
+    if all(k == ("mem",) for k, _, _ in list(real_a) + list(real_b)):
+        try:
+            return bool(np.shares_memory(a, b, max_work=1 << 20))
+        except getattr(np, "exceptions", np).TooHardError:
+            return True
+    return True
+
+
+def _arg_name(i: int, names: Optional[Sequence[str]]) -> str:
+    return f"argument {i} ({names[i]})" if names and i < len(names) and names[i] else f"argument {i}"
 
 
 def marshal_args(args: Sequence, signature: Optional[Sequence[int]] = None,
-                 scalar_dtypes: Optional[Sequence] = None, in_place: bool = True) -> _Marshalled:
+                 scalar_dtypes: Optional[Sequence] = None, in_place: bool = True,
+                 arg_names: Optional[Sequence[str]] = None) -> _Marshalled:
     """Device tensors + scalar bit patterns for the orchestration arguments.
 
     ``signature``: ArgDirection per arg (SCALAR/IN/OUT/INOUT) or None (copy every tensor
@@ -253,7 +272,10 @@ def marshal_args(args: Sequence, signature: Optional[Sequence[int]] = None,
     An array is the device buffer itself (``in_place``) unless ``copy_reason`` names why not, or
     it is written (OUT / INOUT) and shares bytes with another argument used in place (the copy
     keeps today's order: the run reads the others, then the result is copied back). Inputs used
-    in place are listed in ``readonly``: the simulator refuses a write into them.
+    in place are listed in ``readonly``: the simulator refuses a write into them. Sharing is
+    judged by the memory behind the addresses (``aliasing``: one file mapped twice shares its
+    bytes); two written arrays that share an element are a ValueError naming both
+    (``arg_names``: the parameters' names, for the message).
     """
     signature = list(signature or [])
     per_arg = len(signature) == len(args)
@@ -301,22 +323,36 @@ def marshal_args(args: Sequence, signature: Optional[Sequence[int]] = None,
     # pass 2: which arrays are copied, and why
     reasons = {}
     spans = {}    # argument index -> byte span of what the run uses in place
+    bounds = {}   # argument index -> the bytes every array (used in place or not) spans
+    arrays = {}
     for i, kind, a, direction in plan:
         if kind == "ext":
-            spans[i] = (a.addr, a.addr + a.nbytes)
+            spans[i] = bounds[i] = (a.addr, a.addr + a.nbytes)
         elif kind == "array" and a.nbytes:
             addr = a.ctypes.data      # once: each .ctypes costs microseconds
             why = "RunConfig(in_place=False)" if not in_place else copy_reason(a, addr)
+            bounds[i] = (addr, addr + a.nbytes) if a.flags.c_contiguous else byte_bounds(a)
+            arrays[i] = a
             if why:
                 reasons[i] = why
             else:
-                spans[i] = (addr, addr + a.nbytes)
+                spans[i] = bounds[i]
+    # what backs each span: one file mapped twice is one memory at two addresses (aliasing.py)
+    real = aliasing.backed_spans(bounds, arrays)
     ext = {i for i, kind, _, _ in plan if kind == "ext"}
+    written_args = [i for i, kind, a, direction in plan if kind == "array" and i in bounds and direction in (OUT, INOUT)]
+    for x, i in enumerate(written_args):
+        for j in written_args[x + 1:]:
+            if aliasing.overlapping(real[i], real[j]) and _shares_elements(hosts[i][0], hosts[j][0], real[i], real[j]):
+                raise ValueError(f"{_arg_name(i, arg_names)} and {_arg_name(j, arg_names)} are both outputs and share "
+                                 f"memory (the same array, views of one array, or one file mapped twice): the run "
+                                 f"would write both and only one result could be kept; pass a separate array for "
+                                 f"each output")
     for i, kind, a, direction in plan:
         if kind == "array" and i in spans:
             written = direction in (OUT, INOUT)
-            other = next((j for j in spans if j != i and (written or j in ext) and _overlap(spans[i], spans[j])),
-                         None)
+            other = next((j for j in spans if j != i and (written or j in ext)
+                          and aliasing.overlapping(real[i], real[j])), None)
             if other is not None:
                 reasons[i] = f"{'written' if written else 'read'}, and shares memory with argument {other}"
     for i in reasons:
@@ -337,7 +373,7 @@ def marshal_args(args: Sequence, signature: Optional[Sequence[int]] = None,
                 dev = _device_copy(host)
                 if host.nbytes and direction in (OUT, INOUT):
                     back.append((host, dev))
-                addr = dev.ctypes.data if dev.nbytes else 0
+                addr = dev.ctypes.data
             else:
                 dev = host
                 placed.append(i)
@@ -390,7 +426,8 @@ def _sim_config(config: RunConfig, runtime: RuntimeKind) -> PtoSimConfig:
 def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequence,
                  config: Optional[RunConfig] = None, *, func_name: str = "aicpu_orchestration_entry",
                  signature: Optional[Sequence[int]] = None, scalar_dtypes: Optional[Sequence] = None,
-                 runtime=None, dump_dir=None, extra_gm: Sequence = (), sites=None) -> RunResult:
+                 runtime=None, dump_dir=None, extra_gm: Sequence = (), sites=None,
+                 arg_names: Optional[Sequence[str]] = None) -> RunResult:
     """Run an orchestration .so with kernel .so files (paths) on the simulator.
 
     With ``config.enable_dump_args`` the dumped task arguments are written under ``dump_dir``
@@ -405,7 +442,7 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
     kind = runtime if isinstance(runtime, RuntimeKind) else (
         runtime_kind_from_name(runtime) if runtime else config.runtime_kind)
     lib = load_library()
-    m = marshal_args(args, signature, scalar_dtypes, in_place=config.in_place)
+    m = marshal_args(args, signature, scalar_dtypes, in_place=config.in_place, arg_names=arg_names)
     ks = (PtoSimKernel * max(len(kernels), 1))()
     names = {}
     enc = []
