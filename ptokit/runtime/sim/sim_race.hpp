@@ -1,21 +1,38 @@
 // sim_race.hpp -- the race checker (part of the single translation unit ptosim.cpp; not a
 // public header).
 //
-// Owns: what the checker remembers of a run (PtoSimConfig.race_check) -- per submission its
-// site, kernel and the submission numbers of its producers (the edges the runtime built:
-// explicit deps, and tracked tensor dependencies where tracking is on), and per open scope
-// the tensor regions its tasks read and wrote -- and the check itself: when a task is
-// submitted, each of its tensor args is compared, with the TensorMap's region geometry, with
-// the earlier accesses of the same scope to the same buffer; an overlap where at least one
-// side writes and no path of edges leads from the earlier task to the new one is a race.
-// Which scopes are checked: mode 1 the MANUAL ones (and scopes nested in them), mode 2 all.
-// The blocks of an SPMD task in a checked scope are compared by what they really touched: the
-// dense TLOAD/TSTORE spans the tile library reports (pto_cpu_note_gm_span; strided spans, whose
-// gaps a neighbour may own, are left out), when the task's last block is done.
-// A write that covers an earlier access replaces it (a later conflict with the earlier one
-// also conflicts with the write, so at least one race is still reported).  Knows nothing
-// about rings or threads: sim_orchestration.hpp calls it with the device lock held.
+// Owns: what the checker remembers of a run (PtoSimConfig.race_check) and the check itself.
+// A race is two tasks that touched overlapping global-memory bytes, at least one writing (two
+// atomic adds do not race), with no path of dependency edges from the earlier to the later.
+//
+// * The graph: per submission its site, kernel and the submission numbers of its producers (the
+//   edges the runtime built: explicit deps, and tracked tensor dependencies where tracking is
+//   on).  A task that had completed when a later one was submitted is ordered before it too
+//   (the orchestration waited for it, or it ran before anyone could have raced it): this covers
+//   host waits and the edges the runtime does not keep to retired tasks.
+// * The pre-filter: the declared regions of the task arguments (the TensorMap's geometry).  At
+//   each submission of a checked task (mode 1: in a MANUAL scope or a scope nested in one; mode
+//   2: every task), each tensor arg is compared with the declared accesses of the earlier
+//   checked tasks to the same buffer that have not completed -- across scopes, so the tasks of
+//   a scope nested in a MANUAL scope meet the outer scope's.  An overlap, one side writing, with
+//   no ordering, makes the pair a candidate.
+// * The verdict: what the kernels really touched.  The tile library reports every global access
+//   (pto_cpu_note_gm_rows: rows of bytes, kind read / write / atomic add); the core keeps them per
+//   block, the task when the block is done.  When both tasks of a candidate have completed, their
+//   accesses are expanded into merged interval sets (once per task, only for tasks in a
+//   candidate) and compared inside the candidate's declared overlap; a conflict is reported.  A
+//   task's records are freed once it is done and its candidates are judged.  The blocks of one
+//   SPMD task run concurrently and are compared with each other the same way.
+// * A declared write that covers an earlier access of a task ordered before it replaces that
+//   access in the per-buffer lists (a chain costs one path query per task) and keeps it beneath
+//   it: a later task not ordered after the write is also compared with the accesses the write
+//   covers (a task ordered after the write is ordered after them too, so a chain stays cheap).
+// Knows nothing about rings or threads: sim_orchestration.hpp and sim_scheduler.hpp call it
+// with the device lock held.
 #pragma once
+
+#include <memory>
+#include <set>
 
 #include "sim_common.hpp"
 #include "sim_tensormap.hpp"
@@ -24,40 +41,76 @@ namespace {
 
 constexpr size_t kMaxRaces = 256;
 
-// One dense global-memory access of a block of an SPMD task (pto_cpu_note_gm_span).
-struct RaceSpan {
-    uint64_t a, e;  // bytes [a, e)
+// One global-memory access of a kernel (pto_cpu_note_gm_rows): `rows` spans of `len` bytes,
+// the first at `a`, each `stride` bytes after the previous.
+struct RaceTouch {
+    uint64_t a, stride, len;
+    uint32_t rows;
+    uint8_t kind;  // 0 read, 1 write, 2 atomic add
     int32_t block;
-    bool write;
 };
 
+using RaceSpans = std::vector<std::pair<uint64_t, uint64_t>>;  // sorted, merged [a, e)
+
+// A task's touched bytes by kind (built when a candidate pair needs them).
+struct RaceBytes {
+    RaceSpans rd, wr, at;
+};
+
+// One declared access: tensor arg `arg` of submission `seq`.
 struct RaceAccess {
     uint64_t seq;
     uint32_t arg;
     bool write, read, untracked;
     TMEntry reg;
+    uint64_t lo, hi;                // the declared region's bounding bytes (absolute)
+    std::vector<uint32_t> covered;  // accesses this write replaced in the lists (indices into pool)
 };
 
 struct RaceBuffer {
-    std::vector<RaceAccess> reads, writes;
+    std::vector<uint32_t> reads, writes;  // indices into RaceState::pool
 };
 
 struct RaceScope {
     bool checked = false, manual = false;
-    std::unordered_map<uint64_t, RaceBuffer> bufs;  // buffer address -> accesses
+};
+
+// A pair the declared regions flag: judged on touched bytes when both tasks are done.
+struct RaceCand {
+    uint64_t a, b;
+    uint32_t arg_a, arg_b;
+    uint64_t buffer, lo, hi;  // the bytes both declared
+    DataType dtype;
+    bool untracked, manual;
+    int32_t nested;           // 1: b submitted in a scope nested deeper than a's, 2: the other way round
+};
+
+// What the checker keeps of a checked task until it is done and its candidates are judged.
+struct RaceDetail {
+    std::vector<RaceTouch> touch;
+    std::unique_ptr<RaceBytes> bytes;
+    std::vector<uint32_t> cands;  // indices into RaceState::cands
+    uint32_t pending = 0;         // candidates not yet judged
 };
 
 struct RaceState {
     int mode = 0;
     std::vector<RaceScope> scopes;        // open scopes, outermost (the orchestration) first
     std::vector<int32_t> site, func;      // per submission number
+    std::vector<uint16_t> depth;          // scope depth at submission
+    std::vector<uint8_t> done;            // per submission number: completed
     std::vector<uint64_t> pred_off{0};    // producers of seq s: preds[pred_off[s] .. pred_off[s+1])
     std::vector<uint64_t> preds;
     std::vector<uint32_t> stamp;          // DFS marks per submission number
     uint32_t cur_stamp = 0;
+    std::vector<RaceAccess> pool;         // the declared accesses of checked tasks still needed
+    std::vector<uint32_t> free_ids;       // slots of pool no longer needed
+    std::unordered_map<uint64_t, RaceBuffer> bufs;      // buffer address -> its live accesses
+    std::unordered_map<uint64_t, RaceDetail> detail;    // checked tasks not yet forgotten
+    std::vector<RaceCand> cands;
     std::vector<PtoSimRace> races;
     uint64_t found = 0;
-    std::vector<std::pair<uint64_t, uint64_t>> reported;  // task pairs already reported
+    std::set<std::pair<uint64_t, uint64_t>> reported;  // task pairs already reported
 };
 
 void race_begin_run(RaceState& s, int mode) {
@@ -100,48 +153,133 @@ bool race_reaches(RaceState& s, uint64_t from, uint64_t to) {
     return false;
 }
 
-void race_report(RaceState& s, const RaceAccess& e, const RaceAccess& q, uint64_t seq, uint64_t buffer, DataType dt,
-                 bool manual) {
-    for (auto& pr : s.reported)
-        if (pr.first == e.seq && pr.second == seq) return;  // one report per pair of tasks
-    s.reported.emplace_back(e.seq, seq);
-    ++s.found;
-    if (s.races.size() >= kMaxRaces) return;
-    PtoSimRace x;
-    memset(&x, 0, sizeof x);
-    x.seq_a = e.seq;
-    x.seq_b = seq;
-    x.site_a = s.site[e.seq];
-    x.site_b = s.site[seq];
-    x.func_a = s.func[e.seq];
-    x.func_b = s.func[seq];
-    x.arg_a = e.arg;
-    x.arg_b = q.arg;
-    x.kind = e.write ? (q.read ? 0 : 2) : 1;
-    x.manual = manual ? 1 : 0;
-    x.buffer = buffer;
-    x.lo = std::max(e.reg.start, q.reg.start);
-    x.hi = std::min(e.reg.end, q.reg.end);
-    x.dtype = (uint32_t)dt;
-    x.untracked = (e.untracked || q.untracked) ? 1 : 0;
-    x.block_a = x.block_b = -1;
-    s.races.push_back(x);
-}
+// Is submission `a` ordered before submission `b` (> a)?  Done when b was submitted, or a path.
+bool race_ordered(RaceState& s, uint64_t a, uint64_t b) { return s.done[a] || race_reaches(s, a, b); }
 
-// Is submission `seq` (just submitted) in a checked scope?  Then its blocks are compared too.
+// Is submission `seq` (just submitted) in a checked scope?
 bool race_checked_now(const RaceState& s) { return s.mode && s.scopes.back().checked; }
 
-// The blocks of SPMD task `seq` are done: two blocks whose dense accesses overlap, at least one
-// writing, race (blocks of one task are never ordered).  One report per task.
-void race_check_blocks(RaceState& s, uint64_t seq, std::vector<RaceSpan>& spans, const std::vector<ChipTensor>& args,
-                       const uint8_t* kinds, bool manual) {
-    std::sort(spans.begin(), spans.end(), [](const RaceSpan& x, const RaceSpan& y) {
-        return x.a != y.a ? x.a < y.a : x.block != y.block ? x.block < y.block : x.write > y.write;
+// ---------------------------------------------------------------------------
+// touched bytes
+// ---------------------------------------------------------------------------
+
+void race_sort_merge(RaceSpans& v) {
+    std::sort(v.begin(), v.end());
+    size_t w = 0;
+    for (size_t i = 0; i < v.size(); ++i) {
+        if (w && v[i].first <= v[w - 1].second) v[w - 1].second = std::max(v[w - 1].second, v[i].second);
+        else v[w++] = v[i];
+    }
+    v.resize(w);
+}
+
+// Append the spans of `t` to `out` (one when its rows are contiguous).
+void race_expand(const RaceTouch& t, RaceSpans& out) {
+    if (t.rows <= 1 || t.stride == t.len) {
+        out.emplace_back(t.a, t.a + t.len * std::max<uint32_t>(t.rows, 1));
+        return;
+    }
+    for (uint32_t r = 0; r < t.rows; ++r) out.emplace_back(t.a + r * t.stride, t.a + r * t.stride + t.len);
+}
+
+RaceBytes* race_bytes(RaceDetail& d) {
+    if (!d.bytes) {
+        d.bytes.reset(new RaceBytes());
+        RaceSpans* by_kind[3] = {&d.bytes->rd, &d.bytes->wr, &d.bytes->at};
+        for (const RaceTouch& t : d.touch) race_expand(t, *by_kind[t.kind < 3 ? t.kind : 1]);
+        for (RaceSpans* v : by_kind) race_sort_merge(*v);
+    }
+    return d.bytes.get();
+}
+
+// The first overlap of x and y inside [lo, hi): true and [*a, *e).
+bool race_meet(const RaceSpans& x, const RaceSpans& y, uint64_t lo, uint64_t hi, uint64_t* a, uint64_t* e) {
+    auto i = std::lower_bound(x.begin(), x.end(), std::make_pair(lo, (uint64_t)0));
+    if (i != x.begin() && std::prev(i)->second > lo) --i;
+    auto j = std::lower_bound(y.begin(), y.end(), std::make_pair(lo, (uint64_t)0));
+    if (j != y.begin() && std::prev(j)->second > lo) --j;
+    while (i != x.end() && j != y.end()) {
+        const uint64_t s = std::max({i->first, j->first, lo}), f = std::min({i->second, j->second, hi});
+        if (s >= hi) return false;
+        if (s < f) {
+            *a = s;
+            *e = f;
+            return true;
+        }
+        if (i->second < j->second) ++i;
+        else ++j;
+    }
+    return false;
+}
+
+// First report of the pair of tasks (a, b)?  Marks it.
+bool race_once(RaceState& s, uint64_t a, uint64_t b) { return s.reported.insert({a, b}).second; }
+
+void race_push(RaceState& s, PtoSimRace& x) {
+    ++s.found;
+    if (s.races.size() < kMaxRaces) s.races.push_back(x);
+}
+
+// Candidate c, both tasks done: report a conflict of their touched bytes inside [c.lo, c.hi).
+void race_judge(RaceState& s, const RaceCand& c) {
+    auto ia = s.detail.find(c.a), ib = s.detail.find(c.b);
+    if (ia == s.detail.end() || ib == s.detail.end()) return;
+    const RaceBytes &A = *race_bytes(ia->second), &B = *race_bytes(ib->second);
+    // (earlier side, later side, kind): RAW 0, WAR 1, WAW 2; two atomic adds do not race
+    const struct { const RaceSpans *x, *y; int kind; } tests[] = {
+        {&A.wr, &B.rd, 0}, {&A.at, &B.rd, 0}, {&A.rd, &B.wr, 1}, {&A.rd, &B.at, 1},
+        {&A.wr, &B.wr, 2}, {&A.wr, &B.at, 2}, {&A.at, &B.wr, 2}};
+    for (const auto& t : tests) {
+        uint64_t lo, hi;
+        if (!race_meet(*t.x, *t.y, c.lo, c.hi, &lo, &hi)) continue;
+        if (!race_once(s, c.a, c.b)) return;
+        const uint64_t es = std::max<uint64_t>(get_element_size(c.dtype), 1);
+        PtoSimRace x;
+        memset(&x, 0, sizeof x);
+        x.seq_a = c.a;
+        x.seq_b = c.b;
+        x.site_a = s.site[c.a];
+        x.site_b = s.site[c.b];
+        x.func_a = s.func[c.a];
+        x.func_b = s.func[c.b];
+        x.arg_a = c.arg_a;
+        x.arg_b = c.arg_b;
+        x.kind = t.kind;
+        x.manual = (c.manual ? 1 : 0) | c.nested << 1;
+        x.buffer = c.buffer;
+        x.lo = (lo - c.buffer) / es;
+        x.hi = (hi - c.buffer + es - 1) / es;
+        x.dtype = (uint32_t)c.dtype;
+        x.untracked = c.untracked ? 1 : 0;
+        x.block_a = x.block_b = -1;
+        race_push(s, x);
+        return;
+    }
+}
+
+// The blocks of SPMD task `seq` are done: two blocks whose accesses overlap, at least one
+// writing (not both atomic adds), race (blocks of one task are never ordered).  One report.
+void race_check_blocks(RaceState& s, uint64_t seq, const std::vector<RaceTouch>& touch,
+                       const std::vector<ChipTensor>& args, const uint8_t* kinds, bool manual) {
+    struct Span {
+        uint64_t a, e;
+        int32_t block;
+        uint8_t kind;
+    };
+    std::vector<Span> spans;
+    RaceSpans tmp;
+    for (const RaceTouch& t : touch) {
+        tmp.clear();
+        race_expand(t, tmp);
+        for (auto& p : tmp) spans.push_back(Span{p.first, p.second, t.block, t.kind});
+    }
+    std::sort(spans.begin(), spans.end(), [](const Span& x, const Span& y) {
+        return x.a != y.a ? x.a < y.a : x.block != y.block ? x.block < y.block : x.kind > y.kind;
     });
     for (size_t i = 0; i < spans.size(); ++i) {
         for (size_t j = i + 1; j < spans.size() && spans[j].a < spans[i].e; ++j) {
-            const RaceSpan &p = spans[i], &q = spans[j];
-            if (p.block == q.block || !(p.write || q.write)) continue;
+            const Span &p = spans[i], &q = spans[j];
+            if (p.block == q.block || (p.kind == 0 && q.kind == 0) || (p.kind == 2 && q.kind == 2)) continue;
             const uint64_t lo = std::max(p.a, q.a), hi = std::min(p.e, q.e);
             uint32_t arg = 0;  // the argument holding the bytes
             for (uint32_t k = 0; k < args.size(); ++k) {
@@ -152,10 +290,8 @@ void race_check_blocks(RaceState& s, uint64_t seq, std::vector<RaceSpan>& spans,
                     break;
                 }
             }
-            const RaceSpan& first = p.block < q.block ? p : q;
-            const RaceSpan& second = p.block < q.block ? q : p;
-            ++s.found;
-            if (s.races.size() >= kMaxRaces) return;
+            const Span& first = p.block < q.block ? p : q;
+            const Span& second = p.block < q.block ? q : p;
             const ChipTensor& t = args.empty() ? ChipTensor{} : args[arg];
             const uint64_t es = args.empty() ? 1 : std::max<uint64_t>(t.element_size(), 1);
             PtoSimRace x;
@@ -164,7 +300,7 @@ void race_check_blocks(RaceState& s, uint64_t seq, std::vector<RaceSpan>& spans,
             x.site_a = x.site_b = seq < s.site.size() ? s.site[seq] : -1;
             x.func_a = x.func_b = seq < s.func.size() ? s.func[seq] : -1;
             x.arg_a = x.arg_b = arg;
-            x.kind = first.write ? (second.write ? 2 : 0) : 1;
+            x.kind = first.kind ? (second.kind ? 2 : 0) : 1;
             x.manual = manual ? 1 : 0;
             x.buffer = t.buffer.addr;
             x.lo = (lo - t.buffer.addr) / es;
@@ -173,10 +309,69 @@ void race_check_blocks(RaceState& s, uint64_t seq, std::vector<RaceSpan>& spans,
             x.untracked = (!args.empty() && (t.manual_dep || (PTO2ArgKind)kinds[arg] == PTO2ArgKind::NO_DEP)) ? 1 : 0;
             x.block_a = first.block;
             x.block_b = second.block;
-            s.races.push_back(x);
+            race_push(s, x);
             return;
         }
     }
+}
+
+// Forget a done task once its candidates are judged.
+void race_forget(RaceState& s, uint64_t seq) {
+    auto it = s.detail.find(seq);
+    if (it != s.detail.end() && s.done[seq] && it->second.pending == 0) s.detail.erase(it);
+}
+
+// Task `seq` completed (ran, or was skipped): `touch` is what its blocks touched (moved from the
+// task).  Compares its blocks (SPMD), then judges its candidates whose other task is done.
+void race_task_done(RaceState& s, uint64_t seq, std::vector<RaceTouch>& touch, int32_t block_num,
+                    const std::vector<ChipTensor>& args, const uint8_t* kinds, bool manual) {
+    if (!s.mode || seq >= s.done.size()) return;
+    s.done[seq] = 1;
+    auto it = s.detail.find(seq);
+    if (it == s.detail.end()) return;
+    RaceDetail& d = it->second;
+    d.touch.swap(touch);
+    touch.clear();
+    if (block_num > 1) race_check_blocks(s, seq, d.touch, args, kinds, manual);
+    const std::vector<uint32_t> cands = d.cands;
+    for (uint32_t ci : cands) {
+        const RaceCand& c = s.cands[ci];
+        const uint64_t other = c.a == seq ? c.b : c.a;
+        if (!s.done[other]) continue;
+        race_judge(s, c);
+        --s.detail[c.a].pending;
+        --s.detail[c.b].pending;
+        race_forget(s, other);
+    }
+    race_forget(s, seq);
+}
+
+// ---------------------------------------------------------------------------
+// submissions
+// ---------------------------------------------------------------------------
+
+// Access `i` of a done task is no longer needed, nor the ones it covers (done before it).
+void race_free(RaceState& s, uint32_t i) {
+    std::vector<uint32_t> stack{i};
+    while (!stack.empty()) {
+        const uint32_t j = stack.back();
+        stack.pop_back();
+        RaceAccess& e = s.pool[j];
+        stack.insert(stack.end(), e.covered.begin(), e.covered.end());
+        std::vector<uint32_t>().swap(e.covered);
+        s.free_ids.push_back(j);
+    }
+}
+
+uint32_t race_alloc(RaceState& s, RaceAccess&& a) {
+    if (s.free_ids.empty()) {
+        s.pool.push_back(std::move(a));
+        return (uint32_t)s.pool.size() - 1;
+    }
+    const uint32_t i = s.free_ids.back();
+    s.free_ids.pop_back();
+    s.pool[i] = std::move(a);
+    return i;
 }
 
 // Submission `seq` (site, kernel, its producers' submission numbers, its tensor args as
@@ -187,16 +382,28 @@ void race_submit(RaceState& s, uint64_t seq, int32_t site, int32_t func, const s
     if (s.site.size() <= seq) {
         s.site.resize(seq + 1, -1);
         s.func.resize(seq + 1, -1);
+        s.depth.resize(seq + 1, 0);
+        s.done.resize(seq + 1, 0);
         s.stamp.resize(seq + 1, 0);
         s.pred_off.resize(seq + 2, s.pred_off.back());
     }
     s.site[seq] = site;
     s.func[seq] = func;
+    s.depth[seq] = (uint16_t)s.scopes.size();
     for (uint64_t p : prod_seqs) s.preds.push_back(p);
     s.pred_off[seq + 1] = s.preds.size();
-    RaceScope& sc = s.scopes.back();
-    if (!sc.checked || nt == 0) return;
+    const RaceScope& sc = s.scopes.back();
+    if (!sc.checked) return;
+    RaceDetail& det = s.detail[seq];
     nt = std::min<uint32_t>(nt, CORE_MAX_TENSOR_ARGS);
+    std::vector<std::pair<uint64_t, bool>> order;  // this submission's ordering verdicts
+    auto ordered = [&](uint64_t e) {
+        for (auto& o : order)
+            if (o.first == e) return o.second;
+        const bool v = race_ordered(s, e, seq);
+        order.emplace_back(e, v);
+        return v;
+    };
     RaceAccess acc[CORE_MAX_TENSOR_ARGS];
     for (uint32_t i = 0; i < nt; ++i) {
         const ChipTensor& t = tensors[i];
@@ -209,33 +416,88 @@ void race_submit(RaceState& s, uint64_t seq, int32_t site, int32_t func, const s
                   (k == PTO2ArgKind::NO_DEP && !(i < 32 && (nodep_read_only >> i & 1)));
         a.untracked = k == PTO2ArgKind::NO_DEP || t.manual_dep;
         a.reg = region_of(t, seq);
-        auto it = sc.bufs.find(t.buffer.addr);
-        if (it == sc.bufs.end()) continue;
-        auto check = [&](const std::vector<RaceAccess>& v) {
-            for (const RaceAccess& e : v)
-                if (e.seq != seq && overlaps(a.reg, e.reg) && !race_reaches(s, e.seq, seq))
-                    race_report(s, e, a, seq, t.buffer.addr, t.dtype, sc.manual);
+        const uint64_t es = t.element_size();
+        a.lo = t.buffer.addr + a.reg.start * es;
+        a.hi = t.buffer.addr + a.reg.end * es;
+        auto it = s.bufs.find(t.buffer.addr);
+        if (it == s.bufs.end()) continue;
+        // e (and what it covers, all ordered before it) against a
+        std::vector<uint32_t> stack;
+        auto visit = [&](std::vector<uint32_t>& v) {
+            size_t w = 0;
+            for (size_t j = 0; j < v.size(); ++j) {
+                if (s.done[s.pool[v[j]].seq]) {   // done: ordered before every later task
+                    race_free(s, v[j]);
+                    continue;
+                }
+                v[w++] = v[j];
+                stack.push_back(v[j]);
+            }
+            v.resize(w);
         };
-        check(it->second.writes);
-        if (a.write) check(it->second.reads);
+        visit(it->second.writes);
+        if (a.write) visit(it->second.reads);
+        while (!stack.empty()) {
+            const uint32_t ei = stack.back();
+            stack.pop_back();
+            const RaceAccess& e = s.pool[ei];
+            if (e.seq == seq || !overlaps(a.reg, e.reg) || ordered(e.seq)) continue;
+            if (e.write || a.write) {
+                RaceCand c;
+                c.a = e.seq;
+                c.b = seq;
+                c.arg_a = e.arg;
+                c.arg_b = i;
+                c.buffer = t.buffer.addr;
+                c.lo = std::max(a.lo, e.lo);
+                c.hi = std::min(a.hi, e.hi);
+                c.dtype = t.dtype;
+                c.untracked = e.untracked || a.untracked;
+                c.manual = sc.manual;
+                c.nested = s.depth[e.seq] < s.depth[seq] ? 1 : s.depth[e.seq] > s.depth[seq] ? 2 : 0;
+                if (c.lo < c.hi) {
+                    const uint32_t ci = (uint32_t)s.cands.size();
+                    s.cands.push_back(c);
+                    s.detail[e.seq].cands.push_back(ci);
+                    ++s.detail[e.seq].pending;
+                    det.cands.push_back(ci);
+                    ++det.pending;
+                }
+            }
+            for (uint32_t ci : e.covered) stack.push_back(ci);
+        }
     }
     for (uint32_t i = 0; i < nt; ++i) {
-        const RaceAccess& a = acc[i];
-        RaceBuffer& b = sc.bufs[tensors[i].buffer.addr];
+        RaceAccess& a = acc[i];
+        RaceBuffer& b = s.bufs[tensors[i].buffer.addr];
         if (a.write) {
-            auto drop = [&](std::vector<RaceAccess>& v) {
+            auto drop = [&](std::vector<uint32_t>& v) {
                 size_t w = 0;
-                for (size_t j = 0; j < v.size(); ++j)
-                    if (v[j].seq == seq || !covers(a.reg, v[j].reg)) v[w++] = v[j];
+                for (size_t j = 0; j < v.size(); ++j) {
+                    const RaceAccess& e = s.pool[v[j]];
+                    if (e.seq != seq && covers(a.reg, e.reg) && ordered(e.seq)) {
+                        if (s.done[e.seq]) race_free(s, v[j]);
+                        else a.covered.push_back(v[j]);
+                    } else {
+                        v[w++] = v[j];
+                    }
+                }
                 v.resize(w);
             };
             drop(b.writes);
             drop(b.reads);
-            b.writes.push_back(a);
+            b.writes.push_back(race_alloc(s, std::move(a)));
         } else {
-            b.reads.push_back(a);
+            b.reads.push_back(race_alloc(s, std::move(a)));
         }
     }
+}
+
+// The run is over: the reports in submission order (they were found as tasks completed).
+void race_end_run(RaceState& s) {
+    std::sort(s.races.begin(), s.races.end(), [](const PtoSimRace& x, const PtoSimRace& y) {
+        return x.seq_a != y.seq_a ? x.seq_a < y.seq_a : x.seq_b != y.seq_b ? x.seq_b < y.seq_b : x.block_a < y.block_a;
+    });
 }
 
 }  // namespace
