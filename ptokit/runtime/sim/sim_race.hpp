@@ -62,9 +62,28 @@ struct RaceAccess {
     uint64_t seq;
     uint32_t arg;
     bool write, read, untracked;
+    bool nested;                          // reg's window is nested in its strides: coords hold its origin
     TMEntry reg;
-    uint64_t lo, hi;                // the declared region's bounding bytes (absolute)
-    std::vector<uint32_t> covered;  // accesses this write replaced in the lists (indices into pool)
+    uint64_t coords[CHIP_TENSOR_MAX_DIMS];
+    std::vector<uint32_t> covered;        // accesses this write replaced in the lists (indices into pool)
+};
+
+// overlaps(a.reg, e.reg) with the window coordinates computed once per access.
+bool race_overlaps(const RaceAccess& a, const RaceAccess& e) {
+    const TMEntry &x = a.reg, &y = e.reg;
+    if (x.end <= y.start || y.end <= x.start || x.start == x.end || y.start == y.end) return false;
+    if (a.nested && e.nested && same_strides(x, y)) {
+        for (uint32_t i = 0; i < x.ndims; ++i)
+            if (a.coords[i] + x.shapes[i] <= e.coords[i] || e.coords[i] + y.shapes[i] <= a.coords[i]) return false;
+    }
+    return true;
+}
+
+// A tensor argument of a checked task as the candidates need it.
+struct RaceArg {
+    uint64_t buffer, lo, hi;  // its buffer and the bytes its region spans (absolute)
+    DataType dtype;
+    bool untracked;
 };
 
 struct RaceBuffer {
@@ -75,39 +94,44 @@ struct RaceScope {
     bool checked = false, manual = false;
 };
 
-// A pair the declared regions flag: judged on touched bytes when both tasks are done.
+// A pair the declared regions flag (kept by the later task b): judged on touched bytes when both
+// tasks are done.
 struct RaceCand {
-    uint64_t a, b;
-    uint32_t arg_a, arg_b;
-    uint64_t buffer, lo, hi;  // the bytes both declared
-    DataType dtype;
-    bool untracked, manual;
-    int32_t nested;           // 1: b submitted in a scope nested deeper than a's, 2: the other way round
+    uint64_t a;
+    uint8_t arg_a, arg_b;
+    uint8_t manual;           // bit 0: in a MANUAL scope; bits 1-2: PtoSimRace.manual's nesting bits
 };
 
 // What the checker keeps of a checked task until it is done and its candidates are judged.
 struct RaceDetail {
+    std::vector<RaceArg> args;    // its tensor arguments
     std::vector<RaceTouch> touch;
     std::unique_ptr<RaceBytes> bytes;
-    std::vector<uint32_t> cands;  // indices into RaceState::cands
-    uint32_t pending = 0;         // candidates not yet judged
+    std::vector<RaceCand> cands;  // earlier tasks this one may race with (not judged yet)
+    uint32_t refs = 0;            // candidates of later tasks naming this one, not judged yet
 };
 
 struct RaceState {
     int mode = 0;
+    bool ended = false;
     std::vector<RaceScope> scopes;        // open scopes, outermost (the orchestration) first
     std::vector<int32_t> site, func;      // per submission number
     std::vector<uint16_t> depth;          // scope depth at submission
     std::vector<uint8_t> done;            // per submission number: completed
+    std::vector<uint64_t> done_at;        // per submission number: how many submissions there were when it
+                                          // completed (UINT64_MAX: not yet)
     std::vector<uint64_t> pred_off{0};    // producers of seq s: preds[pred_off[s] .. pred_off[s+1])
     std::vector<uint64_t> preds;
     std::vector<uint32_t> stamp;          // DFS marks per submission number
     uint32_t cur_stamp = 0;
+    std::vector<uint64_t> dfs;            // race_reaches' stack
+    std::vector<uint64_t> ord_stamp;      // per submission: the submission whose ordering verdict ...
+    std::vector<uint8_t> ord_val;         // ... is cached here (race_submit)
     std::vector<RaceAccess> pool;         // the declared accesses of checked tasks still needed
     std::vector<uint32_t> free_ids;       // slots of pool no longer needed
-    std::unordered_map<uint64_t, RaceBuffer> bufs;      // buffer address -> its live accesses
-    std::unordered_map<uint64_t, RaceDetail> detail;    // checked tasks not yet forgotten
-    std::vector<RaceCand> cands;
+    std::unordered_map<uint64_t, RaceBuffer> bufs;        // buffer address -> its live accesses
+    std::vector<std::unique_ptr<RaceDetail>> detail;      // per submission: a checked task not yet forgotten
+    std::vector<uint64_t> with_cands;     // checked tasks that were given candidates
     std::vector<PtoSimRace> races;
     uint64_t found = 0;
     std::set<std::pair<uint64_t, uint64_t>> reported;  // task pairs already reported
@@ -138,7 +162,8 @@ bool race_reaches(RaceState& s, uint64_t from, uint64_t to) {
         std::fill(s.stamp.begin(), s.stamp.end(), 0);
         s.cur_stamp = 1;
     }
-    std::vector<uint64_t> stack{to};
+    std::vector<uint64_t>& stack = s.dfs;
+    stack.assign(1, to);
     while (!stack.empty()) {
         uint64_t x = stack.back();
         stack.pop_back();
@@ -154,7 +179,16 @@ bool race_reaches(RaceState& s, uint64_t from, uint64_t to) {
 }
 
 // Is submission `a` ordered before submission `b` (> a)?  Done when b was submitted, or a path.
-bool race_ordered(RaceState& s, uint64_t a, uint64_t b) { return s.done[a] || race_reaches(s, a, b); }
+// Verdicts are cached for the submission being made (b = the newest one).
+bool race_ordered(RaceState& s, uint64_t a, uint64_t b) {
+    if (s.done[a]) return true;
+    const uint64_t key = b + 1;
+    if (s.ord_stamp[a] == key) return s.ord_val[a] != 0;
+    const bool v = race_reaches(s, a, b);
+    s.ord_stamp[a] = key;
+    s.ord_val[a] = v;
+    return v;
+}
 
 // Is submission `seq` (just submitted) in a checked scope?
 bool race_checked_now(const RaceState& s) { return s.mode && s.scopes.back().checked; }
@@ -220,41 +254,109 @@ void race_push(RaceState& s, PtoSimRace& x) {
     if (s.races.size() < kMaxRaces) s.races.push_back(x);
 }
 
-// Candidate c, both tasks done: report a conflict of their touched bytes inside [c.lo, c.hi).
-void race_judge(RaceState& s, const RaceCand& c) {
-    auto ia = s.detail.find(c.a), ib = s.detail.find(c.b);
-    if (ia == s.detail.end() || ib == s.detail.end()) return;
-    const RaceBytes &A = *race_bytes(ia->second), &B = *race_bytes(ib->second);
-    // (earlier side, later side, kind): RAW 0, WAR 1, WAW 2; two atomic adds do not race
-    const struct { const RaceSpans *x, *y; int kind; } tests[] = {
-        {&A.wr, &B.rd, 0}, {&A.at, &B.rd, 0}, {&A.rd, &B.wr, 1}, {&A.rd, &B.at, 1},
-        {&A.wr, &B.wr, 2}, {&A.wr, &B.at, 2}, {&A.at, &B.wr, 2}};
-    for (const auto& t : tests) {
-        uint64_t lo, hi;
-        if (!race_meet(*t.x, *t.y, c.lo, c.hi, &lo, &hi)) continue;
-        if (!race_once(s, c.a, c.b)) return;
-        const uint64_t es = std::max<uint64_t>(get_element_size(c.dtype), 1);
-        PtoSimRace x;
-        memset(&x, 0, sizeof x);
-        x.seq_a = c.a;
-        x.seq_b = c.b;
-        x.site_a = s.site[c.a];
-        x.site_b = s.site[c.b];
-        x.func_a = s.func[c.a];
-        x.func_b = s.func[c.b];
-        x.arg_a = c.arg_a;
-        x.arg_b = c.arg_b;
-        x.kind = t.kind;
-        x.manual = (c.manual ? 1 : 0) | c.nested << 1;
-        x.buffer = c.buffer;
-        x.lo = (lo - c.buffer) / es;
-        x.hi = (hi - c.buffer + es - 1) / es;
-        x.dtype = (uint32_t)c.dtype;
-        x.untracked = c.untracked ? 1 : 0;
-        x.block_a = x.block_b = -1;
-        race_push(s, x);
-        return;
+// The first byte range x and y both touch, or false.  Two records of rows with one stride (the
+// tiles of one tensor) are compared as rectangles; anything else through the merged spans of
+// the two tasks (race_bytes, built once per task).
+bool race_rows_meet(const RaceTouch& x, const RaceTouch& y, uint64_t* a, uint64_t* e, bool* exact) {
+    const uint64_t xe = x.a + (uint64_t)(x.rows - 1) * x.stride + x.len, ye = y.a + (uint64_t)(y.rows - 1) * y.stride + y.len;
+    *exact = true;
+    if (xe <= y.a || ye <= x.a) return false;                 // bounding spans apart
+    if (x.rows == 1 && y.rows == 1) {
+        *a = std::max(x.a, y.a);
+        *e = std::min(xe, ye);
+        return true;
     }
+    const uint64_t st = x.rows > 1 ? x.stride : y.stride;
+    if ((x.rows > 1 && x.stride != st) || (y.rows > 1 && y.stride != st) || x.len > st || y.len > st) {
+        *exact = false;
+        return false;
+    }
+    const uint64_t base = std::min(x.a, y.a);
+    const uint64_t xr = (x.a - base) / st, xc = (x.a - base) % st, yr = (y.a - base) / st, yc = (y.a - base) % st;
+    if (xc + x.len > st || yc + y.len > st) {                 // a row wraps: no rectangle
+        *exact = false;
+        return false;
+    }
+    const uint64_t r0 = std::max(xr, yr), r1 = std::min(xr + x.rows, yr + y.rows);
+    const uint64_t c0 = std::max(xc, yc), c1 = std::min(xc + x.len, yc + y.len);
+    if (r0 >= r1 || c0 >= c1) return false;
+    *a = base + r0 * st + c0;
+    *e = base + r0 * st + c1;
+    return true;
+}
+
+// (earlier side's kind, later side's kind) -> RAW 0, WAR 1, WAW 2, or -1: no conflict (two
+// reads, two atomic adds).
+int race_kind(uint8_t ka, uint8_t kb) {
+    if ((ka == 0 && kb == 0) || (ka == 2 && kb == 2)) return -1;
+    return ka == 0 ? 1 : kb == 0 ? 0 : 2;
+}
+
+// Candidate c of task b, both done: report a conflict of their touched bytes inside the bytes
+// both arguments declared.
+void race_judge(RaceState& s, uint64_t b, const RaceCand& c) {
+    RaceDetail* da = s.detail[c.a].get();
+    RaceDetail* db = s.detail[b].get();
+    if (!da || !db || c.arg_a >= da->args.size() || c.arg_b >= db->args.size()) return;
+    const RaceArg &ga = da->args[c.arg_a], &gb = db->args[c.arg_b];
+    const uint64_t clo = std::max(ga.lo, gb.lo), chi = std::min(ga.hi, gb.hi);   // the bytes both declared
+    int kind = -1;
+    uint64_t lo = 0, hi = 0;
+    bool slow = false;
+    auto inside = [clo, chi](const RaceTouch& t) {   // the record's bounding span meets [clo, chi)
+        return t.a < chi && t.a + (uint64_t)(t.rows - 1) * t.stride + t.len > clo;
+    };
+    for (const RaceTouch& x : da->touch) {
+        if (!inside(x)) continue;
+        for (const RaceTouch& y : db->touch) {
+            const int k = race_kind(x.kind, y.kind);
+            if (k < 0 || !inside(y)) continue;
+            uint64_t ma, me;
+            bool exact;
+            if (race_rows_meet(x, y, &ma, &me, &exact)) {
+                if (ma >= clo && me <= chi) {
+                    if (kind < 0 || ma < lo) kind = k, lo = ma, hi = me;
+                } else {
+                    slow = true;   // the meeting bytes found are outside this candidate's range
+                }
+            } else if (!exact) {
+                slow = true;
+            }
+        }
+    }
+    if (kind < 0 && slow) {   // expanded spans, restricted to [clo, chi)
+        const RaceBytes &A = *race_bytes(*da), &B = *race_bytes(*db);
+        const struct { const RaceSpans *x, *y; int kind; } tests[] = {
+            {&A.wr, &B.rd, 0}, {&A.at, &B.rd, 0}, {&A.rd, &B.wr, 1}, {&A.rd, &B.at, 1},
+            {&A.wr, &B.wr, 2}, {&A.wr, &B.at, 2}, {&A.at, &B.wr, 2}};
+        for (const auto& t : tests) {
+            uint64_t ma, me;
+            if (race_meet(*t.x, *t.y, clo, chi, &ma, &me) && (kind < 0 || ma < lo)) kind = t.kind, lo = ma, hi = me;
+        }
+    }
+    if (kind < 0) return;
+    // a conflict: a race unless a was done when b was submitted, or a path of edges leads to b
+    if (s.done_at[c.a] <= b || race_reaches(s, c.a, b) || !race_once(s, c.a, b)) return;
+    const uint64_t es = std::max<uint64_t>(get_element_size(gb.dtype), 1);
+    PtoSimRace x;
+    memset(&x, 0, sizeof x);
+    x.seq_a = c.a;
+    x.seq_b = b;
+    x.site_a = s.site[c.a];
+    x.site_b = s.site[b];
+    x.func_a = s.func[c.a];
+    x.func_b = s.func[b];
+    x.arg_a = c.arg_a;
+    x.arg_b = c.arg_b;
+    x.kind = kind;
+    x.manual = c.manual;
+    x.buffer = gb.buffer;
+    x.lo = (lo - gb.buffer) / es;
+    x.hi = (hi - gb.buffer + es - 1) / es;
+    x.dtype = (uint32_t)gb.dtype;
+    x.untracked = (ga.untracked || gb.untracked) ? 1 : 0;
+    x.block_a = x.block_b = -1;
+    race_push(s, x);
 }
 
 // The blocks of SPMD task `seq` are done: two blocks whose accesses overlap, at least one
@@ -315,35 +417,47 @@ void race_check_blocks(RaceState& s, uint64_t seq, const std::vector<RaceTouch>&
     }
 }
 
-// Forget a done task once its candidates are judged.
+// Forget a done task once nothing more is to be judged about it.
 void race_forget(RaceState& s, uint64_t seq) {
-    auto it = s.detail.find(seq);
-    if (it != s.detail.end() && s.done[seq] && it->second.pending == 0) s.detail.erase(it);
+    RaceDetail* d = s.detail[seq].get();
+    if (d && s.done[seq] && d->refs == 0 && d->cands.empty()) s.detail[seq].reset();
+}
+
+// Judge the candidates of task b whose earlier task is done (all of them at the end of the run).
+void race_judge_ready(RaceState& s, uint64_t b) {
+    RaceDetail* d = s.detail[b].get();
+    if (!d) return;
+    size_t w = 0;
+    for (size_t i = 0; i < d->cands.size(); ++i) {
+        const RaceCand& c = d->cands[i];
+        if (!s.done[c.a]) {
+            d->cands[w++] = c;
+            continue;
+        }
+        race_judge(s, b, c);
+        if (RaceDetail* da = s.detail[c.a].get()) {
+            --da->refs;
+            race_forget(s, c.a);
+        }
+    }
+    d->cands.resize(w);
+    race_forget(s, b);
 }
 
 // Task `seq` completed (ran, or was skipped): `touch` is what its blocks touched (moved from the
-// task).  Compares its blocks (SPMD), then judges its candidates whose other task is done.
+// task).  Compares its blocks (SPMD), then judges its candidates whose earlier task is done; the
+// others are judged at the end of the run.
 void race_task_done(RaceState& s, uint64_t seq, std::vector<RaceTouch>& touch, int32_t block_num,
                     const std::vector<ChipTensor>& args, const uint8_t* kinds, bool manual) {
     if (!s.mode || seq >= s.done.size()) return;
     s.done[seq] = 1;
-    auto it = s.detail.find(seq);
-    if (it == s.detail.end()) return;
-    RaceDetail& d = it->second;
-    d.touch.swap(touch);
+    s.done_at[seq] = s.site.size();
+    RaceDetail* d = s.detail[seq].get();
+    if (!d) return;
+    d->touch.swap(touch);
     touch.clear();
-    if (block_num > 1) race_check_blocks(s, seq, d.touch, args, kinds, manual);
-    const std::vector<uint32_t> cands = d.cands;
-    for (uint32_t ci : cands) {
-        const RaceCand& c = s.cands[ci];
-        const uint64_t other = c.a == seq ? c.b : c.a;
-        if (!s.done[other]) continue;
-        race_judge(s, c);
-        --s.detail[c.a].pending;
-        --s.detail[c.b].pending;
-        race_forget(s, other);
-    }
-    race_forget(s, seq);
+    if (block_num > 1) race_check_blocks(s, seq, d->touch, args, kinds, manual);
+    race_judge_ready(s, seq);
 }
 
 // ---------------------------------------------------------------------------
@@ -384,7 +498,11 @@ void race_submit(RaceState& s, uint64_t seq, int32_t site, int32_t func, const s
         s.func.resize(seq + 1, -1);
         s.depth.resize(seq + 1, 0);
         s.done.resize(seq + 1, 0);
+        s.done_at.resize(seq + 1, UINT64_MAX);
         s.stamp.resize(seq + 1, 0);
+        s.ord_stamp.resize(seq + 1, 0);
+        s.ord_val.resize(seq + 1, 0);
+        s.detail.resize(seq + 1);
         s.pred_off.resize(seq + 2, s.pred_off.back());
     }
     s.site[seq] = site;
@@ -394,16 +512,17 @@ void race_submit(RaceState& s, uint64_t seq, int32_t site, int32_t func, const s
     s.pred_off[seq + 1] = s.preds.size();
     const RaceScope& sc = s.scopes.back();
     if (!sc.checked) return;
-    RaceDetail& det = s.detail[seq];
+    s.detail[seq].reset(new RaceDetail());
+    RaceDetail& det = *s.detail[seq];
     nt = std::min<uint32_t>(nt, CORE_MAX_TENSOR_ARGS);
-    std::vector<std::pair<uint64_t, bool>> order;  // this submission's ordering verdicts
-    auto ordered = [&](uint64_t e) {
-        for (auto& o : order)
-            if (o.first == e) return o.second;
-        const bool v = race_ordered(s, e, seq);
-        order.emplace_back(e, v);
-        return v;
+    auto ordered = [&](uint64_t e) { return race_ordered(s, e, seq); };
+    auto direct = [&](uint64_t e) {   // done, or a producer of this task: cheap verdicts
+        if (s.done[e]) return true;
+        for (uint64_t i = s.pred_off[seq]; i < s.pred_off[seq + 1]; ++i)
+            if (s.preds[i] == e) return true;
+        return false;
     };
+    std::vector<uint32_t> stack;
     RaceAccess acc[CORE_MAX_TENSOR_ARGS];
     for (uint32_t i = 0; i < nt; ++i) {
         const ChipTensor& t = tensors[i];
@@ -416,13 +535,14 @@ void race_submit(RaceState& s, uint64_t seq, int32_t site, int32_t func, const s
                   (k == PTO2ArgKind::NO_DEP && !(i < 32 && (nodep_read_only >> i & 1)));
         a.untracked = k == PTO2ArgKind::NO_DEP || t.manual_dep;
         a.reg = region_of(t, seq);
+        a.nested = coords_of(a.reg, a.coords);
         const uint64_t es = t.element_size();
-        a.lo = t.buffer.addr + a.reg.start * es;
-        a.hi = t.buffer.addr + a.reg.end * es;
+        det.args.push_back(RaceArg{t.buffer.addr, t.buffer.addr + a.reg.start * es, t.buffer.addr + a.reg.end * es,
+                                   t.dtype, a.untracked});
         auto it = s.bufs.find(t.buffer.addr);
         if (it == s.bufs.end()) continue;
         // e (and what it covers, all ordered before it) against a
-        std::vector<uint32_t> stack;
+        stack.clear();
         auto visit = [&](std::vector<uint32_t>& v) {
             size_t w = 0;
             for (size_t j = 0; j < v.size(); ++j) {
@@ -441,28 +561,15 @@ void race_submit(RaceState& s, uint64_t seq, int32_t site, int32_t func, const s
             const uint32_t ei = stack.back();
             stack.pop_back();
             const RaceAccess& e = s.pool[ei];
-            if (e.seq == seq || !overlaps(a.reg, e.reg) || ordered(e.seq)) continue;
+            // the order of the pair is asked here only to prune what e covers; a candidate's order is
+            // judged when its touched bytes conflict
+            if (e.seq == seq || !race_overlaps(a, e) || direct(e.seq) || (!e.covered.empty() && ordered(e.seq)))
+                continue;
             if (e.write || a.write) {
-                RaceCand c;
-                c.a = e.seq;
-                c.b = seq;
-                c.arg_a = e.arg;
-                c.arg_b = i;
-                c.buffer = t.buffer.addr;
-                c.lo = std::max(a.lo, e.lo);
-                c.hi = std::min(a.hi, e.hi);
-                c.dtype = t.dtype;
-                c.untracked = e.untracked || a.untracked;
-                c.manual = sc.manual;
-                c.nested = s.depth[e.seq] < s.depth[seq] ? 1 : s.depth[e.seq] > s.depth[seq] ? 2 : 0;
-                if (c.lo < c.hi) {
-                    const uint32_t ci = (uint32_t)s.cands.size();
-                    s.cands.push_back(c);
-                    s.detail[e.seq].cands.push_back(ci);
-                    ++s.detail[e.seq].pending;
-                    det.cands.push_back(ci);
-                    ++det.pending;
-                }
+                const int nest = s.depth[e.seq] < s.depth[seq] ? 1 : s.depth[e.seq] > s.depth[seq] ? 2 : 0;
+                if (det.cands.empty()) s.with_cands.push_back(seq);
+                det.cands.push_back(RaceCand{e.seq, (uint8_t)e.arg, (uint8_t)i, (uint8_t)((sc.manual ? 1 : 0) | nest << 1)});
+                ++s.detail[e.seq]->refs;
             }
             for (uint32_t ci : e.covered) stack.push_back(ci);
         }
@@ -475,7 +582,7 @@ void race_submit(RaceState& s, uint64_t seq, int32_t site, int32_t func, const s
                 size_t w = 0;
                 for (size_t j = 0; j < v.size(); ++j) {
                     const RaceAccess& e = s.pool[v[j]];
-                    if (e.seq != seq && covers(a.reg, e.reg) && ordered(e.seq)) {
+                    if (e.seq != seq && covers(a.reg, e.reg) && direct(e.seq)) {
                         if (s.done[e.seq]) race_free(s, v[j]);
                         else a.covered.push_back(v[j]);
                     } else {
@@ -493,8 +600,13 @@ void race_submit(RaceState& s, uint64_t seq, int32_t site, int32_t func, const s
     }
 }
 
-// The run is over: the reports in submission order (they were found as tasks completed).
+// The run is over: judge what is left, then the reports in submission order (they were found as
+// tasks completed).  Once per run.
 void race_end_run(RaceState& s) {
+    if (s.ended) return;
+    s.ended = true;
+    for (uint64_t b : s.with_cands)
+        if (b < s.done.size() && s.done[b]) race_judge_ready(s, b);
     std::sort(s.races.begin(), s.races.end(), [](const PtoSimRace& x, const PtoSimRace& y) {
         return x.seq_a != y.seq_a ? x.seq_a < y.seq_a : x.seq_b != y.seq_b ? x.seq_b < y.seq_b : x.block_a < y.block_a;
     });
