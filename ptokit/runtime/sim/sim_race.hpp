@@ -14,19 +14,24 @@
 //   each submission of a checked task (mode 1: in a MANUAL scope or a scope nested in one; mode
 //   2: every task), each tensor arg is compared with the declared accesses of the earlier
 //   checked tasks to the same buffer that have not completed -- across scopes, so the tasks of
-//   a scope nested in a MANUAL scope meet the outer scope's.  An overlap, one side writing, with
-//   no ordering, makes the pair a candidate.
+//   a scope nested in a MANUAL scope meet the outer scope's.  An overlap, one side writing, not
+//   ordered by a done task or a direct edge, makes the pair a candidate (16 bytes, kept by the
+//   later task).
 // * The verdict: what the kernels really touched.  The tile library reports every global access
 //   (pto_cpu_note_gm_rows: rows of bytes, kind read / write / atomic add); the core keeps them per
-//   block, the task when the block is done.  When both tasks of a candidate have completed, their
-//   accesses are expanded into merged interval sets (once per task, only for tasks in a
-//   candidate) and compared inside the candidate's declared overlap; a conflict is reported.  A
-//   task's records are freed once it is done and its candidates are judged.  The blocks of one
-//   SPMD task run concurrently and are compared with each other the same way.
-// * A declared write that covers an earlier access of a task ordered before it replaces that
-//   access in the per-buffer lists (a chain costs one path query per task) and keeps it beneath
-//   it: a later task not ordered after the write is also compared with the accesses the write
-//   covers (a task ordered after the write is ordered after them too, so a chain stays cheap).
+//   block, the task when the block is done.  When both tasks of a candidate are done, their
+//   records are compared inside the bytes both arguments declared (rows of one stride as
+//   rectangles, anything else through merged spans built once per task); only a conflict asks
+//   for a path of edges, and a conflict without one is reported.  A task's records are freed
+//   once it is done and nothing more is to be judged about it.  The blocks of one SPMD task run
+//   concurrently and are compared with each other the same way.
+// * A declared write that covers an earlier access of a task done or a direct producer of it
+//   replaces that access in the per-buffer lists (a chain costs one scan step per task) and
+//   keeps it beneath it: a later task not ordered after the write is also compared with the
+//   accesses the write covers.
+// Cost: one scan step per live overlapping declared access at submission and one record
+// comparison per candidate, so a program whose tasks all declare one whole tensor pays per pair
+// of its unordered live tasks (bench/run.py, race_pipeline_* rows).
 // Knows nothing about rings or threads: sim_orchestration.hpp and sim_scheduler.hpp call it
 // with the device lock held.
 #pragma once
