@@ -143,3 +143,45 @@ class RacyPipeline:
                     scratch = self.stage1(x, scratch, row, col)
                     out = self.stage2(scratch, out, row, col)
         return out
+
+
+@pl.program
+class Touches:
+    """What the checker records besides tiles, in a MANUAL scope without deps=: `sel` 0: two
+    atomic adds into one tile (no race); 1: a task, an orchestration read of what it wrote, then
+    a reader (the wait orders them: no race); 2: scalar writes of two different elements of one
+    tensor (no race); 3: scalar writes of the same element (a race)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def acc(self, x: pl.Tensor[[64, 64], pl.FP32], y: pl.InOut[pl.Tensor[[64, 64], pl.FP32]]):
+        y = pl.store(pl.load(x, [0, 0], [64, 64]), [0, 0], y, atomic=pl.AtomicType.Add)
+        return y
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def inc(self, x: pl.Tensor[[64, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = pl.store(pl.adds(pl.load(x, [0, 0], [64, 64]), 1.0), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def poke(self, y: pl.InOut[pl.Tensor[[64, 64], pl.FP32]], i: pl.Scalar[pl.INDEX]):
+        pl.write(y, [0, i], 7.0)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 64], pl.FP32], t: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+             y: pl.InOut[pl.Tensor[[64, 64], pl.FP32]], sel: pl.Scalar[pl.INT32]):
+        with pl.manual_scope():
+            if sel == 0:
+                y = self.acc(x, y)
+                y = self.acc(x, y)
+            if sel == 1:
+                t = self.inc(x, t)
+                v = pl.read(t, [0, 0])
+                y = self.inc(t, y)
+            if sel == 2:
+                y = self.poke(y, 0)
+                y = self.poke(y, 1)
+            if sel == 3:
+                y = self.poke(y, 5)
+                y = self.poke(y, 5)
+        return y

@@ -96,3 +96,27 @@ def test_nested_scope_in_a_manual_scope_is_checked(runtime, tmp_path_factory):
     c(x, t, y, 1)                          # with deps=: clean, right numbers
     np.testing.assert_allclose(y, x + 2, rtol=1e-6)
     assert c.last_result.races == []
+
+
+def test_atomic_adds_host_waits_and_scalar_accesses(runtime, tmp_path_factory):
+    c = compiled(P.Touches, runtime, tmp_path_factory)
+    x = RNG.standard_normal((64, 64)).astype(np.float32)
+
+    def run(sel):
+        t, y = np.zeros_like(x), np.zeros_like(x)
+        c(x, t, y, sel)
+        return t, y, c.last_result
+
+    _, y, res = run(0)                      # two atomic adds into one tile do not race
+    np.testing.assert_allclose(y, 2 * x, rtol=1e-6)
+    assert res.races == []
+    t, y, res = run(1)                      # pl.read waited for the writer: the reader is ordered
+    np.testing.assert_allclose(y, x + 2, rtol=1e-6)
+    assert res.races == []
+    _, y, res = run(2)                      # different elements of one tensor
+    assert (y[0, 0], y[0, 1]) == (7.0, 7.0) and res.races == []
+    with pytest.raises(RaceError) as info:  # the same element
+        run(3)
+    race, = info.value.races
+    assert (race.kind, race.seq_a, race.seq_b, race.lo, race.hi) == ("WAW", 0, 1, 5, 6)
+    assert "writes tensor 'y' elements [5, 6) (bytes [20, 24))" in str(info.value)
