@@ -547,7 +547,8 @@ def race_records(races, found: int, names: dict, tensors) -> "RaceList":
         out.append(Race(seq_a=int(x.seq_a), seq_b=int(x.seq_b), site_a=int(x.site_a), site_b=int(x.site_b),
                         kernel_a=names.get(int(x.func_a), f"func_{x.func_a}"),
                         kernel_b=names.get(int(x.func_b), f"func_{x.func_b}"), arg_a=int(x.arg_a),
-                        arg_b=int(x.arg_b), kind=("RAW", "WAR", "WAW")[x.kind], manual=bool(x.manual),
+                        arg_b=int(x.arg_b), kind=("RAW", "WAR", "WAW")[x.kind], manual=bool(x.manual & 1),
+                        nested=("", "b", "a")[(x.manual >> 1) & 3 if (x.manual >> 1) & 3 < 3 else 0],
                         buffer=int(x.buffer), lo=int(x.lo), hi=int(x.hi), dtype=int(x.dtype),
                         untracked=bool(x.untracked), orch_arg=args.get(int(x.buffer)), block_a=int(x.block_a),
                         block_b=int(x.block_b)))

@@ -218,14 +218,41 @@ extern "C" __attribute__((visibility("default"))) void pto_cpu_check_gm_write(co
     }
 }
 
-// The race checker's record of a dense access by a block of an SPMD task it compares.
-extern "C" __attribute__((visibility("default"))) void pto_cpu_note_gm_span(const char* instr, const void* p,
-                                                                            uint64_t bytes, int dense) {
+// The race checker's record of what a block of a checked task touched (pto_cpu_note_gm_rows).
+// A span that continues, repeats or extends the core's last record (same kind) is folded into it:
+// consecutive scalar accesses become one span, evenly spaced ones one record of rows.
+extern "C" __attribute__((visibility("default"))) int pto_cpu_note_gm_rows(const char* instr, const void* p,
+                                                                          uint64_t len, uint64_t stride,
+                                                                          uint64_t rows, int kind) {
+    (void)instr;
     Core* c = t_core;
-    if (!c || !dense || !c->cur.task || !c->cur.task->race_spmd) return;
-    const bool write = instr && (strcmp(instr, "TSTORE") == 0 || strcmp(instr, "STORE_SCALAR") == 0);
+    if (!c || !c->cur.task || !c->cur.task->race_touch) return 0;
+    if (!len || !rows) return 1;
     const uint64_t a = (uint64_t)(uintptr_t)p;
-    c->spans.push_back(RaceSpan{a, a + bytes, 0, write});
+    const uint8_t k = (uint8_t)(kind >= 0 && kind <= 2 ? kind : 1);
+    if (rows > 1 && stride == len) len *= rows, rows = 1;
+    std::vector<RaceTouch>& v = c->touch;
+    if (!v.empty() && rows == 1 && v.back().kind == k) {
+        RaceTouch& l = v.back();
+        if (l.rows == 1) {
+            if (l.a + l.len == a) {                                   // continues it
+                l.len += len;
+                l.stride = l.len;
+                return 1;
+            }
+            if (a >= l.a && a + len <= l.a + l.len) return 1;          // inside it
+            if (len == l.len && a > l.a) {                            // a second row
+                l.stride = a - l.a;
+                l.rows = 2;
+                return 1;
+            }
+        } else if (len == l.len && a == l.a + l.rows * l.stride && l.rows < UINT32_MAX) {   // the next row
+            ++l.rows;
+            return 1;
+        }
+    }
+    v.push_back(RaceTouch{a, rows > 1 ? stride : len, len, (uint32_t)std::min<uint64_t>(rows, UINT32_MAX), k, 0});
+    return 1;
 }
 
 namespace {
@@ -463,6 +490,7 @@ extern "C" __attribute__((visibility("default"))) uint64_t ptosim_result_dump_da
 extern "C" __attribute__((visibility("default"))) uint64_t ptosim_result_races(void* result, PtoSimRace* out, uint64_t cap) {
     Run* r = static_cast<Run*>(result);
     if (!r) return 0;
+    race_end_run(r->race);
     uint64_t n = std::min<uint64_t>(cap, r->race.races.size());
     if (out && n) memcpy(out, r->race.races.data(), n * sizeof(PtoSimRace));
     return r->race.found;

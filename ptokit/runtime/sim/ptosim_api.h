@@ -97,21 +97,22 @@ typedef struct PtoSimDump {
     char name[64];             // the arg's name (CoreTaskArgs::set_arg_names), or empty
 } PtoSimDump;
 
-// A data race the checker found (cfg.race_check): two tasks of one scope whose tensor args
-// overlap, at least one writing, with no path of dependency edges between them -- or two
-// blocks of one SPMD task whose dense global-memory accesses overlap, one writing.
+// A data race the checker found (cfg.race_check): two tasks that touched overlapping
+// global-memory bytes, at least one writing (two atomic adds do not race), with no path of
+// dependency edges between them -- or two blocks of one SPMD task that did.
 typedef struct PtoSimRace {
     uint64_t seq_a, seq_b;     // the earlier and the later submission
     int32_t site_a, site_b;    // CoreTaskArgs::set_site of each, or -1
     int32_t func_a, func_b;    // their kernels (the AIC one of a mixed task)
     uint32_t arg_a, arg_b;     // tensor arg index in each task
     int32_t kind;              // 0 RAW (a writes, b reads), 1 WAR (a reads, b writes), 2 WAW
-    int32_t manual;            // 1: inside a MANUAL scope
+    int32_t manual;            // bit 0: inside a MANUAL scope; bit 1: seq_b was submitted in a scope nested
+                               // deeper than seq_a's, bit 2: seq_a in a deeper one
     uint64_t buffer;           // the buffer's address
-    uint64_t lo, hi;           // overlapping elements [lo, hi) from the buffer start (bounding spans)
+    uint64_t lo, hi;           // the first overlapping touched elements [lo, hi) from the buffer start
     uint32_t dtype;            // DataType of the later task's arg
     uint32_t untracked;        // 1: an arg of either task is NO_DEP or a manual_dep tensor
-    int32_t block_a, block_b;  // seq_a == seq_b: two SPMD blocks of one task (its TLOAD/TSTORE spans); else -1
+    int32_t block_a, block_b;  // seq_a == seq_b: two SPMD blocks of one task; else -1
 } PtoSimRace;
 
 // One rank's record on the status board of a distributed run (256 bytes, in shared memory;

@@ -49,6 +49,7 @@ class Race:
     tensor: str = ""     # the DSL name of the tensor (or a description of the buffer)
     block_a: int = -1    # seq_a == seq_b: the two SPMD blocks of that task
     block_b: int = -1
+    nested: str = ""     # "b": task seq_b was submitted in a scope nested in seq_a's, "a": the other way round
 
     def describe(self) -> str:
         """The report of this race (both submissions located, the fix)."""
@@ -69,6 +70,11 @@ class Race:
         if self.untracked:
             head += " (a pl.no_dep argument or a manual_dep tensor is not tracked)"
         lines = [head]
+        if self.nested and self.manual:
+            inner, outer = (self.seq_b, self.seq_a) if self.nested == "b" else (self.seq_a, self.seq_b)
+            lines.append(f"  task {inner} runs in a scope nested in the MANUAL scope that submitted task {outer}: a "
+                         f"scope nested in a MANUAL scope is manual too, so its tasks and the outer scope's are "
+                         f"ordered only by deps=")
         for label, seq, kernel, loc in (("first", self.seq_a, self.kernel_a, self.loc_a),
                                         ("second", self.seq_b, self.kernel_b, self.loc_b)):
             lines.append(f"  {label}: task {seq} (kernel '{kernel}'), submitted at:")

@@ -63,7 +63,7 @@ struct Core {
     GlobalContext gc;
     alignas(64) int64_t args[PTO_ARGS_ARRAY_SIZE];
     ArgRegion regions[CORE_MAX_TENSOR_ARGS];  // of the block running now (GM bounds checks)
-    std::vector<RaceSpan> spans;  // the block's dense GM accesses (race checker, SPMD tasks)
+    std::vector<RaceTouch> touch;  // what the running block touched in GM (race checker, checked tasks)
     JumpCtx jctx;
     // A vector lane's part in the FIFOs of its current mixed-task block (guarded by
     // Device::fifo_mu; see fifo_block_begin and pto_cpu_fifo_lane_joins).

@@ -265,8 +265,8 @@ Task& commit_task(Run* r, Ring& rg, int ringi, const CoreTaskArgs* a, const Subm
     t.tensors.assign(a->tensors_, a->tensors_ + nt);
     for (uint32_t i = 0; i < nt; ++i) t.kinds[i] = (uint8_t)a->kinds_[i];
     memcpy(t.scalars, a->scalars_, sizeof(uint64_t) * ns);
-    t.race_spmd = t.race_manual = false;
-    t.spans.clear();
+    t.race_touch = t.race_manual = false;
+    t.touch.clear();
     t.has_pred = a->predicate_.active;
     t.skipped = false;
     if (t.has_pred) {
@@ -378,7 +378,7 @@ void op_submit(void* rtp, int32_t kind, const int32_t* ids, const CoreTaskArgs* 
             if (Task* pt = lookup(r, p)) pseqs.push_back(pt->seq);
         race_submit(r->race, t.seq, a->site_, t.func[0] >= 0 ? t.func[0] : t.func[1], pseqs, t.tensors.data(), t.kinds,
                     t.ntensors, a->nodep_read_only_);
-        t.race_spmd = t.block_num > 1 && race_checked_now(r->race);
+        t.race_touch = race_checked_now(r->race);
         t.race_manual = r->race.scopes.back().manual;
     }
     ++r->seq;

@@ -31,8 +31,8 @@ struct Task {
     uint64_t heap_begin = 0, heap_len = 0, heap_end = 0, edges_held = 0;
     int64_t t_submit = 0, t_ready = 0;
     uint64_t ready_no = 0;  // order of becoming ready (adversarial schedules)
-    bool race_spmd = false, race_manual = false;  // race checker: compare the blocks' GM spans
-    std::vector<RaceSpan> spans;                  // ... of the blocks done so far
+    bool race_touch = false, race_manual = false;  // race checker: record what the blocks touch
+    std::vector<RaceTouch> touch;                  // ... of the blocks done so far
     uint32_t ntensors = 0, nscalars = 0;
     std::vector<uint64_t> fanout, fanin;
     std::vector<ChipTensor> tensors;

@@ -316,6 +316,10 @@ void dump_task(Run* r, const Task* t) {
 
 void complete_task(Run* r, Task* t) {
     if (r->cfg.dump_args && t->kind != PTO2_TASK_DUMMY && !t->skipped) dump_task(r, t);
+    if (r->race.mode) {   // before a dependent can start (the checker judges what the task touched)
+        race_task_done(r->race, t->seq, t->touch, t->block_num, t->tensors, t->kinds, t->race_manual);
+        std::vector<RaceTouch>().swap(t->touch);
+    }
     t->completed = true;
     ++r->completed;
     for (uint64_t cid : t->fanout) {
@@ -363,7 +367,7 @@ bool run_block(Core* c, Run* r, const Work& w) {
     rec->start_ns = r->rel(start);
     note_progress(r, start);
     volatile bool ok = false;
-    c->spans.clear();
+    c->touch.clear();
     fifo_block_begin(c, t, w.block_idx);
     if (sigsetjmp(c->jctx.jb, 1) == 0) {
         c->jctx.armed = 1;
@@ -389,18 +393,12 @@ void block_done(Run* r, Core* c, const Work& w, bool ok) {
                                        : fmt("failed: %s", c->jctx.msg);
         fail_locked(r, PTO2_ERR_KERNEL_FAULT, fmt("kernel '%s' (func_id %d) %s in task %llu (id 0x%llx), block %d on core %d", kn.c_str(), w.func_id, what.c_str(), (unsigned long long)t->seq, (unsigned long long)t->id, w.block_idx, c->id));
     }
-    if (t->race_spmd && ok) {
-        for (RaceSpan& sp : c->spans) sp.block = w.block_idx;
-        t->spans.insert(t->spans.end(), c->spans.begin(), c->spans.end());
+    if (t->race_touch && ok) {
+        for (RaceTouch& x : c->touch) x.block = w.block_idx;
+        t->touch.insert(t->touch.end(), c->touch.begin(), c->touch.end());
     }
-    if (++t->lanes_done == t->block_num * t->lanes_per_block) {
-        if (t->race_spmd) {
-            race_check_blocks(r->race, t->seq, t->spans, t->tensors, t->kinds, t->race_manual);
-            t->spans.clear();
-            t->spans.shrink_to_fit();
-        }
-        complete_task(r, t);
-    }
+    c->touch.clear();
+    if (++t->lanes_done == t->block_num * t->lanes_per_block) complete_task(r, t);
     if (r->failed) r->done_cv.notify_all();
 }
 

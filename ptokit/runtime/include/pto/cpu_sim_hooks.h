@@ -77,11 +77,16 @@ PTO_CPU_HOOK_DECL int pto_cpu_check_gm(const void* p, uint64_t bytes);
 PTO_CPU_HOOK_DECL void pto_cpu_check_gm_access(const char* instr, const void* origin, const void* p, uint64_t bytes,
                                                uint64_t elem_size);
 /*
- * After a checked access: the span [p, p+bytes) that `instr` read or wrote, and whether it is
- * dense (every byte of it touched: a contiguous tile). The race checker compares the spans of
- * the blocks of one SPMD task; the runtime ignores it unless it asked for them.
+ * After a checked global access (TLOAD, TSTORE, LOAD_SCALAR, STORE_SCALAR, MGATHER, MSCATTER,
+ * TPREFETCH_ASYNC, both sides of TPUT / TGET): the bytes `instr` really touched, as `rows` spans
+ * of `len` bytes, the first at p, each `stride` bytes after the previous (rows 1: one span).
+ * kind: PTO_CPU_TOUCH_READ, _WRITE or _ATOMIC (an atomic add). The race checker compares what
+ * tasks touched. Returns 0 when the runtime does not record the running task (the caller may
+ * then skip the rest of an access it reports in pieces), 1 otherwise.
  */
-PTO_CPU_HOOK_DECL void pto_cpu_note_gm_span(const char* instr, const void* p, uint64_t bytes, int dense);
+enum { PTO_CPU_TOUCH_READ = 0, PTO_CPU_TOUCH_WRITE = 1, PTO_CPU_TOUCH_ATOMIC = 2 };
+PTO_CPU_HOOK_DECL int pto_cpu_note_gm_rows(const char* instr, const void* p, uint64_t len, uint64_t stride,
+                                           uint64_t rows, int kind);
 /*
  * Before a checked write (TSTORE, STORE_SCALAR, MSCATTER, the destination of TPUT/TGET): the
  * span [p, p+bytes) `instr` is about to write. Returns when the bytes may be written; fails the

@@ -123,7 +123,7 @@ inline void copy_global(const char* instr, GD& dst, GS& src, TileData& staging, 
                    (long long)vs.cols, (long long)vd.rows, (long long)vd.cols);
     const int rows = (int)vs.rows, cols = (int)vs.cols;
     const bool src_win = cpu::check_region(instr, src, vs, rows, cols);
-    const bool dst_win = cpu::check_region(instr, dst, vd, rows, cols, true);
+    const bool dst_win = cpu::check_region(instr, dst, vd, rows, cols, true, atomic);
     T* row = (T*)cpu::scratch(0, sizeof(T) * (size_t)(cols > 0 ? cols : 1));
     for (int r = 0; r < rows; ++r) {
         cpu::gm_read_row(instr, src, vs, r, cols, row, src_win);

@@ -78,19 +78,28 @@ inline PtoCpuCore* core() {
     abort();
 }
 
+// The race checker's record of an access (pto_cpu_note_gm_rows): `rows` spans of `len` bytes,
+// `stride` apart, read / written / atomically added (PTO_CPU_TOUCH_*). 0: the running task is not
+// recorded (nothing more to report about this access).
+inline int note_touch(const char* instr, const void* p, uint64_t len, uint64_t stride, uint64_t rows, int kind) {
+    if (auto note = PTO_CPU_HOOK(pto_cpu_note_gm_rows)) return note(instr, p, len, stride, rows, kind);
+    return 0;
+}
+
 // [p, p+bytes) must lie in the tensor argument `origin` names (pto_cpu_check_gm_access), or, with
 // a runtime that only has the older hook, in a live GM buffer (checked only when the simulator
 // provides a hook).
 // `write`: the access writes the span (pto_cpu_check_gm_write may refuse it: an input read in place).
+// `note`: report the span as touched (note_touch); a caller that touches only part of it reports
+// the parts itself.
 inline void check_gm(const char* instr, const void* origin, const void* p, uint64_t bytes, uint64_t elem_size,
-                     int rows, int cols, bool write = false) {
+                     int rows, int cols, bool write = false, bool note = true) {
     if (!bytes) return;
     if (write)
         if (auto w = PTO_CPU_HOOK(pto_cpu_check_gm_write)) w(instr, p, bytes);
     if (auto access = PTO_CPU_HOOK(pto_cpu_check_gm_access)) {
         access(instr, origin, p, bytes, elem_size);
-        if (auto note = PTO_CPU_HOOK(pto_cpu_note_gm_span))   // the race checker's SPMD spans
-            note(instr, p, bytes, (uint64_t)rows * (uint64_t)cols * elem_size == bytes);
+        if (note) note_touch(instr, p, bytes, bytes, 1, write ? PTO_CPU_TOUCH_WRITE : PTO_CPU_TOUCH_READ);
         return;
     }
     auto hook = PTO_CPU_HOOK(pto_cpu_check_gm);

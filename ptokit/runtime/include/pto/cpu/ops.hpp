@@ -64,12 +64,41 @@ struct GmView : GmLayoutView<GT::layout> {
     explicit GmView(const GT& g) : GmLayoutView<GT::layout>(g.shape_.shape, g.stride_.stride) {}
 };
 
+// The race checker's record of the bytes a vr x vc region of view v really touches (note_touch):
+// one record of rows when the view is 2-D with unit steps along a row (or a column), else the
+// contiguous runs of each row.
+template <Layout L>
+inline void note_region(const char* instr, const void* data, const GmLayoutView<L>& v, uint64_t elem, int vr, int vc,
+                        int kind) {
+    const uint8_t* base = (const uint8_t*)data;
+    if (linear_layout(L) && v.flat && v.st[4] == 1 && v.st[3] >= 0) {   // rows of vc elements
+        note_touch(instr, base + v.offset(0, 0) * (int64_t)elem, (uint64_t)vc * elem, (uint64_t)v.st[3] * elem,
+                   (uint64_t)vr, kind);
+        return;
+    }
+    if (linear_layout(L) && v.flat && v.st[3] == 1 && v.st[4] >= 0) {   // columns of vr elements
+        note_touch(instr, base + v.offset(0, 0) * (int64_t)elem, (uint64_t)vr * elem, (uint64_t)v.st[4] * elem,
+                   (uint64_t)vc, kind);
+        return;
+    }
+    for (int r = 0; r < vr; ++r) {
+        for (int c = 0; c < vc;) {   // one run of consecutive offsets at a time
+            const int64_t o = v.offset(r, c);
+            int n = 1;
+            while (c + n < vc && v.offset(r, c + n) == o + n) ++n;
+            if (!note_touch(instr, base + o * (int64_t)elem, (uint64_t)n * elem, (uint64_t)n * elem, 1, kind)) return;
+            c += n;
+        }
+    }
+}
+
 // check_region's body: `data` the tensor's first element, `elem` its element size (out of line, one
-// copy per layout).
+// copy per layout). Reports the touched bytes to the race checker (note_region); `atomic`: the
+// write is an atomic add.
 template <Layout L>
 __attribute__((noinline)) inline bool check_region_bytes(const char* instr, const void* data, const void* origin,
                                                          const GmLayoutView<L>& v, uint64_t elem, int vr, int vc,
-                                                         bool write) {
+                                                         bool write, bool atomic = false) {
     if (!data) fatal(instr, "global tensor has a null data pointer");
     if (v.rows < vr || v.cols < vc)
         fatal(instr, "global tensor of %lldx%lld is smaller than the tile's valid region %dx%d", (long long)v.rows,
@@ -97,18 +126,21 @@ __attribute__((noinline)) inline bool check_region_bytes(const char* instr, cons
     }
     const uint64_t bytes = (uint64_t)(hi - lo + 1) * elem;
     const void* first = (const uint8_t*)data + lo * (int64_t)elem;
-    if (in_window(instr, first, bytes)) return true;
-    check_gm(instr, origin, first, bytes, elem, vr, vc, write);
-    return false;
+    const bool win = in_window(instr, first, bytes);
+    if (!win) check_gm(instr, origin, first, bytes, elem, vr, vc, write, false);
+    note_region(instr, data, v, elem, vr, vc, write ? (atomic ? PTO_CPU_TOUCH_ATOMIC : PTO_CPU_TOUCH_WRITE)
+                                                       : PTO_CPU_TOUCH_READ);
+    return win;
 }
 
 // Checks the shape covers a vr x vc region; true when the touched span lies in a window (the
 // caller moves the data through window_read / window_write), else checks that it lies in the
 // tensor argument the view derives from (check_gm) and returns false.
 template <typename GT>
-inline bool check_region(const char* instr, const GT& g, const GmView<GT>& v, int vr, int vc, bool write = false) {
+inline bool check_region(const char* instr, const GT& g, const GmView<GT>& v, int vr, int vc, bool write = false,
+                         bool atomic = false) {
     return check_region_bytes<GT::layout>(instr, (const void*)g.data_, g.origin_, v,
-                                          sizeof(typename GT::DType), vr, vc, write);
+                                          sizeof(typename GT::DType), vr, vc, write, atomic);
 }
 
 // Row r (vc elements) of global view g into out[0, vc) as DT; through the window hooks when `win`.
@@ -642,7 +674,7 @@ inline RecordEvent TSTORE(GlobalData& dst, TileData& src) {
     const ST* s = cpu::ptr(src, "TSTORE");
     const int vr = cpu::vrows(src), vc = cpu::vcols(src);
     const cpu::GmView<GlobalData> v(dst);
-    const bool win = cpu::check_region("TSTORE", dst, v, vr, vc, true);
+    const bool win = cpu::check_region("TSTORE", dst, v, vr, vc, true, atomic);
     if (win || atomic) {   // a window (through the comm hooks) or an atomic add: row by row
         for (int r = 0; r < vr; ++r)
             cpu::gm_write_row("TSTORE", dst, v, r, vc, s + cpu::at<TileData>(r, 0), win, atomic);
