@@ -8,14 +8,19 @@ change a single bit of that. The reference below is numpy doing exactly those st
 Cases: f32 (operands used in place), f16 and bf16 (converted to f32 once per call), the
 transposed-layout (ZN Left / NZ Right) tiles, a Right tile whose row is narrower than the widest
 vector block (the operand is packed), odd shapes (1, primes, one past a block), TMATMUL_ACC in
-place and from another Acc tile, TMATMUL_BIAS, TMATMUL_MX (E4M3 x E8M0 scales); each in the AVX2 build and the baseline build
-(-DPTO_CPU_NO_AVX2), which must agree with the reference and so with each other.
+place and from another Acc tile, TMATMUL_BIAS, TMATMUL_MX (E4M3 x E8M0 scales); each in four
+builds (BUILDS: stand-alone with and without the AVX2 copy, through the runtime library's hooks,
+and the plain loops of a kernel without a runtime library), which must all agree with the
+reference and so with each other.
 """
 from __future__ import annotations
 
 import ctypes
+import json
 import platform
 import subprocess
+import sys
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -169,23 +174,52 @@ SHAPES = [
 ]
 
 
+HOOKS = r"""
+#define PTO_CPU_SIM_HOOKS_IMPL 1
+#include "pto/cpu_sim_hooks.h"
+#include "pto/cpu/gemm_hooks.hpp"
+"""
+
+# build -> (extra flags, extra sources): the stand-alone library inlines the blocked code (with the
+# AVX2 copy, and the baseline copy alone); a kernel built for the simulator calls the runtime
+# library's hooks ("hooked": a source defining them, as the simulator's library does) or, with no
+# runtime library, plain loops ("plain")
+BUILDS = {
+    "fast": (("-DPTO_CPU_STANDALONE",), ()),
+    "baseline": (("-DPTO_CPU_STANDALONE", "-DPTO_CPU_NO_AVX2"), ()),
+    "hooked": ((), ("hooks.cpp",)),
+    "plain": ((), ()),
+}
+
+
+# builds whose kernels reach for the simulator's hooks: run in a child process, where no runtime
+# library is loaded (in this one another test may have loaded libptosim, and the kernels' weak
+# hooks would bind to it)
+SIM_BUILDS = ("hooked", "plain")
+STANDALONE_BUILDS = tuple(sorted(set(BUILDS) - set(SIM_BUILDS)))
+
+
+def _load(path):
+    so = ctypes.CDLL(str(path))
+    for name in CASE_SHAPES:
+        getattr(so, name).argtypes = [I, P, P, P, P, P, P, I, I, I]
+    so.mm_mx.argtypes = [I, P, P, P, P, P, I, I, I]
+    return so
+
+
 @pytest.fixture(scope="module")
 def libs(tmp_path_factory):
     d = tmp_path_factory.mktemp("tile_gemm")
     src = d / "gemm_cases.cpp"
     src.write_text(CASES)
-    procs = {tag: compile_cxx([src], d / f"gemm_{tag}.so", opt="-O2",
-                              extra=("-DPTO_CPU_STANDALONE", "-fvect-cost-model=dynamic", *extra))
-             for tag, extra in (("fast", ()), ("baseline", ("-DPTO_CPU_NO_AVX2",)))}
-    out = {}
-    for tag, proc in procs.items():
+    (d / "hooks.cpp").write_text(HOOKS)
+    procs = {tag: compile_cxx([src, *(d / x for x in more)], d / f"gemm_{tag}.so", opt="-O2",
+                              extra=("-fvect-cost-model=dynamic", *extra))
+             for tag, (extra, more) in BUILDS.items()}
+    for proc in procs.values():
         finish(proc)
-        so = ctypes.CDLL(str(d / f"gemm_{tag}.so"))
-        for name in CASE_SHAPES:
-            getattr(so, name).argtypes = [I, P, P, P, P, P, P, I, I, I]
-        so.mm_mx.argtypes = [I, P, P, P, P, P, I, I, I]
-        out[tag] = so
-    out["paths"] = {tag: d / f"gemm_{tag}.so" for tag in ("fast", "baseline")}
+    out = {tag: _load(d / f"gemm_{tag}.so") for tag in STANDALONE_BUILDS}
+    out["paths"] = {tag: d / f"gemm_{tag}.so" for tag in BUILDS}
     return out
 
 
@@ -212,29 +246,24 @@ def _operand(dt, shape):
     return x.astype(dt)
 
 
-@pytest.mark.parametrize("tag", ["fast", "baseline"])
-@pytest.mark.parametrize("name", sorted(CASE_SHAPES))
-@pytest.mark.parametrize("mode", [0, 1, 2, 3])
-def test_matmul_bits_equal_sequential_reference(libs, tag, name, mode):
+def _check_mm(lib, name, mode):
     dt, mm, kk, nn = CASE_SHAPES[name]
     for shape in SHAPES:
         M, K, N = shape(mm, kk, nn)
         a, b, a2, b2 = _operand(dt, (M, K)), _operand(dt, (K, N)), _operand(dt, (M, K)), _operand(dt, (K, N))
         bias = RNG.standard_normal((1, N)).astype(np.float32)
         out = np.full((M, N), np.nan, np.float32)
-        getattr(libs[tag], name)(mode, a.ctypes.data, b.ctypes.data, a2.ctypes.data, b2.ctypes.data,
-                                 bias.ctypes.data, out.ctypes.data, M, K, N)
+        getattr(lib, name)(mode, a.ctypes.data, b.ctypes.data, a2.ctypes.data, b2.ctypes.data, bias.ctypes.data,
+                           out.ctypes.data, M, K, N)
         ref = sequential_f32(a, b)
         if mode in (1, 2):   # the Acc input plus the new sums, as the library adds them
             ref = sequential_f32(a2, b2) + ref if mode == 2 else ref + sequential_f32(a2, b2)
         elif mode == 3:
             ref = ref + bias
-        assert np.array_equal(_bits(out), _bits(ref)), (tag, name, mode, (M, K, N))
+        assert np.array_equal(_bits(out), _bits(ref)), (name, mode, (M, K, N))
 
 
-@pytest.mark.parametrize("tag", ["fast", "baseline"])
-@pytest.mark.parametrize("mode", [0, 1])
-def test_mx_matmul_bits_equal_sequential_reference(libs, tag, mode):
+def _check_mx(lib, mode):
     for M, K, N in ((32, 96, 48), (1, 1, 1), (7, 33, 17), (31, 64, 40)):
         G = (K + 31) // 32
         a = _operand(np.float32, (M, K)).astype(ml_dtypes.float8_e4m3fn)
@@ -242,14 +271,52 @@ def test_mx_matmul_bits_equal_sequential_reference(libs, tag, mode):
         sa = RNG.integers(120, 134, (M, G)).astype(np.uint8)   # E8M0: 2^(code - 127)
         sb = RNG.integers(120, 134, (G, N)).astype(np.uint8)
         out = np.full((M, N), np.nan, np.float32)
-        libs[tag].mm_mx(mode, a.ctypes.data, b.ctypes.data, sa.ctypes.data, sb.ctypes.data, out.ctypes.data, M, K, N)
+        lib.mm_mx(mode, a.ctypes.data, b.ctypes.data, sa.ctypes.data, sb.ctypes.data, out.ctypes.data, M, K, N)
         ks = np.arange(K) // 32
         scaled_a = a.astype(np.float32) * np.exp2(sa[:, ks].astype(np.float32) - 127)
         scaled_b = b.astype(np.float32) * np.exp2(sb[ks, :].astype(np.float32) - 127)
         ref = sequential_f32(scaled_a, scaled_b)
         if mode == 1:
             ref = ref + ref
-        assert np.array_equal(_bits(out), _bits(ref)), (tag, mode, (M, K, N))
+        assert np.array_equal(_bits(out), _bits(ref)), ("mm_mx", mode, (M, K, N))
+
+
+def _check_all(path):
+    """Every case of one build (run in a child process): the failures, and how many ran."""
+    lib, failures, ran = _load(path), [], 0
+    checks = [(_check_mm, (name, mode)) for name in sorted(CASE_SHAPES) for mode in range(4)]
+    checks += [(_check_mx, (mode,)) for mode in range(2)]
+    for fn, args in checks:
+        ran += 1
+        try:
+            fn(lib, *args)
+        except AssertionError as e:
+            failures.append(str(e))
+    return {"ran": ran, "failures": failures}
+
+
+@pytest.mark.parametrize("tag", STANDALONE_BUILDS)
+@pytest.mark.parametrize("name", sorted(CASE_SHAPES))
+@pytest.mark.parametrize("mode", [0, 1, 2, 3])
+def test_matmul_bits_equal_sequential_reference(libs, tag, name, mode):
+    _check_mm(libs[tag], name, mode)
+
+
+@pytest.mark.parametrize("tag", STANDALONE_BUILDS)
+@pytest.mark.parametrize("mode", [0, 1])
+def test_mx_matmul_bits_equal_sequential_reference(libs, tag, mode):
+    _check_mx(libs[tag], mode)
+
+
+@pytest.mark.parametrize("tag", SIM_BUILDS)
+def test_kernels_built_for_the_simulator_bits_equal_sequential_reference(libs, tag):
+    code = ("import json, sys; sys.path[:0] = [sys.argv[1]]; import test_tile_lib_gemm as t; "
+            "print(json.dumps(t._check_all(sys.argv[2])))")
+    p = subprocess.run([sys.executable, "-c", code, str(Path(__file__).resolve().parent), str(libs["paths"][tag])],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    res = json.loads(p.stdout.strip().splitlines()[-1])
+    assert res["ran"] == 4 * len(CASE_SHAPES) + 2 and res["failures"] == [], res
 
 
 def test_the_reference_is_not_numpys_blocked_product():
@@ -259,10 +326,21 @@ def test_the_reference_is_not_numpys_blocked_product():
     assert not np.array_equal(_bits(sequential_f32(a, b)), _bits(pairwise.astype(np.float32)))
 
 
+def _symbols(path):
+    return subprocess.run(["nm", "-C", str(path)], capture_output=True, text=True).stdout
+
+
 def test_avx2_gemm_is_built_on_x86(libs):
     if platform.machine() not in ("x86_64", "AMD64"):
         pytest.skip("the AVX2 dispatch exists on x86 only")
-    syms = {tag: subprocess.run(["nm", "-C", str(p)], capture_output=True, text=True).stdout
-            for tag, p in libs["paths"].items()}
+    syms = {tag: _symbols(p) for tag, p in libs["paths"].items()}
     assert "run_avx2" in syms["fast"] and "widen_rows_avx2" in syms["fast"]
     assert "run_avx2" not in syms["baseline"]
+
+
+def test_kernels_for_the_simulator_call_the_hooks_not_the_blocked_code(libs):
+    """The blocked code is compiled once, in the runtime library: a kernel only calls the hook."""
+    plain, hooked = _symbols(libs["paths"]["plain"]), _symbols(libs["paths"]["hooked"])
+    assert "gemm::blocked" not in plain and "gemm::widen" not in plain
+    assert "w pto_cpu_gemm_f32" in plain and "w pto_cpu_widen16" in plain
+    assert "T pto_cpu_gemm_f32" in hooked and "gemm::blocked" in hooked

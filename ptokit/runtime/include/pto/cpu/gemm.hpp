@@ -8,6 +8,10 @@
 // sums in registers for the whole of K), never the order of one element's operations, so the
 // result is bit-identical to the plain loop (tests/runtime/test_tile_lib_gemm.py compares them).
 //
+// The tile library calls it through the runtime library's hooks (pto_cpu_gemm_f32,
+// pto_cpu_widen16 in cpu_sim_hooks.h, defined by gemm_hooks.hpp), so that it is compiled once per
+// cache rather than in every cube kernel; a stand-alone build (PTO_CPU_STANDALONE) inlines it.
+//
 // The block is written with the compiler's vector extension, compiled for the build's baseline
 // (SSE2 on x86-64) and, through target("avx2"), for AVX2 when the CPU has it (ops.hpp's dispatch;
 // the avx2 target has no FMA, so nothing can be contracted). Columns are worked on a whole vector
@@ -142,7 +146,7 @@ __attribute__((target("avx2"), noinline)) void widen_rows_avx2(const uint16_t* s
 #endif
 
 template <bool Bf16>
-inline void widen(const uint16_t* src, int64_t lds, float* dst, int64_t ldd, int rows, int n) {
+__attribute__((noinline)) inline void widen(const uint16_t* src, int64_t lds, float* dst, int64_t ldd, int rows, int n) {
 #if PTO_CPU_AVX2_DISPATCH
     if (cpu_has_avx2()) {
         widen_rows_avx2<Bf16>(src, lds, dst, ldd, rows, n);
@@ -152,10 +156,11 @@ inline void widen(const uint16_t* src, int64_t lds, float* dst, int64_t ldd, int
     widen_rows<Bf16>(src, lds, dst, ldd, rows, n);
 }
 
-// How many floats past column n of each row of b may be read: up to the widest vector in use.
+// How many floats past column n of each row of b may be read: up to the widest vector in use
+// (the hook's contract in cpu_sim_hooks.h says 8).
 constexpr int kMaxWidth = 8;
 
-__attribute__((noinline)) inline void f32(int m, int n, int K, const float* a, int64_t lda, const float* b,
+__attribute__((noinline)) inline void blocked(int m, int n, int K, const float* a, int64_t lda, const float* b,
                                           int64_t ldb, float* c, int64_t ldc) {
 #if PTO_CPU_AVX2_DISPATCH
     if (cpu_has_avx2()) {

@@ -487,6 +487,45 @@ inline void cube_extents(const char* name, int m, int k, int n) {
               "the cube takes each in 1..4095", m, k, n);
 }
 
+// The cube's f32 inner product and 16-bit widening (gemm.hpp): inline in a stand-alone build,
+// else through the runtime library's hooks (compiled once there), else (no runtime library)
+// plain loops doing the same operations in the same order.
+inline void cube_gemm(int m, int n, int K, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
+                      int64_t ldc) {
+#if defined(PTO_CPU_STANDALONE)
+    gemm::blocked(m, n, K, a, lda, b, ldb, c, ldc);
+#else
+    if (auto hook = PTO_CPU_HOOK(pto_cpu_gemm_f32)) {
+        hook(m, n, K, a, lda, b, ldb, c, ldc);
+        return;
+    }
+    for (int i = 0; i < m; ++i) {
+        float* __restrict ci = c + (int64_t)i * ldc;
+        for (int j = 0; j < n; ++j) ci[j] = 0.0f;
+        for (int k = 0; k < K; ++k) {
+            const float x = a[(int64_t)i * lda + k];
+            const float* __restrict bk = b + (int64_t)k * ldb;
+            for (int j = 0; j < n; ++j) ci[j] += x * bk[j];
+        }
+    }
+#endif
+}
+
+template <typename T>
+inline void cube_widen(const T* src, int64_t lds, float* dst, int64_t ldd, int rows, int n) {
+    constexpr bool kBf16 = std::is_same<T, bfloat16_t>::value;
+#if defined(PTO_CPU_STANDALONE)
+    gemm::widen<kBf16>((const uint16_t*)(const void*)src, lds, dst, ldd, rows, n);
+#else
+    if (auto hook = PTO_CPU_HOOK(pto_cpu_widen16)) {
+        hook(kBf16 ? 1 : 0, (const uint16_t*)(const void*)src, lds, dst, ldd, rows, n);
+        return;
+    }
+    for (int r = 0; r < rows; ++r)
+        for (int i = 0; i < n; ++i) dst[(int64_t)r * ldd + i] = (float)src[(int64_t)r * lds + i];
+#endif
+}
+
 // out row i = in row i + sums (or the sums alone without in), converted to the Acc type.
 template <typename AccT, typename IT, typename CT>
 inline void matmul_store(typename AccT::DType* out, const IT* in, const CT* sums, int64_t lds, int M, int N) {
@@ -504,7 +543,7 @@ inline void matmul_store(typename AccT::DType* out, const IT* in, const CT* sums
 }
 
 // The floating-point cube: operands as f32 (converted once per call unless already f32
-// row-major), the sums by gemm::f32 (gemm.hpp: each element summed from +0 in k order).
+// row-major), the sums by cube_gemm (gemm.hpp: each element summed from +0 in k order).
 template <typename AccT, typename IT, typename LT, typename RT>
 inline void matmul_f32(AccT&, const IT* in, typename AccT::DType* out, LT&, const typename LT::DType* l, RT&,
                        const typename RT::DType* rp, int M, int K, int N) {
@@ -519,7 +558,7 @@ inline void matmul_f32(AccT&, const IT* in, typename AccT::DType* out, LT&, cons
     } else {
         float* t = (float*)scratch(2, sizeof(float) * (size_t)M * (size_t)K + 64);
         if constexpr (is_16bit_float<LD>() && !col_stored<LT>())
-            gemm::widen<std::is_same<LD, bfloat16_t>::value>((const uint16_t*)(const void*)l, LT::Cols, t, K, M, K);
+            cube_widen(l, LT::Cols, t, K, M, K);
         else
             for (int i = 0; i < M; ++i)
                 for (int k = 0; k < K; ++k) t[(int64_t)i * K + k] = (float)cvt<calc_t<LD>>(l[at<LT>(i, k)]);
@@ -537,7 +576,7 @@ inline void matmul_f32(AccT&, const IT* in, typename AccT::DType* out, LT&, cons
     } else {
         float* t = (float*)scratch(0, sizeof(float) * (size_t)K * (size_t)np + 64);
         if constexpr (is_16bit_float<RD>() && !col_stored<RT>())
-            gemm::widen<std::is_same<RD, bfloat16_t>::value>((const uint16_t*)(const void*)rp, RT::Cols, t, np, K, N);
+            cube_widen(rp, RT::Cols, t, np, K, N);
         for (int k = 0; k < K; ++k) {
             float* tr = t + (int64_t)k * np;
             if constexpr (!(is_16bit_float<RD>() && !col_stored<RT>()))
@@ -549,12 +588,12 @@ inline void matmul_f32(AccT&, const IT* in, typename AccT::DType* out, LT&, cons
     }
     if constexpr (std::is_same<OD, float>::value) {
         if (!in) {   // the sums are the result: straight into the Acc tile (only its M x N block)
-            gemm::f32(M, N, K, a, lda, b, ldb, out, AccT::Cols);
+            cube_gemm(M, N, K, a, lda, b, ldb, out, AccT::Cols);
             return;
         }
     }
     float* c = (float*)scratch(1, sizeof(float) * (size_t)M * (size_t)N + 64);
-    gemm::f32(M, N, K, a, lda, b, ldb, c, N);
+    cube_gemm(M, N, K, a, lda, b, ldb, c, N);
     matmul_store<AccT>(out, in, c, N, M, N);
 }
 

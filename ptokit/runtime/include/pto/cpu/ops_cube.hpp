@@ -82,11 +82,11 @@ inline void matmul_mx(const char* name, AccT& acc, const AccT* acc_in, LT& left,
         for (int k = 0; k < K; ++k)
             af[(int64_t)i * K + k] = (float)l[at<LT>(i, k)] * (float)ls[at<LST>(i, k / 32)];
     if (!in) {
-        gemm::f32(M, N, K, af, K, bf, np, out, AccT::Cols);
+        cube_gemm(M, N, K, af, K, bf, np, out, AccT::Cols);
         return;
     }
     float* sums = (float*)scratch(1, sizeof(float) * (size_t)M * (size_t)N + 64);
-    gemm::f32(M, N, K, af, K, bf, np, sums, N);
+    cube_gemm(M, N, K, af, K, bf, np, sums, N);
     matmul_store<AccT>(out, in, sums, N, M, N);
 }
 }  // namespace cpu
