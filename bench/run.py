@@ -58,9 +58,11 @@ ROW_KEYS = [
     "matmul_f16_l0_a2a3", "matmul_l0_a2a3_numpy", "matmul_f16_l0_a5", "matmul_l0_a5_numpy", "matmul_f32_l0_a5",
     "matmul_f32_l0_a5_numpy",
     "model_flash_attention", "model_paged_decode", "model_paged_decode_spmd", "model_decoder_layer",
+    "model_decoder_layer_4096",
     "model_splitk_matmul", "model_auto_tiled_matmul", "model_auto_tiled_matmul_a5",
     "jit_small_cold", "jit_small_hit", "jit_small_disk", "jit_ten_cold", "jit_ten_hit", "jit_ten_disk",
     "jit_warm_call", "jit_warm_import_call",
+    "first_run_fresh_add_scale", "first_run_decoder_cold", "first_run_decoder_warm", "first_run_flash_cold",
     "dist_put_bw", "dist_get_bw", "dist_memcpy_bw", "dist_call_w2", "dist_barrier_w2", "dist_barrier_w4",
     "dist_barrier_w8", "dist_allreduce_1mib_w4",
     "dist_dsl_put_bw", "dist_dsl_get_bw", "dist_dsl_barrier_w2", "dist_dsl_barrier_w4", "dist_dsl_barrier_w8",
@@ -850,6 +852,14 @@ print(statistics.median(ts))
         for key, metric, value, unit, notes, reps in bench_models.measure(self.fresh_dir("models"), self.quick):
             self.add(key, metric, value, unit, notes=notes, reps=reps)
 
+    def first_runs(self):
+        """A program's first run as whole processes: empty cache, kernels not built, warm
+        (bench/bench_first_run.py)."""
+        import bench_first_run
+        for key, metric, value, unit, op, target, notes, reps in bench_first_run.measure(self.fresh_dir("first"),
+                                                                                          self.quick):
+            self.add(key, metric, value, unit, op, target, notes=notes, reps=reps)
+
     def distributed(self):
         """Distributed runs on shared memory (bench/bench_distributed.py)."""
         import bench_distributed
@@ -863,7 +873,8 @@ print(statistics.median(ts))
                  ("builds", self.builds), ("one-task run", self.one_task), ("task overhead", self.overhead),
                  ("elementwise throughput", self.elementwise), ("softmax and layer norm", self.row_kernels),
                  ("matmul tile", self.matmul), ("model examples", self.models),
-                 ("@pl.jit calls", self.jit_calls), ("distributed runs", self.distributed)]
+                 ("@pl.jit calls", self.jit_calls), ("first runs", self.first_runs),
+                 ("distributed runs", self.distributed)]
         if only:
             known = {fn.__name__ for _, fn in steps}
             bad = sorted(set(only) - known)
