@@ -87,6 +87,22 @@ def measure(work: Path, quick: bool):
                                         f"{dims[3]} heads, ffn {dims[4]}, fp16", r * 1e3, "ms",
                  f"compile {c * 1e3:.0f} ms, build {b:.2f} s (7 kernels cold); max err {err:.1e}; {cores}", reps))
 
+    # the largest the example takes on a2a3: 128 tokens (one Acc tile of rows) at hidden 512 (its
+    # RMSNorm keeps 16 whole rows in UB, proj_rope a [128, head] Acc FIFO slot beside its tiles),
+    # the FFN 4x (quick: 64 tokens)
+    dims = (2, 32, 512, 8, 2048) if quick else (2, 64, 512, 8, 2048)
+    inputs = decoder_layer.make_inputs(*dims)
+    ref = decoder_layer.reference(*inputs, dims[0], dims[1], dims[3])
+    c, b, r, err, cores = _split(decoder_layer.make_decoder(*dims), inputs,
+                                 np.zeros((dims[0] * dims[1], dims[2]), np.float16), ref, work / "decoder_big",
+                                 max(1, reps // 3))
+    flops = 2 * dims[0] * dims[1] * dims[2] * (4 * dims[2] + 3 * dims[4])
+    rows.append(("model_decoder_layer_large", f"  the same at the largest size it takes: batch {dims[0]} x seq "
+                                              f"{dims[1]}, hidden {dims[2]}, {dims[3]} heads, ffn {dims[4]}",
+                 r * 1e3, "ms",
+                 f"compile {c * 1e3:.0f} ms, build {b:.2f} s (7 kernels cold), run {r:.2f} s "
+                 f"({flops / r / 1e9:.0f} GFLOP/s of projections); max err {err:.1e}; {cores}", max(1, reps // 3)))
+
     m, n, k, split = (40, 72, 1000, 4) if quick else (96, 200, 4000, 8)
     a, bm = auto_tiled_matmul.make_inputs(m, n, k)
     ref = auto_tiled_matmul.reference(a, bm)

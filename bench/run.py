@@ -56,11 +56,15 @@ ROW_KEYS = [
     "softmax_numpy", "softmax_sim", "softmax_sim_unfused", "softmax_sim_ref",
     "layernorm_numpy", "layernorm_sim", "layernorm_sim_unfused", "layernorm_sim_ref",
     "softmax_large_sim", "softmax_large_sim_unfused", "layernorm_large_sim", "layernorm_large_sim_unfused",
-    "matmul_f32_tile", "matmul_f32_numpy", "matmul_f16_tile", "matmul_f16_numpy",
+    "matmul_f32_tile", "matmul_f32_numpy", "matmul_f16_tile", "matmul_f16_numpy", "matmul_bf16_tile",
+    "matmul_f16_l0_a2a3", "matmul_l0_a2a3_numpy", "matmul_f16_l0_a5", "matmul_l0_a5_numpy", "matmul_f32_l0_a5",
+    "matmul_f32_l0_a5_numpy",
     "model_flash_attention", "model_paged_decode", "model_paged_decode_spmd", "model_decoder_layer",
+    "model_decoder_layer_large",
     "model_splitk_matmul", "model_auto_tiled_matmul", "model_auto_tiled_matmul_a5",
     "jit_small_cold", "jit_small_hit", "jit_small_disk", "jit_ten_cold", "jit_ten_hit", "jit_ten_disk",
     "jit_warm_call", "jit_warm_import_call",
+    "first_run_fresh_add_scale", "first_run_decoder_cold", "first_run_decoder_warm", "first_run_flash_cold",
     "dist_put_bw", "dist_get_bw", "dist_memcpy_bw", "dist_call_w2", "dist_barrier_w2", "dist_barrier_w4",
     "dist_barrier_w8", "dist_allreduce_1mib_w4",
     "dist_dsl_put_bw", "dist_dsl_get_bw", "dist_dsl_barrier_w2", "dist_dsl_barrier_w4", "dist_dsl_barrier_w8",
@@ -797,47 +801,71 @@ class Bench:
         del lx, ly, lyn, lref, lc
 
     def matmul(self):
+        """TMATMUL (bench/cases/matmul_tile.cpp, timed in C++) against numpy's single-thread f32 BLAS
+        on the same shape: 128x128x128 in f32 / f16 / bf16 and the largest L0 tiles of a2a3 and a5."""
+        import ml_dtypes
         import numpy as np
         from ptokit.runtime.build import INCLUDE_DIR, compile_shared
 
         so = compile_shared(CASES / "matmul_tile.cpp", defines=("__CPU_SIM", "__DAV_CUBE__", "PTO_CPU_STANDALONE"),
                             include_dirs=[INCLUDE_DIR], extra_flags=["-Werror"], name_hint="bench:matmul")
         lib = ctypes.CDLL(str(so))
-        fn = lib.bench_matmul128
+        fn = lib.bench_matmul
         fn.restype = None
-        fn.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+        fn.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                       ctypes.c_void_p, ctypes.c_int]
         rng = np.random.default_rng(1)
         reps = self.reps * 2
-        for code, dt, tag in ((0, np.float32, "f32"), (1, np.float16, "f16")):
-            a = rng.standard_normal((128, 128)).astype(dt)
-            b = rng.standard_normal((128, 128)).astype(dt)
-            out = np.zeros((128, 128), np.float32)
+        shapes = {0: (128, 128, 128), 1: (128, 256, 128), 2: (256, 128, 256), 3: (256, 64, 256)}
+        blas = {}
+
+        def blas_us(which):
+            if which not in blas:
+                blas[which] = self.numpy_matmul_us("f32", reps, shapes[which])
+            return blas[which]
+
+        # key, what, dtype code, numpy dtype, shape, numpy row key (None: the shape's BLAS row comes later)
+        cases = (("matmul_f32_tile", "f32", 0, np.float32, 0, "matmul_f32_numpy"),
+                 ("matmul_f16_tile", "f16", 1, np.float16, 0, "matmul_f16_numpy"),
+                 ("matmul_bf16_tile", "bf16", 2, ml_dtypes.bfloat16, 0, None),
+                 ("matmul_f16_l0_a2a3", "f16, a2a3's largest L0 tiles", 1, np.float16, 1, "matmul_l0_a2a3_numpy"),
+                 ("matmul_f16_l0_a5", "f16, a5's largest L0 tiles", 1, np.float16, 2, "matmul_l0_a5_numpy"),
+                 ("matmul_f32_l0_a5", "f32, a5's largest L0 tiles", 0, np.float32, 3, "matmul_f32_l0_a5_numpy"))
+        for key, what, code, dt, which, np_key in cases:
+            m, k, n = shapes[which]
+            a = rng.standard_normal((m, k)).astype(dt)
+            b = rng.standard_normal((k, n)).astype(dt)
+            out = np.zeros((m, n), np.float32)
             times = np.zeros(reps, np.int64)
-            fn(code, a.ctypes.data, b.ctypes.data, out.ctypes.data, times.ctypes.data, reps)
+            fn(code, which, a.ctypes.data, b.ctypes.data, out.ctypes.data, times.ctypes.data, reps)
             ref = a.astype(np.float32) @ b.astype(np.float32)
             if not np.allclose(out, ref, rtol=1e-3, atol=1e-2):
-                raise RuntimeError(f"TMATMUL {tag} produced a wrong result")
+                raise RuntimeError(f"TMATMUL {what} produced a wrong result")
             tile_us = float(np.median(times)) / 1e3
-            np_us, np_note = self.numpy_matmul_us(tag, reps)
-            ratio = tile_us / np_us
-            self.add(f"matmul_{tag}_tile", f"TMATMUL 128x128x128 {tag} (CPU tile library)", tile_us, "us",
-                     notes=(f"{ratio:.1f}x numpy's time" if ratio >= 1 else f"{1 / ratio:.1f}x faster than numpy")
-                     + f"; {2 * 128**3 / tile_us / 1e3:.2f} GFLOP/s, one thread", reps=reps)
-            self.add(f"matmul_{tag}_numpy", f"  numpy matmul 128x128x128 {tag}", np_us, "us", notes=np_note,
-                     reps=reps)
+            f32_us, f32_note = blas_us(which)
+            speed = f32_us / tile_us
+            self.add(key, f"TMATMUL {m}x{k}x{n} {what} (CPU tile library)", tile_us, "us",
+                     notes=f"{speed:.2f}x numpy f32 BLAS speed ({f32_us:.1f} us); "
+                           f"{2 * m * k * n / tile_us / 1e3:.1f} GFLOP/s, one thread", reps=reps)
+            if key == "matmul_f16_tile":   # numpy's own f16 matmul (no BLAS path), for the record
+                np_us, np_note = self.numpy_matmul_us("f16", reps, shapes[which])
+                self.add(np_key, f"  numpy matmul {m}x{k}x{n} f16", np_us, "us", notes=np_note, reps=reps)
+            elif np_key:
+                self.add(np_key, f"  numpy matmul {m}x{k}x{n} f32", f32_us, "us", notes=f32_note, reps=reps)
 
-    def numpy_matmul_us(self, tag: str, reps: int):
+    def numpy_matmul_us(self, tag: str, reps: int, shape=(128, 128, 128)):
         """numpy's matmul time in a fresh process with one BLAS thread (the tile library uses one).
 
         OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE, when set, are unset together for that process only
         (they slow a current OpenBLAS); if it then fails or computes a wrong result, it is run
         again with them kept.
         """
+        m, k, n = shape
         code = f"""
 import time, statistics, numpy as np
 rng = np.random.default_rng(2)
-a = rng.standard_normal((128, 128)).astype(np.{'float32' if tag == 'f32' else 'float16'})
-b = rng.standard_normal((128, 128)).astype(a.dtype)
+a = rng.standard_normal(({m}, {k})).astype(np.{'float32' if tag == 'f32' else 'float16'})
+b = rng.standard_normal(({k}, {n})).astype(a.dtype)
 ref = a.astype(np.float64) @ b.astype(np.float64)
 c = np.matmul(a, b)
 assert np.allclose(c.astype(np.float64), ref, rtol=1e-2, atol=0.5), "wrong matmul"
@@ -891,6 +919,14 @@ print(statistics.median(ts))
         for key, metric, value, unit, notes, reps in bench_models.measure(self.fresh_dir("models"), self.quick):
             self.add(key, metric, value, unit, notes=notes, reps=reps)
 
+    def first_runs(self):
+        """A program's first run as whole processes: empty cache, kernels not built, warm
+        (bench/bench_first_run.py)."""
+        import bench_first_run
+        for key, metric, value, unit, op, target, notes, reps in bench_first_run.measure(self.fresh_dir("first"),
+                                                                                          self.quick):
+            self.add(key, metric, value, unit, op, target, notes=notes, reps=reps)
+
     def distributed(self):
         """Distributed runs on shared memory (bench/bench_distributed.py)."""
         import bench_distributed
@@ -904,7 +940,8 @@ print(statistics.median(ts))
                  ("builds", self.builds), ("one-task run", self.one_task), ("task overhead", self.overhead),
                  ("elementwise throughput", self.elementwise), ("softmax and layer norm", self.row_kernels),
                  ("matmul tile", self.matmul), ("model examples", self.models),
-                 ("@pl.jit calls", self.jit_calls), ("distributed runs", self.distributed)]
+                 ("@pl.jit calls", self.jit_calls), ("first runs", self.first_runs),
+                 ("distributed runs", self.distributed)]
         if only:
             known = {fn.__name__ for _, fn in steps}
             bad = sorted(set(only) - known)

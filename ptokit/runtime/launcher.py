@@ -19,7 +19,7 @@ from .compilers import fifo_rule_for
 from .callable import pack_tree
 from .config import RunConfig, valid_aicpu_thread_nums
 from .progress import BuildProgress
-from .sim.driver import load_image, run_binaries
+from .sim.driver import load_image, run_binaries, start_library_build
 from .sim.races import load_sites
 
 
@@ -148,8 +148,11 @@ def _prepare_tree(tree_dir, config: Optional[RunConfig], *, jobs: Optional[int],
     # tree that does not record it, e.g. one the vendor toolchain wrote)
     compat = (config.ptoas_compat if config is not None else None) or kc.ptoas_compat
     rule = fifo_rule_for(compat, (config.platform if config is not None else None) or kc.platform)
+    library = start_library_build()         # the simulator's own library, beside the tree's objects
     with BuildProgress(label=f"building {Path(tree_dir).name}", quiet=bool(quiet)) as progress:
         built = build_tree(tree_dir, jobs=jobs, progress=progress, fifo_rule=rule)
+    if library is not None:
+        library.join()
     kc = built.config
     prepared = PreparedTree(Path(tree_dir), kc, pack_tree(built), {k.func_id: k.name for k in kc.kernels},
                             {k.func_id: k.core_type for k in kc.kernels})

@@ -106,6 +106,30 @@ def library_path() -> Path:
                                 extra_flags=["-pthread", "-Werror"], name_hint="libptosim")
 
 
+def start_library_build() -> Optional[threading.Thread]:
+    """Build libptosim in the background, when this process has not loaded it yet.
+
+    On an empty cache it is the longest single compile of a first run (~4 s of g++, against
+    well under a second for a kernel): started before the kernels of the first tree, it shares
+    the cores with them instead of running after them. Joining the thread is optional (the
+    build cache's per-key lock makes ``load_library`` wait for it or find its object); a
+    failure is left for ``load_library``'s own build to report.
+    """
+    with _lib_lock:
+        if _lib is not None:
+            return None
+
+    def build():
+        try:
+            library_path()
+        except Exception:   # reported by load_library, which builds it again
+            pass
+
+    t = threading.Thread(target=build, name="ptokit-libptosim-build", daemon=True)
+    t.start()
+    return t
+
+
 def load_library() -> ctypes.CDLL:
     """libptosim, loaded RTLD_GLOBAL once per process (kernels' weak hooks bind to it)."""
     global _lib

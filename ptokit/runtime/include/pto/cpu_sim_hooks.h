@@ -137,6 +137,19 @@ PTO_CPU_HOOK_DECL int pto_cpu_syncall(PtoCpuCore* core, int32_t core_type, int32
 PTO_CPU_HOOK_DECL int pto_cpu_fifo_lane_joins(PtoCpuCore* core, int32_t pipe_id, int32_t lane, int32_t* joins);
 
 /*
+ * The cube's arithmetic, compiled once in the runtime library instead of in every cube kernel
+ * (pto/cpu/gemm.hpp; a runtime library defines them by including pto/cpu/gemm_hooks.hpp).
+ * gemm_f32: c[i][j] = sum over k < kk of a[i][k] * b[k][j] for i < m, j < n, each element summed
+ * from +0 in k order without fused multiply-add; b is read up to 8 floats past column n - 1.
+ * widen16: `rows` rows of n IEEE half (bf16 = 0) or bfloat16 (bf16 = 1) bit patterns as f32.
+ * Absent (no runtime library): the tile library computes the same with plain loops.
+ */
+PTO_CPU_HOOK_DECL void pto_cpu_gemm_f32(int32_t m, int32_t n, int32_t kk, const float* a, int64_t lda, const float* b,
+                                        int64_t ldb, float* c, int64_t ldc);
+PTO_CPU_HOOK_DECL void pto_cpu_widen16(int32_t bf16, const uint16_t* src, int64_t lds, float* dst, int64_t ldd,
+                                       int32_t rows, int32_t n);
+
+/*
  * Distributed programs (docs/distributed.md): windows and signals.
  *
  * A rank's runs may see *windows*: ranges of this process's address space where the symmetric

@@ -4,6 +4,8 @@
 
 #include "pto/cpu/tile.hpp"
 #include "pto/cpu/window.hpp"
+#include "pto/cpu/simd.hpp"
+#include "pto/cpu/gemm.hpp"
 
 namespace pto {
 namespace cpu {
@@ -204,21 +206,7 @@ inline int64_t at(int r, int c) {
     else return (int64_t)r * TileT::Cols + c;
 }
 
-// SIMD dispatch. The element-wise row loops are compiled twice: for the build's baseline
-// (SSE2 on x86-64 at -O2) and, through target("avx2"), for AVX2, which runs when the CPU has
-// it. Both copies do the same IEEE operations element by element (the AVX2 target adds no FMA,
-// and -std=c++17 keeps floating-point contraction off), so results are bit-identical; only
-// the vector width differs. PTO_CPU_NO_AVX2 keeps the baseline loops only (the tests compare
-// the two builds); a build that already targets AVX2 needs no dispatch.
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__AVX2__) && !defined(PTO_CPU_NO_AVX2)
-#define PTO_CPU_AVX2_DISPATCH 1
-inline bool cpu_has_avx2() {
-    static const bool v = (__builtin_cpu_init(), __builtin_cpu_supports("avx2") != 0);
-    return v;
-}
-#else
-#define PTO_CPU_AVX2_DISPATCH 0
-#endif
+// SIMD dispatch: pto/cpu/simd.hpp.
 
 // "no loop-carried dependency" for g++'s vectoriser; clang has no plain hint (its assume_safety
 // also forces vectorising and warns when a loop with a libm call cannot be), so it gets none
@@ -532,7 +520,8 @@ inline void expand(const char* name, D& dst, S* src, V& vec, F f) {
         }
 }
 
-// Copies a vr x vc block: dst(dr+r, dc+c) = src(sr+r, sc+c), via scratch (safe under aliasing).
+// Copies a vr x vc block: dst(dr+r, dc+c) = src(sr+r, sc+c), via scratch (safe under aliasing), or
+// straight when the two tiles are in different spaces (Mat -> Left/Right, Acc -> Vec) and stored alike.
 template <typename D, typename S>
 inline void copy_block(const char* name, D& dst, int dr, int dc, S& src, int sr, int sc, int vr, int vc) {
     using DT = typename D::DType;
@@ -544,6 +533,12 @@ inline void copy_block(const char* name, D& dst, int dr, int dc, S& src, int sr,
         fatal(name, "source block %dx%d at (%d,%d) is outside the %dx%d tile", vr, vc, sr, sc, S::Rows, S::Cols);
     DT* d = ptr(dst, name);
     const ST* s = ptr(src, name);
+    if constexpr (D::Loc != S::Loc && std::is_same<DT, ST>::value && !col_stored<D>() && !col_stored<S>()) {
+        // tiles of two spaces cannot overlap: row by row, straight
+        for (int r = 0; r < vr; ++r)
+            memcpy(d + at<D>(dr + r, dc), s + at<S>(sr + r, sc), sizeof(DT) * (size_t)vc);
+        return;
+    }
     DT* tmp = (DT*)scratch(3, sizeof(DT) * (size_t)vr * (size_t)vc);
     for (int r = 0; r < vr; ++r)
         for (int c = 0; c < vc; ++c) tmp[(int64_t)r * vc + c] = cvt<DT>(s[at<S>(sr + r, sc + c)]);
@@ -554,6 +549,9 @@ inline void copy_block(const char* name, D& dst, int dr, int dc, S& src, int sr,
         for (int r = 0; r < vr; ++r) memcpy(d + at<D>(dr + r, dc), tmp + (int64_t)r * vc, sizeof(DT) * (size_t)vc);
     }
 }
+
+template <typename T>
+constexpr bool is_16bit_float() { return std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value; }
 
 template <typename T>
 constexpr bool is_int8() { return std::is_same<T, int8_t>::value || std::is_same<T, uint8_t>::value; }
@@ -567,6 +565,137 @@ inline void cube_extents(const char* name, int m, int k, int n) {
               "the cube takes each in 1..4095", m, k, n);
 }
 
+// The cube's f32 inner product and 16-bit widening (gemm.hpp): inline in a stand-alone build,
+// else through the runtime library's hooks (compiled once there), else (no runtime library)
+// plain loops doing the same operations in the same order.
+inline void cube_gemm(int m, int n, int K, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
+                      int64_t ldc) {
+#if defined(PTO_CPU_STANDALONE)
+    gemm::blocked(m, n, K, a, lda, b, ldb, c, ldc);
+#else
+    if (auto hook = PTO_CPU_HOOK(pto_cpu_gemm_f32)) {
+        hook(m, n, K, a, lda, b, ldb, c, ldc);
+        return;
+    }
+    for (int i = 0; i < m; ++i) {
+        float* __restrict ci = c + (int64_t)i * ldc;
+        for (int j = 0; j < n; ++j) ci[j] = 0.0f;
+        for (int k = 0; k < K; ++k) {
+            const float x = a[(int64_t)i * lda + k];
+            const float* __restrict bk = b + (int64_t)k * ldb;
+            for (int j = 0; j < n; ++j) ci[j] += x * bk[j];
+        }
+    }
+#endif
+}
+
+template <typename T>
+inline void cube_widen(const T* src, int64_t lds, float* dst, int64_t ldd, int rows, int n) {
+    constexpr bool kBf16 = std::is_same<T, bfloat16_t>::value;
+#if defined(PTO_CPU_STANDALONE)
+    gemm::widen<kBf16>((const uint16_t*)(const void*)src, lds, dst, ldd, rows, n);
+#else
+    if (auto hook = PTO_CPU_HOOK(pto_cpu_widen16)) {
+        hook(kBf16 ? 1 : 0, (const uint16_t*)(const void*)src, lds, dst, ldd, rows, n);
+        return;
+    }
+    for (int r = 0; r < rows; ++r)
+        for (int i = 0; i < n; ++i) dst[(int64_t)r * ldd + i] = (float)src[(int64_t)r * lds + i];
+#endif
+}
+
+// out row i = in row i + sums (or the sums alone without in), converted to the Acc type.
+template <typename AccT, typename IT, typename CT>
+inline void matmul_store(typename AccT::DType* out, const IT* in, const CT* sums, int64_t lds, int M, int N) {
+    using OD = typename AccT::DType;
+    for (int i = 0; i < M; ++i) {
+        OD* o = out + at<AccT>(i, 0);
+        const CT* s = sums + (int64_t)i * lds;
+        if (in) {
+            const IT* ip = in + at<AccT>(i, 0);
+            for (int j = 0; j < N; ++j) o[j] = cvt<OD>((CT)cvt<calc_t<IT>>(ip[j]) + s[j]);
+        } else {
+            for (int j = 0; j < N; ++j) o[j] = cvt<OD>(s[j]);
+        }
+    }
+}
+
+// The floating-point cube: operands as f32 (converted once per call unless already f32
+// row-major), the sums by cube_gemm (gemm.hpp: each element summed from +0 in k order).
+template <typename AccT, typename IT, typename LT, typename RT>
+inline void matmul_f32(AccT&, const IT* in, typename AccT::DType* out, LT&, const typename LT::DType* l, RT&,
+                       const typename RT::DType* rp, int M, int K, int N) {
+    using LD = typename LT::DType;
+    using RD = typename RT::DType;
+    using OD = typename AccT::DType;
+    const float* a;
+    int64_t lda;
+    if constexpr (std::is_same<LD, float>::value && !col_stored<LT>()) {
+        a = l;
+        lda = LT::Cols;
+    } else {
+        float* t = (float*)scratch(2, sizeof(float) * (size_t)M * (size_t)K + 64);
+        if constexpr (is_16bit_float<LD>() && !col_stored<LT>())
+            cube_widen(l, LT::Cols, t, K, M, K);
+        else
+            for (int i = 0; i < M; ++i)
+                for (int k = 0; k < K; ++k) t[(int64_t)i * K + k] = (float)cvt<calc_t<LD>>(l[at<LT>(i, k)]);
+        a = t;
+        lda = K;
+    }
+    // b is read a whole vector at a time, up to kMaxWidth floats past column N - 1
+    const int np = (N + gemm::kMaxWidth - 1) / gemm::kMaxWidth * gemm::kMaxWidth;
+    constexpr bool kRightAsIs = std::is_same<RD, float>::value && !col_stored<RT>();
+    const float* b;
+    int64_t ldb;
+    if (kRightAsIs && np <= RT::Cols) {
+        b = (const float*)(const void*)rp;
+        ldb = RT::Cols;
+    } else {
+        float* t = (float*)scratch(0, sizeof(float) * (size_t)K * (size_t)np + 64);
+        if constexpr (is_16bit_float<RD>() && !col_stored<RT>())
+            cube_widen(rp, RT::Cols, t, np, K, N);
+        for (int k = 0; k < K; ++k) {
+            float* tr = t + (int64_t)k * np;
+            if constexpr (!(is_16bit_float<RD>() && !col_stored<RT>()))
+                for (int j = 0; j < N; ++j) tr[j] = (float)cvt<calc_t<RD>>(rp[at<RT>(k, j)]);
+            for (int j = N; j < np; ++j) tr[j] = 0.0f;
+        }
+        b = t;
+        ldb = np;
+    }
+    if constexpr (std::is_same<OD, float>::value) {
+        if (!in) {   // the sums are the result: straight into the Acc tile (only its M x N block)
+            cube_gemm(M, N, K, a, lda, b, ldb, out, AccT::Cols);
+            return;
+        }
+    }
+    float* c = (float*)scratch(1, sizeof(float) * (size_t)M * (size_t)N + 64);
+    cube_gemm(M, N, K, a, lda, b, ldb, c, N);
+    matmul_store<AccT>(out, in, c, N, M, N);
+}
+
+// The int8 cube: int32 sums (exact, so the loop order is free), row by row.
+template <typename AccT, typename IT, typename LT, typename RT>
+inline void matmul_int(AccT&, const IT* in, typename AccT::DType* out, LT&, const typename LT::DType* l, RT&,
+                       const typename RT::DType* rp, int M, int K, int N) {
+    using CT = int32_t;
+    CT* t = (CT*)scratch(0, sizeof(CT) * (size_t)K * (size_t)N + 64);
+    for (int k = 0; k < K; ++k)
+        for (int j = 0; j < N; ++j) t[(int64_t)k * N + j] = (CT)rp[at<RT>(k, j)];
+    CT* sums = (CT*)scratch(1, sizeof(CT) * (size_t)M * (size_t)N + 64);
+    for (int i = 0; i < M; ++i) {
+        CT* __restrict rowp = sums + (int64_t)i * N;
+        for (int j = 0; j < N; ++j) rowp[j] = 0;
+        for (int k = 0; k < K; ++k) {
+            const CT x = (CT)l[at<LT>(i, k)];
+            const CT* __restrict rr = t + (int64_t)k * N;
+            for (int j = 0; j < N; ++j) rowp[j] += x * rr[j];
+        }
+    }
+    matmul_store<AccT>(out, in, sums, N, M, N);
+}
+
 template <typename AccT, typename InT, typename LT, typename RT>
 inline void matmul(const char* name, AccT& acc, InT* acc_in, LT& left, RT& right) {
     static_assert(AccT::Loc == TileType::Acc, "TMATMUL: the result must be an Acc tile");
@@ -576,7 +705,6 @@ inline void matmul(const char* name, AccT& acc, InT* acc_in, LT& left, RT& right
     using RD = typename RT::DType;
     using OD = typename AccT::DType;
     constexpr bool kInt = is_int8<LD>() && is_int8<RD>();
-    using CT = typename std::conditional<kInt, int32_t, float>::type;
     const int M = vrows(left), K = vcols(left), N = vcols(right);
     cube_extents(name, M, K, N);
     if (vrows(right) < K)
@@ -588,35 +716,10 @@ inline void matmul(const char* name, AccT& acc, InT* acc_in, LT& left, RT& right
     const RD* rp = ptr(right, name);
     OD* out = ptr(acc, name);
     const typename InT::DType* in = acc_in ? ptr(*acc_in, name) : nullptr;
-    // Right operand as CT with row stride ldr (used in place when it already is CT).
-    const CT* rf;
-    int64_t ldr;
-    if constexpr (std::is_same<RD, CT>::value && !col_stored<RT>()) {
-        rf = rp;
-        ldr = RT::Cols;
+    if constexpr (!kInt) {
+        matmul_f32(acc, in, out, left, l, right, rp, M, K, N);
     } else {
-        CT* t = (CT*)scratch(0, sizeof(CT) * (size_t)K * (size_t)N + 64);
-        for (int k = 0; k < K; ++k)
-            for (int j = 0; j < N; ++j) t[(int64_t)k * N + j] = (CT)cvt<calc_t<RD>>(rp[at<RT>(k, j)]);
-        rf = t;
-        ldr = N;
-    }
-    CT* row = (CT*)scratch(1, sizeof(CT) * (size_t)N + 64);
-    for (int i = 0; i < M; ++i) {
-        CT* __restrict rowp = row;
-        for (int j = 0; j < N; ++j) rowp[j] = 0;
-        for (int k = 0; k < K; ++k) {
-            const CT a = (CT)cvt<calc_t<LD>>(l[at<LT>(i, k)]);
-            const CT* __restrict rr = rf + (int64_t)k * ldr;
-            for (int j = 0; j < N; ++j) rowp[j] += a * rr[j];
-        }
-        OD* o = out + at<AccT>(i, 0);
-        if (in) {
-            const typename InT::DType* ip = in + at<InT>(i, 0);
-            for (int j = 0; j < N; ++j) o[j] = cvt<OD>((CT)cvt<calc_t<typename InT::DType>>(ip[j]) + rowp[j]);
-        } else {
-            for (int j = 0; j < N; ++j) o[j] = cvt<OD>(rowp[j]);
-        }
+        matmul_int(acc, in, out, left, l, right, rp, M, K, N);
     }
 }
 

@@ -68,26 +68,26 @@ inline void matmul_mx(const char* name, AccT& acc, const AccT* acc_in, LT& left,
     const auto* rs = ptr(rscale, name);
     float* out = ptr(acc, name);
     const float* in = acc_in ? ptr(*acc_in, name) : nullptr;
-    float* bf = (float*)scratch(0, sizeof(float) * (size_t)K * (size_t)N + 64);   // scaled right, [K, N]
-    for (int k = 0; k < K; ++k)
-        for (int j = 0; j < N; ++j)
-            bf[(int64_t)k * N + j] = (float)rp[at<RT>(k, j)] * (float)rs[at<RST>(k / 32, j)];
-    float* row = (float*)scratch(1, sizeof(float) * (size_t)N + 64);
-    for (int i = 0; i < M; ++i) {
-        for (int j = 0; j < N; ++j) row[j] = 0.0f;
-        for (int k = 0; k < K; ++k) {
-            const float a = (float)l[at<LT>(i, k)] * (float)ls[at<LST>(i, k / 32)];
-            const float* rr = bf + (int64_t)k * N;
-            for (int j = 0; j < N; ++j) row[j] += a * rr[j];
-        }
-        float* o = out + at<AccT>(i, 0);
-        if (in) {
-            const float* ip = in + at<AccT>(i, 0);
-            for (int j = 0; j < N; ++j) o[j] = ip[j] + row[j];
-        } else {
-            for (int j = 0; j < N; ++j) o[j] = row[j];
-        }
+    // the scaled operands as f32 (exact: a power of two times an E4M3 value), then the blocked
+    // inner product (gemm.hpp), each element summed from +0 in k order
+    const int np = (N + gemm::kMaxWidth - 1) / gemm::kMaxWidth * gemm::kMaxWidth;
+    float* bf = (float*)scratch(0, sizeof(float) * (size_t)K * (size_t)np + 64);   // scaled right, [K, np]
+    for (int k = 0; k < K; ++k) {
+        float* br = bf + (int64_t)k * np;
+        for (int j = 0; j < N; ++j) br[j] = (float)rp[at<RT>(k, j)] * (float)rs[at<RST>(k / 32, j)];
+        for (int j = N; j < np; ++j) br[j] = 0.0f;
     }
+    float* af = (float*)scratch(2, sizeof(float) * (size_t)M * (size_t)K + 64);   // scaled left, [M, K]
+    for (int i = 0; i < M; ++i)
+        for (int k = 0; k < K; ++k)
+            af[(int64_t)i * K + k] = (float)l[at<LT>(i, k)] * (float)ls[at<LST>(i, k / 32)];
+    if (!in) {
+        cube_gemm(M, N, K, af, K, bf, np, out, AccT::Cols);
+        return;
+    }
+    float* sums = (float*)scratch(1, sizeof(float) * (size_t)M * (size_t)N + 64);
+    cube_gemm(M, N, K, af, K, bf, np, sums, N);
+    matmul_store<AccT>(out, in, sums, N, M, N);
 }
 }  // namespace cpu
 
