@@ -25,7 +25,7 @@ from ..artifacts.kernel_config import read_kernel_config
 from ..compiled import CompiledProgram
 from ..passes.context import resolve_context
 from ..runtime.config import RunConfig
-from ..errors import CompileError, UserError
+from ..errors import CompileError, UserError, api_boundary
 from ..targets import validate_ptoas_compat
 from ..language.source import Source, eval_static
 from ..language.types import DimExpr, DynamicDim
@@ -358,6 +358,7 @@ class JitFunction:
         prog.functions = with_global_vars(prog.functions)
         return prog
 
+    @api_boundary
     def compile(self, *args, config=None, platform: Optional[str] = None, runtime=None,
                 dump_passes: Optional[bool] = None, dump_ptoas_passes: Optional[bool] = None, output_dir=None,
                 **kwargs):
@@ -377,6 +378,7 @@ class JitFunction:
                                        compiled.times, _program=compiled._program)
         return compiled
 
+    @api_boundary
     def __call__(self, *args, config=None, **kwargs):
         platform, runtime, dump_passes, dump_ptoas, profiling, _ = self._options(config, None, None, None, None)
         specs, run_args, outputs, _ = self.specialize(*args, **kwargs)
