@@ -25,7 +25,7 @@ from typing import Optional
 from .artifacts import PROFILE_DIR
 from .backend.generate import StageTimes, generate_tree
 from .compiled import CompiledProgram
-from .errors import PtokitError, UserError, source_loc_from_file
+from .errors import ArgumentError, PtokitError, UserError, source_loc_from_file
 from .ir import nodes as N
 from .language.decorators import ProgramSpec
 from .language.parser import parse_program
@@ -83,7 +83,7 @@ def compile_program(program, output_dir=None, platform="a2a3sim", runtime=None, 
     elif isinstance(program, N.Program):
         name = program.name
     else:
-        raise TypeError(f"ptokit.compile expects a @pl.program class or an ir.Program, got {program!r}")
+        raise ArgumentError(f"ptokit.compile expects a @pl.program class or an ir.Program, got {program!r}")
     if distributed_config is not None:
         raise UserError("distributed_config= compiles a distributed program, which needs a host function "
                         "(@pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)) and ptokit.compile; "
