@@ -32,6 +32,7 @@ from ..language.types import DimExpr, DynamicDim
 from . import cache as C
 from .helpers import JitHelper, function_scope
 from ..runtime.abi import scalar_value
+from ..runtime.arrays import torch_view
 from .specialize import (ArgSpec, ParamInfo, is_contiguous, is_torch_tensor, output_like, param_info,
                          specialize)
 
@@ -313,8 +314,7 @@ class JitFunction:
             elif s.kind == "scalar":
                 run_args.append(scalar_value(a, s.dtype.name, f"argument {s.name!r}"))
         if omitted and any(is_torch_tensor(a) for a in full if a is not None):
-            import torch  # lazy: torch is optional; reached only when the caller passes torch tensors
-            outputs = [torch.from_numpy(o) if isinstance(o, np.ndarray) else o for o in outputs]
+            outputs = [torch_view(o) if isinstance(o, np.ndarray) else o for o in outputs]
         return specs, run_args, outputs, bool(omitted)
 
     # ------------------------------------------------------------ options

@@ -90,6 +90,21 @@ def new_output(shape: Sequence[int], dtype: DType, torch_like: bool):
     return np.zeros(tuple(shape), dtype=dtype.numpy())
 
 
+def torch_view(arr: np.ndarray):
+    """A torch tensor sharing ``arr``'s memory; ml_dtypes arrays (bfloat16, the FP8 formats) become
+    the torch dtype of the same name through an integer view of their bytes."""
+    torch = sys.modules["torch"]
+    try:
+        return torch.from_numpy(arr)
+    except TypeError:
+        tdt = getattr(torch, arr.dtype.name, None)
+        raw = {1: np.uint8, 2: np.int16, 4: np.int32}.get(arr.dtype.itemsize)
+        if tdt is None or raw is None:
+            raise ArgumentError(f"cannot make a torch tensor of {arr.dtype}: this torch has no "
+                                f"torch.{arr.dtype.name}; pass the output tensor") from None
+        return torch.from_numpy(arr.view(raw)).view(tdt)
+
+
 def to_numpy(x) -> np.ndarray:
     """A numpy view of an array or CPU torch tensor, with the same dtype (torch bfloat16 as
     ``ml_dtypes.bfloat16``); anything else through ``np.asarray``."""
