@@ -13,6 +13,7 @@ has to reach forward to the next one:
 """
 from __future__ import annotations
 
+import ast
 import datetime
 import importlib.util
 import json
@@ -159,7 +160,6 @@ def load_program(spec: str) -> ProgramSpec:
 
 def _parse_program_expr(expr: str, spec: str):
     """``Name`` or ``name(args)`` after the colon -> (name, args, kwargs, called?)."""
-    import ast
     try:
         node = ast.parse(expr.strip(), mode="eval").body
     except SyntaxError:
@@ -181,9 +181,8 @@ def _parse_program_expr(expr: str, spec: str):
 
 def _literal_arg(node):
     """A factory argument: a Python literal or a ``pl.NAME`` attribute (dtypes, enums)."""
-    import ast
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "pl":
-        from . import language as pl   # the DSL names a program's factory takes (pl.FP16, ...)
+        from . import language as pl   # lazy: the DSL names a factory may take (pl.FP16, ...), when one does
         if not hasattr(pl, node.attr):
             raise ValueError(f"pl.{node.attr} is not a ptokit.language name")
         return getattr(pl, node.attr)
