@@ -18,7 +18,7 @@ from typing import List, Optional
 from ..ir.kinds import DType
 from ..ir.ops import OPS, OpDef, OpTypeError, infer
 from ..ir.ops._core import dsl_name
-from ..ir.ops.reference import _default
+from ..ir.ops.reference import _signature
 from ..ir.types import TileType
 
 TITLE = "# API reference (generated)"
@@ -51,16 +51,6 @@ def accepted_dtypes(op: OpDef) -> Optional[List[str]]:
     return out or None
 
 
-def _signature(op: OpDef) -> str:
-    parts, star = [], False
-    for p in op.params:
-        if p.keyword_only and not star:
-            parts.append("*")
-            star = True
-        parts.append(p.name if p.required else f"{p.name}={_default(p.default)}")
-    return ", ".join(parts)
-
-
 def _example(op: OpDef, spelling: str) -> str:
     args = []
     tiles = iter("abcdefgh")
@@ -76,7 +66,7 @@ def _example(op: OpDef, spelling: str) -> str:
 
 def _op_section(op: OpDef) -> List[str]:
     names = _spellings(op)
-    lines = [f"### `{names[0]}`", "", "```python", f"{names[0]}({_signature(op)})", "```", ""]
+    lines = [f"### `{names[0]}`", "", "```python", f"{names[0]}({_signature(op, aliases=False)})", "```", ""]
     facts = [f"meaning: {op.doc}"] if op.doc else []
     if op.scalar_form:
         facts.append(f"with a scalar second operand: `{op.scalar_form}`")
