@@ -41,7 +41,7 @@ def main():
     a = rng.standard_normal((N, N), dtype=np.float32)
     b = rng.standard_normal((N, N), dtype=np.float32)
     y = np.zeros((N, N), dtype=np.float32)
-    compiled = ptokit.compile(AddScale)
+    compiled = ptokit.compile(AddScale, output_dir="build_output/AddScale")
     print(f"artifact tree: {compiled.output_dir}")
     compiled(a, b, 0.5, y)
     ref = np.exp((a + b) * 0.5)

@@ -111,7 +111,7 @@ def run_timed(prog, platform, args):
     (the second call's RunResult, a line with the wall time split into compile, build and run and
     the cores the run used)."""
     t0 = time.perf_counter()
-    compiled = ptokit.compile(prog, platform=platform)
+    compiled = ptokit.compile(prog, platform=platform, output_dir=f"build_output/{prog.name}")
     t1 = time.perf_counter()
     compiled(*args)
     t2 = time.perf_counter()

@@ -264,7 +264,7 @@ def main(argv=None):
     inputs = make_inputs(*dims)
     out = np.zeros((args.batch * args.seq, args.hidden), np.float16)
     t0 = time.perf_counter()
-    compiled = ptokit.compile(make_decoder(*dims), platform=args.platform)
+    compiled = ptokit.compile(make_decoder(*dims), platform=args.platform, output_dir="build_output/decoder_layer")
     t1 = time.perf_counter()
     compiled(*inputs, out)                # the first call builds the kernels
     t2 = time.perf_counter()

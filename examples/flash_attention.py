@@ -67,7 +67,7 @@ def main(nq=32, ns=512, nd=128, nb=64):
     q, k, v = (rng.standard_normal(s).astype(np.float16) for s in ((nq, nd), (ns, nd), (ns, nd)))
     o = np.zeros((nq, nd), np.float32)
     t0 = time.perf_counter()
-    compiled = ptokit.compile(make_flash(nq, ns, nd, nb))
+    compiled = ptokit.compile(make_flash(nq, ns, nd, nb), output_dir="build_output/flash_attention")
     t1 = time.perf_counter()
     compiled(q, k, v, o)                  # the first call builds the kernels
     t2 = time.perf_counter()

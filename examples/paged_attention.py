@@ -131,7 +131,8 @@ def main(batch=8, heads=16, dim=128, block_size=64, max_blocks=8, spmd=False):
     args = make_inputs(batch, heads, dim, block_size, max_blocks, num_pages)
     out = np.zeros((batch * heads, dim), np.float32)
     t0 = time.perf_counter()
-    compiled = ptokit.compile(make_paged_attention(batch, heads, dim, block_size, max_blocks, num_pages, spmd))
+    compiled = ptokit.compile(make_paged_attention(batch, heads, dim, block_size, max_blocks, num_pages, spmd),
+                              output_dir="build_output/paged_attention")
     t1 = time.perf_counter()
     compiled(*args, out)                  # the first call builds the kernels
     t2 = time.perf_counter()

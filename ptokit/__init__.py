@@ -6,6 +6,7 @@ The DSL lives in ``ptokit.language`` (``import ptokit.language as pl``).
 """
 import importlib
 
+from .errors import api_boundary
 from .passes.context import PassContext
 from .targets import RuntimeKind
 
@@ -13,6 +14,7 @@ __version__ = "0.1.0"
 version = __version__
 
 
+@api_boundary
 def compile(program, output_dir=None, platform="a2a3sim", runtime=None, dump_passes=False,
             dump_ptoas_passes=False, **options):
     """Compile a ``@pl.program`` class into an artifact tree; returns a CompiledProgram."""

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
 from .artifacts.kernel_config import KernelConfig, eval_dim, read_kernel_config
+from .errors import ArgumentError, api_boundary
 from .ir.kinds import DType
 from .runtime.arrays import array_info, is_array, is_torch_tensor, new_output
 from .runtime.config import FIELDS, RunConfig
@@ -220,7 +221,7 @@ class CompiledProgram:
                             f"{'is not a RunConfig field' if len(unknown) == 1 else 'are not RunConfig fields'}; "
                             f"the fields are: {', '.join(FIELDS)}")
         if config is not None and not isinstance(config, RunConfig):
-            raise TypeError(f"config must be a ptokit.runtime.RunConfig, got {type(config).__name__}")
+            raise ArgumentError(f"config must be a ptokit.runtime.RunConfig, got {type(config).__name__}")
         cfg = config if config is not None else RunConfig(platform=self.platform,
                                                           codegen_only=self.platform not in SIM_PLATFORMS)
         if overrides:
@@ -253,14 +254,14 @@ class CompiledProgram:
             full = [None if i in outs else next(it) for i in range(n)]
             return_style = True
         else:
-            raise TypeError(f"{self.name} takes {expected}; {len(args)} were given")
+            raise ArgumentError(f"{self.name} takes {expected}; {len(args)} were given")
         orch = [resolve_device_tensor(a, worker) if isinstance(a, DeviceTensor) else a for a in full]
         try:
             dims = self.check_args(orch)
-        except TypeError as exc:
+        except ArgumentError as exc:
             if not return_style:
                 raise
-            raise TypeError(f"{self.name} takes {expected}; called with {len(args)}, the outputs left out: "
+            raise ArgumentError(f"{self.name} takes {expected}; called with {len(args)}, the outputs left out: "
                             f"{exc}") from None
         if return_style:
             torch_like = any(is_torch_tensor(a) for a in args)
@@ -273,13 +274,14 @@ class CompiledProgram:
         for d in p.shape or ():
             v = d if isinstance(d, int) else eval_dim(d, dims)
             if v is None:
-                raise TypeError(f"cannot allocate output {p.name!r} of shape {list(p.shape)}: dimension {d} is "
+                raise ArgumentError(f"cannot allocate output {p.name!r} of shape {list(p.shape)}: dimension {d} is "
                                 f"not bound by any input; pass {p.name} explicitly")
             shape.append(v)
         if p.dtype is None:
-            raise TypeError(f"cannot allocate output {p.name!r}: {TREE_FILE} gives it no dtype; pass it explicitly")
+            raise ArgumentError(f"cannot allocate output {p.name!r}: {TREE_FILE} gives it no dtype; pass it explicitly")
         return new_output(shape, p.dtype, torch_like)
 
+    @api_boundary
     def __call__(self, *args, config: Optional[RunConfig] = None):
         if config is None:
             if self.platform not in SIM_PLATFORMS:
@@ -291,7 +293,7 @@ class CompiledProgram:
                 self._default_config = (self.platform, RunConfig(platform=self.platform))
             config = self._default_config[1]
         elif not isinstance(config, RunConfig):
-            raise TypeError(f"config must be a ptokit.runtime.RunConfig, got {type(config).__name__}")
+            raise ArgumentError(f"config must be a ptokit.runtime.RunConfig, got {type(config).__name__}")
         target = self._for_config(config)
         orch, full, return_style = target.build_orch_args(*args)
         if config.codegen_only:       # compile only: the tree exists, nothing runs
@@ -347,7 +349,7 @@ class CompiledProgram:
             return dyn
         names = ", ".join(p.name for p in params)
         if len(args) != len(params):
-            raise TypeError(f"{self.name} takes {len(params)} arguments ({names}), {len(args)} were given")
+            raise ArgumentError(f"{self.name} takes {len(params)} arguments ({names}), {len(args)} were given")
         for i, (a, p) in enumerate(zip(args, params)):
             if a is None:
                 continue
@@ -355,26 +357,26 @@ class CompiledProgram:
             dtype = p.dtype.name if p.dtype is not None else "?"
             if p.kind == "scalar":
                 if shape is not None and len(shape) > 0:
-                    raise TypeError(f"argument {i} ({p.name}) is a scalar of {dtype}, got an array of shape "
+                    raise ArgumentError(f"argument {i} ({p.name}) is a scalar of {dtype}, got an array of shape "
                                     f"{tuple(shape)}")
                 continue
             if not is_array(a):
-                raise TypeError(f"argument {i} ({p.name}) must be an array of shape {list(p.shape or ())} {dtype}, "
+                raise ArgumentError(f"argument {i} ({p.name}) must be an array of shape {list(p.shape or ())} {dtype}, "
                                 f"got {a!r}")
             got_shape, got_dt = array_info(a, f"argument {i} ({p.name})")
             if p.dtype is not None and not p.dtype.accepts_array(got_dt):
-                raise TypeError(f"argument {i} ({p.name}) must have dtype {p.dtype.name} ({p.dtype.numpy()}), "
+                raise ArgumentError(f"argument {i} ({p.name}) must have dtype {p.dtype.name} ({p.dtype.numpy()}), "
                                 f"got {getattr(a, 'dtype', got_dt)}")
             want = list(p.shape or ())
             if len(got_shape) != len(want):
-                raise TypeError(f"argument {i} ({p.name}) must have shape {want}, got {got_shape}")
+                raise ArgumentError(f"argument {i} ({p.name}) must have shape {want}, got {got_shape}")
             for want_d, got_d in zip(want, got_shape):
                 if isinstance(want_d, int):
                     if want_d != got_d:
-                        raise TypeError(f"argument {i} ({p.name}) must have shape {want}, got {got_shape}")
+                        raise ArgumentError(f"argument {i} ({p.name}) must have shape {want}, got {got_shape}")
                 elif str(want_d).isidentifier():
                     if dyn.setdefault(want_d, got_d) != got_d:
-                        raise TypeError(f"dynamic dimension {want_d} is {dyn[want_d]} in one argument and {got_d} "
+                        raise ArgumentError(f"dynamic dimension {want_d} is {dyn[want_d]} in one argument and {got_d} "
                                         f"in {p.name}")
         return dyn
 

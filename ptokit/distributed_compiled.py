@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from .artifacts.distributed_config import read_distributed_config
+from .errors import api_boundary
 from .runtime.config import RunConfig
 from .targets import SIM_PLATFORMS, DistributedConfig
 
@@ -54,6 +55,7 @@ class DistributedCompiledProgram:
     def name(self) -> str:
         return self.output_dir.name
 
+    @api_boundary
     def __call__(self, *args, config: Optional[RunConfig] = None):
         from .distributed.launcher import run_distributed   # lazy: as in __init__
         if config is None:

@@ -7,9 +7,20 @@
 * ``RuntimeFailure`` -- a simulated run failed; carries the runtime's error code
   (``DistributedRunFailure``: on one rank of a distributed run).
 * ``BuildError`` -- g++ (or an external tool) failed on generated or given code.
+
+A wrong argument to a public call (a dtype, a shape, a count) is an ``ArgumentError``: a
+``UserError`` and a ``TypeError`` at once, so either ``except`` catches it.
+
+``api_boundary`` marks the public entry points (``ptokit.compile``, a ``@pl.program``'s parse,
+calling a ``@pl.jit`` function or a ``CompiledProgram``): a ``UserError`` leaving one carries a
+traceback without ptokit's own frames -- the user's lines and the located message -- unless
+``PTOKIT_TRACEBACK=full``.
 """
 from __future__ import annotations
 
+import functools
+import os
+import types
 from dataclasses import dataclass
 from typing import Optional
 
@@ -58,6 +69,11 @@ class UserError(PtokitError):
 class ConfigError(UserError, ValueError):
     """A bad value in a configuration the user wrote (a ``kernel_config.py`` entry); also a
     ``ValueError``, which is what such a value was reported as before."""
+
+
+class ArgumentError(UserError, TypeError):
+    """A wrong argument to a public call: a dtype, a shape, a count, a value of the wrong kind
+    (also a ``TypeError``, what Python raises for a call's arguments)."""
 
 
 class CompileError(UserError):
@@ -123,3 +139,52 @@ def source_loc_from_file(path: str, line: int, col: int) -> SourceLoc:
     except OSError:
         pass
     return SourceLoc(path, line, col, src)
+
+
+# ---------------------------------------------------------------------------------------------
+# tracebacks of user errors: the user's frames only
+# ---------------------------------------------------------------------------------------------
+
+TRACEBACK_ENV = "PTOKIT_TRACEBACK"
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_NOTE = f"(ptokit's own frames are left out of this traceback; {TRACEBACK_ENV}=full keeps them)"
+
+
+def _is_ptokit_frame(tb) -> bool:
+    return os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(_PACKAGE_DIR)
+
+
+def without_ptokit_frames(tb):
+    """A copy of the traceback chain ``tb`` without the frames of ptokit's own modules."""
+    kept = []
+    while tb is not None:
+        if not _is_ptokit_frame(tb):
+            kept.append(tb)
+        tb = tb.tb_next
+    out = None
+    for t in reversed(kept):
+        out = types.TracebackType(out, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return out
+
+
+def _filter_chain(exc: BaseException) -> None:
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        exc.__traceback__ = without_ptokit_frames(exc.__traceback__)
+        exc = exc.__cause__ or exc.__context__
+
+
+def api_boundary(fn):
+    """Decorate a public entry point: a ``UserError`` leaving it shows the user's frames only."""
+    @functools.wraps(fn)
+    def entry(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except UserError as exc:
+            if os.environ.get(TRACEBACK_ENV, "").lower() != "full":
+                _filter_chain(exc)
+                if hasattr(exc, "add_note") and _NOTE not in getattr(exc, "__notes__", ()):
+                    exc.add_note(_NOTE)
+            raise      # a bare raise adds no frame of this wrapper
+    return entry

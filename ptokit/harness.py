@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Callable, List, Optional, Sequence
 
-from .errors import UserError
+from .errors import UserError, api_boundary
 from .ir import nodes as N
 from .language.decorators import ProgramSpec
 from .runtime import golden as G
@@ -75,6 +75,7 @@ def _compile_with(program, config: RunConfig, output_dir):
     return _compile(program, **kw)
 
 
+@api_boundary
 def run(program, *args, config: Optional[RunConfig] = None, golden: Optional[Callable] = None,
         scalar_specs: Optional[Sequence[ScalarSpec]] = None, tensor_specs: Optional[Sequence[TensorSpec]] = None,
         golden_fn: Optional[Callable] = None):

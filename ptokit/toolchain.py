@@ -13,6 +13,7 @@ has to reach forward to the next one:
 """
 from __future__ import annotations
 
+import ast
 import datetime
 import importlib.util
 import json
@@ -25,7 +26,7 @@ from typing import Optional
 from .artifacts import PROFILE_DIR
 from .backend.generate import StageTimes, generate_tree
 from .compiled import CompiledProgram
-from .errors import PtokitError, UserError, source_loc_from_file
+from .errors import ArgumentError, PtokitError, UserError, source_loc_from_file
 from .ir import nodes as N
 from .language.decorators import ProgramSpec
 from .language.parser import parse_program
@@ -83,7 +84,7 @@ def compile_program(program, output_dir=None, platform="a2a3sim", runtime=None, 
     elif isinstance(program, N.Program):
         name = program.name
     else:
-        raise TypeError(f"ptokit.compile expects a @pl.program class or an ir.Program, got {program!r}")
+        raise ArgumentError(f"ptokit.compile expects a @pl.program class or an ir.Program, got {program!r}")
     if distributed_config is not None:
         raise UserError("distributed_config= compiles a distributed program, which needs a host function "
                         "(@pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)) and ptokit.compile; "
@@ -107,13 +108,23 @@ def compile_program(program, output_dir=None, platform="a2a3sim", runtime=None, 
 
 
 def load_program(spec: str) -> ProgramSpec:
-    """Import ``path/to/file.py:Name`` and return the ``@pl.program`` object ``Name``."""
+    """Import ``path/to/file.py`` and return the ``@pl.program`` that ``spec`` names after the colon:
+
+    * ``file.py:Name`` -- the program ``Name``; when ``Name`` is a function (a factory that builds
+      a program), it is called with no arguments;
+    * ``file.py:make_x(128, pl.FP16, n=4)`` -- a factory called with literal arguments (numbers,
+      strings, booleans, None, tuples and lists of them) and ``pl.*`` names (dtypes, enums)."""
     if ":" not in spec:
         raise UserError(f"expected FILE.py:ProgramName, got {spec!r}")
-    path, name = spec.rsplit(":", 1)
+    path, _, expr = spec.partition(".py:")
+    if not _:
+        path, expr = spec.rsplit(":", 1)
+    else:
+        path += ".py"
     file = Path(path)
     if not file.is_file():
         raise UserError(f"no such file: {file}")
+    call = _parse_program_expr(expr, spec)
     mod_name = f"_ptokit_user_{file.stem}"
     mspec = importlib.util.spec_from_file_location(mod_name, file)
     if mspec is None:
@@ -123,7 +134,12 @@ def load_program(spec: str) -> ProgramSpec:
     sys.path.insert(0, str(file.parent.resolve()))
     try:
         mspec.loader.exec_module(module)
-    except PtokitError:               # ptokit's own error about the user's code: already clear
+    except UserError as exc:          # ptokit's own error about the user's code
+        sys.modules.pop(mod_name, None)
+        if exc.loc is not None:       # located: already clear
+            raise
+        raise UserError(_import_failure(file, exc)) from exc
+    except PtokitError:
         sys.modules.pop(mod_name, None)
         raise
     except SyntaxError as exc:
@@ -139,9 +155,62 @@ def load_program(spec: str) -> ProgramSpec:
         raise UserError(_import_failure(file, exc)) from exc
     finally:
         sys.path.pop(0)
+    return _program_from(module, file, call)
+
+
+def _parse_program_expr(expr: str, spec: str):
+    """``Name`` or ``name(args)`` after the colon -> (name, args, kwargs, called?)."""
+    try:
+        node = ast.parse(expr.strip(), mode="eval").body
+    except SyntaxError:
+        node = None
+    if isinstance(node, ast.Name):
+        return node.id, [], {}, False
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        try:
+            args = [_literal_arg(a) for a in node.args]
+            kwargs = {k.arg: _literal_arg(k.value) for k in node.keywords if k.arg is not None}
+        except ValueError as exc:
+            raise UserError(f"{spec!r}: {exc}") from None
+        if len(kwargs) != len(node.keywords):
+            raise UserError(f"{spec!r}: **arguments are not accepted after the colon")
+        return node.func.id, args, kwargs, True
+    raise UserError(f"{spec!r}: after the colon give a program's name (Name) or a factory call "
+                    f"(make_x(128, pl.FP16))")
+
+
+def _literal_arg(node):
+    """A factory argument: a Python literal or a ``pl.NAME`` attribute (dtypes, enums)."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "pl":
+        from . import language as pl   # lazy: the DSL names a factory may take (pl.FP16, ...), when one does
+        if not hasattr(pl, node.attr):
+            raise ValueError(f"pl.{node.attr} is not a ptokit.language name")
+        return getattr(pl, node.attr)
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        raise ValueError(f"argument {ast.unparse(node)!r} is neither a literal nor a pl.NAME") from None
+
+
+def _program_from(module, file: Path, call) -> ProgramSpec:
+    name, args, kwargs, called = call
     obj = getattr(module, name, None)
+    if obj is None:
+        raise UserError(f"{file} has no @pl.program or factory named {name!r}")
+    if isinstance(obj, ProgramSpec) and not called:
+        return obj
+    if isinstance(obj, ProgramSpec) or not callable(obj) or isinstance(obj, type):
+        raise UserError(f"{file}: {name} is {'a @pl.program, not a factory' if called else 'not a @pl.program'}"
+                        f" (give FILE.py:Program, or FILE.py:factory(args) for a function that returns one)")
+    try:
+        obj = obj(*args, **kwargs)
+    except PtokitError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the user's factory failed: say where, as Python would
+        raise UserError(_import_failure(file, exc).replace(f"importing {file}", f"calling {name}", 1)) from exc
     if not isinstance(obj, ProgramSpec):
-        raise UserError(f"{file} has no @pl.program named {name!r}")
+        raise UserError(f"{file}: {name}({', '.join(map(repr, args))}) returned {type(obj).__name__}, "
+                        f"not a @pl.program")
     return obj
 
 

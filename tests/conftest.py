@@ -19,6 +19,19 @@ for _var in ("PTOAS_ROOT", "PTO_ISA_ROOT"):
     os.environ.pop(_var, None)
 
 
+def pytest_collection_modifyitems(config, items):
+    """Mark the slow part of the suite (tests/slow.py): `-m "not slow"` runs the fast tier."""
+    from slow import is_slow     # tests/ is on sys.path (above)
+    root = Path(__file__).parent.parent
+    for item in items:
+        try:
+            nodeid = Path(item.path).resolve().relative_to(root).as_posix() + item.nodeid[item.nodeid.index("::"):]
+        except (ValueError, AttributeError):
+            continue
+        if is_slow(nodeid):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _isolated_cache(tmp_path_factory):
     """Keep test builds out of the user's cache unless a cache dir is set explicitly;

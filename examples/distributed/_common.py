@@ -19,7 +19,8 @@ def parser(name: str, n_ranks=None, modes=None, builtin=False) -> argparse.Argum
     p.add_argument("-d", "--device", default=default,
                    help="comma-separated device ids" + (f" (exactly {n_ranks})" if n_ranks else " (any count >= 2)"))
     p.add_argument("--compile-only", action="store_true", help="build the artifact tree, print its folder, stop")
-    p.add_argument("--output-dir", default=None, help="where the artifact tree goes (default: the build cache)")
+    p.add_argument("--output-dir", default=f"build_output/{name}",
+                   help="where the artifact tree goes (default: %(default)s, replaced at each run)")
     p.add_argument("--clusters", type=int, default=None, help="simulated clusters per rank (default: RunConfig's)")
     p.add_argument("--torch", action="store_true", help="use torch tensors for the inputs (torch must be installed)")
     if modes:

@@ -22,7 +22,7 @@ COMMANDS = {
     "inspect-elf": ("ptokit.cli.launch", "inspect_elf_main", "check .ascend.meta kernel classification of an ELF"),
     "callable-layout": ("ptokit.cli.launch", "callable_layout_main", "print the ChipCallable layout and alignment verdict"),
     "cache": ("ptokit.cli.cache", "cache_main", "build/compile cache: stat | clear | path"),
-    "trace": ("ptokit.cli.trace", "trace_main", "read back a run trace: summarize FILE"),
+    "trace": ("ptokit.cli.trace", "trace_main", "read back a run trace: summarize FILE | view FILE"),
 }
 
 

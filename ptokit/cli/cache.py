@@ -17,7 +17,9 @@ def cache_main(argv) -> int:
     elif a.action == "stat":
         st = build.cache_stat()
         js = jit_cache.jit_cache_stat()
-        print(f"{st['path']}: {st['objects']} built object(s), {st['bytes'] / 1e6:.1f} MB")
+        print(f"{build.cache_path()}: {build.cache_total_bytes() / 1e6:.1f} MB in all")
+        print(f"{st['path']}: {st['objects']} built object(s), {st['bytes'] / 1e6:.1f} MB "
+              f"(of which precompiled headers {st['pch_bytes'] / 1e6:.1f} MB)")
         print(f"{js['path']}: {js['entries']} jit entr{'y' if js['entries'] == 1 else 'ies'} "
               f"for {js['functions']} function(s), {js['bytes'] / 1e6:.1f} MB")
     else:

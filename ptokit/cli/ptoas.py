@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
-from ..backend.assembler import assemble_text
-from ..errors import AssemblerError
+from ..backend.assembler import assemble_text, normalize_arch
+from ..errors import AssemblerError, source_loc_from_file
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -25,23 +26,41 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+_TARGET_ARCH = re.compile(r'pto\.target_arch\s*=\s*"([^"]*)"')
+
+
+def check_arch(text: str, filename: str, arch: str) -> None:
+    """--pto-arch must be the architecture the module declares (``pto.target_arch``), when it declares one."""
+    m = _TARGET_ARCH.search(text)
+    if m is None:
+        return
+    declared = m.group(1)
+    try:
+        same = normalize_arch(declared) == normalize_arch(arch)
+    except AssemblerError:
+        same = False
+    if not same:
+        line = text.count("\n", 0, m.start()) + 1
+        col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+        raise AssemblerError(f"--pto-arch {arch} given for a module written for {declared} (pto.target_arch); "
+                             f"assemble it with --pto-arch {'a5' if normalize_arch(declared) == 'a5' else 'a3'}",
+                             source_loc_from_file(filename, line, col))
+
+
 def main(argv=None) -> int:
+    """Errors are raised (``ptokit ptoas: error: ...`` from the command runner, exit 1)."""
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     path = Path(args.input)
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"ptoas: cannot read {path}: {exc}", file=sys.stderr)
-        return 1
+    except UnicodeDecodeError as exc:
+        raise AssemblerError(f"cannot read {path}: not UTF-8 text ({exc.reason})") from None
+    check_arch(text, str(path), args.pto_arch)
     dump = None
     if args.mlir_print_ir_after_all:
         dump = args.mlir_print_ir_tree_dir or (str(Path(args.output).with_suffix("")) + "_passes")
-    try:
-        cpp = assemble_text(text, filename=str(path), arch=args.pto_arch, insert_sync=args.enable_insert_sync,
-                            level=args.pto_level, dump_dir=dump, compat=args.ptoas_compat)
-    except AssemblerError as exc:
-        print(str(exc), file=sys.stderr)
-        return 1
+    cpp = assemble_text(text, filename=str(path), arch=args.pto_arch, insert_sync=args.enable_insert_sync,
+                        level=args.pto_level, dump_dir=dump, compat=args.ptoas_compat)
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(cpp)

@@ -15,7 +15,7 @@ from ..runtime.launcher import run_tree
 from ..runtime.progress import BuildProgress
 from ..targets import PTOAS_COMPAT, SIM_PLATFORMS
 from .args import count
-from .run_common import parse_assignments, print_outputs
+from .run_common import describe_inputs, ensure_simulator, parse_assignments, print_outputs
 from .run_distributed import is_chip_tree as _is_chip_tree, run_distributed_main
 
 
@@ -32,6 +32,7 @@ def build_main(argv) -> int:
         rule = fifo_rule_for(a.ptoas_compat, read_kernel_config(a.tree).platform)
     with BuildProgress(label=f"building {Path(a.tree).name}", quiet=a.quiet, delay=0.0) as progress:
         built = build_tree(a.tree, jobs=a.jobs, progress=progress, fifo_rule=rule)
+    print(f"simulator      {ensure_simulator(a.quiet)}")
     print(f"orchestration  {built.orchestration_so}")
     for k in built.config.kernels:
         print(f"kernel {k.func_id:<3} {k.name:<24} {built.kernel_sos[k.func_id]}")
@@ -71,6 +72,7 @@ def run_main(argv) -> int:
     a = ap.parse_args(argv)
 
     if is_distributed_tree(a.tree) or _is_chip_tree(a.tree):   # all ranks, or one rank with a private window
+        ensure_simulator(a.quiet)
         return run_distributed_main(a)
     if a.device_ids is not None:
         raise UserError(f"--device-ids: {a.tree} is a single-chip tree, not a distributed program")
@@ -96,6 +98,8 @@ def run_main(argv) -> int:
     out_dir = Path(a.save_outputs) if a.save_outputs else None
     if out_dir:                        # before the run: a bad folder should not cost one
         out_dir.mkdir(parents=True, exist_ok=True)
+    print("\n".join(describe_inputs(params, names, args, a.inputs, scalars, a.seed)))
+    ensure_simulator(a.quiet)
     try:
         res = run_tree(a.tree, args, config, quiet=a.quiet)
     except ValueError as exc:          # platform or argument mismatch: the user's to fix

@@ -25,13 +25,14 @@ from ..artifacts.kernel_config import read_kernel_config
 from ..compiled import CompiledProgram
 from ..passes.context import resolve_context
 from ..runtime.config import RunConfig
-from ..errors import CompileError, UserError
+from ..errors import CompileError, UserError, api_boundary
 from ..targets import validate_ptoas_compat
 from ..language.source import Source, eval_static
 from ..language.types import DimExpr, DynamicDim
 from . import cache as C
 from .helpers import JitHelper, function_scope
 from ..runtime.abi import scalar_value
+from ..runtime.arrays import torch_view
 from .specialize import (ArgSpec, ParamInfo, is_contiguous, is_torch_tensor, output_like, param_info,
                          specialize)
 
@@ -392,8 +393,7 @@ class JitFunction:
             elif s.kind == "scalar":
                 run_args.append(scalar_value(a, s.dtype.name, f"argument {s.name!r}"))
         if omitted and any(is_torch_tensor(a) for a in full if a is not None):
-            import torch  # lazy: torch is optional; reached only when the caller passes torch tensors
-            outputs = [torch.from_numpy(o) if isinstance(o, np.ndarray) else o for o in outputs]
+            outputs = [torch_view(o) if isinstance(o, np.ndarray) else o for o in outputs]
         return specs, run_args, outputs, bool(omitted)
 
     # ------------------------------------------------------------ options
@@ -437,6 +437,7 @@ class JitFunction:
         prog.functions = with_global_vars(prog.functions)
         return prog
 
+    @api_boundary
     def compile(self, *args, config=None, platform: Optional[str] = None, runtime=None,
                 dump_passes: Optional[bool] = None, dump_ptoas_passes: Optional[bool] = None, output_dir=None,
                 **kwargs):
@@ -456,6 +457,7 @@ class JitFunction:
                                        compiled.times, _program=compiled._program)
         return compiled
 
+    @api_boundary
     def __call__(self, *args, config=None, **kwargs):
         platform, runtime, dump_passes, dump_ptoas, profiling, _ = self._options(config, None, None, None, None)
         specs, run_args, outputs, _ = self.specialize(*args, **kwargs)

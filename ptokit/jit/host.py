@@ -15,7 +15,7 @@ import inspect
 from pathlib import Path
 from typing import Dict, Optional
 
-from ..errors import CompileError, UserError
+from ..errors import CompileError, UserError, api_boundary
 from ..ir import nodes as N
 from ..language.source import Source, eval_static
 from ..language.types import DirAnnot, ScalarAnnot, TensorAnnot
@@ -61,6 +61,7 @@ class HostJitFunction:
     def __repr__(self) -> str:
         return f"<ptokit jit host function {self.fn.__module__}.{self.fn.__qualname__}>"
 
+    @api_boundary
     def compile(self, *args, config: Optional[RunConfig] = None, output_dir=None):
         # lazy: the compiler stack loads on first compile (as JitFunction does)
         from ..distributed_build import build_tree, builtin_chips, check_config
@@ -103,6 +104,7 @@ class HostJitFunction:
         self.last_compiled = compiled
         return compiled
 
+    @api_boundary
     def __call__(self, *args, config: Optional[RunConfig] = None):
         config = config or RunConfig(platform=self.platform)
         if config.distributed_config is None:

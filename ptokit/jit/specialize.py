@@ -19,7 +19,7 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from ..errors import UserError
+from ..errors import ArgumentError, UserError
 from ..runtime.abi import number_kind, scalar_value
 from ..runtime.arrays import array_info, is_array, is_contiguous, is_torch_tensor  # noqa: F401 (re-exported)
 from ..ir.kinds import DType
@@ -124,33 +124,33 @@ def specialize(infos: List[ParamInfo], args: list) -> Tuple[List[ArgSpec], dict]
             shape, dt = array_info(a, what)
             if info.dtype is not None and dt is not info.dtype:
                 if not (info.dtype is DType.INDEX and info.dtype.accepts_array(dt)):     # an int64 array
-                    raise UserError(f"{what} must be a {info.dtype.name} array, but got {dt.name}")
+                    raise ArgumentError(f"{what} must be a {info.dtype.name} array, but got {dt.name}")
                 dt = info.dtype
             sym: list = list(shape)
             for axis, d in info.dyn_axes:
                 if not -len(shape) <= axis < len(shape):
-                    raise UserError(f"{what}: bind_dynamic({axis}, {d.name}) names an axis a rank-{len(shape)} "
+                    raise ArgumentError(f"{what}: bind_dynamic({axis}, {d.name}) names an axis a rank-{len(shape)} "
                                     f"array does not have")
                 if dyn.setdefault(d.name, shape[axis]) != shape[axis]:
-                    raise UserError(f"{what}: dynamic dimension {d.name} is {dyn[d.name]} in an earlier argument "
+                    raise ArgumentError(f"{what}: dynamic dimension {d.name} is {dyn[d.name]} in an earlier argument "
                                     f"but {shape[axis]} here")
                 sym[axis] = d.name
             if info.shape is not None:
                 if len(info.shape) != len(shape):
-                    raise UserError(f"{what} must have {len(info.shape)} dimensions "
+                    raise ArgumentError(f"{what} must have {len(info.shape)} dimensions "
                                     f"{list(info.shape)}, but got shape {list(shape)}")
                 for i, (want, got) in enumerate(zip(info.shape, shape)):
                     if isinstance(want, DynamicDim):
                         if dyn.setdefault(want.name, got) != got:
-                            raise UserError(f"{what}: dynamic dimension {want.name} is {dyn[want.name]} in an earlier "
+                            raise ArgumentError(f"{what}: dynamic dimension {want.name} is {dyn[want.name]} in an earlier "
                                             f"argument but {got} here")
                         sym[i] = want.name
                     elif isinstance(want, DimExpr):
                         sym[i] = want.text
                     elif want != got:
-                        raise UserError(f"{what}: dimension {i} must be {want}, but got {got} (shape {list(shape)})")
+                        raise ArgumentError(f"{what}: dimension {i} must be {want}, but got {got} (shape {list(shape)})")
             if info.direction != "IN" and not is_contiguous(a):
-                raise UserError(f"{what} is an output and must be a contiguous (row-major) array")
+                raise ArgumentError(f"{what} is an output and must be a contiguous (row-major) array")
             specs.append(ArgSpec(info.name, "tensor", info.direction, tuple(sym), dt))
         elif role == "scalar":
             v = scalar_value(a, info.dtype.name if info.dtype else None, what)   # TypeError when not exact
@@ -158,7 +158,7 @@ def specialize(infos: List[ParamInfo], args: list) -> Tuple[List[ArgSpec], dict]
             specs.append(ArgSpec(info.name, "scalar", dtype=dt))
         else:
             if info.dtype is None and not _is_number(a):
-                raise UserError(f"{what}: expected a number (folded into the program) or an array, got "
+                raise ArgumentError(f"{what}: expected a number (folded into the program) or an array, got "
                                 f"{type(a).__name__}")
             specs.append(ArgSpec(info.name, "const", value=_coerce_const(a, info.dtype, what)))
     return specs, dyn
@@ -180,7 +180,7 @@ def output_like(info: ParamInfo, infos: List[ParamInfo], args: list, dyn: dict):
         for d in info.shape:
             if isinstance(d, DynamicDim):
                 if d.name not in dyn:
-                    raise UserError(f"cannot allocate output {info.name!r}: dynamic dimension {d.name} is not bound "
+                    raise ArgumentError(f"cannot allocate output {info.name!r}: dynamic dimension {d.name} is not bound "
                                     f"by any input; pass the output array")
                 shape.append(dyn[d.name])
             elif isinstance(d, DimExpr):
@@ -190,9 +190,9 @@ def output_like(info: ParamInfo, infos: List[ParamInfo], args: list, dyn: dict):
     elif first is not None:
         shape = list(first[0])
     else:
-        raise UserError(f"cannot allocate output {info.name!r}: no tensor input to take its shape from; "
+        raise ArgumentError(f"cannot allocate output {info.name!r}: no tensor input to take its shape from; "
                         f"pass the output array or annotate pl.Out[pl.Tensor[[...], dtype]]")
     dtype = info.dtype or (first[1] if first is not None else None)
     if dtype is None:
-        raise UserError(f"cannot allocate output {info.name!r}: unknown dtype; annotate it")
+        raise ArgumentError(f"cannot allocate output {info.name!r}: unknown dtype; annotate it")
     return np.zeros(tuple(shape), dtype=dtype.numpy())

@@ -8,6 +8,7 @@ from __future__ import annotations
 import inspect
 from typing import Optional
 
+from ..errors import ArgumentError, api_boundary
 from ..ir.kinds import FunctionType
 from .types import FunctionDecl
 
@@ -28,6 +29,7 @@ class ProgramSpec:
                 member.__pto_program__ = self      # its as_python() prints it from this program
 
     @property
+    @api_boundary
     def ir(self):
         if self._ir is None:
             from .parser import parse_program   # lazy: the front end loads when a program is parsed
@@ -55,12 +57,13 @@ class ProgramSpec:
         return f"<ptokit program {self.name}>"
 
 
+@api_boundary
 def program(cls=None, *, strict_ssa: bool = False):
     """Mark a class whose ``@pl.function`` methods form one program (``strict_ssa=True``: every
     function of it is written in SSA form, each name assigned once)."""
     def make(c):
         if not inspect.isclass(c):
-            raise TypeError("@pl.program decorates a class")
+            raise ArgumentError(f"@pl.program decorates a class, got {c!r}")
         spec = ProgramSpec(c)
         spec.strict_ssa = bool(strict_ssa)
         return spec

@@ -11,6 +11,8 @@ import sys
 
 import numpy as np
 
+from ..errors import ArgumentError
+
 UINT64_MAX = (1 << 64) - 1
 MAX_DIMS = 5
 CORE_MAX_TENSOR_ARGS = 32
@@ -210,12 +212,12 @@ def _unwrap_scalar(value, name: str):
     """A 0-d numpy array or a 0-d torch tensor (torch only if already imported) as its element."""
     if isinstance(value, np.ndarray):
         if value.ndim != 0:
-            raise TypeError(f"{name}: expected a number, got an array of shape {value.shape}")
+            raise ArgumentError(f"{name}: expected a number, got an array of shape {value.shape}")
         return value[()]
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(value, getattr(torch, "Tensor", ())):
         if value.dim() != 0:
-            raise TypeError(f"{name}: expected a number, got a tensor of shape {tuple(value.shape)}")
+            raise ArgumentError(f"{name}: expected a number, got a tensor of shape {tuple(value.shape)}")
         return value.item()
     return value
 
@@ -235,7 +237,7 @@ def scalar_value(value, dtype=None, name: str = "scalar argument") -> np.generic
     v = _unwrap_scalar(value, name)
     kind = number_kind(v)
     if not kind:
-        raise TypeError(f"{name}: expected a number, got {type(value).__name__} {value!r}")
+        raise ArgumentError(f"{name}: expected a number, got {type(value).__name__} {value!r}")
     if dtype is None:
         if isinstance(v, np.generic):
             return v
@@ -244,32 +246,32 @@ def scalar_value(value, dtype=None, name: str = "scalar argument") -> np.generic
         try:
             dt = _scalar_numpy_dtype(dtype)
         except TypeError:
-            raise TypeError(f"{name}: unknown scalar dtype {dtype!r}") from None
+            raise ArgumentError(f"{name}: unknown scalar dtype {dtype!r}") from None
     label = dtype.upper() if isinstance(dtype, str) else dt.name
     if dt.kind == "b":
         if kind != "bool":
-            raise TypeError(f"{name}: a {label} parameter takes True or False, got {type(value).__name__} {v!r}")
+            raise ArgumentError(f"{name}: a {label} parameter takes True or False, got {type(value).__name__} {v!r}")
         return np.bool_(bool(v))
     if dt.kind in "iu":
         if kind != "int":
-            raise TypeError(f"{name}: a {label} parameter takes an integer, got {type(value).__name__} {v!r}")
+            raise ArgumentError(f"{name}: a {label} parameter takes an integer, got {type(value).__name__} {v!r}")
         info = np.iinfo(dt)
         if not info.min <= int(v) <= info.max:
-            raise TypeError(f"{name}: {int(v)} is out of the range of {label} ({info.min}..{info.max})")
+            raise ArgumentError(f"{name}: {int(v)} is out of the range of {label} ({info.min}..{info.max})")
         return dt.type(int(v))
     if dt.kind == "f" or dt.name == "bfloat16":
         if kind == "bool":
-            raise TypeError(f"{name}: a {label} parameter takes a real number, got {type(value).__name__} {v!r}")
+            raise ArgumentError(f"{name}: a {label} parameter takes a real number, got {type(value).__name__} {v!r}")
         try:
             f = float(v)
         except OverflowError:
-            raise TypeError(f"{name}: {v} is out of the range of {label}") from None
+            raise ArgumentError(f"{name}: {v} is out of the range of {label}") from None
         with np.errstate(over="ignore"):
             out = dt.type(f)
         if np.isfinite(f) and not np.isfinite(float(out)):
-            raise TypeError(f"{name}: {v} is out of the range of {label}")
+            raise ArgumentError(f"{name}: {v} is out of the range of {label}")
         return out
-    raise TypeError(f"{name}: parameters of dtype {label} cannot be passed as scalars")
+    raise ArgumentError(f"{name}: parameters of dtype {label} cannot be passed as scalars")
 
 
 def to_u64(value, dtype=None, name: str = "scalar argument") -> int:

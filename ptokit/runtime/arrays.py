@@ -10,7 +10,7 @@ from typing import Sequence, Tuple
 
 import numpy as np
 
-from ..errors import UserError
+from ..errors import ArgumentError, UserError
 from ..ir.kinds import FP8_ARRAY_NAMES, DType, dtype_from_numpy
 
 TORCH_DTYPES = {
@@ -41,21 +41,21 @@ def array_info(x, what: str) -> Tuple[Tuple[int, ...], DType]:
         try:
             dt = dtype_from_numpy(x.dtype)
         except ValueError as exc:
-            raise UserError(f"{what}: {exc} (supported: {SUPPORTED})") from None
+            raise ArgumentError(f"{what}: {exc} (supported: {SUPPORTED})") from None
         return x.shape, dt
     if is_torch_tensor(x):
         dev = getattr(getattr(x, "device", None), "type", "cpu")
         if dev != "cpu":
-            raise UserError(f"{what}: a torch tensor on {dev!r}; the simulator needs CPU tensors (.cpu())")
+            raise ArgumentError(f"{what}: a torch tensor on {dev!r}; the simulator needs CPU tensors (.cpu())")
         dt = TORCH_DTYPES.get(str(x.dtype))
         if str(x.dtype) == TORCH_PACKED_FP4:
-            raise UserError(f"{what}: a torch.float4_e2m1fn_x2 tensor packs two FP4 values a byte, but ptokit's "
+            raise ArgumentError(f"{what}: a torch.float4_e2m1fn_x2 tensor packs two FP4 values a byte, but ptokit's "
                             f"FP4 holds one a byte: pass the codes unpacked as a torch.uint8 tensor "
                             f"(low nibble, then high nibble) or an ml_dtypes float4_e2m1fn array")
         if dt is None:
-            raise UserError(f"{what}: unsupported torch dtype {x.dtype}")
+            raise ArgumentError(f"{what}: unsupported torch dtype {x.dtype}")
         return tuple(int(d) for d in x.shape), dt
-    raise UserError(f"{what}: expected a numpy array or a torch tensor, got {type(x).__name__}")
+    raise ArgumentError(f"{what}: expected a numpy array or a torch tensor, got {type(x).__name__}")
 
 
 def is_contiguous(x) -> bool:
@@ -74,7 +74,7 @@ def coerce_dtype(dtype, what: str) -> DType:
     try:
         return dtype_from_numpy(dtype)
     except (TypeError, ValueError):
-        raise UserError(f"{what}: unsupported dtype {dtype!r} (a pl dtype, or a numpy / torch dtype of "
+        raise ArgumentError(f"{what}: unsupported dtype {dtype!r} (a pl dtype, or a numpy / torch dtype of "
                         f"{SUPPORTED})") from None
 
 
@@ -88,6 +88,21 @@ def new_output(shape: Sequence[int], dtype: DType, torch_like: bool):
                             f"torch.{dtype.numpy().name}; pass the output tensor")
         return torch.zeros(tuple(shape), dtype=tdt)
     return np.zeros(tuple(shape), dtype=dtype.numpy())
+
+
+def torch_view(arr: np.ndarray):
+    """A torch tensor sharing ``arr``'s memory; ml_dtypes arrays (bfloat16, the FP8 formats) become
+    the torch dtype of the same name through an integer view of their bytes."""
+    torch = sys.modules["torch"]
+    try:
+        return torch.from_numpy(arr)
+    except TypeError:
+        tdt = getattr(torch, arr.dtype.name, None)
+        raw = {1: np.uint8, 2: np.int16, 4: np.int32}.get(arr.dtype.itemsize)
+        if tdt is None or raw is None:
+            raise ArgumentError(f"cannot make a torch tensor of {arr.dtype}: this torch has no "
+                                f"torch.{arr.dtype.name}; pass the output tensor") from None
+        return torch.from_numpy(arr.view(raw)).view(tdt)
 
 
 def to_numpy(x) -> np.ndarray:

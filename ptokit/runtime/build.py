@@ -76,18 +76,30 @@ def sweep_build_temps(build_dir: Path) -> int:
     return n
 
 
-def cache_stat() -> dict:
-    """``{"path", "objects", "bytes"}`` of the build cache."""
-    root = _build_dir()
-    count = size = 0
-    if root.is_dir():
-        for p in root.glob("*/*.so"):
+def _folder_bytes(root: Path) -> int:
+    size = 0
+    for dirpath, _, files in os.walk(root):
+        for f in files:
             try:
-                size += p.stat().st_size
-                count += 1
+                size += os.lstat(os.path.join(dirpath, f)).st_size
             except OSError:
                 pass
-    return {"path": str(root), "objects": count, "bytes": size}
+    return size
+
+
+def cache_stat() -> dict:
+    """``{"path", "objects", "bytes", "pch_bytes"}`` of the build cache: ``bytes`` is every file
+    under it (objects, their records, the precompiled headers), ``pch_bytes`` the headers' part."""
+    root = _build_dir()
+    count = 0
+    if root.is_dir():
+        count = sum(1 for p in root.glob("*/*.so") if p.is_file())
+    return {"path": str(root), "objects": count, "bytes": _folder_bytes(root), "pch_bytes": _folder_bytes(root / "pch")}
+
+
+def cache_total_bytes() -> int:
+    """Every file under the cache root (build objects, precompiled headers, jit entries, records)."""
+    return _folder_bytes(cache_path())
 
 
 def cache_clear() -> int:

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from ptokit.backend.assembler import assemble_text
-from ptokit.cli.ptoas import main as ptoas_main
+from ptokit.cli import main as cli_main
 from ptokit.pto.parser import parse
 from ptokit.pto.printer import print_module
 from ptokit.errors import AssemblerError
@@ -123,7 +123,7 @@ def test_reprint_roundtrip(tmp_path):
 def test_cli_and_dumps(tmp_path, capsys):
     out = tmp_path / "o" / "vadd.cpp"
     dump = tmp_path / "passes"
-    rc = ptoas_main([str(INPUTS / "vadd.pto"), "-o", str(out), "--enable-insert-sync", "--pto-level=level3",
+    rc = cli_main(["ptoas", str(INPUTS / "vadd.pto"), "-o", str(out), "--enable-insert-sync", "--pto-level=level3",
                      "--pto-arch", "a3", "--mlir-print-ir-after-all", "--mlir-print-ir-module-scope",
                      f"--mlir-print-ir-tree-dir={dump}"])
     assert rc == 0
@@ -132,7 +132,8 @@ def test_cli_and_dumps(tmp_path, capsys):
     assert names == ["00_parsed.mlir", "01_after_plan_memory.mlir", "02_emit.cpp"]
     assert parse((dump / "00_parsed.mlir").read_text()).funcs[0].name == "vadd"
     planned = tmp_path / "p"
-    rc = ptoas_main([str(INPUTS / "spmd_level2.pto"), "-o", str(tmp_path / "s.cpp"), "--pto-level=level2",
+    rc = cli_main(["ptoas", str(_as_a5(INPUTS / "spmd_level2.pto", tmp_path)), "-o", str(tmp_path / "s.cpp"),
+                   "--pto-level=level2",
                      "--pto-arch", "a5", "--mlir-print-ir-after-all", f"--mlir-print-ir-tree-dir={planned}"])
     assert rc == 0
     after = (planned / "01_after_plan_memory.mlir").read_text()
@@ -140,19 +141,44 @@ def test_cli_and_dumps(tmp_path, capsys):
     assemble_text(after, "after.mlir")  # the dump is itself valid input
     bad = tmp_path / "bad.pto"
     bad.write_text((INPUTS / "vadd.pto").read_text().replace("pto.tadd", "pto.tadd_typo"))
-    rc = ptoas_main([str(bad), "-o", str(tmp_path / "bad.cpp")])
+    rc = cli_main(["ptoas", str(bad), "-o", str(tmp_path / "bad.cpp")])
     err = capsys.readouterr().err
     assert rc == 1
-    assert "bad.pto:19:3: error: unknown operation 'pto.tadd_typo'" in err
+    assert err.startswith(f"ptokit ptoas: {bad}:19:3: error: unknown operation 'pto.tadd_typo'"), err
     assert not (tmp_path / "bad.cpp").exists()
 
 
-def test_ptokit_cli_dispatch(tmp_path):
-    from ptokit.cli import main
+def _as_a5(path, tmp_path):
+    """A copy of an a2a3 input that declares a5 (``--pto-arch`` must match what a module declares)."""
+    copy = tmp_path / f"{path.stem}_a5.pto"
+    copy.write_text(path.read_text().replace('pto.target_arch = "a2a3"', 'pto.target_arch = "a5"'))
+    return copy
 
+
+def test_ptokit_cli_dispatch(tmp_path):
     out = tmp_path / "m.cpp"
-    assert main(["ptoas", str(INPUTS / "matmul.pto"), "-o", str(out), "--pto-arch", "a5"]) == 0
+    assert cli_main(["ptoas", str(_as_a5(INPUTS / "matmul.pto", tmp_path)), "-o", str(out), "--pto-arch", "a5"]) == 0
     assert "TMATMUL(v14, v12, v13);" in out.read_text()
+
+
+def test_ptoas_refuses_an_arch_the_module_does_not_declare(tmp_path, capsys):
+    out = tmp_path / "m.cpp"
+    assert cli_main(["ptoas", str(INPUTS / "matmul.pto"), "-o", str(out), "--pto-arch", "a5"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"ptokit ptoas: {INPUTS / 'matmul.pto'}:6:20: error: --pto-arch a5 given for a module "
+                          f"written for a2a3 (pto.target_arch); assemble it with --pto-arch a3"), err
+    assert not out.exists()
+    assert cli_main(["ptoas", str(INPUTS / "matmul.pto"), "-o", str(out), "--pto-arch", "a2a3"]) == 0
+
+
+def test_ptoas_errors_take_the_command_form(tmp_path, capsys):
+    assert cli_main(["ptoas", str(tmp_path / "missing.pto"), "-o", str(tmp_path / "o.cpp")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"ptokit ptoas: error: {tmp_path / 'missing.pto'}: No such file or directory"), err
+    latin = tmp_path / "latin.pto"
+    latin.write_bytes(b"\xff\xfe")
+    assert cli_main(["ptoas", str(latin), "-o", str(tmp_path / "o.cpp")]) == 1
+    assert capsys.readouterr().err.startswith(f"ptokit ptoas: error: cannot read {latin}: not UTF-8 text")
 
 
 # --------------------------------------------------------------------------- C++ checks

@@ -34,11 +34,10 @@ def spec_text():
     return COPY.read_text()
 
 
-def test_the_copy_is_the_contract():
-    if SPEC is None:
-        pytest.skip(f"no shared/spec/{S.SPEC_NAME} beside the repository to compare the copy with")
-    assert COPY.read_text() == SPEC.read_text(), (
-        f"{SPEC} changed: copy it to {COPY} and make the tests below pass again")
+if SPEC is not None:     # a clone alone has only the copy: nothing to compare, so no test (not a skip)
+    def test_the_copy_is_the_contract():
+        assert COPY.read_text() == SPEC.read_text(), (
+            f"{SPEC} changed: copy it to {COPY} and make the tests below pass again")
 
 
 def test_the_walker_reads_the_tables(spec_text):

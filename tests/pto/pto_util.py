@@ -22,14 +22,14 @@ FACTORIES = {
 }
 
 
+FIXTURES = TESTS / "interop" / "fixtures"
+
+
 def interop_dir():
-    """The interop fixtures (cases/, rejected/, manifest.tsv), or None where they are not checked out."""
+    """The interop fixtures (cases/, rejected/, manifest.tsv, rejections.txt): the ones kept with the
+    tests (tests/interop/fixtures), or a fresher set named by PTOKIT_INTEROP_DIR."""
     env = os.environ.get("PTOKIT_INTEROP_DIR")
-    candidates = [Path(env)] if env else [REPO.parent / "shared" / "interop", REPO.parent.parent / "shared" / "interop"]
-    for c in candidates:
-        if (c / "manifest.tsv").is_file():
-            return c
-    return None
+    return Path(env) if env else FIXTURES
 
 
 def label_of(source: str) -> str:

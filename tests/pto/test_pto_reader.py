@@ -143,7 +143,6 @@ def test_writes_through_a_view_are_synchronised_with_reads_of_its_source():
 INTEROP = interop_dir()
 
 
-@pytest.mark.skipif(INTEROP is None, reason="interop fixtures not checked out (set PTOKIT_INTEROP_DIR)")
 def test_what_the_real_assembler_refused_is_refused_here_for_the_same_reason():
     """rejections.txt: the layout refusals give the real message; the ins/outs treshape is refused too."""
     checked = 0

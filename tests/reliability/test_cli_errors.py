@@ -153,7 +153,7 @@ def test_save_outputs_folder_checked_before_the_run(tree, tmp_path, capsys):
     ("latin1.py", b"x = '\xff'\n", r"latin1\.py:1:\d+: error: \(unicode error\)"),
     ("prog.txt", "x = 1\n", r"error: .*prog\.txt: not a Python source file"),
     ("decorates.py", "import ptokit.language as pl\n@pl.program\ndef f():\n    pass\n",
-     r"error: importing .*decorates\.py raised TypeError: @pl.program decorates a class"),
+     r"error: importing .*decorates\.py raised ArgumentError: @pl.program decorates a class"),
 ])
 def test_compile_reports_a_broken_program_file(tmp_path, capsys, name, source, expect):
     f = tmp_path / name

@@ -19,20 +19,21 @@ def _default(v) -> str:
     return f"pl.PadValue.{v.name}" if isinstance(v, PadValue) else repr(v)   # DType, MemorySpace repr as pl.*
 
 
-def _param(p: Param) -> str:
+def _param(p: Param, aliases: bool = True) -> str:
     text = p.name if p.required else f"{p.name}={_default(p.default)}"
-    if p.aliases:
+    if p.aliases and aliases:
         text += " (also " + ", ".join(f"`{a}=`" for a in p.aliases) + ")"
     return text
 
 
-def _signature(op: OpDef) -> str:
+def _signature(op: OpDef, aliases: bool = True) -> str:
+    """The parameter list (``aliases``: with each parameter's other keyword spellings)."""
     parts, star = [], False
     for p in op.params:
         if p.keyword_only and not star:
             parts.append("*")
             star = True
-        parts.append(_param(p))
+        parts.append(_param(p, aliases))
     return ", ".join(parts)
 
 

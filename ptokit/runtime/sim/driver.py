@@ -16,7 +16,7 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -100,10 +100,18 @@ _run_lock = threading.Lock()
 _zombie_buffers: list = []   # device buffers of abandoned runs: a stuck kernel may still touch them
 
 
-def library_path() -> Path:
-    """Build (or find in the build cache) libptosim and return its path."""
-    return build.compile_shared(RUNTIME_SOURCE, include_dirs=[build.INCLUDE_DIR],
-                                extra_flags=["-pthread", "-Werror"], name_hint="libptosim")
+LIBRARY_JOB = build.BuildJob(RUNTIME_SOURCE, include_dirs=(build.INCLUDE_DIR,), extra_flags=("-pthread", "-Werror"),
+                             name_hint="libptosim")
+
+
+def library_path(announce: Optional[Callable[[], None]] = None) -> Path:
+    """Build (or find in the build cache) libptosim and return its path; ``announce()`` is called
+    first when it has to be built (once per cache: several seconds of g++)."""
+    if announce is not None and build.cached_object(LIBRARY_JOB) is None:
+        announce()
+    job = LIBRARY_JOB
+    return build.compile_shared(job.source, include_dirs=list(job.include_dirs), extra_flags=list(job.extra_flags),
+                                name_hint=job.name_hint)
 
 
 def start_library_build() -> Optional[threading.Thread]:
