@@ -101,7 +101,7 @@ class ChipWorker:
                              f"go through a distributed program's own worker")
         if config is not None and not isinstance(config, RunConfig):
             raise TypeError(f"config must be a ptokit.runtime.RunConfig, got {type(config).__name__}")
-        self._config = config or RunConfig()
+        self._config = config.checked() if config is not None else RunConfig()
         if self._config.platform not in SIM_PLATFORMS:
             raise ValueError(f"a ChipWorker runs programs, and platform {self._config.platform!r} is hardware "
                              f"(it needs the vendor toolchain); use {' or '.join(SIM_PLATFORMS)}")
