@@ -134,11 +134,20 @@ def _failed(exc: BaseException) -> int:
 
 
 def print_program_traceback(exc: BaseException, file=None) -> None:
-    """The traceback Python would print for the program: this runner's and runpy's frames left out."""
+    """The traceback Python would print for the program, with its frames only: this runner's and
+    runpy's frames before it and ptokit's own frames after its last one are left out (the
+    program's line that called ptokit is the last shown)."""
     file = file or sys.stderr
     tb = exc.__traceback__
     while tb is not None and tb.tb_frame.f_globals.get("__name__") in (__name__, "runpy"):
         tb = tb.tb_next
-    traceback.print_exception(type(exc), exc, tb, file=file)
+    names, t = [], tb
+    while t is not None:
+        names.append(str(t.tb_frame.f_globals.get("__name__", "")))
+        t = t.tb_next
+    keep = len(names)
+    while keep > 1 and (names[keep - 1] == "ptokit" or names[keep - 1].startswith("ptokit.")):
+        keep -= 1
+    traceback.print_exception(type(exc), exc, tb, limit=keep, file=file)
 
 

@@ -228,6 +228,8 @@ class RunConfig:
             return platform or DEFAULT_PLATFORM
         bt = coerce_backend_type(self.backend_type)
         if platform is None:
+            notice_once(f"backend:{bt.name}", f"backend_type={bt!r} is the {bt.arch} chip: running it on the "
+                        f"{bt.sim_platform()} simulator")
             return bt.sim_platform()
         if backend_type_of(platform) is not bt:
             raise ValueError(f"backend_type={bt!r} is the {bt.arch} chip family, but platform={platform!r} is "

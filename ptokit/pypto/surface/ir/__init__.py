@@ -10,7 +10,7 @@ from pathlib import Path
 from ....ir.kinds import FunctionType  # noqa: F401
 from ....ir.nodes import Function, Program  # noqa: F401
 from ....targets import (BackendType, DistributedConfig, OptimizationStrategy, coerce_backend_type,  # noqa: F401
-                         platform_to_use)
+                         notice_once, platform_to_use)
 from .... import compile as _ptokit_compile
 from ....errors import UserError
 from .._names import surface_getattr
@@ -20,14 +20,14 @@ from .pass_manager import PassDumpLevel  # noqa: F401
 
 
 def compile(program, output_dir=None, strategy=OptimizationStrategy.Default, dump_passes=True,  # noqa: A001
-            backend_type=BackendType.Ascend910B, skip_ptoas=False, verification_level=None, diagnostic_phase=None,
+            backend_type=None, skip_ptoas=False, verification_level=None, diagnostic_phase=None,
             disabled_diagnostics=None, memory_planner=None, enable_pypto_l0c_double_buffer=None, profiling=False,
             platform=None, distributed_config=None, analyze_auto_scopes_for_deps=False, emit_source_loc=None,
             dump_ptoas_passes=False, runtime=None):
     """pypto's ``ir.compile``: a ``CompiledProgram`` (a ``DistributedCompiledProgram`` for a
     program with a host-level function; ``distributed_config`` defaults to one device).
 
-    ``backend_type`` alone picks its chip's simulator; a hardware ``platform`` runs on its
+    ``backend_type`` (default: Ascend910B) alone picks its chip's simulator; a hardware ``platform`` runs on its
     simulator under ``ptokit pypto``.  The verification, diagnostic, memory-planner, L0C
     double-buffer and dependency-analysis options are accepted and change nothing here
     (ptokit verifies always, emits no diagnostics, plans memory itself); ``skip_ptoas=True`` is
@@ -39,7 +39,13 @@ def compile(program, output_dir=None, strategy=OptimizationStrategy.Default, dum
         raise UserError(f"strategy={strategy!r}: ptokit has OptimizationStrategy.Default only")
     level = PassDumpLevel.coerce(dump_passes)
     if platform is None:
-        platform = coerce_backend_type(backend_type).sim_platform()
+        if backend_type is None:          # pypto's default backend: Ascend910B (a2a3)
+            platform = "a2a3sim"
+        else:
+            bt = coerce_backend_type(backend_type)
+            platform = bt.sim_platform()
+            notice_once(f"backend:{bt.name}", f"backend_type={bt!r} is the {bt.arch} chip: running it on the "
+                        f"{platform} simulator")
     platform = platform_to_use(platform)
     if output_dir is None and os.environ.get("PYPTO_PROG_BUILD_DIR"):
         stamp = datetime.datetime.now().strftime("%Y%m%d_%H%M%S_%f")

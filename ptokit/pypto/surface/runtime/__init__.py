@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ....distributed_compiled import DistributedWorker  # noqa: F401
 from ....runtime import RunConfig  # noqa: F401
 from .._names import surface_getattr
 from . import runner, tensor_spec  # noqa: F401
