@@ -61,7 +61,7 @@ def explain(exc: BaseException) -> Optional[str]:
         if m:
             where = _pypto_name_of(m.group(2))
             if where is not None:
-                return str(NotProvided(f"{where}.{m.group(1)}"))
+                return _asked_again(m.group(2), m.group(1)) or str(NotProvided(f"{where}.{m.group(1)}"))
         return None
     if isinstance(exc, AttributeError):
         obj = getattr(exc, "obj", None)
@@ -94,6 +94,18 @@ def explain_text(text: str) -> Optional[str]:
         where = _pypto_name_of(m.group(2))
         if where is not None:
             return str(NotProvided(f"{where}.{m.group(1)}"))
+    return None
+
+
+def _asked_again(module: str, name: str) -> Optional[str]:
+    """``from M import name`` turned the surface module's NotProvided into a bare ImportError:
+    ask the module again for the reason it gives."""
+    try:
+        getattr(sys.modules.get(module), name)
+    except NotProvided as exc:
+        return str(exc)
+    except Exception:  # noqa: BLE001 - any other answer: no reason to add
+        return None
     return None
 
 
