@@ -53,6 +53,13 @@ def test_no_simulate_hardware_keeps_the_refusal():
     assert "OK" not in p.stdout
 
 
+def test_a_host_program_without_distributed_config_and_a_shared_worker():
+    # pypto's rules: one device when no DistributedConfig is given; DistributedWorker tensors stay resident
+    p = ptokit("distributed.py")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "OK devices [0] f=9"
+
+
 def test_a_module_with_relative_imports_runs_with_dash_m():
     p = ptokit("-m", "pyptopkg.main", "3")
     assert p.returncode == 0, p.stderr
