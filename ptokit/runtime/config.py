@@ -219,9 +219,7 @@ class RunConfig:
         object.__setattr__(self, name, value)
 
     def _resolve_platform(self) -> str:
-        platform = self.platform
-        if not self.codegen_only:
-            platform = platform_to_use(platform)     # a hardware platform, simulated (ptokit pypto)
+        platform = platform_to_use(self.platform)     # a hardware platform, simulated (ptokit pypto)
         if platform is not None and platform not in PLATFORMS:
             raise ValueError(f"unknown platform {platform!r}; valid platforms are {', '.join(PLATFORMS)}")
         if self.backend_type is None:

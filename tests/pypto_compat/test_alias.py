@@ -155,3 +155,26 @@ def test_ir_compile_takes_pypto_options(alias, tmp_path):
     assert c.platform == "a5sim" and not (tmp_path / "a5" / "passes_dump").exists()
     with pytest.raises(ptokit.errors.UserError, match=r"skip_ptoas=True\) is not provided"):
         ir.compile(P.Elementwise, output_dir=tmp_path / "x", skip_ptoas=True)
+
+
+def test_every_entry_simulates_a_hardware_platform_while_installed(alias, tmp_path, capsys):
+    from pypto.runtime import RunConfig, compile_program, execute_compiled
+    compiled = compile_program(P.Elementwise, tmp_path / "hw", platform="a2a3")
+    assert compiled.platform == "a2a3sim"
+    a = np.ones((64, 64), np.float32)
+    y, z = np.zeros_like(a), np.zeros_like(a)
+    result = execute_compiled(tmp_path / "hw", [a, a, y, z], platform="a2a3", device_id=4)
+    np.testing.assert_array_equal(y, a + a)
+    assert (result.platform, result.device_id) == ("a2a3sim", 4)
+    assert RunConfig(platform="a5", codegen_only=True).platform == "a5sim"
+    err = capsys.readouterr().err.splitlines()
+    assert err.count("ptokit pypto: platform 'a2a3' is hardware: running it on the a2a3sim simulator "
+                     "(--no-simulate-hardware refuses instead)") == 1          # said once per platform
+    assert any("platform 'a5' is hardware" in line for line in err)
+
+
+def test_without_the_alias_hardware_is_refused_as_before():
+    from ptokit.runtime import RunConfig
+    with pytest.raises(ValueError, match="real hardware"):
+        RunConfig(platform="a2a3")
+    assert RunConfig(platform="a2a3", codegen_only=True).platform == "a2a3"
