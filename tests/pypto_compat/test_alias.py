@@ -52,6 +52,8 @@ def test_the_names_pypto_programs_import(alias):
     assert (pto_isa_include_dir() / "pto" / "pto-inst.hpp").is_file()
     assert DistributedWorker is ptokit.distributed_compiled.DistributedWorker
     assert TensorSpec and ScalarSpec and ir.Function is ptokit.ir.nodes.Function
+    assert ir.CompiledProgram is CompiledProgram and ir.TensorType is ptokit.ir.types.TensorType
+    assert pypto.Error is ptokit.errors.PtokitError and ir.VerificationLevel is VerificationLevel
     set_backend_type(BackendType.Ascend950)
     assert pypto.backend.get_backend_type() is BackendType.Ascend950
     reset_for_testing()

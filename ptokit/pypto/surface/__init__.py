@@ -2,10 +2,13 @@
 
 ``pypto.language`` is ``ptokit.language``; ``pypto.ir``, ``pypto.runtime``, ``pypto.backend`` and
 ``pypto.pypto_core`` are the surface modules beside this one.  ``DataType`` is the DSL's dtype
-(``pypto.DT_FP32 is pl.FP32``).
+(``pypto.DT_FP32 is pl.FP32``).  ``Error`` is ptokit's base error (``PtokitError``: every error
+ptokit raises on purpose) and ``InternalError`` its bug report.
 """
 import ptokit as _ptokit
 import ptokit.language as language
+from ptokit.errors import InternalError  # noqa: F401
+from ptokit.errors import PtokitError as Error  # noqa: F401
 
 from . import backend, ir, pypto_core, runtime
 from ._names import surface_getattr

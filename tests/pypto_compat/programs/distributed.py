@@ -4,7 +4,7 @@ import numpy as np
 import pypto.language as pl
 from pypto import ir
 from pypto.ir.distributed_compiled_program import DistributedCompiledProgram
-from pypto.runtime import DistributedWorker
+from pypto.runtime import DistributedWorker, execute_distributed_compiled
 
 N = 32
 
@@ -41,4 +41,7 @@ if __name__ == "__main__":
             rt.run(compiled, a, acc, acc)                # acc = a + acc
         rt.run(compiled, acc, b, f)
     np.testing.assert_array_equal(f, 3 * a + b)
+    g = np.zeros_like(a)
+    execute_distributed_compiled(compiled.output_dir, [f, b, g])     # the tree again, not recompiled
+    np.testing.assert_array_equal(g, f + b)
     print(f"OK devices {compiled.device_ids} f={f[0, 0]:g}")

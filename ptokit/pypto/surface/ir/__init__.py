@@ -1,6 +1,8 @@
 """``pypto.ir`` under ``ptokit pypto``: ``compile`` with pypto's signature, the IR node classes
-(``Function``, ``Program``), ``serialize`` / ``deserialize``, the compiled-program classes and
-configuration names; any other name is asked of ``ptokit.ir``."""
+(``Function``, ``Program``, ``TensorType``, ``TileType``), ``serialize`` / ``deserialize``,
+``python_print``, the compiled-program classes and the configuration enums; any other name is
+asked of ``ptokit.ir``.  pypto's IR builder, visitors, mutators and pass objects are not
+provided."""
 from __future__ import annotations
 
 import datetime
@@ -8,7 +10,9 @@ import os
 from pathlib import Path
 
 from ....ir.kinds import FunctionType  # noqa: F401
+from ....compiled import CompiledProgram  # noqa: F401
 from ....ir.nodes import Function, Program  # noqa: F401
+from ....ir.types import TensorType, TileType  # noqa: F401
 from ....targets import (BackendType, DistributedConfig, OptimizationStrategy, coerce_backend_type,  # noqa: F401
                          notice_once, platform_to_use)
 from .... import compile as _ptokit_compile
@@ -17,6 +21,8 @@ from .._names import surface_getattr
 from .serialize import deserialize, serialize  # noqa: F401
 from . import pass_manager  # noqa: F401
 from .pass_manager import PassDumpLevel  # noqa: F401
+from ..pypto_core.passes import (DiagnosticCheck, DiagnosticCheckSet, DiagnosticPhase,  # noqa: F401
+                                 VerificationLevel, VerificationMode)
 
 
 def compile(program, output_dir=None, strategy=OptimizationStrategy.Default, dump_passes=True,  # noqa: A001
