@@ -48,7 +48,7 @@ def target_of(pypto_name: str) -> str:
     parts = rest.lstrip(".").split(".")
     if parts[0] in SHARED and _exists("ptokit" + rest):
         return "ptokit" + rest
-    raise NotProvidedModule(pypto_name, "ptokit has no such module; see docs/pypto.md")
+    raise NotProvidedModule(pypto_name)
 
 
 class PyptoAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
