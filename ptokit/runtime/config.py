@@ -365,8 +365,3 @@ _FIELD_SET = frozenset(FIELDS)
 def _is_default(f, value) -> bool:
     default = f.default_factory() if f.default is dataclasses.MISSING else f.default
     return type(value) is type(default) and value == default
-
-
-def checked(config):
-    """``config.checked()``, or None."""
-    return config.checked() if config is not None else None

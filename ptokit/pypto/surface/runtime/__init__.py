@@ -6,11 +6,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ....distributed_compiled import DistributedCompiledProgram, DistributedWorker  # noqa: F401
+from ....distributed_compiled import DistributedWorker  # noqa: F401
 from ....runtime import RunConfig  # noqa: F401
-from ....targets import platform_to_use
 from .._names import surface_getattr
-from . import runner, tensor_spec  # noqa: F401
+from . import distributed_runner, runner, tensor_spec  # noqa: F401
+from .distributed_runner import execute_distributed_compiled  # noqa: F401
 
 
 def pto_isa_include_dir() -> Path:
@@ -28,15 +28,6 @@ def ensure_pto_isa_root() -> str:
     it switches ptokit's builds to the vendor's headers: docs/build-cache.md)."""
     root = os.environ.get("PTO_ISA_ROOT")
     return str(Path(root).expanduser().resolve()) if root else str(pto_isa_include_dir().parent)
-
-
-def execute_distributed_compiled(output_dir, args, config=None, *, platform=None, distributed_config=None):
-    """Run a distributed tree compiled before (``DistributedCompiledProgram.from_dir``) once on
-    ``args``; OUT/INOUT arrays are written in place.  Returns None (the outputs are the arrays)."""
-    program = DistributedCompiledProgram.from_dir(output_dir, distributed_config=distributed_config,
-                                                  platform=platform_to_use(platform))
-    program(*args, config=config)
-    return None
 
 
 def configure_log(level=None, **_ignored) -> None:
