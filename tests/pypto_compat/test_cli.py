@@ -109,3 +109,10 @@ def test_the_pytest_plugin_can_leave_the_alias_off():
                "--rootdir", str(PROGRAMS), "pypto_style_checks.py", entry=("-m", "pytest"))
     assert p.returncode != 0
     assert "No module named 'pypto'" in p.stdout
+
+
+def test_the_pytest_plugin_can_refuse_hardware():
+    p = ptokit("-p", "ptokit.pypto.pytest_plugin", "--no-simulate-hardware", "-p", "no:cacheprovider", "-q",
+               "--rootdir", str(PROGRAMS), "pypto_style_checks.py", "-k", "hardware", entry=("-m", "pytest"))
+    assert p.returncode == 1
+    assert "platform 'a5' is real hardware" in p.stdout
