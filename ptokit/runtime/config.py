@@ -75,7 +75,7 @@ _NOT_SIMULATED = (
 )
 
 
-@dataclass
+@dataclass(frozen=True)    # the generated __init__ sets fields directly; assignment is _assign below
 class RunConfig:
     """Validated on construction; an invalid value is a ValueError naming the field and listing
     what is valid.  ``platform`` and ``backend_type`` describe one target: give either (the other
@@ -141,8 +141,9 @@ class RunConfig:
         for k, v in (("_given", given), ("_stale", set()), ("_version", 0)):
             object.__setattr__(self, k, v)
 
-    def __setattr__(self, name, value):
-        if "_version" not in self.__dict__:          # the dataclass __init__ filling the fields
+    def _assign(self, name, value):
+        """``config.name = value`` (RunConfig's ``__setattr__``): kept, checked on use."""
+        if "_version" not in self.__dict__:          # not constructed yet
             object.__setattr__(self, name, value)
             return
         if name not in _FIELD_SET:
@@ -357,6 +358,12 @@ class RunConfig:
                 changes[own] = _RING_DEFAULTS[own] if changes[pypto_name] is not None else getattr(self, own)
         return dataclasses.replace(self, **changes)
 
+
+# pypto's RunConfig is a plain (mutable) dataclass: fields are assigned after construction, and a
+# mutable value is not hashable.  The class is declared frozen so that the dataclass __init__ (and a
+# subclass's) fills the fields without going through assignment; assignment is then opened here.
+RunConfig.__setattr__ = RunConfig._assign
+RunConfig.__hash__ = None
 
 FIELDS = tuple(f.name for f in dataclasses.fields(RunConfig))
 _FIELD_SET = frozenset(FIELDS)
