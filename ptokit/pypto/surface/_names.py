@@ -8,14 +8,20 @@ import importlib
 from ..missing import not_provided_attribute
 
 
-def surface_getattr(pypto_name: str, *sources: str, why: dict = None):
-    """``__getattr__`` for the surface module of ``pypto_name``; ``sources`` are ptokit module
-    names asked in order; ``why`` maps a name pypto has to the reason ptokit does not."""
+def surface_getattr(pypto_name: str, *sources: str, why: dict = None, lazy: dict = None):
+    """``__getattr__`` for the surface module of ``pypto_name``; ``lazy`` maps a name to the
+    ``"module:attribute"`` it is (loaded on first use, so ``import pypto`` stays light);
+    ``sources`` are ptokit module names asked in order; ``why`` maps a name pypto has to the
+    reason ptokit does not."""
     why = why or {}
+    lazy = lazy or {}
 
     def __getattr__(name):
         if name.startswith("__"):
             raise AttributeError(name)
+        if name in lazy:
+            module, attr = lazy[name].split(":")
+            return getattr(importlib.import_module(module), attr)
         if name not in why:
             for src in sources:
                 try:

@@ -10,15 +10,11 @@ import os
 from pathlib import Path
 
 from ....ir.kinds import FunctionType  # noqa: F401
-from ....compiled import CompiledProgram  # noqa: F401
-from ....ir.nodes import Function, Program  # noqa: F401
-from ....ir.types import TensorType, TileType  # noqa: F401
 from ....targets import (BackendType, DistributedConfig, OptimizationStrategy, coerce_backend_type,  # noqa: F401
                          notice_once, platform_to_use)
 from .... import compile as _ptokit_compile
 from ....errors import UserError
 from .._names import surface_getattr
-from .serialize import deserialize, serialize  # noqa: F401
 from . import pass_manager  # noqa: F401
 from .pass_manager import PassDumpLevel  # noqa: F401
 from ..pypto_core.passes import (DiagnosticCheck, DiagnosticCheckSet, DiagnosticPhase,  # noqa: F401
@@ -73,4 +69,21 @@ def python_print(node) -> str:
     return node.as_python()
 
 
-__getattr__ = surface_getattr("pypto.ir", "ptokit.ir")
+def serialize(node) -> bytes:
+    """pypto's ``ir.serialize``: ``ptokit.pypto.surface.ir.serialize`` (ptokit's own bytes)."""
+    # lazy: the IR node classes load when a program first serializes
+    from .serialize import serialize as _serialize
+    return _serialize(node)
+
+
+def deserialize(data: bytes):
+    """pypto's ``ir.deserialize`` of bytes ``serialize`` wrote."""
+    # lazy: as serialize
+    from .serialize import deserialize as _deserialize
+    return _deserialize(data)
+
+
+__getattr__ = surface_getattr("pypto.ir", "ptokit.ir", lazy={
+    "Function": "ptokit.ir.nodes:Function", "Program": "ptokit.ir.nodes:Program",
+    "TensorType": "ptokit.ir.types:TensorType", "TileType": "ptokit.ir.types:TileType",
+    "CompiledProgram": "ptokit.compiled:CompiledProgram"})

@@ -6,11 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ....distributed_compiled import DistributedWorker  # noqa: F401
 from ....runtime import RunConfig  # noqa: F401
 from .._names import surface_getattr
-from . import distributed_runner, runner, tensor_spec  # noqa: F401
-from .distributed_runner import execute_distributed_compiled  # noqa: F401
+from . import runner, tensor_spec  # noqa: F401
 
 
 def pto_isa_include_dir() -> Path:
@@ -44,7 +42,10 @@ def log_level():
     return _log[0]
 
 
-__getattr__ = surface_getattr("pypto.runtime", "ptokit.runtime", why={
+__getattr__ = surface_getattr("pypto.runtime", "ptokit.runtime", lazy={
+    "DistributedWorker": "ptokit.distributed_compiled:DistributedWorker",
+    "execute_distributed_compiled": "ptokit.pypto.surface.runtime.distributed_runner:execute_distributed_compiled",
+}, why={
     "benchmark": "ptokit's timings come from the run record (RunResult) and bench/",
     "BenchmarkStats": "ptokit's timings come from the run record (RunResult) and bench/",
     "TraceInvocation": "ptokit's run trace is RunConfig(trace=...) / docs/trace.md",
