@@ -22,6 +22,8 @@ def compile(program, output_dir=None, platform="a2a3sim", runtime=None, dump_pas
     # `import ptokit` stays a few milliseconds; distributed_build dispatches a program with a host
     # function to the distributed build and any other to the toolchain
     from .distributed_build import compile_entry
+    from .targets import platform_to_use
+    platform = platform_to_use(platform)     # a hardware platform is simulated under `ptokit pypto`
     return compile_entry(program, output_dir=output_dir, platform=platform, runtime=runtime,
                            dump_passes=dump_passes, dump_ptoas_passes=dump_ptoas_passes, **options)
 

@@ -222,6 +222,8 @@ class CompiledProgram:
                             f"the fields are: {', '.join(FIELDS)}")
         if config is not None and not isinstance(config, RunConfig):
             raise ArgumentError(f"config must be a ptokit.runtime.RunConfig, got {type(config).__name__}")
+        if config is not None:
+            config.checked()
         cfg = config if config is not None else RunConfig(platform=self.platform,
                                                           codegen_only=self.platform not in SIM_PLATFORMS)
         if overrides:
@@ -294,6 +296,8 @@ class CompiledProgram:
             config = self._default_config[1]
         elif not isinstance(config, RunConfig):
             raise ArgumentError(f"config must be a ptokit.runtime.RunConfig, got {type(config).__name__}")
+        else:
+            config.checked()          # fields assigned since construction are validated on use
         target = self._for_config(config)
         orch, full, return_style = target.build_orch_args(*args)
         if config.codegen_only:       # compile only: the tree exists, nothing runs

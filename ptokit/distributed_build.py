@@ -67,9 +67,10 @@ def reachable(prog: N.Program, root: str) -> Dict[str, N.Function]:
 
 
 def check_config(dconfig) -> DistributedConfig:
+    """The distributed configuration of a compile: as in pypto, a program with a host function
+    compiled without one runs on one device (``DistributedConfig()``: device_ids=[0])."""
     if dconfig is None:
-        raise UserError("a program with a host function (level=pl.Level.HOST / @pl.jit.host) is a distributed "
-                        "program: compile it with distributed_config=ptokit.DistributedConfig(device_ids=[...])")
+        return DistributedConfig()
     if not isinstance(dconfig, DistributedConfig):
         raise TypeError(f"distributed_config must be a ptokit.DistributedConfig, got {dconfig!r}")
     return dconfig

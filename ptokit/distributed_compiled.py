@@ -6,6 +6,12 @@
 keeps the run's ``DistributedRunResult`` in ``compiled.last_result``.  A ``RunConfig`` without
 ``distributed_config`` keeps the compiled one.  ``DistributedCompiledProgram.from_dir(dir)``
 reloads a tree written before.
+
+``DistributedWorker([prog_a, prog_b])`` (pypto's ``pypto.runtime.DistributedWorker``; also
+``prog_a.prepare(extra_compiled=[prog_b])``) runs several distributed programs on one worker
+with resident tensors: ``rt.alloc_tensor(shape, dtype)`` is a ``DeviceTensor`` that keeps its
+contents across runs of any of them, ``rt.run(prog, *args)`` runs one (``rt(*args)`` when there
+is only one), ``rt.close()`` frees every tensor.
 """
 from __future__ import annotations
 
@@ -70,6 +76,15 @@ class DistributedCompiledProgram:
         self.last_result = run_distributed(self.output_dir, list(args), config)
         return None
 
+    def prepare(self, *, extra_compiled=(), callbacks=None, config: Optional[RunConfig] = None) -> "DistributedWorker":
+        """pypto's ``compiled.prepare(...)``: a ``DistributedWorker`` for this program (and
+        ``extra_compiled``).  ``callbacks`` bind SubWorker functions, which ptokit does not compile
+        yet, so only an empty binding is accepted."""
+        if callbacks:
+            raise ValueError(f"prepare(callbacks={sorted(callbacks)}): this program has no abstract SubWorker "
+                             f"function to bind (ptokit does not compile role=pl.Role.SubWorker yet)")
+        return DistributedWorker([self, *extra_compiled], config=config)
+
     def __fspath__(self) -> str:
         return os.fspath(self.output_dir)
 
@@ -78,4 +93,72 @@ class DistributedCompiledProgram:
                 f"ranks={self.world_size} devices={self.device_ids}>")
 
 
-__all__ = ["DistributedCompiledProgram"]
+
+class DistributedWorker:
+    """One worker for several ``DistributedCompiledProgram`` s and the tensors they share.
+
+    Each ``run`` starts the program's ranks (as a call of the program does) with the worker's
+    ``DeviceTensor`` s resolved to their memory, which outlives every run: what one program
+    writes there, the next one reads.  ``config`` (default: the first program's platform and
+    distributed configuration) applies to every run.  A context manager; ``close()`` frees the
+    tensors, after which the worker refuses work."""
+
+    __test__ = False
+
+    def __init__(self, programs, *, config: Optional[RunConfig] = None):
+        # lazy: ChipWorker's buffers (numpy) load with the worker, not with this module
+        from .runtime.device import ChipWorker
+        programs = list(programs) if isinstance(programs, (list, tuple)) else [programs]
+        if not programs or not all(isinstance(p, DistributedCompiledProgram) for p in programs):
+            raise TypeError("DistributedWorker takes a list of DistributedCompiledProgram (from ptokit.compile of a "
+                            "program with a host function, or a @pl.jit.host function's compile)")
+        platforms = {p.platform for p in programs}
+        if len(platforms) > 1:
+            raise ValueError(f"the programs were compiled for different platforms ({', '.join(sorted(platforms))}); "
+                             f"one worker runs one platform")
+        self.programs = programs
+        self.config = config.checked() if config is not None else None
+        platform = self.config.platform if self.config is not None else programs[0].platform
+        self._memory = ChipWorker(config=RunConfig(platform=platform))
+        self.closed = False
+
+    def __enter__(self) -> "DistributedWorker":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._memory.close()
+        self.closed = True
+
+    def _open(self, op: str) -> None:
+        if self.closed:
+            raise RuntimeError(f"DistributedWorker.{op}(): the worker was closed")
+
+    def alloc_tensor(self, shape, dtype, *, init=None):
+        """A ``DeviceTensor`` resident in this worker (zero-filled, or a copy of ``init``)."""
+        self._open("alloc_tensor")
+        return self._memory.alloc_tensor(shape, dtype, init=init)
+
+    def free_tensor(self, tensor) -> None:
+        self._memory.free_tensor(tensor)
+
+    def run(self, program: "DistributedCompiledProgram", *args):
+        """Run one of the worker's programs on ``args`` (DeviceTensors of this worker included)."""
+        from .runtime.device import DeviceTensor, resolve_device_tensor   # lazy: as in __init__
+        self._open("run")
+        if not any(program is p for p in self.programs):
+            raise ValueError(f"{program!r} is not one of this worker's programs; list it in DistributedWorker([...]) "
+                             f"or prepare(extra_compiled=[...])")
+        resolved = [resolve_device_tensor(a, self._memory) if isinstance(a, DeviceTensor) else a for a in args]
+        return program(*resolved, config=self.config)
+
+    def __call__(self, *args):
+        if len(self.programs) != 1:
+            raise TypeError(f"this worker holds {len(self.programs)} programs: say which one runs with "
+                            f"rt.run(program, *args)")
+        return self.run(self.programs[0], *args)
+
+
+__all__ = ["DistributedCompiledProgram", "DistributedWorker"]

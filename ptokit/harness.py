@@ -82,7 +82,7 @@ def run(program, *args, config: Optional[RunConfig] = None, golden: Optional[Cal
     """Compile ``program`` and run it; see the module docstring for the two forms."""
     if config is not None and not isinstance(config, RunConfig):
         raise TypeError(f"config must be a ptokit.runtime.RunConfig, got {type(config).__name__}")
-    config = config or RunConfig()
+    config = config.checked() if config is not None else RunConfig()
     name = _program_name(program)
     specs_form = tensor_specs is not None or (args and isinstance(args[0], (list, tuple)) and args[0]
                                               and all(isinstance(s, TensorSpec) for s in args[0]))

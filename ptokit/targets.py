@@ -8,6 +8,7 @@ way (``runtime_kind_to_name`` / ``runtime_kind_from_name``).
 from __future__ import annotations
 
 import enum
+import sys
 from typing import Optional, Tuple, Union
 
 PLATFORMS = ("a2a3sim", "a5sim", "a2a3", "a5")
@@ -217,3 +218,37 @@ class DistributedConfig:
         return (f"DistributedConfig(device_ids={self.device_ids!r}, num_sub_workers={self.num_sub_workers}, "
                 f"runtime={self.runtime.value!r}, aicpu_thread_num={self.aicpu_thread_num}, "
                 f"transport={self.transport!r})")
+
+
+# ---- programs written for a device, run where there is none (``ptokit pypto``, docs/pypto.md)
+# Off by default: ptokit.compile / RunConfig refuse to *run* a hardware platform.  ``ptokit pypto``
+# turns it on for its own process: a hardware platform then runs on its chip's simulator, saying
+# so once, and the device-only run options are reported once each as not simulated.
+_SIM_HW = {"on": False, "told": set()}
+
+
+def simulate_hardware(on: bool) -> None:
+    _SIM_HW["on"] = bool(on)
+    _SIM_HW["told"] = set()
+
+
+def simulating_hardware() -> bool:
+    return _SIM_HW["on"]
+
+
+def notice_once(key: str, text: str) -> None:
+    """Print ``text`` on stderr the first time ``key`` is seen while hardware is simulated."""
+    if _SIM_HW["on"] and key not in _SIM_HW["told"]:
+        _SIM_HW["told"].add(key)
+        print(f"ptokit pypto: {text}", file=sys.stderr, flush=True)
+
+
+def platform_to_use(platform):
+    """``platform``, or the simulator of its chip when it names hardware and hardware is
+    simulated (said once per platform)."""
+    if _SIM_HW["on"] and platform in PLATFORMS and platform not in SIM_PLATFORMS:
+        sim = f"{platform}sim"
+        notice_once(f"platform:{platform}", f"platform {platform!r} is hardware: running it on the {sim} "
+                    f"simulator (--no-simulate-hardware refuses instead)")
+        return sim
+    return platform

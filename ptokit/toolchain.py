@@ -32,7 +32,7 @@ from .language.decorators import ProgramSpec
 from .language.parser import parse_program
 from .passes.context import PassContext, resolve_context  # noqa: F401 (re-exported)
 from .passes.manager import run_passes
-from .targets import coerce_runtime_kind, validate_platform
+from .targets import coerce_runtime_kind, platform_to_use, validate_platform
 
 
 def default_output_dir(name: str) -> Path:
@@ -89,6 +89,7 @@ def compile_program(program, output_dir=None, platform="a2a3sim", runtime=None, 
         raise UserError("distributed_config= compiles a distributed program, which needs a host function "
                         "(@pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)) and ptokit.compile; "
                         "compile without it for one chip")
+    platform = platform_to_use(platform)     # a hardware platform is simulated under `ptokit pypto`
     ctx = resolve_context(platform, runtime, ptoas_compat)
     times = times or StageTimes()
     t0 = time.perf_counter()

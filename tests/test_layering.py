@@ -19,7 +19,7 @@ PKG = Path(__file__).resolve().parents[1] / "ptokit"
 
 FLOOR = {"errors", "targets", "locks", "artifacts"}
 STAGES = {"pto", "ir", "passes", "codegen", "backend", "runtime", "launch", "language", "jit",
-          "toolchain", "distributed_build", "compiled", "harness", "distributed", "distributed_compiled", "cli", "ptokit"}
+          "toolchain", "distributed_build", "compiled", "harness", "distributed", "distributed_compiled", "cli", "pypto", "ptokit"}
 
 # layer (the first name under ptokit/; "ptokit" is the package's own __init__) ->
 #   ("only", layers it may import besides itself)  or  ("not", layers it must not import)
@@ -46,6 +46,8 @@ RULES = {
     "distributed_build": ("not", {"jit", "cli"}),
     "harness":   ("not", {"jit", "cli"}),       # pypto.runtime's compile-and-run entry points
     "jit":       ("not", {"cli"}),
+    # pypto's names for ptokit's objects (``ptokit pypto``): the top, beside the command line
+    "pypto":     ("not", set()),
 }
 
 # The only upward references allowed: names pypto programs spell in a lower package, re-exported

@@ -23,6 +23,7 @@ COMMANDS = {
     "callable-layout": ("ptokit.cli.launch", "callable_layout_main", "print the ChipCallable layout and alignment verdict"),
     "cache": ("ptokit.cli.cache", "cache_main", "build/compile cache: stat | clear | path"),
     "trace": ("ptokit.cli.trace", "trace_main", "read back a run trace: summarize FILE | view FILE"),
+    "pypto": ("ptokit.cli.pypto", "pypto_main", "run a pypto program unchanged: SCRIPT.py | -m MODULE [ARGS...]"),
 }
 
 

@@ -46,7 +46,7 @@ def resolve(platform: str, where: str, config: Optional[RunConfig], dconfig: Dis
         raise ValueError(f"{where} was compiled for the {platform!r} hardware platform; running it needs the "
                          f"vendor toolchain and devices. Compile with platform='{platform}sim' to run it on the "
                          f"CPU simulator")
-    config = config or RunConfig(platform=platform)
+    config = config.checked() if config is not None else RunConfig(platform=platform)
     if config.platform != platform:
         raise ValueError(f"{where} was compiled for {platform}, but the run asks for {config.platform}; compile it "
                          f"for {config.platform}")

@@ -404,6 +404,7 @@ class JitFunction:
             return platform, runtime, dump_passes, dump_ptoas_passes, False, output_dir
         if not isinstance(config, RunConfig):
             raise TypeError(f"config must be a ptokit.runtime.RunConfig, got {type(config).__name__}")
+        config.checked()
         both = [n for n, v in (("platform", platform), ("runtime", runtime), ("dump_passes", dump_passes),
                                ("dump_ptoas_passes", dump_ptoas_passes), ("output_dir", output_dir)) if v is not None]
         if both:

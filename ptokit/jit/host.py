@@ -106,10 +106,11 @@ class HostJitFunction:
 
     @api_boundary
     def __call__(self, *args, config: Optional[RunConfig] = None):
+        # lazy: as in compile
+        from ..distributed_build import check_config
         config = config or RunConfig(platform=self.platform)
-        if config.distributed_config is None:
-            raise UserError(f"{self.fn.__name__} is a @pl.jit.host function: call it with "
-                            f"config=RunConfig(distributed_config=ptokit.DistributedConfig(device_ids=[...]))")
+        if config.distributed_config is None:      # pypto's rule: one device (DistributedConfig())
+            config = config.replace(distributed_config=check_config(None))
         key = (config.platform,) + tuple(config.distributed_config.cache_key())
         compiled = self._compiled.get(key)
         if compiled is None:

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Optional, Tuple, Union
 
 from ..targets import (PLATFORMS, SIM_PLATFORMS, BackendType, MemoryPlanner, OptimizationStrategy, RuntimeKind,
-                       backend_type_of, coerce_backend_type, coerce_named, coerce_runtime_kind,
-                       validate_ptoas_compat)
+                       backend_type_of, coerce_backend_type, coerce_named, coerce_runtime_kind, notice_once,
+                       platform_to_use, validate_ptoas_compat)
 
 DEFAULT_AICPU_THREADS = {"a2a3sim": 4, "a5sim": 5}
 HARDWARE_CLUSTERS = {"a2a3sim": 24, "a5sim": 36}
@@ -55,11 +55,38 @@ _RING_RULES = {
 }
 
 
-@dataclass(frozen=True)
+# fields set together: assigning one after construction lets the other follow it again
+_LINKED = {"platform": "backend_type", "backend_type": "platform"}
+_LINKED.update({a: b for a, b in _RING_FIELDS})
+_LINKED.update({b: a for a, b in _RING_FIELDS})
+
+# pypto's device-only options: accepted, and said once (when a hardware program is simulated,
+# ``ptokit pypto``) to have nothing to act on here -- (field, is it set?, what ptokit does)
+_NOT_SIMULATED = (
+    ("device_id", lambda v: v != 0, "the simulator is one device; device_id={v} is recorded in the run result"),
+    ("enable_pmu", bool, "enable_pmu={v}: the simulator has no PMU counters, none are captured"),
+    ("enable_scope_stats", bool, "enable_scope_stats: the simulator keeps no ring-fill statistics"),
+    ("analyze_auto_scopes_for_deps", bool, "analyze_auto_scopes_for_deps: dependencies are derived at run time "
+     "(same results)"),
+    ("memory_planner", lambda v: v is not None, "memory_planner={v}: ptokit plans on-chip memory itself "
+     "(addresses differ, results do not)"),
+    ("diagnostic_phase", lambda v: v is not None, "diagnostic_phase: ptokit emits no compile diagnostics"),
+    ("disabled_diagnostics", lambda v: v is not None, "disabled_diagnostics: ptokit emits no compile diagnostics"),
+)
+
+
+@dataclass(frozen=True)    # the generated __init__ sets fields directly; assignment is _assign below
 class RunConfig:
     """Validated on construction; an invalid value is a ValueError naming the field and listing
     what is valid.  ``platform`` and ``backend_type`` describe one target: give either (the other
-    follows) or both in agreement."""
+    follows) or both in agreement.
+
+    As in pypto, a field may be assigned after construction (``config.rtol = 2e-2``); the
+    assignment is validated when the config is next used (``checked()``, called by every run,
+    compile and jit entry), with the same ValueError a constructor would raise.  Assigning
+    ``platform`` lets ``backend_type`` follow it again (and vice versa), and a ring override
+    (``ring_heap``) and the simulator size it sets (``heap_size``) likewise.  A name that is no
+    field is an AttributeError at once."""
 
     # ---- pypto's fields, in pypto's order
     platform: Optional[str] = None                    # None: a2a3sim, or backend_type's simulator
@@ -107,6 +134,45 @@ class RunConfig:
     fusion: bool = True                               # False: fused runs take their unfused path (docs/assembler.md)
 
     def __post_init__(self):
+        # what was given (values other than the defaults): a later assignment revalidates from these
+        given = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                 if not _is_default(f, getattr(self, f.name))}
+        self._validate()
+        for k, v in (("_given", given), ("_stale", set()), ("_version", 0)):
+            object.__setattr__(self, k, v)
+
+    def _assign(self, name, value):
+        """``config.name = value`` (RunConfig's ``__setattr__``): kept, checked on use."""
+        if "_version" not in self.__dict__:          # not constructed yet
+            object.__setattr__(self, name, value)
+            return
+        if name not in _FIELD_SET:
+            raise AttributeError(f"RunConfig has no field {name!r}; fields are: {', '.join(FIELDS)}")
+        object.__setattr__(self, name, value)
+        stale = self.__dict__["_stale"]
+        stale.add(name)
+        self._given[name] = value
+        other = _LINKED.get(name)
+        if other is not None and other not in stale:
+            self._given.pop(other, None)
+        object.__setattr__(self, "_version", self._version + 1)
+
+    def checked(self) -> "RunConfig":
+        """This config, its fields validated (and the derived ones re-derived) if any was
+        assigned since the last check; a bad value is the constructor's ValueError."""
+        if self.__dict__.get("_stale"):
+            fresh = RunConfig(**self._given)           # the constructor's rules, from the given values
+            for f in FIELDS:
+                object.__setattr__(self, f, getattr(fresh, f))
+            self._stale.clear()
+        return self
+
+    @property
+    def version(self) -> int:
+        """Counts assignments since construction (a cache keyed on this config compares it)."""
+        return self._version
+
+    def _validate(self):
         self._set("platform", self._resolve_platform())
         self._set("backend_type", backend_type_of(self.platform))
         if self.platform not in SIM_PLATFORMS and not self.codegen_only:
@@ -144,19 +210,25 @@ class RunConfig:
         self._check_sim_sizes()
         self._apply_ring_overrides()
         self._check_races()
+        for name, is_set, text in _NOT_SIMULATED:
+            v = getattr(self, name)
+            if is_set(v):
+                notice_once(f"field:{name}", "not simulated: " + text.format(v=v))
 
     # ------------------------------------------------------------ validation parts
     def _set(self, name, value):
         object.__setattr__(self, name, value)
 
     def _resolve_platform(self) -> str:
-        platform = self.platform
+        platform = platform_to_use(self.platform)     # a hardware platform, simulated (ptokit pypto)
         if platform is not None and platform not in PLATFORMS:
             raise ValueError(f"unknown platform {platform!r}; valid platforms are {', '.join(PLATFORMS)}")
         if self.backend_type is None:
             return platform or DEFAULT_PLATFORM
         bt = coerce_backend_type(self.backend_type)
         if platform is None:
+            notice_once(f"backend:{bt.name}", f"backend_type={bt!r} is the {bt.arch} chip: running it on the "
+                        f"{bt.sim_platform()} simulator")
             return bt.sim_platform()
         if backend_type_of(platform) is not bt:
             raise ValueError(f"backend_type={bt!r} is the {bt.arch} chip family, but platform={platform!r} is "
@@ -276,6 +348,7 @@ class RunConfig:
     def replace(self, **changes) -> "RunConfig":
         """A copy with ``changes``; changing the platform re-derives the backend and vice versa,
         and a ring override given here replaces the size it set before."""
+        self.checked()
         if "platform" in changes and "backend_type" not in changes:
             changes["backend_type"] = None
         if "backend_type" in changes and "platform" not in changes:
@@ -286,4 +359,16 @@ class RunConfig:
         return dataclasses.replace(self, **changes)
 
 
+# pypto's RunConfig is a plain (mutable) dataclass: fields are assigned after construction, and a
+# mutable value is not hashable.  The class is declared frozen so that the dataclass __init__ (and a
+# subclass's) fills the fields without going through assignment; assignment is then opened here.
+RunConfig.__setattr__ = RunConfig._assign
+RunConfig.__hash__ = None
+
 FIELDS = tuple(f.name for f in dataclasses.fields(RunConfig))
+_FIELD_SET = frozenset(FIELDS)
+
+
+def _is_default(f, value) -> bool:
+    default = f.default_factory() if f.default is dataclasses.MISSING else f.default
+    return type(value) is type(default) and value == default

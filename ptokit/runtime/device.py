@@ -101,7 +101,7 @@ class ChipWorker:
                              f"go through a distributed program's own worker")
         if config is not None and not isinstance(config, RunConfig):
             raise TypeError(f"config must be a ptokit.runtime.RunConfig, got {type(config).__name__}")
-        self._config = config or RunConfig()
+        self._config = config.checked() if config is not None else RunConfig()
         if self._config.platform not in SIM_PLATFORMS:
             raise ValueError(f"a ChipWorker runs programs, and platform {self._config.platform!r} is hardware "
                              f"(it needs the vendor toolchain); use {' or '.join(SIM_PLATFORMS)}")
@@ -110,6 +110,7 @@ class ChipWorker:
         self._buffers: dict = {}          # base pointer -> aligned numpy uint8 buffer
         self._owned: set = set()          # data pointers of tensors from alloc_tensor
         self._registered: dict = {}       # id(compiled) -> (compiled, PreparedTree)
+        self._loads = {"tensormap_and_ringbuffer": 0, "host_build_graph": 0}   # per runtime kind
         self._handles: "weakref.WeakSet[RegistrationHandle]" = weakref.WeakSet()
         self._initialized = False
         if auto_init is None or auto_init:
@@ -265,6 +266,18 @@ class ChipWorker:
     def initialized(self) -> bool:
         return self._initialized
 
+    @property
+    def aicpu_dlopen_count(self) -> int:
+        """pypto's diagnostic counter: the programs whose orchestration this worker has loaded
+        for the AICPU (tensormap_and_ringbuffer).  ``register`` loads a program once; running it
+        again, or registering the same program again, loads nothing."""
+        return self._loads["tensormap_and_ringbuffer"]
+
+    @property
+    def host_dlopen_count(self) -> int:
+        """The same counter for host_build_graph programs (their orchestration runs on the host)."""
+        return self._loads["host_build_graph"]
+
     def _check_binding(self, compiled) -> None:
         if compiled.platform != self.platform:
             raise ValueError(f"the program was compiled for {compiled.platform!r}, this ChipWorker runs "
@@ -283,6 +296,7 @@ class ChipWorker:
         if key not in self._registered:
             from .launcher import prepare_tree   # lazy: the build cache
             self._registered[key] = (compiled, prepare_tree(compiled.output_dir, self._config))
+            self._loads[compiled.runtime_name] += 1
         handle = RegistrationHandle(self, compiled, self._registered[key][1])
         self._handles.add(handle)
         return handle

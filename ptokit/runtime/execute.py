@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..artifacts.kernel_config import read_kernel_config
+from ..targets import platform_to_use
 from .config import RunConfig
 from .device import DeviceTensor, resolve_device_tensor
 
@@ -26,6 +27,7 @@ def execute_compiled(work_dir, args: list, *, platform: Optional[str] = None, de
         raise ValueError(f"analyze_auto_scopes_for_deps={analyze_auto_scopes_for_deps!r}: must be True or False")
     root = Path(work_dir)
     kc = read_kernel_config(root)
+    platform = platform_to_use(platform)        # a hardware platform is simulated under `ptokit pypto`
     if config is None:
         config = RunConfig(platform=platform or kc.platform)
     elif platform is not None and platform != config.platform:

@@ -43,6 +43,8 @@ def check_platform(kernel_config, config: Optional[RunConfig]) -> Optional[RunCo
 
 def resolve_config(kernel_config, config: Optional[RunConfig]) -> RunConfig:
     """``config`` with the tree's runtime kind / aicpu_thread_num filled in where unset."""
+    if config is not None:
+        config.checked()
     config = check_platform(kernel_config, config) or RunConfig()
     changes = {}
     if config.runtime is None:
@@ -88,7 +90,7 @@ class PreparedTree:
     kernel_names: dict = field(default_factory=dict)
     kernel_core_types: dict = field(default_factory=dict)
     loaded: object = None    # the image's binaries as the simulator loads them (sim.load_image), once
-    resolved: tuple = (None, None)   # (the RunConfig of the last run, resolve_config of it): configs are frozen
+    resolved: tuple = (None, None, None)   # (the RunConfig of the last run, resolve_config of it, its version)
 
 
 # Trees prepared in this process: (tree, build inputs) -> (stat key, PreparedTree, paths). A call
@@ -179,8 +181,11 @@ def run_prepared(prepared: PreparedTree, args: list, config: Optional[RunConfig]
     diagnostics the config asks for are written (``runtime.dfx``), and with ``golden_data_dir``
     the outputs are compared with their goldens (``runtime.golden``)."""
     kc = prepared.config
-    if prepared.resolved[0] is not config or prepared.resolved[1] is None:
-        prepared.resolved = (config, resolve_config(kc, config))
+    if config is not None:
+        config.checked()             # fields assigned since construction are validated on use
+    version = config.version if config is not None else None
+    if prepared.resolved[0] is not config or prepared.resolved[1] is None or prepared.resolved[2] != version:
+        prepared.resolved = (config, resolve_config(kc, config), version)
     config = prepared.resolved[1]
     check_args(kc, args)
     config = dfx.before_run(prepared.root, config)

@@ -5,7 +5,7 @@ import pytest
 
 import ptokit
 import bad_programs as bad
-from ptokit.errors import CompileError, DistributedRunFailure, UserError
+from ptokit.errors import CompileError, DistributedRunFailure
 
 SRC = bad.__file__
 CFG = ptokit.DistributedConfig(device_ids=[0, 1])
@@ -67,9 +67,11 @@ def test_host_misuse_is_located(kind, mistake, words, tmp_path):
     _located(_compile_error(bad.HOST[kind], tmp_path, distributed_config=CFG), mistake, *words)
 
 
-def test_host_program_needs_a_distributed_config(tmp_path):
-    with pytest.raises(UserError, match="distributed_config=ptokit.DistributedConfig"):
-        ptokit.compile(bad.HOST[6], output_dir=tmp_path / "out")
+def test_host_program_without_a_distributed_config_runs_on_one_device(tmp_path):
+    # pypto's rule: ir.compile of a host-level program without distributed_config uses
+    # DistributedConfig() (one device, id 0)
+    c = ptokit.compile(bad.HOST[6], output_dir=tmp_path / "out")
+    assert c.device_ids == [0] and c.world_size == 1
 
 
 def test_device_out_of_range_fails_before_ranks_start(tmp_path):

@@ -1,0 +1,89 @@
+"""``pypto.ir`` under ``ptokit pypto``: ``compile`` with pypto's signature, the IR node classes
+(``Function``, ``Program``, ``TensorType``, ``TileType``), ``serialize`` / ``deserialize``,
+``python_print``, the compiled-program classes and the configuration enums; any other name is
+asked of ``ptokit.ir``.  pypto's IR builder, visitors, mutators and pass objects are not
+provided."""
+from __future__ import annotations
+
+import datetime
+import os
+from pathlib import Path
+
+from ....ir.kinds import FunctionType  # noqa: F401
+from ....targets import (BackendType, DistributedConfig, OptimizationStrategy, coerce_backend_type,  # noqa: F401
+                         notice_once, platform_to_use)
+from .... import compile as _ptokit_compile
+from ....errors import UserError
+from .._names import surface_getattr
+from . import pass_manager  # noqa: F401
+from .pass_manager import PassDumpLevel  # noqa: F401
+from ..pypto_core.passes import (DiagnosticCheck, DiagnosticCheckSet, DiagnosticPhase,  # noqa: F401
+                                 VerificationLevel, VerificationMode)
+
+
+def compile(program, output_dir=None, strategy=OptimizationStrategy.Default, dump_passes=True,  # noqa: A001
+            backend_type=None, skip_ptoas=False, verification_level=None, diagnostic_phase=None,
+            disabled_diagnostics=None, memory_planner=None, enable_pypto_l0c_double_buffer=None, profiling=False,
+            platform=None, distributed_config=None, analyze_auto_scopes_for_deps=False, emit_source_loc=None,
+            dump_ptoas_passes=False, runtime=None):
+    """pypto's ``ir.compile``: a ``CompiledProgram`` (a ``DistributedCompiledProgram`` for a
+    program with a host-level function; ``distributed_config`` defaults to one device).
+
+    ``backend_type`` (default: Ascend910B) alone picks its chip's simulator; a hardware ``platform`` runs on its
+    simulator under ``ptokit pypto``.  The verification, diagnostic, memory-planner, L0C
+    double-buffer and dependency-analysis options are accepted and change nothing here
+    (ptokit verifies always, emits no diagnostics, plans memory itself); ``skip_ptoas=True`` is
+    not provided (ptokit always assembles)."""
+    if skip_ptoas:
+        raise UserError("pypto.ir.compile(skip_ptoas=True) is not provided by ptokit (its assembler always runs; "
+                        "the .pto files are in the tree's ptoas/ folder either way)")
+    if OptimizationStrategy(getattr(strategy, "value", strategy)) is not OptimizationStrategy.Default:
+        raise UserError(f"strategy={strategy!r}: ptokit has OptimizationStrategy.Default only")
+    level = PassDumpLevel.coerce(dump_passes)
+    if platform is None:
+        if backend_type is None:          # pypto's default backend: Ascend910B (a2a3)
+            platform = "a2a3sim"
+        else:
+            bt = coerce_backend_type(backend_type)
+            platform = bt.sim_platform()
+            notice_once(f"backend:{bt.name}", f"backend_type={bt!r} is the {bt.arch} chip: running it on the "
+                        f"{platform} simulator")
+    platform = platform_to_use(platform)
+    if output_dir is None and os.environ.get("PYPTO_PROG_BUILD_DIR"):
+        stamp = datetime.datetime.now().strftime("%Y%m%d_%H%M%S_%f")
+        output_dir = Path(os.environ["PYPTO_PROG_BUILD_DIR"]) / f"{getattr(program, 'name', 'program')}_{stamp}"
+    kw = {}
+    if distributed_config is not None:
+        kw["distributed_config"] = distributed_config
+    if emit_source_loc is not None:
+        kw["with_loc"] = bool(emit_source_loc)
+    if profiling:
+        kw["profiling"] = True
+    return _ptokit_compile(program, output_dir=output_dir, platform=platform, runtime=runtime,
+                           dump_passes=level is not PassDumpLevel.NONE, dump_ptoas_passes=bool(dump_ptoas_passes),
+                           **kw)
+
+
+def python_print(node) -> str:
+    """pypto's ``ir.python_print``: a node as DSL text."""
+    return node.as_python()
+
+
+def serialize(node) -> bytes:
+    """pypto's ``ir.serialize``: ``ptokit.pypto.surface.ir.serialize`` (ptokit's own bytes)."""
+    # lazy: the IR node classes load when a program first serializes
+    from .serialize import serialize as _serialize
+    return _serialize(node)
+
+
+def deserialize(data: bytes):
+    """pypto's ``ir.deserialize`` of bytes ``serialize`` wrote."""
+    # lazy: as serialize
+    from .serialize import deserialize as _deserialize
+    return _deserialize(data)
+
+
+__getattr__ = surface_getattr("pypto.ir", "ptokit.ir", lazy={
+    "Function": "ptokit.ir.nodes:Function", "Program": "ptokit.ir.nodes:Program",
+    "TensorType": "ptokit.ir.types:TensorType", "TileType": "ptokit.ir.types:TileType",
+    "CompiledProgram": "ptokit.compiled:CompiledProgram"})

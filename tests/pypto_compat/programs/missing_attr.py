@@ -1,0 +1,3 @@
+import pypto.language as pl
+
+KIND = pl.no_such_dsl_name

@@ -1,0 +1,1 @@
+from pypto.runtime import no_such_api  # noqa: F401

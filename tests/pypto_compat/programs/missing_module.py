@@ -1,0 +1,1 @@
+import pypto.tools.memory_map  # noqa: F401
