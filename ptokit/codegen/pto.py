@@ -26,6 +26,7 @@ from ..ir import nodes as N
 from ..ir.ops import BY_PYTHON, OPS, SCALAR_OPERATORS
 from ..ir.ops.spmd import SPMD_PARAMS as SPMD_NAMES
 from ..ir.types import INDEX, ArrayType, DType, MemorySpace, ScalarType, TensorType, TileType, dim_vars
+from ..pto import compat as pto_compat
 from ..pto import dialect
 from ..pto import types as P
 from ..pto.ast import Attr
@@ -128,6 +129,7 @@ class _Emitter:
         # hoisted allocations (a lane-guarded mixed vector side): buffers that hold a tile of run-time valid
         # shape, whose valid region every writer sets first (hoist_allocs)
         self.reset_valid: set = set()
+        self.origins: Dict[Tuple[str, int, int], object] = {}
         self.spmd: Dict[str, Value] = {}
         self.prologue: Optional[Builder] = None   # constants (printed first)
         self.top: Optional[Builder] = None        # the function body
@@ -164,11 +166,13 @@ class _Emitter:
         return val
 
     def srcloc(self, loc):
-        if not self.with_loc or loc is None:
+        if loc is None:
             return None
         if isinstance(loc, tuple):      # already a source location (a form emitter passes its own on)
-            return loc
-        return (os.path.basename(loc.file), loc.line, loc.col)
+            return loc if self.with_loc else None
+        key = (os.path.basename(loc.file), loc.line, loc.col)
+        self.origins.setdefault(key, loc)     # the DSL location behind a loc(...), for errors about the op
+        return key if self.with_loc else None
 
     # ------------------------------------------------------------ scalars
     def scalar(self, e: N.Expr, want: Optional[str], b: Builder) -> Value:
@@ -701,15 +705,28 @@ def _common(a: DType, b: DType) -> DType:
     return a if a.size >= b.size else b
 
 
-def emit_pto(fns: List[N.Function], arch: str, with_loc: bool = True) -> Tuple[str, List[KernelABI]]:
-    """One ``.pto`` module holding the given kernel functions."""
+def emit_pto(fns: List[N.Function], arch: str, with_loc: bool = True,
+             compat: Optional[str] = None) -> Tuple[str, List[KernelABI]]:
+    """One ``.pto`` module holding the given kernel functions. ``compat`` ("0.27"): the module is for that
+    ptoas release; an op or element type it does not know is a CompileError at the DSL line."""
     mod = new_module({"pto.target_arch": Attr.string(arch)})
     abis = []
     for fn in fns:
         abi = kernel_abi(fn)
         abis.append(abi)
-        _Emitter(fn, arch, with_loc).function(mod, abi)
+        em = _Emitter(fn, arch, with_loc)
+        em.function(mod, abi)
+        if compat is not None:
+            _refuse_unknown(em, mod.funcs[-1], compat)
     return print_module(mod), abis
+
+
+def _refuse_unknown(em: _Emitter, func, compat: str) -> None:
+    for op, what in pto_compat.unknown_to(func, compat):
+        loc = em.origins.get(op.srcloc) if op is not None and op.srcloc else None
+        raise CompileError(f"{what} is not known to ptoas {compat}: kernel {em.fn.name} cannot be written for "
+                           f"ptoas_compat=\"{compat}\" (compile without ptoas_compat for pypto HEAD's .pto)",
+                           loc if loc is not None else em.fn.loc)
 
 
 __all__ = ["emit_pto", "kernel_abi", "tile_buf", "MemorySpace"]

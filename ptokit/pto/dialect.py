@@ -84,6 +84,8 @@ class OpSpec:
     # roles read whole by every row (a broadcast row, a tmp the CPU function ignores); empty: not fusable
     row_local: Tuple[str, ...] = ()
     row_whole: Tuple[str, ...] = ()
+    # ptoas releases that do not know this op (ptoas_compat=): a writer for one of them refuses it
+    absent_in: Tuple[str, ...] = ()
 
     @property
     def operands(self) -> Tuple[Operand, ...]:
@@ -445,6 +447,16 @@ SCF_OPS = {"scf.for", "scf.if", "scf.while", "scf.condition", "scf.yield"}
 RETURN_OPS = {"return", "func.return"}
 
 KNOWN_OPS = set(PTO_OPS) | ARITH_OPS | SCF_OPS | RETURN_OPS
+
+
+# ---------------------------------------------------------------- ops newer than a ptoas release
+# ptoas 0.27 (its PTOOps.td) has none of these: pypto HEAD's distributed, prefetch, local-array and
+# all-core barrier ops, and pto.subview (0.27 spells the tile window pto.textract)
+for _name in ("pto.comm.rank", "pto.comm.nranks", "pto.comm.peer_ptr", "pto.comm.tnotify", "pto.comm.twait",
+              "pto.comm.wait_async_event", "pto.declare_local_array", "pto.local_array_get", "pto.local_array_set",
+              "pto.make_prefetch_async_context", "pto.get_prefetch_async_session", "pto.tprefetch_async",
+              "pto.syncall", "pto.subview"):
+    _extend(_name, absent_in=("0.27",))
 
 
 def spec(name: str) -> OpSpec:
