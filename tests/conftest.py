@@ -41,12 +41,14 @@ def pytest_addoption(parser):
     group.addoption("--pto-corpus", metavar="DIR", default=None,
                     help="store every .pto the tests write in DIR (by content; also lowered under "
                          "ptoas_compat='0.27'), to run them through a real ptoas (tests/pto_corpus.py)")
+    group.addoption("--pto-corpus-only", action="store_true", default=False,
+                    help="with --pto-corpus: build no C++ (a test is skipped at its first build)")
 
 
 def pytest_configure(config):
     if config.getoption("--pto-corpus"):
         from pto_corpus import PtoCorpus
-        corpus = PtoCorpus(Path(config.getoption("--pto-corpus")))
+        corpus = PtoCorpus(Path(config.getoption("--pto-corpus")), only=config.getoption("--pto-corpus-only"))
         corpus.install()
 
 

@@ -4,7 +4,8 @@ A pytest plugin (registered by conftest.py when the option is given). Every modu
 writes is stored once, named by its content (``DIR/default/<sha256[:16]>.pto``); each compile
 that writes pypto HEAD's ``.pto`` is also lowered a second time under ``ptoas_compat="0.27"``
 (passes, codegen and the built-in assembler, into a scratch folder; nothing is built or run) and
-its modules go to ``DIR/compat-0.27/``. ``DIR/index.tsv`` lists ``mode, file, test``;
+its modules go to ``DIR/compat-0.27/``. With ``--pto-corpus-only`` nothing is built: a test stops
+(skipped) at its first C++ build, so the whole suite writes its corpus in minutes. ``DIR/index.tsv`` lists ``mode, file, test``;
 ``DIR/refused.tsv`` the compat lowerings ptokit refused (``test, first line of the error``).
 
 This is how the writer is checked against a real ``ptoas``: run each stored file through it
@@ -32,8 +33,9 @@ def _append(path: Path, line: str) -> None:
 
 
 class PtoCorpus:
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, only: bool = False):
         self.root = Path(root)
+        self.only = only
         for mode in ("default", "compat-0.27"):
             (self.root / mode).mkdir(parents=True, exist_ok=True)
 
@@ -75,3 +77,10 @@ class PtoCorpus:
         generate.emit_pto = emit_pto
         toolchain.lower_to_tree = lower_to_tree
         distributed_build.lower_to_tree = lower_to_tree
+        if self.only:
+            import pytest
+            from ptokit.runtime import build
+
+            def compile_shared(*_a, **_k):
+                raise pytest.skip.Exception("--pto-corpus-only: no C++ is built")
+            build.compile_shared = compile_shared

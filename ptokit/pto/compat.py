@@ -1,6 +1,7 @@
 """What an older ptoas release does not know, asked of a built ``.pto`` function.
 
-Ops carry it on their dialect row (``OpSpec.absent_in``); element types are listed here. A writer
+Ops and attributes carry it on their dialect row (``OpSpec.absent_in``, ``AttrSpec.absent_in``);
+element types are listed here. A writer
 compiling for that release (``ptoas_compat=``) refuses such a function with a located error instead
 of writing a file the release would reject.
 """
@@ -36,11 +37,22 @@ def _types(op: Op):
         yield u.type
 
 
-def _ops(block: Block) -> Iterator[Op]:
+def ops_of(block: Block) -> Iterator[Op]:
     for op in block.ops:
         yield op
         for region in op.regions:
-            yield from _ops(region)
+            yield from ops_of(region)
+
+
+def row_of(op: Op) -> Optional[dialect.OpSpec]:
+    """The dialect row of ``op``; of a many-form op, the variant its operands select."""
+    spec = dialect.PTO_OPS.get(op.name)
+    if spec is None or not spec.variants:
+        return spec
+    groups = {c.name: c for c in op.clauses if c.kind == "group"}
+    if "ins" not in groups or "outs" not in groups:
+        return spec
+    return dialect.variant(spec, groups["ins"].types, groups["outs"].types, groups["ins"].axis) or spec
 
 
 def unknown_to(func: Func, release: str) -> Iterator[Tuple[Optional[Op], str]]:
@@ -50,10 +62,15 @@ def unknown_to(func: Func, release: str) -> Iterator[Tuple[Optional[Op], str]]:
     for a in func.args:
         if _elem(a.type) in absent_types:
             yield None, f"element type {_elem(a.type)}"
-    for op in _ops(func.body):
-        row = dialect.PTO_OPS.get(op.name)
+    for op in ops_of(func.body):
+        row = row_of(op)
         if row is not None and release in row.absent_in:
-            yield op, f"'{op.name}'"
+            yield op, f"'{op.name}'" if not row.axis else f"the \"{row.axis}\" form of '{op.name}'"
+            continue
+        attr = next((k for k in op.attrs if row is not None and row.attr(k) is not None
+                     and release in row.attr(k).absent_in), None)
+        if attr is not None:
+            yield op, f"attribute '{attr}' of '{op.name}'"
             continue
         for ty in _types(op):
             if _elem(ty) in absent_types:
