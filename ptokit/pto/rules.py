@@ -183,9 +183,30 @@ def roles_of(row, op) -> Roles:
     return roles
 
 
+INTER_CORE_SYNC = ("pto.sync.set", "pto.sync.wait")
+
+
+def function_rule(func, arch: str):
+    """(op, message) of the real tool's per-function rule: on a2a3 a function that sets or waits for a
+    cross-core event also sets the FFTS base (``pto.set_ffts``)."""
+    from .compat import ops_of
+    if arch == "a5" or func.body is None:
+        return None
+    ops = list(ops_of(func.body))
+    sync = next((op for op in ops if op.name in INTER_CORE_SYNC), None)
+    if sync is not None and not any(op.name == "pto.set_ffts" for op in ops):
+        return sync, ("A3 inter-core sync requires explicit `pto.set_ffts` in the same function when using "
+                      "`pto.sync.set`/`pto.sync.wait`")
+    return None
+
+
 def violations(func, arch: str, compat: Optional[str] = None):
-    """(op, role, message) for each op of a built function that breaks a rule of its row."""
+    """(op, role, message) for each op of a built function that breaks a rule of its row (or the
+    function rule, role None)."""
     from .compat import ops_of, row_of       # the op walker and variant choice shared with the compat check
+    broken_fn = function_rule(func, arch)
+    if broken_fn is not None:
+        yield broken_fn[0], None, broken_fn[1]
     for op in ops_of(func.body):
         row = row_of(op)
         if row is None or not row.verify or row.form != "dps":

@@ -158,3 +158,13 @@ def test_the_writer_bridges_unsigned_constants():
     assert [line.strip() for line in out] == ["%c7_ui32_signless = arith.constant 7 : i32",
                                               "%c7_ui32 = builtin.unrealized_conversion_cast %c7_ui32_signless : "
                                               "i32 to ui32"]
+
+
+def test_a3_cross_core_events_need_set_ffts_in_the_function():
+    wait = "  pto.sync.wait <PIPE_MTE2>, 3"
+    refused(kernel({}, wait), "a2a3", "A3 inter-core sync requires explicit `pto.set_ffts` in the same function when "
+            "using `pto.sync.set`/`pto.sync.wait`", "pto.sync.wait")
+    accepted(kernel({}, wait), "a5")
+    ffts = kernel({}, "  pto.set_ffts %arg1 : !pto.ptr<i64>\n" + wait,
+                  params="%arg0: !pto.ptr<f32>, %arg1: !pto.ptr<i64>")
+    accepted(ffts, "a2a3")

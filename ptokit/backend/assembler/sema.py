@@ -109,6 +109,9 @@ class Sema:
             a.value = self.define(a.name, a.type, a.line, a.col, "arg")  # type: ignore[attr-defined]
         if f.body is not None:
             self.check_block(f.body, parent=None)
+            broken = rules.function_rule(f, self.arch)
+            if broken is not None:
+                raise self.error(broken[1], *broken[0].extra["name_tok"])
             for i, op in enumerate(f.body.ops):
                 if op.name in dialect.RETURN_OPS and i != len(f.body.ops) - 1:
                     raise self.error("'return' must be the last operation of the function", op.line, op.col)
