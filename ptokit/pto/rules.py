@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Optional, Tuple
 
+from .compat import ops_of, row_of     # the op walker and variant choice shared with the compat check
 from .types import ScalarType, TileBufType
 
 Roles = Dict[str, object]
@@ -189,7 +190,6 @@ INTER_CORE_SYNC = ("pto.sync.set", "pto.sync.wait")
 def function_rule(func, arch: str):
     """(op, message) of the real tool's per-function rule: on a2a3 a function that sets or waits for a
     cross-core event also sets the FFTS base (``pto.set_ffts``)."""
-    from .compat import ops_of
     if arch == "a5" or func.body is None:
         return None
     ops = list(ops_of(func.body))
@@ -203,7 +203,6 @@ def function_rule(func, arch: str):
 def violations(func, arch: str, compat: Optional[str] = None):
     """(op, role, message) for each op of a built function that breaks a rule of its row (or the
     function rule, role None)."""
-    from .compat import ops_of, row_of       # the op walker and variant choice shared with the compat check
     broken_fn = function_rule(func, arch)
     if broken_fn is not None:
         yield broken_fn[0], None, broken_fn[1]
