@@ -84,6 +84,12 @@ class AssemblerError(UserError):
     """A .pto file the assembler cannot accept, or an external assembler failure."""
 
 
+class VendorRefusal(UserError):
+    """A program ptokit refuses on purpose for the vendor tools it was asked to use (pto-isa cannot run
+    the cross-core FIFO under ptokit's simulator, has no bf16 with this compiler, ...): a design
+    decision with its reason, not a defect of the program."""
+
+
 class BuildError(PtokitError):
     """A C++ build (g++) failed; the message carries the compiler's output."""
 

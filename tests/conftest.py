@@ -12,11 +12,60 @@ os.environ.setdefault("PTOKIT_WERROR", "1")
 
 # The suite builds with the built-in assembler and ptokit's tile library. A vendor ptoas / pto-isa
 # given to the test run is kept for the interop tests that compare the combinations
-# (tests/interop/test_combinations.py), not applied to every test.
-for _var in ("PTOAS_ROOT", "PTO_ISA_ROOT"):
+# (tests/interop/test_combinations.py), not applied to every test -- unless the run is asked to use
+# them everywhere: `pytest --real-tools` (or PTOKIT_TEST_REAL_TOOLS=1) keeps PTOAS_ROOT and
+# PTO_ISA_ROOT, so every compile runs that ptoas and every build uses that pto-isa; a program ptokit
+# refuses by design for them (ptokit.errors.VendorRefusal: the cross-core FIFO or bf16 on pto-isa,
+# ...) is then a skip giving the reason, never a pass.
+REAL_TOOLS_VARS = ("PTOAS_ROOT", "PTO_ISA_ROOT")
+
+
+def _real_tools_asked(argv) -> bool:
+    return "--real-tools" in argv or os.environ.get("PTOKIT_TEST_REAL_TOOLS", "") not in ("", "0")
+
+
+if _real_tools_asked(sys.argv):
+    os.environ["PTOKIT_TEST_REAL_TOOLS"] = "1"       # read again by test workers (pytest -n), whose argv differs
+for _var in REAL_TOOLS_VARS:
     if os.environ.get(_var):
         os.environ.setdefault(f"PTOKIT_TEST_{_var}", os.environ[_var])
-    os.environ.pop(_var, None)
+    if not _real_tools_asked(sys.argv):
+        os.environ.pop(_var, None)
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("ptokit")
+    group.addoption("--real-tools", action="store_true", default=False,
+                    help="keep PTOAS_ROOT / PTO_ISA_ROOT: compile with that ptoas and build against that "
+                         "pto-isa in every test; what ptokit refuses by design for them is skipped with the reason")
+    group.addoption("--pto-corpus", metavar="DIR", default=None,
+                    help="store every .pto the tests write in DIR (by content; also lowered under "
+                         "ptoas_compat='0.27'), to run them through a real ptoas (tests/pto_corpus.py)")
+    group.addoption("--pto-corpus-only", action="store_true", default=False,
+                    help="with --pto-corpus: build no C++ (a test is skipped at its first build)")
+
+
+def pytest_configure(config):
+    if config.getoption("--pto-corpus"):
+        from pto_corpus import PtoCorpus
+        corpus = PtoCorpus(Path(config.getoption("--pto-corpus")), only=config.getoption("--pto-corpus-only"))
+        corpus.install()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if call.excinfo is None or not _real_tools_asked(sys.argv):
+        return
+    from ptokit.errors import VendorRefusal
+    exc = call.excinfo.value
+    while exc is not None and not isinstance(exc, VendorRefusal):
+        exc = exc.__cause__ or exc.__context__
+    if exc is not None and report.failed:
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), item.location[1] or 0,
+                           "refused by design with the real tools: " + str(exc).splitlines()[0])
 
 
 def pytest_collection_modifyitems(config, items):

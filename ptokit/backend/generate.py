@@ -108,7 +108,7 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
             unit, fns = fifo["group"], [prog.functions[fifo["aic"]], prog.functions[fifo["aiv"]]]
         else:
             unit, fns = name, [fn]
-        text, abis = emit_pto(fns, arch, with_loc=with_loc)
+        text, abis = emit_pto(fns, arch, with_loc=with_loc, compat=ctx.ptoas_compat)
         (out_dir / "ptoas" / f"{unit}.pto").write_text(text)
         abis = [dataclasses.replace(a, simt_anchor=True) if anchor and a.core_type == "aiv" else a for a in abis]
         units.append((unit, fns, abis))

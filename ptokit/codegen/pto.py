@@ -26,6 +26,8 @@ from ..ir import nodes as N
 from ..ir.ops import BY_PYTHON, OPS, SCALAR_OPERATORS
 from ..ir.ops.spmd import SPMD_PARAMS as SPMD_NAMES
 from ..ir.types import INDEX, ArrayType, DType, MemorySpace, ScalarType, TensorType, TileType, dim_vars
+from ..pto import compat as pto_compat
+from ..pto import rules as pto_rules
 from ..pto import dialect
 from ..pto import types as P
 from ..pto.ast import Attr
@@ -128,6 +130,8 @@ class _Emitter:
         # hoisted allocations (a lane-guarded mixed vector side): buffers that hold a tile of run-time valid
         # shape, whose valid region every writer sets first (hoist_allocs)
         self.reset_valid: set = set()
+        self.origins: Dict[Tuple[str, int, int], object] = {}
+        self.valid_values: Dict[str, Tuple[Value, Value]] = {}   # tile SSA name -> its valid rows, cols (run time)
         self.spmd: Dict[str, Value] = {}
         self.prologue: Optional[Builder] = None   # constants (printed first)
         self.top: Optional[Builder] = None        # the function body
@@ -164,11 +168,13 @@ class _Emitter:
         return val
 
     def srcloc(self, loc):
-        if not self.with_loc or loc is None:
+        if loc is None:
             return None
         if isinstance(loc, tuple):      # already a source location (a form emitter passes its own on)
-            return loc
-        return (os.path.basename(loc.file), loc.line, loc.col)
+            return loc if self.with_loc else None
+        key = (os.path.basename(loc.file), loc.line, loc.col)
+        self.origins.setdefault(key, loc)     # the DSL location behind a loc(...), for errors about the op
+        return key if self.with_loc else None
 
     # ------------------------------------------------------------ scalars
     def scalar(self, e: N.Expr, want: Optional[str], b: Builder) -> Value:
@@ -286,9 +292,10 @@ class _Emitter:
                 # write inside them), or a buffer written again with another valid region (a tile
                 # reassigned in a loop, a reused buffer)
                 if (rep in self.reset_valid and b is not self.top) or _valid_of(held) != _valid_of(var.type):
-                    b.plain(OPS["set_validshape"].pto, [val] + [self._valid_dim(d, b) for d in _valid_of(var.type)],
-                            self.srcloc(loc))
+                    dims = [self._valid_dim(d, b) for d in _valid_of(var.type)]
+                    b.plain(OPS["set_validshape"].pto, [val] + dims, self.srcloc(loc))
                     self.values[rep] = (self.values[rep][0], var.type)
+                    self.valid_values[val.name] = tuple(dims)
                 return val
             view = True      # the same bytes seen with another shape (pl.reshape): its own tile_buf
         t: TileType = var.type
@@ -307,6 +314,7 @@ class _Emitter:
             off = b.arith("arith.muli", [i, self.const(slot, "i64")], P.ScalarType("i64"), self.temp(), None)
             addr = b.arith("arith.addi", [addr, off], P.ScalarType("i64"), self.temp(), None)
         val = b.alloc_tile(name, tile_buf(t), vr, vc, addr, self.srcloc(loc))
+        self.valid_values[val.name] = (vr, vc)
         if view:
             self.tile_views[var.name] = val
         else:
@@ -340,7 +348,15 @@ class _Emitter:
                                    f"takes only row-major tiles there ({spec.name} {operand.role}), and a column is "
                                    f"stored column-major", call.loc)
             if v.name not in seen:
-                seen[v.name] = b.view("pto.treshape", self.fresh(f"{v.name}_row"), v, t.reshaped(1, t.rows), loc)
+                # a static valid region is written in the view's type: (1, r') (a dynamic view type would take
+                # the column's (r', 1) in ptoas 0.27); a run-time one is set just after (below)
+                row_t = t.reshaped(1, t.rows) if t.v_row is None else t.reshaped(1, t.rows, 1, t.v_row)
+                seen[v.name] = b.view("pto.treshape", self.fresh(f"{v.name}_row"), v, row_t, loc)
+                if t.v_row is None and v.name in self.valid_values:
+                    # a run-time valid region: ptoas 0.27 gives the [1, r] view the column's (r', 1) sizes, the
+                    # CPU library the whole row; set it to (1, r') so that both read the same elements
+                    b.plain(OPS["set_validshape"].pto, [seen[v.name], self.const(1, "index"),
+                                                        self.valid_values[v.name][0]], loc)
             return seen[v.name]
 
         return ([fix(o, v) for o, v in zip(spec.ins, ins)], [fix(o, v) for o, v in zip(spec.outs, outs)])
@@ -701,15 +717,37 @@ def _common(a: DType, b: DType) -> DType:
     return a if a.size >= b.size else b
 
 
-def emit_pto(fns: List[N.Function], arch: str, with_loc: bool = True) -> Tuple[str, List[KernelABI]]:
-    """One ``.pto`` module holding the given kernel functions."""
+def emit_pto(fns: List[N.Function], arch: str, with_loc: bool = True,
+             compat: Optional[str] = None) -> Tuple[str, List[KernelABI]]:
+    """One ``.pto`` module holding the given kernel functions. ``compat`` ("0.27"): the module is for that
+    ptoas release; an op or element type it does not know is a CompileError at the DSL line."""
     mod = new_module({"pto.target_arch": Attr.string(arch)})
     abis = []
     for fn in fns:
         abi = kernel_abi(fn)
         abis.append(abi)
-        _Emitter(fn, arch, with_loc).function(mod, abi)
+        em = _Emitter(fn, arch, with_loc)
+        em.function(mod, abi)
+        _refuse_broken_rules(em, mod.funcs[-1], arch, compat)
+        if compat is not None:
+            _refuse_unknown(em, mod.funcs[-1], compat)
     return print_module(mod), abis
+
+
+def _refuse_broken_rules(em: _Emitter, func, arch: str, compat: Optional[str]) -> None:
+    """A program whose .pto the real assembler's verifier would refuse is refused here, at its DSL line."""
+    for op, _role, message in pto_rules.violations(func, arch, compat):
+        loc = em.origins.get(op.srcloc) if op.srcloc else None
+        raise CompileError(f"{message} (the real ptoas refuses this .pto; kernel {em.fn.name})",
+                           loc if loc is not None else em.fn.loc)
+
+
+def _refuse_unknown(em: _Emitter, func, compat: str) -> None:
+    for op, what in pto_compat.unknown_to(func, compat):
+        loc = em.origins.get(op.srcloc) if op is not None and op.srcloc else None
+        raise CompileError(f"{what} is not known to ptoas {compat}: kernel {em.fn.name} cannot be written for "
+                           f"ptoas_compat=\"{compat}\" (compile without ptoas_compat for pypto HEAD's .pto)",
+                           loc if loc is not None else em.fn.loc)
 
 
 __all__ = ["emit_pto", "kernel_abi", "tile_buf", "MemorySpace"]

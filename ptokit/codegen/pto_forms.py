@@ -79,7 +79,9 @@ def operands(em, call: N.OpCall, form: str, result: TileType, b: Builder) -> Lis
             if form == "dps":
                 ins.append(em.tile_arg(a))
             continue
-        want = "i32" if form == "fill_i32" else scalar_type(ref, a)
+        # a fill's scalar is the result's element type exactly (the real assembler's texpands rule:
+        # "expects scalar type == dst element type"); an f32 value is narrowed first
+        want = "i32" if form == "fill_i32" else result.dtype.mlir if form == "fill" else scalar_type(ref, a)
         if isinstance(a, N.Const) and isinstance(a.value, (int, float)) and not isinstance(a.value, bool):
             floats = want in ("f32", "f16", "bf16")
             if not floats and isinstance(a.value, float) and not a.value.is_integer():

@@ -164,6 +164,11 @@ class Builder:
 
     # ------------------------------------------------------------ arith
     def constant(self, name: str, value, ty: ScalarType) -> Value:
+        """``%name = arith.constant V : T``; an unsigned T (ui32 ...) is written as the signless constant and
+        ``builtin.unrealized_conversion_cast`` (arith.constant takes signless integers only)."""
+        if isinstance(ty, ScalarType) and ty.name.startswith("ui"):
+            signless = self.constant(f"{name}_signless", value, ScalarType(ty.name[1:]))
+            return self.cast(dialect.UNSIGNED_BRIDGE, signless, ty, name)
         res, vals = _results(name, [ty])
         op = self._op("arith.constant", res)
         op.extra["literal"] = format_literal(value, ty)

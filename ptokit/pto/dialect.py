@@ -39,6 +39,7 @@ class AttrSpec:
     cxx: str = ""             # how it reaches C++: "" not at all, "arg" appended argument, "template" (OpSpec.template)
     cxx_values: Optional[Tuple[Tuple[object, str], ...]] = None   # value -> C++ text (default: the value as is)
     cxx_default: Optional[str] = None    # C++ text when the attribute is absent
+    absent_in: Tuple[str, ...] = ()      # ptoas releases that do not know the attribute (ptoas_compat=)
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,10 @@ class OpSpec:
     # roles read whole by every row (a broadcast row, a tmp the CPU function ignores); empty: not fusable
     row_local: Tuple[str, ...] = ()
     row_whole: Tuple[str, ...] = ()
+    # ptoas releases that do not know this op (ptoas_compat=): a writer for one of them refuses it
+    absent_in: Tuple[str, ...] = ()
+    # the real assembler's verifier rules on element types, spaces and shapes (pto/rules.py RULES)
+    verify: Tuple[str, ...] = ()
 
     @property
     def operands(self) -> Tuple[Operand, ...]:
@@ -384,14 +389,16 @@ def _variants(name: str, *variants: OpSpec, pipe: str = "V") -> None:
     _row(OpSpec(name, "dps", variants[0].ins, variants[0].outs, cxx=variants[0].cxx, pipe=pipe, variants=variants))
 
 
+# the mask forms with their "row" axis are pypto HEAD's: 0.27 reads no axis after the type (and has no
+# mask form of pto.tscatter)
 _variants("pto.tgather",
           _variant("pto.tgather", "TGATHER", "src:T indices:T tmp:T", row_major=("src", "indices", "dst")),
           _variant("pto.tgather", "TGATHER", "src:T", attrs=(_MASK,), axis="row", row_major=("src", "dst"),
-                   template=("T:dst", "T:src", "A:maskPattern")))
+                   template=("T:dst", "T:src", "A:maskPattern"), absent_in=("0.27",)))
 _variants("pto.tscatter",
           _variant("pto.tscatter", "TSCATTER", "src:T indexes:T", row_major=("src", "indexes", "dst")),
           _variant("pto.tscatter", "TSCATTER", "src:T", attrs=(_MASK,), axis="row", row_major=("src", "dst"),
-                   template=("A:maskPattern",)))
+                   template=("A:maskPattern",), absent_in=("0.27",)))
 _dps("pto.tgatherb", "TGATHERB", "src:T offset:T", row_major=("src", "offset", "dst"))
 _dps("pto.mgather", "MGATHER", "src:G indices:T", pipe="MTE2", template=("A:coalesce", "A:gatherOob"),
      attrs=(AttrSpec("coalesce", "enum", required=True, allowed=("row", "elem"), prefix="coalesce", cxx="template",
@@ -431,9 +438,14 @@ ARITH_FLOAT_BINARY = {
     "arith.maximumf": "max", "arith.minimumf": "min", "arith.maxnumf": "max", "arith.minnumf": "min",
 }
 ARITH_UNARY = {"arith.negf": "-"}
+# scalar conversions, all written `%r = OP %a : T1 to T2`; MLIR's builtin.unrealized_conversion_cast is how
+# an unsigned constant is written (arith.constant takes only signless integers: `%c = arith.constant 3 : i32`
+# then `%u = builtin.unrealized_conversion_cast %c : i32 to ui32`, as pypto does)
+UNSIGNED_BRIDGE = "builtin.unrealized_conversion_cast"
 ARITH_CASTS = {
     "arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci",
     "arith.sitofp", "arith.uitofp", "arith.fptosi", "arith.fptoui", "arith.extf", "arith.truncf",
+    UNSIGNED_BRIDGE,
 }
 CMPI_PREDS = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=",
               "ult": "<", "ule": "<=", "ugt": ">", "uge": ">="}
@@ -446,6 +458,44 @@ SCF_OPS = {"scf.for", "scf.if", "scf.while", "scf.condition", "scf.yield"}
 RETURN_OPS = {"return", "func.return"}
 
 KNOWN_OPS = set(PTO_OPS) | ARITH_OPS | SCF_OPS | RETURN_OPS
+
+
+# ---------------------------------------------------------------- the real verifier's rules (pto/rules.py)
+for _name, _rules in (("pto.tstore", ("acc_store",)), ("pto.textract", ("extract",)), ("pto.subview", ("extract",)),
+                      ("pto.tinsert", ("insert",)), ("pto.tprelu", ("prelu_tmp", "prelu_shape")), ("pto.tmaxs", ("scalar_minmax",)),
+                      ("pto.tmins", ("scalar_minmax",)), ("pto.texpands", ("expands",))):
+    _extend(_name, verify=_rules)
+PTO_OPS["pto.tgather"] = _dataclasses.replace(PTO_OPS["pto.tgather"], variants=tuple(
+    _dataclasses.replace(v, verify=("gather_index",)) if any(o.role == "indices" for o in v.ins) else v
+    for v in PTO_OPS["pto.tgather"].variants))
+
+# ---------------------------------------------------------------- ops newer than a ptoas release
+# ptoas 0.27 (its PTOOps.td) has none of these: pypto HEAD's distributed, prefetch, local-array and
+# all-core barrier ops, and pto.subview (0.27 spells the tile window pto.textract)
+for _name in ("pto.comm.rank", "pto.comm.nranks", "pto.comm.peer_ptr", "pto.comm.tnotify", "pto.comm.twait",
+              "pto.comm.wait_async_event", "pto.declare_local_array", "pto.local_array_get", "pto.local_array_set",
+              "pto.make_prefetch_async_context", "pto.get_prefetch_async_session", "pto.tprefetch_async",
+              "pto.syncall", "pto.subview",
+              # 0.27's pto.set_ffts takes a memref; pypto HEAD (and ptokit) write the workspace as a !pto.ptr<i64>
+              "pto.set_ffts"):
+    _extend(_name, absent_in=("0.27",))
+
+
+def _attr_absent(name: str, attr: str, release: str) -> None:
+    spec = PTO_OPS[name]
+
+    def mark(a: AttrSpec) -> AttrSpec:
+        return _dataclasses.replace(a, absent_in=a.absent_in + (release,)) if a.name == attr else a
+    PTO_OPS[name] = _dataclasses.replace(spec, attrs=tuple(map(mark, spec.attrs)),
+                                         variants=tuple(_dataclasses.replace(v, attrs=tuple(map(mark, v.attrs)))
+                                                        for v in spec.variants))
+
+
+# attributes pypto HEAD writes that 0.27 cannot parse (its dialect has no such enum)
+for _name, _attr in (("pto.tgemv", "accPhase"), ("pto.tgemv.acc", "accPhase"), ("pto.tgemv.bias", "accPhase"),
+                     ("pto.tdiv", "precisionType"), ("pto.tlog", "precisionType"), ("pto.trecip", "precisionType"),
+                     ("pto.mgather", "coalesce"), ("pto.mgather", "gatherOob")):
+    _attr_absent(_name, _attr, "0.27")
 
 
 def spec(name: str) -> OpSpec:

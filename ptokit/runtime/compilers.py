@@ -27,7 +27,7 @@ import shutil
 from pathlib import Path
 from typing import Optional, Sequence, Tuple
 
-from ..errors import BuildError, UserError
+from ..errors import BuildError, VendorRefusal
 
 # -fno-math-errno: sqrt is the IEEE instruction with or without it, but only without errno
 # may g++ vectorise it (TSQRT/TRSQRT 8x faster, same bits); nothing reads errno after a math call.
@@ -205,7 +205,7 @@ def vendor_preflight(config, bundled: Path) -> None:
     where = Path(config.root) / "kernel_config.py"
     mixed = [k.name for k in config.kernels if uses_fifo(k.source)]
     if mixed:
-        raise UserError(
+        raise VendorRefusal(
             f"{where}: kernel(s) {', '.join(mixed)} use the cross-core FIFO (TPipe/TPUSH/TPOP). Under PTO_ISA_ROOT "
             f"that is pto-isa's own in-process FIFO, which ptokit's simulator does not drive (the kernels would "
             f"stall or exchange nothing); mixed cube+vector kernels run only on ptokit's tile library: unset "
@@ -213,7 +213,7 @@ def vendor_preflight(config, bundled: Path) -> None:
     cxx = compiler()
     bf16 = [k.name for k in config.kernels if uses_bf16(k.source)]
     if bf16 and not bf16_supported(cxx):
-        raise UserError(
+        raise VendorRefusal(
             f"{where}: kernel(s) {', '.join(bf16)} use bfloat16. pto-isa computes bf16 as real bf16 only when "
             f"built as C++23 with a <stdfloat> that has std::bfloat16_t (libstdc++ 13 or newer); {cxx} has none, "
             f"and pto-isa would silently compute them as fp16. Not run: unset PTO_ISA_ROOT (ptokit's tile "

@@ -12,6 +12,9 @@ REM = ("FP32", "FP16", "INT32", "INT16")
 FMOD = ("FP32", "FP16")
 SUMS = FLOATS + ("INT32", "INT16", "INT8")
 ALL = FLOATS + ("INT32", "INT16", "INT8", "UINT32", "UINT16", "UINT8")
+# tile-and-scalar maximum / minimum (pto.tmaxs / tmins) on a2a3: 32- and 16-bit integers, f16, f32 (the
+# real assembler's rule; BF16 and 8-bit tiles are refused, test_scalar_minmax_element_rule)
+SCALAR_MINMAX = ("FP32", "FP16", "INT32", "INT16", "UINT32", "UINT16")
 
 
 def f32(x):
@@ -38,11 +41,11 @@ def in_small(x, y, other):
 def ops(dtype):
     t = V.NP[dtype]
     out = [Op("maximums", "pl.maximum(a, 3)", lambda a, b, c: np.maximum(a, t(3))),
-           Op("minimums", "pl.tile.minimums(a, 2)", lambda a, b, c: np.minimum(a, t(2))),
-           Op("part_add", "pl.part_add(a, d)", lambda a, b, c: in_small(a, (f32(a) + f32(b)).astype(t), a)),
-           Op("part_mul", "pl.tile.part_mul(d, a)", lambda a, b, c: in_small(a, (f32(a) * f32(b)).astype(t), a)),
-           Op("part_max", "pl.part_max(a, d)", lambda a, b, c: in_small(a, np.maximum(a, b), a)),
-           Op("part_min", "pl.part_min(src0=d, src1=a)", lambda a, b, c: in_small(a, np.minimum(a, b), a))]
+           Op("minimums", "pl.tile.minimums(a, 2)", lambda a, b, c: np.minimum(a, t(2)))] if dtype in SCALAR_MINMAX else []
+    out += [Op("part_add", "pl.part_add(a, d)", lambda a, b, c: in_small(a, (f32(a) + f32(b)).astype(t), a)),
+            Op("part_mul", "pl.tile.part_mul(d, a)", lambda a, b, c: in_small(a, (f32(a) * f32(b)).astype(t), a)),
+            Op("part_max", "pl.part_max(a, d)", lambda a, b, c: in_small(a, np.maximum(a, b), a)),
+            Op("part_min", "pl.part_min(src0=d, src1=a)", lambda a, b, c: in_small(a, np.minimum(a, b), a))]
     if dtype in SUMS:
         out += [Op("addc", "pl.tile.addc(a, b, c)", lambda a, b, c: (f32(a) + f32(b) + f32(c)).astype(t)),
                 Op("subc", "pl.tile.subc(a, b, c)", lambda a, b, c: (f32(a) - f32(b) + f32(c)).astype(t)),
@@ -91,3 +94,20 @@ def test_arith(tmp_path_factory, dtype):
     with np.errstate(over="ignore", invalid="ignore"):
         outs = V.run(tmp_path_factory.getbasetemp(), f"Arith{dtype}", dtype, table, a, b, c)
         V.check(table, outs, a, b, c, dtype)
+
+
+@pytest.mark.parametrize("dtype, platform", [("INT8", "a2a3sim"), ("BF16", "a2a3sim"), ("UINT8", "a2a3sim")])
+def test_scalar_minmax_element_rule(tmp_path, dtype, platform):
+    """pl.maximum(tile, scalar) on a tile pto.tmaxs does not take on the platform is the real assembler's
+    refusal, at the DSL line; a5 takes 8-bit tiles."""
+    import ptokit
+    from ptokit.errors import CompileError
+    table = [Op("maximums", "pl.maximum(a, 3)", lambda a, b, c: a)]
+    prog = V.program(tmp_path, f"MaxS{dtype}", dtype, table)
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(prog, output_dir=tmp_path / "out", platform=platform)
+    widths = "i32/i16/f16/f32"
+    assert info.value.message.startswith(f"'pto.tmaxs' op expects A2/A3 tmaxs element type to be {widths}")
+    assert "pl.maximum(ta, 3)" in info.value.loc.source_line
+    if dtype == "INT8":
+        ptokit.compile(prog, output_dir=tmp_path / "a5", platform="a5sim")

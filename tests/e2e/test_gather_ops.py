@@ -19,11 +19,25 @@ BF16 = ml_dtypes.bfloat16
 _TREES = {}
 
 
+# Gathers takes INT16 indices (by_index's last gather): an a5 form (on a2a3 the real assembler wants i32
+# indices, test_int16_indices_are_an_a5_form), so it is built for a5
+PLATFORM = {"Gathers": "a5sim"}
+
+
 def tree(program, runtime, tmp_path_factory):
     if (program, runtime) not in _TREES:
         out = tmp_path_factory.mktemp(f"gather_{program.name}_{runtime}")
-        _TREES[program, runtime] = ptokit.compile(program, output_dir=out, runtime=runtime)
+        _TREES[program, runtime] = ptokit.compile(program, output_dir=out, runtime=runtime,
+                                                  platform=PLATFORM.get(program.name, "a2a3sim"))
     return _TREES[program, runtime]
+
+
+def test_int16_indices_are_an_a5_form(tmp_path):
+    from ptokit.errors import CompileError
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(gp.Gathers, output_dir=tmp_path / "a2a3", platform="a2a3sim")
+    assert info.value.message.startswith("'pto.tgather' op expects indices element type to be i32")
+    assert "pl.load(idx16" in info.value.loc.source_line
 
 
 def rng(seed):

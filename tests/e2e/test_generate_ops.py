@@ -93,8 +93,24 @@ def test_fillpad_expand_and_inplace(run):
     assert np.array_equal(y9, want9)
 
 
-NUMERIC = ["FP32", "FP16", "BF16", "INT32", "INT16", "INT8", "UINT32", "UINT16", "UINT8"]
+# pto.texpands on a2a3 fills 16- and 32-bit integer, f16 and f32 tiles (the real assembler's rule; BF16
+# and 8-bit tiles are refused at the DSL line, test_expands_element_rule)
+NUMERIC = ["FP32", "FP16", "INT32", "INT16", "UINT32", "UINT16"]
 TRI = {"FP32", "FP16", "INT32", "INT16", "UINT32", "UINT16"}
+
+
+@pytest.mark.parametrize("dtype", ["BF16", "INT8", "UINT8"])
+def test_expands_element_rule(tmp_path, dtype):
+    from ptokit.errors import CompileError
+    table = [Op("expands", "pl.expands(a, 3)", lambda a, b, c: a)]
+    prog = V.program(tmp_path, f"Expands{dtype}", dtype, table)
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(prog, output_dir=tmp_path / "out")
+    assert info.value.message.startswith("'pto.texpands' op expects A2/A3 texpands dst element type to be "
+                                         "i16/i32/f16/f32"), info.value.message
+    assert "pl.expands(ta, 3)" in info.value.loc.source_line
+    if dtype != "BF16":
+        ptokit.compile(prog, output_dir=tmp_path / "a5", platform="a5sim")     # a5 fills 8-bit tiles
 
 
 @pytest.mark.parametrize("dtype", NUMERIC)

@@ -393,3 +393,68 @@ class DeepRing:
                 v = pl.move(pl.matmul(ta, tb), target_memory=pl.Mem.Vec)
                 y = pl.store(pl.adds(pl.exp(v), pl.cast(i, pl.FP32)), [i * 64, 0], y)
         return y
+
+
+@pl.program
+class BothLanesSetFfts:
+    """BothLanesSet with the FFTS base set in each function that raises or waits (a2a3 needs it: the
+    real assembler refuses a cross-core event without pl.system.set_ffts in the same function)."""
+
+    @pl.function(type=pl.FunctionType.AIC)
+    def cube(self, x: pl.Tensor[[N, N], pl.FP16], w: pl.Tensor[[N, N], pl.FP16], ws: pl.Tensor[[256], pl.INT64],
+             t: pl.InOut[pl.Tensor[[N, N], pl.FP16]], y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+        pl.system.set_ffts(ws)
+        pl.system.sync_wait(1, pipe=pl.PipeType.MTE2)
+        tt = pl.load(t, [0, 0], [N, N], target_memory=pl.Mem.Mat)
+        tw = pl.load(w, [0, 0], [N, N], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(tt, target_memory=pl.Mem.Left), pl.move(tw, target_memory=pl.Mem.Right))
+        pl.store(acc, [0, 0], y)
+
+    @pl.function(type=pl.FunctionType.AIV, attrs={"dual_aiv_dispatch": True})
+    def vector(self, x: pl.Tensor[[N, N], pl.FP16], w: pl.Tensor[[N, N], pl.FP16], ws: pl.Tensor[[256], pl.INT64],
+               t: pl.InOut[pl.Tensor[[N, N], pl.FP16]], y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+        pl.system.set_ffts(ws)
+        lane = pl.tile.get_subblock_idx()
+        h = pl.load(x, [lane * 32, 0], [32, N])
+        pl.store(pl.muls(h, 2.0), [lane * 32, 0], t)
+        pl.system.sync_set(1, pipe=pl.PipeType.MTE3, ffts_mode=2)
+
+    @pl.function(type=pl.FunctionType.Group)
+    def group(self, x: pl.Tensor[[N, N], pl.FP16], w: pl.Tensor[[N, N], pl.FP16], ws: pl.Tensor[[256], pl.INT64],
+              t: pl.InOut[pl.Tensor[[N, N], pl.FP16]], y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+        self.cube(x, w, ws, t, y)
+        self.vector(x, w, ws, t, y)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[N, N], pl.FP16], w: pl.Tensor[[N, N], pl.FP16], ws: pl.Tensor[[256], pl.INT64],
+             t: pl.InOut[pl.Tensor[[N, N], pl.FP16]], y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+        self.group(x, w, ws, t, y)
+
+
+@pl.program
+class NeverRaisedFfts:
+    """NeverRaised with the FFTS base set where the event is waited for."""
+
+    @pl.function(type=pl.FunctionType.AIC)
+    def cube(self, a: pl.Tensor[[N, N], pl.FP16], ws: pl.Tensor[[256], pl.INT64],
+             y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+        ta = pl.load(a, [0, 0], [N, N], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(ta, target_memory=pl.Mem.Left), pl.move(ta, target_memory=pl.Mem.Right))
+        pl.store(acc, [0, 0], y)
+
+    @pl.function(type=pl.FunctionType.AIV)
+    def waiter(self, a: pl.Tensor[[N, N], pl.FP16], ws: pl.Tensor[[256], pl.INT64],
+               y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+        pl.system.set_ffts(ws)
+        pl.system.sync_wait(3, pipe=pl.PipeType.MTE2)
+
+    @pl.function(type=pl.FunctionType.Group)
+    def group(self, a: pl.Tensor[[N, N], pl.FP16], ws: pl.Tensor[[256], pl.INT64],
+              y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+        self.cube(a, ws, y)
+        self.waiter(a, ws, y)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[N, N], pl.FP16], ws: pl.Tensor[[256], pl.INT64],
+             y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+        self.group(a, ws, y)

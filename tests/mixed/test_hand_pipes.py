@@ -175,14 +175,15 @@ def test_sync_set_wait_between_cube_and_vector(runtime, tmp_path):
 
 
 def test_ffts_mode_2_waits_for_both_lanes(tmp_path):
-    c = ptokit.compile(PP.BothLanesSet, output_dir=tmp_path)
+    c = ptokit.compile(PP.BothLanesSetFfts, output_dir=tmp_path)
     pto = (c.output_dir / "ptoas" / "group.pto").read_text()
     assert "pto.sync.set <PIPE_MTE3>, 1 {ffts_mode = 2 : i32}" in pto
     assert "MixedKernels mk_t0 = {0, 1, 1};" in (c.output_dir / "orchestration" / "main.cpp").read_text()
     x, w, _ = _inputs()
+    ws = np.zeros(256, np.int64)
     t = np.zeros((64, 64), np.float16)
     y = np.zeros((64, 64), np.float32)
-    c(x, w, t, y)
+    c(x, w, ws, t, y)
     np.testing.assert_allclose(y, (2 * x).astype(np.float64) @ w.astype(np.float64), rtol=1e-3, atol=1e-4)
 
 
@@ -204,12 +205,24 @@ def test_syncall_across_8_blocks(runtime, submit, tmp_path):
     np.testing.assert_array_equal(y, ref)
 
 
+@pytest.mark.parametrize("program, line", [(PP.BothLanesSet, "pl.system.sync_wait(1, pipe=pl.PipeType.MTE2)"),
+                                           (PP.NeverRaised, "pl.system.sync_wait(3, pipe=pl.PipeType.MTE2)")])
+def test_a2a3_cross_core_events_need_set_ffts_in_the_function(tmp_path, program, line):
+    """The real assembler's A3 rule, at the DSL line of the function's first event op; a5 needs none."""
+    with pytest.raises(CompileError) as ei:
+        ptokit.compile(program, output_dir=tmp_path / "a2a3")
+    assert ei.value.message.startswith("A3 inter-core sync requires explicit `pto.set_ffts` in the same function")
+    assert line in ei.value.loc.source_line
+    ptokit.compile(program, output_dir=tmp_path / "a5", platform="a5sim")
+
+
 def test_unsatisfiable_wait_times_out_naming_kernel_lane_and_event(tmp_path):
-    c = ptokit.compile(PP.NeverRaised, output_dir=tmp_path)
+    c = ptokit.compile(PP.NeverRaisedFfts, output_dir=tmp_path)
     a = np.zeros((64, 64), np.float16)
+    ws = np.zeros(256, np.int64)
     y = np.zeros((64, 64), np.float32)
     with pytest.raises(RuntimeFailure) as ei:
-        c(a, y, config=RunConfig(timeout=0.5))
+        c(a, ws, y, config=RunConfig(timeout=0.5))
     assert ei.value.code == 101
     msg = ei.value.message
     assert "kernel 'waiter'" in msg

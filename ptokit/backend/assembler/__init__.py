@@ -48,7 +48,7 @@ def assemble_text(text: str, filename: str = "<pto>", arch: str = "a2a3", insert
     try:
         module = parse(text, filename)
         src = module.source  # type: ignore[attr-defined]
-        Sema(module, src).run()
+        Sema(module, src, arch, compat).run()
         dump = Path(dump_dir) if dump_dir is not None else None
         if dump is not None:
             dump.mkdir(parents=True, exist_ok=True)

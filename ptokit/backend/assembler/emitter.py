@@ -432,7 +432,7 @@ class FuncEmitter:
             if v is not None:
                 res.const = v
                 return
-        if name in ("arith.index_cast", "arith.extsi", "arith.index_castui", "arith.extui") \
+        if name in ("arith.index_cast", "arith.extsi", "arith.index_castui", "arith.extui", dialect.UNSIGNED_BRIDGE) \
                 and self.const_of(ops[0]) is not None:
             res.const = self.const_of(ops[0])
             return

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
 from ...errors import AssemblerError
-from ...pto import dialect
+from ...pto import dialect, rules
 from . import events, prefetch
 from ...pto.ast import Block, Func, Module, Op, Use
 from ...pto.lexer import SourceText, int_value
@@ -51,9 +51,11 @@ def _kind_name(ty) -> str:
 
 
 class Sema:
-    def __init__(self, module: Module, src: SourceText):
+    def __init__(self, module: Module, src: SourceText, arch: str = "a2a3", compat: Optional[str] = None):
         self.module = module
         self.src = src
+        self.arch = arch
+        self.compat = compat
         self.scopes: List[Dict[str, ValueInfo]] = []
         self.func: Optional[Func] = None
 
@@ -107,6 +109,9 @@ class Sema:
             a.value = self.define(a.name, a.type, a.line, a.col, "arg")  # type: ignore[attr-defined]
         if f.body is not None:
             self.check_block(f.body, parent=None)
+            broken = rules.function_rule(f, self.arch)
+            if broken is not None:
+                raise self.error(broken[1], *broken[0].extra["name_tok"])
             for i, op in enumerate(f.body.ops):
                 if op.name in dialect.RETURN_OPS and i != len(f.body.ops) - 1:
                     raise self.error("'return' must be the last operation of the function", op.line, op.col)
@@ -305,6 +310,10 @@ class Sema:
         else:
             if "." in lit or "e" in lit.lower() and not lit.lower().startswith(("0x", "-0x")):
                 raise self.error(f"integer constant of type {ty} cannot be {lit}", line, col)
+            if ty.name.startswith("ui"):      # MLIR's rule: write the signless constant, then bridge it
+                raise self.error(f"'arith.constant' op integer return type must be signless (write "
+                                 f"'arith.constant {lit} : {ty.name[1:]}' and '{dialect.UNSIGNED_BRIDGE} %c : "
+                                 f"{ty.name[1:]} to {ty.name}')", line, col)
             value = int_value(lit)
             if ty == I1:
                 if value not in (0, 1, -1):
@@ -518,6 +527,11 @@ class Sema:
         for role, u, ty in roles:
             if role in spec.row_major and isinstance(ty, TileBufType) and ty.blayout != "row_major":
                 raise self.error(spec.layout_message(role), u.line, u.col)
+        # the real assembler's verifier rules of the row (element types, memory spaces, shapes)
+        broken = rules.check(spec, {role: ty for role, _, ty in roles}, self.arch, self.compat)
+        if broken is not None:
+            u = next(u for role, u, _ in roles if role == broken[0])
+            raise self.error(broken[1], u.line, u.col)
         self.check_attrs(op, spec)
         self.bind_results(op, [])
 

@@ -50,7 +50,7 @@ def _slice(ts, attrs):
 
 # pypto spells the offsets parameter `offset`; ptokit's earlier spelling `offsets` is kept as an alias
 declare("slice", (TILE, P("shape", "shape"), P("offset", "offsets", aliases=("offsets",), static_attr="offsets_static")),
-        _slice, pto="pto.subview", form="slice", front="front_slice",
+        _slice, pto="pto.textract", form="slice", front="front_slice",
         doc="a copy of the [rows, cols] window at offset (of a tensor in kernel code: that window, loaded where it "
             "is used, valid_shape= the part read)")
 

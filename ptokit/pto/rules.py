@@ -1,0 +1,215 @@
+"""The real assembler's verifier rules on tile ops' element types, memory spaces and shapes.
+
+A dialect row names the rules that apply to it (``OpSpec.verify``); both readers of a row use them:
+the built-in assembler's sema (a ``.pto`` the real ptoas would refuse is refused, at the op) and PTO
+codegen (a DSL program whose ``.pto`` the real ptoas would refuse is a CompileError at the DSL line).
+Messages are the real tool's words, ``'pto.X' op expects ...``; rules differ per architecture
+(``a2a3`` / ``a5``) where the tool's do.
+
+``check(row, roles, arch)`` takes the operand types by role (``{"src": TileBufType, ...}``) and
+returns ``(role, message)`` for the first rule broken, or None.
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, Optional, Tuple
+
+from .compat import ops_of, row_of     # the op walker and variant choice shared with the compat check
+from .types import ScalarType, TileBufType
+
+Roles = Dict[str, object]
+Broken = Optional[Tuple[str, str]]
+
+
+def _tag(arch: str) -> str:
+    return "A5" if arch == "a5" else "A2/A3"
+
+
+def _elem(ty) -> Optional[str]:
+    if isinstance(ty, TileBufType):
+        return ty.dtype
+    if isinstance(ty, ScalarType):
+        return ty.name
+    return getattr(ty, "elem", None)
+
+
+def _loc(ty) -> Optional[str]:
+    return ty.loc if isinstance(ty, TileBufType) else None
+
+
+def _acc_store(name: str, roles: Roles, arch: str) -> Broken:
+    """tstore from an Acc tile: the fixpipe writes i32 / f32 accumulators only (into i32/f32/f16/bf16)."""
+    src, dst = roles.get("src"), roles.get("dst")
+    if _loc(src) != "acc":
+        return None
+    if _elem(src) not in ("i32", "f32"):
+        return "src", f"'{name}' op expects {_tag(arch)} acc tstore src element type to be i32 or f32"
+    if _elem(dst) not in ("i32", "f32", "f16", "bf16"):
+        return "dst", f"'{name}' op expects {_tag(arch)} acc tstore dst element type to be i32/f32/f16/bf16"
+    return None
+
+
+def _extract(name: str, roles: Roles, arch: str) -> Broken:
+    """textract: a window of a Mat tile into Left/Right (a5 also Vec -> Vec / Mat, Mat -> Scaling)."""
+    src, dst = roles.get("src"), roles.get("dst")
+    if _elem(src) != _elem(dst):
+        return "dst", f"'{name}' op expects src and dst to have the same element type"
+    if arch == "a5":
+        pair = (_loc(src), _loc(dst))
+        if not (pair[0] == "mat" and pair[1] in ("left", "right", "scaling")
+                or pair[0] == "vec" and pair[1] in ("mat", "vec")):
+            return "src", f"'{name}' op expects A5 textract to use a supported src/dst loc pair"
+        if pair == ("vec", "vec") and not all(t.blayout == "row_major" and t.slayout == "none_box"
+                                              for t in (src, dst)):
+            return "src", (f"'{name}' op expects A5 vec->vec textract src/dst to use ND layout "
+                           f"(blayout=row_major, slayout=none_box)")
+        return None
+    if _loc(src) != "mat":
+        return "src", f"'{name}' op expects A2/A3 textract src to use loc=mat"
+    if _loc(dst) not in ("left", "right"):
+        return "dst", f"'{name}' op expects A2/A3 textract dst to use loc=left or loc=right"
+    return None
+
+
+def _insert(name: str, roles: Roles, arch: str) -> Broken:
+    """tinsert: an Acc tile into a Mat tile (a5 also Vec -> Mat), narrowing f32 on the way."""
+    src, dst = roles.get("src"), roles.get("dst")
+    pair = (_loc(src), _loc(dst), _elem(src), _elem(dst))
+    if arch == "a5":
+        if pair[:2] == ("acc", "mat"):
+            if not (pair[2] == "f32" and pair[3] in ("f16", "bf16", "f32") or pair[2:] == ("i32", "i32")):
+                return "src", (f"'{name}' op expects A5 acc->mat tinsert element types to be "
+                               f"(src=f32,dst=f16/bf16/f32) or (src=i32,dst=i32)")
+            return None
+        if pair[:2] == ("vec", "mat"):
+            return None
+        return "src", f"'{name}' op expects A5 tinsert to use a supported src/dst loc pair"
+    if pair[:2] != ("acc", "mat"):
+        return "src", f"'{name}' op expects A2/A3 tinsert src to use loc=acc and dst to use loc=mat"
+    if not (pair[2] == "f32" and pair[3] in ("f16", "bf16")):
+        return "src", f"'{name}' op expects A2/A3 tinsert element types to be src=f32, dst=f16/bf16"
+    return None
+
+
+def _prelu_shape(name: str, roles: Roles, arch: str) -> Broken:
+    """tprelu in ptoas 0.27: src0, src1, tmp and dst of one shape (pypto HEAD sizes the tmp by the
+    hardware's need instead: rows >= valid rows + 1, cols >= valid cols / 8)."""
+    shapes = {(t.rows, t.cols) for t in (roles.get(r) for r in ("src0", "src1", "tmp", "dst"))
+              if isinstance(t, TileBufType)}
+    if len(shapes) > 1:
+        return "tmp", f"'{name}' op expects src0/src1/tmp/dst to have the same shape"
+    return None
+
+
+def _prelu_tmp(name: str, roles: Roles, arch: str) -> Broken:
+    """tprelu on a2a3: the tmp is a u8 tile."""
+    if arch != "a5" and _elem(roles.get("tmp")) != "ui8":
+        return "tmp", f"'{name}' op expects A2/A3 tmp element type to be u8"
+    return None
+
+
+# integer widths by element type: the tool's ``isInteger(w)`` takes signed and unsigned alike
+_INT_WIDTH = {"i8": 8, "ui8": 8, "i16": 16, "ui16": 16, "i32": 32, "ui32": 32, "i64": 64, "ui64": 64}
+
+
+def _scalar_minmax(name: str, roles: Roles, arch: str) -> Broken:
+    """tmaxs / tmins: 32- and 16-bit integer, f16 and f32 tiles (a5 also 8-bit integers)."""
+    widths = (32, 16, 8) if arch == "a5" else (32, 16)
+    elem = _elem(roles.get("src"))
+    if not (elem in ("f16", "f32") or _INT_WIDTH.get(elem) in widths):
+        short = name.split(".")[-1]
+        words = "/".join([f"i{w}" for w in widths] + ["f16", "f32"])
+        return "src", f"'{name}' op expects {_tag(arch)} {short} element type to be {words}"
+    return None
+
+
+def _expands(name: str, roles: Roles, arch: str) -> Broken:
+    """texpands: a Vec/Mat tile filled with a scalar of exactly its element type."""
+    dst, scalar = roles.get("dst"), roles.get("scalar")
+    if _loc(dst) not in ("vec", "mat"):
+        return "dst", f"'{name}' op expects dst to be in the vec or mat address space"
+    if _elem(scalar) != _elem(dst):
+        return "scalar", f"'{name}' op expects scalar type == dst element type"
+    allowed = (("i8",) if arch == "a5" else ()) + ("i16", "i32", "f16", "f32")
+    elem = _elem(dst)
+    if not (elem in ("f16", "f32") or f"i{_INT_WIDTH.get(elem)}" in allowed):
+        return "dst", f"'{name}' op expects {_tag(arch)} texpands dst element type to be {'/'.join(allowed)}"
+    return None
+
+
+def _gather_index(name: str, roles: Roles, arch: str) -> Broken:
+    """tgather by indices: i32 indices (a5 also i16)."""
+    idx = roles.get("indices")
+    if idx is None:
+        return None
+    if _INT_WIDTH.get(_elem(idx)) not in ((32, 16) if arch == "a5" else (32,)):
+        return "indices", f"'{name}' op expects indices element type to be i32" + (" or i16" if arch == "a5" else "")
+    return None
+
+
+RULES: Dict[str, Callable[[str, Roles, str], Broken]] = {
+    "acc_store": _acc_store, "extract": _extract, "insert": _insert, "prelu_shape": _prelu_shape,
+    "prelu_tmp": _prelu_tmp,
+    "scalar_minmax": _scalar_minmax, "expands": _expands, "gather_index": _gather_index,
+}
+# Rules of ptoas 0.27 that pypto HEAD's forms or ptokit's own lowerings break where pypto HEAD writes
+# another form: an f16/bf16 Acc tile stored as such (pypto keeps the Acc in f32 and converts on the
+# store); a Mat -> Mat or Acc -> Acc window written with pto.tinsert / pto.textract (pypto writes
+# pto.subview + pto.tmov, which 0.27 does not have); a tprelu tmp sized by the hardware's need (pypto
+# HEAD's own, refused by 0.27's same-shape rule). They are enforced when the module is written for
+# ptoas 0.27 (ptoas_compat="0.27"); in pypto HEAD's mode the programs still build and run
+# (docs/assembler.md "Checked against ptoas 0.27" lists them). The other rules are the device's:
+# always enforced.
+FORM_RULES = ("acc_store", "extract", "insert", "prelu_shape")
+
+
+def check(row, roles: Roles, arch: str, compat: Optional[str] = None) -> Broken:
+    """The first of ``row.verify``'s rules that the operand types break: (role, message), else None.
+    Without ``compat`` the FORM_RULES are not asked."""
+    for rule in row.verify:
+        if rule in FORM_RULES and compat is None:
+            continue
+        broken = RULES[rule](row.name, roles, "a5" if arch == "a5" else "a2a3")
+        if broken is not None:
+            return broken
+    return None
+
+
+def roles_of(row, op) -> Roles:
+    """The operand types of a written ``dps`` op by role (its ins(...) and outs(...) groups)."""
+    groups = {c.name: c for c in op.clauses if c.kind == "group"}
+    roles: Roles = {}
+    for grp, operands in (("ins", row.ins), ("outs", row.outs)):
+        if grp in groups:
+            roles.update((o.role, t) for o, t in zip(operands, groups[grp].types))
+    return roles
+
+
+INTER_CORE_SYNC = ("pto.sync.set", "pto.sync.wait")
+
+
+def function_rule(func, arch: str):
+    """(op, message) of the real tool's per-function rule: on a2a3 a function that sets or waits for a
+    cross-core event also sets the FFTS base (``pto.set_ffts``)."""
+    if arch == "a5" or func.body is None:
+        return None
+    ops = list(ops_of(func.body))
+    sync = next((op for op in ops if op.name in INTER_CORE_SYNC), None)
+    if sync is not None and not any(op.name == "pto.set_ffts" for op in ops):
+        return sync, ("A3 inter-core sync requires explicit `pto.set_ffts` in the same function when using "
+                      "`pto.sync.set`/`pto.sync.wait`")
+    return None
+
+
+def violations(func, arch: str, compat: Optional[str] = None):
+    """(op, role, message) for each op of a built function that breaks a rule of its row (or the
+    function rule, role None)."""
+    broken_fn = function_rule(func, arch)
+    if broken_fn is not None:
+        yield broken_fn[0], None, broken_fn[1]
+    for op in ops_of(func.body):
+        row = row_of(op)
+        if row is None or not row.verify or row.form != "dps":
+            continue
+        broken = check(row, roles_of(row, op), arch, compat)
+        if broken is not None:
+            yield op, broken[0], broken[1]

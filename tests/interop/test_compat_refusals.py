@@ -1,0 +1,75 @@
+"""Under ``ptoas_compat="0.27"`` an op or element type ptoas 0.27 does not know is a located compile
+error naming it and the release, never a ``.pto`` that 0.27 would reject; without the option the same
+programs compile (pypto HEAD's form)."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+import ptokit
+from ptokit.errors import CompileError
+from ptokit.pto import compat, dialect
+from ptokit.pto.parser import parse
+
+TESTS = Path(__file__).parents[1]
+
+
+def _programs(rel: str):
+    """A program module of another test folder, loaded by path (those folders are not on sys.path, and
+    putting them there would shadow the shared tests/programs.py with tests/mixed/programs.py)."""
+    path = TESTS / rel
+    spec = importlib.util.spec_from_file_location(f"compat_refusals_{path.stem}", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod          # the DSL reads a program's source through its module
+    spec.loader.exec_module(mod)
+    return mod
+
+
+dsl_programs = _programs("distributed_dsl/dsl_programs.py")
+element_programs = _programs("parity/element_programs.py")
+fp4_programs = _programs("e2e/fp4_programs.py")
+pipes_programs = _programs("mixed/pipes_programs.py")
+prefetch_programs = _programs("e2e/prefetch_programs.py")
+
+CASES = [
+    # program, what the error names, the DSL line it points at
+    (pipes_programs.SyncAll, "'pto.syncall'", 'pl.system.syncall(core_type="aiv_only")'),
+    (element_programs.KernelArrays, "'pto.declare_local_array'", "rows = pl.array.create(4, pl.INT32)"),
+    (prefetch_programs.Prefetch, "'pto.make_prefetch_async_context'", "ctx = pl.prefetch.make_context()"),
+    (dsl_programs.PutGet, "'pto.comm.rank'", "r = pld.rank(ctx)"),
+    (fp4_programs.Fp4Casts, "element type f4E2M1FN", "def k(self, e2: pl.Tensor[[1, W], pl.FP4E2M1]"),
+]
+
+
+@pytest.mark.parametrize("program, what, line", CASES, ids=[c[0].name for c in CASES])
+def test_an_op_027_does_not_know_is_a_located_error(tmp_path, program, what, line):
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(program, output_dir=tmp_path / "compat", ptoas_compat="0.27")
+    err = info.value
+    assert err.message.startswith(f"{what} is not known to ptoas 0.27"), err.message
+    assert 'ptoas_compat="0.27"' in err.message
+    assert err.loc is not None and line in err.loc.source_line, (err.loc, err.loc.source_line)
+    assert not list((tmp_path / "compat").rglob("*.pto")), "no .pto is written for the release"
+
+
+@pytest.mark.parametrize("program, what, line", CASES[:3], ids=[c[0].name for c in CASES[:3]])
+def test_without_the_option_the_op_is_written(tmp_path, program, what, line):
+    out = ptokit.compile(program, output_dir=tmp_path / "head").output_dir
+    text = "".join(p.read_text() for p in (out / "ptoas").glob("*.pto"))
+    assert what.strip("'") in text
+
+
+def test_the_check_reads_the_table_rows(tmp_path):
+    """pto.subview and the comm ops are rows 0.27 lacks; pto.textract (pl.slice's form) is not; the check
+    finds the op in a written module and nothing for a release it has no entry for."""
+    absent = {n for n, row in dialect.PTO_OPS.items() if "0.27" in row.absent_in}
+    assert {"pto.subview", "pto.syncall", "pto.comm.rank", "pto.tprefetch_async"} <= absent
+    assert not absent & {"pto.textract", "pto.tload", "pto.load_scalar", "pto.aic_initialize_pipe"}
+    out = ptokit.compile(pipes_programs.SyncAll, output_dir=tmp_path / "head").output_dir
+    (pto,) = (out / "ptoas").glob("*.pto")
+    func = parse(pto.read_text(), str(pto)).funcs[0]
+    assert [what for _, what in compat.unknown_to(func, "0.27")] == ["'pto.syncall'"]
+    assert list(compat.unknown_to(func, "0.57")) == []

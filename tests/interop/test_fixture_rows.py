@@ -1,0 +1,87 @@
+"""Every dialect row is covered by a recording of the real ptoas (tests/interop/fixtures/rows.tsv), or
+listed as not covered with the reason; a row whose written form changed since its recording fails
+until it is recorded again with the real tool.
+
+rows.tsv: ``op<TAB>form digest<TAB>fixture (.pto under fixtures/, with its .real.cpp) or "-"<TAB>note``.
+The digest covers what decides the text a writer produces for the row (form, operands, attributes
+and their spelling, variants), not its C++ or pipe. Re-record a row: write a program that uses it,
+run its ``.pto`` through ptoas 0.27 (docs/assembler.md), put the pair under fixtures/ and update the
+row's line (``python tests/interop/test_fixture_rows.py`` prints the current digests).
+"""
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+
+import pytest
+
+from ptokit.backend.assembler import assemble_text
+from ptokit.pto import dialect
+from ptokit.pto.compat import ops_of
+from ptokit.pto.parser import parse
+
+FIXTURES = Path(__file__).parent / "fixtures"
+ROWS = FIXTURES / "rows.tsv"
+
+
+def _attr_form(a: dialect.AttrSpec) -> tuple:
+    return (a.name, a.kind, a.required, a.allowed, a.prefix, a.dotted, a.place)
+
+
+def _row_form(spec: dialect.OpSpec) -> tuple:
+    return (spec.name, spec.form, tuple((o.role, o.kind) for o in spec.ins), tuple((o.role, o.kind) for o in spec.outs),
+            spec.optional, tuple(_attr_form(a) for a in spec.attrs), spec.axis, spec.generic_if,
+            tuple(_row_form(v) for v in spec.variants))
+
+
+def form_digest(spec: dialect.OpSpec) -> str:
+    return hashlib.sha256(repr(_row_form(spec)).encode()).hexdigest()[:16]
+
+
+def recorded():
+    out = {}
+    for line in ROWS.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            op, digest, fixture, note = (line.split("\t") + ["", "", ""])[:4]
+            out[op] = (digest, fixture, note)
+    return out
+
+
+def test_every_row_is_listed():
+    rows = recorded()
+    missing = sorted(set(dialect.PTO_OPS) - set(rows))
+    assert not missing, f"dialect rows without a line in {ROWS.name} (record them with the real ptoas): {missing}"
+    gone = sorted(set(rows) - set(dialect.PTO_OPS))
+    assert not gone, f"{ROWS.name} lists rows the dialect no longer has: {gone}"
+
+
+def test_a_row_whose_form_changed_is_recorded_again():
+    changed = [op for op, (digest, fixture, _) in recorded().items()
+               if op in dialect.PTO_OPS and fixture != "-" and digest != form_digest(dialect.PTO_OPS[op])]
+    assert not changed, (f"the written form of {changed} changed since the real ptoas's output was recorded "
+                         f"for it: record it again (see this file's docstring)")
+
+
+def test_an_uncovered_row_says_why():
+    for op, (_, fixture, note) in recorded().items():
+        if fixture == "-":
+            assert note.strip(), f"{op}: a row without a recording needs a reason in {ROWS.name}"
+
+
+@pytest.mark.parametrize("op", sorted(op for op, (_, f, _n) in recorded().items() if f != "-"))
+def test_each_recording_holds_its_row_and_the_real_output(op):
+    _, fixture, _ = recorded()[op]
+    pto = FIXTURES / fixture
+    real = pto.with_suffix(".real.cpp")
+    assert pto.is_file() and real.is_file(), fixture
+    module = parse(pto.read_text(), str(pto))
+    assert any(o.name == op for f in module.funcs for o in ops_of(f.body)), f"{fixture} has no {op}"
+    assert "AICORE" in real.read_text()
+    text = pto.read_text()
+    assemble_text(text, str(pto), arch="a5" if 'target_arch = "a5"' in text else "a2a3")   # ptokit reads it too
+
+
+if __name__ == "__main__":    # the current digest of each row, for rows.tsv
+    for name, spec in sorted(dialect.PTO_OPS.items()):
+        sys.stdout.write(f"{name}\t{form_digest(spec)}\n")
