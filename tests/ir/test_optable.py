@@ -60,7 +60,7 @@ def test_pypto_parameter_names():
     assert names["row_sum"] == ["tile", "tmp_tile"] and names["col_max"] == ["tile"]
     assert names["cast"] == ["tile", "target_type", "mode"] and names["matmul_acc"] == ["acc", "lhs", "rhs", "a_trans",
                                                                                          "b_trans", "init_cond"]
-    assert names["row_expand_add"] == ["tile", "row_vec"] and names["col_expand_sub"] == ["tile", "col_vec"]
+    assert names["row_expand_add"] == ["tile", "row_vec", "tmp"] and names["col_expand_sub"] == ["tile", "col_vec"]
     assert names["slice"] == ["tile", "shape", "offset"]
     assert names["load"][:3] == ["tensor", "offsets", "shapes"]
     assert "input" in OPS["row_sum"].param("input").aliases   # pl.row_sum(input=..., tmp_tile=...)
