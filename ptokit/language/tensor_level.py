@@ -26,10 +26,13 @@ from typing import Optional
 from ..ir import nodes as N
 from ..ir.ops import OPS, OpDef, Param
 from ..ir.ops.view import default_layout, transposed
-from ..ir.types import CAPACITY, MemorySpace, ScalarType, TensorType, TileType
+from ..ir.types import MemorySpace, ScalarType, TensorType, TileType
+from ..targets import smallest_capacity
 
 _CUBE_SPACES = (MemorySpace.Left, MemorySpace.Right, MemorySpace.Bias)   # fed from Mat by a move
-_VEC_BYTES = min(c[MemorySpace.Vec] for c in CAPACITY.values())
+# The front end does not know the target, so it sizes for the smallest Vec buffer of every chip family.
+# Sizing belongs in a pass that reads PassContext.target (ConvertTensorToTileOps, docs/passes.md).
+_VEC_BYTES = smallest_capacity("vec")
 
 
 class TensorLevelMixin:
