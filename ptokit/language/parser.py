@@ -331,10 +331,11 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             if marker == "yield_":
                 return self.yield_stmt(target, s.value, s)
         self.lhs_annotation = s.annotation if isinstance(s, ast.AnnAssign) else None   # a pop's type (pipes.py)
+        self.lhs_call = s.value          # the call the annotation types (a tensor-level op, tensor_level.py)
         try:
             value = self.expr(s.value)
         finally:
-            self.lhs_annotation = None
+            self.lhs_annotation = self.lhs_call = None
         if isinstance(target, ast.Tuple):
             names = []
             for t in target.elts:

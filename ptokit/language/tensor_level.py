@@ -24,10 +24,13 @@ from math import prod
 from typing import Optional
 
 from ..ir import nodes as N
-from ..ir.ops import OPS, OpDef, Param
+from ..ir.ops import OPS, OpDef, OpTypeError, Param
+from ..ir.ops.tensor_level import has_tensor_form, infer_tensor_level, written_operands_fit
 from ..ir.ops.view import default_layout, transposed
 from ..ir.types import MemorySpace, ScalarType, TensorType, TileType
 from ..targets import smallest_capacity
+from .annotations import annot_to_type
+from .source import eval_static
 
 _CUBE_SPACES = (MemorySpace.Left, MemorySpace.Right, MemorySpace.Bias)   # fed from Mat by a move
 # The front end does not know the target, so it sizes for the smallest Vec buffer of every chip family.
@@ -36,9 +39,62 @@ _VEC_BYTES = smallest_capacity("vec")
 
 
 class TensorLevelMixin:
+    lhs_call = None            # the call whose result the assignment being read annotates (parser.assign)
+
     @property
     def kernel_code(self) -> bool:
         return self.fn is not None and self.fn.kind is not N.FunctionType.Orchestration
+
+    # ------------------------------------------------------------ tensor-level ops, kept as written
+    def tensor_result_wanted(self, e: ast.Call) -> bool:
+        """Whether the program annotates this call's result as a tensor in kernel code
+        (``r: pl.Tensor[[M, N], pl.FP32] = pl.div(a, b)``): the call is then built as written, a
+        tensor-level op, and ConvertTensorToTileOps (passes/tensor_to_tile.py) lowers it."""
+        if not self.kernel_code or self.lhs_annotation is None or e is not self.lhs_call:
+            return False
+        want, _ = annot_to_type(eval_static(self.lhs_annotation, self.src, self.g, "annotation"),
+                                self.loc(self.lhs_annotation))
+        return isinstance(want, TensorType)
+
+    def tensor_level_call(self, op: OpDef, values, attrs, nodes, e: ast.Call) -> Optional[N.OpCall]:
+        """``op`` over tensor operands as a tensor-level op typed by pypto's rule (the tile rule
+        lifted, ``ir/ops/tensor_level.py``), or None when this call has no such form here (its
+        operands are then loaded as the parser always did)."""
+        values = dict(values)
+        tiles = [p for p in op.operand_params if p.kind == "tile" and p.name in values]
+        if op.scalar_form is not None and len(op.operand_params) > 1:
+            rhs = values.get(op.operand_params[1].name)
+            if rhs is not None and isinstance(rhs.type, ScalarType):
+                op = OPS[op.scalar_form]
+        if op.broadcast is not None:
+            op = self._broadcast(op, values)
+        tiles = [p for p in op.operand_params if p.kind == "tile" and p.name in values]
+        if not has_tensor_form(op) or not tiles or any(not self._tensor_level_operand(values[p.name])
+                                                       for p in tiles):
+            return None
+        args = [values[p.name] for p in op.operand_params if p.name in values]
+        if not written_operands_fit(op, len(args)) or any(p.name not in values for p in op.operand_params[:len(args)]):
+            return None
+        self._coerce_scalar_constants(op, values)
+        args = [values[p.name] for p in op.operand_params if p.name in values]
+        try:
+            t = infer_tensor_level(op.name, [a.type for a in args], attrs)
+        except OpTypeError as exc:
+            where = (nodes or {}).get(exc.param) if exc.param else None
+            raise self.err(str(exc), where if isinstance(where, ast.AST) else e) from None
+        return N.OpCall(op.name, args, attrs, type=t, loc=self.loc(e))
+
+    def _tensor_level_operand(self, v: N.Expr) -> bool:
+        """A whole tensor of static shape, or a window of one, that a load brings into Vec as it
+        is (no pl.TensorView valid region to clamp by); or a Vec tile."""
+        if isinstance(v.type, TileType):
+            return v.type.memory is MemorySpace.Vec
+        if not isinstance(v.type, TensorType) or not all(isinstance(d, int) for d in v.type.shape):
+            return False
+        if isinstance(v, N.OpCall) and v.op == "tensor_view":
+            return v.attrs.get("valid") is None and self._view_valid(OPS["load"], {"tensor": v.args[0]}) is None
+        return isinstance(v, N.Var) and not v.type.window and \
+            self._view_valid(OPS["load"], {"tensor": v}) is None
 
     # ------------------------------------------------------------ operands
     def operand_tile(self, value: N.Expr, node, op: OpDef, param: Optional[Param] = None) -> N.Expr:
