@@ -173,6 +173,10 @@ class OpBinder:
                 v = values[p.name]
                 attrs[p.static_attr] = v.value if isinstance(v, N.Const) else None
         for p in op.operand_params:
+            if p.scratch and p.scratch.tensor_level_only and p.name not in values:
+                raise self.err(f"pl.{op.name} is missing its {p.name!r} argument (a scratch tile of the input's "
+                               f"shape; only a tensor-level call, r: pl.Tensor[...] = pl.{op.name}(tensor), leaves it "
+                               f"to the compiler)", e)
             if p.scratch and p.name not in values and p.scratch.make is not None:
                 tmp = self._scratch_made(op, p, values, attrs, e)
                 if tmp is not None:

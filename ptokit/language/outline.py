@@ -12,6 +12,7 @@ import ast
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from ..ir import nodes as N
+from ..ir.ops.tensor_level import as_window, is_tensor_level
 from ..ir.types import INDEX, ScalarType, TensorType, dim_vars
 from .regions import check_regions
 from .scopes import AtSpec
@@ -202,6 +203,12 @@ def tensor_uses(body: List[N.Stmt], functions: Dict[str, N.Function]) -> Tuple[S
             reads.add(sub.args[0].name)
         elif isinstance(sub, N.OpCall) and sub.op == "store" and isinstance(sub.args[1], N.Var):
             writes.add(sub.args[1].name)
+        elif is_tensor_level(sub):       # loaded by ConvertTensorToTileOps
+            for a in sub.args:
+                window = as_window(a)
+                base = window[0] if window is not None else a
+                if isinstance(base, N.Var) and isinstance(base.type, TensorType):
+                    reads.add(base.name)
         elif isinstance(sub, N.FuncCall) and sub.callee in functions:
             callee = functions[sub.callee]
             r, w = callee.attrs.get("jit_uses", (set(), set()))

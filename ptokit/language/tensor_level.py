@@ -40,6 +40,7 @@ _VEC_BYTES = smallest_capacity("vec")
 
 class TensorLevelMixin:
     lhs_call = None            # the call whose result the assignment being read annotates (parser.assign)
+    tensor_level_names = frozenset()     # names assigned a tensor-level op's result (parser.assign)
 
     @property
     def kernel_code(self) -> bool:
@@ -149,7 +150,8 @@ class TensorLevelMixin:
                            f"{v.type}; load tiles with pl.load(tensor, offsets, shapes) instead", node)
         rows = prod(shape[:-1]) if len(shape) > 1 else 1
         nbytes = rows * shape[-1] * v.type.dtype.size
-        if nbytes > _VEC_BYTES:
+        computed = isinstance(v, N.Var) and v.name in self.tensor_level_names   # a tile once lowered: the pass sizes it
+        if nbytes > _VEC_BYTES and not computed:
             raise self.err(f"tensor-level pl.{what} on {ast.unparse(node)!r} ({v.type}) needs a {nbytes}-byte tile, "
                            f"more than the {_VEC_BYTES}-byte Vec buffer; split it with pl.load / pl.store over "
                            f"tiles in a pl.range loop", node)

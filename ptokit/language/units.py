@@ -24,6 +24,7 @@ from typing import Dict, List, Optional
 from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import OPS
+from ..ir.ops.tensor_level import is_tensor_level
 from ..ir.types import DType, ScalarType, TensorType
 from .annotations import TENSOR_VALID, annot_to_type
 from .dist_front import add_ctx_params
@@ -319,8 +320,8 @@ def _written_tensors(body, functions) -> Dict[str, object]:
         elif isinstance(e, N.OpCall) and e.op in OPS and OPS[e.op].has("writes_operand0") \
                 and isinstance(e.args[0], N.Var):
             out.setdefault(e.args[0].name, e.loc)
-        elif isinstance(e, N.OpCall) and isinstance(e.type, TensorType):
-            for a in e.args:
+        elif isinstance(e, N.OpCall) and isinstance(e.type, TensorType) and not is_tensor_level(e):
+            for a in e.args:     # (a tensor-level op computes a new tensor from its operands: no write)
                 if isinstance(a, N.Var) and isinstance(a.type, TensorType) and a.type == e.type:
                     out.setdefault(a.name, e.loc)
                     break

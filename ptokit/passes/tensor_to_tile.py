@@ -164,8 +164,8 @@ class _Converter:
         tile = loaded_tile_type(base.type, shape)
         cap = self.target.capacity(MemorySpace.Vec)
         if tile.nbytes > cap:
-            raise CompileError(f"tensor-level pl.{at.op} loads {base.name if isinstance(base, N.Var) else 'a tensor'} "
-                               f"{a.type} as a {tile.nbytes}-byte tile, more than the {cap}-byte Vec buffer on "
+            what = f"tensor {base.name!r}" if isinstance(base, N.Var) else "a tensor"
+            raise CompileError(f"tensor-level pl.{at.op} loads {what} ({a.type}) as a {tile.nbytes}-byte tile, more than the {cap}-byte Vec buffer on "
                                f"{self.target.arch}; split it with pl.load / pl.store over tiles in a pl.range loop",
                                at.loc or s.loc)
         attrs = load_attrs(shape)

@@ -37,10 +37,13 @@ REQUIRED = _Required()
 class Scratch:
     """A parameter default: a scratch tile the front end makes when the argument is omitted,
     shaped like operand ``like`` (``pl.row_sum(t)`` without ``tmp_tile``), or of the type
-    ``make(arg_types, attrs)`` gives (None: the call needs none; mrgsort's ``tmp``)."""
+    ``make(arg_types, attrs)`` gives (None: the call needs none; mrgsort's ``tmp``).
+    ``tensor_level_only``: made only for a tensor-level call (pypto: ``pl.row_prod(tensor)`` omits
+    it, ``pl.row_prod(tile, tmp)`` must pass it)."""
 
     like: str = ""
     make: Optional[Callable] = None
+    tensor_level_only: bool = False
 
     def __repr__(self) -> str:
         return "<scratch>"
