@@ -142,6 +142,7 @@ TRAITS = frozenset({
     "writes_operand0",  # a statement op that writes its tensor operand 0 (pld.tensor.get's dst)
     "writes_operand1",  # writes (and returns) its tensor operand 1, not the others (allgather's target)
     "a5_only",       # exists on the a5 chip family only (the MX matmul): a located error elsewhere
+    "view",          # a window of its tensor operand 0: reads and writes nothing itself, its user does
 })
 
 
