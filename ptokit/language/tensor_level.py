@@ -174,6 +174,10 @@ class TensorLevelMixin:
         ``valid_shape`` (the window may then reach past the tensor's end, as pypto allows); of a tile
         it is the tile op."""
         src = e.args[0] if e.args else None
+        if self.in_orchestration:
+            view = self.orchestration_slice(e)
+            if view is not None:
+                return view
         if not (self.kernel_code and isinstance(src, ast.Name) and isinstance(self.env.get(src.id), TensorType)):
             return self.op_call(op.name, e, front=False)
         kw = {k.arg: k for k in e.keywords}
@@ -199,6 +203,23 @@ class TensorLevelMixin:
         if valid is not None and len(valid) != len(shape):
             raise self.err(f"pl.slice valid_shape needs {len(shape)} extents", nodes["valid_shape"])
         return self.typed_op("tensor_view", [base, offsets], {"shape": list(shape), "valid": valid}, e)
+
+    def orchestration_slice(self, e: ast.Call) -> Optional[N.Expr]:
+        """``pl.slice(t, [s0, s1], [o0, o1])`` on a tensor in orchestration code: the window
+        ``t[o0:o0 + s0, o1:o1 + s1]`` (a view passed to tasks, as pypto's tensor-level slice); None
+        when the call is not of that form (the op's own binding then reports what is wrong)."""
+        kw = {k.arg: k.value for k in e.keywords}
+        args = list(e.args) + [kw.pop(n) for n in ("shape", "offset", "offsets")[len(e.args) - 1:] if n in kw]
+        if len(args) != 3 or kw or not all(isinstance(a, (ast.List, ast.Tuple)) for a in args[1:]) or \
+                len(args[1].elts) != len(args[2].elts):
+            return None
+        if not isinstance(self.expr(args[0]).type, TensorType):
+            return None
+        dims = [ast.copy_location(ast.Slice(lower=o, upper=ast.copy_location(ast.BinOp(o, ast.Add(), n), n)), o)
+                for n, o in zip(args[1].elts, args[2].elts)]
+        sub = ast.copy_location(ast.Subscript(value=args[0], slice=ast.Tuple(dims, ast.Load()), ctx=ast.Load()), e)
+        return self.tensor_window(sub)
+
 
     # ------------------------------------------------------------ subscripts
     def kernel_subscript(self, e: ast.Subscript) -> N.Expr:
