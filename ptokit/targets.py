@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import enum
 import sys
-from typing import Optional, Tuple, Union
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, Optional, Tuple, Union
 
 PLATFORMS = ("a2a3sim", "a5sim", "a2a3", "a5")
 SIM_PLATFORMS = ("a2a3sim", "a5sim")
@@ -78,8 +79,135 @@ def default_pipe_slots(arch: str, dir_mask: int) -> Tuple[int, int]:
     """(SlotNum, LocalSlotNum) of a pipe whose ``*_initialize_pipe`` gives no ``slot_num``: 8 slots
     one way, 4 per direction both ways (pypto-parity.md, section E); the consumer's local ring holds
     all of them on a2a3 and 2 on a5 (what ptoas 0.27 then chooses, shared/interop/API.md)."""
-    num = 4 if dir_mask == 3 else 8
-    return num, (2 if arch == "a5" else num)
+    return Target.of_arch(arch).pipe_slots(dir_mask)
+
+
+# ---------------------------------------------------------------------------
+# the target as an object: what the passes, codegen and backend ask instead of comparing names
+# ---------------------------------------------------------------------------
+
+# bytes per on-chip memory space (runtime.md "Buffer capacities"), by chip family; the space names are
+# ``ir.MemorySpace`` values and the ``.pto`` loc names alike
+BUFFER_CAPACITY = {
+    "a2a3": {"vec": 188416, "mat": 524288, "left": 65536, "right": 65536, "acc": 131072, "bias": 1024,
+             "left_scale": 0, "right_scale": 0},
+    "a5": {"vec": 245760, "mat": 524288, "left": 65536, "right": 65536, "acc": 262144, "bias": 4096,
+           "left_scale": 2048, "right_scale": 2048},
+}
+# legal same-core on-chip moves (runtime.md), (source space, destination space); Acc->Vec and Mat->Vec
+# cross cores and go through the FIFO on every family
+_MOVES_A2A3 = frozenset({("mat", "left"), ("mat", "right"), ("mat", "bias"), ("acc", "mat"), ("vec", "vec")})
+ON_CHIP_MOVES = {
+    "a2a3": _MOVES_A2A3,
+    "a5": _MOVES_A2A3 | {("vec", "mat"), ("mat", "left_scale"), ("mat", "right_scale")},
+}
+# the simulator's defaults per platform: AICPU threads (1 orchestrator + schedulers) and clusters
+SIM_AICPU_THREADS = {"a2a3sim": 4, "a5sim": 5}
+SIM_CLUSTERS = {"a2a3sim": 24, "a5sim": 36}
+
+
+@dataclass(frozen=True)
+class Target:
+    """One compilation target: a platform and the facts of its chip family.  Carried by the pass
+    context (``PassContext.target``); stages ask its facts (``capacity("vec")``, ``mx_scales``,
+    ``gm_pipe``, ...) rather than comparing the platform or arch name."""
+
+    platform: str
+
+    def __post_init__(self):
+        validate_platform(self.platform)
+
+    @staticmethod
+    def of(platform: str) -> "Target":
+        return _target(platform)
+
+    @staticmethod
+    def of_arch(arch: str) -> "Target":
+        """The simulator target of a chip family ("a2a3" or "a5")."""
+        if arch not in BUFFER_CAPACITY:
+            raise ValueError(f"unknown arch {arch!r}; valid archs are {', '.join(BUFFER_CAPACITY)}")
+        return _target(f"{arch}sim")
+
+    @property
+    def arch(self) -> str:
+        """The chip family, "a2a3" or "a5" (the ``.pto`` module's ``pto.target_arch``)."""
+        return target_arch(self.platform)
+
+    @property
+    def backend_type(self) -> "BackendType":
+        return BackendType(self.arch)
+
+    @property
+    def is_simulator(self) -> bool:
+        return self.platform in SIM_PLATFORMS
+
+    @property
+    def capacities(self) -> Dict[str, int]:
+        return dict(BUFFER_CAPACITY[self.arch])
+
+    def capacity(self, space) -> int:
+        """Bytes of one on-chip memory space, by name or by an enum whose value is the name."""
+        return BUFFER_CAPACITY[self.arch][getattr(space, "value", space)]
+
+    def can_move(self, src, dst) -> bool:
+        """Whether a same-core ``tile.move`` from ``src`` to ``dst`` exists (names or MemorySpace)."""
+        return (getattr(src, "value", src), getattr(dst, "value", dst)) in ON_CHIP_MOVES[self.arch]
+
+    @property
+    def moves(self) -> FrozenSet[Tuple[str, str]]:
+        return ON_CHIP_MOVES[self.arch]
+
+    @property
+    def mx_scales(self) -> bool:
+        """The MX scale buffers (left_scale / right_scale) and the MX matmul exist."""
+        return BUFFER_CAPACITY[self.arch]["left_scale"] > 0
+
+    @property
+    def gm_pipe(self) -> bool:
+        """The cube <-> vector pipes of a split kernel go through a ring in global memory (a2a3); a5
+        cores talk on chip."""
+        return self.arch == "a2a3"
+
+    def pipe_slots(self, dir_mask: int) -> Tuple[int, int]:
+        """(SlotNum, LocalSlotNum) of a pipe whose ``*_initialize_pipe`` gives no ``slot_num``
+        (see ``default_pipe_slots``)."""
+        num = 4 if dir_mask == 3 else 8
+        return num, (num if self.gm_pipe else 2)
+
+    @property
+    def simt_anchor(self) -> bool:
+        """AIV entries of a compile-only hardware tree carry the SIMT anchor (a5 hardware)."""
+        return not self.is_simulator and self.arch == "a5"
+
+    @property
+    def sim_aicpu_threads(self) -> int:
+        return SIM_AICPU_THREADS[self.sim_platform]
+
+    @property
+    def sim_clusters(self) -> int:
+        return SIM_CLUSTERS[self.sim_platform]
+
+    @property
+    def sim_platform(self) -> str:
+        """The simulator platform of this chip family."""
+        return f"{self.arch}sim"
+
+
+_TARGETS: Dict[str, Target] = {}
+
+
+def _target(platform: str) -> Target:
+    t = _TARGETS.get(platform)
+    if t is None:
+        t = _TARGETS[platform] = Target(platform)
+    return t
+
+
+def smallest_capacity(space: str) -> int:
+    """The least capacity of one memory space over every chip family: what a stage that does not know
+    its target yet must size for (the front end's tile sizing does, until a pass reading
+    ``PassContext.target`` sizes instead)."""
+    return min(caps[space] for caps in BUFFER_CAPACITY.values())
 
 
 class BackendType(enum.Enum):

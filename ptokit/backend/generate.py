@@ -97,7 +97,7 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
     # a unit is one .pto module: a single kernel, or a mixed group's AIC + AIV functions
     units: List[Tuple[str, List[N.Function], List[object]]] = []
     seen_groups = set()
-    anchor = ctx.platform == "a5"      # a5 hardware build: AIV entries carry the SIMT anchor
+    anchor = ctx.target.simt_anchor    # a5 hardware build: AIV entries carry the SIMT anchor
     for name in sorted(kernel_ids, key=kernel_ids.get):
         fn = prog.functions[name]
         fifo = fn.attrs.get("fifo")

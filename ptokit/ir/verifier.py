@@ -11,6 +11,7 @@ Properties:
 * ``ssa``: every name is defined once; loop-carried and merged values are explicit.
 * ``inlined``: no call of an ``Inline`` function is left.
 * ``no_fifo``: no cross-core FIFO op is left (they are moves until SplitMixed).
+* ``tile_ops``: no tensor-level op is left in a kernel (ConvertTensorToTileOps lowered them).
 * ``flat``: no tile op is nested inside another op's arguments.
 * ``classified``: every ``InCore`` kernel is ``AIC``, ``AIV`` or marked mixed.
 * ``planned``: every kernel has a buffer and an address for each tile it defines.
@@ -24,6 +25,7 @@ from typing import Callable, Dict, Set
 from ..errors import InternalError
 from . import nodes as N
 from .ops import OPS
+from .ops.tensor_level import is_tensor_level
 from .types import TileType
 
 
@@ -95,6 +97,13 @@ def _check_no_fifo(prog: N.Program, after: str) -> None:
                 _fail(after, fn, "no_fifo", f"it still holds {op.op}")
 
 
+def _check_tile_ops(prog: N.Program, after: str) -> None:
+    for fn in prog.of_kind(N.FunctionType.InCore, N.FunctionType.AIC, N.FunctionType.AIV):
+        for _, op in N.walk_ops(fn.body):
+            if is_tensor_level(op):
+                _fail(after, fn, "tile_ops", f"the tensor-level op {op.op} is left in a kernel")
+
+
 def _check_flat(prog: N.Program, after: str) -> None:
     for fn in prog.functions.values():
         for _, op in N.walk_ops(fn.body):
@@ -149,6 +158,7 @@ def _check_split(prog: N.Program, after: str) -> None:
 PROPERTY_CHECKS: Dict[str, Callable[[N.Program, str], None]] = {
     "inlined": _check_inlined,
     "no_fifo": _check_no_fifo,
+    "tile_ops": _check_tile_ops,
     "flat": _check_flat,
     "unrolled": _check_unrolled,
     "classified": _check_classified,

@@ -254,8 +254,8 @@ class JitParser(FunctionParser):
         if isinstance(target, JitHelper):
             return self.builder.helper_call(self, target, e)
         op = getattr(target, "__pto_op__", None)
-        if not self.in_kernel and op == "slice":
-            view = self._orchestration_slice(e)
+        if not self.in_kernel and op == "slice":      # (past this parser's kernel-op check)
+            view = self.orchestration_slice(e)
             if view is not None:
                 return view
         if callable(target) and getattr(target, "__pto_op__", None) is None and \
@@ -267,21 +267,6 @@ class JitParser(FunctionParser):
                                f"be decorated @pl.jit.incore or @pl.jit.inline", e.func)
             raise self.err(f"{name!r} is not a DSL op or a @pl.jit.incore / @pl.jit.inline helper", e.func)
         return None
-
-    def _orchestration_slice(self, e: ast.Call) -> Optional[N.Expr]:
-        """``pl.slice(t, [s0, s1], [o0, o1])`` on a tensor in orchestration code: the window
-        ``t[o0:o0 + s0, o1:o1 + s1]`` (a view passed to tasks, as pypto's tensor-level slice)."""
-        kw = {k.arg: k.value for k in e.keywords}
-        args = list(e.args) + [kw.pop(n) for n in ("shape", "offset", "offsets")[len(e.args) - 1:] if n in kw]
-        if len(args) != 3 or kw or not all(isinstance(a, (ast.List, ast.Tuple)) for a in args[1:]) or \
-                len(args[1].elts) != len(args[2].elts):
-            return None
-        if not isinstance(self.expr(args[0]).type, TensorType):
-            return None
-        dims = [ast.copy_location(ast.Slice(lower=o, upper=ast.copy_location(ast.BinOp(o, ast.Add(), n), n)), o)
-                for n, o in zip(args[1].elts, args[2].elts)]
-        sub = ast.copy_location(ast.Subscript(value=args[0], slice=ast.Tuple(dims, ast.Load()), ctx=ast.Load()), e)
-        return self.tensor_window(sub)
 
     def check_op_allowed(self, op: OpDef, e: ast.Call) -> None:
         if not self.in_kernel and not op.has("orchestration"):

@@ -153,6 +153,10 @@ class OpBinder:
         self._fold_tensor_windows(op, values)
         on_tensors = self.kernel_code and any(isinstance(v.type, TensorType) for v in values.values()
                                               if isinstance(v, N.Expr) and v.type is not None)
+        if on_tensors and out_dtype is None and self.tensor_result_wanted(e):
+            call = self.tensor_level_call(op, values, attrs, nodes, e)     # lowered by ConvertTensorToTileOps
+            if call is not None:
+                return call
         for p in op.operand_params:
             if p.transposed_by and attrs.get(p.transposed_by) and p.name in values and self.kernel_code \
                     and self.transposable(values[p.name]):
@@ -169,6 +173,10 @@ class OpBinder:
                 v = values[p.name]
                 attrs[p.static_attr] = v.value if isinstance(v, N.Const) else None
         for p in op.operand_params:
+            if p.scratch and p.scratch.tensor_level_only and p.name not in values:
+                raise self.err(f"pl.{op.name} is missing its {p.name!r} argument (a scratch tile of the input's "
+                               f"shape; only a tensor-level call, r: pl.Tensor[...] = pl.{op.name}(tensor), leaves it "
+                               f"to the compiler)", e)
             if p.scratch and p.name not in values and p.scratch.make is not None:
                 tmp = self._scratch_made(op, p, values, attrs, e)
                 if tmp is not None:
@@ -305,9 +313,13 @@ class OpBinder:
     def _broadcast(self, op: OpDef, values) -> OpDef:
         """``[M, N] (op) [M, 1]`` is the row-expand form, ``[M, N] (op) [1, N]`` the col-expand one."""
         lhs, rhs = (values.get(p.name) for p in op.operand_params[:2])
-        if lhs is None or rhs is None or not isinstance(lhs.type, TileType) or not isinstance(rhs.type, TileType):
+        if lhs is None or rhs is None or not self.kernel_code and not (isinstance(lhs.type, TileType)
+                                                                      and isinstance(rhs.type, TileType)):
             return op
-        (m, n), rs = lhs.type.shape, rhs.type.shape
+        ls, rs = (_tile_shape(v.type) for v in (lhs, rhs))     # tensors: tensor-level code in a kernel
+        if ls is None or rs is None:
+            return op
+        (m, n) = ls
         if n > 1 and rs == (m, 1) and "row" in op.broadcast:
             form = OPS[op.broadcast["row"]]
         elif m > 1 and rs == (1, n) and "col" in op.broadcast:
@@ -321,7 +333,7 @@ class OpBinder:
     def _coerce_scalar_constants(self, op: OpDef, values: Dict[str, N.Expr]) -> None:
         """A numeric literal next to a floating-point tile is that tile's kind of number (f32)."""
         tiles = [v for p in op.operand_params if p.kind == "tile" and (v := values.get(p.name)) is not None
-                 and isinstance(v.type, TileType)]
+                 and (isinstance(v.type, TileType) or self.kernel_code and isinstance(v.type, TensorType))]
         if not tiles or not tiles[0].type.dtype.is_float:
             return
         for p in op.operand_params:
@@ -465,6 +477,15 @@ class OpBinder:
                 where = node
             raise self.err(str(exc), where) from None
         return N.OpCall(name, args, attrs, type=t, loc=self.loc(node))
+
+
+def _tile_shape(t) -> Optional[tuple]:
+    """The 2-D shape of a tile operand: a tile's, or the tile a whole 2-D tensor loads as."""
+    if isinstance(t, TileType):
+        return tuple(t.shape)
+    if isinstance(t, TensorType) and len(t.shape) == 2 and all(isinstance(d, int) for d in t.shape):
+        return tuple(t.shape)
+    return None
 
 
 def _is_zero(e: N.Expr) -> bool:

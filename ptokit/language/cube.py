@@ -23,7 +23,8 @@ from typing import Dict
 from ..ir import nodes as N
 from ..ir.ops import OPS, OpDef
 from ..ir.ops.cube import acc_dtype
-from ..ir.types import CAPACITY, INDEX, AtomicType, DType, MemorySpace, ScalarType, TensorType, TileType, fmt_shape
+from ..ir.types import INDEX, AtomicType, DType, MemorySpace, ScalarType, TensorType, TileType, fmt_shape
+from ..targets import smallest_capacity
 from .binding import _Given
 
 _MAX_BATCHES = 64
@@ -33,9 +34,11 @@ _OPERAND_BYTES = 32768  # half of Left / Right (64 KB on a2a3 and a5): a K tile'
 def _pad(v: int, q: int) -> int:
     return -(-v // q) * q
 _FRACTAL_ROWS = 16      # rows of one fractal box of a Mat tile
-# one output tile's budget: half of the smallest Acc buffer of the platform table (the same program
-# compiles for every platform; the other half lets the next tile's K loop start while one is written out)
-_ACC_BYTES = min(caps[MemorySpace.Acc] for caps in CAPACITY.values()) // 2
+# one output tile's budget: half of the smallest Acc buffer of the platform table (the other half lets
+# the next tile's K loop start while one is written out).  The front end does not know the target, so
+# it sizes for the smallest chip family; sizing belongs in a pass that reads PassContext.target
+# (pypto's AutoTileMatmulL0, docs/passes.md "still in the front end").
+_ACC_BYTES = smallest_capacity("acc") // 2
 
 
 def _needs_grid(m: int, n: int, dt: DType) -> bool:

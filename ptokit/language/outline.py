@@ -12,6 +12,7 @@ import ast
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from ..ir import nodes as N
+from ..ir.access import tensor_accesses
 from ..ir.types import INDEX, ScalarType, TensorType, dim_vars
 from .regions import check_regions
 from .scopes import AtSpec
@@ -194,21 +195,6 @@ def free_loads(stmts: List[ast.stmt], bound: Set[str]) -> List[ast.Name]:
 
 
 def tensor_uses(body: List[N.Stmt], functions: Dict[str, N.Function]) -> Tuple[Set[str], Set[str]]:
-    """Names of tensor variables loaded from (reads) and stored to (writes) in ``body``."""
-    reads: Set[str] = set()
-    writes: Set[str] = set()
-    for _, sub in N.iter_exprs(body):
-        if isinstance(sub, N.OpCall) and sub.op == "load" and isinstance(sub.args[0], N.Var):
-            reads.add(sub.args[0].name)
-        elif isinstance(sub, N.OpCall) and sub.op == "store" and isinstance(sub.args[1], N.Var):
-            writes.add(sub.args[1].name)
-        elif isinstance(sub, N.FuncCall) and sub.callee in functions:
-            callee = functions[sub.callee]
-            r, w = callee.attrs.get("jit_uses", (set(), set()))
-            for p, a in zip(callee.params, sub.args):
-                if isinstance(a, N.Var) and isinstance(p.type, TensorType):
-                    if p.name in r or p.direction is N.Direction.INOUT:
-                        reads.add(a.name)
-                    if p.name in w or p.direction is not N.Direction.IN:
-                        writes.add(a.name)
-    return reads, writes
+    """Names of tensor variables read and written in ``body`` (the one analysis, ir/access.py)."""
+    reads, writes = tensor_accesses(body, functions)
+    return set(reads), set(writes)

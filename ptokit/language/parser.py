@@ -22,6 +22,7 @@ from .dist_front import call_hook as dist_call_hook
 from ..errors import CompileError, InternalError
 from ..ir import nodes as N
 from ..ir.ops import BY_PYTHON, OPS, SCALAR_OPERATORS
+from ..ir.ops.tensor_level import is_tensor_level
 from ..ir.types import BOOL, INDEX, DType, MemorySpace, PadValue, ScalarType, TensorType, TileType, dim_vars
 from . import loops
 from .units import parse_program as _parse_units
@@ -335,10 +336,11 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             if marker == "yield_":
                 return self.yield_stmt(target, s.value, s)
         self.lhs_annotation = s.annotation if isinstance(s, ast.AnnAssign) else None   # a pop's type (pipes.py)
+        self.lhs_call = s.value          # the call the annotation types (a tensor-level op, tensor_level.py)
         try:
             value = self.expr(s.value)
         finally:
-            self.lhs_annotation = None
+            self.lhs_annotation = self.lhs_call = None
         if isinstance(target, ast.Tuple):
             names = []
             for t in target.elts:
@@ -401,6 +403,8 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             return []
         self.env[name] = value.type
         self.alias.pop(name, None)
+        if is_tensor_level(value) or name in self.tensor_level_names:
+            self.tensor_level_names = (self.tensor_level_names - {name}) | ({name} if is_tensor_level(value) else set())
         return [N.Assign([N.Var(name, type=value.type, loc=self.loc(target))], value, loc=loc)]
 
     def yield_stmt(self, target, call: ast.Call, node) -> List[N.Stmt]:

@@ -24,18 +24,78 @@ from math import prod
 from typing import Optional
 
 from ..ir import nodes as N
-from ..ir.ops import OPS, OpDef, Param
+from ..ir.ops import OPS, OpDef, OpTypeError, Param
+from ..ir.ops.tensor_level import has_tensor_form, infer_tensor_level, written_operands_fit
 from ..ir.ops.view import default_layout, transposed
-from ..ir.types import CAPACITY, MemorySpace, ScalarType, TensorType, TileType
+from ..ir.types import MemorySpace, ScalarType, TensorType, TileType
+from ..targets import smallest_capacity
+from .annotations import annot_to_type
+from .source import eval_static
 
 _CUBE_SPACES = (MemorySpace.Left, MemorySpace.Right, MemorySpace.Bias)   # fed from Mat by a move
-_VEC_BYTES = min(c[MemorySpace.Vec] for c in CAPACITY.values())
+# The front end does not know the target, so it sizes for the smallest Vec buffer of every chip family.
+# Sizing belongs in a pass that reads PassContext.target (ConvertTensorToTileOps, docs/passes.md).
+_VEC_BYTES = smallest_capacity("vec")
 
 
 class TensorLevelMixin:
+    lhs_call = None            # the call whose result the assignment being read annotates (parser.assign)
+    tensor_level_names = frozenset()     # names assigned a tensor-level op's result (parser.assign)
+
     @property
     def kernel_code(self) -> bool:
         return self.fn is not None and self.fn.kind is not N.FunctionType.Orchestration
+
+    # ------------------------------------------------------------ tensor-level ops, kept as written
+    def tensor_result_wanted(self, e: ast.Call) -> bool:
+        """Whether the program annotates this call's result as a tensor in kernel code
+        (``r: pl.Tensor[[M, N], pl.FP32] = pl.div(a, b)``): the call is then built as written, a
+        tensor-level op, and ConvertTensorToTileOps (passes/tensor_to_tile.py) lowers it."""
+        if not self.kernel_code or self.lhs_annotation is None or e is not self.lhs_call:
+            return False
+        want, _ = annot_to_type(eval_static(self.lhs_annotation, self.src, self.g, "annotation"),
+                                self.loc(self.lhs_annotation))
+        return isinstance(want, TensorType)
+
+    def tensor_level_call(self, op: OpDef, values, attrs, nodes, e: ast.Call) -> Optional[N.OpCall]:
+        """``op`` over tensor operands as a tensor-level op typed by pypto's rule (the tile rule
+        lifted, ``ir/ops/tensor_level.py``), or None when this call has no such form here (its
+        operands are then loaded as the parser always did)."""
+        values = dict(values)
+        tiles = [p for p in op.operand_params if p.kind == "tile" and p.name in values]
+        if op.scalar_form is not None and len(op.operand_params) > 1:
+            rhs = values.get(op.operand_params[1].name)
+            if rhs is not None and isinstance(rhs.type, ScalarType):
+                op = OPS[op.scalar_form]
+        if op.broadcast is not None:
+            op = self._broadcast(op, values)
+        tiles = [p for p in op.operand_params if p.kind == "tile" and p.name in values]
+        if not has_tensor_form(op) or not tiles or any(not self._tensor_level_operand(values[p.name])
+                                                       for p in tiles):
+            return None
+        args = [values[p.name] for p in op.operand_params if p.name in values]
+        if not written_operands_fit(op, len(args)) or any(p.name not in values for p in op.operand_params[:len(args)]):
+            return None
+        self._coerce_scalar_constants(op, values)
+        args = [values[p.name] for p in op.operand_params if p.name in values]
+        try:
+            t = infer_tensor_level(op.name, [a.type for a in args], attrs)
+        except OpTypeError as exc:
+            where = (nodes or {}).get(exc.param) if exc.param else None
+            raise self.err(str(exc), where if isinstance(where, ast.AST) else e) from None
+        return N.OpCall(op.name, args, attrs, type=t, loc=self.loc(e))
+
+    def _tensor_level_operand(self, v: N.Expr) -> bool:
+        """A whole tensor of static shape, or a window of one, that a load brings into Vec as it
+        is (no pl.TensorView valid region to clamp by); or a Vec tile."""
+        if isinstance(v.type, TileType):
+            return v.type.memory is MemorySpace.Vec
+        if not isinstance(v.type, TensorType) or not all(isinstance(d, int) for d in v.type.shape):
+            return False
+        if isinstance(v, N.OpCall) and v.op == "tensor_view":
+            return v.attrs.get("valid") is None and self._view_valid(OPS["load"], {"tensor": v.args[0]}) is None
+        return isinstance(v, N.Var) and not v.type.window and \
+            self._view_valid(OPS["load"], {"tensor": v}) is None
 
     # ------------------------------------------------------------ operands
     def operand_tile(self, value: N.Expr, node, op: OpDef, param: Optional[Param] = None) -> N.Expr:
@@ -90,7 +150,8 @@ class TensorLevelMixin:
                            f"{v.type}; load tiles with pl.load(tensor, offsets, shapes) instead", node)
         rows = prod(shape[:-1]) if len(shape) > 1 else 1
         nbytes = rows * shape[-1] * v.type.dtype.size
-        if nbytes > _VEC_BYTES:
+        computed = isinstance(v, N.Var) and v.name in self.tensor_level_names   # a tile once lowered: the pass sizes it
+        if nbytes > _VEC_BYTES and not computed:
             raise self.err(f"tensor-level pl.{what} on {ast.unparse(node)!r} ({v.type}) needs a {nbytes}-byte tile, "
                            f"more than the {_VEC_BYTES}-byte Vec buffer; split it with pl.load / pl.store over "
                            f"tiles in a pl.range loop", node)
@@ -113,6 +174,10 @@ class TensorLevelMixin:
         ``valid_shape`` (the window may then reach past the tensor's end, as pypto allows); of a tile
         it is the tile op."""
         src = e.args[0] if e.args else None
+        if self.in_orchestration:
+            view = self.orchestration_slice(e)
+            if view is not None:
+                return view
         if not (self.kernel_code and isinstance(src, ast.Name) and isinstance(self.env.get(src.id), TensorType)):
             return self.op_call(op.name, e, front=False)
         kw = {k.arg: k for k in e.keywords}
@@ -138,6 +203,23 @@ class TensorLevelMixin:
         if valid is not None and len(valid) != len(shape):
             raise self.err(f"pl.slice valid_shape needs {len(shape)} extents", nodes["valid_shape"])
         return self.typed_op("tensor_view", [base, offsets], {"shape": list(shape), "valid": valid}, e)
+
+    def orchestration_slice(self, e: ast.Call) -> Optional[N.Expr]:
+        """``pl.slice(t, [s0, s1], [o0, o1])`` on a tensor in orchestration code: the window
+        ``t[o0:o0 + s0, o1:o1 + s1]`` (a view passed to tasks, as pypto's tensor-level slice); None
+        when the call is not of that form (the op's own binding then reports what is wrong)."""
+        kw = {k.arg: k.value for k in e.keywords}
+        args = list(e.args) + [kw.pop(n) for n in ("shape", "offset", "offsets")[len(e.args) - 1:] if n in kw]
+        if len(args) != 3 or kw or not all(isinstance(a, (ast.List, ast.Tuple)) for a in args[1:]) or \
+                len(args[1].elts) != len(args[2].elts):
+            return None
+        if not isinstance(self.expr(args[0]).type, TensorType):
+            return None
+        dims = [ast.copy_location(ast.Slice(lower=o, upper=ast.copy_location(ast.BinOp(o, ast.Add(), n), n)), o)
+                for n, o in zip(args[1].elts, args[2].elts)]
+        sub = ast.copy_location(ast.Subscript(value=args[0], slice=ast.Tuple(dims, ast.Load()), ctx=ast.Load()), e)
+        return self.tensor_window(sub)
+
 
     # ------------------------------------------------------------ subscripts
     def kernel_subscript(self, e: ast.Subscript) -> N.Expr:

@@ -24,6 +24,7 @@ from typing import Dict, List, Optional
 from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import OPS
+from ..ir.access import tensor_accesses
 from ..ir.types import DType, ScalarType, TensorType
 from .annotations import TENSOR_VALID, annot_to_type
 from .dist_front import add_ctx_params
@@ -308,34 +309,11 @@ def parse_program(spec, parser_class, units: Optional[List[Unit]] = None, name: 
     return N.Program(name, headers, first.src.file, tuple(sorted(dyn)))
 
 
-def _written_tensors(body, functions) -> Dict[str, object]:
-    """Tensor names a kernel body writes (stores, window writes, atomic adds, tensor-writing ops)
-    or hands to a function that may write them, each with the first place it happens."""
-    out: Dict[str, object] = {}
-    for _, e in N.iter_exprs(body):
-        if isinstance(e, N.OpCall) and e.op in OPS and OPS[e.op].has("writes_operand1"):
-            if isinstance(e.args[1], N.Var):
-                out.setdefault(e.args[1].name, e.loc)
-        elif isinstance(e, N.OpCall) and e.op in OPS and OPS[e.op].has("writes_operand0") \
-                and isinstance(e.args[0], N.Var):
-            out.setdefault(e.args[0].name, e.loc)
-        elif isinstance(e, N.OpCall) and isinstance(e.type, TensorType):
-            for a in e.args:
-                if isinstance(a, N.Var) and isinstance(a.type, TensorType) and a.type == e.type:
-                    out.setdefault(a.name, e.loc)
-                    break
-        elif isinstance(e, N.FuncCall) and e.callee in functions:
-            for p, a in zip(functions[e.callee].params, e.args):
-                if isinstance(a, N.Var) and isinstance(p.type, TensorType) and p.direction is not N.Direction.IN:
-                    out.setdefault(a.name, e.loc)
-    return out
-
-
 def check_kernel_writes(fn: N.Function, functions) -> None:
     """A kernel writes only its pl.Out / pl.InOut tensors.  An output it never writes is allowed,
     as in pypto (a pass-through kernel that binds shapes): it keeps its contents, which for a
     runtime-created tensor are zeros."""
-    written = _written_tensors(fn.body, functions)
+    written = tensor_accesses(fn.body, functions)[1]     # the one read/write analysis (ir/access.py)
     for p in fn.params:
         if isinstance(p.type, TensorType) and p.direction is N.Direction.IN and p.name in written:
             raise CompileError(f"kernel {fn.name} writes {p.name!r}, an input parameter: declare it "

@@ -1,7 +1,7 @@
 """PassContext: what every pass may ask about the compilation target.
 
-Target facts themselves (platform names, ``RuntimeKind``) live in ``ptokit.targets``; this
-module only binds them to one compilation.
+Target facts themselves (platform names, ``RuntimeKind``, the ``Target`` with its capacities and
+chip features) live in ``ptokit.targets``; this module only binds them to one compilation.
 """
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import contextvars
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from ..targets import (PLATFORMS, SIM_PLATFORMS, RuntimeKind, coerce_runtime_kind,  # noqa: F401 (re-exported)
+from ..targets import (PLATFORMS, SIM_PLATFORMS, RuntimeKind, Target, coerce_runtime_kind,  # noqa: F401 (re-exported)
                        runtime_kind_from_name, runtime_kind_to_name, target_arch, validate_platform,
                        validate_ptoas_compat)
 
@@ -46,8 +46,15 @@ class PassContext:
         return self.runtime or RuntimeKind.TENSORMAP_AND_RINGBUFFER
 
     @property
+    def target(self) -> Target:
+        """The target of this compilation (a2a3sim when no platform is given): what passes, codegen
+        and backend ask about capacities and chip features."""
+        return Target.of(self.platform or "a2a3sim")
+
+    @property
     def arch(self) -> str:
-        return target_arch(self.platform or "a2a3sim")
+        """The chip family's name, for rendering (``pto.target_arch``); decisions ask ``target``."""
+        return self.target.arch
 
     def __enter__(self) -> "PassContext":
         self._token = _ACTIVE.set(self)

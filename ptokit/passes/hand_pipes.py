@@ -35,8 +35,8 @@ from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops.fifo import DIRECTIONS
 from ..ir.ops.pipes import AUTO
-from ..ir.types import ALIGNMENT, CAPACITY, MemorySpace, TileType
-from ..targets import default_pipe_slots
+from ..ir.types import ALIGNMENT, MemorySpace, TileType
+from ..targets import Target
 from .split_lanes import MODES, axis_of, split_lanes, split_mode
 
 _BIT = {"c2v": 1, "v2c": 2}
@@ -143,8 +143,8 @@ class _Side:
                     raise CompileError(f"{fn.name} initializes pipe id={pid} twice", s.loc)
                 self.pipes[pid] = s
 
-    def slots(self, e: N.OpCall, arch: str):
-        num, local = default_pipe_slots(arch, e.attrs["dir_mask"])
+    def slots(self, e: N.OpCall, target: Target):
+        num, local = target.pipe_slots(e.attrs["dir_mask"])
         if e.attrs.get("slot_num") is not None:
             num = local = e.attrs["slot_num"]
         if e.attrs.get("local_slot_num") is not None:
@@ -180,7 +180,7 @@ def _check_pair(g: N.Function, aic: N.Function, aiv: N.Function, ctx) -> None:
             if a.attrs[key] != v.attrs[key]:
                 raise CompileError(f"pipe id={pid}: {aic.name} initializes it with {key}={a.attrs[key]} but {aiv.name} "
                                    f"with {key}={v.attrs[key]}; both ends of a pipe agree", inits["aiv"].loc)
-        na, nv = sides["aic"].slots(a, ctx.arch), sides["aiv"].slots(v, ctx.arch)
+        na, nv = sides["aic"].slots(a, ctx.target), sides["aiv"].slots(v, ctx.target)
         if na != nv:
             raise CompileError(f"pipe id={pid}: {aic.name} has {na[0]} slots ({na[1]} local) but {aiv.name} "
                                f"{nv[0]} ({nv[1]} local); both ends of a pipe agree", inits["aiv"].loc)
@@ -206,7 +206,7 @@ def _check_pair(g: N.Function, aic: N.Function, aiv: N.Function, ctx) -> None:
                                        f"of {d.upper()}, so its {label} is {what}", init.loc)
                 if role == "reserve":
                     r = sides[k].reserved[src[1]]
-                    local = sides[k].slots(init.expr, ctx.arch)[1]
+                    local = sides[k].slots(init.expr, ctx.target)[1]
                     if r.value.attrs["size"] < local * size:
                         raise CompileError(f"buffer {src[1]!r} holds {r.value.attrs['size']} bytes, but pipe id={pid} "
                                            f"keeps {local} slots of {size} bytes here ({local * size} bytes)", r.loc)
@@ -217,7 +217,7 @@ def _check_pair(g: N.Function, aic: N.Function, aiv: N.Function, ctx) -> None:
         _check_uses(sides[k], geometry)
     split = _split_of(g, aic, aiv, ctx)
     dual = bool(split or aiv.attrs.get("dual_aiv_dispatch") or g.attrs.get("dual_aiv_dispatch"))
-    fifo = {"hand": True, "pipes": geometry, "gm_pipe": ctx.arch == "a2a3" and bool(geometry),
+    fifo = {"hand": True, "pipes": geometry, "gm_pipe": ctx.target.gm_pipe and bool(geometry),
             "gm_bytes": gm_offset, "aic": aic.name, "aiv": aiv.name, "group": g.name,
             "aiv_lanes": 2 if dual else 1, "dual_lanes": dual,
             "slot_size": max((p["slot_size"] for p in geometry.values()), default=0),
@@ -343,9 +343,9 @@ def place_pipe_buffers(prog: N.Program, ctx) -> N.Program:
                 if base < b1 and b0 < base + size:
                     raise CompileError(f"buffer {e.attrs['name']!r} [{base}, {base + size}) overlaps buffer {other!r} "
                                        f"[{b0}, {b1})", s.loc)
-            if base + size > CAPACITY[ctx.arch][space]:
+            if base + size > ctx.target.capacity(space):
                 raise CompileError(f"buffer {e.attrs['name']!r} ({size} bytes at {base}) does not fit in {space.name}: "
-                                   f"capacity on {ctx.arch} is {CAPACITY[ctx.arch][space]} bytes", s.loc)
+                                   f"capacity on {ctx.arch} is {ctx.target.capacity(space)} bytes", s.loc)
             e.attrs["base_at"] = base
             taken.append((base, base + size, e.attrs["name"]))
             nxt = max(nxt, (base + size + align - 1) // align * align)

@@ -27,6 +27,7 @@ from .memory_plan import plan_memory
 from .memory_space import check_memory_spaces
 from .returned_outputs import returned_outputs
 from .split_mixed import split_mixed
+from .tensor_to_tile import convert_tensor_to_tile_ops
 from .unroll import unroll_loops
 from .ssa import flatten, to_ssa
 
@@ -51,6 +52,7 @@ def _p(*names: str) -> FrozenSet[str]:
 
 PIPELINE: List[Pass] = [
     Pass("InlineFunctions", inline_functions, produces=_p("inlined")),
+    Pass("ConvertTensorToTileOps", convert_tensor_to_tile_ops, requires=_p("inlined"), produces=_p("tile_ops")),
     Pass("ReturnedOutputs", returned_outputs, requires=_p("inlined")),
     Pass("HandPipes", hand_pipes, requires=_p("inlined")),
     Pass("FifoToMove", fifo_to_move, requires=_p("inlined"), produces=_p("no_fifo")),
@@ -58,7 +60,7 @@ PIPELINE: List[Pass] = [
     Pass("UnrollLoops", unroll_loops, requires=_p("flat"), produces=_p("unrolled")),
     Pass("ExpandComposites", expand_composites, requires=_p("flat")),
     Pass("ConvertToSSA", to_ssa, requires=_p("flat", "unrolled"), produces=_p("ssa")),
-    Pass("InferMemorySpace", check_memory_spaces, requires=_p("ssa")),
+    Pass("InferMemorySpace", check_memory_spaces, requires=_p("ssa", "tile_ops")),
     Pass("ClassifyKernels", classify_kernels, requires=_p("ssa", "no_fifo"), produces=_p("classified")),
     Pass("PlanMemory", plan_memory, requires=_p("ssa", "classified"), produces=_p("planned")),
     Pass("PlacePipeBuffers", place_pipe_buffers, requires=_p("planned")),

@@ -22,7 +22,8 @@ from typing import Dict, List, Tuple
 from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import OPS, ops_with
-from ..ir.types import ALIGNMENT, CAPACITY, MemorySpace, MemRefBind, TileType, fmt_shape
+from ..ir.types import ALIGNMENT, MemorySpace, MemRefBind, TileType, fmt_shape
+from ..targets import Target
 
 _ELEMENTWISE = ops_with("elementwise")
 _SHARES_OPERAND0 = ops_with("shares_operand0")   # assemble, matmul_acc: in place; reshape: a view
@@ -34,7 +35,7 @@ _SPACE_NAMES = {MemorySpace.Vec: "Vec (UB)", MemorySpace.Mat: "Mat (L1)", Memory
 def plan_memory(prog: N.Program, ctx) -> N.Program:
     for fn in prog.of_kind(N.FunctionType.AIV, N.FunctionType.AIC, N.FunctionType.InCore):
         fn.body = _break_interference(fn.body)
-        _plan_function(fn, ctx.arch)
+        _plan_function(fn, ctx.target)
     return prog
 
 
@@ -135,7 +136,7 @@ class _UF:
             self.parent[rb] = ra
 
 
-def _plan_function(fn: N.Function, arch: str):
+def _plan_function(fn: N.Function, target: Target):
     tiles: Dict[str, N.Var] = {}
     uf = _UF()
     def_pos: Dict[str, int] = {}
@@ -247,8 +248,7 @@ def _plan_function(fn: N.Function, arch: str):
     addr_of: Dict[str, int] = {}
     peak: Dict[MemorySpace, int] = {}
     active: Dict[MemorySpace, List[Tuple[int, int, int, str, TileType]]] = {}
-    cap = CAPACITY[arch]
-    declared = _declared_regions(fn, intervals, arch, active, peak)
+    declared = _declared_regions(fn, intervals, target, active, peak)
     slot_of: Dict[str, Tuple[int, N.Expr]] = {}
     for start, end, first, members, t in intervals:
         space = t.memory
@@ -269,13 +269,13 @@ def _plan_function(fn: N.Function, arch: str):
             if addr + size <= a_addr:
                 break
             addr = max(addr, _align_up(a_addr + a_size, align))
-        if addr + size > cap[space]:
+        if addr + size > target.capacity(space):
             live_desc = ", ".join(f"{n} {fmt_shape(tt.shape)} {tt.dtype.name} ({sz} B)" if tt is not None
                                   else f"{n} ({sz} B)" for _, _, sz, n, tt in sorted(live, key=lambda a: a[1]))
             need = sum(a[2] for a in live) + size
             raise CompileError(
                 f"kernel {fn.name} does not fit in {_SPACE_NAMES[space]}: {need} bytes needed for the tiles "
-                f"live here, capacity on {arch} is {cap[space]} bytes (tile {first!r} "
+                f"live here, capacity on {target.arch} is {target.capacity(space)} bytes (tile {first!r} "
                 f"{fmt_shape(t.shape)} {t.dtype.name} needs {size} B; live: {live_desc or 'none'})",
                 def_loc.get(first) or fn.loc)
         live.append((end, addr, size, first, t))
@@ -312,7 +312,7 @@ def _same_slot(a: MemRefBind, b: MemRefBind) -> bool:
     return a.name == b.name and a.index == b.index
 
 
-def _declared_regions(fn: N.Function, intervals, arch: str, active, peak) -> Dict[str, Tuple[int, int, object]]:
+def _declared_regions(fn: N.Function, intervals, target: Target, active, peak) -> Dict[str, Tuple[int, int, object]]:
     """One region per pl.MemRef of the kernel, reserved for the whole kernel at the bottom of its space
     (nothing else is packed there): slot size = the largest tile naming it (aligned), times its slots.
     Returns group representative -> (region base, slot bytes, slot index: int or run-time expression)
@@ -360,7 +360,6 @@ def _declared_regions(fn: N.Function, intervals, arch: str, active, peak) -> Dic
                                        f"{earlier!r} is still read later, so it would overwrite it (pypto refuses "
                                        f"this too); use another slot or another pl.MemRef", lref.loc)
             reg["static"].setdefault(r0.index, []).append((start, end, m0, r0))
-    cap = CAPACITY[arch]
     used: Dict[MemorySpace, int] = {}
     base_of: Dict[str, Tuple[int, int]] = {}
     for name in sorted(regions):
@@ -369,13 +368,13 @@ def _declared_regions(fn: N.Function, intervals, arch: str, active, peak) -> Dic
         slot = _align_up(reg["bytes"], ALIGNMENT[space])
         base = _align_up(used.get(space, 0), ALIGNMENT[space])
         size = slot * reg["slots"]
-        if base + size > cap[space]:
+        if base + size > target.capacity(space):
             t = reg["type"]
             before = f"after {base} B of other pl.MemRef regions, " if base else ""
             raise CompileError(f"pl.MemRef {name!r} does not fit in {_SPACE_NAMES[space]}: {reg['slots']} slot"
                                f"{'s' if reg['slots'] > 1 else ''} of {slot} B (its largest tile {reg['tile']!r} "
                                f"{fmt_shape(t.shape)} {t.dtype.name} is {t.nbytes} B) = {size} B, {before}capacity "
-                               f"on {arch} is {cap[space]} B", reg["loc"] or fn.loc)
+                               f"on {target.arch} is {target.capacity(space)} B", reg["loc"] or fn.loc)
         used[space] = base + size
         base_of[name] = (base, slot)
         active.setdefault(space, []).append((float("inf"), base, size, f"pl.MemRef {name}", None))

@@ -46,7 +46,7 @@ def tile_shape_problem(t: TileType):
 
 
 def check_memory_spaces(prog: N.Program, ctx) -> N.Program:
-    arch = ctx.arch
+    target = ctx.target
     for fn in prog.functions.values():
         for s in N.walk_stmts(fn.body):
             if isinstance(s, N.Assign):
@@ -57,11 +57,11 @@ def check_memory_spaces(prog: N.Program, ctx) -> N.Program:
                             raise CompileError(f"tile {t.name!r} {t.type} has an unsupported shape: {problem}",
                                                s.loc)
         for s, sub in N.walk_ops(fn.body):
-            if arch != "a5" and OPS[sub.op].has("a5_only"):
+            if not target.mx_scales and OPS[sub.op].has("a5_only"):
                 raise CompileError(f"pl.{sub.op} exists on the a5 chip family only (platform a5sim or a5), but this "
-                                   f"program is compiled for {arch}", sub.loc or s.loc)
+                                   f"program is compiled for {target.arch}", sub.loc or s.loc)
             if sub.op == "move":
-                attrs = dict(sub.attrs, arch=arch)
+                attrs = dict(sub.attrs, target=target)
                 try:
                     infer("move", [a.type for a in sub.args], attrs)
                 except OpTypeError as exc:

@@ -34,12 +34,12 @@ import copy
 from typing import Dict, List, Optional, Set
 
 from ..errors import CompileError
-from ..targets import default_pipe_slots
+from ..targets import Target
 from ..ir import nodes as N
 from ..ir.ops import OPS, ops_with
 from ..ir.ops.fifo import DIRECTIONS
 from .split_lanes import check_pushed, split_lanes, split_mode
-from ..ir.types import ALIGNMENT, CAPACITY, DType, MemorySpace, ScalarType, TileType
+from ..ir.types import ALIGNMENT, DType, MemorySpace, ScalarType, TileType
 
 _CUBE = {MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc, MemorySpace.Bias}
 FIFO_OPS = ops_with("fifo")
@@ -417,7 +417,7 @@ def _split(fn: N.Function, ctx):
         aiv_body = split_lanes(fn, aiv_body, split)     # both lanes work, each on its half
     elif not fn.attrs.get("dual_lanes"):                 # (a NONE split region: both lanes run it all)
         aiv_body = _guard(aiv_body)                      # lane 0 works, lane 1 only moves FIFO traffic
-    fifo = _geometry(fn, ctx.arch, pushed, ctx.ptoas_compat)
+    fifo = _geometry(fn, ctx.target, pushed, ctx.ptoas_compat)
     fifo["split"] = split
     if fn.attrs.get("dual_lanes"):
         fifo["dual_lanes"] = True
@@ -471,13 +471,13 @@ def _own_exprs(s: N.Stmt) -> List[N.Expr]:
     return [i for _, i in s.iter_args] + list(s.yields)
 
 
-def _geometry(fn: N.Function, arch: str, pushed: Dict[str, list], compat: Optional[str] = None) -> dict:
+def _geometry(fn: N.Function, target: Target, pushed: Dict[str, list], compat: Optional[str] = None) -> dict:
     """One pipe (FlagID 0) for the used directions: dir_mask 1 (C2V), 2 (V2C) or 3 (both).
     ``slot_size`` = the largest pushed tile of either direction; each consumer reserves
     ``slot_num`` slots after its planned tiles (C2V: the AIV side, in Vec; V2C: the AIC side, in
     Mat).  ``slot_num``: 2 when they fit, else 1 (one direction); 4, else 2, else 1 (both).
     ``compat="0.27"``: the .pto gives no slot_num (ptoas 0.27 refuses it) and the slot counts are
-    the ones the assembler then chooses (``targets.default_pipe_slots``): the consumer reserves its
+    the ones the assembler then chooses (``Target.pipe_slots``): the consumer reserves its
     local share of them, and a kernel whose buffers cannot hold that many is refused."""
     dir_mask = (1 if pushed["c2v"] else 0) | (2 if pushed["v2c"] else 0)
     slot_size = max(t.nbytes for t, _ in pushed["c2v"] + pushed["v2c"])
@@ -490,35 +490,35 @@ def _geometry(fn: N.Function, arch: str, pushed: Dict[str, list], compat: Option
             base = (peaks.get(space.name, 0) + align - 1) // align * align
             consumers.append((d, space, base))
     if compat == "0.27":
-        slot_num, local = default_pipe_slots(arch, dir_mask)
+        slot_num, local = target.pipe_slots(dir_mask)
         for d, space, base in consumers:
-            if base + local * slot_size > CAPACITY[arch][space]:
+            if base + local * slot_size > target.capacity(space):
                 unit = {"Vec": "Vec (UB)", "Mat": "Mat (L1)"}[space.name]
                 raise CompileError(f"kernel {fn.name}: under ptoas_compat=\"0.27\" the assembler picks {local} "
                                    f"local slots of {slot_size} bytes for the cross-core FIFO, which do not fit in "
                                    f"{unit} after the kernel's tiles ({base} + {local * slot_size} bytes needed, "
-                                   f"capacity on {arch} is {CAPACITY[arch][space]} bytes); push smaller tiles or "
+                                   f"capacity on {target.arch} is {target.capacity(space)} bytes); push smaller tiles or "
                                    f"compile without ptoas_compat (pypto HEAD's form sizes the ring itself)", fn.loc)
     else:
         choices = (4, 2, 1) if dir_mask == 3 else (2, 1)
         if fn.attrs.get("slot_num"):     # pl.cross_core_slot(slot_num=N): that depth, or a located error
             choices = (fn.attrs["slot_num"],)
         slot_num = next((n for n in choices
-                         if all(base + n * slot_size <= CAPACITY[arch][space] for _, space, base in consumers)), None)
+                         if all(base + n * slot_size <= target.capacity(space) for _, space, base in consumers)), None)
         if slot_num is None:
             least = choices[-1] * slot_size
-            d, space, base = next(c for c in consumers if c[2] + least > CAPACITY[arch][c[1]])
+            d, space, base = next(c for c in consumers if c[2] + least > target.capacity(c[1]))
             what = ("the largest pushed tile" if dir_mask == 3
                     else {"c2v": "the pushed Acc tile", "v2c": "the pushed Vec tile"}[d])
             unit = {"Vec": "Vec (UB)", "Mat": "Mat (L1)"}[space.name]
             raise CompileError(f"kernel {fn.name}: the cross-core FIFO slot buffer ({slot_size} bytes, {what}) does "
                                f"not fit in {unit} after the kernel's tiles: {base} + {least} bytes needed"
                                f"{f' (pl.cross_core_slot(slot_num={choices[0]}))' if fn.attrs.get('slot_num') else ''}, "
-                               f"capacity on {arch} is {CAPACITY[arch][space]} bytes", fn.loc)
+                               f"capacity on {target.arch} is {target.capacity(space)} bytes", fn.loc)
         local = slot_num
     bases = {d: base for d, _, base in consumers}
     return {"slot_size": slot_size, "slot_num": slot_num, "local_slot_num": local, "ptoas_compat": compat,
             "base": bases.get("c2v", 0), "split": 0,
             "dir_mask": dir_mask, "buffer": C2V_BUFFER, "v2c_base": bases.get("v2c", 0), "v2c_buffer": V2C_BUFFER,
-            "gm_pipe": arch == "a2a3", "gm_bytes": slot_size * slot_num * (2 if dir_mask == 3 else 1),
+            "gm_pipe": target.gm_pipe, "gm_bytes": slot_size * slot_num * (2 if dir_mask == 3 else 1),
             "aic": f"{fn.name}_aic", "aiv": f"{fn.name}_aiv", "group": fn.name}

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Tuple
 
+from ..targets import BUFFER_CAPACITY
+
 # MLIR scalar type -> (C++ type, size in bytes)
 SCALARS = {
     "f32": ("float", 4),
@@ -86,13 +88,8 @@ LOC_DEFAULTS = {
     "left_scale": SCALE_LAYOUTS["left_scale"],
     "right_scale": SCALE_LAYOUTS["right_scale"],
 }
-# bytes per memory space (runtime.md "Buffer capacities") and the alignment of planned addresses
-CAPACITY = {
-    "a2a3": {"vec": 188416, "mat": 524288, "left": 65536, "right": 65536, "acc": 131072, "bias": 1024,
-             "left_scale": 0, "right_scale": 0},
-    "a5": {"vec": 245760, "mat": 524288, "left": 65536, "right": 65536, "acc": 262144, "bias": 4096,
-           "left_scale": 2048, "right_scale": 2048},
-}
+# bytes per memory space (the one table is ptokit.targets.BUFFER_CAPACITY) and the alignment of planned addresses
+CAPACITY = BUFFER_CAPACITY
 ALIGN = {"vec": 128, "mat": 128, "acc": 128, "left": 64, "right": 64, "bias": 64, "left_scale": 32,
          "right_scale": 32}
 

@@ -12,12 +12,12 @@ import os
 from dataclasses import dataclass
 from typing import Optional, Tuple, Union
 
-from ..targets import (PLATFORMS, SIM_PLATFORMS, BackendType, MemoryPlanner, OptimizationStrategy, RuntimeKind,
-                       backend_type_of, coerce_backend_type, coerce_named, coerce_runtime_kind, notice_once,
-                       platform_to_use, validate_ptoas_compat)
+from ..targets import (PLATFORMS, SIM_AICPU_THREADS, SIM_CLUSTERS, SIM_PLATFORMS, BackendType, MemoryPlanner,
+                       OptimizationStrategy, RuntimeKind, backend_type_of, coerce_backend_type, coerce_named,
+                       coerce_runtime_kind, notice_once, platform_to_use, validate_ptoas_compat)
 
-DEFAULT_AICPU_THREADS = {"a2a3sim": 4, "a5sim": 5}
-HARDWARE_CLUSTERS = {"a2a3sim": 24, "a5sim": 36}
+DEFAULT_AICPU_THREADS = dict(SIM_AICPU_THREADS)     # the targets' facts, by simulator platform
+HARDWARE_CLUSTERS = dict(SIM_CLUSTERS)
 DEFAULT_PLATFORM = "a2a3sim"
 RING_DEPTH = 4                   # pypto's per-ring overrides list one size per scope-depth ring
 SWIMLANE_LEVELS = range(0, 5)    # pypto: 0 off .. 4 full (True = 4)

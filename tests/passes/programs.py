@@ -238,3 +238,26 @@ class ReturnsCreated:
         second = self.twice(tmp, second)
         first = self.twice(a, first)
         return second, first
+
+
+@pl.program
+class TensorLevel:
+    """Tensor-level vector ops whose results the program annotates as tensors (ConvertTensorToTileOps):
+    a broadcast against a [16, 1] tensor, a row reduction that needs a scratch tile, a window operand,
+    and a chain through a converted name."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[32, 64], pl.FP32], v: pl.Tensor[[16, 1], pl.FP32],
+          y: pl.Out[pl.Tensor[[16, 64], pl.FP32]], r: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        d: pl.Tensor[[16, 64], pl.FP32] = pl.sub(a[16:32, :], v)
+        e: pl.Tensor[[16, 64], pl.FP32] = pl.exp(d)
+        s: pl.Tensor[[16, 1], pl.FP32] = pl.row_sum(e)
+        r = pl.assemble(r, s, [0, 0])
+        y = pl.assemble(y, e, [0, 0])
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[32, 64], pl.FP32], v: pl.Tensor[[16, 1], pl.FP32],
+             y: pl.Out[pl.Tensor[[16, 64], pl.FP32]], r: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        y = self.k(a, v, y, r)
+        return y

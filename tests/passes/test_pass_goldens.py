@@ -19,6 +19,7 @@ from . import programs as P
 GOLDEN = Path(__file__).parent / "golden"
 CASES = {
     "InlineFunctions": P.InlineCall,
+    "ConvertTensorToTileOps": P.TensorLevel,
     "ReturnedOutputs": P.ReturnsCreated,
     "HandPipes": P.HandPipe,
     "FifoToMove": P.ExplicitPipe,

@@ -37,10 +37,13 @@ REQUIRED = _Required()
 class Scratch:
     """A parameter default: a scratch tile the front end makes when the argument is omitted,
     shaped like operand ``like`` (``pl.row_sum(t)`` without ``tmp_tile``), or of the type
-    ``make(arg_types, attrs)`` gives (None: the call needs none; mrgsort's ``tmp``)."""
+    ``make(arg_types, attrs)`` gives (None: the call needs none; mrgsort's ``tmp``).
+    ``tensor_level_only``: made only for a tensor-level call (pypto: ``pl.row_prod(tensor)`` omits
+    it, ``pl.row_prod(tile, tmp)`` must pass it)."""
 
     like: str = ""
     make: Optional[Callable] = None
+    tensor_level_only: bool = False
 
     def __repr__(self) -> str:
         return "<scratch>"
@@ -139,6 +142,7 @@ TRAITS = frozenset({
     "writes_operand0",  # a statement op that writes its tensor operand 0 (pld.tensor.get's dst)
     "writes_operand1",  # writes (and returns) its tensor operand 1, not the others (allgather's target)
     "a5_only",       # exists on the a5 chip family only (the MX matmul): a located error elsewhere
+    "view",          # a window of its tensor operand 0: reads and writes nothing itself, its user does
 })
 
 

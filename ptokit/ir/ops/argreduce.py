@@ -7,7 +7,7 @@ the largest and the smallest value (the first NaN is the answer), as numpy's arg
 from __future__ import annotations
 
 from ..types import DType, MemorySpace, TileType
-from ._core import P, declare
+from ._core import P, Scratch, declare
 from ._vec import dtype_in, like, vec_tile
 
 _PROD_DTYPES = (DType.FP16, DType.FP32, DType.INT16, DType.INT32)
@@ -31,7 +31,7 @@ def _rule(op, rows: bool, dtypes, index: bool, tmp: bool):
 
 
 _TILE = P("tile", aliases=("input",))
-_TMP = P("tmp_tile")
+_TMP = P("tmp_tile", default=Scratch(like="tile", tensor_level_only=True))
 declare("row_prod", (_TILE, _TMP), _rule("row_prod", True, _PROD_DTYPES, False, True), pto="pto.trowprod",
         form="reduce_tmp", doc="product of each row -> [rows, 1] (integers wrap)")
 declare("col_prod", (_TILE,), _rule("col_prod", False, _PROD_DTYPES, False, False), pto="pto.tcolprod",

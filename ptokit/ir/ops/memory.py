@@ -5,6 +5,7 @@ from math import prod
 
 from ..types import (TILE_LAYOUTS, AtomicType, DType, MemorySpace, PadValue, TensorLayout, TensorType, TileType,
                      fmt_shape)
+from ...targets import Target
 from . import view
 from ._core import TILE, OpTypeError, P, count_of, declare, tile_of
 
@@ -171,23 +172,20 @@ declare("create_tile", (P("shape", "shape", aliases=("shapes",)), P("dtype", "dt
         _create_tile, form="alloc", dsl_aliases=("pl.tile.create",),
         doc="an uninitialised tile (transpose=True: the transposed ZN Mat layout; flat_layout=True: a flat Mat tile)")
 
-# legal on-chip moves (runtime.md); Acc->Vec crosses cores and goes through the FIFO
-_MOVES = {
-    "a2a3": {(MemorySpace.Mat, MemorySpace.Left), (MemorySpace.Mat, MemorySpace.Right),
-             (MemorySpace.Mat, MemorySpace.Bias), (MemorySpace.Acc, MemorySpace.Mat),
-             (MemorySpace.Vec, MemorySpace.Vec)},
-}
-_MOVES["a5"] = _MOVES["a2a3"] | {(MemorySpace.Vec, MemorySpace.Mat), (MemorySpace.Mat, MemorySpace.LeftScale),
-                                 (MemorySpace.Mat, MemorySpace.RightScale)}
+# legal on-chip moves: the target's (``Target.can_move``); Acc->Vec crosses cores and goes through the
+# FIFO.  The type rule runs twice: in the front end, which does not know the target (moves legal on
+# every chip family; scale moves assumed possible), and in InferMemorySpace with ``attrs["target"]``.
+_ANY_TARGET = Target.of_arch("a2a3")       # the family whose moves every family has
 _SCALE_SPACES = {MemorySpace.LeftScale: TensorLayout.MX_A_ZZ, MemorySpace.RightScale: TensorLayout.MX_B_NN}
 
 
 def _move_scales(a: TileType, dst: MemorySpace, attrs) -> TileType:
     """Mat -> LeftScale / RightScale (a5): MX scales loaded from a tensor of the matching layout."""
     want = _SCALE_SPACES[dst]
-    if attrs.get("arch", "a5") != "a5":
+    target = attrs.get("target")
+    if target is not None and not target.mx_scales:
         raise OpTypeError(f"tile.move to {dst!r}: the MX scale buffers exist on a5 only (platform a5sim / a5), "
-                          f"not on {attrs['arch']}", "target_memory")
+                          f"not on {target.arch}", "target_memory")
     if a.memory is not MemorySpace.Mat:
         raise OpTypeError(f"tile.move to {dst!r} takes a Mat tile of scales, but got a {a.memory.name} tile")
     if a.dtype is not DType.FP8E8M0:
@@ -204,7 +202,7 @@ def _move_scales(a: TileType, dst: MemorySpace, attrs) -> TileType:
 def _move(ts, attrs):
     a = tile_of(ts[0], "move")
     dst = attrs.get("target_memory")
-    arch = attrs.get("arch", "a2a3")
+    target = attrs.get("target") or _ANY_TARGET
     if dst in _SCALE_SPACES:
         return _move_scales(a, dst, attrs)
     layout = None
@@ -224,9 +222,9 @@ def _move(ts, attrs):
         # mixed, and the split pass turns the move into the V2C TPUSH/TPOP pair on every platform
         # (also on a5, whose same-core Vec->Mat path is not used by split kernels)
         return a.with_(memory=dst, pad=PadValue.null, layout=layout)
-    if (a.memory, dst) not in _MOVES[arch]:
-        legal = ", ".join(f"{s.name}->{d.name}" for s, d in sorted(_MOVES[arch], key=lambda p: (p[0].name, p[1].name)))
-        raise OpTypeError(f"tile.move {a.memory.name}->{dst.name if dst else dst} is not a legal move on {arch}; "
+    if not isinstance(dst, MemorySpace) or not target.can_move(a.memory, dst):
+        legal = ", ".join(sorted(f"{MemorySpace(s).name}->{MemorySpace(d).name}" for s, d in target.moves))
+        raise OpTypeError(f"tile.move {a.memory.name}->{dst.name if dst else dst} is not a legal move on {target.arch}; "
                           f"legal moves: {legal}")
     return a.with_(memory=dst, layout=layout)
 

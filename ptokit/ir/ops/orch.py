@@ -30,4 +30,4 @@ def _tensor_view(ts, attrs):
 
 # written x[a:b, :] in orchestration code; not a DSL name
 declare("tensor_view", (P("tensor", "tensor"), P("offsets", "offsets"), P("shape", "dims")), _tensor_view,
-        form="orch", traits={"orchestration"}, namespaces=(), doc="a window of a tensor, passed as a task argument")
+        form="orch", traits={"orchestration", "view"}, namespaces=(), doc="a window of a tensor, passed as a task argument")
