@@ -30,6 +30,7 @@ from .errors import UserError, api_boundary
 from .ir import nodes as N
 from .language.decorators import ProgramSpec
 from .runtime import golden as G
+from .runtime.arrays import is_torch_tensor
 from .runtime.config import RunConfig
 from .runtime.records import RunResult
 from .runtime.specs import ScalarSpec, TensorSpec
@@ -187,7 +188,8 @@ def _run_specs(program, name: str, specs: List[TensorSpec], golden: Optional[Cal
                     G.as_numpy(values[s.name])[...] = given[s.name]
         args = _arguments(compiled, specs, scalars, values)
         if expected is None and golden is not None:
-            tensors = {k: G.as_numpy(v).copy() for k, v in values.items()}
+            # copies of the values, of their kind: a torch-typed spec's golden computes on torch tensors
+            tensors = {k: v.detach().clone() if is_torch_tensor(v) else G.as_numpy(v).copy() for k, v in values.items()}
             _call_golden(golden, tensors)
             expected = {n: tensors[n] for n in outputs}
             if data:

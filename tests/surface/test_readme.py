@@ -30,7 +30,7 @@ def test_quick_start_is_two_commands_in_a_virtual_environment():
     assert '-m "not slow"' in second
     assert "python3-venv g++" in README           # what a stock Debian lacks
     assert re.search(r"fast tier takes\s+about \d+ minutes", README)
-    assert re.search(r"whole suite \(`python -m pytest -q -n 2`, what CI runs: `\.ci/run`\) about\s+\d+ minutes",
+    assert re.search(r"whole suite\s+\(`python -m pytest -q -n 2`, what CI runs: `\.ci/run`\) about\s+\d+ minutes",
                      README)
 
 
