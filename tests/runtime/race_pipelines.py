@@ -12,7 +12,8 @@ BM = PHASES * BRANCHES * TM
 @pl.program
 class SubmitPipeline:
     """out = 2 * x + 1 per tile: stage 1 writes the tile of scratch, stage 2 (deps= on its stage 1)
-    reads it back; tiles of one row run concurrently while other tiles of scratch are written."""
+    reads it back; tiles of one row run concurrently while other tiles of scratch are written.
+    `racy` 1: stage 2 without deps=."""
 
     @pl.function(type=pl.FunctionType.InCore)
     def stage1(self, x: pl.Tensor[[ROWS, COLS], pl.FP32], scratch: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]],
@@ -30,14 +31,17 @@ class SubmitPipeline:
 
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, x: pl.Tensor[[ROWS, COLS], pl.FP32], scratch: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]],
-             out: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]) -> pl.Tensor[[ROWS, COLS], pl.FP32]:
+             out: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]], racy: pl.Scalar[pl.INT32]) -> pl.Tensor[[ROWS, COLS], pl.FP32]:
         with pl.manual_scope():
             for i in pl.range(M):
                 row: pl.Scalar[pl.INDEX] = i * TR
                 for j in pl.parallel(N):
                     col: pl.Scalar[pl.INDEX] = j * TC
                     scratch, t1 = pl.submit(self.stage1, x, scratch, row, col)
-                    out, _ = pl.submit(self.stage2, scratch, out, row, col, deps=[t1])
+                    if racy == 0:
+                        out, _ = pl.submit(self.stage2, scratch, out, row, col, deps=[t1])
+                    if racy == 1:                     # stage 2 without its deps=: a race on each tile
+                        out = self.stage2(scratch, out, row, col)
         return out
 
 
@@ -112,37 +116,6 @@ class NestedScope:
                 with pl.scope():
                     y, b = pl.submit(self.inc, t, y, deps=[a])
         return y
-
-
-@pl.program
-class RacyPipeline:
-    """SubmitPipeline without stage 2's deps=: a real race on each tile of scratch."""
-
-    @pl.function(type=pl.FunctionType.InCore)
-    def stage1(self, x: pl.Tensor[[ROWS, COLS], pl.FP32], scratch: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]],
-               row: pl.Scalar[pl.INDEX], col: pl.Scalar[pl.INDEX]) -> pl.Tensor[[ROWS, COLS], pl.FP32]:
-        t = pl.load(x, [row, col], [TR, TC])
-        scratch = pl.store(pl.add(t, t), [row, col], scratch)
-        return scratch
-
-    @pl.function(type=pl.FunctionType.InCore)
-    def stage2(self, scratch: pl.Tensor[[ROWS, COLS], pl.FP32], out: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]],
-               row: pl.Scalar[pl.INDEX], col: pl.Scalar[pl.INDEX]) -> pl.Tensor[[ROWS, COLS], pl.FP32]:
-        t = pl.load(scratch, [row, col], [TR, TC])
-        out = pl.store(pl.adds(t, 1.0), [row, col], out)
-        return out
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x: pl.Tensor[[ROWS, COLS], pl.FP32], scratch: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]],
-             out: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]) -> pl.Tensor[[ROWS, COLS], pl.FP32]:
-        with pl.manual_scope():
-            for i in pl.range(M):
-                row: pl.Scalar[pl.INDEX] = i * TR
-                for j in pl.parallel(N):
-                    col: pl.Scalar[pl.INDEX] = j * TC
-                    scratch = self.stage1(x, scratch, row, col)
-                    out = self.stage2(scratch, out, row, col)
-        return out
 
 
 @pl.program

@@ -25,7 +25,7 @@ def runtime(request):
 
 
 def compiled(program, runtime, tmp_path_factory):
-    key = (program.__name__ if hasattr(program, "__name__") else id(program), runtime)
+    key = (program.name, runtime)
     if key not in _COMPILED:
         _COMPILED[key] = ptokit.compile(program, runtime=runtime,
                                         output_dir=tmp_path_factory.mktemp(f"touched_{key[0]}_{runtime}"))
@@ -36,17 +36,18 @@ def compiled(program, runtime, tmp_path_factory):
 def test_pipeline_on_one_scratch_tensor_runs_clean(runtime, tmp_path_factory, program):
     c = compiled(program, runtime, tmp_path_factory)
     x = RNG.standard_normal((P.ROWS, P.COLS)).astype(np.float32)
+    extra = (0,) if program is P.SubmitPipeline else ()     # SubmitPipeline's `racy` scalar
     for cfg in (RunConfig(), RunConfig(race_check="all"), RunConfig(schedule="random", schedule_seed=3)):
         scratch, out = np.zeros_like(x), np.zeros_like(x)
         with warnings.catch_warnings():
             warnings.simplefilter("error", RaceWarning)
-            c(x, scratch, out, config=cfg)
+            c(x, scratch, out, *extra, config=cfg)
         res = c.last_result
         np.testing.assert_allclose(out, 2 * x + 1, rtol=1e-6)
         np.testing.assert_allclose(scratch, 2 * x, rtol=1e-6)
         assert res.races == []
     assert res.schedule == "random"
-    c(x, np.zeros_like(x), np.zeros_like(x))
+    c(x, np.zeros_like(x), np.zeros_like(x), *extra)
     assert (c.last_result.schedule, c.last_result.schedule_from) == ("reverse", 0)   # it was checked
 
 
@@ -61,10 +62,10 @@ def test_phase_fence_on_one_output_runs_clean(runtime, tmp_path_factory):
 
 
 def test_pipeline_without_deps_is_reported_at_the_touched_tile(runtime, tmp_path_factory):
-    c = compiled(P.RacyPipeline, runtime, tmp_path_factory)
+    c = compiled(P.SubmitPipeline, runtime, tmp_path_factory)
     x = RNG.standard_normal((P.ROWS, P.COLS)).astype(np.float32)
     with pytest.raises(RaceError) as info:
-        c(x, np.zeros_like(x), np.zeros_like(x))
+        c(x, np.zeros_like(x), np.zeros_like(x), 1)
     races = info.value.races
     # one RAW per tile: stage 1 of tile k (task 2k) and its stage 2 (task 2k+1), nothing between tiles
     assert [(r.kind, r.seq_a, r.seq_b) for r in races] == [("RAW", 2 * k, 2 * k + 1) for k in range(P.M * P.N)]
