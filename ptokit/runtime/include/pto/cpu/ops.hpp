@@ -502,8 +502,9 @@ inline void colsum(const char* name, D& dst, S& src) {
 }
 
 
-// dst[r,c] = f(src[r,c], vec[r,0]) (IsRow) or f(src[r,c], vec[0,c]).  A row vector with more than
-// one valid column is a packed carrier (one 32-byte block per row): dst[r,c] = f(src[r,c], vec[r, c % n]).
+// dst[r,c] = f(src[r,c], vec[r,0]) (IsRow) or f(src[r,c], vec[0,c]).  Combined with a source, a row
+// vector with more than one valid column is a packed carrier (one 32-byte block per row):
+// dst[r,c] = f(src[r,c], vec[r, c % n]); alone (TROWEXPAND) each row takes its column 0.
 template <bool IsRow, typename D, typename S, typename V, typename F>
 inline void expand(const char* name, D& dst, S* src, V& vec, F f) {
     using DT = typename D::DType;
@@ -512,7 +513,7 @@ inline void expand(const char* name, D& dst, S* src, V& vec, F f) {
     const typename V::DType* pv = ptr(vec, name);
     const typename S::DType* ps = src ? ptr(*src, name) : nullptr;
     const int vr = vrows(dst), vc = vcols(dst);
-    const int block = IsRow && vcols(vec) > 1 ? vcols(vec) : 1;
+    const int block = IsRow && ps && vcols(vec) > 1 ? vcols(vec) : 1;   // TROWEXPAND alone: column 0
     for (int r = 0; r < vr; ++r)
         for (int c = 0; c < vc; ++c) {
             const CT b = cvt<CT>(IsRow ? pv[at<V>(r, block > 1 ? c % block : 0)] : pv[at<V>(0, c)]);
