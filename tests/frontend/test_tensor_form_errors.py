@@ -19,7 +19,7 @@ CASES = [
     ("x = pl.tensor.extract(f, 0, 0, [32, 64], target_memory=pl.Mem.Vec)", "must be a 2-D window", "[32, 64]"),
     ("x = pl.tensor.gatherb(f, i)", "tile.gatherb offsets are UINT32 byte offsets", "i)"),
     ("x = pl.rsqrt(f, high_precision=n)", "pl.rsqrt high_precision must be a compile-time bool", "n)"),
-    ("x = pl.row_expand_add(f, pl.row_sum(f), tmp=t)", "pl.row_expand_add has no parameter 'tmp'", "t)"),
+    ("x = pl.row_expand_add(f, pl.row_sum(f), scratch=t)", "pl.row_expand_add has no parameter 'scratch'", "t)"),
     ("x = pl.tensor.gather(f, kvalue=1.0, cmp_mode=0, out_cols=8)",
      "compare form (cmp_mode=, kvalue=, out_cols=) is not supported: which matches it keeps", "pl.tensor.gather"),
 ]
