@@ -84,13 +84,14 @@ def test_runtime_name_typo_is_a_user_error_and_still_a_value_error(tree, tmp_pat
 def test_negative_and_malformed_param_shapes(tree, tmp_path, capsys):
     neg = _variant(tree, tmp_path, '"shape": [64, 64], "direction": "OUT"', '"shape": [-64, 64], "direction": "OUT"',
                    "neg")
+    # refused when the tree is read (issue 31), naming the file and the key
     err = _user_error(capsys, "run", neg, "-q")
-    assert "ORCHESTRATION params: parameter 'y' has the negative dimension -64" in err
+    assert "ORCHESTRATION['params'][2]['shape'][0]: expected a non-negative int or a dimension name" in err, err
     assert str(neg / "kernel_config.py") in err
     text = _variant(tree, tmp_path, '"shape": [64, 64], "direction": "OUT"', '"shape": "64", "direction": "OUT"',
                     "str")
     err = _user_error(capsys, "run", text, "-q")
-    assert "parameter 'y' has the shape '64'; expected a list of dimensions" in err
+    assert "ORCHESTRATION['params'][2]['shape']: expected a list of dimensions such as [64, 64]" in err, err
 
 
 def test_missing_source_and_missing_tree(tree, tmp_path, capsys):
