@@ -33,7 +33,8 @@ BANDWIDTH_GIBS = {
     "L1_TO_FB": 32.0,
 }
 # GM -> UB loads (TLOAD into a Vec tile): a start-up latency per contiguous GM block and a rate, fitted to
-# the vendor's hardware figures of TLOAD (tests/estimate calibration: 10 shapes, 1..32 blocks)
+# the vendor's hardware figures of TLOAD (tests/estimate calibration: 10 shapes, 1..32 blocks); GM -> L1
+# loads pay the same latency (same MTE2 engine, no measurement of their own) at their path's bandwidth
 UB_LOAD_LATENCY = 266
 UB_LOAD_BYTES_PER_CYCLE = 128
 
@@ -185,7 +186,10 @@ def transfer_path(op: str, src_loc: Optional[str], dst_loc: Optional[str]) -> Op
 def transfer_cycles(path: str, nbytes: int, blocks: int = 1) -> int:
     if path == "GM_TO_UB":
         return blocks * (UB_LOAD_LATENCY + math.ceil(nbytes / max(1, blocks) / UB_LOAD_BYTES_PER_CYCLE))
-    return max(1, math.ceil(nbytes / (BANDWIDTH_GIBS[path] * GIB) * CLOCK_HZ))
+    cycles = max(1, math.ceil(nbytes / (BANDWIDTH_GIBS[path] * GIB) * CLOCK_HZ))
+    if path == "GM_TO_L1":   # the same MTE2 engine and GM latency as a UB load, at the L1 path's bandwidth
+        return blocks * UB_LOAD_LATENCY + cycles
+    return cycles
 
 
 def mad_cycles(m: int, k: int, n: int, dtype: str) -> int:
@@ -248,7 +252,7 @@ def describe(cost: Cost) -> str:
     if isinstance(cost, Mad):
         return "6 + r·⌈m/16⌉·⌈k/(32/elem)⌉·⌈n/16⌉ (r = 2 fp32, else 1)"
     if isinstance(cost, Transfer):
-        return "bytes at the path's bandwidth (GM→UB: 266 + bytes/128 per GM block)"
+        return "bytes at the path's bandwidth; GM loads: +266 per GM block (GM→UB: 266 + bytes/128 per block)"
     if isinstance(cost, Composite):
         return " then ".join(describe(p) for p in cost.parts)
     if isinstance(cost, Repeat):

@@ -480,8 +480,7 @@ _cost("pto.tload", _c.Transfer(source="fitted to the vendor's measured TLOAD fig
 _cost("pto.tstore pto.tmov pto.textract pto.subview", _c.Transfer(source="vendor bandwidths per memory path"))
 _cost("pto.tmatmul pto.tmatmul.acc pto.tmatmul.bias pto.tgemv pto.tgemv.acc pto.tgemv.bias",
       _c.Mad(source=_VENDOR + " (mad)"))
-_cost("pto.tgetval pto.tsetval pto.load_scalar pto.store_scalar pto.local_array_get pto.local_array_set",
-      _c.Fixed(1, source=_VENDOR + " (scalar: 1 cycle)"))
+_cost("pto.tsetval", _c.Fixed(1, source=_VENDOR + " (scalar: 1 cycle)"))
 
 
 def cost_of(name: str):
