@@ -192,6 +192,21 @@ def transfer_cycles(path: str, nbytes: int, blocks: int = 1) -> int:
     return cycles
 
 
+# a2a3 cross-core FIFOs go through a GM slot: a push stores the tile (from Acc on the FIXP pipe, from a
+# Vec tile on MTE3), a pop loads it (into Vec or Mat, on MTE2)
+_FIFO_PATHS = {("push", "acc"): ("FIX", "L0C_TO_GM"), ("push", "vec"): ("MTE3", "UB_TO_GM"),
+               ("pop", "vec"): ("MTE2", "GM_TO_UB"), ("pop", "mat"): ("MTE2", "GM_TO_L1")}
+
+
+def fifo_transfer(way: str, tile) -> Optional[Tuple[str, int]]:
+    """(pipe, cycles) of an a2a3 TPUSH (``way`` "push") or TPOP ("pop") of ``tile``; None: no figure."""
+    got = _FIFO_PATHS.get((way, tile.loc))
+    if got is None:
+        return None
+    vr, vc = _region(tile)
+    return got[0], transfer_cycles(got[1], vr * vc * _elem(tile.dtype))
+
+
 def mad_cycles(m: int, k: int, n: int, dtype: str) -> int:
     elem = _elem(dtype)
     tiles = math.ceil(m / 16) * math.ceil(k / max(1, 32 // elem)) * math.ceil(n / 16)

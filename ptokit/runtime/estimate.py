@@ -14,8 +14,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..targets import DEVICE_CLOCK_HZ, target_arch
-from .records import ESTIMATE_PIPES
+from ..targets import DEVICE_CLOCK_HZ, ESTIMATE_PIPES, target_arch
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from ..targets import RuntimeKind
+from ..targets import ESTIMATE_PIPES, RuntimeKind
 if TYPE_CHECKING:
     from .summary import RunSummary
 
@@ -25,7 +25,6 @@ BLOCK_RECORD_DTYPE = np.dtype([
 ])
 EDGE_DTYPE = np.dtype([("producer", "<u8"), ("consumer", "<u8")])
 # estimated device time of one block record (PtoSimEstimate; pipes in ESTIMATE_PIPES order)
-ESTIMATE_PIPES = ("Scalar", "MTE2", "MTE1", "CUBE", "FIXP", "VEC", "MTE3")
 ESTIMATE_DTYPE = np.dtype([("cycles", "<u8"), ("instructions", "<u8"), ("busy", "<u8", (7,)),
                            ("first", "<u8", (7,)), ("last", "<u8", (7,)), ("start", "<u8")])
 # a TPUSH (op 0) / TPOP (op 1) that had to wait on a cross-core FIFO (dir 1 = C2V, 2 = V2C)

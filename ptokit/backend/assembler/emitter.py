@@ -12,7 +12,7 @@ from ...pto.lexer import SourceText
 from ...pto.types import SCALARS, PartitionViewType, PtrType, ScalarType, TileBufType, VectorType
 from . import events, prefetch
 from .calls import tile_call
-from .estimate import est_line
+from .estimate import est_line, fifo_est_line
 from .fusion import GmRun, Run, find_gm_run, find_run, tile_reads
 from .sema import ValueInfo, float_literal
 
@@ -337,7 +337,9 @@ class FuncEmitter:
         self.emit_estimates([op for op in run.ops if op.name.startswith("pto.t") and id(op) not in hoisted], depth)
 
     def emit_estimates(self, ops, depth: int) -> None:
-        """The estimate lines of ``ops`` (tile ops, in order; docs/estimate.md)."""
+        """The estimate lines of ``ops`` (tile ops, in order; docs/estimate.md): the costs are a2a3's."""
+        if self.arch != "a2a3":
+            return
         for op in ops:
             if dialect.PTO_OPS[op.name].form != "dps":
                 continue
@@ -776,6 +778,9 @@ class FuncEmitter:
             return
         if name.startswith("pto.tpush"):
             t = self.ex(op.operands[0])
+            est = fifo_est_line("push", op.operands[0].value.type, t, self.arch)
+            if est is not None:
+                self.out(depth, est)
             self._lane_call(depth, f"TPUSH<decltype({p}), decltype({t}), {split}>({p}, {t}", lane)
             return
         # pop: the tile lives in the consumer's slot buffer, slots taken round-robin
@@ -794,6 +799,9 @@ class FuncEmitter:
         self.out(depth, f"TASSIGN({tn}, {base} + {slot} * {pipe['size']}u);")
         self.out(depth, f"{slot} = ({slot} + 1u) % {pipe['num']}u;")
         self._lane_call(depth, f"TPOP<decltype({p}), decltype({tn}), {split}>({p}, {tn}", lane)
+        est = fifo_est_line("pop", tt, tn, self.arch)
+        if est is not None:
+            self.out(depth, est)
 
     def _lane_call(self, depth: int, head: str, lane: Optional[str]) -> None:
         """Split-endpoint rule: device builds pass the lane, __CPU_SIM keeps the two-argument form."""

@@ -10,6 +10,17 @@ from ...pto.ast import Op
 from ...pto.types import TileBufType
 
 
+def fifo_est_line(way: str, tile: TileBufType, name: str, arch: str) -> Optional[str]:
+    """The estimate line of a TPUSH (``way`` "push", written before it: the push's device time includes
+    the copy) or a TPOP ("pop", after it: the copy follows the wait for the data); a2a3 only (its FIFOs go
+    through GM)."""
+    got = costs.fifo_transfer(way, tile) if arch == "a2a3" else None
+    if got is None:
+        return None
+    pipe, cycles = got
+    return f"PTO_EST(PIPE_{pipe}, {cycles}u, {1 if way == 'pop' else 0}, {name});"
+
+
 def est_line(op: Op, spec: dialect.OpSpec, ins, outs, pipe: str, ex: Callable) -> Optional[str]:
     cost = dialect.cost_of(op.name)
     if cost is None:

@@ -77,6 +77,7 @@ static __aicore__ void mlp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3
   wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID2);
   TMATMUL(v17, v11, v16);
   PTO_EST(PIPE_M, 70u, 1, v17, v11, v16);
+  PTO_EST(PIPE_FIX, 404u, 0, v17);
   TPUSH<decltype(v6), decltype(v17), TileSplitAxis::TILE_NO_SPLIT>(v6, v17);
   // programs.py:283
   Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v18 =
@@ -84,6 +85,7 @@ static __aicore__ void mlp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3
   TASSIGN(v18, 8192 + v6_slot * 16384u);
   v6_slot = (v6_slot + 1u) % 4u;
   TPOP<decltype(v6), decltype(v18), TileSplitAxis::TILE_NO_SPLIT>(v6, v18);
+  PTO_EST(PIPE_MTE2, 371u, 1, v18);
   // programs.py:284
   Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v19 =
       Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);

@@ -35,6 +35,7 @@ static __aicore__ void prep_mm_aic(__gm__ float* v1, __gm__ half* v2, __gm__ flo
   TASSIGN(v6, 16384 + v5_slot * 8192u);
   v5_slot = (v5_slot + 1u) % 2u;
   TPOP<decltype(v5), decltype(v6), TileSplitAxis::TILE_LEFT_RIGHT>(v5, v6);
+  PTO_EST(PIPE_MTE2, 371u, 1, v6);
   // split_programs.py:38
   pto::Shape<1, 1, 1, 64, 64> v7 = pto::Shape<1, 1, 1, 64, 64>();
   pto::Stride<4096, 4096, 4096, 64, 1> v8 = pto::Stride<4096, 4096, 4096, 64, 1>();

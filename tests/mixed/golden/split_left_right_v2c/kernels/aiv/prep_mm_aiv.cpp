@@ -59,6 +59,7 @@ static __aicore__ void prep_mm_aiv(__gm__ float* v1, __gm__ half* v2, __gm__ flo
   TCVT(v16, v15, RoundMode::CAST_ROUND);
   PTO_EST(PIPE_V, 61u, 1, v16, v15);
   // split_programs.py:37
+  PTO_EST(PIPE_MTE3, 38u, 0, v16);
 #if defined(__CPU_SIM) || defined(__COSTMODEL)
   TPUSH<decltype(v6), decltype(v16), TileSplitAxis::TILE_LEFT_RIGHT>(v6, v16);
 #else

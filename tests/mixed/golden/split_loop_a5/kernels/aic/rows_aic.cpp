@@ -18,10 +18,6 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
-#ifndef PTO_EST  // estimated device time (docs/estimate.md)
-#define PTO_EST(...)
-#endif
-
 static __aicore__ void rows_aic(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3) {
 #if defined(__DAV_CUBE__)
   // programs.py:100
@@ -39,14 +35,12 @@ static __aicore__ void rows_aic(__gm__ half* v1, __gm__ half* v2, __gm__ float* 
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v8, 0);
   TLOAD(v8, v7);
-  PTO_EST(PIPE_MTE2, 371u, 1, v8);
   Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null> v9 =
       Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v9, 0);
   set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
   wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
   TMOV(v9, v8);
-  PTO_EST(PIPE_MTE1, 65u, 1, v9, v8);
   for (int64_t v10 = 0; v10 < 4; ++v10) {
     // programs.py:104
     int64_t v11 = v10 * 16;
@@ -62,14 +56,12 @@ static __aicore__ void rows_aic(__gm__ half* v1, __gm__ half* v2, __gm__ float* 
         Tile<TileType::Mat, half, 16, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(16, 64);
     TASSIGN(v16, 0);
     TLOAD(v16, v15);
-    PTO_EST(PIPE_MTE2, 293u, 1, v16);
     Tile<TileType::Left, half, 16, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v17 =
         Tile<TileType::Left, half, 16, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(16, 64);
     TASSIGN(v17, 0);
     set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1);
     wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1);
     TMOV(v17, v16);
-    PTO_EST(PIPE_MTE1, 9u, 1, v17, v16);
     // programs.py:105
     Tile<TileType::Acc, float, 16, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null> v18 =
         Tile<TileType::Acc, float, 16, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null>(16, 64);
@@ -77,7 +69,6 @@ static __aicore__ void rows_aic(__gm__ half* v1, __gm__ half* v2, __gm__ float* 
     set_flag(PIPE_MTE1, PIPE_M, EVENT_ID2);
     wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID2);
     TMATMUL(v18, v17, v9);
-    PTO_EST(PIPE_M, 22u, 1, v18, v17, v9);
     TPUSH<decltype(v4), decltype(v18), TileSplitAxis::TILE_NO_SPLIT>(v4, v18);
     pipe_barrier(PIPE_ALL);
   }

@@ -19,11 +19,6 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
-#ifndef PTO_EST  // estimated device time (docs/estimate.md)
-#define PTO_EST(...)
-#endif
-
-
 static __aicore__ void rows_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3, int32_t v4) {
 #if defined(__DAV_VEC__)
   // programs.py:100
@@ -53,14 +48,12 @@ static __aicore__ void rows_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float* 
     if (v7) {
       // programs.py:106
       TRELU(v8, v11);
-      PTO_EST(PIPE_V, 39u, 1, v8, v11);
     }
     // programs.py:105
     TFREE<decltype(v5), TileSplitAxis::TILE_NO_SPLIT>(v5);
     if (v7) {
       // programs.py:106
       TADDS(v9, v8, 1.0f);
-      PTO_EST(PIPE_V, 41u, 1, v9, v8);
       int64_t v12 = v10 * 16;
       int64_t v13 = (v12 > 0 ? v12 : 0);
       pto::Shape<1, 1, 1, 16, 64> v14 = pto::Shape<1, 1, 1, 16, 64>();
@@ -73,7 +66,6 @@ static __aicore__ void rows_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float* 
       set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
       wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
       TSTORE(v16, v9);
-      PTO_EST(PIPE_MTE3, 38u, 0, v9);
     }
     pipe_barrier(PIPE_ALL);
   }

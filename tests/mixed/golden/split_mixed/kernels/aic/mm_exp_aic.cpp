@@ -77,6 +77,7 @@ static __aicore__ void mm_exp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ float
   TMATMUL(v16, v10, v15);
   PTO_EST(PIPE_M, 70u, 1, v16, v10, v15);
   // programs.py:18
+  PTO_EST(PIPE_FIX, 404u, 0, v16);
   TPUSH<decltype(v5), decltype(v16), TileSplitAxis::TILE_NO_SPLIT>(v5, v16);
   pipe_barrier(PIPE_ALL);
 #endif

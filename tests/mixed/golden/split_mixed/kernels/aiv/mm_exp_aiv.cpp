@@ -46,6 +46,7 @@ static __aicore__ void mm_exp_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float
 #else
   TPOP<decltype(v6), decltype(v10), TileSplitAxis::TILE_NO_SPLIT>(v6, v10, v5);
 #endif
+  PTO_EST(PIPE_MTE2, 394u, 1, v10);
   if (v8) {
     // programs.py:19
     TEXP(v9, v10);

@@ -80,6 +80,7 @@ static __aicore__ void mm_exp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ float
   wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID2);
   TMATMUL(v21, v15, v20);
   PTO_EST(PIPE_M, 70u, 1, v21, v15, v20);
+  PTO_EST(PIPE_FIX, 404u, 0, v21);
   TPUSH<decltype(v7), decltype(v21), TileSplitAxis::TILE_UP_DOWN>(v7, v21);
   pipe_barrier(PIPE_ALL);
 #endif

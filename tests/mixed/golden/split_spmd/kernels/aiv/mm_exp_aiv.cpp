@@ -43,6 +43,7 @@ static __aicore__ void mm_exp_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float
 #else
   TPOP<decltype(v8), decltype(v11), TileSplitAxis::TILE_UP_DOWN>(v8, v11, v7);
 #endif
+  PTO_EST(PIPE_MTE2, 330u, 1, v11);
   // split_programs.py:85
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v12 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);

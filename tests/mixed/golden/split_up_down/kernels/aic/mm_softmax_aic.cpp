@@ -76,6 +76,7 @@ static __aicore__ void mm_softmax_aic(__gm__ half* v1, __gm__ half* v2, __gm__ f
   wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID2);
   TMATMUL(v16, v10, v15);
   PTO_EST(PIPE_M, 70u, 1, v16, v10, v15);
+  PTO_EST(PIPE_FIX, 404u, 0, v16);
   TPUSH<decltype(v5), decltype(v16), TileSplitAxis::TILE_UP_DOWN>(v5, v16);
   pipe_barrier(PIPE_ALL);
 #endif

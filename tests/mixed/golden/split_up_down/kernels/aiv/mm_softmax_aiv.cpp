@@ -41,6 +41,7 @@ static __aicore__ void mm_softmax_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ f
 #else
   TPOP<decltype(v6), decltype(v8), TileSplitAxis::TILE_UP_DOWN>(v6, v8, v5);
 #endif
+  PTO_EST(PIPE_MTE2, 330u, 1, v8);
   // split_programs.py:16
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v9 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);

@@ -35,6 +35,7 @@ static __aicore__ void vexp_mm_aic(__gm__ half* v1, __gm__ half* v2, __gm__ floa
   TASSIGN(v6, 4096 + v5_slot * 4096u);
   v5_slot = (v5_slot + 1u) % 2u;
   TPOP<decltype(v5), decltype(v6), TileSplitAxis::TILE_NO_SPLIT>(v5, v6);
+  PTO_EST(PIPE_MTE2, 319u, 1, v6);
   // programs.py:306
   Tile<TileType::Left, half, 32, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v7 =
       Tile<TileType::Left, half, 32, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(32, 64);

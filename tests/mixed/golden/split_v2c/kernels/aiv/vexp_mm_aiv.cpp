@@ -64,6 +64,7 @@ static __aicore__ void vexp_mm_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ floa
     PTO_EST(PIPE_V, 61u, 1, v12, v11);
   }
   // programs.py:305
+  PTO_EST(PIPE_MTE3, 38u, 0, v12);
 #if defined(__CPU_SIM) || defined(__COSTMODEL)
   TPUSH<decltype(v6), decltype(v12), TileSplitAxis::TILE_NO_SPLIT>(v6, v12);
 #else

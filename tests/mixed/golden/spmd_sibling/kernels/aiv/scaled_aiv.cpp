@@ -46,6 +46,7 @@ static __aicore__ void scaled_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float
 #else
   TPOP<decltype(v8), decltype(v12), TileSplitAxis::TILE_NO_SPLIT>(v8, v12, v7);
 #endif
+  PTO_EST(PIPE_MTE2, 394u, 1, v12);
   // programs.py:67
   int64_t v13 = static_cast<int64_t>(v5);
   if (v10) {
