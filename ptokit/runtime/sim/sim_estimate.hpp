@@ -31,7 +31,8 @@ struct EstBufUse {
 struct EstCore {
     uint64_t free_at[kEstPipeIds];
     uint64_t gate[kEstPipeIds];
-    uint64_t flags[kEstPipeIds][kEstPipeIds][8];
+    uint64_t flags[kEstPipeIds][kEstPipeIds][8] = {};
+    std::vector<uint64_t*> raised;    // the flags set this block (reset cleans only these)
     uint64_t issue;
     PtoSimEstimate res;
     std::vector<EstBufUse> bufs;
@@ -39,7 +40,8 @@ struct EstCore {
     void reset() {
         std::fill(&free_at[0], &free_at[0] + kEstPipeIds, 0);
         std::fill(&gate[0], &gate[0] + kEstPipeIds, 0);
-        std::fill(&flags[0][0][0], &flags[0][0][0] + kEstPipeIds * kEstPipeIds * 8, 0);
+        for (uint64_t* f : raised) *f = 0;
+        raised.clear();
         issue = 0;
         res = PtoSimEstimate();
         bufs.clear();
@@ -97,6 +99,7 @@ struct EstCore {
         if (a < 0 || a >= kEstPipeIds || b < 0 || b >= kEstPipeIds || event < 0 || event > 7) return;
         if (kind == 0) {                       // set_flag: raised once the source pipe's work is done
             flags[a][b][event] = std::max(free_at[a], issue);
+            raised.push_back(&flags[a][b][event]);
         } else {                               // wait_flag: the destination pipe waits for the raise
             gate[b] = std::max(gate[b], flags[a][b][event]);
             if (b == 0) issue = std::max(issue, flags[a][b][event]);
