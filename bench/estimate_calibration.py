@@ -47,7 +47,8 @@ def op_table() -> str:
         pipe = "by its spaces" if isinstance(spec.cost, costs.Transfer) else (spec.pipe or "S")
         out.append(f"| `{name}` | {pipe} | {costs.describe(spec.cost)} | {spec.cost.source} |")
     out.append("")
-    out.append("No estimate (they take no device time in the model; ordering ops order it): "
+    out.append("No row cost (they take no device time in the model; the ordering ops order it, and the FIFO "
+               "pushes and pops are costed as their copy through GM, `ptokit.pto.costs.fifo_transfer`): "
                + ", ".join(f"`{n}`" for n in missing) + ".")
     return "\n".join(out)
 
