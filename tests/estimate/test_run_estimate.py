@@ -148,3 +148,20 @@ def test_estimate_option_is_checked():
         RunConfig(estimate=1)
     with pytest.raises(ValueError, match="a2a3 only"):
         RunConfig(estimate=True, platform="a5sim")
+
+
+def test_busy_cycles_are_the_written_instruction_costs(tmp_path_factory):
+    """Straight-line kernels: every PTO_EST line the assembler wrote runs once, so each pipe's busy cycles
+    are the sum of its lines' cycles (the simulator accounts what the costs say, no more, no less)."""
+    import re
+    c = compiled("softmax", P.SoftmaxRows, tmp_path_factory)
+    x = np.random.default_rng(4).standard_normal((P.R, P.N)).astype(np.float32)
+    y = np.zeros_like(x)
+    e = c(x, y, config=RunConfig(estimate=True)).estimate
+    want = {}
+    for cpp in (c.output_dir / "kernels").rglob("*.cpp"):
+        for pipe, cycles in re.findall(r"PTO_EST\(PIPE_(\w+), (\d+)u", cpp.read_text()):
+            label = {"V": "VEC", "MTE2": "MTE2", "MTE3": "MTE3", "M": "CUBE", "MTE1": "MTE1", "FIX": "FIXP"}[pipe]
+            want[label] = want.get(label, 0) + int(cycles)
+    assert want and {k: v for k, v in e.busy.items() if v} == want
+    assert e.busy["VEC"] > e.busy["MTE3"]     # a softmax is vector work
