@@ -50,8 +50,8 @@ ROW_KEYS = [
     "race_chain_off_tmr", "race_chain_manual_tmr", "race_chain_ratio_tmr",
     "race_fan_off_tmr", "race_fan_manual_tmr", "race_fan_ratio_tmr",
     "race_pipeline_off_tmr", "race_pipeline_manual_tmr", "race_pipeline_ratio_tmr",
-    "dsl_chain_tmr", "dsl_chain_hbg",
-    "ew_numpy", "ew_sim", "ew_sim_unfused", "ew_sim_spmd", "ew_numpy_large", "ew_sim_large", "ew_sim_copy", "ew_numpy_copy", "ew_call",
+    "dsl_chain_tmr", "dsl_chain_hbg", "dsl_chain_estimate_tmr",
+    "ew_numpy", "ew_sim", "ew_sim_estimate", "ew_sim_unfused", "ew_sim_spmd", "ew_numpy_large", "ew_sim_large", "ew_sim_copy", "ew_numpy_copy", "ew_call",
     "ew_call_copied",
     "softmax_numpy", "softmax_sim", "softmax_sim_unfused", "softmax_sim_ref",
     "layernorm_numpy", "layernorm_sim", "layernorm_sim_unfused", "layernorm_sim_ref",
@@ -171,6 +171,23 @@ class Chain:
         y = self.k(x, y)
         return y
 """
+
+
+def estimate_ratio(call: Callable[[object], object], reps: int):
+    """(estimated / plain, plain s, estimated s): median whole-call times of ``call(RunConfig(...))`` with and
+    without ``estimate=True``, the two alternating so that both see the same machine load."""
+    from ptokit.runtime import RunConfig
+    plain_cfg, est_cfg = RunConfig(), RunConfig(estimate=True)
+    call(plain_cfg)
+    call(est_cfg)
+    plain, est = [], []
+    for _ in range(max(reps, 3)):
+        for cfg, into in ((plain_cfg, plain), (est_cfg, est)):
+            t0 = time.perf_counter()
+            call(cfg)
+            into.append(time.perf_counter() - t0)
+    p, e = statistics.median(plain), statistics.median(est)
+    return e / p, p, e
 
 
 def median_time(fn: Callable[[], object], reps: int, warmup: int = 1) -> float:
@@ -532,6 +549,10 @@ class Bench:
             self.add(f"dsl_chain_{tag}", f"DSL chain of {N_TASKS} tasks, y += 1 on an 8x8 tile [{tag}]",
                      statistics.median(per), "us/task", "<=", 15.0, notes="task overhead + tile load/add/store",
                      reps=reps)
+        ratio, plain, est = estimate_ratio(lambda cfg: c(yy, N_TASKS, config=cfg), reps)
+        self.add("dsl_chain_estimate_tmr", f"  the chain [tmr] with RunConfig(estimate=True): call time vs plain",
+                 ratio, "x", "<=", 1.5, notes=f"{plain * 1e3:.2f} ms plain, {est * 1e3:.2f} ms estimated (paired, "
+                 "median); issue 32: at most 1.5x", reps=reps)
 
     def elementwise(self):
         import numpy as np
@@ -581,6 +602,10 @@ class Bench:
         span, el, wall = sim(StreamAdd, "stream")
         self.add("ew_sim", f"simulated y = a + b, one kernel looping over {EW_ROWS // EW_BLOCK} row blocks",
                  moved / span / 1e9 / np_gbs, "x numpy", ">=", 0.6, notes=note(span, el), reps=reps)
+        ratio, plain, est = estimate_ratio(lambda cfg: compiled["stream"](a, b, y, config=cfg), reps)
+        self.add("ew_sim_estimate", "  the same with RunConfig(estimate=True): call time vs plain", ratio, "x", "<=",
+                 1.5, notes=f"{plain * 1e3:.2f} ms plain, {est * 1e3:.2f} ms estimated (paired, median); issue 32: "
+                 "at most 1.5x", reps=reps)
         os.environ["PTOKIT_NO_FUSION"] = "1"
         try:
             span_u, _, _ = sim(StreamAdd, "stream")

@@ -56,6 +56,13 @@ def validate_platform(platform: str) -> str:
     return platform
 
 
+# AI Core clock of each architecture, for estimated device time (docs/estimate.md): a2a3 runs at 1.85 GHz
+# (the vendor cost model's main frequency); a5 has no figure here, and no estimate
+DEVICE_CLOCK_HZ = {"a2a3": 1.85e9}
+# the pipes an estimate reports, in its order (the simulator's PtoSimEstimate arrays)
+ESTIMATE_PIPES = ("Scalar", "MTE2", "MTE1", "CUBE", "FIXP", "VEC", "MTE3")
+
+
 def target_arch(platform: str) -> str:
     """'a2a3' or 'a5': the pto.target_arch of a platform."""
     return "a5" if validate_platform(platform).startswith("a5") else "a2a3"

@@ -10,6 +10,7 @@ from ..errors import UserError
 from ..runtime.build import build_tree
 from ..runtime.compilers import fifo_rule_for
 from ..runtime.config import RunConfig
+from ..runtime.estimate import summary_lines
 from ..runtime.inputs import inputs_without_params, make_inputs
 from ..runtime.launcher import run_tree
 from ..runtime.progress import BuildProgress
@@ -62,6 +63,8 @@ def run_main(argv) -> int:
     ap.add_argument("--schedule-seed", type=count(0), default=0, help="seed of --schedule random")
     ap.add_argument("--save-outputs", default=None, metavar="DIR", help="write every OUT/INOUT tensor as NAME.npy")
     ap.add_argument("--trace", default=None, metavar="FILE", help="write a run trace (Perfetto) to FILE")
+    ap.add_argument("--estimate", action="store_true",
+                    help="estimate the run's device time per task and pipe (a2a3; docs/estimate.md)")
     ap.add_argument("--no-summary", action="store_true", help="do not print the run summary")
     ap.add_argument("--top", type=count(0), default=5, help="kernels/cores listed in the summary (default 5)")
     ap.add_argument("-q", "--quiet", action="store_true", help="no build progress line (also PTOKIT_PROGRESS=0)")
@@ -92,7 +95,7 @@ def run_main(argv) -> int:
         config = RunConfig(platform=platform, runtime=a.runtime, aicpu_thread_num=a.runtime_threads,
                            clusters=a.clusters, timeout=a.timeout, trace=a.trace, ptoas_compat=a.ptoas_compat,
                            race_check=a.race_check, race_report=a.race_report, schedule=a.schedule,
-                           schedule_seed=a.schedule_seed)
+                           schedule_seed=a.schedule_seed, estimate=a.estimate)
     except ValueError as exc:
         raise UserError(str(exc)) from None
     out_dir = Path(a.save_outputs) if a.save_outputs else None
@@ -109,6 +112,8 @@ def run_main(argv) -> int:
     print_outputs(params, names, args, out_dir)
     if not a.no_summary:
         print(res.summary().format(top=a.top))
+    elif res.estimate is not None:
+        print("\n".join(summary_lines(res.estimate, top=a.top)))
     if a.trace:
         print(f"trace written to {a.trace} (open it in https://ui.perfetto.dev or chrome://tracing)")
     return 0

@@ -89,6 +89,8 @@ class OpSpec:
     absent_in: Tuple[str, ...] = ()
     # the real assembler's verifier rules on element types, spaces and shapes (pto/rules.py RULES)
     verify: Tuple[str, ...] = ()
+    # estimated a2a3 device cycles (ptokit.pto.costs, docs/estimate.md); None: the op has no estimate
+    cost: Optional[object] = None
 
     @property
     def operands(self) -> Tuple[Operand, ...]:
@@ -424,6 +426,76 @@ def _format2(srcs: int) -> OpSpec:
 _variants("pto.tmrgsort", _variant("pto.tmrgsort", "TMRGSORT", "src:T block_len:I", row_major=("src", "dst")),
           _format2(2), _format2(3), _format2(4))
 # ---------------------------------------------------------------- end of section C vector ops
+
+# ---------------------------------------------------------------- estimated device cost (docs/estimate.md)
+# One cost per row, a2a3 numbers (ptokit.pto.costs): a vector intrinsic's start-up (head + tail) and cycles per
+# 256-byte repeat, from the vendor's per-intrinsic cost model; its fitted per-shape table where it has one.
+from . import costs as _c  # noqa: E402
+
+_VENDOR = "pto-isa a2a3 intrinsic costs"
+
+
+def _cost(names: str, cost) -> None:
+    for name in names.split():
+        PTO_OPS[name] = _dataclasses.replace(PTO_OPS[name], cost=cost)
+
+
+_cost("pto.tadd", _c.Repeat(24, 2, floor=16, source=_VENDOR + " (vadd)"))
+_cost("pto.tsub", _c.Repeat(24, 2, floor=16, fitted="TSUB", source=_VENDOR + " (vsub), fitted TSUB"))
+_cost("pto.tmul", _c.Repeat(25, 2, floor=16, fitted="TMUL", source=_VENDOR + " (vmul), fitted TMUL"))
+_cost("pto.tdiv", _c.Repeat(30, 4, floor=16, source=_VENDOR + " (vdiv)"))
+_cost("pto.tmax pto.tmin", _c.Repeat(24, 2, floor=16, source=_VENDOR + " (vmax, vmin)"))
+_cost("pto.tand pto.tor", _c.Repeat(20, 2, floor=16, source=_VENDOR + " (vand, vor)"))
+_cost("pto.tshl pto.tshr", _c.Repeat(6, 2, source=_VENDOR + " (vshl, vshr: default intrinsic cost)"))
+_cost("pto.tadds pto.tsubs", _c.Repeat(31, 1, fitted="TADDS", source=_VENDOR + " (vadds), fitted TADDS"))
+_cost("pto.tmuls", _c.Repeat(26, 1, fitted="TMULS", source=_VENDOR + " (vmuls), fitted TMULS"))
+_cost("pto.tdivs", _c.Repeat(30, 4, floor=16, fitted="TDIVS", source=_VENDOR + " (vdiv), fitted TDIVS"))
+_cost("pto.tmaxs", _c.Repeat(23, 1, source=_VENDOR + " (vmaxs)"))
+_cost("pto.tmins", _c.Repeat(30, 1, fitted="TMINS", source=_VENDOR + " (vmins), fitted TMINS"))
+_cost("pto.tlrelu", _c.Repeat(26, 1, source=_VENDOR + " (vlrelu)"))
+_cost("pto.tneg", _c.Repeat(26, 1, source=_VENDOR + " (vmuls by -1)"))
+_cost("pto.texp", _c.Repeat(31, 2, shape="unary", source=_VENDOR + " (vexp)"))
+_cost("pto.tlog", _c.Repeat(33, 2, shape="unary", source=_VENDOR + " (vln)"))
+_cost("pto.tsqrt", _c.Repeat(39, 2, shape="unary", source=_VENDOR + " (vsqrt)"))
+_cost("pto.trsqrt", _c.Repeat(24, 1, shape="unary", source=_VENDOR + " (vrsqrt)"))
+_cost("pto.tabs", _c.Repeat(29, 1, shape="unary", source=_VENDOR + " (vabs)"))
+_cost("pto.trelu", _c.Repeat(23, 1, shape="unary", source=_VENDOR + " (vrelu)"))
+_cost("pto.tnot", _c.Repeat(20, 2, shape="unary", source=_VENDOR + " (vnot)"))
+_cost("pto.tcvt", _c.Repeat(29, 1, shape="unary", wide=True,
+                            source="fitted to the vendor's measured TCVT figures (f32<->f16)"))
+_cost("pto.texpands", _c.Repeat(24, 1, shape="unary", source=_VENDOR + " (vector_dup)"))
+_cost("pto.tcmp pto.tcmps", _c.Repeat(36, 2, source=_VENDOR + " (vcmpv ge/ne, for every mode)"))
+_cost("pto.tsel", _c.Repeat(27, 2, source=_VENDOR + " (vsel)"))
+_cost("pto.ttrans", _c.Repeat(6, 2, shape="bytes", operand="src", source=_VENDOR + " (scatter_vnchwconv)"))
+_ROW_REDUCE = {"sum": "TROWSUM", "max": "TROWMAX", "min": None}
+for _n, _key in _ROW_REDUCE.items():
+    _cost(f"pto.trow{_n}", _c.Repeat(46, 7, shape="rows", operand="src", fitted=_key, interpolate=True,
+                                     source=_VENDOR + " (vcadd)" + (f", fitted {_key}" if _key else "")))
+for _n, _key in (("sum", "TCOLSUM"), ("max", "TCOLMAX"), ("min", None)):
+    _cost(f"pto.tcol{_n}", _c.Repeat(24, 2, shape="cols", operand="src", fitted=_key, interpolate=True,
+                                     source=_VENDOR + " (vadd/vmax per row)" + (f", fitted {_key}" if _key else "")))
+_ROWEXPAND = _c.Repeat(24, 1, shape="unary", fitted="TROWEXPAND", interpolate=True,
+                       source=_VENDOR + " (vector_dup), fitted TROWEXPAND")
+_cost("pto.trowexpand", _ROWEXPAND)
+_cost("pto.tcolexpand", _c.Repeat(24, 1, shape="rows", source=_VENDOR + " (vcopy per row)"))
+for _n, _bin in (("add", "pto.tadd"), ("sub", "pto.tsub"), ("mul", "pto.tmul"), ("div", "pto.tdiv"),
+                 ("max", "pto.tmax"), ("min", "pto.tmin")):
+    _cost(f"pto.trowexpand{_n}", _c.Composite((_ROWEXPAND, PTO_OPS[_bin].cost),
+                                             source="trowexpand then " + _bin[4:]))
+    _cost(f"pto.tcolexpand{_n}", _c.Composite((PTO_OPS["pto.tcolexpand"].cost, PTO_OPS[_bin].cost),
+                                             source="tcolexpand then " + _bin[4:]))
+_cost("pto.tload", _c.Transfer(source="fitted to the vendor's measured TLOAD figures (GM->UB); vendor bandwidths"))
+_cost("pto.tstore pto.tmov pto.textract pto.subview", _c.Transfer(source="vendor bandwidths per memory path"))
+_cost("pto.tmatmul pto.tmatmul.acc pto.tmatmul.bias pto.tgemv pto.tgemv.acc pto.tgemv.bias",
+      _c.Mad(source=_VENDOR + " (mad)"))
+_cost("pto.tsetval", _c.Fixed(1, source=_VENDOR + " (scalar: 1 cycle)"))
+
+
+def cost_of(name: str):
+    """The estimated-cost entry of a ``pto.*`` op's row (None: no estimate)."""
+    spec = PTO_OPS.get(name)
+    return spec.cost if spec is not None else None
+
 
 # ---------------------------------------------------------------- arith (C++: operators)
 ARITH_INT_BINARY = {

@@ -14,7 +14,7 @@ from typing import Optional, Tuple, Union
 
 from ..targets import (PLATFORMS, SIM_AICPU_THREADS, SIM_CLUSTERS, SIM_PLATFORMS, BackendType, MemoryPlanner,
                        OptimizationStrategy, RuntimeKind, backend_type_of, coerce_backend_type, coerce_named,
-                       coerce_runtime_kind, notice_once, platform_to_use, validate_ptoas_compat)
+                       coerce_runtime_kind, notice_once, platform_to_use, target_arch, validate_ptoas_compat)
 
 DEFAULT_AICPU_THREADS = dict(SIM_AICPU_THREADS)     # the targets' facts, by simulator platform
 HARDWARE_CLUSTERS = dict(SIM_CLUSTERS)
@@ -132,6 +132,7 @@ class RunConfig:
     schedule_seed: int = 0                            # seed of schedule="random"
     in_place: bool = True                             # False: copy every array argument (docs/simulator.md)
     fusion: bool = True                               # False: fused runs take their unfused path (docs/assembler.md)
+    estimate: bool = False                            # estimated device time (RunResult.estimate, docs/estimate.md)
 
     def __post_init__(self):
         # what was given (values other than the defaults): a later assignment revalidates from these
@@ -194,7 +195,7 @@ class RunConfig:
         self._check_levels()
         for name in ("debug_nan_fill", "dump_passes", "dump_ptoas_passes", "save_kernels", "codegen_only",
                      "enable_dep_gen", "enable_scope_stats", "compile_profiling", "analyze_auto_scopes_for_deps",
-                     "in_place", "fusion"):
+                     "in_place", "fusion", "estimate"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r}: must be True or False")
         for name in ("save_kernels_dir", "golden_data_dir", "trace"):
@@ -214,6 +215,9 @@ class RunConfig:
             v = getattr(self, name)
             if is_set(v):
                 notice_once(f"field:{name}", "not simulated: " + text.format(v=v))
+        if self.estimate and target_arch(self.platform) != "a2a3":
+            raise ValueError(f"estimate=True: estimated device time is modelled for a2a3 only (docs/estimate.md), "
+                             f"not {self.platform}; not supported yet there")
 
     # ------------------------------------------------------------ validation parts
     def _set(self, name, value):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from ..targets import RuntimeKind
+from ..targets import ESTIMATE_PIPES, RuntimeKind
 if TYPE_CHECKING:
     from .summary import RunSummary
 
@@ -24,6 +24,9 @@ BLOCK_RECORD_DTYPE = np.dtype([
     ("dispatch_ns", "<i8"), ("start_ns", "<i8"), ("end_ns", "<i8"),
 ])
 EDGE_DTYPE = np.dtype([("producer", "<u8"), ("consumer", "<u8")])
+# estimated device time of one block record (PtoSimEstimate; pipes in ESTIMATE_PIPES order)
+ESTIMATE_DTYPE = np.dtype([("cycles", "<u8"), ("instructions", "<u8"), ("busy", "<u8", (7,)),
+                           ("first", "<u8", (7,)), ("last", "<u8", (7,)), ("start", "<u8")])
 # a TPUSH (op 0) / TPOP (op 1) that had to wait on a cross-core FIFO (dir 1 = C2V, 2 = V2C)
 FIFO_WAIT_DTYPE = np.dtype([
     ("task_seq", "<u8"), ("core_id", "<i4"), ("lane", "<i4"), ("pipe", "<i4"), ("dir", "<i4"), ("op", "<i4"),
@@ -43,6 +46,7 @@ class Timeline:
     task_args: dict = field(default_factory=dict)   # seq -> ("in float32[32, 64]", ...); only when tracing
     fifo_waits: Optional[np.ndarray] = None         # FIFO_WAIT_DTYPE records, when the simulator recorded them
     skipped: tuple = ()                             # seqs of tasks a false dispatch predicate skipped (no blocks)
+    estimates: Optional[np.ndarray] = None          # ESTIMATE_DTYPE, one per block record (RunConfig(estimate=True))
 
     def task_blocks(self, task_seq: int) -> np.ndarray:
         return self.blocks[self.blocks["task_seq"] == task_seq]
@@ -79,6 +83,7 @@ class RunResult:
     schedule_from: Optional[int] = None   # ... from this task on (None: "default" throughout)
     copied: tuple = ()      # (argument index, reason) of each array copied into a device buffer
     in_place: tuple = ()    # argument indices of the arrays the run used in place
+    estimate: Optional[object] = None   # estimated device time (estimate.DeviceEstimate), RunConfig(estimate=True)
 
     def summary(self) -> RunSummary:
         """Run statistics (``ptokit.runtime.summary.RunSummary``): critical path, busy cores, waits."""
@@ -96,4 +101,5 @@ class RunResult:
         return f"FAIL{name}" + (f"{sep}{self.error}" if self.error else "") + took
 
 
-__all__ = ["RunResult", "Timeline", "BLOCK_RECORD_DTYPE", "EDGE_DTYPE", "FIFO_WAIT_DTYPE"]
+__all__ = ["RunResult", "Timeline", "BLOCK_RECORD_DTYPE", "EDGE_DTYPE", "FIFO_WAIT_DTYPE", "ESTIMATE_DTYPE",
+           "ESTIMATE_PIPES"]

@@ -26,6 +26,8 @@ from typing import Optional
 
 import numpy as np
 
+from .estimate import summary_lines
+
 
 def core_label(core_id: int, lane: int, clusters: int) -> str:
     """``cluster C AIC`` / ``cluster C AIV0|1`` (runtime.md: core i < B is the AIC of cluster i,
@@ -96,6 +98,7 @@ class RunSummary:
     schedulers: int = 0
     in_place: tuple = ()                # argument indices of the arrays the run used in place
     copied: tuple = ()                  # (argument index, reason) of the arrays it copied
+    estimate: tuple = ()                # the estimated device time's lines (RunConfig(estimate=True))
 
     def slowest_by_total(self, n: int = 5) -> list:
         return list(self.kernels[:n])
@@ -156,6 +159,7 @@ class RunSummary:
             lines.append("  slowest kernels by max:")
             for k in self.slowest_by_max(top):
                 lines.append(f"    {k.name:<24} {us(k.max_ns):>12}  ({k.blocks} block(s))")
+        lines += [f"  {line}" for line in self.estimate]
         return "\n".join(lines)
 
     __str__ = format
@@ -271,7 +275,8 @@ def summarize(result, clusters: Optional[int] = None) -> RunSummary:
         runtime=getattr(runtime, "value", str(runtime or "")), clusters=clusters,
         schedulers=int(getattr(result, "schedulers", 0) or 0),
         in_place=tuple(getattr(result, "in_place", ()) or ()),
-        copied=tuple(tuple(c) for c in (getattr(result, "copied", ()) or ())))
+        copied=tuple(tuple(c) for c in (getattr(result, "copied", ()) or ())),
+        estimate=tuple(summary_lines(result.estimate, top=3)) if getattr(result, "estimate", None) else ())
 
 
 __all__ = ["RunSummary", "KernelStat", "CoreStat", "summarize", "core_label", "all_cores"]

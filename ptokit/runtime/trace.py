@@ -22,7 +22,13 @@ Tracks (pid / tid):
   args (``"in float32[32, 64]"``, recorded by the simulator only when tracing);
 * flow events (``ph: "s"`` / ``"f"``, ``bp: "e"``, cat ``dep``) from the end of each
   producer's last block to the start of each consumer's first block;
-* FIFO waits of mixed kernels (cat ``fifo``), when the timeline has them.
+* FIFO waits of mixed kernels (cat ``fifo``), when the timeline has them;
+* with an estimate (``RunConfig(estimate=True)``, docs/estimate.md): each block event's args carry
+  ``est`` (its ``ESTIMATE_DTYPE`` record, flattened), and process ``device estimate`` (pid 200) holds
+  the device-time timeline: per simulated core a thread with its blocks where the estimate places
+  them (tid 1000 + core id) and one thread per pipe of that core (tid 100000 + 16 x core id + pipe,
+  a slice from the pipe's first start to its last end in each block, args ``busy``), in device
+  microseconds.
 
 ``ts``/``dur`` are microseconds (floats with ns resolution); the exact integer
 nanoseconds are in each event's args, which is what the reader uses.
@@ -42,7 +48,9 @@ import numpy as np
 
 from ..errors import UserError
 from ..targets import runtime_kind_from_name
-from .records import BLOCK_RECORD_DTYPE, EDGE_DTYPE, FIFO_WAIT_DTYPE, RunResult, Timeline
+from .estimate import device_estimate
+from .records import (BLOCK_RECORD_DTYPE, EDGE_DTYPE, ESTIMATE_DTYPE, ESTIMATE_PIPES, FIFO_WAIT_DTYPE, RunResult,
+                      Timeline)
 from .summary import all_cores, core_label
 
 FORMAT_NAME = "ptokit-trace"
@@ -53,6 +61,8 @@ TID_ORCHESTRATOR = 1
 TID_SCHEDULER0 = 2
 PID_CLUSTER0 = 100
 TID_CORE0 = 1000
+PID_DEVICE = 200
+TID_PIPE0 = 100000
 
 _TIMES = ("submit_ns", "ready_ns", "dispatch_ns", "start_ns", "end_ns")
 _FIFO_OPS = {0: "TPUSH", 1: "TPOP"}
@@ -119,6 +129,8 @@ def trace_events(result, *, clusters: Optional[int] = None, platform: Optional[s
                       + _TIMES))) if len(b) else []
     task_seen: set = set()
     targs = getattr(tl, "task_args", None) or {}
+    est = getattr(tl, "estimates", None)
+    est_flat = _flatten_estimates(est) if est is not None else None
     for i, (seq, tid_, fid, blk, cid, lane, sub, rdy, dsp, st, en) in enumerate(rows):
         kname = names.get(fid, f"func_{fid}")
         pid = PID_CLUSTER0 + _cluster_of(cid, lane, clusters)
@@ -129,6 +141,8 @@ def trace_events(result, *, clusters: Optional[int] = None, platform: Optional[s
                             "start_ns": st, "end_ns": en}})
         if seq in targs:
             ev[-1]["args"]["tensors"] = list(targs[seq])
+        if est is not None:
+            ev[-1]["args"]["est"] = [int(x) for x in est_flat[i]]
         cl = _cluster_of(cid, lane, clusters)
         ev.append({"name": f"dispatch {kname}", "cat": "sched", "ph": "i", "s": "t", "ts": _us(dsp),
                    "pid": PID_AICPU, "tid": TID_SCHEDULER0 + cl % schedulers,
@@ -180,6 +194,10 @@ def trace_events(result, *, clusters: Optional[int] = None, platform: Optional[s
                        "pid": PID_CLUSTER0 + _cluster_of(cid, lane, clusters), "tid": TID_CORE0 + cid,
                        "args": dict(rec, what=f"{op} on pipe {rec['pipe']} ({way}, lane {rec['fifo_lane']})")})
 
+    device = getattr(result, "estimate", None)
+    if est is not None and device is not None:
+        ev += _device_events(rows, est, device, names, clusters)
+
     other = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "platform": platform,
              "runtime": getattr(runtime, "value", str(runtime or "")), "clusters": clusters,
              "schedulers": int(getattr(result, "schedulers", 0) or 0), "tasks": int(getattr(result, "tasks", 0) or 0),
@@ -190,6 +208,51 @@ def trace_events(result, *, clusters: Optional[int] = None, platform: Optional[s
              "in_place": [int(i) for i in getattr(result, "in_place", ()) or ()],
              "copied": [[int(i), str(why)] for i, why in getattr(result, "copied", ()) or ()]}
     return {"traceEvents": ev, "displayTimeUnit": "ns", "otherData": other}
+
+
+def _flatten_estimates(est: np.ndarray) -> list:
+    """ESTIMATE_DTYPE records as flat int lists (cycles, instructions, busy[7], first[7], last[7], start)."""
+    return [[int(r["cycles"]), int(r["instructions"])] + [int(x) for k in ("busy", "first", "last") for x in r[k]]
+            + [int(r["start"])] for r in est]
+
+
+def _unflatten_estimates(rows: list) -> np.ndarray:
+    out = np.zeros(len(rows), dtype=ESTIMATE_DTYPE)
+    n = len(ESTIMATE_PIPES)
+    for i, r in enumerate(rows):
+        out[i] = (r[0], r[1], r[2:2 + n], r[2 + n:2 + 2 * n], r[2 + 2 * n:2 + 3 * n], r[2 + 3 * n])
+    return out
+
+
+def _device_events(rows, est, device, names: dict, clusters: int) -> list:
+    """The device-time timeline of an estimated run: a track per core, and one per pipe of it."""
+    clock_mhz = device.clock_hz / 1e6
+    cyc = lambda c: c / clock_mhz   # noqa: E731  (device cycles -> microseconds)
+    ev = [_meta("process_name", PID_DEVICE, None, f"device estimate ({device.clock_hz / 1e9:.2f} GHz)"),
+          _meta("process_sort_index", PID_DEVICE, None, 1000)]
+    named: set = set()
+    for i, row in enumerate(rows):
+        seq, fid, blk, cid, lane = row[0], row[2], row[3], row[4], row[5]
+        start, r = int(device.block_start[i]), est[i]
+        label = core_label(cid, lane, clusters)
+        if cid not in named:
+            named.add(cid)
+            ev.append(_meta("thread_name", PID_DEVICE, TID_CORE0 + cid, label))
+            ev.append(_meta("thread_sort_index", PID_DEVICE, TID_CORE0 + cid, 100 * cid))
+            for p, pipe in enumerate(ESTIMATE_PIPES):
+                ev.append(_meta("thread_name", PID_DEVICE, TID_PIPE0 + 16 * cid + p, f"{label} {pipe}"))
+                ev.append(_meta("thread_sort_index", PID_DEVICE, TID_PIPE0 + 16 * cid + p, 100 * cid + 1 + p))
+        ev.append({"name": names.get(fid, f"func_{fid}"), "cat": "device", "ph": "X", "ts": cyc(start),
+                   "dur": cyc(int(r["cycles"])), "pid": PID_DEVICE, "tid": TID_CORE0 + cid,
+                   "args": {"task": seq, "block": blk, "start_cycle": start, "cycles": int(r["cycles"])}})
+        for p, pipe in enumerate(ESTIMATE_PIPES):
+            busy = int(r["busy"][p])
+            if busy:
+                lo, hi = int(r["first"][p]), int(r["last"][p])
+                ev.append({"name": pipe, "cat": "device", "ph": "X", "ts": cyc(start + lo), "dur": cyc(hi - lo),
+                           "pid": PID_DEVICE, "tid": TID_PIPE0 + 16 * cid + p,
+                           "args": {"task": seq, "block": blk, "busy_cycles": busy}})
+    return ev
 
 
 def write_trace(path, result, *, clusters: Optional[int] = None, platform: Optional[str] = None) -> Path:
@@ -248,7 +311,7 @@ def load_document(path) -> dict:
 
 def _result_of(path, events, other):
     """A RunResult from one run's events and its otherData (read_trace / read_trace_ranks)."""
-    recs, flows, targs, fifo = [], {}, {}, []
+    recs, flows, targs, fifo, ests = [], {}, {}, [], []
     try:
         for e in events:
             cat, ph = e.get("cat"), e.get("ph")
@@ -258,6 +321,8 @@ def _result_of(path, events, other):
                              int(a["core"]), int(a["lane"])) + tuple(int(a[t]) for t in _TIMES))
                 if "tensors" in a:
                     targs[int(a["task"])] = tuple(str(x) for x in a["tensors"])
+                if "est" in a:
+                    ests.append([int(x) for x in a["est"]])
             elif cat == "fifo" and ph == "X":
                 a = e["args"]
                 fifo.append(tuple(int(a[k]) for k in FIFO_WAIT_DTYPE.names))
@@ -277,15 +342,20 @@ def _result_of(path, events, other):
         except ValueError:
             runtime = None
         waits = np.array(fifo, dtype=FIFO_WAIT_DTYPE) if fifo else None
-        return RunResult(elapsed=float(other.get("elapsed_s", 0.0)), tasks=int(other.get("tasks", 0)),
-                         blocks=int(other.get("blocks", len(blocks))),
-                         timeline=Timeline(blocks, edges, names, targs, waits),
-                         schedulers=int(other.get("schedulers", 0)), runtime=runtime,
-                         clusters=int(other.get("clusters", 0)), platform=str(other.get("platform", "")),
-                         schedule=str(other.get("schedule", "default")),
-                         schedule_from=None if other.get("schedule_from") is None else int(other["schedule_from"]),
-                         in_place=tuple(int(i) for i in other.get("in_place", ())),
-                         copied=tuple((int(i), str(why)) for i, why in other.get("copied", ())))
+        estimates = _unflatten_estimates(ests) if ests and len(ests) == len(recs) else None
+        timeline = Timeline(blocks, edges, names, targs, waits, estimates=estimates)
+        result = RunResult(elapsed=float(other.get("elapsed_s", 0.0)), tasks=int(other.get("tasks", 0)),
+                           blocks=int(other.get("blocks", len(blocks))),
+                           timeline=timeline,
+                           schedulers=int(other.get("schedulers", 0)), runtime=runtime,
+                           clusters=int(other.get("clusters", 0)), platform=str(other.get("platform", "")),
+                           schedule=str(other.get("schedule", "default")),
+                           schedule_from=None if other.get("schedule_from") is None else int(other["schedule_from"]),
+                           in_place=tuple(int(i) for i in other.get("in_place", ())),
+                           copied=tuple((int(i), str(why)) for i, why in other.get("copied", ())))
+        if estimates is not None:
+            result.estimate = device_estimate(timeline, result.platform)
+        return result
     except (AttributeError, OverflowError, TypeError, ValueError) as exc:
         raise TraceFormatError(f"{path}: damaged trace (otherData or records: {type(exc).__name__}: {exc})") from None
 

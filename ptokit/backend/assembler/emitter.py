@@ -12,6 +12,7 @@ from ...pto.lexer import SourceText
 from ...pto.types import SCALARS, PartitionViewType, PtrType, ScalarType, TileBufType, VectorType
 from . import events, prefetch
 from .calls import tile_call
+from .estimate import est_line, fifo_est_line
 from .fusion import GmRun, Run, find_gm_run, scan_run, tile_reads
 from .sema import ValueInfo, float_literal
 
@@ -262,6 +263,7 @@ class FuncEmitter:
                 spec, ins, outs = self._tile_operands(op)
                 self.out(depth + 1, tile_call(spec, op, ins, outs, self.ex))
         self.out(depth, "}")
+        self.emit_estimates(tile_ops, depth)
         if self.insert_sync:
             for op in tile_ops:
                 for u in op.group("outs").uses:
@@ -330,8 +332,22 @@ class FuncEmitter:
             if op.name == "pto.alloc_tile":
                 self.out(depth + 1, self.alloc_assign(op))
             elif id(op) not in {id(h) for h in run.hoisted}:
-                self.emit_tile_op(op, dialect.PTO_OPS[op.name], depth + 1)
+                self.emit_tile_op(op, dialect.PTO_OPS[op.name], depth + 1, estimate=False)
         self.out(depth, "}")
+        hoisted = {id(h) for h in run.hoisted}
+        self.emit_estimates([op for op in run.ops if op.name.startswith("pto.t") and id(op) not in hoisted], depth)
+
+    def emit_estimates(self, ops, depth: int) -> None:
+        """The estimate lines of ``ops`` (tile ops, in order; docs/estimate.md): the costs are a2a3's."""
+        if self.arch != "a2a3":
+            return
+        for op in ops:
+            if dialect.PTO_OPS[op.name].form != "dps":
+                continue
+            spec, ins, outs = self._tile_operands(op)
+            line = est_line(op, spec, ins, outs, self.op_pipe(op, spec), self.ex)
+            if line is not None:
+                self.out(depth, line)
 
     def _tile_operands(self, op: Op):
         spec = op.extra.get("row") or dialect.PTO_OPS[op.name]
@@ -658,18 +674,20 @@ class FuncEmitter:
         self.loc_comment(op, depth)
         self.out(depth, f"MrgSortExecutedNumList {self.new_name(res)}{{}};")
 
-    def emit_tile_op(self, op: Op, spec: dialect.OpSpec, depth: int) -> None:
+    def emit_tile_op(self, op: Op, spec: dialect.OpSpec, depth: int, estimate: bool = True) -> None:
         spec = op.extra.get("row", spec)   # the variant sema matched (pto.tgather's mask form, ...)
         ins = op.group("ins").uses
         if spec.optional and not spec.pass_optional:
             ins = ins[:len(spec.ins) - spec.optional]
         outs = op.group("outs").uses
+        pipe = self.op_pipe(op, spec)
         if self.insert_sync:
-            pipe = self.op_pipe(op, spec)
             reads = [u for u in list(ins) + (list(outs) if op.name.endswith(".acc") else [])
                      if isinstance(u.value.type, TileBufType)]
             self.sync_before(op, pipe, reads, depth)
         self.out(depth, tile_call(spec, op, ins, outs, self.ex))
+        if estimate:
+            self.emit_estimates([op], depth)
         if self.insert_sync:
             for u in outs:
                 if isinstance(u.value.type, TileBufType):
@@ -761,6 +779,9 @@ class FuncEmitter:
             return
         if name.startswith("pto.tpush"):
             t = self.ex(op.operands[0])
+            est = fifo_est_line("push", op.operands[0].value.type, t, self.arch)
+            if est is not None:
+                self.out(depth, est)
             self._lane_call(depth, f"TPUSH<decltype({p}), decltype({t}), {split}>({p}, {t}", lane)
             return
         # pop: the tile lives in the consumer's slot buffer, slots taken round-robin
@@ -779,6 +800,9 @@ class FuncEmitter:
         self.out(depth, f"TASSIGN({tn}, {base} + {slot} * {pipe['size']}u);")
         self.out(depth, f"{slot} = ({slot} + 1u) % {pipe['num']}u;")
         self._lane_call(depth, f"TPOP<decltype({p}), decltype({tn}), {split}>({p}, {tn}", lane)
+        est = fifo_est_line("pop", tt, tn, self.arch)
+        if est is not None:
+            self.out(depth, est)
 
     def _lane_call(self, depth: int, head: str, lane: Optional[str]) -> None:
         """Split-endpoint rule: device builds pass the lane, __CPU_SIM keeps the two-argument form."""
@@ -950,6 +974,9 @@ def emit_module(mod: Module, src: SourceText, insert_sync: bool, plans: Dict[str
         if lines:
             out.extend(lines)
             out.append("")
+    if any("PTO_EST(" in line for line in out):   # a tile library without estimates (the vendor's) skips them
+        out[3:3] = ["#ifndef PTO_EST  // estimated device time (docs/estimate.md)", "#define PTO_EST(...)", "#endif",
+                    ""]
     return "\n".join(out)
 
 

@@ -28,7 +28,8 @@ from .. import cachedir
 from ..callable import unpack_chip_callable
 from ..config import RACE_CHECK_MODES, SCHEDULES, RunConfig
 from ..external import ExternalTensor
-from ..records import BLOCK_RECORD_DTYPE, EDGE_DTYPE, FIFO_WAIT_DTYPE, RunResult, Timeline
+from ..estimate import device_estimate
+from ..records import BLOCK_RECORD_DTYPE, EDGE_DTYPE, ESTIMATE_DTYPE, FIFO_WAIT_DTYPE, RunResult, Timeline
 from . import comm_abi
 from . import aliasing
 from .races import Race, RaceList, report
@@ -57,7 +58,7 @@ class PtoSimConfig(ctypes.Structure):
                 ("timeout_s", ctypes.c_double), ("task_ring_size", ctypes.c_uint64),
                 ("heap_size", ctypes.c_uint64), ("dep_pool_size", ctypes.c_uint64),
                 ("race_check", ctypes.c_int32), ("schedule", ctypes.c_int32), ("schedule_seed", ctypes.c_uint64),
-                ("no_fusion", ctypes.c_int32)]
+                ("no_fusion", ctypes.c_int32), ("estimate", ctypes.c_int32)]
 
 
 class PtoSimKernel(ctypes.Structure):
@@ -177,7 +178,10 @@ def load_library() -> ctypes.CDLL:
         lib.ptosim_comm_shm_table.argtypes = [ctypes.c_void_p]
         lib.ptosim_sizeof.restype = ctypes.c_uint64
         lib.ptosim_sizeof.argtypes = [ctypes.c_int32]
-        sizes = {4: BLOCK_RECORD_DTYPE.itemsize, 5: EDGE_DTYPE.itemsize, 9: FIFO_WAIT_DTYPE.itemsize}
+        lib.ptosim_result_estimates.restype = ctypes.c_uint64
+        lib.ptosim_result_estimates.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64]
+        sizes = {4: BLOCK_RECORD_DTYPE.itemsize, 5: EDGE_DTYPE.itemsize, 9: FIFO_WAIT_DTYPE.itemsize,
+                 15: ESTIMATE_DTYPE.itemsize}
         sizes.update({k: ctypes.sizeof(v) for k, v in {**_SIZEOF_IDS, **comm_abi.SIZEOF_IDS}.items()})
         for which, size in sizes.items():
             got = lib.ptosim_sizeof(which)
@@ -443,6 +447,7 @@ def _sim_config(config: RunConfig, runtime: RuntimeKind) -> PtoSimConfig:
     c.clusters = config.clusters
     c.debug_nan_fill = 1 if config.debug_nan_fill else 0
     c.no_fusion = 0 if config.fusion else 1
+    c.estimate = 1 if config.estimate else 0
     c.record_args = 1 if config.trace else 0
     c.dump_args = config.enable_dump_args
     c.timeout_s = float(config.timeout)
@@ -514,6 +519,11 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
         if ne:
             lib.ptosim_result_edges(handle, edges.ctypes.data, ne)
         skipped = _result_array(lib.ptosim_result_skipped, handle, ctypes.c_uint64)
+        estimates = None
+        if config.estimate:
+            estimates = np.zeros(n, dtype=ESTIMATE_DTYPE)
+            if n:
+                lib.ptosim_result_estimates(handle, estimates.ctypes.data, n)
         found = lib.ptosim_result_races(handle, None, 0) if config.race_check != "off" else 0
         races = _result_array(lib.ptosim_result_races, handle, PtoSimRace) if found else []
         dumped = None
@@ -537,11 +547,14 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
     for host, dev in m.copy_back:
         np.copyto(host, dev)
     result = RunResult(elapsed=stats.elapsed_ns / 1e9, tasks=int(stats.tasks), blocks=int(stats.blocks),
-                       timeline=Timeline(blocks, edges, names, task_args, fifo_waits, tuple(int(s) for s in skipped)),
+                       timeline=Timeline(blocks, edges, names, task_args, fifo_waits, tuple(int(s) for s in skipped),
+                                         estimates),
                        schedulers=int(stats.schedulers), runtime=kind, clusters=config.clusters,
                        platform=config.platform, schedule=SCHEDULES[stats.schedule],
                        schedule_from=int(stats.schedule_from) if stats.schedule else None,
                        copied=m.copied, in_place=m.in_place)
+    if estimates is not None:
+        result.estimate = device_estimate(result.timeline, config.platform)
     if found:
         result.races = race_records(races, found, names, m.tensors[:m.ntensors])
     if dumped is not None:

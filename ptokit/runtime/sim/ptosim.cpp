@@ -101,6 +101,7 @@ Device* attach_device(Run* r, const PtoSimConfig* cfg) {
         for (auto& c : d->cores) {
             c->hw.debug_nan_fill = cfg->debug_nan_fill;
             c->hw.no_fusion = cfg->no_fusion;
+            c->hw.estimate = cfg->estimate;
         }
         std::lock_guard<std::mutex> fl(d->fifo_mu);
         d->fifos.clear();
@@ -220,6 +221,20 @@ extern "C" __attribute__((visibility("default"))) void pto_cpu_check_gm_write(co
             pto_cpu_fatal(instr, msg);
         }
     }
+}
+
+// Estimated device time (docs/estimate.md): the instruction stream of the block running on this core.
+extern "C" __attribute__((visibility("default"))) void pto_cpu_est_op(PtoCpuCore* core, int32_t pipe, uint32_t cycles,
+                                                                     const PtoCpuEstBuf* bufs, int32_t nbufs,
+                                                                     int32_t nwrites) {
+    if (!core || !core->runtime || !core->estimate) return;
+    static_cast<Core*>(core->runtime)->est.op(pipe, cycles, bufs, nbufs, nwrites);
+}
+
+extern "C" __attribute__((visibility("default"))) void pto_cpu_est_sync(PtoCpuCore* core, int32_t kind, int32_t a,
+                                                                       int32_t b, int32_t event) {
+    if (!core || !core->runtime || !core->estimate) return;
+    static_cast<Core*>(core->runtime)->est.sync(kind, a, b, event);
 }
 
 // The race checker's record of what a block of a checked task touched (pto_cpu_note_gm_rows).
@@ -443,6 +458,78 @@ extern "C" __attribute__((visibility("default"))) uint64_t ptosim_result_records
     return r->nrec;
 }
 
+// The run's device schedule (docs/estimate.md): each block's `start` in device cycles. Tasks in submission
+// order, each once its producers ended; each block on the core of its kind free first (lowest index on a
+// tie), a mixed block on the cluster whose three cores are free first. Independent of how the CPU ran it.
+static void est_place(Run* r) {
+    const uint64_t n = std::min<uint64_t>(r->nrec, r->estimates.size());
+    std::vector<uint64_t> order(n);
+    for (uint64_t i = 0; i < n; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) {
+        const PtoSimBlockRecord *x = r->rec(a), *y = r->rec(b);
+        return std::make_tuple(x->task_seq, x->block_idx, x->lane) < std::make_tuple(y->task_seq, y->block_idx, y->lane);
+    });
+    std::vector<uint64_t> end(r->seq + 1, 0);        // by task seq: when it ends on the device
+    std::vector<std::vector<uint64_t>> producers(r->seq + 1);
+    for (const PtoSimEdge& e : r->edges)
+        if (e.consumer_seq <= r->seq) producers[e.consumer_seq].push_back(e.producer_seq);
+    const int32_t nc = std::max(1, r->cfg.clusters);
+    std::vector<uint64_t> aic(nc, 0), aiv(2 * nc, 0);
+    auto ready_of = [&](uint64_t seq) {
+        uint64_t t = 0;
+        for (uint64_t p : producers[seq]) t = std::max(t, p <= r->seq ? end[p] : 0);
+        return t;
+    };
+    uint64_t seq_done = 0;                           // tasks before it have their end
+    uint64_t k = 0;
+    while (k < n) {
+        const PtoSimBlockRecord* first = r->rec(order[k]);
+        const uint64_t seq = first->task_seq;
+        for (; seq_done < seq; ++seq_done) end[seq_done] = std::max(end[seq_done], ready_of(seq_done));  // no blocks
+        const uint64_t ready = ready_of(seq);
+        uint64_t task_end = ready;
+        while (k < n && r->rec(order[k])->task_seq == seq) {
+            uint64_t j = k, dur = 0;
+            bool cube = false, vec = false;
+            for (; j < n && r->rec(order[j])->task_seq == seq && r->rec(order[j])->block_idx == r->rec(order[k])->block_idx; ++j) {
+                dur = std::max(dur, r->estimates[order[j]].cycles);
+                (r->rec(order[j])->lane < 0 ? cube : vec) = true;
+            }
+            uint64_t st;
+            if (cube && vec) {
+                int32_t best = 0;
+                uint64_t bt = UINT64_MAX;
+                for (int32_t c = 0; c < nc; ++c) {
+                    const uint64_t t = std::max(aic[c], std::max(aiv[2 * c], aiv[2 * c + 1]));
+                    if (t < bt) { bt = t; best = c; }
+                }
+                st = std::max(ready, bt);
+                aic[best] = aiv[2 * best] = aiv[2 * best + 1] = st + dur;
+            } else {
+                std::vector<uint64_t>& free = cube ? aic : aiv;
+                const size_t best = std::min_element(free.begin(), free.end()) - free.begin();
+                st = std::max(ready, free[best]);
+                free[best] = st + dur;
+            }
+            for (uint64_t i = k; i < j; ++i) r->estimates[order[i]].start = st;
+            task_end = std::max(task_end, st + dur);
+            k = j;
+        }
+        end[seq] = task_end;
+        seq_done = seq + 1;
+    }
+}
+
+extern "C" __attribute__((visibility("default"))) uint64_t ptosim_result_estimates(void* result, PtoSimEstimate* out, uint64_t cap) {
+    Run* r = static_cast<Run*>(result);
+    if (!r || !r->cfg.estimate) return 0;
+    if (out) est_place(r);
+    uint64_t n = std::min(cap, r->nrec);
+    if (out)
+        for (uint64_t i = 0; i < n; ++i) out[i] = i < r->estimates.size() ? r->estimates[i] : PtoSimEstimate();
+    return r->nrec;
+}
+
 extern "C" __attribute__((visibility("default"))) uint64_t ptosim_result_edges(void* result, PtoSimEdge* out, uint64_t cap) {
     Run* r = static_cast<Run*>(result);
     if (!r) return 0;
@@ -556,6 +643,7 @@ extern "C" __attribute__((visibility("default"))) uint64_t ptosim_sizeof(int32_t
         case 12: return sizeof(PtoCommWindow);
         case 13: return sizeof(PtoSimDump);
         case 14: return sizeof(PtoSimRace);
+        case 15: return sizeof(PtoSimEstimate);
     }
     return 0;
 }

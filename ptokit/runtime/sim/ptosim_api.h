@@ -28,6 +28,7 @@ typedef struct PtoSimConfig {
                                // submitted in a MANUAL scope on (after the earlier tasks are done), else 0
     uint64_t schedule_seed;    // seed of schedule 2
     int32_t no_fusion;         // 1: fused runs of the built-in assembler take their unfused path
+    int32_t estimate;          // 1: estimated device time per block (ptosim_result_estimates; docs/estimate.md)
 } PtoSimConfig;
 
 typedef struct PtoSimKernel {
@@ -63,6 +64,17 @@ typedef struct PtoSimBlockRecord {
     int64_t start_ns;
     int64_t end_ns;
 } PtoSimBlockRecord;
+
+// Estimated device time of one block record (PtoSimConfig.estimate; docs/estimate.md): cycles from the
+// block's start on its core, per pipe in the order Scalar, MTE2, MTE1, CUBE, FIXP, VEC, MTE3.
+typedef struct PtoSimEstimate {
+    uint64_t cycles;           // until the block's last instruction ends
+    uint64_t instructions;     // instructions with an estimate
+    uint64_t busy[7];          // cycles each pipe was busy
+    uint64_t first[7];         // when each pipe first started (0 with busy 0: never)
+    uint64_t last[7];          // when each pipe last finished
+    uint64_t start;            // device cycle the block starts at in the run's device schedule (docs/estimate.md)
+} PtoSimEstimate;
 
 typedef struct PtoSimEdge {
     uint64_t producer_seq;
@@ -162,6 +174,8 @@ uint64_t ptosim_result_dumps(void* result, PtoSimDump* out, uint64_t cap);
 uint64_t ptosim_result_dump_data(void* result, uint8_t* out, uint64_t cap);
 // The races the checker found (at most 256 kept; the return value is the number found).
 uint64_t ptosim_result_races(void* result, PtoSimRace* out, uint64_t cap);
+// One PtoSimEstimate per block record, in record order (cfg.estimate; zeros otherwise).
+uint64_t ptosim_result_estimates(void* result, PtoSimEstimate* out, uint64_t cap);
 void ptosim_result_free(void* result);
 
 // Distributed runs (docs/distributed.md). `table` is the transport of this process's windows

@@ -55,8 +55,14 @@ typedef struct PtoCpuCore {
     int32_t core_id, cluster_id, lane;
     int32_t debug_nan_fill;
     int32_t no_fusion;
+    int32_t estimate;
     void* runtime;
 } PtoCpuCore;
+typedef struct PtoCpuEstBuf {
+    int32_t space;
+    uint32_t bytes;
+    uint64_t offset;
+} PtoCpuEstBuf;
 PtoCpuCore* pto_cpu_current_core(void);
 void pto_cpu_fatal(const char* instr, const char* message);
 int pto_cpu_check_gm(const void* p, uint64_t bytes);

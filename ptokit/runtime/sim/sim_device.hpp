@@ -15,6 +15,7 @@
 #include "sim_common.hpp"
 #include "sim_race.hpp"
 #include "sim_rings.hpp"
+#include "sim_estimate.hpp"
 
 namespace {
 
@@ -65,6 +66,7 @@ struct Core {
     ArgRegion regions[CORE_MAX_TENSOR_ARGS];  // of the block running now (GM bounds checks)
     std::vector<RaceTouch> touch;  // what the running block touched in GM (race checker, checked tasks)
     JumpCtx jctx;
+    EstCore est;                  // the running block's estimated device timeline (cfg.estimate)
     // A vector lane's part in the FIFOs of its current mixed-task block (guarded by
     // Device::fifo_mu; see fifo_block_begin and pto_cpu_fifo_lane_joins).
     struct FifoPart {
@@ -79,6 +81,7 @@ struct Core {
 struct Fifo {
     uint32_t slot_size = 0, slot_num = 0;
     std::deque<std::vector<uint8_t>> queued;
+    std::deque<uint64_t> stamps;      // cfg.estimate: the pusher's device time of each queued slot
     bool held = false;
 };
 

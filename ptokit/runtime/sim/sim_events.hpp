@@ -20,10 +20,13 @@ struct EventState {
     int32_t to_cube[16] = {0};          // raises the cube has not consumed
     int32_t to_lane[2][16] = {{0}};     // raises each vector lane has not consumed
     int32_t both[2][16] = {{0}};        // ffts_mode 2 raises of each lane not yet paired
+    // estimated device time of each raise not yet consumed (cfg.estimate), in raise order
+    std::deque<uint64_t> t_cube[16], t_lane[2][16], t_both[2][16];
 };
 struct BarrierState {
     int32_t arrived = 0;
     uint64_t generation = 0;
+    uint64_t t_arrived = 0, t_open = 0;     // estimated device time: the latest arrival, and when it opened
     int32_t peak = 0;                       // the most arrivals this generation saw at once (for the timeout)
     std::map<int32_t, int32_t> per_block;   // arrivals of this generation by block index (for the timeout)
 };
@@ -59,18 +62,31 @@ extern "C" __attribute__((visibility("default"))) int pto_cpu_event_set(PtoCpuCo
     Core* c = static_cast<Core*>(core->runtime);
     std::lock_guard<std::mutex> lk(d->fifo_mu);
     EventState* e = event_state(d, c);
+    const bool est = core->estimate != 0;
+    const uint64_t now = est ? c->est.now() : 0;
     if (core->lane < 0) {
         e->to_lane[0][event]++;
         e->to_lane[1][event]++;
+        if (est) {
+            e->t_lane[0][event].push_back(now);
+            e->t_lane[1][event].push_back(now);
+        }
     } else if (ffts_mode == 2) {
         e->both[core->lane][event]++;
+        if (est) e->t_both[core->lane][event].push_back(now);
         if (e->both[0][event] > 0 && e->both[1][event] > 0) {
             e->both[0][event]--;
             e->both[1][event]--;
             e->to_cube[event]++;
+            if (est && !e->t_both[0][event].empty() && !e->t_both[1][event].empty()) {
+                e->t_cube[event].push_back(std::max(e->t_both[0][event].front(), e->t_both[1][event].front()));
+                e->t_both[0][event].pop_front();
+                e->t_both[1][event].pop_front();
+            }
         }
     } else {
         e->to_cube[event]++;
+        if (est) e->t_cube[event].push_back(now);
     }
     note_progress(r, mono_ns());
     d->fifo_cv.notify_all();
@@ -88,6 +104,11 @@ extern "C" __attribute__((visibility("default"))) int pto_cpu_event_wait(PtoCpuC
     const int rc = fifo_wait(d, r, lk, [&] { return *count > 0; });
     if (rc) return rc;
     --*count;
+    std::deque<uint64_t>& stamps = core->lane < 0 ? e->t_cube[event] : e->t_lane[core->lane][event];
+    if (core->estimate && !stamps.empty()) {   // the raise's device time holds this core up
+        c->est.wait_until(stamps.front());
+        stamps.pop_front();
+    }
     note_progress(r, mono_ns());
     return PTO_CPU_FIFO_OK;
 }
@@ -106,7 +127,11 @@ extern "C" __attribute__((visibility("default"))) int pto_cpu_syncall(PtoCpuCore
     BarrierState& b = g_barriers[std::make_tuple((const void*)d, t->seq, core_type)];
     const uint64_t gen = b.generation;
     const int32_t block = c->cur.block_idx;
+    if (core->estimate) b.t_arrived = std::max(b.t_arrived, c->est.now());
     if (++b.arrived == n) {
+        b.t_open = b.t_arrived;                 // opens at the last arrival's device time
+        b.t_arrived = 0;
+        if (core->estimate) c->est.wait_until(b.t_open);
         b.arrived = 0;
         b.peak = 0;
         b.per_block.clear();
@@ -135,6 +160,7 @@ extern "C" __attribute__((visibility("default"))) int pto_cpu_syncall(PtoCpuCore
         }
         return rc;
     }
+    if (core->estimate) c->est.wait_until(b.t_open);
     return PTO_CPU_FIFO_OK;
 }
 #endif

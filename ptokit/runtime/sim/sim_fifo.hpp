@@ -87,6 +87,7 @@ extern "C" __attribute__((visibility("default"))) int pto_cpu_fifo_push(PtoCpuCo
     if (rc) return rc;
     if (waited) fifo_note_wait(r, core, pipe_id, dir, lane, 0, waited);
     f->queued.emplace_back((const uint8_t*)src, (const uint8_t*)src + bytes);
+    if (core->estimate) f->stamps.push_back(static_cast<Core*>(core->runtime)->est.now());
     note_progress(r, mono_ns());
     d->fifo_cv.notify_all();
     return PTO_CPU_FIFO_OK;
@@ -112,6 +113,10 @@ extern "C" __attribute__((visibility("default"))) int pto_cpu_fifo_pop(PtoCpuCor
     if (slot.size() != bytes) return PTO_CPU_FIFO_BAD_SIZE;
     memcpy(dst, slot.data(), bytes);
     f->queued.pop_front();
+    if (core->estimate && !f->stamps.empty()) {   // the data is there once the pusher's work is
+        static_cast<Core*>(core->runtime)->est.wait_until(f->stamps.front());
+        f->stamps.pop_front();
+    }
     f->held = true;
     note_progress(r, mono_ns());
     d->fifo_cv.notify_all();

@@ -68,6 +68,7 @@ struct Run {
     std::vector<PtoSimDump> dumps; // cfg.dump_args: dumped tensor args ...
     std::vector<uint8_t> dump_data;  // ... and their bytes
     RaceState race;                // cfg.race_check (sim_race.hpp)
+    std::vector<PtoSimEstimate> estimates;  // cfg.estimate: by record index (guarded by Device::mu)
     // MANUAL scopes: tensor-derived producers submitted at or after `manual_from` (the first
     // submission of the outermost open MANUAL scope) are not dependencies; UINT64_MAX: none open
     uint64_t manual_from = UINT64_MAX;

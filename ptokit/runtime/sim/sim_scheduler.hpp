@@ -368,6 +368,7 @@ bool run_block(Core* c, Run* r, const Work& w) {
     note_progress(r, start);
     volatile bool ok = false;
     c->touch.clear();
+    if (c->hw.estimate) c->est.reset();
     fifo_block_begin(c, t, w.block_idx);
     if (sigsetjmp(c->jctx.jb, 1) == 0) {
         c->jctx.armed = 1;
@@ -386,6 +387,10 @@ void block_done(Run* r, Core* c, const Work& w, bool ok) {
     c->busy = false;
     d->free_count[c->type]++;
     note_progress(r, r->t0 + r->rec(w.rec)->end_ns);
+    if (c->hw.estimate) {
+        if (r->estimates.size() <= w.rec) r->estimates.resize(std::max<uint64_t>(w.rec + 1, 2 * r->estimates.size()));
+        r->estimates[w.rec] = c->est.finish();
+    }
     Task* t = w.task;
     if (!ok) {
         const std::string& kn = r->kernels[w.func_id].name;

@@ -41,6 +41,7 @@ typedef struct PtoCpuCore {
     int32_t core_id, cluster_id, lane; /* lane: 0/1 for AIV0/AIV1, -1 for AIC */
     int32_t debug_nan_fill;   /* fill newly TASSIGNed float tiles with NaN */
     int32_t no_fusion;        /* fused runs take their unfused path (RunConfig(fusion=False)) */
+    int32_t estimate;         /* 1: report each instruction's estimated device cost (pto_cpu_est_op) */
     void* runtime;            /* opaque, for FIFO calls */
 } PtoCpuCore;
 
@@ -148,6 +149,21 @@ PTO_CPU_HOOK_DECL void pto_cpu_gemm_f32(int32_t m, int32_t n, int32_t kk, const 
                                         int64_t ldb, float* c, int64_t ldc);
 PTO_CPU_HOOK_DECL void pto_cpu_widen16(int32_t bf16, const uint16_t* src, int64_t lds, float* dst, int64_t ldd,
                                        int32_t rows, int32_t n);
+
+/*
+ * Estimated device time (docs/estimate.md), called only while core->estimate is set. est_op: one
+ * instruction of `cycles` on pipe `pipe` (pipe_t values) that reads and writes the given tile buffers
+ * (the first `nwrites` are written, the rest read). est_sync: kind 0 set_flag(a, b, event), 1
+ * wait_flag(a, b, event), 2 pipe_barrier(a). The runtime turns them into the core's device timeline.
+ */
+typedef struct PtoCpuEstBuf {
+    int32_t space;            /* PTO_CPU_SPACE_* */
+    uint32_t bytes;
+    uint64_t offset;          /* from the space's base */
+} PtoCpuEstBuf;
+PTO_CPU_HOOK_DECL void pto_cpu_est_op(PtoCpuCore* core, int32_t pipe, uint32_t cycles, const PtoCpuEstBuf* bufs,
+                                      int32_t nbufs, int32_t nwrites);
+PTO_CPU_HOOK_DECL void pto_cpu_est_sync(PtoCpuCore* core, int32_t kind, int32_t a, int32_t b, int32_t event);
 
 /*
  * Distributed programs (docs/distributed.md): windows and signals.

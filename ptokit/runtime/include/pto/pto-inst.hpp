@@ -11,6 +11,7 @@
 #include "pto/cpu/types.hpp"
 #include "pto/cpu/core.hpp"
 #include "pto/cpu/tile.hpp"
+#include "pto/cpu/estimate.hpp"
 #include "pto/cpu/ops.hpp"
 #include "pto/cpu/fusion.hpp"
 #include "pto/cpu/ops_view.hpp"

@@ -1,6 +1,10 @@
 #include "pto/pto-inst.hpp"
 using namespace pto;
 
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 __global__ AICORE void rowexp(__gm__ float* v1, __gm__ float* v2, int64_t v3) {
 #if defined(__DAV_VEC__)
   // rowexp.py:5
@@ -17,6 +21,7 @@ __global__ AICORE void rowexp(__gm__ float* v1, __gm__ float* v2, int64_t v3) {
   v8.origin_ = v1;
 #endif
   TLOAD(v5, v8);
+  PTO_EST(PIPE_MTE2, 330u, 1, v5);
   // rowexp.py:7
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v9 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(v4, 64);
@@ -24,6 +29,7 @@ __global__ AICORE void rowexp(__gm__ float* v1, __gm__ float* v2, int64_t v3) {
   set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   TEXP(v9, v5);
+  PTO_EST(PIPE_V, 95u, 1, v9, v5);
   // rowexp.py:8
   pto::Shape<1, 1, 1, -1, 64> v10 = pto::Shape<1, 1, 1, -1, 64>(1, 1, 1, v4, 64);
   pto::Stride<-1, -1, -1, 64, 1> v11 = pto::Stride<-1, -1, -1, 64, 1>(v4 * 64, v4 * 64, v4 * 64, 64, 1);
@@ -35,6 +41,7 @@ __global__ AICORE void rowexp(__gm__ float* v1, __gm__ float* v2, int64_t v3) {
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v12, v9);
+  PTO_EST(PIPE_MTE3, 75u, 0, v9);
   pipe_barrier(PIPE_ALL);
 #endif
 }

@@ -1,6 +1,10 @@
 #include "pto/pto-inst.hpp"
 using namespace pto;
 
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 __global__ AICORE void blocked_add(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3, int64_t v4) {
 #if defined(__DAV_VEC__)
   int64_t v5 = v4 + 15;
@@ -32,6 +36,7 @@ __global__ AICORE void blocked_add(__gm__ float* v1, __gm__ float* v2, __gm__ fl
     v17.origin_ = v1;
 #endif
     TLOAD(v14, v17);
+    PTO_EST(PIPE_MTE2, 282u, 1, v14);
     // blocked.py:13
     Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v18 =
         Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(v12, 32);
@@ -44,6 +49,7 @@ __global__ AICORE void blocked_add(__gm__ float* v1, __gm__ float* v2, __gm__ fl
     v21.origin_ = v2;
 #endif
     TLOAD(v18, v21);
+    PTO_EST(PIPE_MTE2, 282u, 1, v18);
     // blocked.py:14
     Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v22 =
         Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(v12, 32);
@@ -51,6 +57,7 @@ __global__ AICORE void blocked_add(__gm__ float* v1, __gm__ float* v2, __gm__ fl
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     TADD(v22, v14, v18);
+    PTO_EST(PIPE_V, 74u, 1, v22, v14, v18);
     // blocked.py:15
     pto::Shape<1, 1, 1, -1, 32> v23 = pto::Shape<1, 1, 1, -1, 32>(1, 1, 1, v12, 32);
     pto::Stride<-1, -1, -1, 32, 1> v24 = pto::Stride<-1, -1, -1, 32, 1>(v12 * 32, v12 * 32, v12 * 32, 32, 1);
@@ -62,6 +69,7 @@ __global__ AICORE void blocked_add(__gm__ float* v1, __gm__ float* v2, __gm__ fl
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
     TSTORE(v25, v22);
+    PTO_EST(PIPE_MTE3, 19u, 0, v22);
     int64_t v26 = v7 + 1;
     v7 = v26;
     pipe_barrier(PIPE_ALL);

@@ -1,6 +1,10 @@
 #include "pto/pto-inst.hpp"
 using namespace pto;
 
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 __global__ AICORE void vadd(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3) {
 #if defined(__DAV_VEC__)
   // vadd.py:10
@@ -15,6 +19,7 @@ __global__ AICORE void vadd(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3
   v7.origin_ = v1;
 #endif
   TLOAD(v4, v7);
+  PTO_EST(PIPE_MTE2, 298u, 1, v4);
   // vadd.py:11
   Tile<TileType::Vec, float, 32, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v8 =
       Tile<TileType::Vec, float, 32, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 32);
@@ -27,6 +32,7 @@ __global__ AICORE void vadd(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3
   v11.origin_ = v2;
 #endif
   TLOAD(v8, v11);
+  PTO_EST(PIPE_MTE2, 298u, 1, v8);
   // vadd.py:12
   Tile<TileType::Vec, float, 32, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v12 =
       Tile<TileType::Vec, float, 32, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 32);
@@ -34,6 +40,7 @@ __global__ AICORE void vadd(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3
   set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   TADD(v12, v4, v8);
+  PTO_EST(PIPE_V, 106u, 1, v12, v4, v8);
   // vadd.py:13
   pto::Shape<1, 1, 1, 32, 32> v13 = pto::Shape<1, 1, 1, 32, 32>();
   pto::Stride<1024, 1024, 1024, 32, 1> v14 = pto::Stride<1024, 1024, 1024, 32, 1>();
@@ -45,6 +52,7 @@ __global__ AICORE void vadd(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v15, v12);
+  PTO_EST(PIPE_MTE3, 38u, 0, v12);
   pipe_barrier(PIPE_ALL);
 #endif
 }

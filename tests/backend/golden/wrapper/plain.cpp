@@ -18,6 +18,10 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 static __aicore__ void vadd(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3) {
 #if defined(__DAV_VEC__)
   // vadd.py:10
@@ -32,6 +36,7 @@ static __aicore__ void vadd(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3
   v7.origin_ = v1;
 #endif
   TLOAD(v4, v7);
+  PTO_EST(PIPE_MTE2, 298u, 1, v4);
   // vadd.py:11
   Tile<TileType::Vec, float, 32, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v8 =
       Tile<TileType::Vec, float, 32, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 32);
@@ -44,6 +49,7 @@ static __aicore__ void vadd(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3
   v11.origin_ = v2;
 #endif
   TLOAD(v8, v11);
+  PTO_EST(PIPE_MTE2, 298u, 1, v8);
   // vadd.py:12
   Tile<TileType::Vec, float, 32, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v12 =
       Tile<TileType::Vec, float, 32, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 32);
@@ -51,6 +57,7 @@ static __aicore__ void vadd(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3
   set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   TADD(v12, v4, v8);
+  PTO_EST(PIPE_V, 106u, 1, v12, v4, v8);
   // vadd.py:13
   pto::Shape<1, 1, 1, 32, 32> v13 = pto::Shape<1, 1, 1, 32, 32>();
   pto::Stride<1024, 1024, 1024, 32, 1> v14 = pto::Stride<1024, 1024, 1024, 32, 1>();
@@ -62,6 +69,7 @@ static __aicore__ void vadd(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v15, v12);
+  PTO_EST(PIPE_MTE3, 38u, 0, v12);
   pipe_barrier(PIPE_ALL);
 #endif
 }

@@ -1,6 +1,10 @@
 #include "pto/pto-inst.hpp"
 using namespace pto;
 
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 __global__ AICORE void k(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3) {
 #if defined(__DAV_VEC__)
   // tensor_form_programs.py:77
@@ -15,6 +19,7 @@ __global__ AICORE void k(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3) {
       Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 32);
   TASSIGN(v7, 0);
   TLOAD(v7, v6);
+  PTO_EST(PIPE_MTE2, 282u, 1, v7);
   pto::Shape<1, 1, 1, 16, 32> v8 = pto::Shape<1, 1, 1, 16, 32>();
   pto::Stride<512, 512, 512, 32, 1> v9 = pto::Stride<512, 512, 512, 32, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 16, 32>, pto::Stride<512, 512, 512, 32, 1>, pto::Layout::ND> v10 =
@@ -26,12 +31,14 @@ __global__ AICORE void k(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3) {
       Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 32);
   TASSIGN(v11, 2048);
   TLOAD(v11, v10);
+  PTO_EST(PIPE_MTE2, 282u, 1, v11);
   Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v12 =
       Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 4);
   TASSIGN(v12, 4096);
   set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   TCMP(v12, v7, v11, CmpMode::LT);
+  PTO_EST(PIPE_V, 70u, 1, v12, v7, v11);
   pto::Shape<1, 1, 1, 16, 32> v13 = pto::Shape<1, 1, 1, 16, 32>();
   pto::Stride<512, 512, 512, 32, 1> v14 = pto::Stride<512, 512, 512, 32, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 16, 32>, pto::Stride<512, 512, 512, 32, 1>, pto::Layout::ND> v15 =
@@ -43,10 +50,12 @@ __global__ AICORE void k(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3) {
       Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 32);
   TASSIGN(v16, 0);
   TLOAD(v16, v15);
+  PTO_EST(PIPE_MTE2, 282u, 1, v16);
   Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v17 =
       Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 32);
   TASSIGN(v17, 2048);
   TEXPANDS(v17, 1.0f);
+  PTO_EST(PIPE_V, 32u, 1, v17);
   Tile<TileType::Vec, uint8_t, 1, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v18 =
       Tile<TileType::Vec, uint8_t, 1, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(1, 32);
   TASSIGN(v18, 0);
@@ -65,6 +74,7 @@ __global__ AICORE void k(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3) {
       Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 32);
   TASSIGN(v23, 0);
   TLOAD(v23, v22);
+  PTO_EST(PIPE_MTE2, 282u, 1, v23);
   pto::Shape<1, 1, 1, 16, 32> v24 = pto::Shape<1, 1, 1, 16, 32>();
   pto::Stride<512, 512, 512, 32, 1> v25 = pto::Stride<512, 512, 512, 32, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 16, 32>, pto::Stride<512, 512, 512, 32, 1>, pto::Layout::ND> v26 =
@@ -76,10 +86,12 @@ __global__ AICORE void k(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3) {
       Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 32);
   TASSIGN(v27, 2048);
   TLOAD(v27, v26);
+  PTO_EST(PIPE_MTE2, 282u, 1, v27);
   Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v28 =
       Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 4);
   TASSIGN(v28, 4096);
   TCMPS(v28, v19, 0.0f, CmpMode::NE);
+  PTO_EST(PIPE_V, 70u, 1, v28, v19);
   Tile<TileType::Vec, uint8_t, 1, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v29 =
       Tile<TileType::Vec, uint8_t, 1, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(1, 32);
   TASSIGN(v29, 4608);
@@ -89,6 +101,7 @@ __global__ AICORE void k(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3) {
   set_flag(PIPE_MTE2, PIPE_V, EVENT_ID1);
   wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID1);
   TSEL(v30, v28, v23, v27, v29);
+  PTO_EST(PIPE_V, 61u, 1, v30, v28, v23, v27, v29);
   // tensor_form_programs.py:78
   pto::Shape<1, 1, 1, 16, 32> v31 = pto::Shape<1, 1, 1, 16, 32>();
   pto::Stride<512, 512, 512, 32, 1> v32 = pto::Stride<512, 512, 512, 32, 1>();
@@ -101,6 +114,7 @@ __global__ AICORE void k(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3) {
       Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 32);
   TASSIGN(v34, 0);
   TLOAD(v34, v33);
+  PTO_EST(PIPE_MTE2, 282u, 1, v34);
   Tile<TileType::Vec, uint8_t, 17, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v35 =
       Tile<TileType::Vec, uint8_t, 17, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(17, 32);
   TASSIGN(v35, 2048);
@@ -117,6 +131,7 @@ __global__ AICORE void k(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3) {
       Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 32);
   TASSIGN(v38, 4736);
   TRSQRT(v38, v36, v37);
+  PTO_EST(PIPE_V, 32u, 1, v38, v36, v37);
   pto::Shape<1, 1, 1, 16, 32> v39 = pto::Shape<1, 1, 1, 16, 32>();
   pto::Stride<512, 512, 512, 32, 1> v40 = pto::Stride<512, 512, 512, 32, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 16, 32>, pto::Stride<512, 512, 512, 32, 1>, pto::Layout::ND> v41 =
@@ -127,6 +142,7 @@ __global__ AICORE void k(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3) {
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID3);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID3);
   TSTORE(v41, v38);
+  PTO_EST(PIPE_MTE3, 19u, 0, v38);
   pipe_barrier(PIPE_ALL);
 #endif
 }

@@ -1,6 +1,10 @@
 #include "pto/pto-inst.hpp"
 using namespace pto;
 
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 __global__ AICORE void argreduce(__gm__ half* v1, __gm__ int32_t* v2) {
 #if defined(__DAV_VEC__)
   // vector2_programs.py:33
@@ -15,6 +19,7 @@ __global__ AICORE void argreduce(__gm__ half* v1, __gm__ int32_t* v2) {
       Tile<TileType::Vec, half, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 64);
   TASSIGN(v6, 0);
   TLOAD(v6, v5);
+  PTO_EST(PIPE_MTE2, 274u, 1, v6);
   // vector2_programs.py:34
   Tile<TileType::Vec, half, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v7 =
       Tile<TileType::Vec, half, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 64);
@@ -36,6 +41,7 @@ __global__ AICORE void argreduce(__gm__ half* v1, __gm__ int32_t* v2) {
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v11, v8);
+  PTO_EST(PIPE_MTE3, 1u, 0, v8);
   pipe_barrier(PIPE_ALL);
 #endif
 }

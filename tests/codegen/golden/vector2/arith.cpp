@@ -1,6 +1,10 @@
 #include "pto/pto-inst.hpp"
 using namespace pto;
 
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 __global__ AICORE void arith(__gm__ int16_t* v1, __gm__ int16_t* v2) {
 #if defined(__DAV_VEC__)
   // vector2_programs.py:26
@@ -15,6 +19,7 @@ __global__ AICORE void arith(__gm__ int16_t* v1, __gm__ int16_t* v2) {
       Tile<TileType::Vec, int16_t, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 64);
   TASSIGN(v6, 0);
   TLOAD(v6, v5);
+  PTO_EST(PIPE_MTE2, 274u, 1, v6);
   // vector2_programs.py:27
   Tile<TileType::Vec, int16_t, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v7 =
       Tile<TileType::Vec, int16_t, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 64);
@@ -40,6 +45,7 @@ __global__ AICORE void arith(__gm__ int16_t* v1, __gm__ int16_t* v2) {
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v12, v9);
+  PTO_EST(PIPE_MTE3, 10u, 0, v9);
   pipe_barrier(PIPE_ALL);
 #endif
 }

@@ -1,6 +1,10 @@
 #include "pto/pto-inst.hpp"
 using namespace pto;
 
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 __global__ AICORE void generate(__gm__ int32_t* v1, __gm__ uint32_t* v2, __gm__ int32_t* v3, int32_t v4) {
 #if defined(__DAV_VEC__)
   // vector2_programs.py:41
@@ -18,6 +22,7 @@ __global__ AICORE void generate(__gm__ int32_t* v1, __gm__ uint32_t* v2, __gm__ 
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
   TSTORE(v8, v5);
+  PTO_EST(PIPE_MTE3, 19u, 0, v5);
   // vector2_programs.py:42
   Tile<TileType::Vec, uint32_t, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v9 =
       Tile<TileType::Vec, uint32_t, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 64);
@@ -33,6 +38,7 @@ __global__ AICORE void generate(__gm__ int32_t* v1, __gm__ uint32_t* v2, __gm__ 
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v12, v9);
+  PTO_EST(PIPE_MTE3, 19u, 0, v9);
   // vector2_programs.py:43
   Tile<TileType::Vec, int32_t, 1, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v13 =
       Tile<TileType::Vec, int32_t, 1, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(1, 64);
@@ -48,6 +54,7 @@ __global__ AICORE void generate(__gm__ int32_t* v1, __gm__ uint32_t* v2, __gm__ 
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
   TSTORE(v16, v13);
+  PTO_EST(PIPE_MTE3, 3u, 0, v13);
   pipe_barrier(PIPE_ALL);
 #endif
 }

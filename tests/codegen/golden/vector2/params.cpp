@@ -1,6 +1,10 @@
 #include "pto/pto-inst.hpp"
 using namespace pto;
 
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 __global__ AICORE void params(__gm__ float* v1, __gm__ int32_t* v2, __gm__ float* v3) {
 #if defined(__DAV_VEC__)
   // vector2_programs.py:49
@@ -15,6 +19,7 @@ __global__ AICORE void params(__gm__ float* v1, __gm__ int32_t* v2, __gm__ float
       Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 64);
   TASSIGN(v7, 0);
   TLOAD(v7, v6);
+  PTO_EST(PIPE_MTE2, 282u, 1, v7);
   // vector2_programs.py:50
   Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v8 =
       Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 64);
@@ -26,10 +31,12 @@ __global__ AICORE void params(__gm__ float* v1, __gm__ int32_t* v2, __gm__ float
   set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   TDIV(v9, v7, v7);
+  PTO_EST(PIPE_V, 62u, 1, v9, v7, v7);
   Tile<TileType::Vec, int32_t, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v10 =
       Tile<TileType::Vec, int32_t, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 64);
   TASSIGN(v10, 4096);
   TCVT(v10, v9, RoundMode::CAST_FLOOR);
+  PTO_EST(PIPE_V, 37u, 1, v10, v9);
   pto::Shape<1, 1, 1, 8, 64> v11 = pto::Shape<1, 1, 1, 8, 64>();
   pto::Stride<512, 512, 512, 64, 1> v12 = pto::Stride<512, 512, 512, 64, 1>();
   GlobalTensor<int32_t, pto::Shape<1, 1, 1, 8, 64>, pto::Stride<512, 512, 512, 64, 1>, pto::Layout::ND> v13 =
@@ -40,11 +47,13 @@ __global__ AICORE void params(__gm__ float* v1, __gm__ int32_t* v2, __gm__ float
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE<decltype(v10), decltype(v13), AtomicType::AtomicAdd>(v13, v10);
+  PTO_EST(PIPE_MTE3, 19u, 0, v10);
   // vector2_programs.py:53
   Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v14 =
       Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(1, 64);
   TASSIGN(v14, 4096);
   TCOLSUM(v14, v7, v8, true);
+  PTO_EST(PIPE_V, 171u, 1, v14, v7, v8);
   pto::Shape<1, 1, 1, 1, 64> v15 = pto::Shape<1, 1, 1, 1, 64>();
   pto::Stride<64, 64, 64, 64, 1> v16 = pto::Stride<64, 64, 64, 64, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 1, 64>, pto::Stride<64, 64, 64, 64, 1>, pto::Layout::ND> v17 =
@@ -55,6 +64,7 @@ __global__ AICORE void params(__gm__ float* v1, __gm__ int32_t* v2, __gm__ float
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
   TSTORE(v17, v14);
+  PTO_EST(PIPE_MTE3, 3u, 0, v14);
   pipe_barrier(PIPE_ALL);
 #endif
 }

@@ -1,6 +1,10 @@
 #include "pto/pto-inst.hpp"
 using namespace pto;
 
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 __global__ AICORE void gathers(__gm__ float* v1, __gm__ int32_t* v2, __gm__ float* v3, __gm__ int32_t* v4, __gm__ float* v5, __gm__ float* v6, __gm__ float* v7, __gm__ float* v8) {
 #if defined(__DAV_VEC__)
   // vector_c_programs.py:33
@@ -15,6 +19,7 @@ __global__ AICORE void gathers(__gm__ float* v1, __gm__ int32_t* v2, __gm__ floa
       Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 64);
   TASSIGN(v12, 0);
   TLOAD(v12, v11);
+  PTO_EST(PIPE_MTE2, 282u, 1, v12);
   // vector_c_programs.py:34
   pto::Shape<1, 1, 1, 8, 32> v13 = pto::Shape<1, 1, 1, 8, 32>();
   pto::Stride<256, 256, 256, 32, 1> v14 = pto::Stride<256, 256, 256, 32, 1>();
@@ -27,6 +32,7 @@ __global__ AICORE void gathers(__gm__ float* v1, __gm__ int32_t* v2, __gm__ floa
       Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 32);
   TASSIGN(v16, 2048);
   TLOAD(v16, v15);
+  PTO_EST(PIPE_MTE2, 274u, 1, v16);
   // vector_c_programs.py:35
   Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v17 =
       Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 32);
@@ -47,6 +53,7 @@ __global__ AICORE void gathers(__gm__ float* v1, __gm__ int32_t* v2, __gm__ floa
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v21, v18);
+  PTO_EST(PIPE_MTE3, 10u, 0, v18);
   // vector_c_programs.py:36
   Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v22 =
       Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 32);
@@ -62,6 +69,7 @@ __global__ AICORE void gathers(__gm__ float* v1, __gm__ int32_t* v2, __gm__ floa
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
   TSTORE(v25, v22);
+  PTO_EST(PIPE_MTE3, 10u, 0, v22);
   // vector_c_programs.py:37
   pto::Shape<1, 1, 1, 1, 8> v26 = pto::Shape<1, 1, 1, 1, 8>();
   pto::Stride<8, 8, 8, 8, 1> v27 = pto::Stride<8, 8, 8, 8, 1>();
@@ -74,6 +82,7 @@ __global__ AICORE void gathers(__gm__ float* v1, __gm__ int32_t* v2, __gm__ floa
       Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(1, 8);
   TASSIGN(v29, 0);
   TLOAD(v29, v28);
+  PTO_EST(PIPE_MTE2, 267u, 1, v29);
   pto::Shape<1, 1, 1, 64, 32> v30 = pto::Shape<1, 1, 1, 64, 32>();
   pto::Stride<2048, 2048, 2048, 32, 1> v31 = pto::Stride<2048, 2048, 2048, 32, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 64, 32>, pto::Stride<2048, 2048, 2048, 32, 1>, pto::Layout::ND> v32 =
@@ -95,6 +104,7 @@ __global__ AICORE void gathers(__gm__ float* v1, __gm__ int32_t* v2, __gm__ floa
   set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID3);
   wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID3);
   TSTORE(v36, v33);
+  PTO_EST(PIPE_MTE3, 10u, 0, v33);
   // vector_c_programs.py:38
   pto::Shape<1, 1, 1, 8, 64> v37 = pto::Shape<1, 1, 1, 8, 64>();
   pto::Stride<512, 512, 512, 64, 1> v38 = pto::Stride<512, 512, 512, 64, 1>();
@@ -107,6 +117,7 @@ __global__ AICORE void gathers(__gm__ float* v1, __gm__ int32_t* v2, __gm__ floa
       Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 64);
   TASSIGN(v40, 0);
   TLOAD(v40, v39);
+  PTO_EST(PIPE_MTE2, 282u, 1, v40);
   pto::Shape<1, 1, 1, 8, 32> v41 = pto::Shape<1, 1, 1, 8, 32>();
   pto::Stride<256, 256, 256, 32, 1> v42 = pto::Stride<256, 256, 256, 32, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 8, 32>, pto::Stride<256, 256, 256, 32, 1>, pto::Layout::ND> v43 =
@@ -118,6 +129,7 @@ __global__ AICORE void gathers(__gm__ float* v1, __gm__ int32_t* v2, __gm__ floa
       Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 32);
   TASSIGN(v44, 3072);
   TLOAD(v44, v43);
+  PTO_EST(PIPE_MTE2, 274u, 1, v44);
   set_flag(PIPE_MTE2, PIPE_V, EVENT_ID4);
   wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID4);
   TSCATTER(v40, v44, v16);
@@ -133,6 +145,7 @@ __global__ AICORE void gathers(__gm__ float* v1, __gm__ int32_t* v2, __gm__ floa
       Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 32);
   TASSIGN(v48, 0);
   TLOAD(v48, v47);
+  PTO_EST(PIPE_MTE2, 274u, 1, v48);
   pto::Shape<1, 1, 1, 64, 32> v49 = pto::Shape<1, 1, 1, 64, 32>();
   pto::Stride<2048, 2048, 2048, 32, 1> v50 = pto::Stride<2048, 2048, 2048, 32, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 64, 32>, pto::Stride<2048, 2048, 2048, 32, 1>, pto::Layout::ND> v51 =

@@ -1,6 +1,10 @@
 #include "pto/pto-inst.hpp"
 using namespace pto;
 
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 __global__ AICORE void sorts(__gm__ float* v1, __gm__ uint32_t* v2, __gm__ float* v3, __gm__ float* v4) {
 #if defined(__DAV_VEC__)
   // vector_c_programs.py:45
@@ -15,6 +19,7 @@ __global__ AICORE void sorts(__gm__ float* v1, __gm__ uint32_t* v2, __gm__ float
       Tile<TileType::Vec, float, 1, 128, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(1, 128);
   TASSIGN(v8, 0);
   TLOAD(v8, v7);
+  PTO_EST(PIPE_MTE2, 270u, 1, v8);
   pto::Shape<1, 1, 1, 1, 128> v9 = pto::Shape<1, 1, 1, 1, 128>();
   pto::Stride<128, 128, 128, 128, 1> v10 = pto::Stride<128, 128, 128, 128, 1>();
   GlobalTensor<uint32_t, pto::Shape<1, 1, 1, 1, 128>, pto::Stride<128, 128, 128, 128, 1>, pto::Layout::ND> v11 =
@@ -26,6 +31,7 @@ __global__ AICORE void sorts(__gm__ float* v1, __gm__ uint32_t* v2, __gm__ float
       Tile<TileType::Vec, uint32_t, 1, 128, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(1, 128);
   TASSIGN(v12, 512);
   TLOAD(v12, v11);
+  PTO_EST(PIPE_MTE2, 270u, 1, v12);
   Tile<TileType::Vec, float, 1, 256, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v13 =
       Tile<TileType::Vec, float, 1, 256, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(1, 256);
   TASSIGN(v13, 1024);
@@ -47,6 +53,7 @@ __global__ AICORE void sorts(__gm__ float* v1, __gm__ uint32_t* v2, __gm__ float
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v17, v14);
+  PTO_EST(PIPE_MTE3, 10u, 0, v14);
   // vector_c_programs.py:47
   Tile<TileType::Vec, float, 1, 512, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v18 =
       Tile<TileType::Vec, float, 1, 512, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(1, 512);
@@ -66,6 +73,7 @@ __global__ AICORE void sorts(__gm__ float* v1, __gm__ uint32_t* v2, __gm__ float
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
   TSTORE(v23, v19);
+  PTO_EST(PIPE_MTE3, 19u, 0, v19);
   pipe_barrier(PIPE_ALL);
 #endif
 }

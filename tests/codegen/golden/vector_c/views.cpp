@@ -1,6 +1,10 @@
 #include "pto/pto-inst.hpp"
 using namespace pto;
 
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 __global__ AICORE void views(__gm__ float* v1, __gm__ float* v2, __gm__ int32_t* v3, __gm__ float* v4) {
 #if defined(__DAV_VEC__)
   // vector_c_programs.py:13
@@ -15,6 +19,7 @@ __global__ AICORE void views(__gm__ float* v1, __gm__ float* v2, __gm__ int32_t*
       Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 32);
   TASSIGN(v8, 0);
   TLOAD(v8, v7);
+  PTO_EST(PIPE_MTE2, 282u, 1, v8);
   // vector_c_programs.py:14
   Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v9 =
       Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 32);
@@ -25,6 +30,7 @@ __global__ AICORE void views(__gm__ float* v1, __gm__ float* v2, __gm__ int32_t*
   set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   TTRANS(v10, v8, v9);
+  PTO_EST(PIPE_V, 22u, 1, v10, v8, v9);
   pto::Shape<1, 1, 1, 32, 16> v11 = pto::Shape<1, 1, 1, 32, 16>();
   pto::Stride<512, 512, 512, 16, 1> v12 = pto::Stride<512, 512, 512, 16, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 32, 16>, pto::Stride<512, 512, 512, 16, 1>, pto::Layout::ND> v13 =
@@ -35,6 +41,7 @@ __global__ AICORE void views(__gm__ float* v1, __gm__ float* v2, __gm__ int32_t*
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v13, v10);
+  PTO_EST(PIPE_MTE3, 19u, 0, v10);
   // vector_c_programs.py:15
   Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v14;
   TRESHAPE(v14, v8);
@@ -46,12 +53,14 @@ __global__ AICORE void views(__gm__ float* v1, __gm__ float* v2, __gm__ int32_t*
   v17.origin_ = v3;
 #endif
   TSTORE(v17, v14);
+  PTO_EST(PIPE_MTE3, 19u, 0, v14);
   // vector_c_programs.py:16
   v8.SetValidShape(8, 16);
   Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v18 =
       Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 16);
   TASSIGN(v18, 2048);
   TEXTRACT(v18, v8, 0, 16);
+  PTO_EST(PIPE_V, 2u, 1, v18, v8);
   pto::Shape<1, 1, 1, 16, 16> v19 = pto::Shape<1, 1, 1, 16, 16>();
   pto::Stride<256, 256, 256, 16, 1> v20 = pto::Stride<256, 256, 256, 16, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 16, 16>, pto::Stride<256, 256, 256, 16, 1>, pto::Layout::ND> v21 =
@@ -62,6 +71,7 @@ __global__ AICORE void views(__gm__ float* v1, __gm__ float* v2, __gm__ int32_t*
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
   TSTORE(v21, v18);
+  PTO_EST(PIPE_MTE3, 10u, 0, v18);
   pipe_barrier(PIPE_ALL);
 #endif
 }

@@ -36,7 +36,8 @@
 #define __global__
 #endif
 
-// ---- pipe synchronisation: execution is in order on the CPU, so these are no-ops ----
+// ---- pipe synchronisation: execution is in order on the CPU, so these only order the estimated
+// device timeline (defined in pto/cpu/estimate.hpp) ----
 #ifndef PTO_CPU_NO_SYNC_INTRINSICS
 enum pipe_t {
     PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL,
@@ -45,9 +46,9 @@ enum pipe_t {
 enum event_t {
     EVENT_ID0 = 0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7
 };
-inline void set_flag(int, int, int) {}
-inline void wait_flag(int, int, int) {}
-inline void pipe_barrier(int) {}
+inline void set_flag(int src, int dst, int event);
+inline void wait_flag(int src, int dst, int event);
+inline void pipe_barrier(int pipe);
 #endif
 
 // ---- vector-mask setup of an AIV body (the vendor assembler's first two lines): the CPU library

@@ -19,6 +19,10 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 static __aicore__ void k(__gm__ float* v1, __gm__ float* v2, __gm__ half* v3, __gm__ float* v4, __gm__ half* v5, __gm__ int8_t* v6) {
 #if defined(__DAV_VEC__)
   // prefetch_programs.py:13
@@ -70,6 +74,7 @@ static __aicore__ void k(__gm__ float* v1, __gm__ float* v2, __gm__ half* v3, __
       Tile<TileType::Vec, float, 1, 256, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(1, 256);
   TASSIGN(v27, 0);
   TLOAD(v27, v26);
+  PTO_EST(PIPE_MTE2, 274u, 1, v27);
   // prefetch_programs.py:22
   pto::Shape<1, 1, 1, 1, 256> v28 = pto::Shape<1, 1, 1, 1, 256>();
   pto::Stride<256, 256, 256, 256, 1> v29 = pto::Stride<256, 256, 256, 256, 1>();
@@ -82,6 +87,7 @@ static __aicore__ void k(__gm__ float* v1, __gm__ float* v2, __gm__ half* v3, __
       Tile<TileType::Vec, float, 1, 256, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(1, 256);
   TASSIGN(v31, 1024);
   TLOAD(v31, v30);
+  PTO_EST(PIPE_MTE2, 274u, 1, v31);
   Tile<TileType::Vec, float, 1, 256, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v32;
   TRESHAPE(v32, v31);
   // prefetch_programs.py:23
@@ -91,10 +97,12 @@ static __aicore__ void k(__gm__ float* v1, __gm__ float* v2, __gm__ half* v3, __
   set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   TMUL(v33, v27, v32);
+  PTO_EST(PIPE_V, 33u, 1, v33, v27, v32);
   Tile<TileType::Vec, float, 1, 256, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v34 =
       Tile<TileType::Vec, float, 1, 256, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(1, 256);
   TASSIGN(v34, 0);
   TADD(v34, v33, v27);
+  PTO_EST(PIPE_V, 32u, 1, v34, v33, v27);
   pto::Shape<1, 1, 1, 1, 256> v35 = pto::Shape<1, 1, 1, 1, 256>();
   pto::Stride<256, 256, 256, 256, 1> v36 = pto::Stride<256, 256, 256, 256, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 1, 256>, pto::Stride<256, 256, 256, 256, 1>, pto::Layout::ND> v37 =
@@ -105,6 +113,7 @@ static __aicore__ void k(__gm__ float* v1, __gm__ float* v2, __gm__ half* v3, __
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v37, v34);
+  PTO_EST(PIPE_MTE3, 10u, 0, v34);
   // prefetch_programs.py:24
   pto::Shape<1, 1, 1, 1, 256> v38 = pto::Shape<1, 1, 1, 1, 256>();
   pto::Stride<256, 256, 256, 256, 1> v39 = pto::Stride<256, 256, 256, 256, 1>();
@@ -117,6 +126,7 @@ static __aicore__ void k(__gm__ float* v1, __gm__ float* v2, __gm__ half* v3, __
       Tile<TileType::Vec, half, 1, 256, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(1, 256);
   TASSIGN(v41, 0);
   TLOAD(v41, v40);
+  PTO_EST(PIPE_MTE2, 270u, 1, v41);
   pto::Shape<1, 1, 1, 1, 256> v42 = pto::Shape<1, 1, 1, 1, 256>();
   pto::Stride<256, 256, 256, 256, 1> v43 = pto::Stride<256, 256, 256, 256, 1>();
   GlobalTensor<half, pto::Shape<1, 1, 1, 1, 256>, pto::Stride<256, 256, 256, 256, 1>, pto::Layout::ND> v44 =
@@ -127,6 +137,7 @@ static __aicore__ void k(__gm__ float* v1, __gm__ float* v2, __gm__ half* v3, __
   set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID2);
   wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID2);
   TSTORE(v44, v41);
+  PTO_EST(PIPE_MTE3, 5u, 0, v41);
   pipe_barrier(PIPE_ALL);
 #endif
 }

@@ -19,6 +19,10 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 static __aicore__ void rows(__gm__ float* v1, __gm__ float* v2, int32_t v3, int32_t v4) {
 #if defined(__DAV_VEC__)
   // programs.py:207
@@ -37,18 +41,21 @@ static __aicore__ void rows(__gm__ float* v1, __gm__ float* v2, int32_t v3, int3
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
   TASSIGN(v11, 0);
   TLOAD(v11, v10);
+  PTO_EST(PIPE_MTE2, 330u, 1, v11);
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v12 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
   TASSIGN(v12, 0);
   set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   TMULS(v12, v11, 2.0f);
+  PTO_EST(PIPE_V, 58u, 1, v12, v11);
   int64_t v13 = static_cast<int64_t>(v5);
   float v14 = static_cast<float>(v13);
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v15 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
   TASSIGN(v15, 0);
   TADDS(v15, v12, v14);
+  PTO_EST(PIPE_V, 57u, 1, v15, v12);
   int64_t v16 = v5 * 32;
   int64_t v17 = (v16 > 0 ? v16 : 0);
   pto::Shape<1, 1, 1, 32, 64> v18 = pto::Shape<1, 1, 1, 32, 64>();
@@ -61,6 +68,7 @@ static __aicore__ void rows(__gm__ float* v1, __gm__ float* v2, int32_t v3, int3
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v20, v15);
+  PTO_EST(PIPE_MTE3, 75u, 0, v15);
   pipe_barrier(PIPE_ALL);
 #endif
 }

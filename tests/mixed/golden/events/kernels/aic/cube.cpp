@@ -18,6 +18,10 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ int64_t* v3, __gm__ float* v4, __gm__ float* v5) {
 #if defined(__DAV_CUBE__)
   // pipes_programs.py:227
@@ -34,6 +38,7 @@ static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ int64_t* v3
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v9, 0);
   TLOAD(v9, v8);
+  PTO_EST(PIPE_MTE2, 371u, 1, v9);
   // pipes_programs.py:229
   pto::Shape<1, 1, 1, 64, 64> v10 = pto::Shape<1, 1, 1, 64, 64>();
   pto::Stride<4096, 4096, 4096, 64, 1> v11 = pto::Stride<4096, 4096, 4096, 64, 1>();
@@ -46,6 +51,7 @@ static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ int64_t* v3
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v13, 8192);
   TLOAD(v13, v12);
+  PTO_EST(PIPE_MTE2, 371u, 1, v13);
   // pipes_programs.py:230
   Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v14 =
       Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
@@ -53,16 +59,19 @@ static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ int64_t* v3
   set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
   wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
   TMOV(v14, v9);
+  PTO_EST(PIPE_MTE1, 33u, 1, v14, v9);
   Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null> v15 =
       Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v15, 0);
   TMOV(v15, v13);
+  PTO_EST(PIPE_MTE1, 65u, 1, v15, v13);
   Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null> v16 =
       Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v16, 0);
   set_flag(PIPE_MTE1, PIPE_M, EVENT_ID1);
   wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID1);
   TMATMUL(v16, v14, v15);
+  PTO_EST(PIPE_M, 70u, 1, v16, v14, v15);
   // pipes_programs.py:231
   pto::Shape<1, 1, 1, 64, 64> v17 = pto::Shape<1, 1, 1, 64, 64>();
   pto::Stride<4096, 4096, 4096, 64, 1> v18 = pto::Stride<4096, 4096, 4096, 64, 1>();
@@ -74,6 +83,7 @@ static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ int64_t* v3
   set_flag(PIPE_M, PIPE_FIX, EVENT_ID2);
   wait_flag(PIPE_M, PIPE_FIX, EVENT_ID2);
   TSTORE(v19, v16);
+  PTO_EST(PIPE_FIX, 404u, 0, v16);
   // pipes_programs.py:232
   SYNC_SET(PIPE_M, 4, 0);
   pipe_barrier(PIPE_ALL);

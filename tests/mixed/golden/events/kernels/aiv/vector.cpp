@@ -19,6 +19,11 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
+
 static __aicore__ void vector(__gm__ half* v1, __gm__ half* v2, __gm__ int64_t* v3, __gm__ float* v4, __gm__ float* v5, int32_t v6) {
 #if defined(__DAV_VEC__)
   // pipes_programs.py:238
@@ -37,6 +42,7 @@ static __aicore__ void vector(__gm__ half* v1, __gm__ half* v2, __gm__ int64_t* 
       Tile<TileType::Vec, float, 64, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v10, 0);
   TLOAD(v10, v9);
+  PTO_EST(PIPE_MTE2, 394u, 1, v10);
   // pipes_programs.py:241
   Tile<TileType::Vec, float, 64, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v11 =
       Tile<TileType::Vec, float, 64, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(64, 64);
@@ -44,6 +50,7 @@ static __aicore__ void vector(__gm__ half* v1, __gm__ half* v2, __gm__ int64_t* 
   set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   TADDS(v11, v10, 1.0f);
+  PTO_EST(PIPE_V, 89u, 1, v11, v10);
   pto::Shape<1, 1, 1, 64, 64> v12 = pto::Shape<1, 1, 1, 64, 64>();
   pto::Stride<4096, 4096, 4096, 64, 1> v13 = pto::Stride<4096, 4096, 4096, 64, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND> v14 =
@@ -54,6 +61,7 @@ static __aicore__ void vector(__gm__ half* v1, __gm__ half* v2, __gm__ int64_t* 
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v14, v11);
+  PTO_EST(PIPE_MTE3, 150u, 0, v11);
   pipe_barrier(PIPE_ALL);
 #endif
 }

@@ -19,6 +19,10 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3, __gm__ float* v4, __gm__ float* v5, __gm__ uint8_t* v6) {
 #if defined(__DAV_CUBE__)
   // pipes_programs.py:19
@@ -43,6 +47,7 @@ static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3, _
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v13, 0);
   TLOAD(v13, v12);
+  PTO_EST(PIPE_MTE2, 371u, 1, v13);
   // pipes_programs.py:24
   pto::Shape<1, 1, 1, 64, 64> v14 = pto::Shape<1, 1, 1, 64, 64>();
   pto::Stride<4096, 4096, 4096, 64, 1> v15 = pto::Stride<4096, 4096, 4096, 64, 1>();
@@ -55,6 +60,7 @@ static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3, _
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v17, 8192);
   TLOAD(v17, v16);
+  PTO_EST(PIPE_MTE2, 371u, 1, v17);
   // pipes_programs.py:25
   Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v18 =
       Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
@@ -62,17 +68,21 @@ static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3, _
   set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
   wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
   TMOV(v18, v13);
+  PTO_EST(PIPE_MTE1, 33u, 1, v18, v13);
   Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null> v19 =
       Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v19, 0);
   TMOV(v19, v17);
+  PTO_EST(PIPE_MTE1, 65u, 1, v19, v17);
   Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null> v20 =
       Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v20, 0);
   set_flag(PIPE_MTE1, PIPE_M, EVENT_ID1);
   wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID1);
   TMATMUL(v20, v18, v19);
+  PTO_EST(PIPE_M, 70u, 1, v20, v18, v19);
   // pipes_programs.py:26
+  PTO_EST(PIPE_FIX, 404u, 0, v20);
   TPUSH<decltype(v7), decltype(v20), TileSplitAxis::TILE_NO_SPLIT>(v7, v20);
   // pipes_programs.py:27
   Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v21 =
@@ -80,11 +90,13 @@ static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3, _
   TASSIGN(v21, 16384 + v9_slot * 8192u);
   v9_slot = (v9_slot + 1u) % 2u;
   TPOP<decltype(v9), decltype(v21), TileSplitAxis::TILE_NO_SPLIT>(v9, v21);
+  PTO_EST(PIPE_MTE2, 371u, 1, v21);
   // pipes_programs.py:28
   Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v22 =
       Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v22, 0);
   TMOV(v22, v21);
+  PTO_EST(PIPE_MTE1, 33u, 1, v22, v21);
   // pipes_programs.py:29
   TFREE<decltype(v9), TileSplitAxis::TILE_NO_SPLIT>(v9);
   // pipes_programs.py:30
@@ -99,6 +111,7 @@ static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3, _
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v26, 0);
   TLOAD(v26, v25);
+  PTO_EST(PIPE_MTE2, 371u, 1, v26);
   // pipes_programs.py:31
   Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null> v27 =
       Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
@@ -106,12 +119,14 @@ static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3, _
   set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
   wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
   TMOV(v27, v26);
+  PTO_EST(PIPE_MTE1, 65u, 1, v27, v26);
   Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null> v28 =
       Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v28, 0);
   set_flag(PIPE_MTE1, PIPE_M, EVENT_ID3);
   wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID3);
   TMATMUL(v28, v22, v27);
+  PTO_EST(PIPE_M, 70u, 1, v28, v22, v27);
   // pipes_programs.py:32
   pto::Shape<1, 1, 1, 64, 64> v29 = pto::Shape<1, 1, 1, 64, 64>();
   pto::Stride<4096, 4096, 4096, 64, 1> v30 = pto::Stride<4096, 4096, 4096, 64, 1>();
@@ -123,6 +138,7 @@ static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3, _
   set_flag(PIPE_M, PIPE_FIX, EVENT_ID4);
   wait_flag(PIPE_M, PIPE_FIX, EVENT_ID4);
   TSTORE(v31, v28);
+  PTO_EST(PIPE_FIX, 404u, 0, v28);
   pipe_barrier(PIPE_ALL);
 #endif
 }

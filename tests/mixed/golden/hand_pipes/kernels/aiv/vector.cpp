@@ -19,6 +19,11 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
+
 static __aicore__ void vector(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3, __gm__ float* v4, __gm__ float* v5, __gm__ uint8_t* v6, int32_t v7) {
 #if defined(__DAV_VEC__)
   // pipes_programs.py:38
@@ -41,11 +46,13 @@ static __aicore__ void vector(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3,
 #else
   TPOP<decltype(v8), decltype(v11), TileSplitAxis::TILE_NO_SPLIT>(v8, v11, v7);
 #endif
+  PTO_EST(PIPE_MTE2, 394u, 1, v11);
   // pipes_programs.py:43
   Tile<TileType::Vec, float, 64, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v12 =
       Tile<TileType::Vec, float, 64, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v12, 16384);
   TRELU(v12, v11);
+  PTO_EST(PIPE_V, 87u, 1, v12, v11);
   // pipes_programs.py:44
   TFREE<decltype(v8), TileSplitAxis::TILE_NO_SPLIT>(v8);
   // pipes_programs.py:45
@@ -53,6 +60,8 @@ static __aicore__ void vector(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3,
       Tile<TileType::Vec, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v13, 0);
   TCVT(v13, v12, RoundMode::CAST_ROUND);
+  PTO_EST(PIPE_V, 93u, 1, v13, v12);
+  PTO_EST(PIPE_MTE3, 75u, 0, v13);
 #if defined(__CPU_SIM) || defined(__COSTMODEL)
   TPUSH<decltype(v10), decltype(v13), TileSplitAxis::TILE_NO_SPLIT>(v10, v13);
 #else
@@ -73,6 +82,7 @@ static __aicore__ void vector(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3,
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     TSTORE(v18, v12);
+    PTO_EST(PIPE_MTE3, 150u, 0, v12);
   }
   pipe_barrier(PIPE_ALL);
 #endif

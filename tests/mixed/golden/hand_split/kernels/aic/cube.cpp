@@ -19,6 +19,10 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3, __gm__ uint8_t* v4) {
 #if defined(__DAV_CUBE__)
   // hand_split_programs.py:19
@@ -37,6 +41,7 @@ static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3, 
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v9, 0);
   TLOAD(v9, v8);
+  PTO_EST(PIPE_MTE2, 371u, 1, v9);
   // hand_split_programs.py:22
   pto::Shape<1, 1, 1, 64, 64> v10 = pto::Shape<1, 1, 1, 64, 64>();
   pto::Stride<4096, 4096, 4096, 64, 1> v11 = pto::Stride<4096, 4096, 4096, 64, 1>();
@@ -49,6 +54,7 @@ static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3, 
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v13, 8192);
   TLOAD(v13, v12);
+  PTO_EST(PIPE_MTE2, 371u, 1, v13);
   // hand_split_programs.py:23
   Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v14 =
       Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
@@ -56,17 +62,21 @@ static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3, 
   set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
   wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
   TMOV(v14, v9);
+  PTO_EST(PIPE_MTE1, 33u, 1, v14, v9);
   Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null> v15 =
       Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v15, 0);
   TMOV(v15, v13);
+  PTO_EST(PIPE_MTE1, 65u, 1, v15, v13);
   Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null> v16 =
       Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v16, 0);
   set_flag(PIPE_MTE1, PIPE_M, EVENT_ID1);
   wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID1);
   TMATMUL(v16, v14, v15);
+  PTO_EST(PIPE_M, 70u, 1, v16, v14, v15);
   // hand_split_programs.py:24
+  PTO_EST(PIPE_FIX, 404u, 0, v16);
   TPUSH<decltype(v5), decltype(v16), TileSplitAxis::TILE_UP_DOWN>(v5, v16);
   pipe_barrier(PIPE_ALL);
 #endif

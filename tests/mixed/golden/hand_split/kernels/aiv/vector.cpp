@@ -19,6 +19,11 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
+
 static __aicore__ void vector(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3, __gm__ uint8_t* v4, int32_t v5) {
 #if defined(__DAV_VEC__)
   // hand_split_programs.py:27
@@ -38,6 +43,7 @@ static __aicore__ void vector(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3
 #else
   TPOP<decltype(v7), decltype(v8), TileSplitAxis::TILE_UP_DOWN>(v7, v8, v5);
 #endif
+  PTO_EST(PIPE_MTE2, 330u, 1, v8);
   // hand_split_programs.py:32
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v9 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
@@ -47,14 +53,17 @@ static __aicore__ void vector(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3
       Tile<TileType::Vec, float, 32, 1, BLayout::ColMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 1);
   TASSIGN(v10, 32768);
   TROWMAX(v10, v8, v9);
+  PTO_EST(PIPE_V, 256u, 1, v10, v8, v9);
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v11 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
   TASSIGN(v11, 33024);
   TROWEXPANDSUB(v11, v8, v10);
+  PTO_EST(PIPE_V, 574u, 1, v11, v8, v10);
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v12 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
   TASSIGN(v12, 32768);
   TEXP(v12, v11);
+  PTO_EST(PIPE_V, 95u, 1, v12, v11);
   // hand_split_programs.py:34
   TFREE<decltype(v7), TileSplitAxis::TILE_UP_DOWN>(v7);
   // hand_split_programs.py:35
@@ -62,10 +71,12 @@ static __aicore__ void vector(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3
       Tile<TileType::Vec, float, 32, 1, BLayout::ColMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 1);
   TASSIGN(v13, 0);
   TROWSUM(v13, v12, v9);
+  PTO_EST(PIPE_V, 268u, 1, v13, v12, v9);
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v14 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
   TASSIGN(v14, 256);
   TROWEXPANDDIV(v14, v12, v13);
+  PTO_EST(PIPE_V, 643u, 1, v14, v12, v13);
   int64_t v15 = v6 * 32;
   int64_t v16 = 0 + v15;
   int64_t v17 = (v16 > 0 ? v16 : 0);
@@ -79,6 +90,7 @@ static __aicore__ void vector(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
   TSTORE(v20, v14);
+  PTO_EST(PIPE_MTE3, 75u, 0, v14);
   pipe_barrier(PIPE_ALL);
 #endif
 }

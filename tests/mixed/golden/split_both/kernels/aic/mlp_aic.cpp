@@ -19,6 +19,10 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 static __aicore__ void mlp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3, __gm__ float* v4, __gm__ uint8_t* v5) {
 #if defined(__DAV_CUBE__)
   // programs.py:278
@@ -37,12 +41,14 @@ static __aicore__ void mlp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v10, 0);
   TLOAD(v10, v9);
+  PTO_EST(PIPE_MTE2, 371u, 1, v10);
   Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v11 =
       Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v11, 0);
   set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
   wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
   TMOV(v11, v10);
+  PTO_EST(PIPE_MTE1, 33u, 1, v11, v10);
   // programs.py:281
   pto::Shape<1, 1, 1, 64, 64> v12 = pto::Shape<1, 1, 1, 64, 64>();
   pto::Stride<4096, 4096, 4096, 64, 1> v13 = pto::Stride<4096, 4096, 4096, 64, 1>();
@@ -55,12 +61,14 @@ static __aicore__ void mlp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v15, 0);
   TLOAD(v15, v14);
+  PTO_EST(PIPE_MTE2, 371u, 1, v15);
   Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null> v16 =
       Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v16, 0);
   set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1);
   wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1);
   TMOV(v16, v15);
+  PTO_EST(PIPE_MTE1, 65u, 1, v16, v15);
   // programs.py:282
   Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null> v17 =
       Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null>(64, 64);
@@ -68,6 +76,8 @@ static __aicore__ void mlp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3
   set_flag(PIPE_MTE1, PIPE_M, EVENT_ID2);
   wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID2);
   TMATMUL(v17, v11, v16);
+  PTO_EST(PIPE_M, 70u, 1, v17, v11, v16);
+  PTO_EST(PIPE_FIX, 404u, 0, v17);
   TPUSH<decltype(v6), decltype(v17), TileSplitAxis::TILE_NO_SPLIT>(v6, v17);
   // programs.py:283
   Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v18 =
@@ -75,11 +85,13 @@ static __aicore__ void mlp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3
   TASSIGN(v18, 8192 + v6_slot * 16384u);
   v6_slot = (v6_slot + 1u) % 4u;
   TPOP<decltype(v6), decltype(v18), TileSplitAxis::TILE_NO_SPLIT>(v6, v18);
+  PTO_EST(PIPE_MTE2, 371u, 1, v18);
   // programs.py:284
   Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v19 =
       Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v19, 0);
   TMOV(v19, v18);
+  PTO_EST(PIPE_MTE1, 33u, 1, v19, v18);
   // programs.py:283
   TFREE<decltype(v6), TileSplitAxis::TILE_NO_SPLIT>(v6);
   // programs.py:285
@@ -94,12 +106,14 @@ static __aicore__ void mlp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v23, 0);
   TLOAD(v23, v22);
+  PTO_EST(PIPE_MTE2, 371u, 1, v23);
   Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null> v24 =
       Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v24, 0);
   set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
   wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
   TMOV(v24, v23);
+  PTO_EST(PIPE_MTE1, 65u, 1, v24, v23);
   // programs.py:286
   Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null> v25 =
       Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null>(64, 64);
@@ -107,6 +121,7 @@ static __aicore__ void mlp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3
   set_flag(PIPE_MTE1, PIPE_M, EVENT_ID4);
   wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID4);
   TMATMUL(v25, v19, v24);
+  PTO_EST(PIPE_M, 70u, 1, v25, v19, v24);
   pto::Shape<1, 1, 1, 64, 64> v26 = pto::Shape<1, 1, 1, 64, 64>();
   pto::Stride<4096, 4096, 4096, 64, 1> v27 = pto::Stride<4096, 4096, 4096, 64, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND> v28 =
@@ -117,6 +132,7 @@ static __aicore__ void mlp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3
   set_flag(PIPE_M, PIPE_FIX, EVENT_ID5);
   wait_flag(PIPE_M, PIPE_FIX, EVENT_ID5);
   TSTORE(v28, v25);
+  PTO_EST(PIPE_FIX, 404u, 0, v25);
   pipe_barrier(PIPE_ALL);
 #endif
 }

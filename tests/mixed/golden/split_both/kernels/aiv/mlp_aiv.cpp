@@ -19,6 +19,11 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
+
 static __aicore__ void mlp_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3, __gm__ float* v4, __gm__ uint8_t* v5, int32_t v6) {
 #if defined(__DAV_VEC__)
   // programs.py:278
@@ -44,16 +49,20 @@ static __aicore__ void mlp_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3
 #else
   TPOP<decltype(v7), decltype(v12), TileSplitAxis::TILE_NO_SPLIT>(v7, v12, v6);
 #endif
+  PTO_EST(PIPE_MTE2, 394u, 1, v12);
   if (v9) {
     // programs.py:283
     TRELU(v10, v12);
+    PTO_EST(PIPE_V, 87u, 1, v10, v12);
   }
   // programs.py:282
   TFREE<decltype(v7), TileSplitAxis::TILE_NO_SPLIT>(v7);
   if (v9) {
     // programs.py:283
     TCVT(v11, v10, RoundMode::CAST_ROUND);
+    PTO_EST(PIPE_V, 93u, 1, v11, v10);
   }
+  PTO_EST(PIPE_MTE3, 75u, 0, v11);
 #if defined(__CPU_SIM) || defined(__COSTMODEL)
   TPUSH<decltype(v7), decltype(v11), TileSplitAxis::TILE_NO_SPLIT>(v7, v11);
 #else

@@ -19,6 +19,11 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
+
 static __aicore__ void mlp_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3, __gm__ float* v4, __gm__ uint8_t* v5, int32_t v6) {
 #if defined(__DAV_VEC__)
   // split_programs.py:55
@@ -35,11 +40,13 @@ static __aicore__ void mlp_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3
 #else
   TPOP<decltype(v7), decltype(v8), TileSplitAxis::TILE_UP_DOWN>(v7, v8, v6);
 #endif
+  PTO_EST(PIPE_MTE2, 330u, 1, v8);
   // split_programs.py:60
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v9 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
   TASSIGN(v9, 0);
   TRELU(v9, v8);
+  PTO_EST(PIPE_V, 55u, 1, v9, v8);
   // split_programs.py:59
   TFREE<decltype(v7), TileSplitAxis::TILE_UP_DOWN>(v7);
   // split_programs.py:60
@@ -47,6 +54,8 @@ static __aicore__ void mlp_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3
       Tile<TileType::Vec, half, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
   TASSIGN(v10, 16384);
   TCVT(v10, v9, RoundMode::CAST_ROUND);
+  PTO_EST(PIPE_V, 61u, 1, v10, v9);
+  PTO_EST(PIPE_MTE3, 38u, 0, v10);
 #if defined(__CPU_SIM) || defined(__COSTMODEL)
   TPUSH<decltype(v7), decltype(v10), TileSplitAxis::TILE_UP_DOWN>(v7, v10);
 #else

@@ -19,6 +19,10 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 static __aicore__ void prep_mm_aic(__gm__ float* v1, __gm__ half* v2, __gm__ float* v3, __gm__ uint8_t* v4) {
 #if defined(__DAV_CUBE__)
   // split_programs.py:34
@@ -31,6 +35,7 @@ static __aicore__ void prep_mm_aic(__gm__ float* v1, __gm__ half* v2, __gm__ flo
   TASSIGN(v6, 16384 + v5_slot * 8192u);
   v5_slot = (v5_slot + 1u) % 2u;
   TPOP<decltype(v5), decltype(v6), TileSplitAxis::TILE_LEFT_RIGHT>(v5, v6);
+  PTO_EST(PIPE_MTE2, 371u, 1, v6);
   // split_programs.py:38
   pto::Shape<1, 1, 1, 64, 64> v7 = pto::Shape<1, 1, 1, 64, 64>();
   pto::Stride<4096, 4096, 4096, 64, 1> v8 = pto::Stride<4096, 4096, 4096, 64, 1>();
@@ -43,17 +48,20 @@ static __aicore__ void prep_mm_aic(__gm__ float* v1, __gm__ half* v2, __gm__ flo
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v10, 8192);
   TLOAD(v10, v9);
+  PTO_EST(PIPE_MTE2, 371u, 1, v10);
   Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null> v11 =
       Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v11, 0);
   set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
   wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
   TMOV(v11, v10);
+  PTO_EST(PIPE_MTE1, 65u, 1, v11, v10);
   // split_programs.py:39
   Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v12 =
       Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v12, 0);
   TMOV(v12, v6);
+  PTO_EST(PIPE_MTE1, 33u, 1, v12, v6);
   // split_programs.py:37
   TFREE<decltype(v5), TileSplitAxis::TILE_LEFT_RIGHT>(v5);
   // split_programs.py:39
@@ -63,6 +71,7 @@ static __aicore__ void prep_mm_aic(__gm__ float* v1, __gm__ half* v2, __gm__ flo
   set_flag(PIPE_MTE1, PIPE_M, EVENT_ID1);
   wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID1);
   TMATMUL(v13, v12, v11);
+  PTO_EST(PIPE_M, 70u, 1, v13, v12, v11);
   pto::Shape<1, 1, 1, 64, 64> v14 = pto::Shape<1, 1, 1, 64, 64>();
   pto::Stride<4096, 4096, 4096, 64, 1> v15 = pto::Stride<4096, 4096, 4096, 64, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<4096, 4096, 4096, 64, 1>, pto::Layout::ND> v16 =
@@ -73,6 +82,7 @@ static __aicore__ void prep_mm_aic(__gm__ float* v1, __gm__ half* v2, __gm__ flo
   set_flag(PIPE_M, PIPE_FIX, EVENT_ID2);
   wait_flag(PIPE_M, PIPE_FIX, EVENT_ID2);
   TSTORE(v16, v13);
+  PTO_EST(PIPE_FIX, 404u, 0, v13);
   pipe_barrier(PIPE_ALL);
 #endif
 }

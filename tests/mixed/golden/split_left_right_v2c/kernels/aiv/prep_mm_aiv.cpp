@@ -19,6 +19,11 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
+
 static __aicore__ void prep_mm_aiv(__gm__ float* v1, __gm__ half* v2, __gm__ float* v3, __gm__ uint8_t* v4, int32_t v5) {
 #if defined(__DAV_VEC__)
   // split_programs.py:34
@@ -40,17 +45,21 @@ static __aicore__ void prep_mm_aiv(__gm__ float* v1, __gm__ half* v2, __gm__ flo
       Tile<TileType::Vec, float, 64, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(64, 32);
   TASSIGN(v14, 0);
   TLOAD(v14, v13);
+  PTO_EST(PIPE_MTE2, 330u, 1, v14);
   Tile<TileType::Vec, float, 64, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v15 =
       Tile<TileType::Vec, float, 64, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(64, 32);
   TASSIGN(v15, 0);
   set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   TRELU(v15, v14);
+  PTO_EST(PIPE_V, 55u, 1, v15, v14);
   Tile<TileType::Vec, half, 64, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v16 =
       Tile<TileType::Vec, half, 64, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(64, 32);
   TASSIGN(v16, 16384);
   TCVT(v16, v15, RoundMode::CAST_ROUND);
+  PTO_EST(PIPE_V, 61u, 1, v16, v15);
   // split_programs.py:37
+  PTO_EST(PIPE_MTE3, 38u, 0, v16);
 #if defined(__CPU_SIM) || defined(__COSTMODEL)
   TPUSH<decltype(v6), decltype(v16), TileSplitAxis::TILE_LEFT_RIGHT>(v6, v16);
 #else

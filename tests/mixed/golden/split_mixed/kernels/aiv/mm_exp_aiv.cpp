@@ -19,6 +19,11 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
+
 static __aicore__ void mm_exp_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3, __gm__ uint8_t* v4, int32_t v5) {
 #if defined(__DAV_VEC__)
   // programs.py:13
@@ -41,9 +46,11 @@ static __aicore__ void mm_exp_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float
 #else
   TPOP<decltype(v6), decltype(v10), TileSplitAxis::TILE_NO_SPLIT>(v6, v10, v5);
 #endif
+  PTO_EST(PIPE_MTE2, 394u, 1, v10);
   if (v8) {
     // programs.py:19
     TEXP(v9, v10);
+    PTO_EST(PIPE_V, 159u, 1, v9, v10);
   }
   // programs.py:18
   TFREE<decltype(v6), TileSplitAxis::TILE_NO_SPLIT>(v6);
@@ -59,6 +66,7 @@ static __aicore__ void mm_exp_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     TSTORE(v13, v9);
+    PTO_EST(PIPE_MTE3, 150u, 0, v9);
   }
   pipe_barrier(PIPE_ALL);
 #endif

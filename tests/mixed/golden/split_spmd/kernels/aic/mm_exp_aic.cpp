@@ -19,6 +19,10 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 static __aicore__ void mm_exp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3, __gm__ uint8_t* v4, int32_t v5, int32_t v6) {
 #if defined(__DAV_CUBE__)
   // split_programs.py:80
@@ -40,12 +44,14 @@ static __aicore__ void mm_exp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ float
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v14, 0);
   TLOAD(v14, v13);
+  PTO_EST(PIPE_MTE2, 371u, 1, v14);
   Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v15 =
       Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v15, 0);
   set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
   wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
   TMOV(v15, v14);
+  PTO_EST(PIPE_MTE1, 33u, 1, v15, v14);
   // split_programs.py:83
   pto::Shape<1, 1, 1, 64, 64> v16 = pto::Shape<1, 1, 1, 64, 64>();
   pto::Stride<4096, 4096, 4096, 64, 1> v17 = pto::Stride<4096, 4096, 4096, 64, 1>();
@@ -58,12 +64,14 @@ static __aicore__ void mm_exp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ float
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v19, 0);
   TLOAD(v19, v18);
+  PTO_EST(PIPE_MTE2, 371u, 1, v19);
   Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null> v20 =
       Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v20, 0);
   set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1);
   wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1);
   TMOV(v20, v19);
+  PTO_EST(PIPE_MTE1, 65u, 1, v20, v19);
   // split_programs.py:84
   Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null> v21 =
       Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null>(64, 64);
@@ -71,6 +79,8 @@ static __aicore__ void mm_exp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ float
   set_flag(PIPE_MTE1, PIPE_M, EVENT_ID2);
   wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID2);
   TMATMUL(v21, v15, v20);
+  PTO_EST(PIPE_M, 70u, 1, v21, v15, v20);
+  PTO_EST(PIPE_FIX, 404u, 0, v21);
   TPUSH<decltype(v7), decltype(v21), TileSplitAxis::TILE_UP_DOWN>(v7, v21);
   pipe_barrier(PIPE_ALL);
 #endif

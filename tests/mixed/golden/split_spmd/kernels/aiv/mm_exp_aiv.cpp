@@ -19,6 +19,11 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
+
 static __aicore__ void mm_exp_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3, __gm__ uint8_t* v4, int32_t v5, int32_t v6, int32_t v7) {
 #if defined(__DAV_VEC__)
   // split_programs.py:80
@@ -38,11 +43,13 @@ static __aicore__ void mm_exp_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float
 #else
   TPOP<decltype(v8), decltype(v11), TileSplitAxis::TILE_UP_DOWN>(v8, v11, v7);
 #endif
+  PTO_EST(PIPE_MTE2, 330u, 1, v11);
   // split_programs.py:85
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v12 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
   TASSIGN(v12, 0);
   TEXP(v12, v11);
+  PTO_EST(PIPE_V, 95u, 1, v12, v11);
   // split_programs.py:84
   TFREE<decltype(v8), TileSplitAxis::TILE_UP_DOWN>(v8);
   int64_t v13 = static_cast<int64_t>(v10);
@@ -52,6 +59,7 @@ static __aicore__ void mm_exp_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
   TASSIGN(v15, 0);
   TADDS(v15, v12, v14);
+  PTO_EST(PIPE_V, 57u, 1, v15, v12);
   int64_t v16 = v10 * 64;
   int64_t v17 = v9 * 32;
   int64_t v18 = v16 + v17;
@@ -66,6 +74,7 @@ static __aicore__ void mm_exp_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
   TSTORE(v22, v15);
+  PTO_EST(PIPE_MTE3, 75u, 0, v15);
   pipe_barrier(PIPE_ALL);
 #endif
 }

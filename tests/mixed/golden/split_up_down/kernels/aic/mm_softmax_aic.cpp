@@ -19,6 +19,10 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 static __aicore__ void mm_softmax_aic(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3, __gm__ uint8_t* v4) {
 #if defined(__DAV_CUBE__)
   // split_programs.py:11
@@ -36,12 +40,14 @@ static __aicore__ void mm_softmax_aic(__gm__ half* v1, __gm__ half* v2, __gm__ f
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v9, 0);
   TLOAD(v9, v8);
+  PTO_EST(PIPE_MTE2, 371u, 1, v9);
   Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v10 =
       Tile<TileType::Left, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v10, 0);
   set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
   wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
   TMOV(v10, v9);
+  PTO_EST(PIPE_MTE1, 33u, 1, v10, v9);
   // split_programs.py:14
   pto::Shape<1, 1, 1, 64, 64> v11 = pto::Shape<1, 1, 1, 64, 64>();
   pto::Stride<4096, 4096, 4096, 64, 1> v12 = pto::Stride<4096, 4096, 4096, 64, 1>();
@@ -54,12 +60,14 @@ static __aicore__ void mm_softmax_aic(__gm__ half* v1, __gm__ half* v2, __gm__ f
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v14, 0);
   TLOAD(v14, v13);
+  PTO_EST(PIPE_MTE2, 371u, 1, v14);
   Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null> v15 =
       Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v15, 0);
   set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1);
   wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1);
   TMOV(v15, v14);
+  PTO_EST(PIPE_MTE1, 65u, 1, v15, v14);
   // split_programs.py:15
   Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null> v16 =
       Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null>(64, 64);
@@ -67,6 +75,8 @@ static __aicore__ void mm_softmax_aic(__gm__ half* v1, __gm__ half* v2, __gm__ f
   set_flag(PIPE_MTE1, PIPE_M, EVENT_ID2);
   wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID2);
   TMATMUL(v16, v10, v15);
+  PTO_EST(PIPE_M, 70u, 1, v16, v10, v15);
+  PTO_EST(PIPE_FIX, 404u, 0, v16);
   TPUSH<decltype(v5), decltype(v16), TileSplitAxis::TILE_UP_DOWN>(v5, v16);
   pipe_barrier(PIPE_ALL);
 #endif

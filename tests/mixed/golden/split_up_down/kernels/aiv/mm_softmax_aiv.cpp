@@ -19,6 +19,11 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
+
 static __aicore__ void mm_softmax_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3, __gm__ uint8_t* v4, int32_t v5) {
 #if defined(__DAV_VEC__)
   // split_programs.py:11
@@ -36,6 +41,7 @@ static __aicore__ void mm_softmax_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ f
 #else
   TPOP<decltype(v6), decltype(v8), TileSplitAxis::TILE_UP_DOWN>(v6, v8, v5);
 #endif
+  PTO_EST(PIPE_MTE2, 330u, 1, v8);
   // split_programs.py:16
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v9 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
@@ -45,10 +51,12 @@ static __aicore__ void mm_softmax_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ f
       Tile<TileType::Vec, float, 32, 1, BLayout::ColMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 1);
   TASSIGN(v10, 32768);
   TROWMAX(v10, v8, v9);
+  PTO_EST(PIPE_V, 256u, 1, v10, v8, v9);
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v11 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
   TASSIGN(v11, 33024);
   TROWEXPANDSUB(v11, v8, v10);
+  PTO_EST(PIPE_V, 574u, 1, v11, v8, v10);
   // split_programs.py:15
   TFREE<decltype(v6), TileSplitAxis::TILE_UP_DOWN>(v6);
   // split_programs.py:17
@@ -56,15 +64,18 @@ static __aicore__ void mm_softmax_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ f
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
   TASSIGN(v12, 0);
   TEXP(v12, v11);
+  PTO_EST(PIPE_V, 95u, 1, v12, v11);
   // split_programs.py:18
   Tile<TileType::Vec, float, 32, 1, BLayout::ColMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v13 =
       Tile<TileType::Vec, float, 32, 1, BLayout::ColMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 1);
   TASSIGN(v13, 32768);
   TROWSUM(v13, v12, v9);
+  PTO_EST(PIPE_V, 268u, 1, v13, v12, v9);
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v14 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
   TASSIGN(v14, 16384);
   TROWEXPANDDIV(v14, v12, v13);
+  PTO_EST(PIPE_V, 643u, 1, v14, v12, v13);
   int64_t v15 = v7 * 32;
   int64_t v16 = 0 + v15;
   int64_t v17 = (v16 > 0 ? v16 : 0);
@@ -78,6 +89,7 @@ static __aicore__ void mm_softmax_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ f
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
   TSTORE(v20, v14);
+  PTO_EST(PIPE_MTE3, 75u, 0, v14);
   pipe_barrier(PIPE_ALL);
 #endif
 }

@@ -19,6 +19,10 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 static __aicore__ void vexp_mm_aic(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3, __gm__ uint8_t* v4) {
 #if defined(__DAV_CUBE__)
   // programs.py:301
@@ -31,11 +35,13 @@ static __aicore__ void vexp_mm_aic(__gm__ half* v1, __gm__ half* v2, __gm__ floa
   TASSIGN(v6, 4096 + v5_slot * 4096u);
   v5_slot = (v5_slot + 1u) % 2u;
   TPOP<decltype(v5), decltype(v6), TileSplitAxis::TILE_NO_SPLIT>(v5, v6);
+  PTO_EST(PIPE_MTE2, 319u, 1, v6);
   // programs.py:306
   Tile<TileType::Left, half, 32, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v7 =
       Tile<TileType::Left, half, 32, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(32, 64);
   TASSIGN(v7, 0);
   TMOV(v7, v6);
+  PTO_EST(PIPE_MTE1, 17u, 1, v7, v6);
   // programs.py:305
   TFREE<decltype(v5), TileSplitAxis::TILE_NO_SPLIT>(v5);
   // programs.py:308
@@ -50,12 +56,14 @@ static __aicore__ void vexp_mm_aic(__gm__ half* v1, __gm__ half* v2, __gm__ floa
       Tile<TileType::Mat, half, 64, 32, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 32);
   TASSIGN(v11, 0);
   TLOAD(v11, v10);
+  PTO_EST(PIPE_MTE2, 319u, 1, v11);
   Tile<TileType::Right, half, 64, 32, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null> v12 =
       Tile<TileType::Right, half, 64, 32, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null>(64, 32);
   TASSIGN(v12, 0);
   set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
   wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
   TMOV(v12, v11);
+  PTO_EST(PIPE_MTE1, 33u, 1, v12, v11);
   // programs.py:309
   Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null> v13 =
       Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null>(32, 32);
@@ -63,6 +71,7 @@ static __aicore__ void vexp_mm_aic(__gm__ half* v1, __gm__ half* v2, __gm__ floa
   set_flag(PIPE_MTE1, PIPE_M, EVENT_ID1);
   wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID1);
   TMATMUL(v13, v7, v12);
+  PTO_EST(PIPE_M, 22u, 1, v13, v7, v12);
   pto::Shape<1, 1, 1, 32, 32> v14 = pto::Shape<1, 1, 1, 32, 32>();
   pto::Stride<1024, 1024, 1024, 32, 1> v15 = pto::Stride<1024, 1024, 1024, 32, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 32, 32>, pto::Stride<1024, 1024, 1024, 32, 1>, pto::Layout::ND> v16 =
@@ -73,6 +82,7 @@ static __aicore__ void vexp_mm_aic(__gm__ half* v1, __gm__ half* v2, __gm__ floa
   set_flag(PIPE_M, PIPE_FIX, EVENT_ID2);
   wait_flag(PIPE_M, PIPE_FIX, EVENT_ID2);
   TSTORE(v16, v13);
+  PTO_EST(PIPE_FIX, 101u, 0, v13);
   pipe_barrier(PIPE_ALL);
 #endif
 }

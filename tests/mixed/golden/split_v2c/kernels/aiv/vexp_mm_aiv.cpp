@@ -19,6 +19,11 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
+
 static __aicore__ void vexp_mm_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3, __gm__ uint8_t* v4, int32_t v5) {
 #if defined(__DAV_VEC__)
   // programs.py:301
@@ -48,13 +53,18 @@ static __aicore__ void vexp_mm_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ floa
     v15.origin_ = v1;
 #endif
     TLOAD(v9, v15);
+    PTO_EST(PIPE_MTE2, 298u, 1, v9);
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     TCVT(v10, v9, RoundMode::CAST_ROUND);
+    PTO_EST(PIPE_V, 61u, 1, v10, v9);
     TEXP(v11, v10);
+    PTO_EST(PIPE_V, 95u, 1, v11, v10);
     TCVT(v12, v11, RoundMode::CAST_ROUND);
+    PTO_EST(PIPE_V, 61u, 1, v12, v11);
   }
   // programs.py:305
+  PTO_EST(PIPE_MTE3, 38u, 0, v12);
 #if defined(__CPU_SIM) || defined(__COSTMODEL)
   TPUSH<decltype(v6), decltype(v12), TileSplitAxis::TILE_NO_SPLIT>(v6, v12);
 #else

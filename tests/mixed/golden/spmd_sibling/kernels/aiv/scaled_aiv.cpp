@@ -19,6 +19,11 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
+
 static __aicore__ void scaled_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3, __gm__ uint8_t* v4, int32_t v5, int32_t v6, int32_t v7) {
 #if defined(__DAV_VEC__)
   // programs.py:62
@@ -41,6 +46,7 @@ static __aicore__ void scaled_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float
 #else
   TPOP<decltype(v8), decltype(v12), TileSplitAxis::TILE_NO_SPLIT>(v8, v12, v7);
 #endif
+  PTO_EST(PIPE_MTE2, 394u, 1, v12);
   // programs.py:67
   int64_t v13 = static_cast<int64_t>(v5);
   if (v10) {
@@ -49,6 +55,7 @@ static __aicore__ void scaled_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float
     int64_t v15 = static_cast<int64_t>(v14);
     float v16 = static_cast<float>(v15);
     TMULS(v11, v12, v16);
+    PTO_EST(PIPE_V, 90u, 1, v11, v12);
   }
   // programs.py:66
   TFREE<decltype(v8), TileSplitAxis::TILE_NO_SPLIT>(v8);
@@ -66,6 +73,7 @@ static __aicore__ void scaled_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     TSTORE(v21, v11);
+    PTO_EST(PIPE_MTE3, 150u, 0, v11);
   }
   pipe_barrier(PIPE_ALL);
 #endif

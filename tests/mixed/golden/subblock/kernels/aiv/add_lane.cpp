@@ -19,6 +19,10 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 static __aicore__ void add_lane(__gm__ float* v1, __gm__ float* v2, int32_t v3) {
 #if defined(__DAV_VEC__)
   // programs.py:85
@@ -35,6 +39,7 @@ static __aicore__ void add_lane(__gm__ float* v1, __gm__ float* v2, int32_t v3) 
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
   TASSIGN(v8, 0);
   TLOAD(v8, v7);
+  PTO_EST(PIPE_MTE2, 330u, 1, v8);
   int64_t v9 = static_cast<int64_t>(v4);
   float v10 = static_cast<float>(v9);
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v11 =
@@ -43,6 +48,7 @@ static __aicore__ void add_lane(__gm__ float* v1, __gm__ float* v2, int32_t v3) 
   set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   TADDS(v11, v8, v10);
+  PTO_EST(PIPE_V, 57u, 1, v11, v8);
   pto::Shape<1, 1, 1, 32, 64> v12 = pto::Shape<1, 1, 1, 32, 64>();
   pto::Stride<2048, 2048, 2048, 64, 1> v13 = pto::Stride<2048, 2048, 2048, 64, 1>();
   GlobalTensor<float, pto::Shape<1, 1, 1, 32, 64>, pto::Stride<2048, 2048, 2048, 64, 1>, pto::Layout::ND> v14 =
@@ -53,6 +59,7 @@ static __aicore__ void add_lane(__gm__ float* v1, __gm__ float* v2, int32_t v3) 
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v14, v11);
+  PTO_EST(PIPE_MTE3, 75u, 0, v11);
   pipe_barrier(PIPE_ALL);
 #endif
 }

@@ -18,6 +18,10 @@
 using namespace pto;
 
 // --- ptoas-generated code ---
+#ifndef PTO_EST  // estimated device time (docs/estimate.md)
+#define PTO_EST(...)
+#endif
+
 static __aicore__ void k(__gm__ float* v1, __gm__ float* v2) {
 #if defined(__DAV_VEC__)
   // memref_programs.py:17
@@ -25,6 +29,7 @@ static __aicore__ void k(__gm__ float* v1, __gm__ float* v2) {
       Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 64);
   TASSIGN(v3, 12288);
   TEXPANDS(v3, 0.0f);
+  PTO_EST(PIPE_V, 40u, 1, v3);
   for (int64_t v4 = 0; v4 < 4; ++v4) {
     // memref_programs.py:19
     int64_t v5 = v4 * 16;
@@ -44,6 +49,7 @@ static __aicore__ void k(__gm__ float* v1, __gm__ float* v2) {
         Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 64);
     TASSIGN(v14, v13);
     TLOAD(v14, v9);
+    PTO_EST(PIPE_MTE2, 298u, 1, v14);
     // memref_programs.py:20
     Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v15 =
         Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 64);
@@ -51,7 +57,9 @@ static __aicore__ void k(__gm__ float* v1, __gm__ float* v2) {
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     TMULS(v15, v14, 2.0f);
+    PTO_EST(PIPE_V, 42u, 1, v15, v14);
     TADD(v3, v3, v15);
+    PTO_EST(PIPE_V, 56u, 1, v3, v3, v15);
     pipe_barrier(PIPE_ALL);
   }
   // memref_programs.py:21
@@ -59,15 +67,18 @@ static __aicore__ void k(__gm__ float* v1, __gm__ float* v2) {
       Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 64);
   TASSIGN(v16, 12288);
   TMULS(v16, v3, 0.1f);
+  PTO_EST(PIPE_V, 42u, 1, v16, v3);
   Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v17 =
       Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 64);
   TASSIGN(v17, 8192);
   TEXP(v17, v16);
+  PTO_EST(PIPE_V, 63u, 1, v17, v16);
   // memref_programs.py:22
   Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v18 =
       Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 64);
   TASSIGN(v18, 8192);
   TADDS(v18, v17, 1.0f);
+  PTO_EST(PIPE_V, 41u, 1, v18, v17);
   // memref_programs.py:23
   pto::Shape<1, 1, 1, 16, 64> v19 = pto::Shape<1, 1, 1, 16, 64>();
   pto::Stride<1024, 1024, 1024, 64, 1> v20 = pto::Stride<1024, 1024, 1024, 64, 1>();
@@ -79,6 +90,7 @@ static __aicore__ void k(__gm__ float* v1, __gm__ float* v2) {
   set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v21, v18);
+  PTO_EST(PIPE_MTE3, 38u, 0, v18);
   pipe_barrier(PIPE_ALL);
 #endif
 }
