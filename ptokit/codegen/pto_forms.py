@@ -41,6 +41,11 @@ def pto_attrs(op: OpDef, call: N.OpCall) -> Dict[str, Attr]:
         if a.kind in ("enum", "round_mode"):
             out[name] = Attr.dialect(*dialect.attr_parts(a, v))
         elif a.kind == "bool":
+            if not v and a.place == "op" and a.cxx_default in ("0", "false"):
+                # false is the attribute's default in both tools; ptoas 0.27 reads it only inside ins(...)
+                # (pto.tci ins(%s {descending = false} : i32)), pypto HEAD's after outs(...): left out, the
+                # op means the same to both
+                continue
             out[name] = Attr.bool(v)
         elif a.kind == "i32":
             out[name] = Attr(f"{int(v)} : i32", int(v))

@@ -67,9 +67,13 @@ def test_tensor_transpose_view_feeds_matmul(tmp_path):
 def _ops(dtype):
     is_int = not dtype.startswith(("FP", "BF"))
     s = 3 if is_int else 2.5
+    # pto.tmaxs / tmins on a2a3 take no BF16 or 8-bit tile (the real assembler's rule, refused at the DSL
+    # line: tests/e2e/test_arith_ops.py::test_scalar_minmax_element_rule)
+    minmax = dtype not in ("BF16", "INT8", "UINT8")
     out = [Op("maximums", f"pl.tensor.maximums(a, {s})", lambda a, b, c: np.maximum(a, a.dtype.type(s))),
-           Op("minimums", f"pl.tensor.minimums(a, {s})", lambda a, b, c: np.minimum(a, a.dtype.type(s))),
-           Op("cmps", f"pl.tensor.cmps(a, {s}, cmp_type=5)", lambda a, b, c: a >= a.dtype.type(s), "mask")]
+           Op("minimums", f"pl.tensor.minimums(a, {s})", lambda a, b, c: np.minimum(a, a.dtype.type(s)))] if minmax \
+        else []
+    out += [Op("cmps", f"pl.tensor.cmps(a, {s}, cmp_type=5)", lambda a, b, c: a >= a.dtype.type(s), "mask")]
     if dtype in HALF_OR_WORD:     # the mask is c's values: nonzero selects
         out += [Op("sel", "pl.tensor.sel(c, a, b)", lambda a, b, c: np.where(c != 0, a, b)),
                 Op("sels", f"pl.tensor.sels(c, a, {s})", lambda a, b, c: np.where(c != 0, a, a.dtype.type(s)))]
