@@ -59,9 +59,10 @@ def test_every_row_local_family_is_declared():
 
 
 def _build(tmp_path, cpp: str, stem: str, extra=()):
-    src = tmp_path / f"{stem}.cpp"
+    name = f"{stem}{'_nf' if extra else ''}"
+    src = tmp_path / f"{name}.cpp"     # a source of its own: the other build may still be reading its own
     src.write_text(cpp)
-    so = tmp_path / f"{stem}{'_nf' if extra else ''}.so"
+    so = tmp_path / f"{name}.so"
     cmd = ["g++", "-std=c++17", "-O1", "-Wall", "-Werror", "-fPIC", "-shared", "-D__CPU_SIM", "-D__DAV_VEC__",
            "-DPTO_CPU_STANDALONE", f"-I{B.INCLUDE_DIR}", *extra, str(src), "-o", str(so)]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), so
