@@ -5,6 +5,7 @@ import pytest
 
 from . import vecgen as V
 from .vecgen import Op
+from vector_sums import column_sum
 
 VR, VC = V.VALID
 
@@ -67,20 +68,6 @@ def test_arg_reductions_ties_and_nan(tmp_path_factory, dtype):
     assert outs[0][2, 0] == 10 and outs[0][5, 0] == 7 and outs[0][9, 0] == 40 and outs[2][0, 12] == 0
 
 
-def _binary_col_sum(x):
-    """pl.col_sum with a tmp tile as the vector unit computes it: adjacent rows added pairwise in
-    the tile's dtype, an odd last row into the first pair sum, level by level."""
-    rows = list(x)
-    cnt = len(rows)
-    while cnt > 1:
-        for i in range(cnt // 2):
-            rows[i] = (rows[2 * i] + rows[2 * i + 1]).astype(x.dtype)
-        if cnt % 2:
-            rows[0] = (rows[0] + rows[cnt - 1]).astype(x.dtype)
-        cnt //= 2
-    return rows[0]
-
-
 @pytest.mark.parametrize("dtype", ["FP32", "FP16", "BF16"])
 def test_col_sum_tmp_and_expdif(tmp_path_factory, dtype):
     rng = np.random.default_rng(10)
@@ -91,7 +78,7 @@ def test_col_sum_tmp_and_expdif(tmp_path_factory, dtype):
     rowmax[:VR, 0] = v[:VR, :VC].max(axis=1)
     colmax = np.zeros((1, V.COLS), np.float32)
     colmax[0, :VC] = v[:VR, :VC].max(axis=0)
-    table = [Op("col_sum_tmp", "pl.col_sum(a, t)", lambda a, b, c: _binary_col_sum(a[:VR, :VC]).reshape(1, -1), "col"),
+    table = [Op("col_sum_tmp", "pl.col_sum(a, t)", lambda a, b, c: column_sum(a[:VR, :VC], binary=True).reshape(1, -1), "col"),
              Op("row_expdif", "pl.row_expand_expdif(a, pl.row_max(a, t))", lambda a, b, c: np.exp(v - rowmax).astype(t)),
              Op("col_expdif", "pl.tile.col_expand_expdif(a, pl.col_max(a))",
                 lambda a, b, c: np.exp(v - colmax).astype(t))]

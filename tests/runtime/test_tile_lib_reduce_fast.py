@@ -20,6 +20,7 @@ import pytest
 
 from ptokit.runtime.compilers import GCC_BASE_FLAGS
 from tile_lib_util import compile_cxx, finish
+from vector_sums import column_sum
 
 P = ctypes.c_void_p
 I = ctypes.c_int
@@ -128,26 +129,6 @@ def _input(dt, R, C, special, seed):
     return a
 
 
-def _column_sum(a, binary):
-    """The vector unit's column sum in the tile's own dtype (numpy's float16 / ml_dtypes' bfloat16
-    additions are correctly rounded): sequential -- row 0, then each next row added; binary --
-    adjacent rows pairwise, an odd last row into the first pair sum, level by level."""
-    rows = [r.copy() for r in a]
-    if not binary:
-        acc = rows[0]
-        for r in rows[1:]:
-            acc = (acc + r).astype(a.dtype)
-        return acc
-    cnt = len(rows)
-    while cnt > 1:
-        for i in range(cnt // 2):
-            rows[i] = (rows[2 * i] + rows[2 * i + 1]).astype(a.dtype)
-        if cnt % 2:
-            rows[0] = (rows[0] + rows[cnt - 1]).astype(a.dtype)
-        cnt //= 2
-    return rows[0]
-
-
 def _run(so, name, op, a, vr, vc, overlap):
     dt, R, C = SHAPES[name]
     rows = np.full(R, 7, dt)
@@ -177,8 +158,8 @@ def test_fast_reductions_equal_the_reference_loop(libs, name):
                     checked += 1
                     if overlap or special or np.dtype(dt).kind == "i":
                         continue
-                    if op in (3, 6):   # column sums: every addition in the dtype (_column_sum)
-                        want = _column_sum(a[:vr, :vc], binary=op == 6)
+                    if op in (3, 6):   # column sums: every addition in the dtype
+                        want = column_sum(a[:vr, :vc], binary=op == 6)
                         assert np.array_equal(_bits(fast), _bits(want)), (name, op, vr, vc, fast, want)
                         continue
                     # numpy in the same order: a running double sum (cumsum), exact max/min
