@@ -108,6 +108,9 @@ ON_CHIP_MOVES = {
     "a2a3": _MOVES_A2A3,
     "a5": _MOVES_A2A3 | {("vec", "mat"), ("mat", "left_scale"), ("mat", "right_scale")},
 }
+# cube passes per K fractal of an FP32 (full precision) matmul, by chip family (pypto's L0 cost model:
+# a2a3 2, a5 8); 2-byte operands take one, INT8 one
+CUBE_FP32_PASSES = {"a2a3": 2, "a5": 8}
 # the simulator's defaults per platform: AICPU threads (1 orchestrator + schedulers) and clusters
 SIM_AICPU_THREADS = {"a2a3sim": 4, "a5sim": 5}
 SIM_CLUSTERS = {"a2a3sim": 24, "a5sim": 36}
@@ -163,6 +166,11 @@ class Target:
     @property
     def moves(self) -> FrozenSet[Tuple[str, str]]:
         return ON_CHIP_MOVES[self.arch]
+
+    @property
+    def cube_fp32_passes(self) -> int:
+        """Cube passes per K fractal of an FP32 matmul (the L0 tile chooser's cost model)."""
+        return CUBE_FP32_PASSES[self.arch]
 
     @property
     def mx_scales(self) -> bool:

@@ -16,6 +16,7 @@ from ..errors import InternalError
 from ..ir.nodes import Program, copy_program
 from ..ir.printer import print_program
 from ..ir.verifier import PROPERTIES, verify_properties
+from .auto_tile_matmul import auto_tile_matmul_l0
 from .classify import classify_kernels
 from .composites import expand_composites
 from .context import PassContext
@@ -59,6 +60,8 @@ PIPELINE: List[Pass] = [
     Pass("Flatten", flatten, requires=_p("inlined"), produces=_p("flat")),
     Pass("UnrollLoops", unroll_loops, requires=_p("flat"), produces=_p("unrolled")),
     Pass("ExpandComposites", expand_composites, requires=_p("flat")),
+    # L0 tiles of a matmul larger than Left / Right / Acc, sized from ctx.target (flat code, before SSA)
+    Pass("AutoTileMatmulL0", auto_tile_matmul_l0, requires=_p("flat", "unrolled", "tile_ops")),
     Pass("ConvertToSSA", to_ssa, requires=_p("flat", "unrolled"), produces=_p("ssa")),
     Pass("InferMemorySpace", check_memory_spaces, requires=_p("ssa", "tile_ops")),
     Pass("ClassifyKernels", classify_kernels, requires=_p("ssa", "no_fifo"), produces=_p("classified")),

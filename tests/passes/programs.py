@@ -261,3 +261,32 @@ class TensorLevel:
              y: pl.Out[pl.Tensor[[16, 64], pl.FP32]], r: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
         y = self.k(a, v, y, r)
         return y
+
+
+@pl.program
+class OversizedMatmul:
+    """Matmuls larger than L0 on a2a3 (AutoTileMatmulL0): a [64, 1024] BF16 Left operand (128 KB, Left
+    holds 64 KB) computed as a K loop in place, and a biased [256, 512] FP32 result (512 KB, Acc holds
+    128 KB; the 2 KB bias row, Bias 1 KB) stored directly as a grid of output tiles."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 1024], pl.BF16], b: pl.Tensor[[1024, 64], pl.BF16],
+          c: pl.Tensor[[256, 64], pl.BF16], d: pl.Tensor[[64, 512], pl.BF16], bias: pl.Tensor[[1, 512], pl.FP32],
+          y: pl.Out[pl.Tensor[[64, 64], pl.FP32]], z: pl.Out[pl.Tensor[[256, 512], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        a_mat = pl.load(a, [0, 0], [64, 1024], target_memory=pl.Mem.Mat)
+        b_mat = pl.load(b, [0, 0], [1024, 64], target_memory=pl.Mem.Mat)
+        p = pl.matmul(a_mat, b_mat)
+        y = pl.store(p, [0, 0], y)
+        c_mat = pl.load(c, [0, 0], [256, 64], target_memory=pl.Mem.Mat)
+        d_mat = pl.load(d, [0, 0], [64, 512], target_memory=pl.Mem.Mat)
+        bias_mat = pl.load(bias, [0, 0], [1, 512], target_memory=pl.Mem.Mat)
+        q = pl.tile.matmul_bias(c_mat, d_mat, bias_mat)
+        z = pl.store(q, [0, 0], z)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 1024], pl.BF16], b: pl.Tensor[[1024, 64], pl.BF16],
+             c: pl.Tensor[[256, 64], pl.BF16], d: pl.Tensor[[64, 512], pl.BF16], bias: pl.Tensor[[1, 512], pl.FP32],
+             y: pl.Out[pl.Tensor[[64, 64], pl.FP32]], z: pl.Out[pl.Tensor[[256, 512], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        y = self.k(a, b, c, d, bias, y, z)
+        return y

@@ -26,6 +26,7 @@ CASES = {
     "Flatten": P.Nested,
     "UnrollLoops": P.UnrollAndPipeline,
     "ExpandComposites": P.Composite,
+    "AutoTileMatmulL0": P.OversizedMatmul,
     "ConvertToSSA": P.CarriedAndMerged,
     "InferMemorySpace": P.CubeAndVector,
     "ClassifyKernels": P.CubeAndVector,

@@ -1,0 +1,360 @@
+"""AutoTileMatmulL0: a matmul whose operands or result do not fit the cube's L0 buffers is computed
+as L0 tiles (pypto's pass of that name; docs/passes.md).
+
+Works on flat kernel code, before SSA.  A ``matmul`` / ``matmul_acc`` / ``matmul_bias`` whose Left
+and Right operands are whole moves of static 2-D Mat tiles (``move(a_mat, Left)``: what the front end
+writes for ``pl.matmul`` of tensors or of Mat tiles) is rewritten when, on the target of the pass
+context, the Left operand exceeds Left (L0A), the Right one Right (L0B) or the result Acc (L0C):
+
+* ``(m, n, k)`` is chosen by ``l0_tile_chooser.choose_l0_tile`` with the target's capacities (the
+  bias row caps ``n`` by the Bias buffer);
+* the result fits Acc whole (``m == M``, ``n == N``): a K loop in place — the first K block's
+  ``matmul`` (``matmul_bias``: the bias is added once), ``matmul_acc`` of the other full blocks in a
+  loop, a peeled ``matmul_acc`` of a last partial block; each block's operands are
+  ``extract``\\ ed from the Mat tiles into Left / Right.  ``matmul_acc`` starts from its accumulator;
+* the result does not fit Acc: only when its one use is a 2-D ``store`` (direct store to global
+  memory), the store becomes a grid of ``[m, n]`` output tiles, loops over the interior and peeled
+  partial tiles at the M / N boundaries, each a K loop as above stored at its offset.  A biased
+  matmul reloads each output tile's ``[1, n]`` bias window from the tensor its Mat row was loaded
+  from, and moves it to Bias.
+
+What it leaves alone (the buffers' checks in PlanMemory then say what does not fit): operands that
+are not whole moves of Mat tiles, Mat tiles with a valid region, an oversized result used otherwise
+than by one store, an oversized ``matmul_acc`` result.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Dict, List, Optional, Set, Tuple
+
+from ..ir import nodes as N
+from ..ir.ops import infer
+from ..ir.ops.view import default_layout
+from ..ir.types import INDEX, MemorySpace, TensorType, TileType
+from .l0_tile_chooser import L0TileConfig, choose_l0_tile
+
+# the ops this pass rewrites and builds (op-table names; what each one's operands mean is the pass)
+MATMUL, MATMUL_ACC, MATMUL_BIAS = "matmul", "matmul_acc", "matmul_bias"
+MOVE, EXTRACT, LOAD, STORE = "move", "extract", "load", "store"
+MUL, ADD = "scalar.mul", "scalar.add"
+
+_KERNELS = (N.FunctionType.InCore, N.FunctionType.AIC)
+_ALIGN = 16          # the cube's fractal along M, N and K
+
+
+def auto_tile_matmul_l0(prog: N.Program, ctx) -> N.Program:
+    for fn in prog.functions.values():
+        if fn.kind in _KERNELS:
+            _Tiler(fn, ctx.target).run()
+    return prog
+
+
+def _static_2d(t) -> bool:
+    return isinstance(t, TileType) and len(t.shape) == 2 and all(isinstance(d, int) for d in t.shape) \
+        and not t.valid
+
+
+class _Tiler:
+    def __init__(self, fn: N.Function, target):
+        self.fn = fn
+        self.target = target
+        self.defs: Dict[str, N.Assign] = {}
+        self.uses: Dict[str, int] = {}
+        taken: Set[str] = {p.name for p in fn.params}
+        for s in N.walk_stmts(fn.body):
+            if isinstance(s, N.Assign):
+                for t in s.targets:
+                    taken.add(t.name)
+                    # a name assigned twice is not a single value: never looked through
+                    self.defs[t.name] = None if t.name in self.defs else s
+            for e in N.stmt_exprs(s):
+                for sub in N.walk_expr(e):
+                    if isinstance(sub, N.Var):
+                        self.uses[sub.name] = self.uses.get(sub.name, 0) + 1
+        self.taken = taken
+        self.counter = itertools.count()
+        self.dead: Set[int] = set()
+
+    def fresh(self, base: str) -> str:
+        while True:
+            name = f"__l0{base}{next(self.counter)}"
+            if name not in self.taken:
+                self.taken.add(name)
+                return name
+
+    def run(self) -> None:
+        self.fn.body = self.body(self.fn.body)
+
+    # ------------------------------------------------------------ statements
+    def body(self, stmts: List[N.Stmt]) -> List[N.Stmt]:
+        pending: Dict[str, Tuple[dict, N.Assign]] = {}     # oversized result -> its plan, stored later
+        out: List[N.Stmt] = []
+        for i, s in enumerate(stmts):
+            self.rest = stmts[i + 1:]
+            for sub in N.child_bodies(s):
+                sub[:] = self.body(sub)
+            if isinstance(s, N.Assign) and len(s.targets) == 1 and isinstance(s.value, N.OpCall):
+                plan = self.plan(s)
+                if plan is not None and plan["fits_acc"]:
+                    zero = self.const(0, s.loc)
+                    out.extend(self.k_loop(plan, s.targets[0], (zero, zero), plan["M"], plan["N"], s))
+                    continue
+                if plan is not None and plan["grid_store"] is not None:
+                    pending[s.targets[0].name] = (plan, s)
+                    continue
+            store = self.grid_store_of(s, pending)
+            if store is not None:
+                out.extend(store)
+                continue
+            out.append(s)
+        return [s for s in out if id(s) not in self.dead]
+
+    # ------------------------------------------------------------ what to tile
+    def operand(self, v: N.Expr, space: MemorySpace) -> Optional[N.Var]:
+        """The Mat tile ``v`` is a whole move of into ``space`` (used by this op only), or None."""
+        if not isinstance(v, N.Var) or self.uses.get(v.name) != 1:
+            return None
+        d = self.defs.get(v.name)
+        if d is None or not isinstance(d.value, N.OpCall) or d.value.op != MOVE or \
+                d.value.attrs.get("target_memory") is not space or d.value.attrs.get("blayout") is not None or \
+                d.value.attrs.get("slayout") is not None:
+            return None
+        src = d.value.args[0]
+        if not isinstance(src, N.Var) or not _static_2d(src.type) or src.type.memory is not MemorySpace.Mat or \
+                (src.type.layout is not None and src.type.layout != _default_mat_layout(src.type)):
+            return None
+        return src
+
+    def plan(self, s: N.Assign) -> Optional[dict]:
+        e = s.value
+        if e.op not in (MATMUL, MATMUL_ACC, MATMUL_BIAS):
+            return None
+        lhs_i = 1 if e.op == MATMUL_ACC else 0
+        if e.op == MATMUL_ACC and len(e.args) > 3:
+            return None                       # init_cond: left as written
+        if e.op == MATMUL and any(e.attrs.get(f) for f in ("a_trans", "b_trans", "c_matrix_nz")):
+            return None
+        a = self.operand(e.args[lhs_i], MemorySpace.Left)
+        b = self.operand(e.args[lhs_i + 1], MemorySpace.Right)
+        if a is None or b is None:
+            return None
+        (M, K), (K2, N_) = a.type.shape, b.type.shape
+        if K != K2 or a.type.dtype != b.type.dtype:
+            return None
+        out_t = e.type
+        if not isinstance(out_t, TileType) or out_t.valid:
+            return None
+        cap = self.target.capacity
+        ba, bc = a.type.dtype.size, out_t.dtype.size
+        acc_bytes = _up(M, _ALIGN) * _up(N_, _ALIGN) * bc
+        oversized = (_up(M, _ALIGN) * K * ba > cap("left") or K * _up(N_, _ALIGN) * ba > cap("right")
+                     or acc_bytes > cap("acc"))
+        if not oversized:
+            return None
+        if any(d % _ALIGN for d in (M, N_, K)):
+            return None                       # the tiles' edges must fall on fractals
+        bias = None
+        if e.op == MATMUL_BIAS:
+            bias = self.bias_source(e.args[2])
+            if bias is None:
+                return None
+        cfg = L0TileConfig(M=M, N=N_, K=K, l0a_bytes=cap("left"), l0b_bytes=cap("right"), l0c_bytes=cap("acc"),
+                           bytes_a=ba, bytes_b=ba, bytes_c=bc, c_read=e.op == MATMUL_ACC, allow_k_boundary=True,
+                           mad_fp32_passes=self.target.cube_fp32_passes)
+        if e.op == MATMUL_BIAS:
+            cfg.max_n = max(_ALIGN, cap("bias") // bc // _ALIGN * _ALIGN)
+            if bias[0] == "whole" and cfg.max_n < N_:
+                return None                   # a Bias-resident row cannot be cut into windows
+        try:
+            r = choose_l0_tile(cfg)
+        except ValueError:
+            return None
+        fits = r.m == M and r.n == N_
+        plan = {"op": e.op, "call": e, "a": a, "b": b, "bias": bias, "M": M, "N": N_, "K": K,
+                "m": r.m, "n": r.n, "k": r.k, "fits_acc": fits, "acc_t": out_t, "grid_store": None}
+        if not fits:
+            if e.op == MATMUL_ACC:
+                return None
+            plan["grid_store"] = self.single_store(s.targets[0])
+            if plan["grid_store"] is None:
+                return None
+        self.kill(e.args[lhs_i])
+        self.kill(e.args[lhs_i + 1])
+        if bias is not None and bias[0] == "window":
+            self.kill(e.args[2])
+        return plan
+
+    def bias_source(self, v: N.Expr):
+        """("whole", the Bias tile) or ("window", the load of its Mat row) of a matmul_bias bias."""
+        if not isinstance(v, N.Var) or not _static_2d(v.type) or v.type.shape[0] != 1:
+            return None
+        mat = self.operand(v, MemorySpace.Bias)
+        if mat is not None and self.uses.get(mat.name) == 1:
+            d = self.defs.get(mat.name)
+            if d is not None and isinstance(d.value, N.OpCall) and d.value.op == LOAD and \
+                    not d.value.attrs.get("valid") and isinstance(d.value.args[0].type, TensorType) and \
+                    len(d.value.args[0].type.shape) == 2:
+                return ("window", d.value, mat)
+        return ("whole", v)
+
+    def single_store(self, c: N.Var):
+        """Whether the one use of ``c`` is a 2-D store later in the same statement list."""
+        if self.uses.get(c.name) != 1 or self.defs.get(c.name) is None:
+            return None
+        for s in self.rest:
+            expr = s.value if isinstance(s, N.Assign) else s.expr if isinstance(s, N.ExprStmt) else None
+            if isinstance(expr, N.OpCall) and expr.op == STORE and isinstance(expr.args[0], N.Var) and \
+                    expr.args[0].name == c.name:
+                return c.name
+        return None
+
+    def kill(self, v: N.Var) -> None:
+        """The whole move of an operand is replaced by windows: drop it."""
+        self.dead.add(id(self.defs[v.name]))
+
+    def grid_store_of(self, s: N.Stmt, pending) -> Optional[List[N.Stmt]]:
+        expr = s.value if isinstance(s, N.Assign) else s.expr if isinstance(s, N.ExprStmt) else None
+        if not isinstance(expr, N.OpCall) or expr.op != STORE or not isinstance(expr.args[0], N.Var) or \
+                expr.args[0].name not in pending:
+            return None
+        plan, mm = pending.pop(expr.args[0].name)
+        return self.grid(plan, expr, s, mm)
+
+    # ------------------------------------------------------------ building
+    def const(self, v: int, loc) -> N.Const:
+        return N.Const(v, type=INDEX, loc=loc)
+
+    def scalar(self, op: str, a: N.Expr, b: N.Expr, out: List[N.Stmt], loc) -> N.Expr:
+        if op == ADD and isinstance(b, N.Const) and b.value == 0:
+            return a
+        if op == ADD and isinstance(a, N.Const) and a.value == 0:
+            return b
+        if isinstance(a, N.Const) and isinstance(b, N.Const):
+            return self.const(a.value * b.value if op == MUL else a.value + b.value, loc)
+        v = N.Var(self.fresh("i"), type=INDEX, loc=loc)
+        out.append(N.Assign([v], N.OpCall(op, [a, b], {}, type=infer(op, [a.type, b.type], {}), loc=loc), loc=loc))
+        return v
+
+    def call(self, op: str, args, attrs, out: List[N.Stmt], loc, name: Optional[N.Var] = None) -> N.Var:
+        t = infer(op, [a.type for a in args], attrs)
+        v = N.Var(name.name if name is not None else self.fresh("t"), type=t, loc=loc)
+        out.append(N.Assign([v], N.OpCall(op, list(args), attrs, type=t, loc=loc), loc=loc))
+        return v
+
+    def extract(self, src: N.Var, row: N.Expr, col: N.Expr, shape, space, out, loc) -> N.Var:
+        static = lambda x: x.value if isinstance(x, N.Const) else None   # noqa: E731
+        return self.call(EXTRACT, [src, row, col], {"shape": list(shape), "target_memory": space,
+                                                    "index_row_static": static(row),
+                                                    "index_col_static": static(col)}, out, loc)
+
+    def k_loop(self, plan, result: N.Var, at, mm: int, nn: int, s: N.Stmt, bias_tile=None) -> List[N.Stmt]:
+        """Statements computing the ``[mm, nn]`` output tile at ``at`` = (row, col) of the plan's matmul
+        into ``result``, over K blocks of the plan's ``k``."""
+        loc = s.loc
+        out: List[N.Stmt] = []
+        K, k = plan["K"], plan["k"]
+        full, rem = divmod(K, k)
+        acc = N.Var(result.name, type=None, loc=loc)
+        e = plan["call"]
+
+        def block(k0: N.Expr, width: int, body: List[N.Stmt]):
+            left = self.extract(plan["a"], at[0], k0, (mm, width), MemorySpace.Left, body, loc)
+            right = self.extract(plan["b"], k0, at[1], (width, nn), MemorySpace.Right, body, loc)
+            return left, right
+
+        first_w = k if full else rem
+        left, right = block(self.const(0, loc), first_w, out)
+        if plan["op"] == MATMUL_ACC:
+            first = self.call(MATMUL_ACC, [e.args[0], left, right], dict(e.attrs), out, loc, name=acc)
+        elif plan["op"] == MATMUL_BIAS:
+            bias = bias_tile if bias_tile is not None else plan["bias"][1]
+            first = self.call(MATMUL_BIAS, [left, right, bias], dict(e.attrs), out, loc, name=acc)
+        else:
+            first = self.call(MATMUL, [left, right], dict(e.attrs), out, loc, name=acc)
+        acc = N.Var(result.name, type=first.type, loc=loc)
+        if full > 1:
+            kv = N.Var(self.fresh("k"), type=INDEX, loc=loc)
+            body: List[N.Stmt] = []
+            k0 = self.scalar(MUL, kv, self.const(k, loc), body, loc)
+            left, right = block(k0, k, body)
+            self.call(MATMUL_ACC, [acc, left, right], {}, body, loc, name=acc)
+            out.append(N.For(kv, self.const(1, loc), self.const(full, loc), self.const(1, loc), body, loc=loc))
+        if full and rem:
+            left, right = block(self.const(full * k, loc), rem, out)
+            self.call(MATMUL_ACC, [acc, left, right], {}, out, loc, name=acc)
+        return out
+
+    def grid(self, plan, store: N.OpCall, s: N.Stmt, mm_stmt: N.Assign) -> List[N.Stmt]:
+        """The store of an oversized result as a grid of output tiles, each computed and stored."""
+        loc = s.loc
+        M, N_, m, n = plan["M"], plan["N"], plan["m"], plan["n"]
+        dst = store.args[1]                    # store(tile, tensor, offsets) in the IR
+        offs = list(store.args[2].items)
+        rank = len(dst.type.shape) if isinstance(dst.type, TensorType) else 2
+        gm, rm = divmod(M, m)
+        gn, rn = divmod(N_, n)
+        rows = ([(0, gm, m)] if gm else []) + ([(gm * m, 1, rm)] if rm else [])
+        cols = ([(0, gn, n)] if gn else []) + ([(gn * n, 1, rn)] if rn else [])
+        out: List[N.Stmt] = []
+        result = mm_stmt.targets[0]
+        for r0, rc, vm in rows:
+            for c0, cc, vn in cols:
+                body: List[N.Stmt] = []
+                iv = N.Var(self.fresh("r"), type=INDEX, loc=loc)
+                jv = N.Var(self.fresh("c"), type=INDEX, loc=loc)
+                row = self.const(r0, loc) if rc == 1 else self.scalar(MUL, iv, self.const(m, loc), body, loc)
+                col = self.const(c0, loc) if cc == 1 else self.scalar(MUL, jv, self.const(n, loc), body, loc)
+                bias_tile = None
+                if plan["bias"] is not None and plan["bias"][0] == "window":
+                    bias_tile = self.bias_window(plan, col, vn, body, loc)
+                sub = N.Var(self.fresh("acc"), type=None, loc=loc)
+                body.extend(self.k_loop(plan, sub, (row, col), vm, vn, mm_stmt, bias_tile))
+                tile = N.Var(sub.name, type=infer_last(body, sub.name), loc=loc)
+                pos = list(offs[:-2]) + [self.scalar(ADD, o, a, body, loc) for o, a in zip(offs[-2:], (row, col))]
+                static = tuple(p.value if isinstance(p, N.Const) else None for p in pos)
+                attrs = dict(store.attrs)
+                attrs["offsets_static"] = static
+                if rank != 2 or attrs.get("shape") is not None:
+                    attrs["shape"] = [1] * (rank - 2) + [vm, vn]
+                st = N.OpCall(STORE, [tile, dst, N.ListExpr(pos, type=store.args[2].type, loc=loc)], attrs,
+                              type=store.type, loc=loc)
+                body.append(N.Assign(list(s.targets), st, loc=loc) if isinstance(s, N.Assign)
+                            else N.ExprStmt(st, loc=loc))
+                if cc > 1:
+                    body = [N.For(jv, self.const(0, loc), self.const(cc, loc), self.const(1, loc), body, loc=loc)]
+                if rc > 1:
+                    body = [N.For(iv, self.const(0, loc), self.const(rc, loc), self.const(1, loc), body, loc=loc)]
+                out.extend(body)
+        del result
+        return out
+
+    def bias_window(self, plan, col: N.Expr, vn: int, out: List[N.Stmt], loc) -> N.Var:
+        """The ``[1, vn]`` bias window at column ``col``: loaded from the bias row's tensor into Mat and
+        moved to Bias."""
+        load: N.OpCall = plan["bias"][1]
+        tensor, offs = load.args[0], list(load.args[1].items)
+        pos = [offs[0], self.scalar(ADD, offs[1], col, out, loc)]
+        static = tuple(p.value if isinstance(p, N.Const) else None for p in pos)
+        attrs = dict(load.attrs)
+        attrs.update({"shape": [1, vn], "offsets_static": static, "valid": None})
+        mat = self.call(LOAD, [tensor, N.ListExpr(pos, type=load.args[1].type, loc=loc)], attrs, out, loc)
+        return self.call(MOVE, [mat], {"target_memory": MemorySpace.Bias, "blayout": None, "slayout": None}, out, loc)
+
+
+def infer_last(body: List[N.Stmt], name: str):
+    for s in reversed(body):
+        if isinstance(s, N.Assign) and s.targets[0].name == name:
+            return s.targets[0].type
+        if isinstance(s, N.For):
+            t = infer_last(s.body, name)
+            if t is not None:
+                return t
+    return None
+
+
+def _up(v: int, q: int) -> int:
+    return -(-v // q) * q
+
+
+def _default_mat_layout(t: TileType):
+    return default_layout(t.memory, t.shape)
