@@ -39,6 +39,7 @@ _FRACTAL_ROWS = 16      # rows of one fractal box of a Mat tile
 # it sizes for the smallest chip family; sizing belongs in a pass that reads PassContext.target
 # (pypto's AutoTileMatmulL0, docs/passes.md "still in the front end").
 _ACC_BYTES = smallest_capacity("acc") // 2
+_MAT_BYTES = smallest_capacity("mat")
 
 
 def _needs_grid(m: int, n: int, dt: DType) -> bool:
@@ -99,6 +100,22 @@ class CubeMixin:
             out.append((base, offs, shape[::-1] if t else shape, bool(t)))
         return out
 
+    def tiled_by_pass(self, values, parts) -> bool:
+        """Whether the product is left whole for AutoTileMatmulL0 (passes/auto_tile_matmul.py), which
+        tiles it for the target's L0 buffers: untransposed operands of 16-aligned static shapes, read
+        whole (no valid region), that fit Mat together.  The other forms are still tiled here."""
+        (_, _, (m, k), ta), (_, _, (k2, n), tb) = parts
+        if ta or tb or k != k2 or any(d % _FRACTAL_ROWS for d in (m, k, n)):
+            return False
+        if (m * k + k * n) * values["lhs"].type.dtype.size > _MAT_BYTES:
+            return False
+        for v in (values["lhs"], values["rhs"]):
+            base = v.args[0] if isinstance(v, N.OpCall) and v.op == "tensor_view" else v
+            if (base is not v and v.attrs.get("valid") is not None) or \
+                    self._view_valid(OPS["load"], {"tensor": base}) is not None:
+                return False
+        return True
+
     def wants_k_split(self, op: OpDef, values, attrs) -> bool:
         """``pl.matmul(a, b)`` on 2-D tensors whose operands do not fit Left / Right whole (half a buffer
         each): computed as a loop over K tiles accumulating into one Acc tile (pypto-parity.md D)."""
@@ -109,8 +126,8 @@ class CubeMixin:
             return False
         (_, _, (m, k), _), (_, _, (k2, n), _) = parts
         size = values["lhs"].type.dtype.size
-        if values["lhs"].type.dtype != values["rhs"].type.dtype:
-            return False                       # the type rule says what is wrong
+        if values["lhs"].type.dtype != values["rhs"].type.dtype or self.tiled_by_pass(values, parts):
+            return False                       # the type rule says what is wrong / the pass tiles it
         # (a K mismatch of large operands is said by k_split_call, before any operand is loaded)
         return _pad(m, 16) * k * size > _OPERAND_BYTES or k2 * _pad(n, 16) * size > _OPERAND_BYTES
 
@@ -238,7 +255,7 @@ class CubeMixin:
         if parts is None or values["lhs"].type.dtype != values["rhs"].type.dtype:
             return None
         (_, _, (m, k), _), (_, _, (k2, n), _) = parts
-        if k != k2 or not _needs_grid(m, n, values["lhs"].type.dtype):
+        if k != k2 or not _needs_grid(m, n, values["lhs"].type.dtype) or self.tiled_by_pass(values, parts):
             return None
         return values, self.take_out_dtype(op, attrs, nodes), mm, trans
 

@@ -36,6 +36,7 @@ _CUBE_SPACES = (MemorySpace.Left, MemorySpace.Right, MemorySpace.Bias)   # fed f
 # The front end does not know the target, so it sizes for the smallest Vec buffer of every chip family.
 # Sizing belongs in a pass that reads PassContext.target (ConvertTensorToTileOps, docs/passes.md).
 _VEC_BYTES = smallest_capacity("vec")
+_MAT_BYTES = smallest_capacity("mat")
 
 
 class TensorLevelMixin:
@@ -151,11 +152,13 @@ class TensorLevelMixin:
         rows = prod(shape[:-1]) if len(shape) > 1 else 1
         nbytes = rows * shape[-1] * v.type.dtype.size
         computed = isinstance(v, N.Var) and v.name in self.tensor_level_names   # a tile once lowered: the pass sizes it
+        load_space = MemorySpace.Mat if space in _CUBE_SPACES + (MemorySpace.Mat,) else space
+        if load_space is MemorySpace.Mat:
+            computed = computed or nbytes <= _MAT_BYTES     # a cube operand: Mat holds it, AutoTileMatmulL0 tiles it
         if nbytes > _VEC_BYTES and not computed:
             raise self.err(f"tensor-level pl.{what} on {ast.unparse(node)!r} ({v.type}) needs a {nbytes}-byte tile, "
                            f"more than the {_VEC_BYTES}-byte Vec buffer; split it with pl.load / pl.store over "
                            f"tiles in a pl.range loop", node)
-        load_space = MemorySpace.Mat if space in _CUBE_SPACES + (MemorySpace.Mat,) else space
         attrs = {"shape": shape, "target_memory": load_space, "valid": None}
         operands = {"tensor": base, "offsets": offsets}
         region = self._view_valid(OPS["load"], operands)     # a pl.TensorView(valid_shape=...) parameter

@@ -18,19 +18,21 @@ context, the Left operand exceeds Left (L0A), the Right one Right (L0B) or the r
   matmul reloads each output tile's ``[1, n]`` bias window from the tensor its Mat row was loaded
   from, and moves it to Bias.
 
-What it leaves alone (the buffers' checks in PlanMemory then say what does not fit): operands that
-are not whole moves of Mat tiles, Mat tiles with a valid region, an oversized result used otherwise
-than by one store, an oversized ``matmul_acc`` result.
+An oversized result used otherwise than by one store (or an oversized ``matmul_acc`` accumulator) is
+a located error here.  What it leaves alone (the buffers' checks in PlanMemory then say what does
+not fit): operands that are not whole moves of Mat tiles, Mat tiles with a valid region or a
+transposed layout, extents that are not multiples of 16.
 """
 from __future__ import annotations
 
 import itertools
 from typing import Dict, List, Optional, Set, Tuple
 
+from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import infer
 from ..ir.ops.view import default_layout
-from ..ir.types import INDEX, MemorySpace, TensorType, TileType
+from ..ir.types import INDEX, MemorySpace, TensorType, TileType, fmt_shape
 from .l0_tile_chooser import L0TileConfig, choose_l0_tile
 
 # the ops this pass rewrites and builds (op-table names; what each one's operands mean is the pass)
@@ -173,11 +175,15 @@ class _Tiler:
         plan = {"op": e.op, "call": e, "a": a, "b": b, "bias": bias, "M": M, "N": N_, "K": K,
                 "m": r.m, "n": r.n, "k": r.k, "fits_acc": fits, "acc_t": out_t, "grid_store": None}
         if not fits:
-            if e.op == MATMUL_ACC:
-                return None
-            plan["grid_store"] = self.single_store(s.targets[0])
+            if e.op != MATMUL_ACC:
+                plan["grid_store"] = self.single_store(s.targets[0])
             if plan["grid_store"] is None:
-                return None
+                raise CompileError(
+                    f"the {fmt_shape((M, N_))} {out_t.dtype!r} result of this {e.op} needs {acc_bytes} bytes, more "
+                    f"than Acc holds on {self.target.platform} ({cap('acc')} bytes); it is computed as a grid of "
+                    f"output tiles only when its one use is a store to a tensor (pl.store(c, offsets, out), "
+                    f"pl.assemble(out, c, offsets) or out[...] = c, in the same block)"
+                    + ("" if e.op != MATMUL_ACC else "; a matmul_acc accumulator must fit Acc whole"), e.loc or s.loc)
         self.kill(e.args[lhs_i])
         self.kill(e.args[lhs_i + 1])
         if bias is not None and bias[0] == "window":
