@@ -1,0 +1,97 @@
+"""Matmuls larger than L0, tiled by AutoTileMatmulL0 for the target, against numpy under both runtime
+kinds: a tensor-level FP32 product whose [256, 256] result exceeds Acc stored by pl.assemble (output
+grid, K loop), an INT8 tensor-level product whose Right operand exceeds Right (K loop, INT32), a
+BF16 biased product with M and N boundary tiles and bias windows larger than Bias, an INT8 biased
+product with an INT32 bias, and a loop-carried FP16 matmul_acc whose operands exceed Left / Right."""
+import numpy as np
+import pytest
+
+import ptokit
+import ptokit.language as pl
+
+RUNTIMES = ["tensormap_and_ringbuffer", "host_build_graph"]
+BM, BK, BN = 272, 64, 400          # BF16 bias: tiles of n <= 256 (1 KB of Bias), M and N edges
+
+
+@pl.program
+class Oversized:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[256, 128], pl.FP32], b: pl.Tensor[[128, 256], pl.FP32],
+          i8a: pl.Tensor[[128, 512], pl.INT8], i8b: pl.Tensor[[512, 256], pl.INT8],
+          ba: pl.Tensor[[BM, BK], pl.BF16], bb: pl.Tensor[[BK, BN], pl.BF16], bias: pl.Tensor[[1, BN], pl.FP32],
+          ia: pl.Tensor[[128, 512], pl.INT8], ib: pl.Tensor[[512, 512], pl.INT8], ibias: pl.Tensor[[1, 512], pl.INT32],
+          ha: pl.Tensor[[64, 1024], pl.FP16], hb: pl.Tensor[[1024, 64], pl.FP16],
+          y: pl.Out[pl.Tensor[[256, 256], pl.FP32]], yi: pl.Out[pl.Tensor[[128, 256], pl.INT32]],
+          yb: pl.Out[pl.Tensor[[BM, BN], pl.FP32]], yib: pl.Out[pl.Tensor[[128, 512], pl.INT32]],
+          yh: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        c = pl.matmul(a, b, out_dtype=pl.FP32)
+        y = pl.assemble(y, c, [0, 0])
+        ci = pl.matmul(i8a, i8b, out_dtype=pl.INT32)
+        yi = pl.assemble(yi, ci, [0, 0])
+        ba_mat = pl.load(ba, [0, 0], [BM, BK], target_memory=pl.Mem.Mat)
+        bb_mat = pl.load(bb, [0, 0], [BK, BN], target_memory=pl.Mem.Mat)
+        bias_mat = pl.load(bias, [0, 0], [1, BN], target_memory=pl.Mem.Mat)
+        cb = pl.tile.matmul_bias(ba_mat, bb_mat, bias_mat)
+        yb = pl.store(cb, [0, 0], yb)
+        ia_mat = pl.load(ia, [0, 0], [128, 512], target_memory=pl.Mem.Mat)
+        ib_mat = pl.load(ib, [0, 0], [512, 512], target_memory=pl.Mem.Mat)
+        ibias_mat = pl.load(ibias, [0, 0], [1, 512], target_memory=pl.Mem.Mat)
+        cib = pl.tile.matmul_bias(ia_mat, ib_mat, ibias_mat)
+        yib = pl.store(cib, [0, 0], yib)
+        ha_mat = pl.load(ha, [0, 0], [64, 1024], target_memory=pl.Mem.Mat)
+        hb_mat = pl.load(hb, [0, 0], [1024, 64], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(ha[:, 0:64], hb[0:64, :])
+        for _ in pl.range(2):
+            acc = pl.matmul_acc(acc, ha_mat, hb_mat)     # acc = a0 @ b0 + 2 (a @ b)
+        yh = pl.store(acc, [0, 0], yh)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[256, 128], pl.FP32], b: pl.Tensor[[128, 256], pl.FP32],
+             i8a: pl.Tensor[[128, 512], pl.INT8], i8b: pl.Tensor[[512, 256], pl.INT8],
+             ba: pl.Tensor[[BM, BK], pl.BF16], bb: pl.Tensor[[BK, BN], pl.BF16], bias: pl.Tensor[[1, BN], pl.FP32],
+             ia: pl.Tensor[[128, 512], pl.INT8], ib: pl.Tensor[[512, 512], pl.INT8],
+             ibias: pl.Tensor[[1, 512], pl.INT32],
+             ha: pl.Tensor[[64, 1024], pl.FP16], hb: pl.Tensor[[1024, 64], pl.FP16],
+             y: pl.Out[pl.Tensor[[256, 256], pl.FP32]], yi: pl.Out[pl.Tensor[[128, 256], pl.INT32]],
+             yb: pl.Out[pl.Tensor[[BM, BN], pl.FP32]], yib: pl.Out[pl.Tensor[[128, 512], pl.INT32]],
+             yh: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+        y = self.k(a, b, i8a, i8b, ba, bb, bias, ia, ib, ibias, ha, hb, y, yi, yb, yib, yh)
+        return y
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_oversized_matmuls_against_numpy(tmp_path, runtime):
+    out = tmp_path / "out"
+    run = ptokit.compile(Oversized, output_dir=out, runtime=runtime)
+    pto = (out / "ptoas" / "k.pto").read_text()
+    assert "pto.textract" in pto and "pto.tmatmul.acc" in pto
+    rng = np.random.default_rng(7)
+    f = lambda x: x.astype(np.float64)   # noqa: E731
+    a = rng.standard_normal((256, 128)).astype(np.float32)
+    b = rng.standard_normal((128, 256)).astype(np.float32)
+    i8a = rng.integers(-4, 5, (128, 512)).astype(np.int8)
+    i8b = rng.integers(-4, 5, (512, 256)).astype(np.int8)
+    bdt = pl.BF16.numpy()
+    ba = rng.standard_normal((BM, BK)).astype(bdt)
+    bb = rng.standard_normal((BK, BN)).astype(bdt)
+    bias = rng.standard_normal((1, BN)).astype(np.float32)
+    ia = rng.integers(-3, 4, (128, 512)).astype(np.int8)
+    ib = rng.integers(-3, 4, (512, 512)).astype(np.int8)
+    ibias = rng.integers(-20, 21, (1, 512)).astype(np.int32)
+    ha = rng.standard_normal((64, 1024)).astype(np.float16)
+    hb = rng.standard_normal((1024, 64)).astype(np.float16)
+    y = np.zeros((256, 256), np.float32)
+    yi = np.zeros((128, 256), np.int32)
+    yb = np.zeros((BM, BN), np.float32)
+    yib = np.zeros((128, 512), np.int32)
+    yh = np.zeros((64, 64), np.float32)
+    run(a, b, i8a, i8b, ba, bb, bias, ia, ib, ibias, ha, hb, y, yi, yb, yib, yh)
+    ref = f(a) @ f(b)
+    np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-4 * np.abs(ref).max())
+    np.testing.assert_array_equal(yi, i8a.astype(np.int32) @ i8b.astype(np.int32))
+    refb = f(ba) @ f(bb) + bias
+    np.testing.assert_allclose(yb, refb, rtol=1e-5, atol=1e-4 * np.abs(refb).max())
+    np.testing.assert_array_equal(yib, ia.astype(np.int32) @ ib.astype(np.int32) + ibias)
+    refh = f(ha[:, :64]) @ f(hb[:64, :]) + 2 * (f(ha) @ f(hb))
+    np.testing.assert_allclose(yh, refh, rtol=1e-4, atol=1e-4 * np.abs(refh).max())

@@ -1,0 +1,159 @@
+"""AutoTileMatmulL0 (IR in, IR out) and its tile chooser: a matmul larger than L0 is tiled for the
+target of the pass context; what fits is left as written; an oversized result with nowhere to go is
+a located error."""
+import pytest
+
+import ptokit.language as pl
+from ptokit.errors import CompileError
+from ptokit.ir import nodes as N
+from ptokit.language.parser import parse_program
+from ptokit.passes.auto_tile_matmul import auto_tile_matmul_l0
+from ptokit.passes.context import PassContext
+from ptokit.passes.l0_tile_chooser import L0TileConfig, Stationarity, choose_l0_tile
+from ptokit.passes.manager import PIPELINE
+
+from . import programs as P
+
+
+def _before_tiling(program, platform="a2a3sim"):
+    prog = parse_program(program)
+    ctx = PassContext(platform=platform)
+    for p in PIPELINE:
+        if p.name == "AutoTileMatmulL0":
+            return prog, ctx
+        prog = p.run(prog, ctx)
+    raise AssertionError("no AutoTileMatmulL0 in the pipeline")
+
+
+def _ops(fn, name):
+    return [e for _, e in N.walk_ops(fn.body, name)]
+
+
+def _square(rows, depth, cols, dt):
+    @pl.program
+    class Square:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tensor[[rows, depth], dt], b: pl.Tensor[[depth, cols], dt],
+              y: pl.Out[pl.Tensor[[rows, cols], pl.FP32]]) -> pl.Tensor[[rows, cols], pl.FP32]:
+            c = pl.matmul(a, b)
+            y = pl.assemble(y, c, [0, 0])
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[rows, depth], dt], b: pl.Tensor[[depth, cols], dt],
+                 y: pl.Out[pl.Tensor[[rows, cols], pl.FP32]]) -> pl.Tensor[[rows, cols], pl.FP32]:
+            y = self.k(a, b, y)
+            return y
+    return Square
+
+
+def test_the_front_end_keeps_the_matmul_whole():
+    prog, _ = _before_tiling(_square(256, 32, 256, pl.FP32))
+    (mm,) = _ops(prog.functions["k"], "matmul")
+    assert mm.type.shape == (256, 256)                 # 256 KB of FP32: more than a2a3's Acc
+
+
+def test_tiles_are_sized_from_the_target():
+    """[256, 256] FP32 is 256 KB: a grid of output tiles on a2a3 (Acc 128 KB), whole on a5 (256 KB)."""
+    prog, ctx = _before_tiling(_square(256, 32, 256, pl.FP32), "a2a3sim")
+    k = auto_tile_matmul_l0(prog, ctx).functions["k"]
+    stores = _ops(k, "store")
+    assert stores and all(s.args[0].type.shape[0] * s.args[0].type.shape[1] * 4 <= 131072 for s in stores)
+    assert any(isinstance(s, N.For) for s in N.walk_stmts(k.body))
+    assert not _ops(k, "move")                        # operands come as extracted windows
+    assert {e.attrs["target_memory"].name for e in _ops(k, "extract")} == {"Left", "Right"}
+    prog, ctx = _before_tiling(_square(256, 32, 256, pl.FP32), "a5sim")
+    k = auto_tile_matmul_l0(prog, ctx).functions["k"]
+    assert [e.type.shape for e in _ops(k, "matmul")] == [(256, 256)] and not _ops(k, "extract")
+
+
+def test_what_fits_is_left_as_written():
+    prog, ctx = _before_tiling(_square(64, 64, 64, pl.BF16))
+    before = [e.op for _, e in N.iter_exprs(prog.functions["k"].body) if isinstance(e, N.OpCall)]
+    k = auto_tile_matmul_l0(prog, ctx).functions["k"]
+    assert [e.op for _, e in N.iter_exprs(k.body) if isinstance(e, N.OpCall)] == before and "matmul" in before
+
+
+def test_k_only_tiling_is_a_loop_of_matmul_acc():
+    prog, ctx = _before_tiling(P.OversizedMatmul)
+    k = auto_tile_matmul_l0(prog, ctx).functions["k"]
+    loops = [s for s in N.walk_stmts(k.body) if isinstance(s, N.For)]
+    assert any(any(isinstance(b, N.Assign) and isinstance(b.value, N.OpCall) and b.value.op == "matmul_acc"
+                   for b in s.body) for s in loops)
+    bias = [e for e in _ops(k, "move") if e.attrs["target_memory"].name == "Bias"]
+    assert bias and all(e.type.shape[1] * 4 <= ctx.target.capacity("bias") for e in bias)
+    assert len(_ops(k, "matmul_bias")) == 1        # in the grid loop: the bias is added once per tile
+
+
+def test_a_non_divisor_k_is_peeled():
+    prog, ctx = _before_tiling(_square(128, 592, 128, pl.BF16))     # the chooser's k = 32: 18 blocks and 16
+    k = auto_tile_matmul_l0(prog, ctx).functions["k"]
+    widths = sorted({e.attrs["shape"][1] for e in _ops(k, "extract") if e.attrs["target_memory"].name == "Left"})
+    assert widths == [16, 32]
+    assert [e.op for e in _ops(k, "matmul_acc")][-1:] == ["matmul_acc"] and len(_ops(k, "matmul_acc")) == 2
+
+
+def test_an_oversized_result_not_stored_is_a_located_error():
+    @pl.program
+    class Chained:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tensor[[256, 32], pl.FP32], b: pl.Tensor[[32, 256], pl.FP32],
+              y: pl.Out[pl.Tensor[[256, 256], pl.FP32]]) -> pl.Tensor[[256, 256], pl.FP32]:
+            c = pl.matmul(a, b)
+            d = pl.add(c, c)
+            y = pl.assemble(y, d, [0, 0])
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[256, 32], pl.FP32], b: pl.Tensor[[32, 256], pl.FP32],
+                 y: pl.Out[pl.Tensor[[256, 256], pl.FP32]]) -> pl.Tensor[[256, 256], pl.FP32]:
+            y = self.k(a, b, y)
+            return y
+    prog, ctx = _before_tiling(Chained)
+    with pytest.raises(CompileError) as info:
+        auto_tile_matmul_l0(prog, ctx)
+    text = str(info.value)
+    assert "result of this matmul needs 262144 bytes, more than Acc holds on a2a3sim (131072 bytes)" in text
+    assert "c = pl.matmul(a, b)" in text and "^" in text
+
+
+# ---------------------------------------------------------------- the chooser
+
+def _a2a3(m, k, n, nbytes=4, dbc=True):
+    return choose_l0_tile(L0TileConfig(M=m, N=n, K=k, l0a_bytes=65536, l0b_bytes=65536, l0c_bytes=131072,
+                                       bytes_a=nbytes, bytes_b=nbytes, allow_a_stationary=True,
+                                       allow_b_stationary=True, allow_double_buffer_c=dbc, allow_k_boundary=True))
+
+
+@pytest.mark.parametrize("m, n, tile, stat", [
+    (160, 160, (80, 128, 64), Stationarity.OutputStationary),
+    (144, 144, (48, 128, 64), Stationarity.OutputStationary),
+    (256, 256, (32, 256, 64), Stationarity.BStationary),
+    (448, 448, (112, 128, 64), Stationarity.OutputStationary),
+    (384, 256, (32, 256, 64), Stationarity.BStationary),
+])
+def test_chooser_design_points_with_a_double_buffered_acc(m, n, tile, stat):
+    r = _a2a3(m, 64, n)
+    assert (r.m, r.n, r.k) == tile and r.stationarity is stat and r.double_buffer_c
+
+
+def test_chooser_one_dimensional_grids_hold_the_long_operand():
+    r = _a2a3(16, 64, 256)
+    assert (r.m, r.n, r.k, r.os_holds_a) == (16, 128, 64, True)
+    r = _a2a3(256, 64, 16)
+    assert (r.m, r.n, r.k, r.os_holds_a) == (128, 16, 64, False)
+
+
+def test_chooser_defaults_split_k_and_decline_what_buys_nothing():
+    base = dict(l0a_bytes=65536, l0b_bytes=65536, l0c_bytes=131072)
+    r = choose_l0_tile(L0TileConfig(M=16, N=256, K=512, **base))
+    assert (r.m, r.n, r.k, r.perf_hint) == (16, 256, 64, "")        # one drain, K split
+    r = choose_l0_tile(L0TileConfig(M=4096, N=4096, K=4096, allow_double_buffer_c=True, **base))
+    assert (r.m, r.n, r.k, r.double_buffer_c) == (128, 256, 64, False)   # compute-bound: no second Acc
+
+
+def test_chooser_refuses_impossible_inputs():
+    with pytest.raises(ValueError, match="M, N, K must all be positive"):
+        choose_l0_tile(L0TileConfig(M=0, N=16, K=16, l0a_bytes=1, l0b_bytes=1, l0c_bytes=1))
+    with pytest.raises(ValueError, match="cannot hold the minimum tile"):
+        choose_l0_tile(L0TileConfig(M=16, N=16, K=16, l0a_bytes=64, l0b_bytes=65536, l0c_bytes=131072))
