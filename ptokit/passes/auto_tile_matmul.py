@@ -113,7 +113,11 @@ class _Tiler:
 
     # ------------------------------------------------------------ what to tile
     def operand(self, v: N.Expr, space: MemorySpace) -> Optional[N.Var]:
-        """The Mat tile ``v`` is a whole move of into ``space`` (used by this op only), or None."""
+        """The static 2-D Mat tile behind the ``space`` operand ``v``: ``v`` itself (a Mat operand that
+        InferTileMemorySpace would move), or the source of ``v``'s whole move into ``space`` when that
+        move has no other use; else None."""
+        if isinstance(v, N.Var) and self.is_mat(v.type):
+            return v
         if not isinstance(v, N.Var) or self.uses.get(v.name) != 1:
             return None
         d = self.defs.get(v.name)
@@ -122,10 +126,12 @@ class _Tiler:
                 d.value.attrs.get("slayout") is not None:
             return None
         src = d.value.args[0]
-        if not isinstance(src, N.Var) or not _static_2d(src.type) or src.type.memory is not MemorySpace.Mat or \
-                (src.type.layout is not None and src.type.layout != _default_mat_layout(src.type)):
-            return None
-        return src
+        return src if isinstance(src, N.Var) and self.is_mat(src.type) else None
+
+    @staticmethod
+    def is_mat(t) -> bool:
+        return _static_2d(t) and t.memory is MemorySpace.Mat and \
+            (t.layout is None or t.layout == _default_mat_layout(t))
 
     def plan(self, s: N.Assign) -> Optional[dict]:
         e = s.value
@@ -188,10 +194,12 @@ class _Tiler:
         self.kill(e.args[lhs_i + 1])
         if bias is not None and bias[0] == "window":
             self.kill(e.args[2])
+            self.dead.add(id(self.defs[bias[2].name]))         # its full-row load: each tile loads its window
         return plan
 
     def bias_source(self, v: N.Expr):
-        """("whole", the Bias tile) or ("window", the load of its Mat row) of a matmul_bias bias."""
+        """("window", the load of its Mat row, that row) of a matmul_bias bias row loaded from a 2-D
+        tensor and used by this op only (moved to Bias or not), or ("whole", v)."""
         if not isinstance(v, N.Var) or not _static_2d(v.type) or v.type.shape[0] != 1:
             return None
         mat = self.operand(v, MemorySpace.Bias)
@@ -215,8 +223,9 @@ class _Tiler:
         return None
 
     def kill(self, v: N.Var) -> None:
-        """The whole move of an operand is replaced by windows: drop it."""
-        self.dead.add(id(self.defs[v.name]))
+        """The whole move of an operand is replaced by windows: drop it (a Mat operand stays)."""
+        if not self.is_mat(v.type):
+            self.dead.add(id(self.defs[v.name]))
 
     def grid_store_of(self, s: N.Stmt, pending) -> Optional[List[N.Stmt]]:
         expr = s.value if isinstance(s, N.Assign) else s.expr if isinstance(s, N.ExprStmt) else None
