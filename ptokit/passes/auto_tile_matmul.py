@@ -32,12 +32,13 @@ from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import infer
 from ..ir.ops.view import default_layout
-from ..ir.types import INDEX, MemorySpace, TensorType, TileType, fmt_shape
+from ..ir.types import INDEX, AtomicType, DType, MemorySpace, TupleType, TensorType, TileType, fmt_shape
 from .l0_tile_chooser import L0TileConfig, choose_l0_tile
 
 # the ops this pass rewrites and builds (op-table names; what each one's operands mean is the pass)
 MATMUL, MATMUL_ACC, MATMUL_BIAS = "matmul", "matmul_acc", "matmul_bias"
-MOVE, EXTRACT, LOAD, STORE = "move", "extract", "load", "store"
+MOVE, EXTRACT, LOAD, STORE, CAST = "move", "extract", "load", "store", "cast"
+CREATE_TILE, ASSEMBLE = "create_tile", "assemble"
 MUL, ADD = "scalar.mul", "scalar.add"
 
 _KERNELS = (N.FunctionType.InCore, N.FunctionType.AIC)
@@ -182,13 +183,14 @@ class _Tiler:
                 "m": r.m, "n": r.n, "k": r.k, "fits_acc": fits, "acc_t": out_t, "grid_store": None}
         if not fits:
             if e.op != MATMUL_ACC:
-                plan["grid_store"] = self.single_store(s.targets[0])
+                plan["grid_store"] = self.single_store(s.targets[0]) or self.scratch_cast(s.targets[0], M, N_)
             if plan["grid_store"] is None:
                 raise CompileError(
                     f"the {fmt_shape((M, N_))} {out_t.dtype!r} result of this {e.op} needs {acc_bytes} bytes, more "
                     f"than Acc holds on {self.target.platform} ({cap('acc')} bytes); it is computed as a grid of "
                     f"output tiles only when its one use is a store to a tensor (pl.store(c, offsets, out), "
-                    f"pl.assemble(out, c, offsets) or out[...] = c, in the same block)"
+                    f"pl.assemble(out, c, offsets) or out[...] = c, in the same block), or a "
+                    f"pl.cast(c, pl.BF16 or pl.FP16, mode=\"rint\") read only by matmuls (kept in Mat)"
                     + ("" if e.op != MATMUL_ACC else "; a matmul_acc accumulator must fit Acc whole"), e.loc or s.loc)
         self.kill(e.args[lhs_i])
         self.kill(e.args[lhs_i + 1])
@@ -222,18 +224,44 @@ class _Tiler:
                 return c.name
         return None
 
+    def scratch_cast(self, c: N.Var, M: int, N_: int):
+        """Whether the one use of ``c`` is a later ``cast`` to BF16/FP16 rounding to nearest even (what
+        the Acc->Mat insert does) whose result only matmuls read and whose [M, N] fits Mat."""
+        if self.uses.get(c.name) != 1 or self.defs.get(c.name) is None:
+            return None
+        for st in self.rest:
+            if isinstance(st, N.Assign) and len(st.targets) == 1 and isinstance(st.value, N.OpCall) and \
+                    st.value.op == CAST and isinstance(st.value.args[0], N.Var) and st.value.args[0].name == c.name:
+                want = st.value.attrs.get("target_type")
+                cb = st.targets[0].name
+                if want not in (DType.BF16, DType.FP16) or str(st.value.attrs.get("mode")) != "rint" or \
+                        self.defs.get(cb) is None or M * N_ * want.size > self.target.capacity("mat"):
+                    return None
+                readers = [e for _, e in N.iter_exprs(self.fn.body) if isinstance(e, N.OpCall) and
+                           any(isinstance(a, N.Var) and a.name == cb for a in e.args)]
+                if len(readers) != self.uses.get(cb) or not all(
+                        r.op in (MATMUL, MATMUL_ACC, MATMUL_BIAS) or
+                        (r.op == MOVE and r.attrs.get("target_memory") in (MemorySpace.Left, MemorySpace.Right))
+                        for r in readers):
+                    return None
+                return c.name
+        return None
+
     def kill(self, v: N.Var) -> None:
         """The whole move of an operand is replaced by windows: drop it (a Mat operand stays)."""
         if not self.is_mat(v.type):
             self.dead.add(id(self.defs[v.name]))
 
     def grid_store_of(self, s: N.Stmt, pending) -> Optional[List[N.Stmt]]:
+        """At the one use of a pending oversized result: its grid, placed by that use."""
         expr = s.value if isinstance(s, N.Assign) else s.expr if isinstance(s, N.ExprStmt) else None
-        if not isinstance(expr, N.OpCall) or expr.op != STORE or not isinstance(expr.args[0], N.Var) or \
-                expr.args[0].name not in pending:
+        if not isinstance(expr, N.OpCall) or expr.op not in (STORE, CAST) or not isinstance(expr.args[0], N.Var) \
+                or expr.args[0].name not in pending:
             return None
         plan, mm = pending.pop(expr.args[0].name)
-        return self.grid(plan, expr, s, mm)
+        if expr.op == CAST:
+            return self.mat_scratch(plan, s, mm)
+        return self.direct_store(plan, expr, s, mm)
 
     # ------------------------------------------------------------ building
     def const(self, v: int, loc) -> N.Const:
@@ -299,19 +327,16 @@ class _Tiler:
             self.call(MATMUL_ACC, [acc, left, right], {}, out, loc, name=acc)
         return out
 
-    def grid(self, plan, store: N.OpCall, s: N.Stmt, mm_stmt: N.Assign) -> List[N.Stmt]:
-        """The store of an oversized result as a grid of output tiles, each computed and stored."""
-        loc = s.loc
+    def grid(self, plan, mm_stmt: N.Assign, loc, place) -> List[N.Stmt]:
+        """The oversized result as a grid of output tiles: loops over the interior tiles, the partial
+        ones at the M / N edges peeled; ``place(tile, row, col, vm, vn, body)`` appends what is done
+        with each computed ``[vm, vn]`` tile at (row, col)."""
         M, N_, m, n = plan["M"], plan["N"], plan["m"], plan["n"]
-        dst = store.args[1]                    # store(tile, tensor, offsets) in the IR
-        offs = list(store.args[2].items)
-        rank = len(dst.type.shape) if isinstance(dst.type, TensorType) else 2
         gm, rm = divmod(M, m)
         gn, rn = divmod(N_, n)
         rows = ([(0, gm, m)] if gm else []) + ([(gm * m, 1, rm)] if rm else [])
         cols = ([(0, gn, n)] if gn else []) + ([(gn * n, 1, rn)] if rn else [])
         out: List[N.Stmt] = []
-        result = mm_stmt.targets[0]
         for r0, rc, vm in rows:
             for c0, cc, vn in cols:
                 body: List[N.Stmt] = []
@@ -324,24 +349,56 @@ class _Tiler:
                     bias_tile = self.bias_window(plan, col, vn, body, loc)
                 sub = N.Var(self.fresh("acc"), type=None, loc=loc)
                 body.extend(self.k_loop(plan, sub, (row, col), vm, vn, mm_stmt, bias_tile))
-                tile = N.Var(sub.name, type=infer_last(body, sub.name), loc=loc)
-                pos = list(offs[:-2]) + [self.scalar(ADD, o, a, body, loc) for o, a in zip(offs[-2:], (row, col))]
-                static = tuple(p.value if isinstance(p, N.Const) else None for p in pos)
-                attrs = dict(store.attrs)
-                attrs["offsets_static"] = static
-                if rank != 2 or attrs.get("shape") is not None:
-                    attrs["shape"] = [1] * (rank - 2) + [vm, vn]
-                st = N.OpCall(STORE, [tile, dst, N.ListExpr(pos, type=store.args[2].type, loc=loc)], attrs,
-                              type=store.type, loc=loc)
-                body.append(N.Assign(list(s.targets), st, loc=loc) if isinstance(s, N.Assign)
-                            else N.ExprStmt(st, loc=loc))
+                place(N.Var(sub.name, type=infer_last(body, sub.name), loc=loc), row, col, vm, vn, body)
                 if cc > 1:
                     body = [N.For(jv, self.const(0, loc), self.const(cc, loc), self.const(1, loc), body, loc=loc)]
                 if rc > 1:
                     body = [N.For(iv, self.const(0, loc), self.const(rc, loc), self.const(1, loc), body, loc=loc)]
                 out.extend(body)
-        del result
         return out
+
+    def direct_store(self, plan, store: N.OpCall, s: N.Stmt, mm_stmt: N.Assign) -> List[N.Stmt]:
+        """Each output tile stored at its place in the store's tensor (pypto's DirectGmPlacer)."""
+        loc = s.loc
+        dst = store.args[1]                    # store(tile, tensor, offsets) in the IR
+        offs = list(store.args[2].items)
+        rank = len(dst.type.shape) if isinstance(dst.type, TensorType) else 2
+
+        def place(tile, row, col, vm, vn, body):
+            pos = list(offs[:-2]) + [self.scalar(ADD, o, a, body, loc) for o, a in zip(offs[-2:], (row, col))]
+            attrs = dict(store.attrs)
+            attrs["offsets_static"] = tuple(p.value if isinstance(p, N.Const) else None for p in pos)
+            if rank != 2 or attrs.get("shape") is not None:
+                attrs["shape"] = [1] * (rank - 2) + [vm, vn]
+            st = N.OpCall(STORE, [tile, dst, N.ListExpr(pos, type=store.args[2].type, loc=loc)], attrs,
+                          type=store.type, loc=loc)
+            body.append(N.Assign(list(s.targets), st, loc=loc) if isinstance(s, N.Assign) else N.ExprStmt(st, loc=loc))
+        return self.grid(plan, mm_stmt, loc, place)
+
+    def mat_scratch(self, plan, cast: N.Assign, mm_stmt: N.Assign) -> List[N.Stmt]:
+        """The cast result as a Mat tile (pypto's MatScratchPlacer): created whole, each output tile
+        written into it narrowed by the Acc->Mat insert (the cast folded into it)."""
+        loc = cast.loc
+        target = cast.targets[0]
+        attrs = {"shape": [plan["M"], plan["N"]], "dtype": cast.value.attrs["target_type"],
+                 "target_memory": MemorySpace.Mat}
+        out: List[N.Stmt] = []
+        scratch = self.call(CREATE_TILE, [], attrs, out, loc, name=target)
+        self.retype(target.name, scratch.type)
+
+        def place(tile, row, col, vm, vn, body):
+            static = tuple(p.value if isinstance(p, N.Const) else None for p in (row, col))
+            self.call(ASSEMBLE, [scratch, tile, N.ListExpr([row, col], type=TupleType((INDEX, INDEX)), loc=loc)],
+                      {"offsets_static": static, "atomic": AtomicType.None_}, body, loc, name=scratch)
+        return out + self.grid(plan, mm_stmt, loc, place)
+
+    def retype(self, name: str, t) -> None:
+        """Every use of ``name`` in the function now sees the Mat tile."""
+        for st in N.walk_stmts(self.fn.body):
+            for e in N.stmt_exprs(st):
+                for sub in N.walk_expr(e):
+                    if isinstance(sub, N.Var) and sub.name == name:
+                        sub.type = t
 
     def bias_window(self, plan, col: N.Expr, vn: int, out: List[N.Stmt], loc) -> N.Var:
         """The ``[1, vn]`` bias window at column ``col``: loaded from the bias row's tensor into Mat and
