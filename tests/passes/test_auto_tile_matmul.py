@@ -6,6 +6,7 @@ import pytest
 import ptokit.language as pl
 from ptokit.errors import CompileError
 from ptokit.ir import nodes as N
+from ptokit.ir.types import MemorySpace
 from ptokit.language.parser import parse_program
 from ptokit.passes.auto_tile_matmul import auto_tile_matmul_l0
 from ptokit.passes.context import PassContext
@@ -157,3 +158,45 @@ def test_chooser_refuses_impossible_inputs():
         choose_l0_tile(L0TileConfig(M=0, N=16, K=16, l0a_bytes=1, l0b_bytes=1, l0c_bytes=1))
     with pytest.raises(ValueError, match="cannot hold the minimum tile"):
         choose_l0_tile(L0TileConfig(M=16, N=16, K=16, l0a_bytes=64, l0b_bytes=65536, l0c_bytes=131072))
+
+
+def test_a_chained_oversized_result_is_kept_in_a_mat_scratch():
+    """c (256 KB of FP32) cast to BF16 with rint and read only by a matmul: each output tile is inserted
+    into one [256, 256] BF16 Mat tile, the cast folded into the insert.  (The consumer matmul is put
+    in by hand: reading an Acc product is InferTileMemorySpace's to type and move.)"""
+    @pl.program
+    class Chain:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tensor[[256, 32], pl.BF16], b: pl.Tensor[[32, 256], pl.BF16],
+              e: pl.Tensor[[256, 64], pl.BF16], y: pl.Out[pl.Tensor[[256, 256], pl.BF16]]) -> pl.Tensor[[256, 256], pl.BF16]:
+            c = pl.matmul(a, b)
+            cb = pl.cast(c, pl.BF16, mode="rint")
+            y = pl.store(cb, [0, 0], y)
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[256, 32], pl.BF16], b: pl.Tensor[[32, 256], pl.BF16],
+                 e: pl.Tensor[[256, 64], pl.BF16], y: pl.Out[pl.Tensor[[256, 256], pl.BF16]]) -> pl.Tensor[[256, 256], pl.BF16]:
+            y = self.k(a, b, e, y)
+            return y
+    prog, ctx = _before_tiling(Chain)
+    k = prog.functions["k"]
+    (st,) = [s for s in k.body if isinstance(s, (N.Assign, N.ExprStmt)) and
+             isinstance(getattr(s, "value", getattr(s, "expr", None)), N.OpCall) and
+             getattr(s, "value", getattr(s, "expr", None)).op == "store"]
+    cb = st.value.args[0] if isinstance(st, N.Assign) else st.expr.args[0]
+    e_mat = N.Var("e_mat", type=cb.type.with_(shape=(256, 64), memory=MemorySpace.Mat))
+    load = N.OpCall("load", [N.Var("e", type=k.param("e").type), N.ListExpr([N.Const(0), N.Const(0)])], {},
+                    type=e_mat.type)
+    d = N.OpCall("matmul", [N.Var(cb.name, type=cb.type), e_mat], {}, type=cb.type.with_(shape=(256, 64)))
+    at = k.body.index(st)
+    k.body[at:at + 1] = [N.Assign([e_mat], load), N.Assign([N.Var("d", type=d.type)], d)]
+    k = auto_tile_matmul_l0(prog, ctx).functions["k"]
+    (made,) = _ops(k, "create_tile")
+    assert made.type.shape == (256, 256) and made.type.memory.name == "Mat" and made.type.dtype.name == "BF16"
+    assert not _ops(k, "cast") and _ops(k, "assemble")
+    assert all(a.args[1].type.memory.name == "Acc" for a in _ops(k, "assemble"))
+    # the consumer (128 KB of BF16 Left: K-tiled too) reads its Left windows out of the scratch
+    reads = [x for x in _ops(k, "extract") if x.args[0].name == cb.name]
+    assert reads and all(x.args[0].type.memory.name == "Mat" and x.attrs["target_memory"].name == "Left"
+                         for x in reads)

@@ -180,3 +180,17 @@ def test_without_the_alias_hardware_is_refused_as_before():
     with pytest.raises(ValueError, match="real hardware"):
         RunConfig(platform="a2a3")
     assert RunConfig(platform="a2a3", codegen_only=True).platform == "a2a3"
+
+
+def test_the_l0_tile_chooser_is_reached_as_pypto_names_it(alias):
+    from pypto.pypto_core import passes
+    cfg = passes.l0_tile_chooser.L0TileConfig()
+    cfg.M, cfg.K, cfg.N = 160, 64, 160
+    cfg.l0a_bytes = cfg.l0b_bytes = 64 * 1024
+    cfg.l0c_bytes = 128 * 1024
+    cfg.bytes_a, cfg.bytes_b, cfg.bytes_c = 4, 4, 4
+    cfg.allow_a_stationary = cfg.allow_b_stationary = cfg.allow_double_buffer_c = cfg.allow_k_boundary = True
+    choice = passes.l0_tile_chooser.choose_l0_tile(cfg)
+    assert (choice.m, choice.n, choice.k) == (80, 128, 64) and choice.double_buffer_c
+    assert choice.stationarity == passes.l0_tile_chooser.Stationarity.OutputStationary
+    assert passes.l0_tile_chooser is ptokit.passes.l0_tile_chooser
