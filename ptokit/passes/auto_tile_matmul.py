@@ -1,10 +1,12 @@
 """AutoTileMatmulL0: a matmul whose operands or result do not fit the cube's L0 buffers is computed
 as L0 tiles (pypto's pass of that name; docs/passes.md).
 
-Works on flat kernel code, before SSA.  A ``matmul`` / ``matmul_acc`` / ``matmul_bias`` whose Left
-and Right operands are whole moves of static 2-D Mat tiles (``move(a_mat, Left)``: what the front end
-writes for ``pl.matmul`` of tensors or of Mat tiles) is rewritten when, on the target of the pass
-context, the Left operand exceeds Left (L0A), the Right one Right (L0B) or the result Acc (L0C):
+Works on kernel code before Flatten and SSA.  A ``matmul`` / ``matmul_acc`` / ``matmul_bias`` whose
+Left and Right operands are static 2-D Mat tiles, or whole moves of them written into the call by the
+front end (``pl.matmul`` of tensors or Mat tiles), is rewritten when, on the target of the pass
+context, the Left operand exceeds Left (L0A), the Right one Right (L0B) or the result Acc (L0C).  An
+operand the program moved into Left / Right itself is its own L0 schedule and is left alone, as pypto
+does:
 
 * ``(m, n, k)`` is chosen by ``l0_tile_chooser.choose_l0_tile`` with the target's capacities (the
   bias row caps ``n`` by the Bias buffer);
@@ -20,7 +22,7 @@ context, the Left operand exceeds Left (L0A), the Right one Right (L0B) or the r
 
 An oversized result used otherwise than by one store (or an oversized ``matmul_acc`` accumulator) is
 a located error here.  What it leaves alone (the buffers' checks in PlanMemory then say what does
-not fit): operands that are not whole moves of Mat tiles, Mat tiles with a valid region or a
+not fit): operands the program moved to Left / Right itself, Mat tiles with a valid region or a
 transposed layout, extents that are not multiples of 16.
 """
 from __future__ import annotations
@@ -97,14 +99,19 @@ class _Tiler:
             for sub in N.child_bodies(s):
                 sub[:] = self.body(sub)
             if isinstance(s, N.Assign) and len(s.targets) == 1 and isinstance(s.value, N.OpCall):
-                plan = self.plan(s)
-                if plan is not None and plan["fits_acc"]:
-                    zero = self.const(0, s.loc)
-                    out.extend(self.k_loop(plan, s.targets[0], (zero, zero), plan["M"], plan["N"], s))
+                plan = self.plan(s.value, s, s.targets[0])
+                if plan is not None:
+                    out.extend(plan["binds"])
+                    if plan["fits_acc"]:
+                        zero = self.const(0, s.loc)
+                        out.extend(self.k_loop(plan, s.targets[0], (zero, zero), plan["M"], plan["N"], s))
+                    else:
+                        pending[s.targets[0].name] = (plan, s)
                     continue
-                if plan is not None and plan["grid_store"] is not None:
-                    pending[s.targets[0].name] = (plan, s)
-                    continue
+            nested = self.stored_matmul(s)
+            if nested is not None:
+                out.extend(nested)
+                continue
             store = self.grid_store_of(s, pending)
             if store is not None:
                 out.extend(store)
@@ -112,30 +119,53 @@ class _Tiler:
             out.append(s)
         return [s for s in out if id(s) not in self.dead]
 
+    def stored_matmul(self, s: N.Stmt) -> Optional[List[N.Stmt]]:
+        """``pl.store(pl.matmul(a, b), offsets, out)``: the product computed into a name first (a grid
+        stored tile by tile when it exceeds Acc)."""
+        expr = s.value if isinstance(s, N.Assign) else s.expr if isinstance(s, N.ExprStmt) else None
+        if not isinstance(expr, N.OpCall) or expr.op != STORE or not isinstance(expr.args[0], N.OpCall):
+            return None
+        result = N.Var(self.fresh("mm"), type=expr.args[0].type, loc=expr.args[0].loc)
+        mm = N.Assign([result], expr.args[0], loc=s.loc)
+        plan = self.plan(expr.args[0], mm, result, stored=True)
+        if plan is None:
+            return None
+        out = list(plan["binds"])
+        store = N.OpCall(STORE, [result] + list(expr.args[1:]), dict(expr.attrs), type=expr.type, loc=expr.loc)
+        if not plan["fits_acc"]:
+            return out + self.direct_store(plan, store, s, mm)
+        zero = self.const(0, s.loc)
+        out.extend(self.k_loop(plan, result, (zero, zero), plan["M"], plan["N"], s))
+        out.append(N.Assign(list(s.targets), store, loc=s.loc) if isinstance(s, N.Assign) else N.ExprStmt(store, loc=s.loc))
+        return out
+
     # ------------------------------------------------------------ what to tile
-    def operand(self, v: N.Expr, space: MemorySpace) -> Optional[N.Var]:
+    def operand(self, v: N.Expr, space: MemorySpace, binds: List[N.Stmt]) -> Optional[N.Var]:
         """The static 2-D Mat tile behind the ``space`` operand ``v``: ``v`` itself (a Mat operand that
-        InferTileMemorySpace would move), or the source of ``v``'s whole move into ``space`` when that
-        move has no other use; else None."""
+        InferTileMemorySpace moves), or the Mat tile of a whole move the front end wrote into the call
+        (``pl.matmul`` of tensors or Mat tiles; a load in it is bound to a name in ``binds``).  A tile
+        the program moved into Left / Right itself is its own L0 schedule: None."""
         if isinstance(v, N.Var) and self.is_mat(v.type):
             return v
-        if not isinstance(v, N.Var) or self.uses.get(v.name) != 1:
+        if not isinstance(v, N.OpCall) or v.op != MOVE or v.attrs.get("target_memory") is not space or \
+                v.attrs.get("blayout") is not None or v.attrs.get("slayout") is not None:
             return None
-        d = self.defs.get(v.name)
-        if d is None or not isinstance(d.value, N.OpCall) or d.value.op != MOVE or \
-                d.value.attrs.get("target_memory") is not space or d.value.attrs.get("blayout") is not None or \
-                d.value.attrs.get("slayout") is not None:
-            return None
-        src = d.value.args[0]
-        return src if isinstance(src, N.Var) and self.is_mat(src.type) else None
+        src = v.args[0]
+        if isinstance(src, N.Var) and self.is_mat(src.type):
+            return src
+        if isinstance(src, N.OpCall) and src.op == LOAD and self.is_mat(src.type) and \
+                all(not isinstance(a, N.OpCall) for a in src.args):
+            var = N.Var(self.fresh("m"), type=src.type, loc=src.loc)
+            binds.append(N.Assign([var], src, loc=src.loc))
+            return var
+        return None
 
     @staticmethod
     def is_mat(t) -> bool:
         return _static_2d(t) and t.memory is MemorySpace.Mat and \
             (t.layout is None or t.layout == _default_mat_layout(t))
 
-    def plan(self, s: N.Assign) -> Optional[dict]:
-        e = s.value
+    def plan(self, e: N.OpCall, s: N.Stmt, result: N.Var, stored: bool = False) -> Optional[dict]:
         if e.op not in (MATMUL, MATMUL_ACC, MATMUL_BIAS):
             return None
         lhs_i = 1 if e.op == MATMUL_ACC else 0
@@ -143,8 +173,9 @@ class _Tiler:
             return None                       # init_cond: left as written
         if e.op == MATMUL and any(e.attrs.get(f) for f in ("a_trans", "b_trans", "c_matrix_nz")):
             return None
-        a = self.operand(e.args[lhs_i], MemorySpace.Left)
-        b = self.operand(e.args[lhs_i + 1], MemorySpace.Right)
+        binds: List[N.Stmt] = []
+        a = self.operand(e.args[lhs_i], MemorySpace.Left, binds)
+        b = self.operand(e.args[lhs_i + 1], MemorySpace.Right, binds)
         if a is None or b is None:
             return None
         (M, K), (K2, N_) = a.type.shape, b.type.shape
@@ -164,7 +195,7 @@ class _Tiler:
             return None                       # the tiles' edges must fall on fractals
         bias = None
         if e.op == MATMUL_BIAS:
-            bias = self.bias_source(e.args[2])
+            bias = self.bias_source(e.args[2], binds)
             if bias is None:
                 return None
         cfg = L0TileConfig(M=M, N=N_, K=K, l0a_bytes=cap("left"), l0b_bytes=cap("right"), l0c_bytes=cap("acc"),
@@ -180,10 +211,10 @@ class _Tiler:
             return None
         fits = r.m == M and r.n == N_
         plan = {"op": e.op, "call": e, "a": a, "b": b, "bias": bias, "M": M, "N": N_, "K": K,
-                "m": r.m, "n": r.n, "k": r.k, "fits_acc": fits, "acc_t": out_t, "grid_store": None}
+                "m": r.m, "n": r.n, "k": r.k, "fits_acc": fits, "acc_t": out_t, "grid_store": None, "binds": binds}
         if not fits:
             if e.op != MATMUL_ACC:
-                plan["grid_store"] = self.single_store(s.targets[0]) or self.scratch_cast(s.targets[0], M, N_)
+                plan["grid_store"] = stored or self.single_store(result) or self.scratch_cast(result, M, N_)
             if plan["grid_store"] is None:
                 raise CompileError(
                     f"the {fmt_shape((M, N_))} {out_t.dtype!r} result of this {e.op} needs {acc_bytes} bytes, more "
@@ -192,26 +223,35 @@ class _Tiler:
                     f"pl.assemble(out, c, offsets) or out[...] = c, in the same block), or a "
                     f"pl.cast(c, pl.BF16 or pl.FP16, mode=\"rint\") read only by matmuls (kept in Mat)"
                     + ("" if e.op != MATMUL_ACC else "; a matmul_acc accumulator must fit Acc whole"), e.loc or s.loc)
-        self.kill(e.args[lhs_i])
-        self.kill(e.args[lhs_i + 1])
-        if bias is not None and bias[0] == "window":
-            self.kill(e.args[2])
+        if bias is not None and bias[0] == "window" and bias[2] is not None:
             self.dead.add(id(self.defs[bias[2].name]))         # its full-row load: each tile loads its window
         return plan
 
-    def bias_source(self, v: N.Expr):
-        """("window", the load of its Mat row, that row) of a matmul_bias bias row loaded from a 2-D
-        tensor and used by this op only (moved to Bias or not), or ("whole", v)."""
-        if not isinstance(v, N.Var) or not _static_2d(v.type) or v.type.shape[0] != 1:
+    def bias_source(self, v: N.Expr, binds: List[N.Stmt]):
+        """("window", the load of its Mat row, the name that load is bound to or None) of a matmul_bias
+        bias row loaded from a 2-D tensor and used by this op only (moved to Bias in the call or
+        not), or ("whole", the row, bound to a name)."""
+        row = v.args[0] if isinstance(v, N.OpCall) and v.op == MOVE and \
+            v.attrs.get("target_memory") is MemorySpace.Bias else v
+        if not _static_2d(v.type) or v.type.shape[0] != 1:
             return None
-        mat = self.operand(v, MemorySpace.Bias)
-        if mat is not None and self.uses.get(mat.name) == 1:
-            d = self.defs.get(mat.name)
-            if d is not None and isinstance(d.value, N.OpCall) and d.value.op == LOAD and \
-                    not d.value.attrs.get("valid") and isinstance(d.value.args[0].type, TensorType) and \
-                    len(d.value.args[0].type.shape) == 2:
-                return ("window", d.value, mat)
-        return ("whole", v)
+        if isinstance(row, N.OpCall) and row.op == LOAD and self.window_load(row):
+            return ("window", row, None)
+        if isinstance(row, N.Var) and self.is_mat(row.type) and self.uses.get(row.name) == 1:
+            d = self.defs.get(row.name)
+            if d is not None and isinstance(d.value, N.OpCall) and d.value.op == LOAD and self.window_load(d.value):
+                return ("window", d.value, row)
+        if isinstance(v, N.Var):
+            return ("whole", v)
+        var = N.Var(self.fresh("bias"), type=v.type, loc=v.loc)
+        binds.append(N.Assign([var], v, loc=v.loc))
+        return ("whole", var)
+
+    @staticmethod
+    def window_load(load: N.OpCall) -> bool:
+        return not load.attrs.get("valid") and isinstance(load.args[0].type, TensorType) and \
+            len(load.args[0].type.shape) == 2 and isinstance(load.args[1], N.ListExpr) and \
+            all(not isinstance(a, N.OpCall) for a in load.args[1].items)
 
     def single_store(self, c: N.Var):
         """Whether the one use of ``c`` is a 2-D store later in the same statement list."""
@@ -246,11 +286,6 @@ class _Tiler:
                     return None
                 return c.name
         return None
-
-    def kill(self, v: N.Var) -> None:
-        """The whole move of an operand is replaced by windows: drop it (a Mat operand stays)."""
-        if not self.is_mat(v.type):
-            self.dead.add(id(self.defs[v.name]))
 
     def grid_store_of(self, s: N.Stmt, pending) -> Optional[List[N.Stmt]]:
         """At the one use of a pending oversized result: its grid, placed by that use."""

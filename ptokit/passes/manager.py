@@ -54,14 +54,15 @@ def _p(*names: str) -> FrozenSet[str]:
 PIPELINE: List[Pass] = [
     Pass("InlineFunctions", inline_functions, produces=_p("inlined")),
     Pass("ConvertTensorToTileOps", convert_tensor_to_tile_ops, requires=_p("inlined"), produces=_p("tile_ops")),
+    # L0 tiles of a matmul larger than Left / Right / Acc, sized from ctx.target; before Flatten, so the
+    # moves the front end wrote into the call are told from a program's own L0 operands
+    Pass("AutoTileMatmulL0", auto_tile_matmul_l0, requires=_p("inlined", "tile_ops")),
     Pass("ReturnedOutputs", returned_outputs, requires=_p("inlined")),
     Pass("HandPipes", hand_pipes, requires=_p("inlined")),
     Pass("FifoToMove", fifo_to_move, requires=_p("inlined"), produces=_p("no_fifo")),
     Pass("Flatten", flatten, requires=_p("inlined"), produces=_p("flat")),
     Pass("UnrollLoops", unroll_loops, requires=_p("flat"), produces=_p("unrolled")),
     Pass("ExpandComposites", expand_composites, requires=_p("flat")),
-    # L0 tiles of a matmul larger than Left / Right / Acc, sized from ctx.target (flat code, before SSA)
-    Pass("AutoTileMatmulL0", auto_tile_matmul_l0, requires=_p("flat", "unrolled", "tile_ops")),
     Pass("ConvertToSSA", to_ssa, requires=_p("flat", "unrolled"), produces=_p("ssa")),
     Pass("InferMemorySpace", check_memory_spaces, requires=_p("ssa", "tile_ops")),
     Pass("ClassifyKernels", classify_kernels, requires=_p("ssa", "no_fifo"), produces=_p("classified")),
