@@ -22,11 +22,17 @@ def acc_dtype(d: DType) -> DType:
     return DType.INT32 if d is DType.INT8 else DType.FP32
 
 
+# where a matmul operand may sit when the program is typed: its own space (Left / Right) or one the
+# InferTileMemorySpace pass (passes/memory_space.py) brings it from with moves, as pypto's pass does
+# (Mat -> Left; Vec -> Mat -> Left through the cross-core FIFO; Acc -> Mat -> Left on the cube)
+BROUGHT_FROM = frozenset({MemorySpace.Mat, MemorySpace.Vec, MemorySpace.Acc})
+
+
 def _operands(ts, op: str, gemv: bool = False):
     lhs, rhs = tile_of(ts[0], op, "lhs", "lhs"), tile_of(ts[1], op, "rhs", "rhs")
-    if lhs.memory is not MemorySpace.Left:
+    if lhs.memory is not MemorySpace.Left and lhs.memory not in BROUGHT_FROM:
         raise OpTypeError(f"tile.{op} requires lhs in Left, but got a {lhs.memory.name} tile", "lhs")
-    if rhs.memory is not MemorySpace.Right:
+    if rhs.memory is not MemorySpace.Right and rhs.memory not in BROUGHT_FROM:
         raise OpTypeError(f"tile.{op} requires rhs in Right, but got a {rhs.memory.name} tile", "rhs")
     if gemv and lhs.rows != 1:
         raise OpTypeError(f"tile.{op} requires a one-row lhs [1, K], but got {fmt_shape(lhs.shape)}; use "
@@ -119,7 +125,7 @@ _matmul_acc = _accumulate("matmul_acc")
 
 def _bias_of(t, res: TileType, op: str) -> None:
     bias = tile_of(t, op, "bias", "bias")
-    if bias.memory is not MemorySpace.Bias:
+    if bias.memory not in (MemorySpace.Bias, MemorySpace.Mat):     # a Mat row: InferTileMemorySpace moves it
         raise OpTypeError(f"tile.{op} requires the bias in Bias (a Mat tile is moved there), but got a "
                           f"{bias.memory.name} tile", "bias")
     if bias.shape != (1, res.cols):
