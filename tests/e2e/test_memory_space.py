@@ -74,6 +74,30 @@ class NarrowingStore:
         return y16, ybf
 
 
+@pl.program
+class CarriedAcc:
+    """pypto's explicit carry of an Acc tile (init_values / pl.yield_, a plain copy before the loop):
+    sum over four row blocks of a of block @ b."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16],
+          y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        bm = pl.load(b, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        o = pl.matmul(pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat), bm)
+        o_out = o
+        for i, (o_iter,) in pl.range(1, 4, init_values=(o,)):
+            o_acc = pl.matmul_acc(o_iter, pl.load(a, [i * 16, 0], [16, 16], target_memory=pl.Mem.Mat), bm)
+            (o_out,) = pl.yield_(o_acc)
+        y = pl.store(o_out, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16],
+             y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        y = self.k(a, b, y)
+        return y
+
+
 def _rand(shape, seed, dtype=np.float32):
     return (np.random.default_rng(seed).standard_normal(shape) * 0.5).astype(dtype)
 
@@ -108,6 +132,16 @@ def test_fp32_acc_stored_into_fp16_and_bf16(runtime, tmp_path):
     ref = (a.astype(np.float32) @ b.astype(np.float32))
     np.testing.assert_array_equal(y16, ref.astype(np.float16))
     np.testing.assert_array_equal(ybf, ref.astype(ml_dtypes.bfloat16))
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_carried_acc_copies_are_aliases(runtime, tmp_path):
+    c = ptokit.compile(CarriedAcc, output_dir=tmp_path, runtime=runtime)
+    a, b = _rand((64, 16), 7, np.float16), _rand((16, 16), 8, np.float16)
+    y = np.zeros((16, 16), np.float32)
+    c(a, b, y)
+    ref = sum(a[i * 16:(i + 1) * 16].astype(np.float64) @ b.astype(np.float64) for i in range(4))
+    np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-5)
 
 
 # ----------------------------------------------------------------- what stays refused
