@@ -11,6 +11,7 @@ from typing import Dict, List, Optional
 
 from ..errors import CompileError, InternalError
 from ..ir import nodes as N
+from ..ir.access import tensor_accesses
 from ..ir.ops import OPS, OpTypeError, infer
 from ..ir.ops.memory import MX_SCALE_LAYOUT
 from ..ir.types import DType, MemorySpace, TileType
@@ -247,11 +248,55 @@ def _alias_copies(fn: N.Function, target) -> None:
             return
 
 
+def _acc_written(s: N.Stmt) -> Optional[tuple]:
+    """(the Acc tile, the tensor name) of a statement that writes an Acc tile into a tensor."""
+    e = s.value if isinstance(s, N.Assign) else s.expr if isinstance(s, N.ExprStmt) else None
+    if not isinstance(e, N.OpCall):
+        return None
+    acc = next((a for a in e.args if isinstance(a, N.Var) and isinstance(a.type, TileType)
+                and a.type.memory is MemorySpace.Acc), None)
+    _, writes = tensor_accesses([s], {})
+    return (acc, next(iter(writes))) if acc is not None and len(writes) == 1 else None
+
+
+def _vector_reads(body: List[N.Stmt], tensor: str) -> bool:
+    """Whether ``body`` loads a window of ``tensor`` into a Vec tile."""
+    for _, e in N.iter_exprs(body):
+        if isinstance(e, N.OpCall) and isinstance(e.type, TileType) and e.type.memory is MemorySpace.Vec:
+            reads, _ = tensor_accesses([N.ExprStmt(e)], {})
+            if tensor in reads:
+                return True
+    return False
+
+
+def _fence_gm_handoffs(body: List[N.Stmt], names: _Names) -> List[N.Stmt]:
+    """pypto's GM-mediated cross-lane sync (ExpandMixedKernel, CollectGmCrossLaneSyncs): where the
+    cube stores an Acc tile into a tensor that vector work after it, in the same block, loads back,
+    the stored tile is also moved to Vec right after the store.  The split makes that move the
+    cross-core FIFO, so the vector side's pop waits for the store: the data still goes through the
+    tensor, the move only orders the two sides."""
+    out: List[N.Stmt] = []
+    for i, s in enumerate(body):
+        for sub in N.child_bodies(s):
+            sub[:] = _fence_gm_handoffs(sub, names)
+        out.append(s)
+        hit = _acc_written(s)
+        if hit is not None and _vector_reads(body[i + 1:], hit[1]):
+            acc = hit[0]
+            t = acc.type.with_(memory=MemorySpace.Vec, layout=None)
+            fence = N.Var(names.fresh(f"{acc.name}_fence"), type=t, loc=s.loc)
+            out.append(N.Assign([fence], N.OpCall("move", [acc], {"target_memory": MemorySpace.Vec}, type=t,
+                                                  loc=s.loc), loc=s.loc))
+    return out
+
+
 def infer_tile_memory_space(prog: N.Program, ctx) -> N.Program:
     """pypto's InferTileMemorySpace, on a program whose tiles the type rules already placed: a cube
     operand in another space gets the moves that bring it there, a copy of a tile in a space without
     a copy of its own stays an alias; then the platform checks (``check_memory_spaces``)."""
     for fn in prog.of_kind(N.FunctionType.InCore, N.FunctionType.AIC, N.FunctionType.AIV):
         _alias_copies(fn, ctx.target)
-        fn.body = _bring(fn, fn.body, ctx, _Names(fn), {})
+        names = _Names(fn)
+        fn.body = _bring(fn, fn.body, ctx, names, {})
+        fn.body = _fence_gm_handoffs(fn.body, names)
     return check_memory_spaces(prog, ctx)

@@ -98,6 +98,22 @@ class CarriedAcc:
         return y
 
 
+@pl.program
+class GmHandoff:
+    """The cube stores a product into a created tensor and the vector side, in the same block,
+    casts it back row by row: the data goes through global memory, the pass orders the two sides."""
+
+    @pl.function(type=pl.FunctionType.Opaque)
+    def main(self, x: pl.Tensor[[16, 64], pl.BF16], w: pl.Tensor[[64, 64], pl.BF16],
+             cache: pl.InOut[pl.Tensor[[64, 64], pl.BF16]]) -> pl.Tensor[[64, 64], pl.BF16]:
+        kv = pl.create_tensor([16, 64], dtype=pl.FP32)
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.LEFT_RIGHT)]):
+            kv[:, :] = pl.matmul(x, w, out_dtype=pl.FP32)
+            for b in pl.range(16):
+                cache[b * 4: b * 4 + 1, :] = pl.cast(kv[b: b + 1, :], target_type=pl.BF16, mode="rint")
+        return cache
+
+
 def _rand(shape, seed, dtype=np.float32):
     return (np.random.default_rng(seed).standard_normal(shape) * 0.5).astype(dtype)
 
@@ -142,6 +158,18 @@ def test_carried_acc_copies_are_aliases(runtime, tmp_path):
     c(a, b, y)
     ref = sum(a[i * 16:(i + 1) * 16].astype(np.float64) @ b.astype(np.float64) for i in range(4))
     np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_gm_handoff_from_cube_to_vector(runtime, tmp_path):
+    c = ptokit.compile(GmHandoff, output_dir=tmp_path, runtime=runtime)
+    x = _rand((16, 64), 9).astype(ml_dtypes.bfloat16)
+    w = _rand((64, 64), 10).astype(ml_dtypes.bfloat16)
+    cache = np.full((64, 64), 3.0, ml_dtypes.bfloat16)
+    c(x, w, cache)
+    ref = np.full((64, 64), 3.0, np.float32)
+    ref[::4] = (x.astype(np.float32) @ w.astype(np.float32)).astype(ml_dtypes.bfloat16).astype(np.float32)
+    np.testing.assert_array_equal(cache.astype(np.float32), ref)
 
 
 # ----------------------------------------------------------------- what stays refused

@@ -127,3 +127,32 @@ def test_a_copy_each_round_of_a_loop_is_not_an_alias():
     with pytest.raises(CompileError, match="tile.move Acc->Acc is not a legal move on a2a3") as ei:
         run_through(CopyOutsideLoop)
     assert "t = o" in str(ei.value)
+
+
+@pl.program
+class GmHandoffs:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16], t: pl.InOut[pl.Tensor[[16, 16], pl.FP32]],
+          u: pl.InOut[pl.Tensor[[16, 16], pl.FP32]], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+        am = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        e = pl.exp(pl.load(u, [0, 0], [16, 16]))           # u is read before the cube writes it
+        p = pl.matmul(am, am)
+        t = pl.store(p, [0, 0], t)
+        u = pl.store(p, [0, 0], u)
+        y = pl.store(pl.add(pl.load(t, [0, 0], [16, 16]), e), [0, 0], y)
+        return t, u, y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 16], pl.FP16], t: pl.InOut[pl.Tensor[[16, 16], pl.FP32]],
+             u: pl.InOut[pl.Tensor[[16, 16], pl.FP32]], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+        t, u, y = self.k(a, t, u, y)
+        return t, u, y
+
+
+def test_a_gm_handoff_is_fenced_by_a_move_after_the_store():
+    fn = run_through(GmHandoffs).functions["k"]
+    body_ops = [(s.targets[0].name if isinstance(s, N.Assign) else None) for s in fn.body]
+    # one fence, right after the store into t (read back by vector work); none for u (read before)
+    assert moves(fn.body) == [("am_Left", "am", M.Left), ("am_Right", "am", M.Right), ("p_fence", "p", M.Vec)]
+    i = body_ops.index("p_fence")
+    assert fn.body[i - 1].expr.op == "store" and fn.body[i - 1].expr.args[1].name == "t"
