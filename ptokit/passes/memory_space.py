@@ -102,11 +102,13 @@ def move_path(src: MemorySpace, dst: MemorySpace, target) -> Optional[List[Memor
 
 
 def demanded_operands(op: N.OpCall):
-    """(argument index, space) of each tile operand ``op`` wants in a cube operand space."""
+    """(argument index, space, transpose flag or None) of each tile operand ``op`` wants in a cube
+    operand space: one elsewhere, or one whose ``a_trans`` / ``b_trans`` is set."""
     params = OPS[op.op].operand_params
     for i, (a, p) in enumerate(zip(op.args, params)):
-        if p.space in _OPERAND_SPACES and isinstance(a.type, TileType) and a.type.memory is not p.space:
-            yield i, p.space
+        flag = p.transposed_by if p.transposed_by and op.attrs.get(p.transposed_by) else None
+        if p.space in _OPERAND_SPACES and isinstance(a.type, TileType) and (a.type.memory is not p.space or flag):
+            yield i, p.space, flag
 
 
 class _Names:
@@ -153,14 +155,28 @@ def _bring(fn: N.Function, body: List[N.Stmt], ctx, names: _Names, made: Dict[tu
             sub[:] = _bring(fn, sub, ctx, names, dict(made))
         op = s.value if isinstance(s, N.Assign) else s.expr if isinstance(s, N.ExprStmt) else None
         if isinstance(op, N.OpCall) and op.op in OPS:
-            args = list(op.args)
-            for i, space in demanded_operands(op):
+            args, attrs = list(op.args), dict(op.attrs)
+            for i, space, flag in demanded_operands(op):
+                if flag:       # through Mat, where a transpose_view swaps it (pypto's tensor-level b_trans)
+                    attrs[flag] = False
+                    args[i] = _transposed(_moved(args[i], MemorySpace.Mat, fn, op, s, ctx, names, made, out),
+                                          op, s, names, out)
                 args[i] = _moved(args[i], space, fn, op, s, ctx, names, made, out)
             if args != list(op.args):
-                call = N.OpCall(op.op, args, op.attrs, type=op.type, loc=op.loc)
+                call = N.OpCall(op.op, args, attrs, type=op.type, loc=op.loc)
                 s = N.Assign(s.targets, call, loc=s.loc) if isinstance(s, N.Assign) else N.ExprStmt(call, loc=s.loc)
         out.append(s)
     return out
+
+
+def _transposed(v: N.Var, op: N.OpCall, s: N.Stmt, names: _Names, out: List[N.Stmt]) -> N.Var:
+    try:
+        t = infer("transpose_view", [v.type], {})
+    except OpTypeError as exc:
+        raise CompileError(f"pl.{op.op}: {exc}", op.loc or s.loc) from None
+    new = N.Var(names.fresh(f"{v.name}_T"), type=t, loc=op.loc or s.loc)
+    out.append(N.Assign([new], N.OpCall("transpose_view", [v], {}, type=t, loc=new.loc), loc=s.loc))
+    return N.Var(new.name, type=t, loc=new.loc)
 
 
 def _moved(v: N.Expr, space: MemorySpace, fn, op: N.OpCall, s: N.Stmt, ctx, names, made, out) -> N.Expr:
@@ -169,6 +185,8 @@ def _moved(v: N.Expr, space: MemorySpace, fn, op: N.OpCall, s: N.Stmt, ctx, name
     key = (v.name, space)
     if key in made:
         return made[key]
+    if v.type.memory is space:
+        return v
     path = move_path(v.type.memory, space, ctx.target)
     if path is None:
         raise CompileError(f"pl.{op.op} needs its operand {v.name!r} in {space.name}, but it is a "

@@ -114,6 +114,26 @@ class GmHandoff:
         return cache
 
 
+@pl.program
+class TransposedVecOperand:
+    """a @ (b0 + b1)^T: b_trans of a vector result (pypto's tensor-level form): the sum goes to
+    Mat through the FIFO, is viewed transposed there and moved to Right."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 32], pl.FP32], b0: pl.Tensor[[48, 32], pl.FP32],
+          b1: pl.Tensor[[48, 32], pl.FP32], c: pl.Out[pl.Tensor[[16, 48], pl.FP32]]) -> pl.Tensor[[16, 48], pl.FP32]:
+        bt = pl.add(b0, b1)
+        cm = pl.matmul(a, bt, b_trans=True, out_dtype=pl.FP32)
+        c = pl.assemble(c, cm, [0, 0])
+        return c
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 32], pl.FP32], b0: pl.Tensor[[48, 32], pl.FP32],
+             b1: pl.Tensor[[48, 32], pl.FP32], c: pl.Out[pl.Tensor[[16, 48], pl.FP32]]) -> pl.Tensor[[16, 48], pl.FP32]:
+        c = self.k(a, b0, b1, c)
+        return c
+
+
 def _rand(shape, seed, dtype=np.float32):
     return (np.random.default_rng(seed).standard_normal(shape) * 0.5).astype(dtype)
 
@@ -170,6 +190,15 @@ def test_gm_handoff_from_cube_to_vector(runtime, tmp_path):
     ref = np.full((64, 64), 3.0, np.float32)
     ref[::4] = (x.astype(np.float32) @ w.astype(np.float32)).astype(ml_dtypes.bfloat16).astype(np.float32)
     np.testing.assert_array_equal(cache.astype(np.float32), ref)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_transposed_vec_operand(runtime, tmp_path):
+    c = ptokit.compile(TransposedVecOperand, output_dir=tmp_path, runtime=runtime)
+    a, b0, b1 = _rand((16, 32), 11), _rand((48, 32), 12), _rand((48, 32), 13)
+    out = np.zeros((16, 48), np.float32)
+    c(a, b0, b1, out)
+    np.testing.assert_allclose(out, a.astype(np.float64) @ (b0.astype(np.float64) + b1).T, rtol=1e-4, atol=1e-4)
 
 
 # ----------------------------------------------------------------- what stays refused

@@ -156,3 +156,29 @@ def test_a_gm_handoff_is_fenced_by_a_move_after_the_store():
     assert moves(fn.body) == [("am_Left", "am", M.Left), ("am_Right", "am", M.Right), ("p_fence", "p", M.Vec)]
     i = body_ops.index("p_fence")
     assert fn.body[i - 1].expr.op == "store" and fn.body[i - 1].expr.args[1].name == "t"
+
+
+@pl.program
+class TransposedSum:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 32], pl.FP32], b: pl.Tensor[[48, 32], pl.FP32],
+          c: pl.Out[pl.Tensor[[16, 48], pl.FP32]]) -> pl.Tensor[[16, 48], pl.FP32]:
+        bt = pl.add(b, b)
+        c = pl.assemble(c, pl.matmul(a, bt, b_trans=True), [0, 0])
+        return c
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 32], pl.FP32], b: pl.Tensor[[48, 32], pl.FP32],
+             c: pl.Out[pl.Tensor[[16, 48], pl.FP32]]) -> pl.Tensor[[16, 48], pl.FP32]:
+        c = self.k(a, b, c)
+        return c
+
+
+def test_a_transposed_vec_operand_is_viewed_transposed_in_mat():
+    fn = run_through(TransposedSum).functions["k"]
+    ops = {s.targets[0].name: s.value for s in fn.body if isinstance(s, N.Assign) and isinstance(s.value, N.OpCall)}
+    assert ops["bt_Mat"].op == "move" and ops["bt_Mat_T"].op == "transpose_view"
+    assert ops["bt_Mat_T"].type.shape == (32, 48)
+    assert ops["bt_Mat_T_Right"].args[0].name == "bt_Mat_T"
+    mm = next(e for e in ops.values() if e.op == "matmul")
+    assert [a.name for a in mm.args][1] == "bt_Mat_T_Right" and mm.attrs["b_trans"] is False

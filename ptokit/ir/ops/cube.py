@@ -70,17 +70,26 @@ def product_valid(lhs: TileType, rhs: TileType, shape, op: str):
     return None if valid == tuple(shape) else valid
 
 
-def _flags(attrs, op: str) -> None:
-    for flag in ("a_trans", "b_trans"):
+def _flags(attrs, op: str, ts=None) -> list:
+    """The operand types as the cube reads them: a Vec or Acc operand whose a_trans / b_trans is set
+    is transposed on its way through Mat (InferTileMemorySpace: a transpose_view there); on other
+    tile operands the flags are refused as pypto does."""
+    ts = list(ts or [])
+    for i, flag in enumerate(("a_trans", "b_trans")):
         if attrs.get(flag):
+            t = ts[i] if i < len(ts) else None
+            if isinstance(t, TileType) and t.memory in (MemorySpace.Vec, MemorySpace.Acc):
+                ts[i] = t.with_(shape=(t.cols, t.rows), valid=tuple(reversed(t.valid)) if t.valid else None,
+                                layout=None)
+                continue
             raise OpTypeError(f"pl.{op}: {flag}=True is not supported for tile operands; {_TRANSPOSE_REMEDY}", flag)
     if attrs.get("c_matrix_nz"):
         raise OpTypeError(f"pl.{op}: c_matrix_nz=True is not supported; {_NZ_REMEDY}", "c_matrix_nz")
+    return ts
 
 
 def _product(ts, attrs, op: str) -> TileType:
-    _flags(attrs, op)
-    lhs, rhs = _operands(ts, op)
+    lhs, rhs = _operands(_flags(attrs, op, ts[:2]), op)
     acc = acc_dtype(lhs.dtype)
     # out_dtype= is applied by the front end (language/cube.py: a cast of the product), never here
     if attrs.get("out_dtype") is not None:   # pragma: no cover - the front end takes it out
