@@ -13,7 +13,8 @@ Properties:
 * ``no_fifo``: no cross-core FIFO op is left (they are moves until SplitMixed).
 * ``tile_ops``: no tensor-level op is left in a kernel (ConvertTensorToTileOps lowered them).
 * ``flat``: no tile op is nested inside another op's arguments.
-* ``tile_memory``: every cube operand sits in the space its op names (Left / Right / Bias).
+* ``tile_memory``: every cube operand sits in the space its op names (Left / Right / Bias), and no
+  tile operand still asks for a transpose (``a_trans`` / ``b_trans``).
 * ``classified``: every ``InCore`` kernel is ``AIC``, ``AIV`` or marked mixed.
 * ``planned``: every kernel has a buffer and an address for each tile it defines.
 * ``directions``: every task call in orchestration has its argument kinds.
@@ -128,6 +129,8 @@ def _check_tile_memory(prog: N.Program, after: str) -> None:
                         and a.type.memory is not p.space:
                     _fail(after, fn, "tile_memory", f"{op.op} reads its {p.name} from a "
                           f"{a.type.memory.name} tile, not {p.space.name}")
+                if p.transposed_by and op.attrs.get(p.transposed_by) and isinstance(a.type, TileType):
+                    _fail(after, fn, "tile_memory", f"{op.op} still has {p.transposed_by}=True on a tile operand")
 
 
 def _check_classified(prog: N.Program, after: str) -> None:

@@ -182,3 +182,12 @@ def test_a_transposed_vec_operand_is_viewed_transposed_in_mat():
     assert ops["bt_Mat_T_Right"].args[0].name == "bt_Mat_T"
     mm = next(e for e in ops.values() if e.op == "matmul")
     assert [a.name for a in mm.args][1] == "bt_Mat_T_Right" and mm.attrs["b_trans"] is False
+
+
+def test_the_verifier_catches_an_operand_left_behind():
+    from ptokit.errors import InternalError
+    from ptokit.ir.verifier import verify_properties
+    prog = run_through(TransposedSum, "ConvertToSSA")      # before the pass: bt is a Vec operand
+    with pytest.raises(InternalError, match="tile_memory.*matmul reads its rhs from a Vec tile"):
+        verify_properties(prog, "ConvertToSSA", {"tile_memory"})
+    verify_properties(run_through(TransposedSum), "InferTileMemorySpace", {"tile_memory", "ssa"})
