@@ -13,6 +13,8 @@ Properties:
 * ``no_fifo``: no cross-core FIFO op is left (they are moves until SplitMixed).
 * ``tile_ops``: no tensor-level op is left in a kernel (ConvertTensorToTileOps lowered them).
 * ``flat``: no tile op is nested inside another op's arguments.
+* ``tile_memory``: every cube operand sits in the space its op names (Left / Right / Bias), and no
+  tile operand still asks for a transpose (``a_trans`` / ``b_trans``).
 * ``classified``: every ``InCore`` kernel is ``AIC``, ``AIV`` or marked mixed.
 * ``planned``: every kernel has a buffer and an address for each tile it defines.
 * ``directions``: every task call in orchestration has its argument kinds.
@@ -26,7 +28,7 @@ from ..errors import InternalError
 from . import nodes as N
 from .ops import OPS
 from .ops.tensor_level import is_tensor_level
-from .types import TileType
+from .types import MemorySpace, TileType
 
 
 def verify_program(prog: N.Program, after: str, ssa: bool) -> None:
@@ -119,6 +121,18 @@ def _check_unrolled(prog: N.Program, after: str) -> None:
                 _fail(after, fn, "unrolled", f"a pl.{s.kind} loop is still a loop")
 
 
+def _check_tile_memory(prog: N.Program, after: str) -> None:
+    for fn in prog.of_kind(N.FunctionType.InCore, N.FunctionType.AIC, N.FunctionType.AIV):
+        for _, op in N.walk_ops(fn.body):
+            for a, p in zip(op.args, OPS[op.op].operand_params):
+                if p.space in (MemorySpace.Left, MemorySpace.Right, MemorySpace.Bias) and isinstance(a.type, TileType) \
+                        and a.type.memory is not p.space:
+                    _fail(after, fn, "tile_memory", f"{op.op} reads its {p.name} from a "
+                          f"{a.type.memory.name} tile, not {p.space.name}")
+                if p.transposed_by and op.attrs.get(p.transposed_by) and isinstance(a.type, TileType):
+                    _fail(after, fn, "tile_memory", f"{op.op} still has {p.transposed_by}=True on a tile operand")
+
+
 def _check_classified(prog: N.Program, after: str) -> None:
     for fn in prog.of_kind(N.FunctionType.InCore):
         if not fn.attrs.get("mixed"):
@@ -161,6 +175,7 @@ PROPERTY_CHECKS: Dict[str, Callable[[N.Program, str], None]] = {
     "tile_ops": _check_tile_ops,
     "flat": _check_flat,
     "unrolled": _check_unrolled,
+    "tile_memory": _check_tile_memory,
     "classified": _check_classified,
     "planned": _check_planned,
     "directions": _check_directions,

@@ -111,9 +111,7 @@ class TensorLevelMixin:
             if mem is MemorySpace.Acc and space is MemorySpace.Vec and not op.has("cube") \
                     and not op.has("accepts_acc"):
                 return self._move(value, MemorySpace.Vec, node)        # cube -> vector hand-over
-            if mem is MemorySpace.Mat and space in _CUBE_SPACES and op.has("cube"):
-                return self._move(value, space, node)
-        return value
+        return value       # a cube operand in Mat, Vec or Acc: InferTileMemorySpace moves it
 
     def transposable(self, value: N.Expr) -> bool:
         """Whether ``a_trans`` / ``b_trans`` apply to this operand: a tensor, or a Mat tile (pypto's

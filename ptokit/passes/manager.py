@@ -25,7 +25,7 @@ from .fifo_to_move import fifo_to_move
 from .hand_pipes import hand_pipes, place_pipe_buffers, split_hand_lanes
 from .inline import inline_functions
 from .memory_plan import plan_memory
-from .memory_space import check_memory_spaces
+from .memory_space import infer_tile_memory_space
 from .returned_outputs import returned_outputs
 from .split_mixed import split_mixed
 from .tensor_to_tile import convert_tensor_to_tile_ops
@@ -64,7 +64,8 @@ PIPELINE: List[Pass] = [
     Pass("UnrollLoops", unroll_loops, requires=_p("flat"), produces=_p("unrolled")),
     Pass("ExpandComposites", expand_composites, requires=_p("flat")),
     Pass("ConvertToSSA", to_ssa, requires=_p("flat", "unrolled"), produces=_p("ssa")),
-    Pass("InferMemorySpace", check_memory_spaces, requires=_p("ssa", "tile_ops")),
+    Pass("InferTileMemorySpace", infer_tile_memory_space, requires=_p("ssa", "tile_ops", "flat"),
+         produces=_p("tile_memory")),
     Pass("ClassifyKernels", classify_kernels, requires=_p("ssa", "no_fifo"), produces=_p("classified")),
     Pass("PlanMemory", plan_memory, requires=_p("ssa", "classified"), produces=_p("planned")),
     Pass("PlacePipeBuffers", place_pipe_buffers, requires=_p("planned")),

@@ -299,6 +299,17 @@ def _bool_dtype():
     return DType.BOOL
 
 
+def _views_of(body: List[N.Stmt], name: str) -> Set[str]:
+    """The names ``body`` binds to views of ``name`` (ops whose result is operand 0's storage)."""
+    seen = {name}
+    for s in body:
+        if isinstance(s, N.Assign) and isinstance(s.value, N.OpCall) and s.value.op in OPS \
+                and OPS[s.value.op].has("shares_operand0") and s.value.args \
+                and isinstance(s.value.args[0], N.Var) and s.value.args[0].name in seen:
+            seen.update(t.name for t in s.targets)
+    return seen
+
+
 def _insert_frees(body: List[N.Stmt], buffer_of: Dict[str, str], split: int = 0) -> List[N.Stmt]:
     for s in body:
         if isinstance(s, (N.For, N.While)):
@@ -324,10 +335,11 @@ def _insert_frees(body: List[N.Stmt], buffer_of: Dict[str, str], split: int = 0)
         free = _DIR[d][4]
         same = [j for j in pops if _POPS[body[j].value.op] == d]
         nxt = next((j for j in same if j > i), None)
-        if len(sharing) > 1 or (nxt is not None and last > nxt):
+        views = _views_of(body[i + 1:], v.name)       # a transpose_view of it reads the same slot
+        if sharing - views or (nxt is not None and last > nxt):
             if d == "v2c":
                 # a Mat tile cannot be copied on the cube core (no Mat->Mat move): it must die in its slot
-                why = ("shares its buffer with other tiles (loop-carried or merged)" if len(sharing) > 1 else
+                why = ("shares its buffer with other tiles (loop-carried or merged)" if sharing - views else
                        "is still read after the next vector-to-cube transfer")
                 raise CompileError(f"the Mat tile {v.name!r} received from the vector side {why}; the cube reads "
                                    f"it straight from its FIFO slot, which is released before the next transfer. "

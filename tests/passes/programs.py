@@ -290,3 +290,27 @@ class OversizedMatmul:
              y: pl.Out[pl.Tensor[[64, 64], pl.FP32]], z: pl.Out[pl.Tensor[[256, 512], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
         y = self.k(a, b, c, d, bias, y, z)
         return y
+
+
+@pl.program
+class MatmulOperands:
+    """Matmul operands left where the program computed them (InferTileMemorySpace): a Vec sum as
+    the lhs, a Mat load as the rhs of two matmuls, the first product (Acc) as the second's lhs, and
+    a plain copy of an Acc tile."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP32], b: pl.Tensor[[16, 16], pl.FP32],
+          y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        v = pl.add(pl.load(a, [0, 0], [16, 16]), pl.load(a, [0, 0], [16, 16]))
+        bm = pl.load(b, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        p = pl.matmul(v, bm)
+        q = pl.matmul(p, bm)
+        r = q
+        y = pl.store(r, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 16], pl.FP32], b: pl.Tensor[[16, 16], pl.FP32],
+             y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        y = self.k(a, b, y)
+        return y

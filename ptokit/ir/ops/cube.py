@@ -22,11 +22,17 @@ def acc_dtype(d: DType) -> DType:
     return DType.INT32 if d is DType.INT8 else DType.FP32
 
 
+# where a matmul operand may sit when the program is typed: its own space (Left / Right) or one the
+# InferTileMemorySpace pass (passes/memory_space.py) brings it from with moves, as pypto's pass does
+# (Mat -> Left; Vec -> Mat -> Left through the cross-core FIFO; Acc -> Mat -> Left on the cube)
+BROUGHT_FROM = frozenset({MemorySpace.Mat, MemorySpace.Vec, MemorySpace.Acc})
+
+
 def _operands(ts, op: str, gemv: bool = False):
     lhs, rhs = tile_of(ts[0], op, "lhs", "lhs"), tile_of(ts[1], op, "rhs", "rhs")
-    if lhs.memory is not MemorySpace.Left:
+    if lhs.memory is not MemorySpace.Left and lhs.memory not in BROUGHT_FROM:
         raise OpTypeError(f"tile.{op} requires lhs in Left, but got a {lhs.memory.name} tile", "lhs")
-    if rhs.memory is not MemorySpace.Right:
+    if rhs.memory is not MemorySpace.Right and rhs.memory not in BROUGHT_FROM:
         raise OpTypeError(f"tile.{op} requires rhs in Right, but got a {rhs.memory.name} tile", "rhs")
     if gemv and lhs.rows != 1:
         raise OpTypeError(f"tile.{op} requires a one-row lhs [1, K], but got {fmt_shape(lhs.shape)}; use "
@@ -64,17 +70,26 @@ def product_valid(lhs: TileType, rhs: TileType, shape, op: str):
     return None if valid == tuple(shape) else valid
 
 
-def _flags(attrs, op: str) -> None:
-    for flag in ("a_trans", "b_trans"):
+def _flags(attrs, op: str, ts=None) -> list:
+    """The operand types as the cube reads them: a Vec or Acc operand whose a_trans / b_trans is set
+    is transposed on its way through Mat (InferTileMemorySpace: a transpose_view there); on other
+    tile operands the flags are refused as pypto does."""
+    ts = list(ts or [])
+    for i, flag in enumerate(("a_trans", "b_trans")):
         if attrs.get(flag):
+            t = ts[i] if i < len(ts) else None
+            if isinstance(t, TileType) and t.memory in (MemorySpace.Vec, MemorySpace.Acc):
+                ts[i] = t.with_(shape=(t.cols, t.rows), valid=tuple(reversed(t.valid)) if t.valid else None,
+                                layout=None)
+                continue
             raise OpTypeError(f"pl.{op}: {flag}=True is not supported for tile operands; {_TRANSPOSE_REMEDY}", flag)
     if attrs.get("c_matrix_nz"):
         raise OpTypeError(f"pl.{op}: c_matrix_nz=True is not supported; {_NZ_REMEDY}", "c_matrix_nz")
+    return ts
 
 
 def _product(ts, attrs, op: str) -> TileType:
-    _flags(attrs, op)
-    lhs, rhs = _operands(ts, op)
+    lhs, rhs = _operands(_flags(attrs, op, ts[:2]), op)
     acc = acc_dtype(lhs.dtype)
     # out_dtype= is applied by the front end (language/cube.py: a cast of the product), never here
     if attrs.get("out_dtype") is not None:   # pragma: no cover - the front end takes it out
@@ -119,7 +134,7 @@ _matmul_acc = _accumulate("matmul_acc")
 
 def _bias_of(t, res: TileType, op: str) -> None:
     bias = tile_of(t, op, "bias", "bias")
-    if bias.memory is not MemorySpace.Bias:
+    if bias.memory not in (MemorySpace.Bias, MemorySpace.Mat):     # a Mat row: InferTileMemorySpace moves it
         raise OpTypeError(f"tile.{op} requires the bias in Bias (a Mat tile is moved there), but got a "
                           f"{bias.memory.name} tile", "bias")
     if bias.shape != (1, res.cols):

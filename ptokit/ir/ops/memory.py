@@ -107,14 +107,25 @@ declare("load", (P("tensor", "tensor"), P("offsets", "offsets", static_attr="off
             "tensor is cut off the tile's valid region, at run time for dynamic offsets)")
 
 
+# the dtypes the cube's fix-pipe converts an Acc tile into on its way to global memory (pypto's
+# AccToGmStoreValid: FP32/FP16/BF16 from an FP32 accumulator; an INT32 one is stored as it is)
+ACC_STORE_NARROWS = {DType.FP32: (DType.FP16, DType.BF16)}
+
+
 def _store(ts, attrs):
     tile, tensor = tile_of(ts[0], "store"), ts[1]
     if not isinstance(tensor, TensorType):
         raise OpTypeError(f"tile.store requires a tensor destination, but got {tensor}", "output_tensor")
     if count_of(ts[2]) != len(tensor.shape):
         raise OpTypeError(f"pl.store got {count_of(ts[2])} offsets for a {len(tensor.shape)}-D tensor")
-    if tile.dtype != tensor.dtype:
-        raise OpTypeError(f"tile.store requires matching dtypes, but got tile {tile.dtype!r} and tensor {tensor.dtype!r}")
+    if tile.dtype != tensor.dtype and not (tile.memory is MemorySpace.Acc and
+                                           tensor.dtype in ACC_STORE_NARROWS.get(tile.dtype, ())):
+        narrows = ACC_STORE_NARROWS.get(tile.dtype) if tile.memory is MemorySpace.Acc else None
+        hint = (f" (the cube's fix-pipe writes a {tile.dtype!r} Acc tile into "
+                f"{' or '.join(repr(d) for d in (tile.dtype,) + narrows)} only; pl.cast the tile on the "
+                f"vector side for another dtype)") if narrows else ""
+        raise OpTypeError(f"tile.store requires matching dtypes, but got tile {tile.dtype!r} and tensor "
+                          f"{tensor.dtype!r}{hint}")
     if tile.memory not in (MemorySpace.Vec, MemorySpace.Acc):
         raise OpTypeError(f"tile.store can move data Vec->DDR or Acc->DDR only, but got a {tile.memory.name} tile")
     shape = attrs.get("shape")
