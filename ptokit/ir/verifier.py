@@ -13,6 +13,7 @@ Properties:
 * ``no_fifo``: no cross-core FIFO op is left (they are moves until SplitMixed).
 * ``tile_ops``: no tensor-level op is left in a kernel (ConvertTensorToTileOps lowered them).
 * ``flat``: no tile op is nested inside another op's arguments.
+* ``tile_2d``: no kernel value is an N-D tile (FlattenTileNdTo2D lowered them to 2-D).
 * ``classified``: every ``InCore`` kernel is ``AIC``, ``AIV`` or marked mixed.
 * ``planned``: every kernel has a buffer and an address for each tile it defines.
 * ``directions``: every task call in orchestration has its argument kinds.
@@ -112,6 +113,13 @@ def _check_flat(prog: N.Program, after: str) -> None:
                     _fail(after, fn, "flat", f"{a.op} is nested in the arguments of {op.op}")
 
 
+def _check_tile_2d(prog: N.Program, after: str) -> None:
+    for fn in prog.of_kind(N.FunctionType.InCore, N.FunctionType.AIC, N.FunctionType.AIV):
+        for _, e in N.iter_exprs(fn.body):
+            if isinstance(e.type, TileType) and e.type.nd is not None:
+                _fail(after, fn, "tile_2d", f"the N-D tile {e.type} is left")
+
+
 def _check_unrolled(prog: N.Program, after: str) -> None:
     for fn in prog.functions.values():
         for s in N.walk_stmts(fn.body):
@@ -160,6 +168,7 @@ PROPERTY_CHECKS: Dict[str, Callable[[N.Program, str], None]] = {
     "no_fifo": _check_no_fifo,
     "tile_ops": _check_tile_ops,
     "flat": _check_flat,
+    "tile_2d": _check_tile_2d,
     "unrolled": _check_unrolled,
     "classified": _check_classified,
     "planned": _check_planned,

@@ -556,7 +556,8 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
     def _check_annot(self, want, value, node):
         got = value.type
         if isinstance(want, TileType) and isinstance(got, TileType):
-            if want.shape != got.shape or want.dtype != got.dtype or want.memory not in (None, got.memory):
+            if want.shape != got.shape or want.dtype != got.dtype or want.memory not in (None, got.memory) or \
+                    (want.nd is not None and got.nd is not None and want.nd != got.nd):
                 raise self.err(f"annotation says {want} but the value is {got}", node)
         elif type(want) is not type(got):
             raise self.err(f"annotation says {want} but the value is {got}", node)

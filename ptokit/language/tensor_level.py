@@ -110,7 +110,8 @@ class TensorLevelMixin:
             if mem is MemorySpace.Acc and space is MemorySpace.Vec and not op.has("cube") \
                     and not op.has("accepts_acc"):
                 return self._move(value, MemorySpace.Vec, node)        # cube -> vector hand-over
-            if mem is MemorySpace.Mat and space in _CUBE_SPACES and op.has("cube"):
+            if mem is MemorySpace.Mat and space in _CUBE_SPACES and op.has("cube") and value.type.nd is None:
+                # (an N-D Mat tile stays whole: FlattenTileNdTo2D loads and moves it per batch)
                 return self._move(value, space, node)
         return value
 

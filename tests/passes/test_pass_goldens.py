@@ -27,6 +27,7 @@ CASES = {
     "UnrollLoops": P.UnrollAndPipeline,
     "ExpandComposites": P.Composite,
     "ConvertToSSA": P.CarriedAndMerged,
+    "FlattenTileNdTo2D": P.NdTiles,
     "InferMemorySpace": P.CubeAndVector,
     "ClassifyKernels": P.CubeAndVector,
     "PlanMemory": P.CarriedAndMerged,
