@@ -72,6 +72,8 @@ CASES = [
     ("x = pl.batch_matmul(pl.load(a3, [0, 0, 0], [3, 32, 64], target_memory=pl.Mem.Mat), "
      "pl.load(b2x, [0, 0, 0], [2, 64, 48], target_memory=pl.Mem.Mat))",
      "batch dimensions [3] and [2] do not broadcast", "pl.batch_matmul"),
+    ("x = pl.batch_matmul_acc(pl.batch_matmul(a3, b), pl.load(a3, [0, 0, 0], [3, 32, 64], "
+     "target_memory=pl.Mem.Mat), r)", "tile.batch_matmul_acc of N-D tiles is not supported", "pl.load(a3"),
     ("x = pl.transpose(pl.load(a3, [0, 0, 0], [3, 32, 64]), axis1=0, axis2=2)",
      "moves a batch axis, which a tile cannot", "0, axis2"),
     ("x = pl.batch_matmul_acc(acc, a3, b)", "the broadcast batch [3] of [32, 48] pl.FP32 products needs an Acc "

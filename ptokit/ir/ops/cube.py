@@ -160,6 +160,10 @@ def _init_cond(ts, op: str) -> None:
 
 def _accumulate(op: str):
     def rule(ts, attrs):
+        if any(getattr(t, "nd", None) is not None for t in ts[1:3]):
+            raise OpTypeError(f"tile.{op} of N-D tiles is not supported: accumulate N-D tensors (pl.{op} of "
+                              f"tensors, one matmul_acc per batch), or pl.batch_matmul the tiles and pl.add the "
+                              f"product", "lhs")
         res = _product(ts[1:3], attrs, op)
         _init_cond(ts, op)
         return _acc_like(ts[0], res, op)
