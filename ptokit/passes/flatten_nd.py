@@ -33,6 +33,7 @@ from ..ir.ops.memory import MAT_ND_REFUSAL
 from ..ir.types import INDEX, AtomicType, MemorySpace, TensorType, TileType, TupleType, fmt_shape
 
 _KERNELS = (N.FunctionType.InCore, N.FunctionType.AIC, N.FunctionType.AIV)
+MAX_BATCHES = 64        # as many as the front end unrolls for a batched matmul of tensors
 
 
 def flatten_tile_nd_to_2d(prog: N.Program, ctx) -> N.Program:
@@ -142,6 +143,9 @@ class _Rewriter:
         stmts: List[N.Stmt] = []
         what = "pl.batch_matmul per batch"
         count = prod(batch)
+        if count > MAX_BATCHES:
+            raise CompileError(f"pl.batch_matmul of N-D tiles: {count} batches are unrolled one matmul each; at most "
+                               f"{MAX_BATCHES} fit one kernel call (split the batch over tasks or a pl.range loop)", loc)
         acc = None
         if count > 1:
             acc = self.emit(stmts, what, "create_tile", [], {"shape": [count * m, n], "dtype": res.dtype,
@@ -171,9 +175,8 @@ class _Rewriter:
         shape = list(load.attrs["shape"])
         lead = len(shape) - 2
         static = list(load.attrs.get("offsets_static") or (None,) * len(shape))
-        # the operand's batch axes are its leading ones (a window of rank > 2 + its own batch dims)
-        for d in range(lead):
-            i = mine[d - (lead - len(own))] if d >= lead - len(own) and shape[d] != 1 else 0
+        for d in range(lead):       # the window's leading axes are the operand's batch axes (``own``)
+            i = mine[d] if shape[d] != 1 else 0         # an axis of 1 broadcasts: every batch reads it
             if i and isinstance(offs[d], N.Const):
                 offs[d] = _const(offs[d].value + i, loc)
             elif i:

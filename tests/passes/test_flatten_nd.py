@@ -91,15 +91,15 @@ import ptokit.language as pl
 @pl.program
 class Bad:
     @pl.function(type=pl.FunctionType.InCore)
-    def k(self, a: pl.Tensor[[2, 16, 32], pl.FP16], b: pl.Tensor[[32, 16], pl.FP16],
-          y: pl.Out[pl.Tensor[[32, 16], pl.FP32]]) -> pl.Tensor[[32, 16], pl.FP32]:
+    def k(self, a: pl.Tensor[[65, 16, 32], pl.FP16], b: pl.Tensor[[32, 16], pl.FP16],
+          y: pl.Out[pl.Tensor[[32, 16], pl.FP32]], c: pl.Out[pl.Tensor[[65, 16, 16], pl.FP32]]) -> pl.Tensor[[32, 16], pl.FP32]:
 {body}
         return y
 
     @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[2, 16, 32], pl.FP16], b: pl.Tensor[[32, 16], pl.FP16],
-             y: pl.Out[pl.Tensor[[32, 16], pl.FP32]]) -> pl.Tensor[[32, 16], pl.FP32]:
-        y = self.k(a, b, y)
+    def main(self, a: pl.Tensor[[65, 16, 32], pl.FP16], b: pl.Tensor[[32, 16], pl.FP16],
+             y: pl.Out[pl.Tensor[[32, 16], pl.FP32]], c: pl.Out[pl.Tensor[[65, 16, 16], pl.FP32]]) -> pl.Tensor[[32, 16], pl.FP32]:
+        y = self.k(a, b, y, c)
         return y
 """
 
@@ -109,6 +109,10 @@ class Bad:
      "r = pl.move(pl.load(b, [0, 0], [32, 16], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)\n"
      "y = pl.store(pl.matmul(pl.move(t, target_memory=pl.Mem.Left), r), [0, 0], y)",
      "load of an N-D window [2, 16, 32] into Mat needs the leading extents to be 1", 0, "pl.load(a"),
+    ("t = pl.load(a, [0, 0, 0], [65, 16, 32], target_memory=pl.Mem.Mat)\n"
+     "r = pl.move(pl.load(b, [0, 0], [32, 16], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)\n"
+     "y = pl.store(pl.batch_matmul(t, r), [0, 0, 0], c)",
+     "65 batches are unrolled one matmul each; at most 64", 2, "pl.batch_matmul"),
 ])
 def test_nd_mat_tile_used_otherwise_is_a_located_error(tmp_path, body, message, line, caret):
     text = BAD.format(body=textwrap.indent(body, " " * 8))
