@@ -124,3 +124,27 @@ def test_nd_mat_tile_used_otherwise_is_a_located_error(tmp_path, body, message, 
     first = BAD.splitlines().index("{body}") + 1
     assert err.loc is not None and err.loc.file == str(src) and err.loc.line == first + line, err.loc
     assert err.loc.col == 9 + body.splitlines()[line].index(caret), (err.loc.col, str(err))
+
+
+ANNOT = """\
+import ptokit.language as pl
+
+
+@pl.program
+class Bad:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[4, 2, 8], pl.FP32], y: pl.Out[pl.Tensor[[4, 2, 8], pl.FP32]]):
+        t: pl.Tile[[2, 4, 8], pl.FP32] = pl.load(a, [0, 0, 0], [4, 2, 8])
+        y = pl.store(t, [0, 0, 0], y)
+        return y
+"""
+
+
+def test_an_nd_annotation_naming_other_axes_is_a_located_error(tmp_path):
+    mod, src = _module(tmp_path, ANNOT, "bad_nd_annot")
+    with pytest.raises(CompileError) as info:
+        mod.Bad.ir
+    err = info.value
+    assert "annotation says pl.Tile[[2, 4, 8], pl.FP32] but the value is pl.Tile[[4, 2, 8]" in str(err), \
+        str(err)
+    assert err.loc is not None and err.loc.file == str(src) and err.loc.line == 8, err.loc
