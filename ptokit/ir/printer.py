@@ -55,7 +55,9 @@ def fmt_expr(e: N.Expr) -> str:
             return f"{fmt_expr(base)}[{', '.join(parts)}]"
         if e.op == "store":
             tile, tensor, offsets = e.args
-            return f"pl.store({fmt_expr(tile)}, {fmt_expr(offsets)}, {fmt_expr(tensor)})"
+            shape = e.attrs.get("shape")      # the partition of an N-D store (given, or FlattenTileNdTo2D's)
+            shapes = "" if shape is None else ", shapes=[" + ", ".join(str(d) for d in shape) + "]"
+            return f"pl.store({fmt_expr(tile)}, {fmt_expr(offsets)}, {fmt_expr(tensor)}{shapes})"
         args = [fmt_expr(a) for a in e.args]
         attrs = dict(e.attrs)
         if e.op == "load":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from math import prod
 from typing import Optional, Tuple, Union
 
 import numpy as np
@@ -100,6 +101,10 @@ class TileType:
     # transposed (ZN) Mat layout of pl.tile.transpose_view / create_tile(transpose=True), a flat Mat
     # tile, or a pl.move destination layout (docs/language.md, "Views and layouts")
     layout: Optional[Tuple[str, str]] = None
+    # the N-D shape as written (rank > 2, e.g. a [B, M, K] window), while ``shape`` is its 2-D form
+    # with the leading axes folded into the rows; ops whose meaning needs the batch axes (batch_matmul,
+    # transpose of the last two axes) read it, and FlattenTileNdTo2D lowers them and clears it
+    nd: Optional[Tuple[int, ...]] = field(default=None, compare=False)
 
     @property
     def rows(self) -> int:
@@ -116,13 +121,23 @@ class TileType:
     def __str__(self) -> str:
         mem = "" if self.memory is None else f", {self.memory!r}"    # None: an annotation naming no space
         lay = f", blayout={self.layout[0]}, slayout={self.layout[1]}" if self.layout else ""
-        return f"pl.Tile[{fmt_shape(self.shape)}, {self.dtype!r}{mem}{lay}]"
+        return f"pl.Tile[{fmt_shape(self.nd or self.shape)}, {self.dtype!r}{mem}{lay}]"
 
     def with_(self, **kw) -> "TileType":
         d = dict(shape=self.shape, dtype=self.dtype, memory=self.memory, valid=self.valid, pad=self.pad,
-                 layout=self.layout)
+                 layout=self.layout, nd=self.nd)
+        if "shape" in kw and "nd" not in kw:
+            d["nd"] = None          # a new 2-D shape: the written N-D one no longer describes it
         d.update(kw)
         return TileType(**d)
+
+    @staticmethod
+    def of_nd(shape, dtype: "DType", memory: MemorySpace = MemorySpace.Vec, **kw) -> "TileType":
+        """A tile of the written shape: 2-D as it is, rank > 2 folded into rows with ``nd`` kept."""
+        shape = tuple(shape)
+        if len(shape) <= 2:
+            return TileType(shape if len(shape) == 2 else (1, shape[0]), dtype, memory, **kw)
+        return TileType((prod(shape[:-1]), shape[-1]), dtype, memory, nd=shape, **kw)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ Properties:
 * ``flat``: no tile op is nested inside another op's arguments.
 * ``tile_memory``: every cube operand sits in the space its op names (Left / Right / Bias), and no
   tile operand still asks for a transpose (``a_trans`` / ``b_trans``).
+* ``tile_2d``: no kernel value is an N-D tile (FlattenTileNdTo2D lowered them to 2-D).
 * ``classified``: every ``InCore`` kernel is ``AIC``, ``AIV`` or marked mixed.
 * ``planned``: every kernel has a buffer and an address for each tile it defines.
 * ``directions``: every task call in orchestration has its argument kinds.
@@ -114,6 +115,13 @@ def _check_flat(prog: N.Program, after: str) -> None:
                     _fail(after, fn, "flat", f"{a.op} is nested in the arguments of {op.op}")
 
 
+def _check_tile_2d(prog: N.Program, after: str) -> None:
+    for fn in prog.of_kind(N.FunctionType.InCore, N.FunctionType.AIC, N.FunctionType.AIV):
+        for _, e in N.iter_exprs(fn.body):
+            if isinstance(e.type, TileType) and e.type.nd is not None:
+                _fail(after, fn, "tile_2d", f"the N-D tile {e.type} is left")
+
+
 def _check_unrolled(prog: N.Program, after: str) -> None:
     for fn in prog.functions.values():
         for s in N.walk_stmts(fn.body):
@@ -174,6 +182,7 @@ PROPERTY_CHECKS: Dict[str, Callable[[N.Program, str], None]] = {
     "no_fifo": _check_no_fifo,
     "tile_ops": _check_tile_ops,
     "flat": _check_flat,
+    "tile_2d": _check_tile_2d,
     "unrolled": _check_unrolled,
     "tile_memory": _check_tile_memory,
     "classified": _check_classified,

@@ -57,9 +57,9 @@ def annot_to_type(annot, loc, valid_out=None) -> tuple:
         layout = _layout(annot, shape, loc)
         return TensorType(shape, _held(annot.dtype, loc, "tensors"), layout=layout), direction
     if isinstance(annot, TileAnnot):
-        if len(annot.shape) != 2 or not all(isinstance(d, int) for d in annot.shape):
-            raise CompileError(f"expected a static 2-D tile shape, got {list(annot.shape)}", loc)
-        return TileType(tuple(annot.shape), _held(annot.dtype, loc, "tiles"), annot.memory or MemorySpace.Vec), \
+        if len(annot.shape) < 2 or not all(isinstance(d, int) for d in annot.shape):
+            raise CompileError(f"expected a static tile shape of rank 2 or more, got {list(annot.shape)}", loc)
+        return TileType.of_nd(annot.shape, _held(annot.dtype, loc, "tiles"), annot.memory or MemorySpace.Vec), \
             direction
     if isinstance(annot, ScalarAnnot):
         return ScalarType(_held(annot.dtype, loc, "scalars") or DType.INDEX), direction

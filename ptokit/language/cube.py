@@ -22,7 +22,7 @@ from typing import Dict
 
 from ..ir import nodes as N
 from ..ir.ops import OPS, OpDef
-from ..ir.ops.cube import acc_dtype
+from ..ir.ops.cube import acc_dtype, broadcast_batch
 from ..ir.types import INDEX, AtomicType, DType, MemorySpace, ScalarType, TensorType, TileType, fmt_shape
 from ..targets import smallest_capacity
 from .binding import _Given
@@ -433,15 +433,11 @@ class CubeMixin:
         return (base, offs, tuple(shape[:-2]), tuple(shape[-2:]))
 
     def _broadcast_batch(self, shapes, e, op: OpDef):
-        rank = max(len(s) for s in shapes)
-        out = []
-        for d in range(rank):
-            dims = {s[len(s) - rank + d] for s in shapes if len(s) - rank + d >= 0} - {1}
-            if len(dims) > 1:
-                raise self.err(f"pl.{op.name}: batch dimensions {' and '.join(str(list(s)) for s in shapes)} do not "
-                               f"broadcast (each must match or be 1)", e)
-            out.append(dims.pop() if dims else 1)
-        return tuple(out)
+        out = broadcast_batch(*shapes)
+        if out is None:
+            raise self.err(f"pl.{op.name}: batch dimensions {' and '.join(str(list(s)) for s in shapes)} do not "
+                           f"broadcast (each must match or be 1)", e)
+        return out
 
     def _batch_window(self, part, idx, node, op: OpDef, param, transposed: bool) -> N.Expr:
         base, offs, batch = part[0], part[1], part[2]

@@ -381,6 +381,9 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             return out
         if want is not None:
             self._check_annot(want, value, s)
+            if isinstance(want, TileType) and want.nd is not None and isinstance(value, N.OpCall) and \
+                    isinstance(value.type, TileType) and value.type.nd is None:
+                value.type = value.type.with_(nd=want.nd)    # the annotation names the N-D axes of the rows
         if isinstance(value.type, TensorType) and isinstance(value, N.OpCall) and value.op == "store":
             self._alias(name, value.args[1])
             return [N.ExprStmt(value, loc=loc)]
@@ -556,7 +559,8 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
     def _check_annot(self, want, value, node):
         got = value.type
         if isinstance(want, TileType) and isinstance(got, TileType):
-            if want.shape != got.shape or want.dtype != got.dtype or want.memory not in (None, got.memory):
+            if want.shape != got.shape or want.dtype != got.dtype or want.memory not in (None, got.memory) or \
+                    (want.nd is not None and got.nd is not None and want.nd != got.nd):
                 raise self.err(f"annotation says {want} but the value is {got}", node)
         elif type(want) is not type(got):
             raise self.err(f"annotation says {want} but the value is {got}", node)

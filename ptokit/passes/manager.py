@@ -22,6 +22,7 @@ from .composites import expand_composites
 from .context import PassContext
 from .directions import derive_directions
 from .fifo_to_move import fifo_to_move
+from .flatten_nd import flatten_tile_nd_to_2d
 from .hand_pipes import hand_pipes, place_pipe_buffers, split_hand_lanes
 from .inline import inline_functions
 from .memory_plan import plan_memory
@@ -64,7 +65,8 @@ PIPELINE: List[Pass] = [
     Pass("UnrollLoops", unroll_loops, requires=_p("flat"), produces=_p("unrolled")),
     Pass("ExpandComposites", expand_composites, requires=_p("flat")),
     Pass("ConvertToSSA", to_ssa, requires=_p("flat", "unrolled"), produces=_p("ssa")),
-    Pass("InferTileMemorySpace", infer_tile_memory_space, requires=_p("ssa", "tile_ops", "flat"),
+    Pass("FlattenTileNdTo2D", flatten_tile_nd_to_2d, requires=_p("ssa", "tile_ops"), produces=_p("tile_2d")),
+    Pass("InferTileMemorySpace", infer_tile_memory_space, requires=_p("ssa", "tile_ops", "flat", "tile_2d"),
          produces=_p("tile_memory")),
     Pass("ClassifyKernels", classify_kernels, requires=_p("ssa", "no_fifo"), produces=_p("classified")),
     Pass("PlanMemory", plan_memory, requires=_p("ssa", "classified"), produces=_p("planned")),

@@ -67,8 +67,15 @@ CASES = [
      "pl.matmul"),
     ("x = pl.batch_matmul(big, big)", "65 batches are unrolled one matmul each; at most 64", "pl.batch_matmul"),
     ("x = pl.batch_matmul(a3, b2x, b_trans=True)", "pl.batch_matmul has no parameter 'b_trans'", "True)"),
-    ("x = pl.batch_matmul(pl.load(a3, [0, 0, 0], [3, 32, 64], target_memory=pl.Mem.Mat), r)",
-     "for a batched matmul pass the tensors to pl.batch_matmul / pl.matmul", "pl.load(a3"),
+    ("x = pl.batch_matmul(pl.load(a3, [0, 0, 0], [3, 32, 64]), r)",
+     "takes each N-D operand as loaded into Mat", "pl.load(a3"),
+    ("x = pl.batch_matmul(pl.load(a3, [0, 0, 0], [3, 32, 64], target_memory=pl.Mem.Mat), "
+     "pl.load(b2x, [0, 0, 0], [2, 64, 48], target_memory=pl.Mem.Mat))",
+     "batch dimensions [3] and [2] do not broadcast", "pl.batch_matmul"),
+    ("x = pl.batch_matmul_acc(pl.batch_matmul(a3, b), pl.load(a3, [0, 0, 0], [3, 32, 64], "
+     "target_memory=pl.Mem.Mat), r)", "tile.batch_matmul_acc of N-D tiles is not supported", "pl.load(a3"),
+    ("x = pl.transpose(pl.load(a3, [0, 0, 0], [3, 32, 64]), axis1=0, axis2=2)",
+     "moves a batch axis, which a tile cannot", "0, axis2"),
     ("x = pl.batch_matmul_acc(acc, a3, b)", "the broadcast batch [3] of [32, 48] pl.FP32 products needs an Acc "
      "tile [96, 48] (batch_matmul's layout: 3 batch(es) of [32, 48] rows) of pl.FP32, but acc is", "acc,"),
     ("x = pl.batch_matmul_acc(pl.batch_matmul(a3, b), a3, b2x)", "batch dimensions [3] and [2] do not broadcast",

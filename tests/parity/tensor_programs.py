@@ -184,10 +184,53 @@ class TensorGathers:
 
 
 @pl.program
-class GatherAlongRows:
+class TensorGathersNd:
+    """F: pl.tensor.gather as torch.gather on any axis of rank 2 and 3 tensors, with an index of fewer
+    rows than the input, and of fewer than 8 rows (offsets built row by row)."""
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[4, 16], pl.FP32], i2: pl.Tensor[[4, 8], pl.INT32], i2s: pl.Tensor[[2, 8], pl.INT32],
+          i2r: pl.Tensor[[3, 16], pl.INT32], x3: pl.Tensor[[2, 4, 8], pl.FP32], i30: pl.Tensor[[2, 3, 8], pl.INT32],
+          i31: pl.Tensor[[2, 3, 8], pl.INT32], i32: pl.Tensor[[2, 3, 8], pl.INT32],
+          y2: pl.Out[pl.Tensor[[4, 8], pl.FP32]], y2s: pl.Out[pl.Tensor[[2, 8], pl.FP32]],
+          y2r: pl.Out[pl.Tensor[[3, 16], pl.FP32]], y30: pl.Out[pl.Tensor[[2, 3, 8], pl.FP32]],
+          y31: pl.Out[pl.Tensor[[2, 3, 8], pl.FP32]], y32: pl.Out[pl.Tensor[[2, 3, 8], pl.FP32]]):
+        y2 = pl.assemble(y2, pl.tensor.gather(x, -1, i2), [0, 0])
+        y2s = pl.assemble(y2s, pl.gather(x, dim=1, index=i2s), [0, 0])
+        y2r = pl.assemble(y2r, pl.tensor.gather(x, 0, i2r), [0, 0])
+        y30 = pl.assemble(y30, pl.tensor.gather(x3, -3, i30), [0, 0, 0])
+        y31 = pl.assemble(y31, pl.tensor.gather(x3, 1, i31), [0, 0, 0])
+        y32 = pl.assemble(y32, pl.tensor.gather(x3, 2, i32), [0, 0, 0])
+        return y2
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[4, 16], pl.FP32], i2: pl.Tensor[[4, 8], pl.INT32], i2s: pl.Tensor[[2, 8], pl.INT32],
+             i2r: pl.Tensor[[3, 16], pl.INT32], x3: pl.Tensor[[2, 4, 8], pl.FP32], i30: pl.Tensor[[2, 3, 8], pl.INT32],
+             i31: pl.Tensor[[2, 3, 8], pl.INT32], i32: pl.Tensor[[2, 3, 8], pl.INT32],
+             y2: pl.Out[pl.Tensor[[4, 8], pl.FP32]], y2s: pl.Out[pl.Tensor[[2, 8], pl.FP32]],
+             y2r: pl.Out[pl.Tensor[[3, 16], pl.FP32]], y30: pl.Out[pl.Tensor[[2, 3, 8], pl.FP32]],
+             y31: pl.Out[pl.Tensor[[2, 3, 8], pl.FP32]], y32: pl.Out[pl.Tensor[[2, 3, 8], pl.FP32]]):
+        y2 = self.k(x, i2, i2s, i2r, x3, i30, i31, i32, y2, y2s, y2r, y30, y31, y32)
+        return y2
+
+
+@pl.program
+class GatherBigIndex:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[4, 64], pl.FP32], idx: pl.Tensor[[8, 16], pl.INT32], y: pl.Out[pl.Tensor[[8, 16], pl.FP32]]):
+        y = pl.assemble(y, pl.tensor.gather(x, -1, idx), [0, 0])
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[4, 64], pl.FP32], idx: pl.Tensor[[8, 16], pl.INT32], y: pl.Out[pl.Tensor[[8, 16], pl.FP32]]):
+        y = self.k(x, idx, y)
+        return y
+
+
+@pl.program
+class GatherBadAxis:
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, x: pl.Tensor[[8, 64], pl.FP32], idx: pl.Tensor[[8, 16], pl.INT32], y: pl.Out[pl.Tensor[[8, 16], pl.FP32]]):
-        y = pl.assemble(y, pl.tensor.gather(x, 0, idx), [0, 0])
+        y = pl.assemble(y, pl.tensor.gather(x, 2, idx), [0, 0])
         return y
 
     @pl.function(type=pl.FunctionType.Orchestration)

@@ -123,8 +123,25 @@ def test_tensor_gathers(runtime, tmp_path):
     np.testing.assert_array_equal(ym, x[:, ::2])
 
 
+def test_tensor_gathers_on_any_axis(runtime, tmp_path):
+    rng = np.random.default_rng(7)
+    x, x3 = rand(4, 16), rand(2, 4, 8, seed=1)
+    i2, i2s = rng.integers(0, 16, (4, 8)).astype(np.int32), rng.integers(0, 16, (2, 8)).astype(np.int32)
+    i2r = rng.integers(0, 4, (3, 16)).astype(np.int32)
+    i30, i31, i32 = (rng.integers(0, n, (2, 3, 8)).astype(np.int32) for n in (2, 4, 8))
+    outs = [np.zeros(s, np.float32) for s in ((4, 8), (2, 8), (3, 16), (2, 3, 8), (2, 3, 8), (2, 3, 8))]
+    run(T.TensorGathersNd, runtime, tmp_path, x, i2, i2s, i2r, x3, i30, i31, i32, *outs)
+    # torch.gather: the index's own coordinates on the other axes (numpy's needs equal extents there)
+    want = [np.take_along_axis(x, i2, -1), np.take_along_axis(x[:2], i2s, 1), np.take_along_axis(x, i2r, 0),
+            np.take_along_axis(x3[:, :3], i30, 0), np.take_along_axis(x3, i31, 1),
+            np.take_along_axis(x3[:, :3], i32, 2)]
+    for k, (got, ref) in enumerate(zip(outs, want)):
+        np.testing.assert_array_equal(got, ref, err_msg=f"output {k}")
+
+
 @pytest.mark.parametrize("program,message", [
-    (T.GatherAlongRows, "tensor.gather picks along the last axis (dim=-1), but got dim=0"),
+    (T.GatherBadAxis, "tensor.gather dim=2 is not an axis of the 2-D input [8, 64]"),
+    (T.GatherBigIndex, "tensor.gather: the index [8, 16] is larger than the input [4, 64] on axis 0"),
     (T.GatherCompareForm, "pl.tensor.gather's compare form (cmp_mode=, kvalue=, out_cols=) is not supported: which matches it keeps"),
 ])
 def test_tensor_gather_errors(tmp_path, program, message):

@@ -314,3 +314,32 @@ class MatmulOperands:
              y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
         y = self.k(a, b, y)
         return y
+
+
+@pl.program
+class NdTiles:
+    """N-D tiles (FlattenTileNdTo2D): a batched matmul of N-D Mat loads, one through a
+    transpose_view, and a transpose of the last two axes of an N-D Vec tile."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def bmm(self, a: pl.Tensor[[2, 16, 32], pl.FP16], b: pl.Tensor[[2, 16, 32], pl.FP16],
+            c: pl.Out[pl.Tensor[[2, 16, 16], pl.FP32]]) -> pl.Tensor[[2, 16, 16], pl.FP32]:
+        ta = pl.load(a, [0, 0, 0], [2, 16, 32], target_memory=pl.Mem.Mat)
+        tb = pl.tile.transpose_view(pl.load(b, [0, 0, 0], [2, 16, 32], target_memory=pl.Mem.Mat))
+        c = pl.store(pl.batch_matmul(ta, tb), [0, 0, 0], c)
+        return c
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def trans(self, x: pl.Tensor[[2, 16, 8], pl.FP32],
+              y: pl.Out[pl.Tensor[[2, 8, 16], pl.FP32]]) -> pl.Tensor[[2, 8, 16], pl.FP32]:
+        t: pl.Tile[[2, 16, 8], pl.FP32] = pl.load(x, [0, 0, 0], [2, 16, 8])
+        y = pl.store(pl.transpose(t, axis1=1, axis2=2), [0, 0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[2, 16, 32], pl.FP16], b: pl.Tensor[[2, 16, 32], pl.FP16],
+             x: pl.Tensor[[2, 16, 8], pl.FP32], c: pl.Out[pl.Tensor[[2, 16, 16], pl.FP32]],
+             y: pl.Out[pl.Tensor[[2, 8, 16], pl.FP32]]) -> pl.Tensor[[2, 16, 16], pl.FP32]:
+        c = self.bmm(a, b, c)
+        y = self.trans(x, y)
+        return c

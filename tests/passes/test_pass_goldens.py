@@ -28,6 +28,7 @@ CASES = {
     "ExpandComposites": P.Composite,
     "AutoTileMatmulL0": P.OversizedMatmul,
     "ConvertToSSA": P.CarriedAndMerged,
+    "FlattenTileNdTo2D": P.NdTiles,
     "InferTileMemorySpace": P.MatmulOperands,
     "ClassifyKernels": P.CubeAndVector,
     "PlanMemory": P.CarriedAndMerged,

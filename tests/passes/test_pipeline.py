@@ -30,7 +30,7 @@ def test_unknown_property_is_refused():
 def test_a_pass_out_of_order_is_an_internal_error(monkeypatch):
     order = [p for p in PIPELINE if p.name != "ConvertToSSA"]      # PlanMemory then lacks 'ssa'
     monkeypatch.setattr(manager, "PIPELINE", order)
-    with pytest.raises(InternalError, match="pass InferTileMemorySpace needs IR properties \\['ssa'\\]"):
+    with pytest.raises(InternalError, match="pass FlattenTileNdTo2D needs IR properties \\['ssa'\\]"):
         run_passes(parse_program(P.Nested), PassContext(platform="a2a3sim"))
 
 

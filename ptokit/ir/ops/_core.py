@@ -143,6 +143,9 @@ TRAITS = frozenset({
     "writes_operand1",  # writes (and returns) its tensor operand 1, not the others (allgather's target)
     "a5_only",       # exists on the a5 chip family only (the MX matmul): a located error elsewhere
     "view",          # a window of its tensor operand 0: reads and writes nothing itself, its user does
+    "nd_batched",    # of N-D tile operands: one 2-D call per batch index (FlattenTileNdTo2D)
+    "nd_rebuilt",    # gives an N-D Mat tile that FlattenTileNdTo2D makes again per batch (load, transpose_view)
+    "nd_swap",       # swaps the last two axes of an N-D tile: per batch (FlattenTileNdTo2D)
 })
 
 

@@ -98,6 +98,58 @@ def _product(ts, attrs, op: str) -> TileType:
     return TileType(shape, acc, MemorySpace.Acc, valid=product_valid(lhs, rhs, shape, op))
 
 
+def _nd_operand(t, op: str, name: str, space: MemorySpace):
+    """(batch dims, [rows, cols]) of one operand of a batch_matmul of N-D tiles: an N-D Mat tile
+    (FlattenTileNdTo2D loads it per batch) or a 2-D tile already in ``space`` (every batch's)."""
+    a = tile_of(t, op, name, name)
+    if a.nd is not None:
+        if a.memory is not MemorySpace.Mat:
+            raise OpTypeError(f"tile.{op} of N-D tiles takes each N-D operand as loaded into Mat (pl.load(..., "
+                              f"target_memory=pl.Mem.Mat), or its pl.tile.transpose_view), but {name} is a "
+                              f"{a.memory.name} tile", name)
+        return a, a.nd[:-2], a.nd[-2:]
+    if a.memory is not space:
+        raise OpTypeError(f"tile.{op} requires {name} in {space.name}, but got a {a.memory.name} tile", name)
+    return a, (), a.shape
+
+
+def _batch_product(ts, attrs, op: str) -> TileType:
+    """batch_matmul of N-D tiles: the products of each batch, rows stacked ([B * M, N] Acc)."""
+    (lhs, lb, (m, k)), (rhs, rb, (k2, n)) = (_nd_operand(ts[0], op, "lhs", MemorySpace.Left),
+                                             _nd_operand(ts[1], op, "rhs", MemorySpace.Right))
+    if k != k2:
+        raise OpTypeError(f"tile.{op} requires lhs columns to equal rhs rows, but got matrices [{m}, {k}] and "
+                          f"[{k2}, {n}]")
+    if lhs.dtype != rhs.dtype or lhs.dtype not in _MATMUL_IN:
+        raise OpTypeError(f"tile.{op} requires both inputs of one dtype among FP16, BF16, FP32, INT8, but got "
+                          f"{lhs.dtype!r} and {rhs.dtype!r}")
+    batch = broadcast_batch(lb, rb)
+    if batch is None:
+        raise OpTypeError(f"tile.{op}: batch dimensions {list(lb)} and {list(rb)} do not broadcast (each must "
+                          f"match or be 1)")
+    return TileType.of_nd(batch + (m, n), acc_dtype(lhs.dtype), MemorySpace.Acc)
+
+
+def broadcast_batch(*shapes):
+    """numpy's broadcast of batch dimensions (a dimension of 1, or a missing one, repeats); None if
+    they do not broadcast."""
+    rank = max(len(s) for s in shapes)
+    out = []
+    for d in range(rank):
+        dims = {s[len(s) - rank + d] for s in shapes if len(s) - rank + d >= 0} - {1}
+        if len(dims) > 1:
+            return None
+        out.append(dims.pop() if dims else 1)
+    return tuple(out)
+
+
+def _batch_matmul(ts, attrs):
+    if any(getattr(t, "nd", None) is not None for t in ts[:2]):
+        _flags(attrs, "batch_matmul")
+        return _batch_product(ts, attrs, "batch_matmul")
+    return _product(ts, attrs, "batch_matmul")
+
+
 def _matmul(ts, attrs):
     return _product(ts, attrs, "matmul")
 
@@ -123,6 +175,10 @@ def _init_cond(ts, op: str) -> None:
 
 def _accumulate(op: str):
     def rule(ts, attrs):
+        if any(getattr(t, "nd", None) is not None for t in ts[1:3]):
+            raise OpTypeError(f"tile.{op} of N-D tiles is not supported: accumulate N-D tensors (pl.{op} of "
+                              f"tensors, one matmul_acc per batch), or pl.batch_matmul the tiles and pl.add the "
+                              f"product", "lhs")
         res = _product(ts[1:3], attrs, op)
         _init_cond(ts, op)
         return _acc_like(ts[0], res, op)
@@ -204,10 +260,10 @@ declare("matmul", (_LEFT, _RIGHT, P("out_dtype", "dtype", None)) + _TRANS + (P("
             "a_trans/b_trans transpose a tensor operand (tile operands: use pl.tile.transpose_view); "
             "rank > 2 tensors: batch_matmul")
 declare("batch_matmul", (P("lhs", space=MemorySpace.Left), P("rhs", space=MemorySpace.Right)),
-        lambda ts, attrs: _product(ts, attrs, "batch_matmul"), pto="pto.tmatmul", form="binary",
-        traits={"cube", "batched"},
+        _batch_matmul, pto="pto.tmatmul", form="binary", traits={"cube", "batched", "nd_batched"},
         doc="[..., M, K] @ [..., K, N] tensors in kernel code, batch dimensions broadcast: one matmul per batch, "
-            "into an Acc tile [B * M, N] (the batch rows flattened); 2-D tiles: matmul")
+            "into an Acc tile [B * M, N] (the batch rows flattened); N-D Mat tiles (a load of an N-D window, or "
+            "its transpose_view): the same, each batch loaded again (FlattenTileNdTo2D); 2-D tiles: matmul")
 declare("matmul_acc", (P("acc"), _LEFT, _RIGHT) + _TRANS + (P("init_cond", "scalar", None),), _matmul_acc,
         pto="pto.tmatmul.acc", form="matmul_acc", traits={"cube", "shares_operand0", "batched"},
         doc="acc + lhs @ rhs, in place; init_cond (BOOL scalar): where it holds, acc = lhs @ rhs instead; "

@@ -9,7 +9,8 @@ the task), never a read or write of a neighbour.
 from __future__ import annotations
 
 from .. import nodes as N
-from ..types import DType, MaskPattern, MemorySpace, ScalarType, TensorType, TileType, fmt_shape
+from ..types import (INDEX, AtomicType, DType, MaskPattern, MemorySpace, ScalarType, TensorType, TileType, TupleType,
+                     fmt_shape)
 from ._core import OpTypeError, P, declare, tile_of
 
 _GATHER_DTYPES = (DType.FP16, DType.FP32, DType.INT16, DType.INT32)
@@ -315,25 +316,37 @@ declare("scatter_update", (P("input"), P("dim", "int", skipped_when_keyword=True
 
 # ----------------------------------------------------------------- pl.tensor.gather (torch.gather on the last axis)
 
+def _dims(t: TileType) -> tuple:
+    return t.nd if t.nd is not None else t.shape
+
+
 def _take_along(ts, attrs):
-    """pypto-parity.md F: the index form of ``pl.tensor.gather(input, dim, index)`` = torch.gather(input,
-    -1, index): out[b, k] = input[b, index[b, k]] (rank 2; INT32 index, INT16 with a 16-bit input)."""
-    if attrs.get("dim") not in (-1, 1):
-        raise OpTypeError(f"tensor.gather picks along the last axis (dim=-1), but got dim={attrs.get('dim')!r}", "dim")
+    """pypto-parity.md F: the index form of ``pl.tensor.gather(input, dim, index)`` = torch.gather:
+    out[..., k] = input[..., index[..., k], ...] along axis ``dim`` (tensors of rank 2 or more; INT32
+    index, INT16 with a 16-bit input; the index may be smaller than the input on every axis)."""
     inp = _vec(ts[0], "tensor.gather", "input", "input")
     idx = _vec(ts[1], "tensor.gather", "index tile", "index")
+    di, dx = _dims(inp), _dims(idx)
+    rank = len(di)
+    dim = attrs.get("dim")
+    if not isinstance(dim, int) or not -rank <= dim < rank:
+        raise OpTypeError(f"tensor.gather dim={dim!r} is not an axis of the {rank}-D input {fmt_shape(di)}", "dim")
     if inp.dtype not in _GATHER_DTYPES:
         raise OpTypeError(f"tensor.gather gathers FP16, FP32, INT16 or INT32 elements, but got {inp.dtype!r}", "input")
     if idx.dtype is not DType.INT32 and not (idx.dtype is DType.INT16 and inp.dtype.size == 2):
         raise OpTypeError(f"tensor.gather indices are INT32 (or INT16 with a 16-bit input), but got {idx.dtype!r}",
                           "index")
-    if idx.rows != inp.rows:
-        raise OpTypeError(f"tensor.gather picks within each row: the index needs the input's {inp.rows} rows, but "
-                          f"has {idx.rows}", "index")
+    if len(dx) != rank:
+        raise OpTypeError(f"tensor.gather needs an index of the input's rank {rank}, but got {fmt_shape(dx)}", "index")
+    d = dim % rank
+    for a, (n_in, n_ix) in enumerate(zip(di, dx)):
+        if a != d and n_ix > n_in:
+            raise OpTypeError(f"tensor.gather: the index {fmt_shape(dx)} is larger than the input {fmt_shape(di)} on "
+                              f"axis {a}, which is not the gathered one (dim={dim})", "index")
     if idx.valid is not None or inp.valid is not None:
         raise OpTypeError("tensor.gather takes whole input and index tiles (no partial valid region)", "index")
     _row_bytes(idx.shape, inp.dtype, "tensor.gather", "index")
-    return TileType(idx.shape, inp.dtype, MemorySpace.Vec)
+    return TileType.of_nd(dx, inp.dtype, MemorySpace.Vec)
 
 
 def _flat_offsets(inp, index, emit):
@@ -353,11 +366,57 @@ def _flat_offsets(inp, index, emit):
     return flat
 
 
+_ROW_BY_ROW = 64      # at most this many index rows get offsets one row at a time
+
+
+def _gather_offsets(inp, index, dim: int, emit):
+    """The flat offsets into the input tile of torch.gather's picks: ``index * stride(dim)`` plus, per
+    position of the index, the offset of its other coordinates.  A rank-2 gather along the last axis
+    whose index has the input's rows (a multiple of 8) adds one row ramp (``_flat_offsets``); any other
+    form (N-D, another axis, fewer or few rows) adds a constant per index row, one row at a time."""
+    di, dx = _dims(inp.type), _dims(index.type)
+    rank = len(di)
+    d = dim % rank
+    rows, k = index.type.shape
+    if rank == 2 and d == 1 and rows == di[0] and (rows == 1 or rows % 8 == 0):
+        return _flat_offsets(inp, index, emit)
+    if rows > _ROW_BY_ROW:
+        raise OpTypeError(f"tensor.gather of a {fmt_shape(dx)} index along axis {dim} of {fmt_shape(di)}: its "
+                          f"offsets are built one index row at a time, at most {_ROW_BY_ROW} rows; gather a "
+                          f"rank-2 window with the input's rows along the last axis, or split the index", "index")
+    i32 = ScalarType(DType.INT32)
+    strides = [1] * rank
+    for a in range(rank - 2, -1, -1):
+        strides[a] = strides[a + 1] * di[a + 1]
+    flat = index if index.type.dtype is DType.INT32 else emit("cast", [index], {"target_type": DType.INT32,
+                                                                               "mode": "rint"})
+    if strides[d] != 1:
+        flat = emit("muls", [flat, N.Const(strides[d], type=i32)], {})
+    if d != rank - 1:      # the last axis is not the gathered one: its position k adds k
+        ramp = emit("ci", [N.Const(0, type=i32)], {"shape": (1, k), "dtype": DType.INT32, "descending": False})
+        flat = emit("col_expand_add", [flat, ramp], {})
+    out = emit("create_tile", [], {"shape": [rows, k], "dtype": DType.INT32, "target_memory": MemorySpace.Vec})
+    for r in range(rows):
+        pos, rest = [], r
+        for n in reversed(dx[:-1]):
+            pos.append(rest % n)
+            rest //= n
+        pos.reverse()
+        base = sum(p * strides[a] for a, p in enumerate(pos) if a != d)
+        at = N.ListExpr([N.Const(r, type=INDEX), N.Const(0, type=INDEX)], type=TupleType((INDEX, INDEX)))
+        row = emit("slice", [flat, at], {"shape": (1, k), "offsets_static": (r, 0)})
+        if base:
+            row = emit("adds", [row, N.Const(base, type=i32)], {})
+        out = emit("assemble", [out, row, at], {"offsets_static": (r, 0), "atomic": AtomicType.None_})
+    if index.type.dtype is DType.INT16:
+        out = emit("cast", [out], {"target_type": DType.INT16, "mode": "rint"})
+    return out
+
+
 def _take_along_expand(args, attrs, emit):
-    """The flat offsets b * cols + index[b, k] (a row ramp 0 .. rows-1 as a column, times the input's
-    columns, added along each row), then one flat gather."""
+    """The flat offsets of every pick (``_gather_offsets``), then one flat gather."""
     inp, index = args
-    flat = _flat_offsets(inp, index, emit)
+    flat = _gather_offsets(inp, index, attrs["dim"], emit)
     tmp = emit("create_tile", [], {"shape": list(index.type.shape), "dtype": flat.type.dtype,
                                    "target_memory": MemorySpace.Vec})
     return emit("gather", [inp, flat, tmp], {})
@@ -366,8 +425,8 @@ def _take_along_expand(args, attrs, emit):
 declare("tensor.gather", (P("input"), P("dim", "int", skipped_when_keyword=True), P("index")), _take_along,
         form="composite", expand=_take_along_expand, namespaces=("pl.tensor",), dsl_aliases=("pl.gather",),
         front="front_tensor_gather",
-        doc="out[b, k] = input[b, index[b, k]] (torch.gather on the last axis, dim=-1; mask_pattern=: "
-            "pl.tile.gather_mask; a composite: flat offsets, then one gather)")
+        doc="torch.gather: out[..., k] = input[..., index[..., k]] along axis dim (rank 2 or more, any axis; "
+            "mask_pattern=: pl.tile.gather_mask; a composite: flat offsets, then one gather)")
 
 
 def _put_along(ts, attrs):

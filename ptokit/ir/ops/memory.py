@@ -30,11 +30,8 @@ def _load(ts, attrs):
         return _load_mx_scales(t, attrs, shape, valid, mem)
     lead = prod(shape[:-2]) if len(shape) > 2 else 1
     if lead > 1:
-        # an N-D window: its leading axes merge into the tile's rows, in row-major order (A5)
-        if mem is not MemorySpace.Vec:
-            raise OpTypeError(f"tile.load of an N-D window {fmt_shape(shape)} into {mem.name} needs the leading "
-                              f"extents to be 1 (a Mat tile is loaded from one contiguous 2-D block); for a batched "
-                              f"matmul pass the tensors to pl.batch_matmul / pl.matmul, which load one block per batch")
+        # an N-D window: its leading axes merge into the tile's rows, in row-major order (A5); the tile
+        # keeps the written shape (``nd``) until FlattenTileNdTo2D (a Mat one feeds pl.batch_matmul)
         if valid is not None and list(valid[:-1]) != list(shape[:-1]):
             raise OpTypeError(f"an N-D window {fmt_shape(shape)} may leave only its last dimension partly valid, "
                               f"but valid_shape is {fmt_shape(valid)}", "valid_shape")
@@ -50,7 +47,12 @@ def _load(ts, attrs):
     tile_valid = None
     if valid is not None:
         tile_valid = ((valid[-2] if lead == 1 else lead * valid[-2]), valid[-1]) if len(valid) >= 2 else (1, valid[0])
-    return TileType(tile_shape, t.dtype, mem, tile_valid)
+    return TileType(tile_shape, t.dtype, mem, tile_valid, nd=tuple(shape) if lead > 1 else None)
+
+
+MAT_ND_REFUSAL = ("needs the leading extents to be 1 (a Mat tile is loaded from one contiguous 2-D block); an N-D "
+                  "Mat tile may only feed pl.batch_matmul (directly or through pl.tile.transpose_view), which "
+                  "loads one block per batch")
 
 
 _CLAMP_HINT = "; give valid_shape= for the part inside it, or clamp=True to cut the window at the tensor's edge"
@@ -102,7 +104,7 @@ declare("load", (P("tensor", "tensor"), P("offsets", "offsets", static_attr="off
                  P("valid_shape", "valid", None, attr="valid", aliases=("valid_shapes",)),
                  P("target_memory", "memory", MemorySpace.Vec),
                  P("clamp", "bool", False, attr="clamp", keyword_only=True)),
-        _load, pto="pto.tload", form="load", traits={"clamp"},
+        _load, pto="pto.tload", form="load", traits={"clamp", "nd_rebuilt"},
         doc="copy a window of a tensor into a Vec or Mat tile (clamp=True: the part of the window outside the "
             "tensor is cut off the tile's valid region, at run time for dynamic offsets)")
 

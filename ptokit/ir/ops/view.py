@@ -79,9 +79,29 @@ def _axes(attrs):
                           f"axis2={attrs['axis2']}", "axis2")
 
 
+def _nd_axes(a: TileType, attrs) -> None:
+    """A transpose of an N-D tile swaps its last two axes (per batch: FlattenTileNdTo2D)."""
+    rank = len(a.nd)
+    got = []
+    for key in ("axis1", "axis2"):
+        ax = attrs[key]
+        if not -rank <= ax < rank:
+            raise OpTypeError(f"tile.transpose {key}={ax} is not an axis of a {rank}-D tile", key)
+        got.append(ax % rank)
+    if sorted(got) != [rank - 2, rank - 1]:
+        raise OpTypeError(f"tile.transpose of a {rank}-D tile {fmt_shape(a.nd)} swaps its last two axes "
+                          f"({rank - 2} and {rank - 1}), one matrix per batch; axis1={attrs['axis1']}, "
+                          f"axis2={attrs['axis2']} moves a batch axis, which a tile cannot", "axis1")
+    if a.valid is not None:
+        raise OpTypeError(f"tile.transpose of a {rank}-D tile needs the whole tile valid, but its valid region is "
+                          f"{fmt_shape(a.valid)}", "tile")
+
+
 def _transpose(ts, attrs):
     a = tile_of(ts[0], "transpose", param="tile")
     vec_only(a, "transpose")
+    if a.nd is not None:
+        return _transpose_nd(a, ts, attrs)
     _axes(attrs)
     if a.dtype not in _TRANS_DTYPES:
         raise OpTypeError(f"tile.transpose moves 1-, 2- or 4-byte elements, but got {a.dtype!r}", "tile")
@@ -95,10 +115,27 @@ def _transpose(ts, attrs):
     return TileType((a.cols, a.rows), a.dtype, MemorySpace.Vec, _valid_t(a))
 
 
+def _transpose_nd(a: TileType, ts, attrs) -> TileType:
+    _nd_axes(a, attrs)
+    r, c = a.nd[-2], a.nd[-1]
+    if a.dtype not in _TRANS_DTYPES:
+        raise OpTypeError(f"tile.transpose moves 1-, 2- or 4-byte elements, but got {a.dtype!r}", "tile")
+    if (r * a.dtype.size) % 32:
+        raise OpTypeError(f"tile.transpose of {fmt_shape(a.nd)} gives matrices [{c}, {r}], whose rows of {r} x "
+                          f"{a.dtype.size} bytes are not a multiple of 32 bytes", "tile")
+    if len(ts) > 1 and ts[1] is not None:
+        tmp = tile_of(ts[1], "transpose", "tmp_tile", "tmp_tile")
+        if tmp.shape != a.shape or tmp.dtype != a.dtype or tmp.memory is not MemorySpace.Vec:
+            raise OpTypeError(f"tile.transpose tmp_tile must be a Vec tile like the source ({a}), but got {tmp}",
+                              "tmp_tile")
+    return TileType.of_nd(a.nd[:-2] + (c, r), a.dtype, MemorySpace.Vec)
+
+
 declare("transpose", (P("tile", aliases=("input",)), P("axis1", "int"), P("axis2", "int"),
                       P("tmp_tile", default=Scratch("tile"))),
-        _transpose, pto="pto.ttrans", form="binary",
-        doc="the tile with its two axes swapped, into a new tile (the scratch tile is made by the compiler)")
+        _transpose, pto="pto.ttrans", form="binary", traits={"nd_swap"},
+        doc="the tile with its two axes swapped, into a new tile (the scratch tile is made by the compiler); an "
+            "N-D tile swaps its last two axes, one matrix per batch")
 
 
 # ----------------------------------------------------------------- zero-copy views (pto.treshape)
@@ -114,13 +151,19 @@ def _transpose_view(ts, attrs):
     if swapped is None:
         raise OpTypeError("tile.transpose_view of a flat (slayout=none_box) Mat tile: it has no fractal layout to "
                           "swap", "tile")
+    if a.nd is not None:     # per batch (FlattenTileNdTo2D re-loads each batch's matrix)
+        if a.valid is not None:
+            raise OpTypeError(f"tile.transpose_view of an N-D tile needs the whole tile valid, but its valid region "
+                              f"is {fmt_shape(a.valid)}", "tile")
+        nd = a.nd[:-2] + (a.nd[-1], a.nd[-2])
+        return TileType.of_nd(nd, a.dtype, a.memory, pad=a.pad, layout=swapped)
     shape = (a.cols, a.rows)
     return TileType(shape, a.dtype, a.memory, _valid_t(a), a.pad,
                     None if swapped == default_layout(a.memory, shape) else swapped)
 
 
 declare("transpose_view", (P("tile", space=MemorySpace.Mat),), _transpose_view, pto="pto.treshape", form="unary",
-        traits={"shares_operand0"}, namespaces=("pl.tile", "pl.tensor"),
+        traits={"shares_operand0", "nd_rebuilt"}, namespaces=("pl.tile", "pl.tensor"),
         doc="zero-copy view of a Mat tile with its two axes and its layout swapped (NZ [N, K] <-> ZN [K, N])")
 
 
