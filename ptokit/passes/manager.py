@@ -25,6 +25,7 @@ from .hand_pipes import hand_pipes, place_pipe_buffers, split_hand_lanes
 from .inline import inline_functions
 from .memory_plan import plan_memory
 from .memory_space import check_memory_spaces
+from .outline_scopes import outline_incore_scopes
 from .returned_outputs import returned_outputs
 from .split_mixed import split_mixed
 from .tensor_to_tile import convert_tensor_to_tile_ops
@@ -51,7 +52,8 @@ def _p(*names: str) -> FrozenSet[str]:
 
 
 PIPELINE: List[Pass] = [
-    Pass("InlineFunctions", inline_functions, produces=_p("inlined")),
+    Pass("OutlineIncoreScopes", outline_incore_scopes, produces=_p("outlined")),
+    Pass("InlineFunctions", inline_functions, requires=_p("outlined"), produces=_p("inlined")),
     Pass("ConvertTensorToTileOps", convert_tensor_to_tile_ops, requires=_p("inlined"), produces=_p("tile_ops")),
     Pass("ReturnedOutputs", returned_outputs, requires=_p("inlined")),
     Pass("HandPipes", hand_pipes, requires=_p("inlined")),
