@@ -46,7 +46,7 @@ class ProgramBuilder:
         self.sigs: Dict[str, Signature] = {}
         self.helper_names: Dict[tuple, str] = {}
         self.in_progress: Set[int] = set()
-        self.outliner = Outliner(self.name, self.functions, self.sigs, {self.name})
+        self.outliner = Outliner(self.name, {self.name})
 
     # ------------------------------------------------------------ entry
     def build(self) -> N.Program:

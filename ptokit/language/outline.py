@@ -15,17 +15,13 @@ from ..ir.access import tensor_accesses
 from ..ir.types import INDEX, TensorType, dim_vars
 from .regions import check_regions
 from .scopes import AtSpec
-from .signatures import Signature
 
 
 class Outliner:
-    """Owns the functions a front end creates while parsing one program, and their names."""
+    """The names of the kernels a front end meets while parsing one program (blocks and helpers)."""
 
-    def __init__(self, program_name: str, functions: Dict[str, N.Function], sigs: Dict[str, Signature],
-                 used_names: Set[str]):
+    def __init__(self, program_name: str, used_names: Set[str]):
         self.program_name = program_name
-        self.functions = functions
-        self.sigs = sigs
         self.used_names = used_names
         self.kernel_count = 0
         self.block_locals: Dict[str, Tuple[str, int]] = {}   # name bound in an outlined block -> (kernel, line)
