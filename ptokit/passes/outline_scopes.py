@@ -107,8 +107,9 @@ def _outline(fn: N.Function, s: N.Scope, prog: N.Program, made) -> N.Stmt:
         elif isinstance(t, ScalarType):
             scalars.setdefault(v.name, t)
         elif v.name not in prog.dyn_vars:
-            raise CompileError(f"{v.name!r} is a {t} defined outside this pl.at block; tiles live inside one "
-                               f"kernel, so create it inside the block", v.loc or s.loc)
+            raise CompileError(f"{v.name!r} is a {t} defined outside this pl.at block; a kernel takes only "
+                               f"tensors and scalars from its orchestration, so create it inside the block",
+                               v.loc or s.loc)
     order = [p.name for p in fn.params]
     tensors = dict(sorted(tensors.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
     dims = {d for t in tensors.values() for x in t.shape for d in dim_vars(x)}

@@ -75,3 +75,21 @@ def test_dumps_naming_no_argument_is_a_located_error():
         outline_incore_scopes(parse_program(BadDump), CTX)
     assert "dumps= names 'z', which is not a tensor argument of this block's task" in str(info.value)
     assert info.value.loc.file == __file__ and "dumps=[z]" in str(info.value).splitlines()[1]
+
+
+def test_an_array_read_in_a_block_is_a_located_error():
+    @pl.program
+    class ArrayIn:
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+            arr = pl.array.create(4, pl.INT32)
+            arr[0] = 3
+            with pl.at(level=pl.Level.CORE_GROUP):
+                k = arr[0]
+                y = pl.store(pl.adds(pl.load(x, [0, 0], [16, 64]), 1.0), [k, 0], y)
+            return y
+    with pytest.raises(CompileError) as info:
+        outline_incore_scopes(parse_program(ArrayIn), CTX)
+    assert "'arr' is a pl.Array[4, pl.INT32] defined outside this pl.at block; a kernel takes only tensors and " \
+           "scalars" in str(info.value)
+    assert info.value.loc.file == __file__ and "k = arr[0]" in str(info.value).splitlines()[1]
