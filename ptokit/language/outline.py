@@ -89,6 +89,7 @@ class Outliner:
                                      N.OpCall("get_block_idx", [], {}, type=INDEX, loc=parser.loc(s)),
                                      loc=parser.loc(s)))
         body = prologue + inner.block(s.body)
+        kfn.body = body
         check_regions(kfn, inner)
         for n in (n for b in s.body for n in ast.walk(b)):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in parser.env:

@@ -65,6 +65,7 @@ def live_in(body: List[N.Stmt]) -> List[N.Var]:
             for sub in N.walk_expr(e):
                 if isinstance(sub, N.Var) and sub.name not in bound:
                     seen.setdefault(sub.name, sub)
+                reads(_type_exprs(sub.type), bound)     # a run-time valid shape reads its scalars
 
     def walk(stmts, bound: Set[str]):
         for s in stmts:
@@ -83,10 +84,16 @@ def live_in(body: List[N.Stmt]) -> List[N.Var]:
             elif isinstance(s, N.Scope):
                 walk(s.body, bound)
             elif isinstance(s, N.Assign):
+                reads([x for t in s.targets for x in _type_exprs(t.type)], bound)     # their valid shapes
                 bound |= {t.name for t in s.targets}
 
     walk(body, set())
     return list(seen.values())
+
+
+def _type_exprs(t) -> List[N.Expr]:
+    """The scalar expressions a type holds (a tile's run-time valid shape)."""
+    return [d for d in (getattr(t, "valid", None) or ()) if isinstance(d, N.Expr)]
 
 
 def _order_key(v: N.Var):

@@ -11,8 +11,6 @@ import pytest
 
 import ptokit.language as pl
 from ptokit.errors import CompileError
-from ptokit.passes.context import PassContext
-from ptokit.passes.outline_scopes import outline_incore_scopes
 
 ROWS, COLS, BANDS = 96, 64, 3
 BAND = ROWS // BANDS
@@ -61,11 +59,6 @@ def test_inner_loop_rebinding_an_outer_name_is_the_blocks_own():
     assert [p.name for p in kernel.params] == ["y"]        # no scalar 'j' captured from the first loop
     scale_then_copy(x, y)
     np.testing.assert_allclose(y, (x + 3.0) ** 2, rtol=1e-5)
-
-
-def outlined(prog):
-    """The program after OutlineIncoreScopes: its pl.at blocks as kernels."""
-    return outline_incore_scopes(prog, PassContext(platform="a2a3sim"))
 
 
 def refused(fn, pattern: str, where: str) -> None:
@@ -207,3 +200,10 @@ def test_jit_auto_scope(flag, message):
         _jit_with_auto_scope(flag)
     text = str(info.value)
     assert message in text and "test_block_scoping.py:" in text and "@pl.jit(auto_scope=flag)" in text, text
+
+
+def outlined(prog):
+    """The program after OutlineIncoreScopes: its pl.at blocks as kernels."""
+    from ptokit.passes.context import PassContext
+    from ptokit.passes.outline_scopes import outline_incore_scopes
+    return outline_incore_scopes(prog, PassContext(platform="a2a3sim"))

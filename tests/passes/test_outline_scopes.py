@@ -93,3 +93,11 @@ def test_an_array_read_in_a_block_is_a_located_error():
     assert "'arr' is a pl.Array[4, pl.INT32] defined outside this pl.at block; a kernel takes only tensors and " \
            "scalars" in str(info.value)
     assert info.value.loc.file == __file__ and "k = arr[0]" in str(info.value).splitlines()[1]
+
+
+def test_a_scalar_read_only_by_a_valid_shape_is_live_in():
+    from ptokit.ir.types import INDEX, MemorySpace, TileType, DType
+    nc = N.Var("nc", type=INDEX)
+    t = N.Var("t", type=TileType((16, 64), DType.FP32, MemorySpace.Vec, valid=(16, nc)))
+    body = [N.Assign([t], N.OpCall("load", [N.Var("x", type=None)], type=t.type))]
+    assert sorted(v.name for v in live_in(body)) == ["nc", "x"]
