@@ -174,6 +174,8 @@ class _Printer:
         elif isinstance(s, N.Scope):
             if s.kind == "spmd":
                 self.emit(depth, f"with pl.spmd({fmt_expr(s.attrs['block_num'])}):")
+            elif s.kind == "incore":     # a block of kernel code, not yet outlined (OutlineIncoreScopes)
+                self.emit(depth, f"with pl.incore():  # kernel {s.attrs.get('name')}")
             elif s.kind == "lane_guard":
                 self.emit(depth, f"if pl.tile.get_subblock_idx() == {s.attrs.get('lane', 0)}:  # only this vector lane")
             else:

@@ -9,6 +9,7 @@ Properties:
 
 * ``defined`` (always): every name is defined before use and every value is typed.
 * ``ssa``: every name is defined once; loop-carried and merged values are explicit.
+* ``outlined``: no ``incore`` scope statement is left (each block of kernel code is a kernel).
 * ``inlined``: no call of an ``Inline`` function is left.
 * ``no_fifo``: no cross-core FIFO op is left (they are moves until SplitMixed).
 * ``tile_ops``: no tensor-level op is left in a kernel (ConvertTensorToTileOps lowered them).
@@ -81,6 +82,13 @@ def _verify_body(fn, body, defined, after, ssa, seen_defs):
 
 def _fail(after: str, fn: N.Function, prop: str, what: str):
     raise InternalError(f"after {after}: {fn.name} breaks '{prop}': {what}")
+
+
+def _check_outlined(prog: N.Program, after: str) -> None:
+    for fn in prog.functions.values():
+        for s in N.walk_stmts(fn.body):
+            if isinstance(s, N.Scope) and s.kind == "incore":
+                _fail(after, fn, "outlined", f"the block of kernel {s.attrs.get('name')} is not outlined")
 
 
 def _check_inlined(prog: N.Program, after: str) -> None:
@@ -178,6 +186,7 @@ def _check_split(prog: N.Program, after: str) -> None:
 
 
 PROPERTY_CHECKS: Dict[str, Callable[[N.Program, str], None]] = {
+    "outlined": _check_outlined,
     "inlined": _check_inlined,
     "no_fifo": _check_no_fifo,
     "tile_ops": _check_tile_ops,

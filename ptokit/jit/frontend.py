@@ -46,7 +46,7 @@ class ProgramBuilder:
         self.sigs: Dict[str, Signature] = {}
         self.helper_names: Dict[tuple, str] = {}
         self.in_progress: Set[int] = set()
-        self.outliner = Outliner(self.name, self.functions, self.sigs, {self.name})
+        self.outliner = Outliner(self.name, {self.name})
 
     # ------------------------------------------------------------ entry
     def build(self) -> N.Program:
@@ -73,7 +73,9 @@ class ProgramBuilder:
         parser = JitParser(self, src, g, dyn, in_kernel=False)
         orch.body = parser.parse_body(item, orch)
         orch.return_types = return_types(orch.body)
-        if not any(f.kind is N.FunctionType.InCore for f in self.functions.values()):
+        blocks = any(isinstance(s, N.Scope) and s.kind == "incore"          # kernels outlined by the passes
+                     for f in [*self.functions.values(), orch] for s in N.walk_stmts(f.body))
+        if not blocks and not any(f.kind is N.FunctionType.InCore for f in self.functions.values()):
             raise CompileError(f"@pl.jit function {self.name} submits no kernel: put its tile operations in "
                                f"`with pl.at(level=pl.Level.CORE_GROUP):` blocks or call a @pl.jit.incore helper",
                                src.loc(item))

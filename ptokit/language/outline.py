@@ -1,10 +1,9 @@
-"""Outlining: the body of a ``with pl.at(level=pl.Level.CORE_GROUP, ...)`` block becomes an
-InCore kernel of its own, submitted where the block stood.
-
-The block's free variables become the kernel's parameters (tensors first, in the enclosing
-function's parameter order then in order of appearance; then scalars), tensors are IN when only
-loaded, OUT when only stored and INOUT when both, and the block is replaced by a call of the
-kernel inside an ``at`` scope that carries the block's ``deps=`` and ``as`` name.
+"""Blocks of kernel code: the body of a ``with pl.at(level=pl.Level.CORE_GROUP, ...)`` block (or of
+``pl.spmd``) is parsed as kernel code and kept, as an ``incore`` scope statement, where it stood
+in its orchestration; the pass OutlineIncoreScopes (``passes/outline_scopes.py``) makes it a
+kernel and a call.  Here: the kernel's name (pypto's naming rule, in the namespace the front end
+shares with ``@pl.jit`` helpers), the orchestration names the body sees, and the names a block
+binds that later code reads (a tensor the block stores into; anything else is a located error).
 """
 from __future__ import annotations
 
@@ -13,20 +12,16 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from ..ir import nodes as N
 from ..ir.access import tensor_accesses
-from ..ir.types import INDEX, ScalarType, TensorType, dim_vars
+from ..ir.types import INDEX, TensorType, dim_vars
 from .regions import check_regions
 from .scopes import AtSpec
-from .signatures import Signature
 
 
 class Outliner:
-    """Owns the functions a front end creates while parsing one program, and their names."""
+    """The names of the kernels a front end meets while parsing one program (blocks and helpers)."""
 
-    def __init__(self, program_name: str, functions: Dict[str, N.Function], sigs: Dict[str, Signature],
-                 used_names: Set[str]):
+    def __init__(self, program_name: str, used_names: Set[str]):
         self.program_name = program_name
-        self.functions = functions
-        self.sigs = sigs
         self.used_names = used_names
         self.kernel_count = 0
         self.block_locals: Dict[str, Tuple[str, int]] = {}   # name bound in an outlined block -> (kernel, line)
@@ -57,48 +52,19 @@ class Outliner:
         return name
 
     def outline(self, parser, s, spec: AtSpec, kernel_parser: Callable, block_var: Optional[str] = None) -> N.Stmt:
-        """Outline block ``s`` (a ``with`` or ``for`` statement) parsed by ``parser``;
-        ``kernel_parser(kfn)`` makes the parser of the kernel's body (same source and scope, kernel
-        code).  ``block_var``: a name bound to the SPMD block index in the kernel (``for i in
-        pl.spmd(n)``)."""
+        """Parse block ``s`` (a ``with`` or ``for`` statement of ``parser``'s orchestration) as kernel
+        code: an ``incore`` scope statement holding the kernel's body, inside the block's ``at``
+        scope (the pass OutlineIncoreScopes makes it a kernel and a call).  ``kernel_parser(kfn)``
+        makes the parser of the body (same source and scope, kernel code).  ``block_var``: a name
+        bound to the SPMD block index in the kernel (``for i in pl.spmd(n)``)."""
         if not s.body or all(isinstance(b, ast.Pass) for b in s.body):
             raise parser.err("a pl.at block needs a body (the kernel's code)", s)
         kname = self.kernel_name(parser, spec)
-        free = free_loads(s.body, set())
         # names bound to a tensor window in the orchestration (`band = x[a:b, :]`, `pl.slice(x, ...)`):
-        # tensor parameters of the kernel, passed the window
-        views = {n.id: parser.windows[n.id] for n in free
+        # the kernel's tensor parameters, passed the window
+        views = {n.id: parser.windows[n.id] for n in free_loads(s.body, set())
                  if n.id in parser.windows and n.id not in parser.env and n.id != block_var}
-        loads = sorted((n for n in free if n.id in parser.env and n.id != block_var),
-                       key=lambda n: (n.lineno, n.col_offset))
-        tensors: Dict[str, str] = {}     # outer (alias-resolved) name -> kernel param name
-        scalars: Dict[str, str] = {}
-        local_alias: Dict[str, str] = {}
-        types: Dict[str, object] = {}
-        for n in loads:
-            t = parser.env[n.id]
-            outer = parser.alias.get(n.id, n.id)
-            if isinstance(t, TensorType):
-                tensors.setdefault(outer, outer)
-                local_alias[n.id] = outer
-                types[outer] = t
-            elif isinstance(t, ScalarType):
-                scalars.setdefault(n.id, n.id)
-                types[n.id] = t
-            else:
-                raise parser.err(f"{n.id!r} is a {t} defined outside this pl.at block; tiles live inside one "
-                                 f"kernel, so create it inside the block", n)
-        # enclosing parameters first, in their order; then other tensors in order of appearance
-        for v, w in views.items():
-            tensors.setdefault(v, v)
-            types[v] = w.type
-        order = [p.name for p in parser.fn.params] if parser.fn is not None else []
-        tensors = dict(sorted(tensors.items(), key=lambda kv: (order.index(kv[0]) if kv[0] in order else len(order),)))
-        dims = {v for o in tensors for d in types[o].shape for v in dim_vars(d)}
-        scalar_names = [x for x in scalars if x not in dims]
-        params = [N.Param(o, types[o], N.Direction.IN, parser.loc(s)) for o in tensors]
-        params += [N.Param(x, types[x], N.Direction.IN, parser.loc(s)) for x in scalar_names]
-        kfn = N.Function(kname, N.FunctionType.InCore, params, [], [], parser.loc(s))
+        kfn = N.Function(kname, N.FunctionType.InCore, [], [], [], parser.loc(s))
         kfn.attrs["jit_outlined"] = True
         if spec.split:
             kfn.attrs["split"] = spec.split
@@ -106,16 +72,16 @@ class Outliner:
             kfn.attrs["slot_num"] = spec.slot_num       # pl.cross_core_slot: the pipe's ring depth
         inner = kernel_parser(kfn)
         inner.fn = kfn
-        for p in params:
-            inner.env[p.name] = p.type
-            if isinstance(p.type, TensorType):
-                for d in p.type.shape:
+        # the body sees the orchestration's tensors and scalars under their own names
+        for name, t in parser.env.items():
+            inner.env[name] = t
+            if isinstance(t, TensorType):
+                for d in t.shape:
                     for v in dim_vars(d):
                         inner.env.setdefault(v, INDEX)
-        for local, outer in local_alias.items():
-            inner.env[local] = types[outer]
-            if local != outer:
-                inner.alias[local] = outer
+        inner.alias.update({k: v for k, v in parser.alias.items() if isinstance(parser.env.get(k), TensorType)})
+        for v, w in views.items():
+            inner.env[v] = w.type
         prologue = []
         if block_var is not None:
             inner.env[block_var] = INDEX
@@ -123,27 +89,23 @@ class Outliner:
                                      N.OpCall("get_block_idx", [], {}, type=INDEX, loc=parser.loc(s)),
                                      loc=parser.loc(s)))
         body = prologue + inner.block(s.body)
-        for n in (n for b in s.body for n in ast.walk(b)):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in parser.env:
-                self.block_locals.setdefault(n.id, (kname, parser.src.start + n.lineno - 1))
-        reads, writes = tensor_uses(body, self.functions)
-        outs = []
-        for i, p in enumerate(params):
-            if isinstance(p.type, TensorType) and p.name in writes:
-                p.direction = N.Direction.INOUT if p.name in reads else N.Direction.OUT
-                outs.append(i)
-        if outs:
-            body.append(N.Return([N.Var(params[i].name, type=params[i].type) for i in outs], loc=parser.loc(s)))
         kfn.body = body
         check_regions(kfn, inner)
-        kfn.return_types = [params[i].type for i in outs]
-        self.functions[kname] = kfn
-        self.sigs[kname] = Signature(kfn, outs)
-        args = [N.OpCall(views[o].op, list(views[o].args), dict(views[o].attrs), type=types[o], loc=parser.loc(s))
-                if o in views else N.Var(o, type=types[o], loc=parser.loc(s)) for o in tensors]
-        args += [N.Var(x, type=types[x], loc=parser.loc(s)) for x in scalar_names]
-        fcall = N.FuncCall(kname, args, loc=parser.loc(s))
-        return N.Scope("at", [N.ExprStmt(fcall, loc=parser.loc(s))], spec.scope_attrs(), loc=parser.loc(s))
+        for n in (n for b in s.body for n in ast.walk(b)):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in parser.env:
+                outer = inner.alias.get(n.id)
+                if isinstance(parser.env.get(outer), TensorType) and n.id in parser.live_after:
+                    # a tensor the block names (`o2 = pl.store(t, [r, 0], o)`) is the tensor the
+                    # kernel writes in place: after the block the name is that tensor
+                    parser.env[n.id] = parser.env[outer]
+                    parser.alias[n.id] = outer
+                    continue
+                self.block_locals.setdefault(n.id, (kname, parser.src.start + n.lineno - 1))
+        attrs = {"name": kname, "kernel_attrs": dict(kfn.attrs)}
+        if views:
+            attrs["views"] = views
+        inner_scope = N.Scope("incore", body, attrs, loc=parser.loc(s))
+        return N.Scope("at", [inner_scope], spec.scope_attrs(), loc=parser.loc(s))
 
 
 def _names(node) -> List[ast.Name]:

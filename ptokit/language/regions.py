@@ -99,12 +99,22 @@ def split_aiv_region(parser, s: ast.For, it: ast.Call) -> N.Stmt:
     return stmts[-1]
 
 
+def _own_stmts(body):
+    """The statements of ``body``, nested ones included, but not those of its blocks of kernel code
+    (``incore`` scopes: checked as the kernels they are when they were parsed)."""
+    for st in body:
+        yield st
+        if not (isinstance(st, N.Scope) and st.kind == "incore"):
+            for sub in N.child_bodies(st):
+                yield from _own_stmts(sub)
+
+
 def check_regions(fn: N.Function, parser) -> None:
     """After a kernel with regions is parsed: vector work outside every region, or an edge op
     outside one, is a located error."""
     ids = getattr(parser, "region_stmt_ids", set())
     if "split_regions" not in fn.attrs:
-        for st in N.walk_stmts(fn.body):
+        for st in _own_stmts(fn.body):
             for e in _edge_calls(st):
                 raise CompileError(f"pl.{e.op} names a value crossing the edge of a pl.split_aiv region, but it is "
                                    f"not inside one", e.loc or st.loc)

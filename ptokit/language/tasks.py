@@ -114,9 +114,16 @@ class TaskMixin:
         if getattr(spec, "predicate", None) is not None:
             attrs["predicate"] = spec.predicate
         stmt.attrs = attrs
-        calls = [c for _, c in N.walk_calls(stmt.body)]
-        for key, entries, what in (("dumps", getattr(spec, "dumps", []), "dumps"),
-                                   ("no_dep", getattr(spec, "no_dep", []), "no_dep_args")):
+        kernels = [k for k in N.walk_stmts(stmt.body) if isinstance(k, N.Scope) and k.kind == "incore"]
+        if kernels:
+            # a block of kernel code: OutlineIncoreScopes resolves the names on the call it makes
+            for k in kernels:
+                k.attrs["dumps"] = [(name, self.loc(node)) for name, node in getattr(spec, "dumps", [])]
+                k.attrs["no_dep"] = [(name, self.loc(node)) for name, node in getattr(spec, "no_dep", [])]
+                k.attrs["dump_tags"] = sorted(getattr(self, "dump_tags", ()) or ()) if self.in_orchestration else []
+        calls = [] if kernels else [c for _, c in N.walk_calls(stmt.body)]
+        for key, entries, what in () if kernels else (("dumps", getattr(spec, "dumps", []), "dumps"),
+                                                      ("no_dep", getattr(spec, "no_dep", []), "no_dep_args")):
             for name, node in entries:
                 hit = False
                 for c in calls:

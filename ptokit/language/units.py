@@ -290,7 +290,7 @@ def parse_program(spec, parser_class, units: Optional[List[Unit]] = None, name: 
     for u in units:
         dyn.update(dyn_dims_of(u.g))
     strict = getattr(spec, "strict_ssa", False)
-    outliner = Outliner(name, headers, sigs, set(headers))
+    outliner = Outliner(name, set(headers))
     order = {N.FunctionType.Inline: 0, N.FunctionType.Orchestration: 2}
     for u in sorted(units, key=lambda u: order.get(u.kind, 1)):
         fp = parser_class(u.src, u.g, sigs, dyn)

@@ -27,6 +27,7 @@ from .hand_pipes import hand_pipes, place_pipe_buffers, split_hand_lanes
 from .inline import inline_functions
 from .memory_plan import plan_memory
 from .memory_space import infer_tile_memory_space
+from .outline_scopes import outline_incore_scopes
 from .returned_outputs import returned_outputs
 from .split_mixed import split_mixed
 from .tensor_to_tile import convert_tensor_to_tile_ops
@@ -53,7 +54,8 @@ def _p(*names: str) -> FrozenSet[str]:
 
 
 PIPELINE: List[Pass] = [
-    Pass("InlineFunctions", inline_functions, produces=_p("inlined")),
+    Pass("OutlineIncoreScopes", outline_incore_scopes, produces=_p("outlined")),
+    Pass("InlineFunctions", inline_functions, requires=_p("outlined"), produces=_p("inlined")),
     Pass("ConvertTensorToTileOps", convert_tensor_to_tile_ops, requires=_p("inlined"), produces=_p("tile_ops")),
     # L0 tiles of a matmul larger than Left / Right / Acc, sized from ctx.target; before Flatten, so the
     # moves the front end wrote into the call are told from a program's own L0 operands

@@ -5,9 +5,12 @@ from ptokit.ir import nodes as N
 from ptokit.ir.access import tensor_accesses
 from ptokit.ir.types import DType, TensorType
 from ptokit.language.parser import parse_program
+from ptokit.passes.context import PassContext
+from ptokit.passes.outline_scopes import outline_incore_scopes
 
 
 def _kernel_of(prog):
+    prog = outline_incore_scopes(prog, PassContext(platform="a2a3sim"))     # the blocks as kernels
     return next(f for f in prog.functions.values() if f.kind is N.FunctionType.InCore)
 
 

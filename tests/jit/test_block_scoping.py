@@ -55,7 +55,7 @@ def cache_dir(tmp_path_factory):
 def test_inner_loop_rebinding_an_outer_name_is_the_blocks_own():
     x = np.random.default_rng(3).standard_normal((ROWS, COLS)).astype(np.float32)
     y = np.zeros_like(x)
-    kernel = [f for f in scale_then_copy.parse(x, y).functions.values() if f.name == "square"][0]
+    kernel = [f for f in outlined(scale_then_copy.parse(x, y)).functions.values() if f.name == "square"][0]
     assert [p.name for p in kernel.params] == ["y"]        # no scalar 'j' captured from the first loop
     scale_then_copy(x, y)
     np.testing.assert_allclose(y, (x + 3.0) ** 2, rtol=1e-5)
@@ -96,7 +96,7 @@ def column_slice(x: pl.Tensor, y: pl.Out[pl.Tensor]):
 def test_views_bound_in_the_orchestration_are_task_arguments_of_a_block():
     x = np.random.default_rng(5).standard_normal((ROWS, COLS)).astype(np.float32)
     y = np.full_like(x, 7.0)
-    kernel = [f for f in halves_by_slice.parse(x, y).functions.values() if f.name == "half"][0]
+    kernel = [f for f in outlined(halves_by_slice.parse(x, y)).functions.values() if f.name == "half"][0]
     assert [p.name for p in kernel.params] == ["src", "dst"]
     assert [tuple(p.type.shape) for p in kernel.params] == [(ROWS // 2, COLS)] * 2
     halves_by_slice(x, y)
@@ -200,3 +200,10 @@ def test_jit_auto_scope(flag, message):
         _jit_with_auto_scope(flag)
     text = str(info.value)
     assert message in text and "test_block_scoping.py:" in text and "@pl.jit(auto_scope=flag)" in text, text
+
+
+def outlined(prog):
+    """The program after OutlineIncoreScopes: its pl.at blocks as kernels."""
+    from ptokit.passes.context import PassContext
+    from ptokit.passes.outline_scopes import outline_incore_scopes
+    return outline_incore_scopes(prog, PassContext(platform="a2a3sim"))

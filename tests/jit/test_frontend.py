@@ -8,6 +8,8 @@ from ptokit.errors import CompileError, UserError
 from ptokit.ir import nodes as N
 from ptokit.ir.printer import print_program
 from ptokit.ir.types import DType, ScalarType, TensorType
+from ptokit.passes.context import PassContext
+from ptokit.passes.outline_scopes import outline_incore_scopes
 
 from . import progs
 
@@ -21,6 +23,11 @@ def arr(shape=(64, 64), dtype=np.float32):
     return np.zeros(shape, dtype=dtype)
 
 
+def outlined(prog):
+    """The program after OutlineIncoreScopes: its pl.at blocks as kernels."""
+    return outline_incore_scopes(prog, PassContext(platform="a2a3sim"))
+
+
 def calls_in(fn):
     return [e for s in N.walk_stmts(fn.body) for x in N.stmt_exprs(s) for e in N.walk_expr(x)
             if isinstance(e, N.FuncCall)]
@@ -32,7 +39,7 @@ def ops_in(fn):
 
 
 def test_hello_world_specialized_from_arrays():
-    prog = progs.tile_add.parse(arr(), arr(), arr())
+    prog = outlined(progs.tile_add.parse(arr(), arr(), arr()))
     assert set(prog.functions) == {"tile_add", "tile_add_incore_0"}
     orch, k = prog.functions["tile_add"], prog.functions["tile_add_incore_0"]
     assert orch.kind is N.FunctionType.Orchestration and k.kind is N.FunctionType.InCore
@@ -46,7 +53,7 @@ def test_hello_world_specialized_from_arrays():
 
 
 def test_dtype_specialization_fp16_and_bf16():
-    p16 = progs.tile_add.parse(arr(dtype=np.float16), arr(dtype=np.float16), arr(dtype=np.float16))
+    p16 = outlined(progs.tile_add.parse(arr(dtype=np.float16), arr(dtype=np.float16), arr(dtype=np.float16)))
     assert p16.functions["tile_add_incore_0"].params[0].type.dtype is DType.FP16
     bf = ml_dtypes.bfloat16
     pbf = progs.tile_add.parse(arr(dtype=bf), arr(dtype=bf), arr(dtype=bf))
@@ -54,7 +61,7 @@ def test_dtype_specialization_fp16_and_bf16():
 
 
 def test_multi_helper_program():
-    prog = progs.multi.parse(arr(), arr(), 0.5, 2, arr())
+    prog = outlined(progs.multi.parse(arr(), arr(), 0.5, 2, arr()))
     f = prog.functions
     assert set(f) == {"multi", "axpy", "axpy_tile", "scale_rows", "add_one"}
     assert f["axpy_tile"].kind is N.FunctionType.Inline
@@ -79,7 +86,7 @@ def test_scalar_param_folded_changes_program():
 
 
 def test_loop_variable_becomes_scalar_kernel_param():
-    prog = progs.rowwise.parse(arr(), arr())
+    prog = outlined(progs.rowwise.parse(arr(), arr()))
     k = prog.functions["rowwise_incore_0"]
     assert [(p.name, type(p.type).__name__) for p in k.params] == [("x", "TensorType"), ("out", "TensorType"),
                                                                    ("i", "ScalarType")]
@@ -87,11 +94,11 @@ def test_loop_variable_becomes_scalar_kernel_param():
 
 
 def test_tensor_level_ops_lowered_to_tiles():
-    prog = progs.tensor_ops.parse(arr(), arr(), arr())
+    prog = outlined(progs.tensor_ops.parse(arr(), arr(), arr()))
     k = prog.functions["tensor_ops_incore_0"]
     assert ops_in(k) == ["store", "exp", "sub", "load", "load"]
     assert [p.direction for p in k.params] == [N.Direction.IN, N.Direction.IN, N.Direction.OUT]
-    x = progs.inplace_scale.parse(arr(), 3.0).functions["scale_inplace"]
+    x = outlined(progs.inplace_scale.parse(arr(), 3.0)).functions["scale_inplace"]
     assert x.params[0].direction is N.Direction.INOUT
 
 
@@ -186,7 +193,7 @@ def test_helpers_are_not_callable_as_python():
 
 
 def test_dynamic_dims_stay_symbolic():
-    prog = progs.dyn_relu.parse(arr((32, 64)), arr((32, 64)))
+    prog = outlined(progs.dyn_relu.parse(arr((32, 64)), arr((32, 64))))
     assert prog.functions["dyn_relu"].params[0].type == TensorType(("M", 64), DType.FP32)
     k = prog.functions["dyn_relu_incore_0"]
     assert [p.name for p in k.params] == ["x", "out", "i"]
@@ -202,7 +209,7 @@ def test_as_name_and_deps_reach_the_scope():
     bound = scopes[0].body[-1]          # the `as` name: the block's task id, a value of the orchestration
     assert isinstance(bound, N.Assign) and bound.targets[0].name == "t0" and bound.value.op == "system.task_id"
     assert [d.name for d in scopes[1].attrs["deps"].items] == ["t0"]
-    assert progs.chain.parse(arr(), arr()).functions["chain_incore_1"].params[0].direction is N.Direction.INOUT
+    assert outlined(progs.chain.parse(arr(), arr())).functions["chain_incore_1"].params[0].direction is N.Direction.INOUT
 
 
 class _FakeDevice:

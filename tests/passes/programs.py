@@ -343,3 +343,19 @@ class NdTiles:
         c = self.bmm(a, b, c)
         y = self.trans(x, y)
         return c
+
+
+@pl.program
+class AtBlocks:
+    """Two blocks of kernel code: the first names its store and the second reads that name."""
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], mid: pl.InOut[pl.Tensor[[16, 64], pl.FP32]],
+             y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        s: pl.Scalar[pl.FP32] = 2.0
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="scale"):
+            t = pl.load(x, [0, 0], [16, 64])
+            m = pl.store(pl.muls(t, s), [0, 0], mid)
+        with pl.at(level=pl.Level.CORE_GROUP):
+            u = pl.load(m, [0, 0], [16, 64])
+            y = pl.store(pl.exp(u), [0, 0], y)
+        return y

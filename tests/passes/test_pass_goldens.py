@@ -18,6 +18,7 @@ from . import programs as P
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = {
+    "OutlineIncoreScopes": P.AtBlocks,
     "InlineFunctions": P.InlineCall,
     "ConvertTensorToTileOps": P.TensorLevel,
     "ReturnedOutputs": P.ReturnsCreated,

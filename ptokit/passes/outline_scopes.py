@@ -1,0 +1,170 @@
+"""OutlineIncoreScopes: each ``incore`` scope statement of an orchestration function (the body of a
+``with pl.at(level=pl.Level.CORE_GROUP, ...)`` block, or of ``pl.spmd``, as the front end parsed it)
+becomes an InCore kernel of its own, called where the scope stood.
+
+* The kernel's parameters are the scope's live-in values: names the body reads before it binds
+  them.  Tensors come first (the enclosing function's parameters in their order, then the others
+  in order of first reading), then scalars; a scalar that is a dimension of a tensor parameter's
+  type is not passed (the kernel reads it off the tensor).  A tensor window the orchestration
+  bound to a name (``band = x[a:b, :]`` in ``@pl.jit`` code) is passed as that window.
+* Directions come from the one write analysis (``ir/access.py``): a tensor only read is IN, only
+  written OUT, both INOUT.  The kernel returns its written tensors (the parameters themselves, so
+  a caller's name for a block's store is the tensor it passed).
+* The call carries the block's task marks: ``dumps=`` / ``no_dep_args=`` names and the tensors
+  ``pl.dump_tag`` marked earlier, resolved to argument positions here.
+
+Values a block binds and later code reads cross the boundary as tensors: the front end resolves a
+name bound to the block's store (``y2 = pl.store(t, [r, 0], y)``) to the tensor written, so the
+orchestration reads the kernel's output in place.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Set, Tuple
+
+from ..errors import CompileError
+from ..ir import nodes as N
+from ..ir.access import tensor_accesses
+from ..ir.types import ScalarType, TensorType, dim_vars
+
+KIND = "incore"
+
+
+def outline_incore_scopes(prog: N.Program, ctx) -> N.Program:
+    if not any(scope_names(f.body) for f in prog.functions.values()):
+        return prog
+    prog = N.copy_program(prog)          # the bodies are rewritten in place below
+    made: Dict[str, N.Function] = {}
+    for fn in list(prog.functions.values()):     # orchestrations, and helpers inlined into them later
+        fn.body = _outline_body(fn, fn.body, prog, made)
+    prog.functions.update(made)
+    prog.functions = N.with_global_vars(prog.functions)
+    return prog
+
+
+def _outline_body(fn: N.Function, body: List[N.Stmt], prog: N.Program, made) -> List[N.Stmt]:
+    out: List[N.Stmt] = []
+    for s in body:
+        if isinstance(s, N.Scope) and s.kind == KIND:
+            out.append(_outline(fn, s, prog, made))
+            continue
+        if isinstance(s, (N.For, N.While, N.Scope)):
+            s.body = _outline_body(fn, s.body, prog, made)
+        elif isinstance(s, N.If):
+            s.then_body = _outline_body(fn, s.then_body, prog, made)
+            s.else_body = _outline_body(fn, s.else_body, prog, made)
+        out.append(s)
+    return out
+
+
+def live_in(body: List[N.Stmt]) -> List[N.Var]:
+    """The first read of every name ``body`` reads before binding it, in order of reading."""
+    seen: Dict[str, N.Var] = {}
+
+    def reads(exprs, bound):
+        for e in exprs:
+            for sub in N.walk_expr(e):
+                if isinstance(sub, N.Var) and sub.name not in bound:
+                    seen.setdefault(sub.name, sub)
+                reads(_type_exprs(sub.type), bound)     # a run-time valid shape reads its scalars
+
+    def walk(stmts, bound: Set[str]):
+        for s in stmts:
+            reads(N.stmt_exprs(s), bound)
+            if isinstance(s, N.For):
+                walk(s.body, bound | {s.var.name} | {v.name for v, _ in s.iter_args})
+                reads(s.yields, bound | {s.var.name} | {v.name for v, _ in s.iter_args})
+                bound |= {r.name for r in s.results}
+            elif isinstance(s, N.While):
+                walk(s.body, bound | {v.name for v, _ in s.iter_args})
+                bound |= {r.name for r in s.results}
+            elif isinstance(s, N.If):
+                walk(s.then_body, set(bound))
+                walk(s.else_body, set(bound))
+                bound |= {r.name for r in s.results}
+            elif isinstance(s, N.Scope):
+                walk(s.body, bound)
+            elif isinstance(s, N.Assign):
+                reads([x for t in s.targets for x in _type_exprs(t.type)], bound)     # their valid shapes
+                bound |= {t.name for t in s.targets}
+
+    walk(body, set())
+    return list(seen.values())
+
+
+def _type_exprs(t) -> List[N.Expr]:
+    """The scalar expressions a type holds (a tile's run-time valid shape)."""
+    return [d for d in (getattr(t, "valid", None) or ()) if isinstance(d, N.Expr)]
+
+
+def _order_key(v: N.Var):
+    loc = v.loc
+    return (getattr(loc, "line", 0), getattr(loc, "col", 0))
+
+
+def _outline(fn: N.Function, s: N.Scope, prog: N.Program, made) -> N.Stmt:
+    name = s.attrs["name"]
+    views: Dict[str, N.OpCall] = s.attrs.get("views", {})
+    body = s.body
+    tensors: Dict[str, object] = {}
+    scalars: Dict[str, object] = {}
+    for v in sorted(live_in(body), key=_order_key):
+        t = views[v.name].type if v.name in views else v.type
+        if isinstance(t, TensorType):
+            tensors.setdefault(v.name, t)
+        elif isinstance(t, ScalarType):
+            scalars.setdefault(v.name, t)
+        elif v.name not in prog.dyn_vars:
+            raise CompileError(f"{v.name!r} is a {t} defined outside this pl.at block; a kernel takes only "
+                               f"tensors and scalars from its orchestration, so create it inside the block",
+                               v.loc or s.loc)
+    order = [p.name for p in fn.params]
+    tensors = dict(sorted(tensors.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
+    dims = {d for t in tensors.values() for x in t.shape for d in dim_vars(x)}
+    scalar_names = [x for x in scalars if x not in dims]
+    params = [N.Param(o, t, N.Direction.IN, s.loc) for o, t in tensors.items()]
+    params += [N.Param(x, scalars[x], N.Direction.IN, s.loc) for x in scalar_names]
+    kfn = N.Function(name, N.FunctionType.InCore, params, [], list(body), s.loc)
+    kfn.attrs.update(s.attrs.get("kernel_attrs", {}))
+    reads, writes = tensor_accesses(kfn.body, {**prog.functions, **made})
+    outs = []
+    for i, p in enumerate(params):
+        if isinstance(p.type, TensorType) and p.name in writes:
+            p.direction = N.Direction.INOUT if p.name in reads else N.Direction.OUT
+            outs.append(i)
+    if outs:
+        kfn.body.append(N.Return([N.Var(params[i].name, type=params[i].type) for i in outs], loc=s.loc))
+    kfn.return_types = [params[i].type for i in outs]
+    made[name] = kfn
+    args = [N.OpCall(views[o].op, list(views[o].args), dict(views[o].attrs), type=t, loc=s.loc)
+            if o in views else N.Var(o, type=t, loc=s.loc) for o, t in tensors.items()]
+    args += [N.Var(x, type=scalars[x], loc=s.loc) for x in scalar_names]
+    call = N.FuncCall(name, args, loc=s.loc)
+    _task_marks(call, s)
+    return N.ExprStmt(call, loc=s.loc)
+
+
+def _task_marks(call: N.FuncCall, s: N.Scope) -> None:
+    """The block's ``dumps=`` / ``no_dep_args=`` names and earlier ``pl.dump_tag`` s as argument
+    positions of its call."""
+    def positions(name: str) -> Set[int]:
+        hits = set()
+        for j, a in enumerate(call.args):
+            base = a.args[0] if isinstance(a, N.OpCall) and a.args else a
+            if isinstance(base, N.Var) and base.name == name:
+                hits.add(j)
+        return hits
+
+    for key, what in (("dumps", "dumps"), ("no_dep", "no_dep_args")):
+        for name, loc in s.attrs.get(key, ()):
+            hits = positions(name)
+            if not hits:
+                raise CompileError(f"{what}= names {name!r}, which is not a tensor argument of this block's task", loc)
+            call.attrs[key] = sorted(set(call.attrs.get(key, ())) | hits)
+    tagged = set().union(*(positions(t) for t in s.attrs.get("dump_tags", ())))
+    if tagged:
+        call.attrs["dumps"] = sorted(set(call.attrs.get("dumps", ())) | tagged)
+
+
+def scope_names(body: List[N.Stmt]) -> List[Tuple[str, N.Scope]]:
+    """(kernel name, scope) of every incore scope left under ``body``."""
+    return [(s.attrs.get("name", "?"), s) for s in N.walk_stmts(body) if isinstance(s, N.Scope) and s.kind == KIND]
