@@ -165,7 +165,9 @@ class HostJitFunction:
         config = config or RunConfig(platform=self.platform)
         if config.distributed_config is None:      # pypto's rule: one device (DistributedConfig())
             config = config.replace(distributed_config=check_config(None))
-        key = (config.platform,) + tuple(config.distributed_config.cache_key())
+        # bare pl.Tensor parameters specialize on the arrays: their shapes and dtypes are part of the key
+        bare = tuple(sorted((n, repr(a)) for n, a in self._bare_annotations(args).items()))
+        key = (config.platform,) + tuple(config.distributed_config.cache_key()) + bare
         compiled = self._compiled.get(key)
         if compiled is None:
             compiled = self._compiled[key] = self.compile(*args, config=config)

@@ -135,7 +135,7 @@ def test_sub_workers_run_on_the_host_and_abstract_ones_are_bound_at_prepare(runt
 def test_jit_host_with_bare_tensors_shares_a_worker(runtime):
     p = ptokit("jit_host_bare.py", runtime)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.strip() == f"OK {runtime} steps=2"
+    assert p.stdout.splitlines() == [f"OK {runtime} steps=2", "OK calls"]
 
 
 def test_rebinding_an_out_tensor_is_a_partial_codegen_error():
@@ -153,3 +153,10 @@ def test_the_pytest_plugin_runs_benchmark_and_worker_checks():
                "pypto_style_runtime.py", entry=("-m", "pytest"))
     assert p.returncode == 0, p.stdout
     assert "5 passed" in p.stdout
+
+
+def test_a_harness_plugin_named_after_the_ptokit_plugin_imports_ptokits_pypto():
+    p = ptokit("-p", "ptokit.pypto.pytest_plugin", "-p", "pypto_like_plugin", "-p", "no:cacheprovider", "-q",
+               "--rootdir", str(PROGRAMS), "pypto_style_fixture.py", entry=("-m", "pytest"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "1 passed" in p.stdout
