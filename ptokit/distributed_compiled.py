@@ -3,7 +3,8 @@
 
 ``compiled(*args, config=None)`` runs the host function on ``len(device_ids)`` simulated chips
 (``ptokit.distributed.launcher.run_distributed``), writes OUT/INOUT host arrays back in place and
-keeps the run's ``DistributedRunResult`` in ``compiled.last_result``.  A ``RunConfig`` without
+keeps the run's ``DistributedRunResult`` in ``compiled.last_result``; called without its ``pl.Out``
+tensors (pypto's return style) it allocates and returns them.  A ``RunConfig`` without
 ``distributed_config`` keeps the compiled one.  ``DistributedCompiledProgram.from_dir(dir)``
 reloads a tree written before.
 
@@ -21,6 +22,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+
+import numpy as np
 from typing import Callable, Dict, List, Optional
 
 from .artifacts.distributed_config import read_distributed_config
@@ -89,16 +92,55 @@ class DistributedCompiledProgram:
             config = RunConfig(platform=self.platform, distributed_config=self.distributed_config)
         elif config.distributed_config is None:
             config = config.replace(distributed_config=self.distributed_config)
-        self.last_result = run_distributed(self.output_dir, list(args), config,
+        full, outs = self._with_outputs(list(args), config.distributed_config.world_size)
+        self.last_result = run_distributed(self.output_dir, full, config,
                                            sub_workers=bind(self.sub_workers, callbacks))
-        return None
+        if outs is None:
+            return None
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _with_outputs(self, args: list, world_size: int):
+        """pypto's return style: called without its ``pl.Out`` tensors, the program gets them
+        allocated (zero-filled, the declared shape and dtype; torch tensors when the inputs are)
+        and returns them.  ``(all arguments, the outputs or None)``."""
+        from .distributed.host import _dtype
+        from .distributed.sub_workers import as_torch
+        params = self.manifest.params or []
+        out_idx = [i for i, p in enumerate(params) if p.get("kind") == "tensor" and p.get("direction") == "OUT"]
+        if not out_idx or len(args) != len(params) - len(out_idx):
+            return args, None
+        torch_in = any(type(a).__module__.startswith("torch") for a in args)
+        given, full, outs = iter(args), [], []
+        for i, p in enumerate(params):
+            if i not in out_idx:
+                full.append(next(given))
+                continue
+            shape = []
+            for d in p.get("shape", []):
+                if isinstance(d, int):
+                    shape.append(d)
+                elif d == self.manifest.world_size_name:
+                    shape.append(world_size)
+                else:
+                    raise ValueError(f"cannot allocate output {p['name']!r}: its dimension {d!r} is not known "
+                                     f"before the run; pass the output tensor")
+            arr = np.zeros(shape, dtype=_dtype(p["dtype"]))
+            full.append(arr)
+            outs.append(as_torch(arr) if torch_in else arr)
+        return full, outs
 
     def prepare(self, config: Optional[RunConfig] = None, *, extra_compiled=(),
-                callbacks: Optional[Dict[str, Callable]] = None) -> "DistributedWorker":
+                callbacks: Optional[Dict[str, Callable]] = None,
+                sub_worker_overrides: Optional[Dict[str, Callable]] = None) -> "DistributedWorker":
         """pypto's ``compiled.prepare(...)``: a ``DistributedWorker`` for this program (and
         ``extra_compiled``).  ``callbacks`` bind Python functions to SubWorkers by name (each
         called ``fn(args)``, ``args`` the list of its tensors); every abstract SubWorker must be
-        bound (ValueError here, not at dispatch)."""
+        bound (ValueError here, not at dispatch).  ``sub_worker_overrides`` is pypto's older name
+        for ``callbacks``."""
+        if sub_worker_overrides is not None:
+            if callbacks is not None:
+                raise ValueError("prepare() takes callbacks= or its older name sub_worker_overrides=, not both")
+            callbacks = sub_worker_overrides
         return DistributedWorker([self, *extra_compiled], config=config, callbacks=callbacks)
 
     def __fspath__(self) -> str:
@@ -184,11 +226,12 @@ def _check_callbacks(programs, callbacks) -> Dict[str, Callable]:
     SubWorker of every program is bound."""
     callbacks = dict(callbacks or {})
     known = {n for p in programs for n in p.sub_worker_names}
+    unknown = sorted(set(callbacks) - known)
+    if unknown:
+        raise ValueError(f"prepare(callbacks=...): names that are not sub-workers of "
+                         f"{'this program' if len(programs) == 1 else 'these programs'}: "
+                         f"{', '.join(map(repr, unknown))} (its SubWorkers: {', '.join(sorted(known)) or 'none'})")
     for name, fn in callbacks.items():
-        if name not in known:
-            raise ValueError(f"prepare(callbacks=...): {name!r} is not a SubWorker of "
-                             f"{'this program' if len(programs) == 1 else 'these programs'} "
-                             f"(SubWorkers: {', '.join(sorted(known)) or 'none'})")
         if not callable(fn):
             raise TypeError(f"prepare(callbacks=...): the callback for {name!r} is not callable: {fn!r}")
     missing = sorted({n for p in programs for n in p.required_callbacks} - set(callbacks))

@@ -271,6 +271,9 @@ class HostReader:
         if self._is_pld(v, "pld.window"):
             self.env[name] = self.window(v, name)
             return
+        if isinstance(v, ast.Call) and self._op_name(v.func) == "create_tensor":
+            self.env[name] = self.host_tensor(v, name)
+            return
         if isinstance(v, ast.Call) and self.resolve_call(v.func, v) is not None:
             outs = self.call(v)                        # out = self.chip(a, b, out): the tensors it writes
             if len(outs) != 1:
@@ -313,6 +316,16 @@ class HostReader:
                            f"{slot.nbytes}", call)
         self.emit(f"{name} = rt.window({buf.id}, {list(shape)!r}, {dtype.name!r})")
         return Value(name, "window", shape, dtype)
+
+    def host_tensor(self, call: ast.Call, name: str) -> Value:
+        """``t = pl.create_tensor(shape, dtype=)`` in host code: a host intermediate (zero-filled,
+        for the host call), which chip and SubWorker calls read and write."""
+        if len(call.args) != 1:
+            raise self.err("pl.create_tensor(shape, *, dtype) in host code takes a static shape", call)
+        shape = self._shape(call.args[0])
+        dtype = self._dtype_kw(call, required=True)
+        self.emit(f"{name} = rt.host_tensor({list(shape)!r}, {dtype.name!r})")
+        return Value(name, "tensor", shape, dtype)
 
     def for_(self, s: ast.For) -> None:
         if not isinstance(s.target, ast.Name) or s.orelse:

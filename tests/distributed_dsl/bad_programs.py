@@ -355,3 +355,22 @@ class ChipResultOfTwo:
     def main(self, x: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]],
              z: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
         both = self.chip(x, y, z)                                           # mistake: one name for two outputs
+
+
+@pl.program
+class HostCreateTensor:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+        y = pl.store(pl.load(x, [0, 0], [1, N]), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, x: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+        y = self.k(x, y)
+        return y
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def main(self, x: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+        t = pl.create_tensor([1, N])                                        # mistake: host tensor without dtype
+        self.chip(x, t)
+        self.chip(t, y)

@@ -123,11 +123,11 @@ def test_sub_workers_run_on_the_host_and_abstract_ones_are_bound_at_prepare(runt
     p = ptokit("sub_workers.py", runtime)
     assert p.returncode == 0, p.stderr
     out = p.stdout.splitlines()
-    assert out[-1] == f"OK {runtime} callbacks=1"
+    assert out[-1] == f"OK {runtime} callbacks=2"
     assert out[0] == ("refused: SubWorker 'report' is a runtime-bound callback (declared with a `...` body): bind it "
                       "with prepare(callbacks={'report': fn})")
-    assert out[1] == ("refused: prepare(callbacks=...): 'nosuch' is not a SubWorker of this program (SubWorkers: "
-                      "report, square)")
+    assert out[1] == ("refused: prepare(callbacks=...): names that are not sub-workers of this program: 'nosuch' "
+                      "(its SubWorkers: report, square)")
     assert out[2].startswith("unbound: SubWorker 'report' is a runtime-bound callback with no default implementation")
 
 

@@ -37,7 +37,9 @@ class Scaled:
     def host_orch(self, a: pl.Tensor[[N, N], pl.FP32], b: pl.Tensor[[N, N], pl.FP32],
                   s: pl.Out[pl.Tensor[[N, N], pl.FP32]], g: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
         diff: pl.Tensor[[N, N], pl.FP32] = self.chip_orch(a, b, s)
-        self.square(diff, g)
+        tmp: pl.Tensor[[N, N], pl.FP32] = pl.create_tensor([N, N], dtype=pl.FP32)   # a host intermediate
+        sq: pl.Tensor[[N, N], pl.FP32] = self.square(diff, tmp)
+        self.square(sq, g)
         self.report(g)
 
 
@@ -59,8 +61,11 @@ if __name__ == "__main__":
     with compiled.prepare(callbacks={"report": report}) as rt:
         rt(a, b, s, g)
     np.testing.assert_allclose(s, a - b, rtol=1e-6)
-    np.testing.assert_allclose(g, (a - b) ** 2 + 1.0, rtol=1e-5)
+    np.testing.assert_allclose(g, ((a - b) ** 2 + 1.0) ** 2 + 1.0, rtol=1e-5)
     np.testing.assert_array_equal(seen[0], g)          # the callback saw the SubWorker's result
+    with compiled.prepare(sub_worker_overrides={"report": report}) as rt:     # pypto's older keyword
+        rt(a, b, s, g)
+    assert len(seen) == 2
     for bad in ({}, {"report": report, "nosuch": report}):
         try:
             compiled.prepare(callbacks=bad)
