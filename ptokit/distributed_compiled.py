@@ -103,8 +103,8 @@ class DistributedCompiledProgram:
         """pypto's return style: called without its ``pl.Out`` tensors, the program gets them
         allocated (zero-filled, the declared shape and dtype; torch tensors when the inputs are)
         and returns them.  ``(all arguments, the outputs or None)``."""
-        from .distributed.host import _dtype
-        from .distributed.sub_workers import as_torch
+        from .distributed.host import _dtype   # lazy: as in __init__
+        from .distributed.sub_workers import as_torch   # lazy: as in __init__
         params = self.manifest.params or []
         out_idx = [i for i, p in enumerate(params) if p.get("kind") == "tensor" and p.get("direction") == "OUT"]
         if not out_idx or len(args) != len(params) - len(out_idx):
