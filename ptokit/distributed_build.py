@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 from .artifacts.distributed_config import ChipEntry, DistributedManifest, ScriptEntry, write_distributed_config
 from .artifacts.host_orch import write_script
-from .codegen.host_orch import host_orch_text
+from .codegen.host_orch import host_orch_text, sub_worker_stub_text
 from .distributed_compiled import DistributedCompiledProgram
 from .errors import CompileError, UserError
 from .ir import nodes as N
@@ -26,6 +26,7 @@ from .ir.host import HostProgram
 from .language.host import ChipCall, HostReader
 from .language.host_collectives import builtin_program, collective_call, collective_entries
 from .language.parser import FunctionParser
+from .language.sub_workers import SubWorker, is_sub_worker_unit, read_sub_worker
 from .language.units import parse_program as parse_units
 from .language.types import Level, Role
 from .targets import DistributedConfig
@@ -77,8 +78,10 @@ def check_config(dconfig) -> DistributedConfig:
 
 
 def build_tree(name: str, host: HostProgram, chips: Dict[str, N.Program], dconfig: DistributedConfig,
-               out: Path, platform: str, runtime, source_file: str = "", with_loc: bool = True) -> Path:
-    """Write the distributed tree: one chip tree per chip program, host_orch.py, the manifest."""
+               out: Path, platform: str, runtime, source_file: str = "", with_loc: bool = True,
+               subs: Sequence[SubWorker] = ()) -> Path:
+    """Write the distributed tree: one chip tree per chip program, host_orch.py, a stub per
+    SubWorker, the manifest."""
     ctx = resolve_context(platform, runtime or dconfig.runtime)
     out = Path(out)
     entries: List[ChipEntry] = []
@@ -89,13 +92,19 @@ def build_tree(name: str, host: HostProgram, chips: Dict[str, N.Program], dconfi
         entries.append(ChipEntry(chip, sub))
     script = out / "orchestration" / "host_orch.py"
     sha = write_script(script, host_orch_text(host, Path(source_file).name if source_file else ""))
+    sub_entries = []
+    for sw in subs:
+        path = out / "sub_workers" / f"{sw.name}.py"
+        text = sub_worker_stub_text(sw.name, sw.abstract, Path(source_file).name if source_file else "")
+        sub_entries.append(ScriptEntry(path, sw.name, write_script(path, text, function_name=sw.name, params=None),
+                                       sw.name, sw.abstract))
     domains = [{"name": host.name, "slots": [{"name": n, "nbytes": b} for n, b in host.slots]}] if host.slots else []
     m = DistributedManifest(world_size=dconfig.world_size, device_ids=list(dconfig.device_ids), platform=platform,
                             runtime=ctx.runtime_kind, entry=ScriptEntry(script, "entry", sha), chips=entries,
                             root=out, aicpu_thread_num=dconfig.aicpu_thread_num,
                             num_sub_workers=dconfig.num_sub_workers, transport=dconfig.transport,
                             world_size_name=host.world_size_name, params=host.params, domains=domains,
-                            collectives=collective_entries(host.collectives))
+                            collectives=collective_entries(host.collectives), sub_workers=sub_entries)
     write_distributed_config(out, m)
     return out
 
@@ -104,20 +113,23 @@ def compile_class(spec, units, dconfig, output_dir=None, platform="a2a3sim", run
                   with_loc=True) -> DistributedCompiledProgram:
     """``ptokit.compile(Program, distributed_config=...)`` of a ``@pl.program`` with a host function."""
     dconfig = check_config(dconfig)
-    hosts = [u for u in units if is_host_unit(u)]
+    subs = {u.name: read_sub_worker(u, spec.cls.__dict__.get(u.item.name)) for u in units if is_sub_worker_unit(u)}
+    hosts = [u for u in units if is_host_unit(u) and u.name not in subs]
     if len(hosts) != 1:
         raise CompileError(f"a distributed program has one host function (level=pl.Level.HOST), found "
                            f"{len(hosts)}", hosts[1].src.loc(hosts[1].item) if hosts else None)
     h = hosts[0]
     _check_host_decl(h)
-    others = [u for u in units if u is not h]
+    others = [u for u in units if u is not h and u.name not in subs]
     if not others:
         raise CompileError(f"{h.name}: a host function calls chip functions, and the program has none",
                            h.src.loc(h.item))
     ir = parse_units(spec, FunctionParser, units=others, name=spec.cls.__name__)
 
-    def resolve(func) -> Optional[ChipCall]:
+    def resolve(func, call=None) -> Optional[ChipCall]:
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+            if func.attr in subs:
+                return ChipCall(func.attr, subs[func.attr].header, sub=True)
             fn = ir.functions.get(func.attr)
             if fn is None:
                 raise CompileError(f"program has no function {func.attr!r}", h.src.loc(func))
@@ -131,8 +143,10 @@ def compile_class(spec, units, dconfig, output_dir=None, platform="a2a3sim", run
     chips.update(builtin_chips(host, platform))
     out = (Path(output_dir) if output_dir is not None else default_output_dir(spec.cls.__name__)).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    build_tree(spec.cls.__name__, host, chips, dconfig, out, platform, runtime, ir.source_file, with_loc)
-    return DistributedCompiledProgram(out, distributed_config=dconfig, platform=platform)
+    build_tree(spec.cls.__name__, host, chips, dconfig, out, platform, runtime, ir.source_file, with_loc,
+               subs=list(subs.values()))
+    return DistributedCompiledProgram(out, distributed_config=dconfig, platform=platform,
+                                      sub_workers={n: sw.fn for n, sw in subs.items() if not sw.abstract})
 
 
 def builtin_chips(host: HostProgram, platform: str) -> Dict[str, N.Program]:
@@ -144,8 +158,8 @@ def _check_host_decl(u) -> None:
     role = getattr(u.decl, "role", None)
     if role is None or role == Role.Orchestrator:
         return
-    raise CompileError(f"{u.name}: role=pl.Role.SubWorker (a host function run as plain Python) is not supported "
-                       f"yet", u.src.loc(u.item))
+    raise CompileError(f"{u.name}: role={role!r} is not a host role (pl.Role.Orchestrator, pl.Role.SubWorker)",
+                       u.src.loc(u.item))
 
 
 __all__ = ["compile_entry", "compile_class", "build_tree", "is_host_unit", "reachable", "check_config"]

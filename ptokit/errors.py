@@ -80,6 +80,11 @@ class CompileError(UserError):
     """A DSL program that cannot be compiled (type, shape, capacity, ...)."""
 
 
+class PartialCodegenError(CompileError):
+    """A program that parses but part of which cannot be turned into code (pypto's name for it):
+    e.g. a ``pl.Out`` tensor rebound so that its earlier write never reaches the output."""
+
+
 class AssemblerError(UserError):
     """A .pto file the assembler cannot accept, or an external assembler failure."""
 

@@ -42,6 +42,7 @@ class ScriptEntry:
     function_name: str
     sha256: str
     name: str = ""               # sub_workers: the SubWorker's name
+    runtime_bound: bool = False  # sub_workers: an abstract SubWorker (`...` body), bound by prepare(callbacks=)
 
 
 @dataclass
@@ -145,8 +146,9 @@ def manifest_dict(m: DistributedManifest) -> dict:
         "domains": [dict(x) for x in m.domains],
         "chips": [{"name": c.name, "path": _rel(c.path, root)} for c in m.chips],
         "collectives": [dict(c) for c in m.collectives],
-        "sub_workers": [{"name": s.name, "source": _rel(s.source, root), "function_name": s.function_name,
-                         "sha256": s.sha256} for s in m.sub_workers],
+        "sub_workers": [dict({"name": s.name, "source": _rel(s.source, root), "function_name": s.function_name,
+                              "sha256": s.sha256}, **({"runtime_bound": True} if s.runtime_bound else {}))
+                        for s in m.sub_workers],
     }
     try:
         _validate(d, root, None)
@@ -211,7 +213,10 @@ def _script(d: Any, where: str, root: Path, named: bool) -> ScriptEntry:
     if len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
         raise _Bad(f"{where}['sha256']", f"expected 64 lowercase hex digits, got {sha!r}")
     name = _str(_need(d, "name", where), f"{where}['name']") if named else ""
-    return ScriptEntry(src, fn, sha, name)
+    bound = d.get("runtime_bound", False)
+    if not isinstance(bound, bool):
+        raise _Bad(f"{where}['runtime_bound']", f"expected True or False, got {bound!r}")
+    return ScriptEntry(src, fn, sha, name, bound)
 
 
 def _validate(d: Any, root: Path, path: Optional[Path]) -> DistributedManifest:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from math import prod
 from pathlib import Path
-from typing import Dict, Optional, Sequence
+from typing import Callable, Dict, Optional, Sequence
 
 from ..artifacts.distributed_config import DistributedManifest, read_distributed_config
 from ..artifacts.host_orch import load_script_function
@@ -87,21 +87,21 @@ def chip_images(chips: Dict[str, Path], world_size: int, platform: str, *, jobs:
 
 
 def open_session(tree, config: Optional[RunConfig] = None, *, jobs: Optional[int] = None,
-                 quiet: bool = False) -> Session:
+                 quiet: bool = False, sub_workers: Optional[Dict[str, Callable]] = None) -> Session:
+    """``sub_workers``: Python functions that run SubWorkers in place of the tree's scripts
+    (``bind_sub_workers``).  SubWorkers run one at a time in the calling process, whatever
+    ``num_sub_workers`` says (the pool's concurrency is not simulated; the results are the same)."""
     m = read_distributed_config(tree)
     rank_config, dconfig = resolve(m.platform, str(Path(m.root) / "distributed_config.py"), config,
                                    compiled_distributed_config(m))
     if m.world_size_name is None and dconfig.world_size != m.world_size:
         raise ValueError(f"{Path(m.root) / 'distributed_config.py'} was compiled for {m.world_size} ranks; "
                          f"DistributedConfig(device_ids={dconfig.device_ids}) asks for {dconfig.world_size}")
-    if dconfig.num_sub_workers and m.sub_workers:
-        raise ValueError(f"DistributedConfig(num_sub_workers={dconfig.num_sub_workers}): a pool of SubWorker "
-                         f"processes is not supported yet; SubWorkers run one at a time in the calling process "
-                         f"(leave num_sub_workers=0)")
     entry = load_script_function(m.entry.source, m.entry.sha256, m.entry.function_name)
     images = chip_images({c.name: c.path for c in m.chips}, dconfig.world_size, m.platform, jobs=jobs, quiet=quiet)
     subs = {s.name: (lambda s=s: load_script_function(s.source, s.sha256, s.function_name, params=None))
             for s in m.sub_workers}
+    subs.update({name: (lambda fn=fn: fn) for name, fn in (sub_workers or {}).items()})
     session = Session(device_ids=dconfig.device_ids, config=rank_config, chips=images, entry=entry,
                       transport=make_transport(dconfig.transport), host_params=m.params,
                       world_size_name=m.world_size_name, domains=m.domains, collectives=m.collectives,
@@ -116,9 +116,9 @@ def _write_trace(config: Optional[RunConfig], result: DistributedRunResult) -> N
 
 
 def run_distributed(tree, args: Sequence, config: Optional[RunConfig] = None, *, jobs: Optional[int] = None,
-                    quiet: bool = False) -> DistributedRunResult:
+                    quiet: bool = False, sub_workers: Optional[Dict[str, Callable]] = None) -> DistributedRunResult:
     """Run a distributed tree once; OUT/INOUT host arrays are written back into ``args``."""
-    session = open_session(tree, config, jobs=jobs, quiet=quiet)
+    session = open_session(tree, config, jobs=jobs, quiet=quiet, sub_workers=sub_workers)
     try:
         result = session.call(list(args))
     finally:

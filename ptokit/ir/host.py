@@ -15,3 +15,4 @@ class HostProgram:
     chips: List[str] = field(default_factory=list)       # chip functions dispatched, in first-call order
     collectives: List[Tuple[str, str, dict]] = field(default_factory=list)   # (op, builtin chip, spec)
     world_size_name: Optional[str] = None                # "NR" when dim 0 of the host tensors is dynamic
+    subs: List[str] = field(default_factory=list)        # SubWorkers called (rt.sub), in first-call order

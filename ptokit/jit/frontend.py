@@ -27,6 +27,7 @@ from ..language.parser import FunctionParser, dyn_dims_of
 from ..language.scopes import AtSpec
 from ..language.signatures import Signature, return_types, returned_params, tensor_matches
 from ..language.source import Source, eval_static
+from ..language.units import parsed_returns
 from ..language.types import DirAnnot, Scalar, ScalarAnnot, Tensor, TensorAnnot, Tile, TileAnnot
 from .helpers import JitHelper, function_scope
 from .specialize import ArgSpec
@@ -232,6 +233,10 @@ class ProgramBuilder:
             if isinstance(p.type, TensorType) and p.direction is not N.Direction.IN:
                 outs.append(i)
         returned = returned_params(item, fn)
+        if -1 in returned and kind is not N.FunctionType.Inline:
+            # `return pl.store(t, off, out)` / `return r` with `r = pl.store(..., out)`: the parameter the
+            # parsed return is (as for program functions, language/units.py)
+            returned = parsed_returns(fn) or returned
         self.functions[name] = fn
         self.sigs[name] = Signature(fn, returned if (returned or kind is N.FunctionType.Inline) else outs)
 

@@ -1,8 +1,10 @@
 """``@pl.jit.host``: the function form of a distributed program's host function.
 
-The host body calls ``@pl.jit`` chip functions with ``device=r``; each is specialized from its
-own annotations (every parameter annotated with a static shape: ``pl.Tensor[[1, 64], pl.FP32]``,
-``pld.DistributedTensor[...]``, ``pl.Scalar[...]``) and compiled into ``next_levels/<fn>/``.
+The host body calls ``@pl.jit`` chip functions (with ``device=r``, or without: round-robin);
+each is specialized from its own annotations (a static shape: ``pl.Tensor[[1, 64], pl.FP32]``,
+``pld.DistributedTensor[...]``, ``pl.Scalar[...]``) or, for a bare ``pl.Tensor``, from the host
+tensor the call passes, and compiled into ``next_levels/<fn>/``.  A bare ``pl.Tensor`` host
+parameter takes its shape and dtype from the arguments of ``compile`` (or of the call).
 ``hostfn.compile(*args, config=RunConfig(distributed_config=...))`` returns the
 ``DistributedCompiledProgram``; ``hostfn(*args, config=...)`` compiles (once per world size,
 device ids, runtime and platform) and runs.
@@ -15,31 +17,55 @@ import inspect
 from pathlib import Path
 from typing import Dict, Optional
 
+import numpy as np
+
 from ..errors import CompileError, UserError, api_boundary
 from ..ir import nodes as N
 from ..language.source import Source, eval_static
-from ..language.types import DirAnnot, ScalarAnnot, TensorAnnot
+from ..language.types import DirAnnot, ScalarAnnot, Tensor, TensorAnnot
 from ..runtime.config import RunConfig
 from .helpers import function_scope
-from .specialize import ArgSpec
+from .specialize import ArgSpec, param_info, specialize
 
 
-def chip_specs(jf) -> list:
-    """ArgSpecs of a @pl.jit chip function from its annotations alone."""
+def evaluated_params(fn) -> list:
+    """``(name, annotation)`` of ``fn``'s parameters, string annotations (``from __future__
+    import annotations``) evaluated in the function's scope."""
+    scope, out = None, []
+    for p in inspect.signature(fn).parameters.values():
+        annot = p.annotation
+        if isinstance(annot, str):
+            scope = scope or function_scope(fn)
+            try:
+                annot = eval(annot, dict(scope))  # noqa: S307 - a type annotation
+            except Exception as exc:  # noqa: BLE001
+                raise UserError(f"{fn.__name__}: cannot evaluate the annotation of {p.name!r}: {annot!r} ({exc})") from None
+        out.append((p.name, annot))
+    return out
+
+
+def chip_specs(jf, values=None) -> list:
+    """ArgSpecs of a @pl.jit chip function from its annotations; a bare ``pl.Tensor`` takes the
+    shape and dtype of the host value passed for it (``values``: the call's argument Values)."""
     specs = []
-    for p in inspect.signature(jf.fn).parameters.values():
-        annot, direction = p.annotation, "IN"
+    for i, (pname, annot) in enumerate(evaluated_params(jf.fn)):
+        direction = "IN"
         if isinstance(annot, DirAnnot):
             direction, annot = annot.direction, annot.inner
+        v = values[i] if values is not None and i < len(values) else None
+        if (annot is Tensor or (isinstance(annot, TensorAnnot) and annot.shape is None)) and v is not None \
+                and v.kind == "tensor" and v.dtype is not None:
+            specs.append(ArgSpec(pname, "tensor", direction, tuple(v.shape), v.dtype))
+            continue
         if isinstance(annot, TensorAnnot) and annot.shape is not None and isinstance(annot.dtype, object):
             if not all(isinstance(d, int) for d in annot.shape):
-                raise UserError(f"chip function {jf.fn.__name__}: parameter {p.name!r} needs a static shape when it "
+                raise UserError(f"chip function {jf.fn.__name__}: parameter {pname!r} needs a static shape when it "
                                 f"is called from a @pl.jit.host function")
-            specs.append(ArgSpec(p.name, "tensor", direction, tuple(annot.shape), annot.dtype, window=annot.window))
+            specs.append(ArgSpec(pname, "tensor", direction, tuple(annot.shape), annot.dtype, window=annot.window))
         elif isinstance(annot, ScalarAnnot) and annot.dtype is not None:
-            specs.append(ArgSpec(p.name, "scalar", dtype=annot.dtype))
+            specs.append(ArgSpec(pname, "scalar", dtype=annot.dtype))
         else:
-            raise UserError(f"chip function {jf.fn.__name__}: parameter {p.name!r} needs an annotation with a shape "
+            raise UserError(f"chip function {jf.fn.__name__}: parameter {pname!r} needs an annotation with a shape "
                             f"and dtype (pl.Tensor[[...], dtype], pld.DistributedTensor[...], pl.Scalar[dtype]) when "
                             f"it is called from a @pl.jit.host function, got {annot!r}")
     return specs
@@ -77,24 +103,31 @@ class HostJitFunction:
         item = src.tree.body[0]
         g = function_scope(self.fn)
         programs: Dict[str, N.Program] = {}
+        specs_of: Dict[str, list] = {}
 
-        def resolve(func) -> Optional[ChipCall]:
+        def resolve(func, call=None) -> Optional[ChipCall]:
             try:
                 target = eval_static(func, src, g, "a callee")
             except CompileError:
                 return None
             if isinstance(target, JitFunction):
                 name = target.fn.__name__
+                values = [reader.expr(a) for a in call.args] if call is not None else None
+                specs = chip_specs(target, values)
                 if name not in programs:
-                    programs[name] = build_program(target.fn, chip_specs(target))
+                    programs[name], specs_of[name] = build_program(target.fn, specs), specs
+                elif specs != specs_of[name]:
+                    raise CompileError(f"{name} is called with other shapes or dtypes than at its first call; a host "
+                                       f"function calls each chip function with one specialization", src.loc(func))
                 return ChipCall(name, programs[name].functions[name])
             if getattr(target, "__pto_function__", None) is not None or type(target).__name__ == "JitHelper":
                 raise CompileError(f"{ast.unparse(func)} is a kernel: a host function calls @pl.jit chip functions "
                                    f"(which call kernels)", src.loc(func))
             return None
 
-        host = HostReader(item, src, g, False, resolve, collective_call,
-                        world_size=dconfig.world_size).read()
+        reader = HostReader(item, src, g, False, resolve, collective_call, world_size=dconfig.world_size,
+                            annotations=self._bare_annotations(args))
+        host = reader.read()
         chips = {c: programs[c] for c in host.chips}
         chips.update(builtin_chips(host, config.platform))
         out = (Path(output_dir) if output_dir is not None else default_output_dir(self.fn.__name__)).resolve()
@@ -104,6 +137,27 @@ class HostJitFunction:
         self.last_compiled = compiled
         return compiled
 
+    def _bare_annotations(self, args) -> dict:
+        """The annotations of bare ``pl.Tensor`` host parameters, from the arguments: the shape
+        and dtype of each array (specialize's rules, as for ``@pl.jit``)."""
+        infos = [param_info(name, annot) for name, annot in evaluated_params(self.fn)]
+        bare = [i for i in infos if i.role == "tensor" and i.shape is None]
+        if not bare:
+            return {}
+        if len(args) < len(infos):
+            raise UserError(f"{self.fn.__name__}: parameter {bare[0].name!r} is a bare pl.Tensor, which takes its shape "
+                            f"and dtype from an argument: pass all {len(infos)} arguments to compile (sample arrays)")
+        from ..runtime.device import DeviceTensor   # lazy: the runtime's buffers load with a compile
+        samples = [np.zeros(a.shape, a.ir_dtype.numpy()) if isinstance(a, DeviceTensor) else a
+                   for a in args[:len(infos)]]
+        specs, _ = specialize(infos, samples)
+        out = {}
+        for info, spec in zip(infos, specs):
+            if info in bare:
+                annot = TensorAnnot(tuple(spec.shape), spec.dtype)
+                out[info.name] = DirAnnot(info.direction, annot) if info.direction != "IN" else annot
+        return out
+
     @api_boundary
     def __call__(self, *args, config: Optional[RunConfig] = None):
         # lazy: as in compile
@@ -111,7 +165,9 @@ class HostJitFunction:
         config = config or RunConfig(platform=self.platform)
         if config.distributed_config is None:      # pypto's rule: one device (DistributedConfig())
             config = config.replace(distributed_config=check_config(None))
-        key = (config.platform,) + tuple(config.distributed_config.cache_key())
+        # bare pl.Tensor parameters specialize on the arrays: their shapes and dtypes are part of the key
+        bare = tuple(sorted((n, repr(a)) for n, a in self._bare_annotations(args).items()))
+        key = (config.platform,) + tuple(config.distributed_config.cache_key()) + bare
         compiled = self._compiled.get(key)
         if compiled is None:
             compiled = self._compiled[key] = self.compile(*args, config=config)

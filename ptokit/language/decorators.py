@@ -42,8 +42,12 @@ class ProgramSpec:
         return self.ir.functions
 
     def get_function(self, name: str):
-        """The IR function named ``name``, or None."""
-        return self.ir.get_function(name)
+        """The IR function named ``name``, or None.  A host-level function of a distributed
+        program is described (name, level, role, params, ``requires_runtime_binding``), not
+        parsed: it is compiled with the program (``ptokit.compile(..., distributed_config=)``)."""
+        from .sub_workers import host_function   # lazy: as in ir
+        found = host_function(self, name)
+        return found if found is not None else self.ir.get_function(name)
 
     def __getitem__(self, name: str):
         return self.ir[name]

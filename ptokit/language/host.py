@@ -57,13 +57,18 @@ class Value:
 
 @dataclass
 class ChipCall:
-    """What the host reader needs to know about a callee: its name and parsed header."""
+    """What the host reader needs to know about a callee: its name and parsed header.  A SubWorker
+    (``level=pl.Level.HOST, role=pl.Role.SubWorker``: plain Python run on the host) has no parsed
+    body: ``fn`` is its header alone and ``sub`` is True."""
     name: str
     fn: N.Function                 # kind Orchestration (a chip function) or InCore (a kernel: an error)
+    sub: bool = False
 
 
 class HostReader:
-    """Reads one host function.  ``resolve_call(func_node) -> ChipCall | None`` finds chip functions."""
+    """Reads one host function.  ``resolve_call(func_node, call_node) -> ChipCall | None`` finds chip
+    functions (``call_node``: the call, whose argument values ``expr`` gives: a ``@pl.jit`` chip
+    function with bare ``pl.Tensor`` parameters is specialized from them)."""
 
     def __init__(self, item: ast.FunctionDef, src: Source, g: dict, method: bool,
                  resolve_call: Callable[[ast.expr], Optional[ChipCall]], collective_hook=None,
@@ -79,6 +84,7 @@ class HostReader:
         self.lines: List[str] = []
         self.slots: List[Tuple[str, int]] = []
         self.chips: List[str] = []
+        self.subs: List[str] = []        # SubWorkers called, in first-call order
         self.collectives: List[Tuple[str, str, dict]] = []
         self.depth = 1
 
@@ -133,7 +139,8 @@ class HostReader:
         self.body(self.item.body)
         if not any(line.strip() and not line.strip().startswith("#") for line in self.lines):
             self.emit("pass")
-        return HostProgram(self.item.name, params, self.slots, self.lines, self.chips, self.collectives, ws_name)
+        return HostProgram(self.item.name, params, self.slots, self.lines, self.chips, self.collectives, ws_name,
+                           self.subs)
 
     # ------------------------------------------------------------ window slots
     def _is_pld(self, node, name: str) -> bool:
@@ -217,6 +224,8 @@ class HostReader:
             return
         if isinstance(s, ast.Assign):
             self.assign(s)
+        elif isinstance(s, ast.AnnAssign) and s.value is not None:     # x: pl.Tensor[...] = self.chip(...)
+            self.assign(ast.copy_location(ast.Assign([s.target], s.value), s))
         elif isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
             self.call(s.value)
         elif isinstance(s, ast.For):
@@ -262,9 +271,18 @@ class HostReader:
         if self._is_pld(v, "pld.window"):
             self.env[name] = self.window(v, name)
             return
-        if isinstance(v, ast.Call) and self.resolve_call(v.func) is not None:
-            raise self.err("a chip function call in host code is a statement: its results are the tensors it "
-                           "writes (call it as `self.f(..., device=r)`)", v)
+        if isinstance(v, ast.Call) and self._op_name(v.func) == "create_tensor":
+            self.env[name] = self.host_tensor(v, name)
+            return
+        if isinstance(v, ast.Call) and self.resolve_call(v.func, v) is not None:
+            outs = self.call(v)                        # out = self.chip(a, b, out): the tensors it writes
+            if len(outs) != 1:
+                raise self.err(f"{ast.unparse(v.func)} writes {len(outs)} tensors; a call's result names the one "
+                               f"pl.Out / pl.InOut tensor it writes (call it as a statement otherwise)", v)
+            if name != outs[0].text:
+                self.emit(f"{name} = {outs[0].text}")
+            self.env[name] = Value(name, "tensor", outs[0].shape, outs[0].dtype)
+            return
         if isinstance(v, ast.Call) and self.collective_hook is not None:
             full = self._op_name(v.func)
             res = self.collective_hook(self, full, v) if full is not None else None
@@ -299,6 +317,16 @@ class HostReader:
         self.emit(f"{name} = rt.window({buf.id}, {list(shape)!r}, {dtype.name!r})")
         return Value(name, "window", shape, dtype)
 
+    def host_tensor(self, call: ast.Call, name: str) -> Value:
+        """``t = pl.create_tensor(shape, dtype=)`` in host code: a host intermediate (zero-filled,
+        for the host call), which chip and SubWorker calls read and write."""
+        if len(call.args) != 1:
+            raise self.err("pl.create_tensor(shape, *, dtype) in host code takes a static shape", call)
+        shape = self._shape(call.args[0])
+        dtype = self._dtype_kw(call, required=True)
+        self.emit(f"{name} = rt.host_tensor({list(shape)!r}, {dtype.name!r})")
+        return Value(name, "tensor", shape, dtype)
+
     def for_(self, s: ast.For) -> None:
         if not isinstance(s.target, ast.Name) or s.orelse:
             raise self.err("a host loop is `for r in pl.range(...)` over one name", s)
@@ -329,15 +357,16 @@ class HostReader:
         return getattr(target, "__pld_name__", None) or getattr(target, "__pto_op__", None)
 
     # ------------------------------------------------------------ calls
-    def call(self, c: ast.Call) -> None:
-        chip = self.resolve_call(c.func)
+    def call(self, c: ast.Call) -> List[Value]:
+        """A call statement; a chip or SubWorker call returns the tensors it writes (its
+        pl.Out / pl.InOut arguments)."""
+        chip = self.resolve_call(c.func, c)
         if chip is not None:
-            self.dispatch(chip, c)
-            return
+            return self.dispatch(chip, c)
         full = self._op_name(c.func)
         if full is not None and self.collective_hook is not None:
             if self.collective_hook(self, full, c) is not None:
-                return
+                return []
         if full in P3_NAMES:
             raise self.err(f"{full} is not supported yet", c.func)
         if full is not None:
@@ -345,8 +374,10 @@ class HostReader:
                            f"used in kernel code", c.func)
         raise self.err(f"{ast.unparse(c.func)!r} is not a chip function or a host operation", c.func)
 
-    def dispatch(self, chip: ChipCall, c: ast.Call) -> None:
+    def dispatch(self, chip: ChipCall, c: ast.Call) -> List[Value]:
         fn = chip.fn
+        if chip.sub:
+            return self.sub_call(chip, c)
         if fn.kind is not N.FunctionType.Orchestration:
             raise self.err(f"{chip.name} is a kernel: a host function calls chip (per-device) functions "
                            f"(type=pl.FunctionType.Orchestration / @pl.jit), which call kernels", c.func)
@@ -360,9 +391,11 @@ class HostReader:
         params = user_params(fn)
         if len(c.args) != len(params):
             raise self.err(f"{chip.name} takes {len(params)} arguments, but {len(c.args)} were given", c)
-        tensors, scalars = [], []
+        tensors, scalars, outs = [], [], []
         for p, node in zip(params, c.args):
             v = self.expr(node)
+            if isinstance(p.type, TensorType) and p.direction in (N.Direction.OUT, N.Direction.INOUT):
+                outs.append(v)
             if is_window(p.type):
                 if v.kind != "window":
                     raise self.err(f"argument {p.name!r} of {chip.name} is a pld.DistributedTensor: pass a window "
@@ -385,6 +418,32 @@ class HostReader:
             self.chips.append(chip.name)
         self.emit(f"rt.dispatch({device.text if device is not None else 'None'}, {chip.name!r}, "
                   f"[{', '.join(tensors)}], [{', '.join(scalars)}])")
+        return outs
+
+    def sub_call(self, sub: ChipCall, c: ast.Call) -> List[Value]:
+        """``self.verify(f)``: run SubWorker ``verify`` on the host tensors (after the dispatches
+        writing them)."""
+        if c.keywords:
+            raise self.err(f"{sub.name} is a SubWorker (it runs on the host): its call takes positional "
+                           f"arguments only", c.keywords[0].value)
+        params = sub.fn.params
+        if len(c.args) != len(params):
+            raise self.err(f"{sub.name} takes {len(params)} arguments, but {len(c.args)} were given", c)
+        args, outs = [], []
+        for p, node in zip(params, c.args):
+            v = self.expr(node)
+            want = "tensor" if isinstance(p.type, TensorType) else "scalar"
+            if v.kind != want:
+                raise self.err(f"argument {p.name!r} of SubWorker {sub.name} is a host {want}, got a {v.kind}", node)
+            if want == "tensor":
+                self._check_shape(p, v, sub, node)
+                if p.direction in (N.Direction.OUT, N.Direction.INOUT):
+                    outs.append(v)
+            args.append(v.text)
+        if sub.name not in self.subs:
+            self.subs.append(sub.name)
+        self.emit(f"rt.sub({sub.name!r}, [{', '.join(args)}])")
+        return outs
 
     def _check_shape(self, p, v: Value, chip: ChipCall, node) -> None:
         want = p.type

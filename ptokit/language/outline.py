@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
+from ..errors import PartialCodegenError
 from ..ir import nodes as N
 from ..ir.access import tensor_accesses
 from ..ir.types import INDEX, TensorType, dim_vars
@@ -59,6 +60,7 @@ class Outliner:
         bound to the SPMD block index in the kernel (``for i in pl.spmd(n)``)."""
         if not s.body or all(isinstance(b, ast.Pass) for b in s.body):
             raise parser.err("a pl.at block needs a body (the kernel's code)", s)
+        check_out_rebinding(parser, s.body)
         kname = self.kernel_name(parser, spec)
         # names bound to a tensor window in the orchestration (`band = x[a:b, :]`, `pl.slice(x, ...)`):
         # the kernel's tensor parameters, passed the window
@@ -106,6 +108,35 @@ class Outliner:
             attrs["views"] = views
         inner_scope = N.Scope("incore", body, attrs, loc=parser.loc(s))
         return N.Scope("at", [inner_scope], spec.scope_attrs(), loc=parser.loc(s))
+
+
+def check_out_rebinding(parser, body: List[ast.stmt]) -> None:
+    """pypto refuses a block that assigns a ``pl.Out`` / ``pl.InOut`` tensor parameter of the
+    enclosing function twice when the second value does not build on the first
+    (``result = pl.mul(x, 2.0)`` then ``result = pl.add(x, 1.0)``): the second binding discards
+    the first write, and the output would hold neither.  A located ``PartialCodegenError`` (a
+    CompileError, pypto's kind); ``out = pl.assemble(out, t, ...)`` reads ``out`` and is fine."""
+    if parser.fn is None:
+        return
+    outs = {p.name for p in parser.fn.params
+            if isinstance(p.type, TensorType) and p.direction in (N.Direction.OUT, N.Direction.INOUT)}
+    written: Dict[str, int] = {}
+    for st in body:
+        if isinstance(st, ast.Assign) and len(st.targets) == 1:
+            target, value = st.targets[0], st.value
+        elif isinstance(st, ast.AnnAssign) and st.value is not None:
+            target, value = st.target, st.value
+        else:
+            continue
+        if not (isinstance(target, ast.Name) and target.id in outs):
+            continue
+        name = target.id
+        if name in written and name not in {n.id for n in _names(value) if isinstance(n.ctx, ast.Load)}:
+            raise PartialCodegenError(f"{name!r} is a pl.Out tensor of {parser.fn.name}: this assignment rebinds "
+                                      f"it and discards the value written at line {written[name]}, so the output "
+                                      f"would hold neither; compute into another name, or build on {name} "
+                                      f"(`{name} = pl.assemble({name}, t, offsets)`)", parser.loc(target))
+        written[name] = parser.src.start + st.lineno - 1
 
 
 def _names(node) -> List[ast.Name]:

@@ -3,9 +3,11 @@
     python -m pytest -p ptokit.pypto.pytest_plugin tests_for_pypto/           # alias on
     python -m pytest -p ptokit.pypto.pytest_plugin --no-simulate-hardware ... # hardware refused
 
-With the plugin loaded the alias is installed before any test module is collected (so their
-``import pypto...`` lines resolve to ptokit) and removed when the session ends.
-``--pypto-alias=off`` loads the plugin without installing it.  A test that fails because it
+The alias is installed as soon as the plugin is registered -- before any test module is
+collected, and before the plugins named after it (``-p ptokit.pypto.pytest_plugin -p
+their_plugin``), so a plugin or harness that imports pypto gets ptokit too -- and removed when
+the session ends.  ``--pypto-alias=off`` removes it again when the options are read, before
+anything is collected.  A test that fails because it
 asks for a pypto name ptokit does not provide fails with that one line.
 """
 from __future__ import annotations
@@ -17,6 +19,9 @@ from .missing import explain, explain_text
 
 
 def pytest_addoption(parser):
+    # registration time: the options are not parsed yet, so the alias goes in now and
+    # pytest_configure takes it out again for --pypto-alias=off
+    alias.install()
     group = parser.getgroup("ptokit-pypto", "run pypto tests on ptokit (docs/pypto.md)")
     group.addoption("--pypto-alias", choices=("on", "off"), default="on",
                     help="resolve `import pypto` to ptokit in this session (default: on)")
@@ -28,6 +33,8 @@ def pytest_configure(config):
     if config.getoption("pypto_alias") == "on":
         alias.install(simulate_hardware=not config.getoption("no_simulate_hardware"))
         config._ptokit_pypto_installed = True
+    else:
+        alias.uninstall()
 
 
 def pytest_unconfigure(config):

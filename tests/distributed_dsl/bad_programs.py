@@ -290,3 +290,87 @@ class PeerOutOfRange:
         sig = pld.window(buf, [1, 1], dtype=pl.INT32)
         for r in pl.range(pld.world_size()):
             self.chip(sig, device=r)
+
+
+@pl.program
+class SubWorkerWithSelf:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+        y = pl.store(pl.load(x, [0, 0], [1, N]), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, x: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+        y = self.k(x, y)
+        return y
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
+    def look(self, y: pl.Tensor[[1, N], pl.FP32]):                          # mistake: a SubWorker with self
+        ...
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def main(self, x: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+        self.chip(x, y)
+        self.look(y)
+
+
+@pl.program
+class SubWorkerCall:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+        y = pl.store(pl.load(x, [0, 0], [1, N]), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, x: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+        y = self.k(x, y)
+        return y
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
+    def look(y: pl.Tensor[[1, N], pl.FP32]):
+        ...
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def main(self, x: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+        self.chip(x, y)
+        self.look(y, x)                                                     # mistake: SubWorker argument count
+
+
+@pl.program
+class ChipResultOfTwo:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]],
+          z: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+        y = pl.store(pl.load(x, [0, 0], [1, N]), [0, 0], y)
+        z = pl.store(pl.load(x, [0, 0], [1, N]), [0, 0], z)
+        return y, z
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, x: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]],
+             z: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+        y, z = self.k(x, y, z)
+        return y, z
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def main(self, x: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]],
+             z: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+        both = self.chip(x, y, z)                                           # mistake: one name for two outputs
+
+
+@pl.program
+class HostCreateTensor:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+        y = pl.store(pl.load(x, [0, 0], [1, N]), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, x: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+        y = self.k(x, y)
+        return y
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def main(self, x: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+        t = pl.create_tensor([1, N])                                        # mistake: host tensor without dtype
+        self.chip(x, t)
+        self.chip(t, y)

@@ -85,3 +85,14 @@ def test_peer_out_of_range_fails_the_run(tmp_path):
     with pytest.raises(DistributedRunFailure) as info:
         c(np.zeros((2, 1, 64), np.float32))
     assert "peer 2 is out of range" in str(info.value) and info.value.code == 101
+
+
+@pytest.mark.parametrize("program, mistake, words", [
+    (bad.SubWorkerWithSelf, "a SubWorker with self", ["SubWorker look takes no self"]),
+    (bad.SubWorkerCall, "SubWorker argument count", ["look takes 1 arguments, but 2 were given"]),
+    (bad.ChipResultOfTwo, "one name for two outputs", ["chip writes 2 tensors",
+                                                       "names the one pl.Out / pl.InOut tensor it writes"]),
+    (bad.HostCreateTensor, "host tensor without dtype", ["pl.create_tensor needs dtype="]),
+])
+def test_sub_worker_and_chip_result_misuse_is_located(program, mistake, words, tmp_path):
+    _located(_compile_error(program, tmp_path, distributed_config=ptokit.DistributedConfig()), mistake, *words)

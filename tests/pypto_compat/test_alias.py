@@ -63,9 +63,9 @@ def test_the_names_pypto_programs_import(alias):
 def test_missing_names_are_not_provided_errors(alias):
     import pypto.backend
     import pypto.language as pl
-    with pytest.raises(NotProvidedAttribute, match=r"^pypto\.backend\.SoC is not provided by ptokit \(ptokit "
-                                                   r"describes the chip"):
-        pypto.backend.SoC
+    with pytest.raises(NotProvidedAttribute, match=r"^pypto\.backend\.get_handler is not provided by ptokit \("
+                                                   r"ptokit's stages ask the target's facts"):
+        pypto.backend.get_handler
     assert not hasattr(pypto.backend, "no_such_name")        # an AttributeError: hasattr still works
     with pytest.raises(ImportError) as info:
         from pypto.ir.pass_manager import PassManager  # noqa: F401

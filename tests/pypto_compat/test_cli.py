@@ -116,3 +116,47 @@ def test_the_pytest_plugin_can_refuse_hardware():
                "--rootdir", str(PROGRAMS), "pypto_style_checks.py", "-k", "hardware", entry=("-m", "pytest"))
     assert p.returncode == 1
     assert "platform 'a5' is real hardware" in p.stdout
+
+
+@pytest.mark.parametrize("runtime", ["tensormap_and_ringbuffer", "host_build_graph"])
+def test_sub_workers_run_on_the_host_and_abstract_ones_are_bound_at_prepare(runtime):
+    p = ptokit("sub_workers.py", runtime)
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.splitlines()
+    assert out[-1] == f"OK {runtime} callbacks=2"
+    assert out[0] == ("refused: SubWorker 'report' is a runtime-bound callback (declared with a `...` body): bind it "
+                      "with prepare(callbacks={'report': fn})")
+    assert out[1] == ("refused: prepare(callbacks=...): names that are not sub-workers of this program: 'nosuch' "
+                      "(its SubWorkers: report, square)")
+    assert out[2].startswith("unbound: SubWorker 'report' is a runtime-bound callback with no default implementation")
+
+
+@pytest.mark.parametrize("runtime", ["tensormap_and_ringbuffer", "host_build_graph"])
+def test_jit_host_with_bare_tensors_shares_a_worker(runtime):
+    p = ptokit("jit_host_bare.py", runtime)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == [f"OK {runtime} steps=2", "OK calls"]
+
+
+def test_rebinding_an_out_tensor_is_a_partial_codegen_error():
+    p = ptokit("out_rebinding.py")
+    assert p.returncode == 0, p.stderr
+    first, caret_line, caret, ok = p.stdout.splitlines()
+    assert first.startswith("PartialCodegenError: out_rebinding.py:13:9: error: 'result' is a pl.Out tensor of "
+                            "rebinds: this assignment rebinds it and discards the value written at line 12")
+    assert caret_line.strip() == "result = pl.neg(x)" and caret.strip() == "^"
+    assert ok == "OK"                    # an assignment that builds on the output is not refused
+
+
+def test_the_pytest_plugin_runs_benchmark_and_worker_checks():
+    p = ptokit("-p", "ptokit.pypto.pytest_plugin", "-p", "no:cacheprovider", "-q", "--rootdir", str(PROGRAMS),
+               "pypto_style_runtime.py", entry=("-m", "pytest"))
+    assert p.returncode == 0, p.stdout
+    assert "5 passed" in p.stdout
+
+
+def test_a_harness_plugin_named_after_the_ptokit_plugin_imports_ptokits_pypto():
+    p = ptokit("-p", "ptokit.pypto.pytest_plugin", "-p", "pypto_like_plugin", "-p", "no:cacheprovider", "-q",
+               "--rootdir", str(PROGRAMS), "pypto_style_fixture.py", entry=("-m", "pytest"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "1 passed" in p.stdout

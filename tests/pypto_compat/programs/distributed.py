@@ -35,6 +35,9 @@ if __name__ == "__main__":
     f = np.zeros_like(a)
     compiled(a, b, f)
     np.testing.assert_array_equal(f, a + b)
+    returned = compiled(a, b)                            # return style: the Out tensor is allocated
+    assert isinstance(returned, np.ndarray) and returned is not f
+    np.testing.assert_array_equal(returned, a + b)
     with compiled.prepare() as rt:
         acc = rt.alloc_tensor((N, N), np.float32)        # resident: survives every run
         for _ in range(3):

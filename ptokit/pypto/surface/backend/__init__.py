@@ -1,9 +1,12 @@
-"""``pypto.backend`` under ``ptokit pypto``: ``BackendType`` and the process-wide backend setting
+"""``pypto.backend`` under ``ptokit pypto``: ``BackendType``, the process-wide backend setting
 (``set_backend_type`` / ``get_backend_type``: pypto configures its C++ backend once per process;
-here it only records the choice, and ``pypto.ir.compile`` takes ``backend_type`` per call)."""
+here it only records the choice, and ``pypto.ir.compile`` takes ``backend_type`` per call), and
+the SoC description (``Backend910B.instance().soc`` ...: ``soc.py``, from ptokit's platform facts)."""
 from ....targets import BackendType, coerce_backend_type
 from .._names import surface_getattr
 from . import pto_backend  # noqa: F401
+from .soc import (Backend, Backend910B, Backend950, Cluster, Core, Die, Mem, SoC,  # noqa: F401
+                  get_backend_instance)
 
 _current = [None]
 
@@ -30,6 +33,5 @@ def reset_for_testing() -> None:
 
 
 __getattr__ = surface_getattr("pypto.backend", "ptokit.backend", why={
-    name: "ptokit describes the chip by platform facts, not a SoC object tree"
-    for name in ("Mem", "Core", "Cluster", "Die", "SoC", "Backend", "Backend910B", "Backend950",
-                 "get_backend_instance")})
+    "BackendHandler": "ptokit's stages ask the target's facts (ptokit.targets.Target), not a handler object",
+    "get_handler": "ptokit's stages ask the target's facts (ptokit.targets.Target), not a handler object"})

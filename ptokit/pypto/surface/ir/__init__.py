@@ -52,6 +52,13 @@ def compile(program, output_dir=None, strategy=OptimizationStrategy.Default, dum
     if output_dir is None and os.environ.get("PYPTO_PROG_BUILD_DIR"):
         stamp = datetime.datetime.now().strftime("%Y%m%d_%H%M%S_%f")
         output_dir = Path(os.environ["PYPTO_PROG_BUILD_DIR"]) / f"{getattr(program, 'name', 'program')}_{stamp}"
+    dump = level is not PassDumpLevel.NONE
+    if dump and _has_host_function(program):
+        # pypto's default (True) asks for the IR dumps of every compile; ptokit writes them for
+        # one-chip compiles only
+        notice_once("dump_passes:distributed", "dump_passes: the per-pass IR dumps are written for one-chip "
+                    "programs; this distributed program is compiled without them")
+        dump = False
     kw = {}
     if distributed_config is not None:
         kw["distributed_config"] = distributed_config
@@ -60,8 +67,15 @@ def compile(program, output_dir=None, strategy=OptimizationStrategy.Default, dum
     if profiling:
         kw["profiling"] = True
     return _ptokit_compile(program, output_dir=output_dir, platform=platform, runtime=runtime,
-                           dump_passes=level is not PassDumpLevel.NONE, dump_ptoas_passes=bool(dump_ptoas_passes),
+                           dump_passes=dump, dump_ptoas_passes=bool(dump_ptoas_passes),
                            **kw)
+
+
+def _has_host_function(program) -> bool:
+    # lazy: the front end loads with the compile
+    from ....distributed_build import class_units, is_host_unit
+    from ....language.decorators import ProgramSpec
+    return isinstance(program, ProgramSpec) and any(is_host_unit(u) for u in class_units(program))
 
 
 def python_print(node) -> str:

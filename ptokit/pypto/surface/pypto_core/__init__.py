@@ -5,7 +5,7 @@ import sys
 
 from ....ir.kinds import DType as DataType
 from .._names import surface_getattr
-from . import passes
+from . import ir, passes  # noqa: F401
 
 
 class LogLevel(enum.IntEnum):

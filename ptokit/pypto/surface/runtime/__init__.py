@@ -45,10 +45,10 @@ def log_level():
 __getattr__ = surface_getattr("pypto.runtime", "ptokit.runtime", lazy={
     "DistributedWorker": "ptokit.distributed_compiled:DistributedWorker",
     "execute_distributed_compiled": "ptokit.pypto.surface.runtime.distributed_runner:execute_distributed_compiled",
+    "Worker": "ptokit.pypto.surface.runtime.worker:Worker",
+    "benchmark": "ptokit.pypto.surface.runtime.bench:benchmark",
+    "BenchmarkStats": "ptokit.pypto.surface.runtime.bench:BenchmarkStats",
 }, why={
-    "benchmark": "ptokit's timings come from the run record (RunResult) and bench/",
-    "BenchmarkStats": "ptokit's timings come from the run record (RunResult) and bench/",
     "TraceInvocation": "ptokit's run trace is RunConfig(trace=...) / docs/trace.md",
     "TraceSpan": "ptokit's run trace is RunConfig(trace=...) / docs/trace.md",
-    "StackedDeviceTensor": "ptokit's DeviceTensor is per worker",
-    "Worker": "ptokit's workers are ChipWorker and DistributedWorker"})
+    "StackedDeviceTensor": "ptokit's DeviceTensor is per worker"})
