@@ -542,6 +542,8 @@ class Bench:
         """The race checker on real kernels whose declared regions all overlap: a MANUAL-scope
         two-stage pipeline of 2*m*n tasks over one scratch tensor; checker off vs on,
         schedule="default" (the checker's cost alone).  The ratio must stay flat as m*n grows."""
+        import numpy as np
+        from ptokit.runtime import RunConfig
         c = ptokit.compile(program, output_dir=self.fresh_dir(f"racepipeline{suffix}"))
         xp = np.random.default_rng(0).standard_normal((m * tile, n * tile)).astype(np.float32)
         n_pipe = 2 * m * n
