@@ -18,11 +18,14 @@
 //   freed once nothing can ask about them.
 // * The touched bytes: the tile library reports every global access of a checked task (mode 1:
 //   in a MANUAL scope or a scope nested in one; mode 2: every task) as rows of bytes
-//   (pto_cpu_note_gm_rows, kind read / write / atomic add).  When a task completes, its rows go
-//   into one shadow map of the address space: disjoint byte segments, each holding the live
-//   accesses that covered all of it.  Only the segments the task's rows meet are visited, so
-//   tasks that share one tensor but touch different tiles never meet (near-linear in the
-//   rows touched, whatever the declared regions).  Each access met that conflicts (one side
+//   (pto_cpu_note_gm_rows, kind read / write / atomic add).  When a task completes, its
+//   records become rectangles of per-buffer planes (the buffer as rows of the row pitch of the
+//   first argument that declared it: a tile of rows of that pitch is one rectangle, a contiguous
+//   span at most three, anything else one per row -- always exact), and go into the plane's
+//   disjoint column segments, each with disjoint row segments holding the live accesses that
+//   covered all of it.  Only the segments the task's rectangles meet are visited, so tasks that
+//   share one tensor but touch different tiles never meet (near-linear in the rectangles
+//   touched, whatever the declared regions).  Each access met that conflicts (one side
 //   writing; two atomic adds do not) and is not ordered with the task is a race; an access
 //   ordered before it that it supersedes (a write supersedes anything, a read a read, an atomic
 //   add an atomic add) leaves the segment: a later task not ordered after the newer access is
@@ -34,8 +37,8 @@
 // * A completed task's accesses are forgotten once every checked task submitted before it
 //   completed has completed too: any task after that is ordered after it.
 // * The blocks of one SPMD task run concurrently and are compared with each other.
-// Cost: per task, a few map steps per row touched plus one O(1) order query per live access
-// met (bench/run.py, race_pipeline_* rows: 128 to 2048 tasks sharing one tensor).
+// Cost: per task, a few map steps per rectangle and segment plus one O(1) order query per
+// live access met (bench/run.py, race_pipeline_* rows: 128 to 2048 tasks sharing one tensor).
 // Knows nothing about rings or threads: sim_orchestration.hpp and sim_scheduler.hpp call it
 // with the device lock held.
 #pragma once
