@@ -130,39 +130,42 @@ class DslChain:
 
 
 # --- the race checker on a MANUAL-scope pipeline over one scratch tensor -----------
-RP_M, RP_N, RP_T = 8, 8, 32            # a grid of RP_M x RP_N tiles of RP_T x RP_T f32
-RP_ROWS, RP_COLS = RP_M * RP_T, RP_N * RP_T
+RP_T = 32                               # a grid of m x n tiles of RP_T x RP_T f32
 
 
-@pl.program
-class RacePipeline:
-    """out = 2 * x + 1 per tile in two stages (stage 2 deps= on its stage 1); every task takes the
-    whole scratch / out tensors and picks its tile by offsets, so all declared regions overlap
-    and the checker judges every pair on the bytes touched."""
+def make_race_pipeline(m, n):
+    """out = 2 * x + 1 per tile of an m x n grid in two stages (stage 2 deps= on its stage 1);
+    every task takes the whole scratch / out tensors and picks its tile by offsets, so all
+    declared regions overlap and the checker judges every pair on the bytes touched.  2*m*n tasks."""
+    rows, cols = m * RP_T, n * RP_T
 
-    @pl.function(type=pl.FunctionType.InCore)
-    def stage1(self, x: pl.Tensor[[RP_ROWS, RP_COLS], pl.FP32], s: pl.Out[pl.Tensor[[RP_ROWS, RP_COLS], pl.FP32]],
-               row: pl.Scalar[pl.INDEX], col: pl.Scalar[pl.INDEX]) -> pl.Tensor[[RP_ROWS, RP_COLS], pl.FP32]:
-        t = pl.load(x, [row, col], [RP_T, RP_T])
-        s = pl.store(pl.add(t, t), [row, col], s)
-        return s
+    @pl.program
+    class RacePipeline:
+        @pl.function(type=pl.FunctionType.InCore)
+        def stage1(self, x: pl.Tensor[[rows, cols], pl.FP32], s: pl.Out[pl.Tensor[[rows, cols], pl.FP32]],
+                   row: pl.Scalar[pl.INDEX], col: pl.Scalar[pl.INDEX]) -> pl.Tensor[[rows, cols], pl.FP32]:
+            t = pl.load(x, [row, col], [RP_T, RP_T])
+            s = pl.store(pl.add(t, t), [row, col], s)
+            return s
 
-    @pl.function(type=pl.FunctionType.InCore)
-    def stage2(self, s: pl.Tensor[[RP_ROWS, RP_COLS], pl.FP32], out: pl.Out[pl.Tensor[[RP_ROWS, RP_COLS], pl.FP32]],
-               row: pl.Scalar[pl.INDEX], col: pl.Scalar[pl.INDEX]) -> pl.Tensor[[RP_ROWS, RP_COLS], pl.FP32]:
-        t = pl.load(s, [row, col], [RP_T, RP_T])
-        out = pl.store(pl.adds(t, 1.0), [row, col], out)
-        return out
+        @pl.function(type=pl.FunctionType.InCore)
+        def stage2(self, s: pl.Tensor[[rows, cols], pl.FP32], out: pl.Out[pl.Tensor[[rows, cols], pl.FP32]],
+                   row: pl.Scalar[pl.INDEX], col: pl.Scalar[pl.INDEX]) -> pl.Tensor[[rows, cols], pl.FP32]:
+            t = pl.load(s, [row, col], [RP_T, RP_T])
+            out = pl.store(pl.adds(t, 1.0), [row, col], out)
+            return out
 
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x: pl.Tensor[[RP_ROWS, RP_COLS], pl.FP32], s: pl.Out[pl.Tensor[[RP_ROWS, RP_COLS], pl.FP32]],
-             out: pl.Out[pl.Tensor[[RP_ROWS, RP_COLS], pl.FP32]]) -> pl.Tensor[[RP_ROWS, RP_COLS], pl.FP32]:
-        with pl.manual_scope():
-            for i in pl.range(RP_M):
-                for j in pl.parallel(RP_N):
-                    s, t1 = pl.submit(self.stage1, x, s, i * RP_T, j * RP_T)
-                    out, _ = pl.submit(self.stage2, s, out, i * RP_T, j * RP_T, deps=[t1])
-        return out
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[rows, cols], pl.FP32], s: pl.Out[pl.Tensor[[rows, cols], pl.FP32]],
+                 out: pl.Out[pl.Tensor[[rows, cols], pl.FP32]]) -> pl.Tensor[[rows, cols], pl.FP32]:
+            with pl.manual_scope():
+                for i in pl.range(m):
+                    for j in pl.parallel(n):
+                        s, t1 = pl.submit(self.stage1, x, s, i * RP_T, j * RP_T)
+                        out, _ = pl.submit(self.stage2, s, out, i * RP_T, j * RP_T, deps=[t1])
+            return out
+
+    return RacePipeline
 
 
 # --- row softmax and layer norm over the same stream (tile work per block) ----

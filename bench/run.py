@@ -50,6 +50,8 @@ ROW_KEYS = [
     "race_chain_off_tmr", "race_chain_manual_tmr", "race_chain_ratio_tmr",
     "race_fan_off_tmr", "race_fan_manual_tmr", "race_fan_ratio_tmr",
     "race_pipeline_off_tmr", "race_pipeline_manual_tmr", "race_pipeline_ratio_tmr",
+    "race_pipeline_512_off_tmr", "race_pipeline_512_manual_tmr", "race_pipeline_512_ratio_tmr",
+    "race_pipeline_2048_off_tmr", "race_pipeline_2048_manual_tmr", "race_pipeline_2048_ratio_tmr",
     "dsl_chain_tmr", "dsl_chain_hbg", "dsl_chain_estimate_tmr",
     "ew_numpy", "ew_sim", "ew_sim_estimate", "ew_sim_unfused", "ew_sim_spmd", "ew_numpy_large", "ew_sim_large", "ew_sim_copy", "ew_numpy_copy", "ew_call",
     "ew_call_copied",
@@ -510,27 +512,9 @@ class Bench:
         # two-stage pipeline over one scratch tensor (every pair of tasks is judged on the bytes
         # its kernels touched); checker off vs on, schedule="default" (the checker's cost alone)
         import ptokit
-        from bench_programs import RP_COLS, RP_M, RP_N, RP_ROWS, RacePipeline
-        c = ptokit.compile(RacePipeline, output_dir=self.fresh_dir("racepipeline"))
-        xp = np.random.default_rng(0).standard_normal((RP_ROWS, RP_COLS)).astype(np.float32)
-        n_pipe = 2 * RP_M * RP_N
-        per = {}
-        for mode in ("off", "manual"):
-            cfg = RunConfig(runtime="tensormap_and_ringbuffer", race_check=mode, schedule="default")
-            times = []
-            for _ in range(reps + 1):
-                sp, op = np.zeros_like(xp), np.zeros_like(xp)
-                r = c(xp, sp, op, config=cfg)
-                if r.tasks != n_pipe or r.races or not np.allclose(op, 2 * xp + 1, rtol=1e-6):
-                    raise RuntimeError(f"race pipeline: {r.tasks} tasks, {len(r.races)} races or wrong numbers")
-                times.append(r.elapsed / n_pipe * 1e6)
-            per[mode] = statistics.median(times[1:])   # the first run warms up
-            self.add(f"race_pipeline_{mode}_tmr", f"per-task cost: MANUAL-scope pipeline of {n_pipe} tasks on one "
-                     f"scratch tensor, race_check={mode!r} [tmr]", per[mode], "us/task", "", None, reps=reps,
-                     notes=f"{RP_M}x{RP_N} tiles of 32x32 f32, 2 stages; every declared region overlaps, so the "
-                           f"checker's cost grows with the number of unordered tasks sharing the tensor")
-        self.add("race_pipeline_ratio_tmr", "  race checker overhead on the pipeline: on / off", per["manual"] /
-                 per["off"], "x", "<=", 3.0, notes="issue 31: judged on touched bytes, within 3x", reps=reps)
+        from bench_programs import RP_T, make_race_pipeline
+        for m, n, suffix in ((8, 8, ""), (16, 16, "_512"), (32, 32, "_2048")):
+            self.race_pipeline(ptokit, make_race_pipeline(m, n), m, n, RP_T, suffix, reps)
 
         # the same chain from the DSL, with a real (8x8 tile) kernel per task
         from bench_programs import DslChain
@@ -553,6 +537,33 @@ class Bench:
         self.add("dsl_chain_estimate_tmr", f"  the chain [tmr] with RunConfig(estimate=True): call time vs plain",
                  ratio, "x", "<=", 1.5, notes=f"{plain * 1e3:.2f} ms plain, {est * 1e3:.2f} ms estimated (paired, "
                  "median); issue 32: at most 1.5x", reps=reps)
+
+    def race_pipeline(self, ptokit, program, m, n, tile, suffix, reps):
+        """The race checker on real kernels whose declared regions all overlap: a MANUAL-scope
+        two-stage pipeline of 2*m*n tasks over one scratch tensor; checker off vs on,
+        schedule="default" (the checker's cost alone).  The ratio must stay flat as m*n grows."""
+        import numpy as np
+        from ptokit.runtime import RunConfig
+        c = ptokit.compile(program, output_dir=self.fresh_dir(f"racepipeline{suffix}"))
+        xp = np.random.default_rng(0).standard_normal((m * tile, n * tile)).astype(np.float32)
+        n_pipe = 2 * m * n
+        per = {}
+        for mode in ("off", "manual"):
+            cfg = RunConfig(runtime="tensormap_and_ringbuffer", race_check=mode, schedule="default")
+            times = []
+            for _ in range(reps + 1):
+                sp, op = np.zeros_like(xp), np.zeros_like(xp)
+                r = c(xp, sp, op, config=cfg)
+                if r.tasks != n_pipe or r.races or not np.allclose(op, 2 * xp + 1, rtol=1e-6):
+                    raise RuntimeError(f"race pipeline: {r.tasks} tasks, {len(r.races)} races or wrong numbers")
+                times.append(r.elapsed / n_pipe * 1e6)
+            per[mode] = statistics.median(times[1:])   # the first run warms up
+            self.add(f"race_pipeline{suffix}_{mode}_tmr", f"per-task cost: MANUAL-scope pipeline of {n_pipe} tasks "
+                     f"on one scratch tensor, race_check={mode!r} [tmr]", per[mode], "us/task", "", None, reps=reps,
+                     notes=f"{m}x{n} tiles of {tile}x{tile} f32, 2 stages; every declared region overlaps")
+        self.add(f"race_pipeline{suffix}_ratio_tmr", f"  race checker overhead on the pipeline of {n_pipe} tasks: "
+                 f"on / off", per["manual"] / per["off"], "x", "<=", 3.0,
+                 notes="issue 31: judged on touched bytes, within 3x at every size", reps=reps)
 
     def elementwise(self):
         import numpy as np

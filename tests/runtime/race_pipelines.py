@@ -158,3 +158,50 @@ class Touches:
                 y = self.poke(y, 5)
                 y = self.poke(y, 5)
         return y
+
+
+ST = 16                                # SharedTiles: tiles of ST x ST in a 64 x 64 tensor
+
+
+@pl.program
+class SharedTiles:
+    """Every task takes the whole tensor `s` and picks a tile by offsets (the declared regions
+    all overlap); what the kernels touch decides.  `sel` 0: a writer, a second writer of the next
+    tile with deps= on it, a reader of the first tile with deps= on the second only (ordered by a
+    path, no direct edge), and an unrelated writer of the adjacent tile (no race); 1: two writers of
+    tiles that overlap by a quarter, no deps= (a race); 2: a writer, a second writer of the same
+    tile with deps= on it, then a reader without deps= (a race with the nearer writer); 3: a reader
+    without deps=, then a writer of its tile (a race, whichever completes first)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def put(self, x: pl.Tensor[[64, 64], pl.FP32], s: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+            row: pl.Scalar[pl.INDEX], col: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64, 64], pl.FP32]:
+        s = pl.store(pl.adds(pl.load(x, [row, col], [ST, ST]), 1.0), [row, col], s)
+        return s
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def get(self, s: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+            row: pl.Scalar[pl.INDEX], col: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64, 64], pl.FP32]:
+        out = pl.store(pl.load(s, [row, col], [ST, ST]), [row, col], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 64], pl.FP32], s: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]], sel: pl.Scalar[pl.INT32]) -> pl.Tensor[[64, 64], pl.FP32]:
+        with pl.manual_scope():
+            if sel == 0:
+                s, a = pl.submit(self.put, x, s, 0, 0)
+                s, b = pl.submit(self.put, x, s, 0, ST, deps=[a])
+                out, _c = pl.submit(self.get, s, out, 0, 0, deps=[b])
+                s, _d = pl.submit(self.put, x, s, 0, 2 * ST)
+            if sel == 1:
+                s, _a = pl.submit(self.put, x, s, 0, 0)
+                s, _b = pl.submit(self.put, x, s, ST // 2, ST // 2)
+            if sel == 2:
+                s, a = pl.submit(self.put, x, s, 0, 0)
+                s, _b = pl.submit(self.put, x, s, 0, 0, deps=[a])
+                out, _c = pl.submit(self.get, s, out, 0, 0)
+            if sel == 3:
+                out, _c = pl.submit(self.get, s, out, 0, 0)
+                s, _a = pl.submit(self.put, x, s, 0, 0)
+        return out

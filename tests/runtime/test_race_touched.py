@@ -121,3 +121,48 @@ def test_atomic_adds_host_waits_and_scalar_accesses(runtime, tmp_path_factory):
     race, = info.value.races
     assert (race.kind, race.seq_a, race.seq_b, race.lo, race.hi) == ("WAW", 0, 1, 5, 6)
     assert "writes tensor 'y' elements [5, 6) (bytes [20, 24))" in str(info.value)
+
+
+# the default (reverse where checked), the default order, a random one, every scope checked
+SCHEDULES = [RunConfig(), RunConfig(schedule="default"), RunConfig(schedule="random", schedule_seed=5),
+             RunConfig(race_check="all", schedule="default")]
+# the orders that defer dispatch until the orchestration returns: no task is done before the
+# later ones are submitted, so a missing deps= is a race whatever the timing
+DEFERRED = [RunConfig(), RunConfig(schedule="random", schedule_seed=5), RunConfig(race_check="all")]
+
+
+def test_shared_tensor_ordered_by_a_path_and_adjacent_tiles_are_not_races(runtime, tmp_path_factory):
+    # the reader of tile (0, 0) is ordered after its writer only through the second writer; the
+    # unordered writer of tile (0, 32) touches the bytes right beside the others, none of theirs
+    c = compiled(P.SharedTiles, runtime, tmp_path_factory)
+    x = RNG.standard_normal((64, 64)).astype(np.float32)
+    for cfg in SCHEDULES:
+        s, out = np.zeros_like(x), np.zeros_like(x)
+        c(x, s, out, 0, config=cfg)
+        assert c.last_result.races == []
+        want_s = np.zeros_like(x)
+        want_s[:P.ST, :3 * P.ST] = x[:P.ST, :3 * P.ST] + 1
+        np.testing.assert_allclose(s, want_s, rtol=1e-6)
+        want = np.zeros_like(x)
+        want[:P.ST, :P.ST] = x[:P.ST, :P.ST] + 1
+        np.testing.assert_allclose(out, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("sel,kind,pair,span", [
+    (1, "WAW", (0, 1), (8 * 64 + 8, 8 * 64 + 16)),   # the first row both tiles cover, columns 8..16
+    (2, "RAW", (1, 2), (0, P.ST)),                   # the nearer of the two ordered writers
+    (3, "WAR", (0, 1), (0, P.ST)),
+])
+def test_shared_tensor_races_are_reported_at_the_touched_bytes(runtime, tmp_path_factory, sel, kind, pair, span):
+    c = compiled(P.SharedTiles, runtime, tmp_path_factory)
+    x = RNG.standard_normal((64, 64)).astype(np.float32)
+    for cfg in DEFERRED:
+        with pytest.raises(RaceError) as info:
+            c(x, np.zeros_like(x), np.zeros_like(x), sel, config=cfg)
+        races = info.value.races
+        got = {(r.seq_a, r.seq_b): (r.kind, (r.lo, r.hi)) for r in races}
+        assert got[pair] == (kind, span), cfg
+        if sel == 2:   # the farther writer too when the reader completed before the nearer one superseded it
+            assert set(got) <= {(0, 2), (1, 2)} and {k for k, _ in got.values()} == {"RAW"}, cfg
+        else:
+            assert len(races) == 1, cfg

@@ -10,33 +10,41 @@
 //   on).  A task that had completed when a later one was submitted is ordered before it too
 //   (the orchestration waited for it, or it ran before anyone could have raced it): this covers
 //   host waits and the edges the runtime does not keep to retired tasks.
-// * The pre-filter: the declared regions of the task arguments (the TensorMap's geometry).  At
-//   each submission of a checked task (mode 1: in a MANUAL scope or a scope nested in one; mode
-//   2: every task), each tensor arg is compared with the declared accesses of the earlier
-//   checked tasks to the same buffer that have not completed -- across scopes, so the tasks of
-//   a scope nested in a MANUAL scope meet the outer scope's.  An overlap, one side writing, not
-//   ordered by a done task or a direct edge, makes the pair a candidate (16 bytes, kept by the
-//   later task).
-// * The verdict: what the kernels really touched.  The tile library reports every global access
-//   (pto_cpu_note_gm_rows: rows of bytes, kind read / write / atomic add); the core keeps them per
-//   block, the task when the block is done.  When both tasks of a candidate are done, their
-//   records are compared inside the bytes both arguments declared (rows of one stride as
-//   rectangles, anything else through merged spans built once per task); only a conflict asks
-//   for a path of edges, and a conflict without one is reported.  A task's records are freed
-//   once it is done and nothing more is to be judged about it.  The blocks of one SPMD task run
-//   concurrently and are compared with each other the same way.
-// * A declared write that covers an earlier access of a task done or a direct producer of it
-//   replaces that access in the per-buffer lists (a chain costs one scan step per task) and
-//   keeps it beneath it: a later task not ordered after the write is also compared with the
-//   accesses the write covers.
-// Cost: one scan step per live overlapping declared access at submission and one record
-// comparison per candidate, so a program whose tasks all declare one whole tensor pays per pair
-// of its unordered live tasks (bench/run.py, race_pipeline_* rows).
+// * Happens-before in O(1): at submission each task gets the set of its ancestors that were
+//   still running then, as a bitset over submission numbers (the union of its producers' sets
+//   and the producers themselves; submission order is a topological order, and a path from a
+//   running task only passes through running tasks).  "a before b" is "a was done when b was
+//   submitted, or bit a of b's set".  Sets are kept only from the first checked task on, and
+//   freed once nothing can ask about them.
+// * The touched bytes: the tile library reports every global access of a checked task (mode 1:
+//   in a MANUAL scope or a scope nested in one; mode 2: every task) as rows of bytes
+//   (pto_cpu_note_gm_rows, kind read / write / atomic add).  When a task completes, its
+//   records become rectangles of per-buffer planes (the buffer as rows of the row pitch of the
+//   first argument that declared it: a tile of rows of that pitch is one rectangle, a contiguous
+//   span at most three, anything else one per row -- always exact), and go into the plane's
+//   disjoint column segments, each with disjoint row segments holding the live accesses that
+//   covered all of it.  Only the segments the task's rectangles meet are visited, so tasks that
+//   share one tensor but touch different tiles never meet (near-linear in the rectangles
+//   touched, whatever the declared regions).  Each access met that conflicts (one side
+//   writing; two atomic adds do not) and is not ordered with the task is a race; an access
+//   ordered before it that it supersedes (a write supersedes anything, a read a read, an atomic
+//   add an atomic add) leaves the segment: a later task not ordered after the newer access is
+//   reported against it (the nearest of the two), one not ordered after the older one is then
+//   not ordered after the newer one either.
+// * The declared regions say which arguments a conflict is about: its bytes must lie in the
+//   region both arguments declared, the regions must overlap, one side declaring a write.  They
+//   no longer pick the pairs (with every task declaring one whole tensor they cannot).
+// * A completed task's accesses are forgotten once every checked task submitted before it
+//   completed has completed too: any task after that is ordered after it.
+// * The blocks of one SPMD task run concurrently and are compared with each other.
+// Cost: per task, a few map steps per rectangle and segment plus one O(1) order query per
+// live access met (bench/run.py, race_pipeline_* rows: 128 to 2048 tasks sharing one tensor).
 // Knows nothing about rings or threads: sim_orchestration.hpp and sim_scheduler.hpp call it
 // with the device lock held.
 #pragma once
 
-#include <memory>
+#include <deque>
+#include <map>
 #include <set>
 
 #include "sim_common.hpp"
@@ -55,26 +63,20 @@ struct RaceTouch {
     int32_t block;
 };
 
-using RaceSpans = std::vector<std::pair<uint64_t, uint64_t>>;  // sorted, merged [a, e)
+using RaceSpans = std::vector<std::pair<uint64_t, uint64_t>>;  // [a, e)
 
-// A task's touched bytes by kind (built when a candidate pair needs them).
-struct RaceBytes {
-    RaceSpans rd, wr, at;
-};
-
-// One declared access: tensor arg `arg` of submission `seq`.
-struct RaceAccess {
-    uint64_t seq;
-    uint32_t arg;
+// One declared tensor argument of a checked task.
+struct RaceDecl {
+    uint64_t buffer, lo, hi;              // its buffer and the bytes its region spans (absolute)
+    DataType dtype;
     bool write, read, untracked;
     bool nested;                          // reg's window is nested in its strides: coords hold its origin
     TMEntry reg;
     uint64_t coords[CHIP_TENSOR_MAX_DIMS];
-    std::vector<uint32_t> covered;        // accesses this write replaced in the lists (indices into pool)
 };
 
-// overlaps(a.reg, e.reg) with the window coordinates computed once per access.
-bool race_overlaps(const RaceAccess& a, const RaceAccess& e) {
+// overlaps(a.reg, e.reg) with the window coordinates computed once per argument.
+bool race_overlaps(const RaceDecl& a, const RaceDecl& e) {
     const TMEntry &x = a.reg, &y = e.reg;
     if (x.end <= y.start || y.end <= x.start || x.start == x.end || y.start == y.end) return false;
     if (a.nested && e.nested && same_strides(x, y)) {
@@ -84,36 +86,56 @@ bool race_overlaps(const RaceAccess& a, const RaceAccess& e) {
     return true;
 }
 
-// A tensor argument of a checked task as the candidates need it.
-struct RaceArg {
-    uint64_t buffer, lo, hi;  // its buffer and the bytes its region spans (absolute)
-    DataType dtype;
-    bool untracked;
-};
-
-struct RaceBuffer {
-    std::vector<uint32_t> reads, writes;  // indices into RaceState::pool
-};
-
 struct RaceScope {
     bool checked = false, manual = false;
 };
 
-// A pair the declared regions flag (kept by the later task b): judged on touched bytes when both
-// tasks are done.
-struct RaceCand {
-    uint64_t a;
-    uint8_t arg_a, arg_b;
-    uint8_t manual;           // bit 0: in a MANUAL scope; bits 1-2: PtoSimRace.manual's nesting bits
+
+// A live access in the shadow map.
+struct RaceEnt {
+    uint64_t seq;
+    uint8_t kind;
+    bool operator==(const RaceEnt& o) const { return seq == o.seq && kind == o.kind; }
 };
 
-// What the checker keeps of a checked task until it is done and its candidates are judged.
+// A row segment [key, e) of one column segment: the live accesses that covered all of it.
+struct RaceSeg {
+    uint64_t e;
+    std::vector<RaceEnt> ents;
+};
+
+// A column segment [key, e) of a plane (bytes within a row): its rows, segmented.
+struct RaceCol {
+    uint64_t e;
+    std::map<uint64_t, RaceSeg> rows;
+};
+
+// One buffer seen as rows of `pitch` bytes (the row pitch of the first declared argument that
+// named it; 0: one row).  Any access is exact in it: a tile of rows of that pitch is one
+// rectangle, a contiguous span at most three, anything else a rectangle per row.
+struct RacePlane {
+    uint64_t pitch = 0;
+    std::map<uint64_t, RaceCol> cols;
+};
+
+// A rectangle of a plane: rows [r0, r1), bytes [c0, c1) of each row.
+struct RaceRect {
+    uint64_t buffer, r0, r1, c0, c1;
+    uint8_t kind;
+};
+
+// A conflict met while a task's rectangles went into the planes (the task is the other side).
+struct RaceHit {
+    uint64_t other;
+    uint8_t kind_other, kind_self;
+    uint64_t lo, hi;   // absolute bytes: the first row of the segment where they met
+};
+
+// What the checker keeps of a checked task until it is forgotten.
 struct RaceDetail {
-    std::vector<RaceArg> args;    // its tensor arguments
-    std::vector<RaceTouch> touch;
-    std::unique_ptr<RaceBytes> bytes;
-    std::vector<RaceCand> cands;  // earlier tasks this one may race with (not judged yet)
-    uint32_t refs = 0;            // candidates of later tasks naming this one, not judged yet
+    std::vector<RaceDecl> args;   // its tensor arguments
+    std::vector<RaceTouch> touch; // what its blocks touched (once it is done)
+    std::vector<RaceRect> rects;  // ... as rectangles of the planes
 };
 
 struct RaceState {
@@ -122,21 +144,20 @@ struct RaceState {
     std::vector<RaceScope> scopes;        // open scopes, outermost (the orchestration) first
     std::vector<int32_t> site, func;      // per submission number
     std::vector<uint16_t> depth;          // scope depth at submission
+    std::vector<uint8_t> manual;          // submitted in a MANUAL scope (or one nested in it)
     std::vector<uint8_t> done;            // per submission number: completed
     std::vector<uint64_t> done_at;        // per submission number: how many submissions there were when it
                                           // completed (UINT64_MAX: not yet)
-    std::vector<uint64_t> pred_off{0};    // producers of seq s: preds[pred_off[s] .. pred_off[s+1])
-    std::vector<uint64_t> preds;
-    std::vector<uint32_t> stamp;          // DFS marks per submission number
-    uint32_t cur_stamp = 0;
-    std::vector<uint64_t> dfs;            // race_reaches' stack
-    std::vector<uint64_t> ord_stamp;      // per submission: the submission whose ordering verdict ...
-    std::vector<uint8_t> ord_val;         // ... is cached here (race_submit)
-    std::vector<RaceAccess> pool;         // the declared accesses of checked tasks still needed
-    std::vector<uint32_t> free_ids;       // slots of pool no longer needed
-    std::unordered_map<uint64_t, RaceBuffer> bufs;        // buffer address -> its live accesses
     std::vector<std::unique_ptr<RaceDetail>> detail;      // per submission: a checked task not yet forgotten
-    std::vector<uint64_t> with_cands;     // checked tasks that were given candidates
+    // happens-before: per submission, its ancestors running at its submission, bits from word anc_base
+    std::vector<std::vector<uint64_t>> anc;
+    std::vector<uint64_t> anc_base;
+    uint64_t first_checked = UINT64_MAX;  // the first checked submission
+    uint64_t low_all = 0;                 // every submission below it is done
+    uint64_t low = 0;                     // every checked submission below it is done
+    std::deque<uint64_t> done_q;          // checked tasks done, not yet forgotten, in completion order
+    std::unordered_map<uint64_t, RacePlane> planes;   // buffer -> its live accesses
+    std::vector<RaceHit> hits;            // scratch of race_index
     std::vector<PtoSimRace> races;
     uint64_t found = 0;
     std::set<std::pair<uint64_t, uint64_t>> reported;  // task pairs already reported
@@ -161,38 +182,14 @@ void race_scope_end(RaceState& s) {
     if (s.mode && s.scopes.size() > 1) s.scopes.pop_back();
 }
 
-// Is there a path of producer edges from submission `from` to submission `to` (> from)?
-bool race_reaches(RaceState& s, uint64_t from, uint64_t to) {
-    if (++s.cur_stamp == 0) {
-        std::fill(s.stamp.begin(), s.stamp.end(), 0);
-        s.cur_stamp = 1;
-    }
-    std::vector<uint64_t>& stack = s.dfs;
-    stack.assign(1, to);
-    while (!stack.empty()) {
-        uint64_t x = stack.back();
-        stack.pop_back();
-        for (uint64_t i = s.pred_off[x]; i < s.pred_off[x + 1]; ++i) {
-            uint64_t p = s.preds[i];
-            if (p == from) return true;
-            if (p < from || s.stamp[p] == s.cur_stamp) continue;
-            s.stamp[p] = s.cur_stamp;
-            stack.push_back(p);
-        }
-    }
-    return false;
-}
-
 // Is submission `a` ordered before submission `b` (> a)?  Done when b was submitted, or a path.
-// Verdicts are cached for the submission being made (b = the newest one).
-bool race_ordered(RaceState& s, uint64_t a, uint64_t b) {
-    if (s.done[a]) return true;
-    const uint64_t key = b + 1;
-    if (s.ord_stamp[a] == key) return s.ord_val[a] != 0;
-    const bool v = race_reaches(s, a, b);
-    s.ord_stamp[a] = key;
-    s.ord_val[a] = v;
-    return v;
+bool race_ordered(const RaceState& s, uint64_t a, uint64_t b) {
+    if (s.done_at[a] <= b) return true;
+    const std::vector<uint64_t>& v = s.anc[b];
+    const uint64_t w = a / 64;
+    if (w < s.anc_base[b]) return true;   // below b's window: done when b was submitted
+    if (w >= s.anc_base[b] + v.size()) return false;
+    return (v[w - s.anc_base[b]] >> (a % 64)) & 1;
 }
 
 // Is submission `seq` (just submitted) in a checked scope?
@@ -201,16 +198,6 @@ bool race_checked_now(const RaceState& s) { return s.mode && s.scopes.back().che
 // ---------------------------------------------------------------------------
 // touched bytes
 // ---------------------------------------------------------------------------
-
-void race_sort_merge(RaceSpans& v) {
-    std::sort(v.begin(), v.end());
-    size_t w = 0;
-    for (size_t i = 0; i < v.size(); ++i) {
-        if (w && v[i].first <= v[w - 1].second) v[w - 1].second = std::max(v[w - 1].second, v[i].second);
-        else v[w++] = v[i];
-    }
-    v.resize(w);
-}
 
 // Append the spans of `t` to `out` (one when its rows are contiguous).
 void race_expand(const RaceTouch& t, RaceSpans& out) {
@@ -221,73 +208,12 @@ void race_expand(const RaceTouch& t, RaceSpans& out) {
     for (uint32_t r = 0; r < t.rows; ++r) out.emplace_back(t.a + r * t.stride, t.a + r * t.stride + t.len);
 }
 
-RaceBytes* race_bytes(RaceDetail& d) {
-    if (!d.bytes) {
-        d.bytes.reset(new RaceBytes());
-        RaceSpans* by_kind[3] = {&d.bytes->rd, &d.bytes->wr, &d.bytes->at};
-        for (const RaceTouch& t : d.touch) race_expand(t, *by_kind[t.kind < 3 ? t.kind : 1]);
-        for (RaceSpans* v : by_kind) race_sort_merge(*v);
-    }
-    return d.bytes.get();
-}
-
-// The first overlap of x and y inside [lo, hi): true and [*a, *e).
-bool race_meet(const RaceSpans& x, const RaceSpans& y, uint64_t lo, uint64_t hi, uint64_t* a, uint64_t* e) {
-    auto i = std::lower_bound(x.begin(), x.end(), std::make_pair(lo, (uint64_t)0));
-    if (i != x.begin() && std::prev(i)->second > lo) --i;
-    auto j = std::lower_bound(y.begin(), y.end(), std::make_pair(lo, (uint64_t)0));
-    if (j != y.begin() && std::prev(j)->second > lo) --j;
-    while (i != x.end() && j != y.end()) {
-        const uint64_t s = std::max({i->first, j->first, lo}), f = std::min({i->second, j->second, hi});
-        if (s >= hi) return false;
-        if (s < f) {
-            *a = s;
-            *e = f;
-            return true;
-        }
-        if (i->second < j->second) ++i;
-        else ++j;
-    }
-    return false;
-}
-
 // First report of the pair of tasks (a, b)?  Marks it.
 bool race_once(RaceState& s, uint64_t a, uint64_t b) { return s.reported.insert({a, b}).second; }
 
 void race_push(RaceState& s, PtoSimRace& x) {
     ++s.found;
     if (s.races.size() < kMaxRaces) s.races.push_back(x);
-}
-
-// The first byte range x and y both touch, or false.  Two records of rows with one stride (the
-// tiles of one tensor) are compared as rectangles; anything else through the merged spans of
-// the two tasks (race_bytes, built once per task).
-bool race_rows_meet(const RaceTouch& x, const RaceTouch& y, uint64_t* a, uint64_t* e, bool* exact) {
-    const uint64_t xe = x.a + (uint64_t)(x.rows - 1) * x.stride + x.len, ye = y.a + (uint64_t)(y.rows - 1) * y.stride + y.len;
-    *exact = true;
-    if (xe <= y.a || ye <= x.a) return false;                 // bounding spans apart
-    if (x.rows == 1 && y.rows == 1) {
-        *a = std::max(x.a, y.a);
-        *e = std::min(xe, ye);
-        return true;
-    }
-    const uint64_t st = x.rows > 1 ? x.stride : y.stride;
-    if ((x.rows > 1 && x.stride != st) || (y.rows > 1 && y.stride != st) || x.len > st || y.len > st) {
-        *exact = false;
-        return false;
-    }
-    const uint64_t base = std::min(x.a, y.a);
-    const uint64_t xr = (x.a - base) / st, xc = (x.a - base) % st, yr = (y.a - base) / st, yc = (y.a - base) % st;
-    if (xc + x.len > st || yc + y.len > st) {                 // a row wraps: no rectangle
-        *exact = false;
-        return false;
-    }
-    const uint64_t r0 = std::max(xr, yr), r1 = std::min(xr + x.rows, yr + y.rows);
-    const uint64_t c0 = std::max(xc, yc), c1 = std::min(xc + x.len, yc + y.len);
-    if (r0 >= r1 || c0 >= c1) return false;
-    *a = base + r0 * st + c0;
-    *e = base + r0 * st + c1;
-    return true;
 }
 
 // (earlier side's kind, later side's kind) -> RAW 0, WAR 1, WAW 2, or -1: no conflict (two
@@ -297,71 +223,243 @@ int race_kind(uint8_t ka, uint8_t kb) {
     return ka == 0 ? 1 : kb == 0 ? 0 : 2;
 }
 
-// Candidate c of task b, both done: report a conflict of their touched bytes inside the bytes
-// both arguments declared.
-void race_judge(RaceState& s, uint64_t b, const RaceCand& c) {
-    RaceDetail* da = s.detail[c.a].get();
-    RaceDetail* db = s.detail[b].get();
-    if (!da || !db || c.arg_a >= da->args.size() || c.arg_b >= db->args.size()) return;
-    const RaceArg &ga = da->args[c.arg_a], &gb = db->args[c.arg_b];
-    const uint64_t clo = std::max(ga.lo, gb.lo), chi = std::min(ga.hi, gb.hi);   // the bytes both declared
-    int kind = -1;
-    uint64_t lo = 0, hi = 0;
-    bool slow = false;
-    auto inside = [clo, chi](const RaceTouch& t) {   // the record's bounding span meets [clo, chi)
-        return t.a < chi && t.a + (uint64_t)(t.rows - 1) * t.stride + t.len > clo;
-    };
-    for (const RaceTouch& x : da->touch) {
-        if (!inside(x)) continue;
-        for (const RaceTouch& y : db->touch) {
-            const int k = race_kind(x.kind, y.kind);
-            if (k < 0 || !inside(y)) continue;
-            uint64_t ma, me;
-            bool exact;
-            if (race_rows_meet(x, y, &ma, &me, &exact)) {
-                if (ma >= clo && me <= chi) {
-                    if (kind < 0 || ma < lo) kind = k, lo = ma, hi = me;
-                } else {
-                    slow = true;   // the meeting bytes found are outside this candidate's range
+// Does an access of kind `k` (ordered after one of kind `old`) make the older one redundant?
+bool race_supersedes(uint8_t k, uint8_t old) { return k == 1 || k == old; }
+
+// A segment boundary at `x` in a map of disjoint segments [key, e) (the one holding x is split).
+template <typename Seg>
+void race_split(std::map<uint64_t, Seg>& m, uint64_t x) {
+    auto it = m.upper_bound(x);
+    if (it == m.begin()) return;
+    --it;
+    if (it->first < x && x < it->second.e) {
+        Seg tail = it->second;
+        it->second.e = x;
+        m.emplace_hint(std::next(it), x, std::move(tail));
+    }
+}
+
+// Task `seq`'s access of kind k to segment `g` (first row's bytes [lo, hi)): conflicts against the
+// live accesses there go to s.hits, superseded ordered ones leave, then the access joins.
+void race_visit(RaceState& s, uint64_t seq, uint8_t k, uint64_t lo, uint64_t hi, RaceSeg& g) {
+    std::vector<RaceEnt>& v = g.ents;
+    bool have = false;
+    size_t w = 0;
+    for (size_t i = 0; i < v.size(); ++i) {
+        const RaceEnt e = v[i];
+        if (e.seq == seq) {   // its own: a write holds its reads and atomic adds
+            if (e.kind == k || e.kind == 1) have = true;
+            else if (k == 1) continue;
+            v[w++] = e;
+            continue;
+        }
+        const bool conflict = race_kind(e.kind, k) >= 0;
+        const bool ordered = e.seq < seq && race_ordered(s, e.seq, seq);
+        if (conflict && !ordered) s.hits.push_back(RaceHit{e.seq, e.kind, k, lo, hi});
+        if (ordered && race_supersedes(k, e.kind)) continue;
+        v[w++] = e;
+    }
+    v.resize(w);
+    if (!have) v.push_back(RaceEnt{seq, k});
+}
+
+// Rows [r0, r1) of column segment [c0, col.e) of buffer `buf` (rows of `pitch` bytes), task
+// `seq`, kind k.
+void race_rows(RaceState& s, uint64_t buf, uint64_t pitch, uint64_t c0, RaceCol& col, uint64_t seq, uint8_t k,
+               uint64_t r0, uint64_t r1) {
+    std::map<uint64_t, RaceSeg>& m = col.rows;
+    race_split(m, r0);
+    race_split(m, r1);
+    auto it = m.lower_bound(r0);
+    uint64_t cur = r0;
+    while (cur < r1) {
+        if (it == m.end() || it->first > cur) {   // a gap: nothing live there
+            const uint64_t e = it == m.end() ? r1 : std::min(r1, it->first);
+            if (it != m.begin()) {   // extend the previous segment if it holds only this access
+                auto p = std::prev(it);
+                if (p->second.e == cur && p->second.ents.size() == 1 && p->second.ents[0] == RaceEnt{seq, k}) {
+                    p->second.e = e;
+                    cur = e;
+                    continue;
                 }
-            } else if (!exact) {
-                slow = true;
+            }
+            it = std::next(m.emplace_hint(it, cur, RaceSeg{e, {RaceEnt{seq, k}}}));
+            cur = e;
+            continue;
+        }
+        // the bytes they met: the segment's first row, or all its rows when they are whole
+        const uint64_t lo = buf + cur * pitch + c0;
+        const bool whole = !pitch || (c0 == 0 && col.e == pitch);
+        race_visit(s, seq, k, lo, whole ? buf + it->second.e * pitch + (pitch ? 0 : col.e) : lo + (col.e - c0),
+                   it->second);
+        cur = it->second.e;
+        ++it;
+    }
+}
+
+// Rectangle `q` of task `seq` into its plane.
+void race_insert(RaceState& s, uint64_t seq, const RaceRect& q) {
+    RacePlane& pl = s.planes[q.buffer];
+    std::map<uint64_t, RaceCol>& m = pl.cols;
+    race_split(m, q.c0);
+    race_split(m, q.c1);
+    auto it = m.lower_bound(q.c0);
+    uint64_t cur = q.c0;
+    while (cur < q.c1) {
+        if (it == m.end() || it->first > cur) {
+            const uint64_t e = it == m.end() ? q.c1 : std::min(q.c1, it->first);
+            it = m.emplace_hint(it, cur, RaceCol{e, {}});
+        }
+        race_rows(s, q.buffer, pl.pitch, it->first, it->second, seq, q.kind, q.r0, q.r1);
+        cur = it->second.e;
+        ++it;
+    }
+}
+
+// Forget task `seq`'s accesses.
+void race_unindex(RaceState& s, uint64_t seq, const std::vector<RaceRect>& rects) {
+    auto mine = [seq](const RaceEnt& e) { return e.seq == seq; };
+    for (const RaceRect& q : rects) {
+        auto pi = s.planes.find(q.buffer);
+        if (pi == s.planes.end()) continue;
+        std::map<uint64_t, RaceCol>& m = pi->second.cols;
+        auto it = m.upper_bound(q.c0);
+        if (it != m.begin()) --it;
+        while (it != m.end() && it->first < q.c1) {
+            std::map<uint64_t, RaceSeg>& rows = it->second.rows;
+            if (it->second.e > q.c0) {
+                auto r = rows.upper_bound(q.r0);
+                if (r != rows.begin()) --r;
+                while (r != rows.end() && r->first < q.r1) {
+                    std::vector<RaceEnt>& v = r->second.ents;
+                    if (r->second.e > q.r0) v.erase(std::remove_if(v.begin(), v.end(), mine), v.end());
+                    r = v.empty() ? rows.erase(r) : std::next(r);
+                }
+            }
+            it = rows.empty() ? m.erase(it) : std::next(it);
+        }
+    }
+}
+
+// The plane of argument g's buffer (made with g's row pitch when new).
+RacePlane& race_plane(RaceState& s, const RaceDecl& g) {
+    auto it = s.planes.find(g.buffer);
+    if (it != s.planes.end()) return it->second;
+    RacePlane& pl = s.planes[g.buffer];
+    const uint64_t es = std::max<uint64_t>(get_element_size(g.dtype), 1);
+    const TMEntry& r = g.reg;
+    pl.pitch = r.ndims >= 2 && r.strides[r.ndims - 1] == 1 ? r.strides[r.ndims - 2] * es : 0;
+    return pl;
+}
+
+// The bytes [x, y) of buffer `buf` (offsets) as at most three rectangles of its plane.
+void race_span_rects(uint64_t buf, uint64_t pitch, uint64_t x, uint64_t y, uint8_t kind, std::vector<RaceRect>& out) {
+    if (x >= y) return;
+    if (!pitch) {
+        out.push_back(RaceRect{buf, 0, 1, x, y, kind});
+        return;
+    }
+    uint64_t r0 = x / pitch;
+    const uint64_t c0 = x % pitch, r1 = y / pitch, c1 = y % pitch;
+    if (r0 == r1) {
+        out.push_back(RaceRect{buf, r0, r0 + 1, c0, c1, kind});
+        return;
+    }
+    if (c0) out.push_back(RaceRect{buf, r0, r0 + 1, c0, pitch, kind}), ++r0;
+    if (r1 > r0) out.push_back(RaceRect{buf, r0, r1, 0, pitch, kind});
+    if (c1) out.push_back(RaceRect{buf, r1, r1 + 1, 0, c1, kind});
+}
+
+// A task's records as rectangles of the planes of its declared arguments' buffers.  Bytes outside
+// every region it declared are left out: a race is reported inside the regions both tasks declared.
+void race_rects(RaceState& s, RaceDetail& d) {
+    RaceSpans sp;
+    for (const RaceTouch& t : d.touch) {
+        const uint8_t k = t.kind < 3 ? t.kind : 1;
+        const uint64_t end = t.a + (uint64_t)(std::max<uint32_t>(t.rows, 1) - 1) * t.stride + t.len;
+        bool done = false;
+        for (const RaceDecl& g : d.args) {   // the usual case: a tile of one argument in rows of its pitch
+            if (g.lo > t.a || end > g.hi) continue;
+            const RacePlane& pl = race_plane(s, g);
+            const uint64_t off = t.a - g.buffer, p = pl.pitch;
+            if (t.rows > 1 && t.len < t.stride && p && t.stride == p && off % p + t.len <= p) {
+                d.rects.push_back(RaceRect{g.buffer, off / p, off / p + t.rows, off % p, off % p + t.len, k});
+                done = true;
+                break;
+            }
+        }
+        if (done) continue;
+        sp.clear();
+        race_expand(t, sp);
+        for (auto& q : sp) {
+            for (const RaceDecl& g : d.args) {
+                const uint64_t x = std::max(q.first, g.lo), y = std::min(q.second, g.hi);
+                if (x < y) race_span_rects(g.buffer, race_plane(s, g).pitch, x - g.buffer, y - g.buffer, k, d.rects);
             }
         }
     }
-    if (kind < 0 && slow) {   // expanded spans, restricted to [clo, chi)
-        const RaceBytes &A = *race_bytes(*da), &B = *race_bytes(*db);
-        const struct { const RaceSpans *x, *y; int kind; } tests[] = {
-            {&A.wr, &B.rd, 0}, {&A.at, &B.rd, 0}, {&A.rd, &B.wr, 1}, {&A.rd, &B.at, 1},
-            {&A.wr, &B.wr, 2}, {&A.wr, &B.at, 2}, {&A.at, &B.wr, 2}};
-        for (const auto& t : tests) {
-            uint64_t ma, me;
-            if (race_meet(*t.x, *t.y, clo, chi, &ma, &me) && (kind < 0 || ma < lo)) kind = t.kind, lo = ma, hi = me;
+}
+
+// Report the races of task `seq` found in s.hits: per other task, the first conflict inside the
+// region both of a pair of declared arguments span (the later task's arguments first).
+void race_report_hits(RaceState& s, uint64_t seq) {
+    std::sort(s.hits.begin(), s.hits.end(), [](const RaceHit& x, const RaceHit& y) {
+        return x.other != y.other ? x.other < y.other : x.lo < y.lo;
+    });
+    for (size_t i = 0; i < s.hits.size();) {
+        size_t j = i;
+        while (j < s.hits.size() && s.hits[j].other == s.hits[i].other) ++j;
+        const uint64_t o = s.hits[i].other;
+        const uint64_t a = std::min(o, seq), b = std::max(o, seq);
+        RaceDetail* da = s.detail[a].get();
+        RaceDetail* db = s.detail[b].get();
+        if (da && db && !s.reported.count({a, b})) {
+            bool found = false;
+            for (uint32_t ib = 0; ib < db->args.size() && !found; ++ib) {
+                const RaceDecl& gb = db->args[ib];
+                for (uint32_t ia = 0; ia < da->args.size() && !found; ++ia) {
+                    const RaceDecl& ga = da->args[ia];
+                    if (!(ga.write || gb.write) || !race_overlaps(ga, gb)) continue;
+                    const uint64_t clo = std::max(ga.lo, gb.lo), chi = std::min(ga.hi, gb.hi);
+                    for (size_t h = i; h < j; ++h) {
+                        const RaceHit& x = s.hits[h];
+                        uint64_t xhi = x.hi;   // with the hits that continue it
+                        for (size_t m = h + 1; m < j && s.hits[m].lo <= xhi; ++m) xhi = std::max(xhi, s.hits[m].hi);
+                        const uint64_t lo = std::max(x.lo, clo), hi = std::min(xhi, chi);
+                        if (lo >= hi) continue;
+                        const uint8_t ka = o == a ? x.kind_other : x.kind_self;
+                        const uint8_t kb = o == a ? x.kind_self : x.kind_other;
+                        const uint64_t es = std::max<uint64_t>(get_element_size(gb.dtype), 1);
+                        PtoSimRace r;
+                        memset(&r, 0, sizeof r);
+                        r.seq_a = a;
+                        r.seq_b = b;
+                        r.site_a = s.site[a];
+                        r.site_b = s.site[b];
+                        r.func_a = s.func[a];
+                        r.func_b = s.func[b];
+                        r.arg_a = ia;
+                        r.arg_b = ib;
+                        r.kind = race_kind(ka, kb);
+                        const int nest = s.depth[a] < s.depth[b] ? 1 : s.depth[a] > s.depth[b] ? 2 : 0;
+                        r.manual = (s.manual[b] ? 1 : 0) | nest << 1;
+                        r.buffer = gb.buffer;
+                        r.lo = (lo - gb.buffer) / es;
+                        r.hi = (hi - gb.buffer + es - 1) / es;
+                        r.dtype = (uint32_t)gb.dtype;
+                        r.untracked = (ga.untracked || gb.untracked) ? 1 : 0;
+                        r.block_a = r.block_b = -1;
+                        race_once(s, a, b);
+                        race_push(s, r);
+                        found = true;
+                        break;
+                    }
+                }
+            }
         }
+        i = j;
     }
-    if (kind < 0) return;
-    // a conflict: a race unless a was done when b was submitted, or a path of edges leads to b
-    if (s.done_at[c.a] <= b || race_reaches(s, c.a, b) || !race_once(s, c.a, b)) return;
-    const uint64_t es = std::max<uint64_t>(get_element_size(gb.dtype), 1);
-    PtoSimRace x;
-    memset(&x, 0, sizeof x);
-    x.seq_a = c.a;
-    x.seq_b = b;
-    x.site_a = s.site[c.a];
-    x.site_b = s.site[b];
-    x.func_a = s.func[c.a];
-    x.func_b = s.func[b];
-    x.arg_a = c.arg_a;
-    x.arg_b = c.arg_b;
-    x.kind = kind;
-    x.manual = c.manual;
-    x.buffer = gb.buffer;
-    x.lo = (lo - gb.buffer) / es;
-    x.hi = (hi - gb.buffer + es - 1) / es;
-    x.dtype = (uint32_t)gb.dtype;
-    x.untracked = (ga.untracked || gb.untracked) ? 1 : 0;
-    x.block_a = x.block_b = -1;
-    race_push(s, x);
+    s.hits.clear();
 }
 
 // The blocks of SPMD task `seq` are done: two blocks whose accesses overlap, at least one
@@ -422,76 +520,45 @@ void race_check_blocks(RaceState& s, uint64_t seq, const std::vector<RaceTouch>&
     }
 }
 
-// Forget a done task once nothing more is to be judged about it.
-void race_forget(RaceState& s, uint64_t seq) {
-    RaceDetail* d = s.detail[seq].get();
-    if (d && s.done[seq] && d->refs == 0 && d->cands.empty()) s.detail[seq].reset();
-}
-
-// Judge the candidates of task b whose earlier task is done (all of them at the end of the run).
-void race_judge_ready(RaceState& s, uint64_t b) {
-    RaceDetail* d = s.detail[b].get();
-    if (!d) return;
-    size_t w = 0;
-    for (size_t i = 0; i < d->cands.size(); ++i) {
-        const RaceCand& c = d->cands[i];
-        if (!s.done[c.a]) {
-            d->cands[w++] = c;
-            continue;
-        }
-        race_judge(s, b, c);
-        if (RaceDetail* da = s.detail[c.a].get()) {
-            --da->refs;
-            race_forget(s, c.a);
-        }
+// Forget every checked task done whose accesses no task can race with any more: every checked
+// task submitted before it completed is done.
+void race_sweep(RaceState& s) {
+    while (s.low < s.site.size() && (!s.detail[s.low] || s.done[s.low])) ++s.low;
+    while (!s.done_q.empty() && s.done_at[s.done_q.front()] <= s.low) {
+        const uint64_t q = s.done_q.front();
+        s.done_q.pop_front();
+        if (RaceDetail* d = s.detail[q].get()) race_unindex(s, q, d->rects);
+        s.detail[q].reset();
+        std::vector<uint64_t>().swap(s.anc[q]);
     }
-    d->cands.resize(w);
-    race_forget(s, b);
 }
 
 // Task `seq` completed (ran, or was skipped): `touch` is what its blocks touched (moved from the
-// task).  Compares its blocks (SPMD), then judges its candidates whose earlier task is done; the
-// others are judged at the end of the run.
+// task).  Compares its blocks (SPMD), then its rows with the live accesses of other tasks.
 void race_task_done(RaceState& s, uint64_t seq, std::vector<RaceTouch>& touch, int32_t block_num,
                     const std::vector<ChipTensor>& args, const uint8_t* kinds, bool manual) {
     if (!s.mode || seq >= s.done.size()) return;
     s.done[seq] = 1;
     s.done_at[seq] = s.site.size();
     RaceDetail* d = s.detail[seq].get();
-    if (!d) return;
+    if (!d) {   // not checked: its ancestor set was only for its successors, submitted by now or done
+        std::vector<uint64_t>().swap(s.anc[seq]);
+        return;
+    }
     d->touch.swap(touch);
     touch.clear();
     if (block_num > 1) race_check_blocks(s, seq, d->touch, args, kinds, manual);
-    race_judge_ready(s, seq);
+    race_rects(s, *d);
+    for (const RaceRect& q : d->rects) race_insert(s, seq, q);
+    std::vector<RaceTouch>().swap(d->touch);
+    if (!s.hits.empty()) race_report_hits(s, seq);
+    s.done_q.push_back(seq);
+    race_sweep(s);
 }
 
 // ---------------------------------------------------------------------------
 // submissions
 // ---------------------------------------------------------------------------
-
-// Access `i` of a done task is no longer needed, nor the ones it covers (done before it).
-void race_free(RaceState& s, uint32_t i) {
-    std::vector<uint32_t> stack{i};
-    while (!stack.empty()) {
-        const uint32_t j = stack.back();
-        stack.pop_back();
-        RaceAccess& e = s.pool[j];
-        stack.insert(stack.end(), e.covered.begin(), e.covered.end());
-        std::vector<uint32_t>().swap(e.covered);
-        s.free_ids.push_back(j);
-    }
-}
-
-uint32_t race_alloc(RaceState& s, RaceAccess&& a) {
-    if (s.free_ids.empty()) {
-        s.pool.push_back(std::move(a));
-        return (uint32_t)s.pool.size() - 1;
-    }
-    const uint32_t i = s.free_ids.back();
-    s.free_ids.pop_back();
-    s.pool[i] = std::move(a);
-    return i;
-}
 
 // Submission `seq` (site, kernel, its producers' submission numbers, its tensor args as
 // committed: runtime-created outputs have their addresses).
@@ -502,39 +569,41 @@ void race_submit(RaceState& s, uint64_t seq, int32_t site, int32_t func, const s
         s.site.resize(seq + 1, -1);
         s.func.resize(seq + 1, -1);
         s.depth.resize(seq + 1, 0);
+        s.manual.resize(seq + 1, 0);
         s.done.resize(seq + 1, 0);
         s.done_at.resize(seq + 1, UINT64_MAX);
-        s.stamp.resize(seq + 1, 0);
-        s.ord_stamp.resize(seq + 1, 0);
-        s.ord_val.resize(seq + 1, 0);
         s.detail.resize(seq + 1);
-        s.pred_off.resize(seq + 2, s.pred_off.back());
+        s.anc.resize(seq + 1);
+        s.anc_base.resize(seq + 1, 0);
     }
     s.site[seq] = site;
     s.func[seq] = func;
     s.depth[seq] = (uint16_t)s.scopes.size();
-    for (uint64_t p : prod_seqs) s.preds.push_back(p);
-    s.pred_off[seq + 1] = s.preds.size();
     const RaceScope& sc = s.scopes.back();
+    s.manual[seq] = sc.manual;
+    if (sc.checked && s.first_checked == UINT64_MAX) s.first_checked = seq;
+    if (s.first_checked != UINT64_MAX) {   // its running ancestors (nothing before the first checked task)
+        while (s.low_all < seq && s.done[s.low_all]) ++s.low_all;
+        const uint64_t base = std::max(s.low_all, s.first_checked) / 64;
+        std::vector<uint64_t>& v = s.anc[seq];
+        v.assign(seq / 64 + 1 - base, 0);
+        s.anc_base[seq] = base;
+        for (uint64_t p : prod_seqs) {
+            if (p >= seq || s.done[p] || p / 64 < base) continue;
+            v[p / 64 - base] |= 1ull << (p % 64);
+            const std::vector<uint64_t>& pv = s.anc[p];
+            const uint64_t pb = s.anc_base[p];
+            for (uint64_t w = std::max(base, pb); w < pb + pv.size() && w < base + v.size(); ++w) v[w - base] |= pv[w - pb];
+        }
+    }
     if (!sc.checked) return;
     s.detail[seq].reset(new RaceDetail());
     RaceDetail& det = *s.detail[seq];
     nt = std::min<uint32_t>(nt, CORE_MAX_TENSOR_ARGS);
-    auto ordered = [&](uint64_t e) { return race_ordered(s, e, seq); };
-    auto direct = [&](uint64_t e) {   // done, or a producer of this task: cheap verdicts
-        if (s.done[e]) return true;
-        for (uint64_t i = s.pred_off[seq]; i < s.pred_off[seq + 1]; ++i)
-            if (s.preds[i] == e) return true;
-        return false;
-    };
-    std::vector<uint32_t> stack;
-    RaceAccess acc[CORE_MAX_TENSOR_ARGS];
     for (uint32_t i = 0; i < nt; ++i) {
         const ChipTensor& t = tensors[i];
         PTO2ArgKind k = (PTO2ArgKind)kinds[i];
-        RaceAccess& a = acc[i];
-        a.seq = seq;
-        a.arg = i;
+        RaceDecl a;
         a.read = k == PTO2ArgKind::INPUT || k == PTO2ArgKind::INOUT || k == PTO2ArgKind::NO_DEP;
         a.write = k == PTO2ArgKind::OUTPUT || k == PTO2ArgKind::OUTPUT_EXISTING || k == PTO2ArgKind::INOUT ||
                   (k == PTO2ArgKind::NO_DEP && !(i < 32 && (nodep_read_only >> i & 1)));
@@ -542,76 +611,19 @@ void race_submit(RaceState& s, uint64_t seq, int32_t site, int32_t func, const s
         a.reg = region_of(t, seq);
         a.nested = coords_of(a.reg, a.coords);
         const uint64_t es = t.element_size();
-        det.args.push_back(RaceArg{t.buffer.addr, t.buffer.addr + a.reg.start * es, t.buffer.addr + a.reg.end * es,
-                                   t.dtype, a.untracked});
-        auto it = s.bufs.find(t.buffer.addr);
-        if (it == s.bufs.end()) continue;
-        // e (and what it covers, all ordered before it) against a
-        stack.clear();
-        auto visit = [&](std::vector<uint32_t>& v) {
-            size_t w = 0;
-            for (size_t j = 0; j < v.size(); ++j) {
-                if (s.done[s.pool[v[j]].seq]) {   // done: ordered before every later task
-                    race_free(s, v[j]);
-                    continue;
-                }
-                v[w++] = v[j];
-                stack.push_back(v[j]);
-            }
-            v.resize(w);
-        };
-        visit(it->second.writes);
-        if (a.write) visit(it->second.reads);
-        while (!stack.empty()) {
-            const uint32_t ei = stack.back();
-            stack.pop_back();
-            const RaceAccess& e = s.pool[ei];
-            // the order of the pair is asked here only to prune what e covers; a candidate's order is
-            // judged when its touched bytes conflict
-            if (e.seq == seq || !race_overlaps(a, e) || direct(e.seq) || (!e.covered.empty() && ordered(e.seq)))
-                continue;
-            if (e.write || a.write) {
-                const int nest = s.depth[e.seq] < s.depth[seq] ? 1 : s.depth[e.seq] > s.depth[seq] ? 2 : 0;
-                if (det.cands.empty()) s.with_cands.push_back(seq);
-                det.cands.push_back(RaceCand{e.seq, (uint8_t)e.arg, (uint8_t)i, (uint8_t)((sc.manual ? 1 : 0) | nest << 1)});
-                ++s.detail[e.seq]->refs;
-            }
-            for (uint32_t ci : e.covered) stack.push_back(ci);
-        }
-    }
-    for (uint32_t i = 0; i < nt; ++i) {
-        RaceAccess& a = acc[i];
-        RaceBuffer& b = s.bufs[tensors[i].buffer.addr];
-        if (a.write) {
-            auto drop = [&](std::vector<uint32_t>& v) {
-                size_t w = 0;
-                for (size_t j = 0; j < v.size(); ++j) {
-                    const RaceAccess& e = s.pool[v[j]];
-                    if (e.seq != seq && covers(a.reg, e.reg) && direct(e.seq)) {
-                        if (s.done[e.seq]) race_free(s, v[j]);
-                        else a.covered.push_back(v[j]);
-                    } else {
-                        v[w++] = v[j];
-                    }
-                }
-                v.resize(w);
-            };
-            drop(b.writes);
-            drop(b.reads);
-            b.writes.push_back(race_alloc(s, std::move(a)));
-        } else {
-            b.reads.push_back(race_alloc(s, std::move(a)));
-        }
+        a.buffer = t.buffer.addr;
+        a.lo = t.buffer.addr + a.reg.start * es;
+        a.hi = t.buffer.addr + a.reg.end * es;
+        a.dtype = t.dtype;
+        det.args.push_back(a);
     }
 }
 
-// The run is over: judge what is left, then the reports in submission order (they were found as
-// tasks completed).  Once per run.
+// The run is over: the reports in submission order (they were found as tasks completed).  Once
+// per run.
 void race_end_run(RaceState& s) {
     if (s.ended) return;
     s.ended = true;
-    for (uint64_t b : s.with_cands)
-        if (b < s.done.size() && s.done[b]) race_judge_ready(s, b);
     std::sort(s.races.begin(), s.races.end(), [](const PtoSimRace& x, const PtoSimRace& y) {
         return x.seq_a != y.seq_a ? x.seq_a < y.seq_a : x.seq_b != y.seq_b ? x.seq_b < y.seq_b : x.block_a < y.block_a;
     });
