@@ -292,3 +292,12 @@ def test_a_hand_pipe_id_and_slot_num_are_unknown_to_027():
         assert found == [f"attribute '{word}' of 'pto.aic_initialize_pipe'"], found
         accepted(text, "a2a3")
     assert not list(unknown_to(parse(_push("vec")).funcs[0], "0.27"))
+
+
+def test_a_trowexpandadd_tmp_is_refused_for_027_only():
+    t, col = tb(32, 64, "f32"), str(TileBufType.of("vec", "f32", 32, 1, v_row=32, v_col=1))
+    text = kernel({"a": t, "c": col, "s": t, "d": t},
+                  f"  pto.trowexpandadd ins(%a, %c, %s : {t}, {col}, {t}) outs(%d : {t})")
+    refused(text, "a2a3", "'pto.trowexpandadd' op takes no tmp operand in ptoas 0.27 (ins(%src0, %src1 : T0, T1) only)",
+            "%s", compat="0.27")
+    accepted(text, "a2a3")
