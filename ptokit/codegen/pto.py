@@ -109,10 +109,11 @@ def partition_sizes(window, t: TileType, rank: int) -> list:
 
 
 class _Emitter:
-    def __init__(self, fn: N.Function, arch: str, with_loc: bool):
+    def __init__(self, fn: N.Function, arch: str, with_loc: bool, compat: Optional[str] = None):
         self.fn = fn
         self.arch = arch
         self.with_loc = with_loc
+        self.compat = compat        # the ptoas release the module is written for (None: pypto HEAD's forms)
         self.consts: Dict[Tuple, Value] = {}
         self.float_count = 0
         self.values: Dict[str, Tuple[Value, object]] = {}    # IR var -> (SSA value, IR type)
@@ -258,6 +259,10 @@ class _Emitter:
             mnemonic = so.arith_float if e.type.dtype.is_float else so.arith_int
             if mnemonic is None:
                 raise CompileError(f"scalar operator {op} is not supported for {e.type}", e.loc)
+            if mnemonic == "arith.addf" and self.compat == "0.27":
+                # ptoas 0.27 lowers no arith.addf ("failed to legalize"); x - (-y) is x + y, bit for bit
+                y = b.arith("arith.negf", [y], P.ScalarType(rt), self.temp(), loc)
+                mnemonic = "arith.subf"
             return b.arith(mnemonic, [x, y], P.ScalarType(rt), self.temp(), loc), rt
         raise InternalError(f"codegen: unexpected scalar expression {e!r}")
 
@@ -726,11 +731,11 @@ def emit_pto(fns: List[N.Function], arch: str, with_loc: bool = True,
     for fn in fns:
         abi = kernel_abi(fn)
         abis.append(abi)
-        em = _Emitter(fn, arch, with_loc)
+        em = _Emitter(fn, arch, with_loc, compat)
         em.function(mod, abi)
-        _refuse_broken_rules(em, mod.funcs[-1], arch, compat)
-        if compat is not None:
+        if compat is not None:          # what the release cannot read at all comes before its verifier's rules
             _refuse_unknown(em, mod.funcs[-1], compat)
+        _refuse_broken_rules(em, mod.funcs[-1], arch, compat)
     return print_module(mod), abis
 
 

@@ -305,7 +305,8 @@ _row(OpSpec("pto.partition_view", "partition_view", _operands("view:V"), _operan
 # ---------------------------------------------------------------- cross-core FIFO (docs/mixed-kernels.md)
 _SPLIT = (AttrSpec("id", "int"), AttrSpec("split", "int", required=True, allowed=(0, 1, 2)))
 for _side, _peer in (("aiv", "aic"), ("aic", "aiv")):
-    _row(OpSpec(f"pto.tpush_to_{_side}", "push", _operands("tile:T"), attrs=_SPLIT, cxx="TPUSH"))
+    _row(OpSpec(f"pto.tpush_to_{_side}", "push", _operands("tile:T"), attrs=_SPLIT, cxx="TPUSH",
+                verify=("push_space",)))
     _row(OpSpec(f"pto.tpop_from_{_peer}", "pop", (), _operands("tile:T"), attrs=_SPLIT, cxx="TPOP"))
     _row(OpSpec(f"pto.tfree_from_{_peer}", "free", attrs=_SPLIT, cxx="TFREE"))
     _row(OpSpec(f"pto.{_side}_initialize_pipe", "pipe_init",
@@ -534,9 +535,18 @@ KNOWN_OPS = set(PTO_OPS) | ARITH_OPS | SCF_OPS | RETURN_OPS
 
 # ---------------------------------------------------------------- the real verifier's rules (pto/rules.py)
 for _name, _rules in (("pto.tstore", ("acc_store",)), ("pto.textract", ("extract",)), ("pto.subview", ("extract",)),
-                      ("pto.tinsert", ("insert",)), ("pto.tprelu", ("prelu_tmp", "prelu_shape")), ("pto.tmaxs", ("scalar_minmax",)),
-                      ("pto.tmins", ("scalar_minmax",)), ("pto.texpands", ("expands",))):
+                      ("pto.tinsert", ("insert",)), ("pto.tprelu", ("prelu_tmp", "prelu_shape")), ("pto.tmaxs", ("scalar_minmax", "float_scalar")),
+                      ("pto.tmins", ("scalar_minmax", "float_scalar")), ("pto.texpands", ("expands",)),
+                      ("pto.trowexpandadd", ("no_tmp",))):
     _extend(_name, verify=_rules)
+from .element_types import ELEMENT_TYPES as _ELEMENT_TYPES  # noqa: E402
+
+for _name, _spec in list(PTO_OPS.items()):       # 0.27 takes signless scalars only (a form rule, rules.FORM_RULES)
+    if _spec.form == "dps" and any(o.role == "scalar" and o.kind == "S" for o in _spec.ins):
+        _extend(_name, verify=_spec.verify + ("signless_scalar",))
+for _name in _ELEMENT_TYPES:
+    if _name in PTO_OPS:
+        _extend(_name, verify=PTO_OPS[_name].verify + ("element_types",))
 PTO_OPS["pto.tgather"] = _dataclasses.replace(PTO_OPS["pto.tgather"], variants=tuple(
     _dataclasses.replace(v, verify=("gather_index",)) if any(o.role == "indices" for o in v.ins) else v
     for v in PTO_OPS["pto.tgather"].variants))
@@ -568,6 +578,13 @@ for _name, _attr in (("pto.tgemv", "accPhase"), ("pto.tgemv.acc", "accPhase"), (
                      ("pto.tdiv", "precisionType"), ("pto.tlog", "precisionType"), ("pto.trecip", "precisionType"),
                      ("pto.mgather", "coalesce"), ("pto.mgather", "gatherOob")):
     _attr_absent(_name, _attr, "0.27")
+# hand-written pipes (pypto HEAD): 0.27's pipe ops read {dir_mask, slot_size[, nosplit]} and {split} only,
+# one pipe per function with the slot counts it picks itself ("expected 'dir_mask'" at an id)
+for _side, _peer in (("aiv", "aic"), ("aic", "aiv")):
+    for _attr in ("id", "slot_num", "local_slot_num"):
+        _attr_absent(f"pto.{_side}_initialize_pipe", _attr, "0.27")
+    for _name in (f"pto.tpush_to_{_side}", f"pto.tpop_from_{_peer}", f"pto.tfree_from_{_peer}"):
+        _attr_absent(_name, "id", "0.27")
 
 
 def spec(name: str) -> OpSpec:

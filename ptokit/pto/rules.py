@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Callable, Dict, Optional, Tuple
 
 from .compat import ops_of, row_of     # the op walker and variant choice shared with the compat check
+from .element_types import ELEMENT_TYPES
 from .types import ScalarType, TileBufType
 
 Roles = Dict[str, object]
@@ -122,6 +123,40 @@ def _scalar_minmax(name: str, roles: Roles, arch: str) -> Broken:
     return None
 
 
+def _float_scalar(name: str, roles: Roles, arch: str) -> Broken:
+    """tmaxs / tmins in ptoas 0.27: its view-to-memref pass lowers only a float scalar; with an integer
+    one it stops with "ins/outs are not memref yet" (the verifier itself takes i32/i16 tiles)."""
+    scalar = _elem(roles.get("scalar"))
+    if scalar is not None and scalar not in ("f16", "bf16", "f32"):
+        return "scalar", (f"'{name}' op with a {scalar} scalar is not lowered by ptoas 0.27 "
+                          f"(it stops with \"ins/outs are not memref yet\")")
+    return None
+
+
+def _signless_scalar(name: str, roles: Roles, arch: str) -> Broken:
+    """ptoas 0.27 takes a tile op's scalar operand as a signless integer or a float only (its operand
+    constraints); pypto HEAD writes the scalar of an unsigned tile with the tile's unsigned type."""
+    scalar = _elem(roles.get("scalar"))
+    if scalar is not None and scalar.startswith("ui"):
+        return "scalar", f"'{name}' op takes no {scalar} scalar in ptoas 0.27 (signless integers and floats only)"
+    return None
+
+
+def _push_space(name: str, roles: Roles, arch: str) -> Broken:
+    """tpush in ptoas 0.27: the producer pipe comes from the tile's space, Acc (FIX) or Vec (MTE3) only;
+    a Mat tile maps to no pipe."""
+    if _loc(roles.get("tile")) not in ("acc", "vec", None):
+        return "tile", f"'{name}' op tile type must map to a supported producer pipe (ptoas 0.27 pushes Acc or Vec tiles)"
+    return None
+
+
+def _no_tmp(name: str, roles: Roles, arch: str) -> Broken:
+    """ptoas 0.27 reads ``ins(%src0, %src1 : T0, T1)`` only; pypto HEAD also writes a tmp scratch tile."""
+    if roles.get("tmp") is not None:
+        return "tmp", f"'{name}' op takes no tmp operand in ptoas 0.27 (ins(%src0, %src1 : T0, T1) only)"
+    return None
+
+
 def _expands(name: str, roles: Roles, arch: str) -> Broken:
     """texpands: a Vec/Mat tile filled with a scalar of exactly its element type."""
     dst, scalar = roles.get("dst"), roles.get("scalar")
@@ -146,20 +181,41 @@ def _gather_index(name: str, roles: Roles, arch: str) -> Broken:
     return None
 
 
+def _takes(words: str, elem: Optional[str]) -> bool:
+    tokens = words.replace(" or ", "/").replace(", ", "/").replace(",", "/").split("/")
+    width = _INT_WIDTH.get(elem or "")
+    return any(t == elem if t in ("f16", "bf16", "f32") else
+               width is not None and t.lstrip("iu").isdigit() and int(t.lstrip("iu")) == width for t in tokens)
+
+
+def _element_types(name: str, roles: Roles, arch: str) -> Broken:
+    role, words, a2a3, a5 = ELEMENT_TYPES[name]
+    allowed = a5 if arch == "a5" else a2a3
+    if allowed is None or role not in roles or _takes(allowed, _elem(roles[role])):
+        return None
+    return role, f"'{name}' op expects {_tag(arch)} {name.split('.')[-1]} {words} to be {allowed}"
+
+
 RULES: Dict[str, Callable[[str, Roles, str], Broken]] = {
     "acc_store": _acc_store, "extract": _extract, "insert": _insert, "prelu_shape": _prelu_shape,
     "prelu_tmp": _prelu_tmp,
     "scalar_minmax": _scalar_minmax, "expands": _expands, "gather_index": _gather_index,
+    "element_types": _element_types, "float_scalar": _float_scalar,
+    "signless_scalar": _signless_scalar, "push_space": _push_space,
+    "no_tmp": _no_tmp,
 }
 # Rules of ptoas 0.27 that pypto HEAD's forms or ptokit's own lowerings break where pypto HEAD writes
 # another form: an f16/bf16 Acc tile stored as such (pypto keeps the Acc in f32 and converts on the
 # store); a Mat -> Mat or Acc -> Acc window written with pto.tinsert / pto.textract (pypto writes
 # pto.subview + pto.tmov, which 0.27 does not have); a tprelu tmp sized by the hardware's need (pypto
-# HEAD's own, refused by 0.27's same-shape rule). They are enforced when the module is written for
+# HEAD's own, refused by 0.27's same-shape rule); a tmaxs / tmins with an integer scalar (0.27 lowers only a
+# float one; pypto HEAD writes the integer scalar for an integer tile); an unsigned scalar operand (0.27 takes
+# signless ones; pypto HEAD gives the scalar of an unsigned tile its type); a Mat tile pushed to the other
+# core (0.27 pushes Acc and Vec tiles); a trowexpandadd tmp (0.27 reads two operands). They are enforced when the module is written for
 # ptoas 0.27 (ptoas_compat="0.27"); in pypto HEAD's mode the programs still build and run
 # (docs/assembler.md "Checked against ptoas 0.27" lists them). The other rules are the device's:
 # always enforced.
-FORM_RULES = ("acc_store", "extract", "insert", "prelu_shape")
+FORM_RULES = ("acc_store", "extract", "insert", "prelu_shape", "float_scalar", "signless_scalar", "push_space", "no_tmp")
 
 
 def check(row, roles: Roles, arch: str, compat: Optional[str] = None) -> Broken:
@@ -178,7 +234,7 @@ def roles_of(row, op) -> Roles:
     """The operand types of a written ``dps`` op by role (its ins(...) and outs(...) groups)."""
     groups = {c.name: c for c in op.clauses if c.kind == "group"}
     roles: Roles = {}
-    for grp, operands in (("ins", row.ins), ("outs", row.outs)):
+    for grp, operands in (("ins", row.ins), ("outs", row.outs), ("", row.ins)):   # "": a push's (%tile : T)
         if grp in groups:
             roles.update((o.role, t) for o, t in zip(operands, groups[grp].types))
     return roles
@@ -208,7 +264,7 @@ def violations(func, arch: str, compat: Optional[str] = None):
         yield broken_fn[0], None, broken_fn[1]
     for op in ops_of(func.body):
         row = row_of(op)
-        if row is None or not row.verify or row.form != "dps":
+        if row is None or not row.verify or row.form not in ("dps", "push"):
             continue
         broken = check(row, roles_of(row, op), arch, compat)
         if broken is not None:

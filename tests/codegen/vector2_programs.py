@@ -16,15 +16,15 @@ class Families:
         return y
 
     @pl.function(type=pl.FunctionType.InCore)
-    def bitwise(self, a: pl.Tensor[[R, C], pl.INT32], y: pl.Out[pl.Tensor[[R, C], pl.INT32]]):
+    def bitwise(self, a: pl.Tensor[[R, C], pl.INT16], y: pl.Out[pl.Tensor[[R, C], pl.INT16]]):   # a2a3 xors 8/16 bits
         t = pl.load(a, [0, 0], [R, C])
         y = pl.store(pl.xor(pl.shls(t, 3), t, t), [0, 0], y)
         return y
 
     @pl.function(type=pl.FunctionType.InCore)
-    def arith(self, a: pl.Tensor[[R, C], pl.INT16], y: pl.Out[pl.Tensor[[R, C], pl.INT16]]):
+    def arith(self, a: pl.Tensor[[R, C], pl.INT32], y: pl.Out[pl.Tensor[[R, C], pl.INT32]]):   # a2a3 rem: i32/f32
         t = pl.load(a, [0, 0], [R, C])
-        tmp = pl.tile.create_tile([R, C], dtype=pl.INT16)
+        tmp = pl.tile.create_tile([R, C], dtype=pl.INT32)
         y = pl.store(pl.tile.subsc(pl.tile.rem(t, t, tmp), 7, t), [0, 0], y)
         return y
 

@@ -73,13 +73,18 @@ def _ops(dtype):
     out = [Op("maximums", f"pl.tensor.maximums(a, {s})", lambda a, b, c: np.maximum(a, a.dtype.type(s))),
            Op("minimums", f"pl.tensor.minimums(a, {s})", lambda a, b, c: np.minimum(a, a.dtype.type(s)))] if minmax \
         else []
-    out += [Op("cmps", f"pl.tensor.cmps(a, {s}, cmp_type=5)", lambda a, b, c: a >= a.dtype.type(s), "mask")]
-    if dtype in HALF_OR_WORD:     # the mask is c's values: nonzero selects
+    # BF16 is not compared, selected or leaky-relu'd by the vector unit on either platform (the real
+    # assembler's element types: tests/e2e/test_compare_ops.py::test_bf16_compare_is_refused_at_the_dsl_line)
+    bf16 = dtype == "BF16"
+    out += [] if bf16 else [Op("cmps", f"pl.tensor.cmps(a, {s}, cmp_type=5)", lambda a, b, c: a >= a.dtype.type(s),
+                               "mask")]
+    if dtype in HALF_OR_WORD and not bf16:     # the mask is c's values: nonzero selects
         out += [Op("sel", "pl.tensor.sel(c, a, b)", lambda a, b, c: np.where(c != 0, a, b)),
                 Op("sels", f"pl.tensor.sels(c, a, {s})", lambda a, b, c: np.where(c != 0, a, a.dtype.type(s)))]
     if dtype in FLOATS:
-        out += [Op("lrelu", "pl.tensor.lrelu(a, 0.5)", lambda a, b, c: np.where(a > 0, a, a * a.dtype.type(0.5))),
-                Op("prelu", "pl.tensor.prelu(a, b)", lambda a, b, c: np.where(a > 0, a, b * a))]
+        out += [] if bf16 else [Op("lrelu", "pl.tensor.lrelu(a, 0.5)",
+                                   lambda a, b, c: np.where(a > 0, a, a * a.dtype.type(0.5)))]
+        out += [Op("prelu", "pl.tensor.prelu(a, b)", lambda a, b, c: np.where(a > 0, a, b * a))]
     if dtype in TRI:
         vr, vc = V.VALID
         out.append(Op("tri", f"pl.tensor.tri(-2, [{V.ROWS}, {V.COLS}], valid_shape=[{vr}, {vc}], dtype=pl.{dtype}, "

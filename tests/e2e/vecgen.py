@@ -21,6 +21,7 @@ import ml_dtypes
 import numpy as np
 
 import ptokit
+from ptokit.errors import CompileError
 
 ROWS, COLS = 16, 64
 VALID = (13, 45)                # the inputs' valid region
@@ -104,7 +105,14 @@ def run(tmp_dir: Path, name: str, dtype: str, ops: Sequence[Op], a, b, c, scratc
     prog = program(tmp_dir, name, dtype, ops, scratch)
     outs = [np.full(_shape(op), SENTINEL, dtype=NP[_out_dtype(op, dtype)]) for op in ops]
     kw = {"runtime": runtime} if runtime else {}
-    ptokit.compile(prog, output_dir=Path(tmp_dir) / f"out_{name}", **kw)(a, b, c, *outs)
+    try:
+        compiled = ptokit.compile(prog, output_dir=Path(tmp_dir) / f"out_{name}", **kw)
+    except CompileError as exc:
+        # an element type the device's vector unit lacks on a2a3 (the real assembler's rule, pto/element_types.py)
+        # is refused at the DSL line; the same ops run on a5, which takes more types
+        assert "op expects A2/A3" in exc.message and exc.loc is not None, exc.message
+        compiled = ptokit.compile(prog, output_dir=Path(tmp_dir) / f"out_{name}_a5", platform="a5sim", **kw)
+    compiled(a, b, c, *outs)
     return outs
 
 

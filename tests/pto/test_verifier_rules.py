@@ -168,3 +168,136 @@ def test_a3_cross_core_events_need_set_ffts_in_the_function():
     ffts = kernel({}, "  pto.set_ffts %arg1 : !pto.ptr<i64>\n" + wait,
                   params="%arg0: !pto.ptr<f32>, %arg1: !pto.ptr<i64>")
     accepted(ffts, "a2a3")
+
+
+# ---------------------------------------------------------------- element types per op (pto/element_types.py)
+
+def _binary(op: str, elem: str, extra: str = "") -> str:
+    t = tb(16, 64, elem)
+    tiles = {"a": t, "b": t, "d": t} | ({"t": t} if extra else {})
+    ins = "%a, %b" + (", %t" if extra else "")
+    types = f"{t}, {t}" + (f", {t}" if extra else "")
+    return kernel(tiles, f"  {op} ins({ins} : {types}) outs(%d : {t})")
+
+
+@pytest.mark.parametrize("op, elem, a2a3_words, a5_ok", [
+    ("pto.tpartadd", "i8", "tpartadd element type to be i32/i16/f16/f32", True),
+    ("pto.tand", "i32", "tand src0, src1, and dst element type to be i8/i16", True),
+    ("pto.tand", "f32", "tand src0, src1, and dst element type to be i8/i16", False),
+    ("pto.trowexpandmax", "i8", "trowexpandmax element type to be i16/i32/f16/f32", True),
+])
+def test_binary_element_types_per_arch(op, elem, a2a3_words, a5_ok):
+    refused(_binary(op, elem), "a2a3", f"'{op}' op expects A2/A3 {a2a3_words}", "%a")
+    if a5_ok:
+        accepted(_binary(op, elem), "a5")
+    else:
+        with pytest.raises(AssemblerError, match="expects A5"):
+            assemble_text(_binary(op, elem), "t.pto", arch="a5")
+
+
+def test_tcmp_inputs_are_i32_f16_f32_on_a2a3():
+    for elem in ("i8", "ui16", "bf16"):
+        t, m = tb(16, 64, elem), tb(16, 32, "ui8")
+        text = kernel({"a": t, "b": t, "d": m},
+                      f"  pto.tcmp ins(%a, %b {{cmpMode = #pto<cmp lt>}} : {t}, {t}) outs(%d : {m})")
+        refused(text, "a2a3", "'pto.tcmp' op expects A2/A3 tcmp input element type to be i32/f16/f32", "%a")
+        accepted(text, "a5")
+    t, m = tb(16, 64, "i32"), tb(16, 32, "ui8")
+    accepted(kernel({"a": t, "b": t, "d": m},
+                    f"  pto.tcmp ins(%a, %b {{cmpMode = #pto<cmp lt>}} : {t}, {t}) outs(%d : {m})"), "a2a3")
+
+
+def test_trem_is_i32_or_f32_on_a2a3():
+    refused(_binary("pto.trem", "i16", extra="tmp"), "a2a3", "'pto.trem' op expects A2/A3 trem element type to be i32/f32",
+            "%a")
+    accepted(_binary("pto.trem", "i16", extra="tmp"), "a5")
+    accepted(_binary("pto.trem", "i32", extra="tmp"), "a2a3")
+
+
+def test_tshrs_takes_16_and_32_bit_integers_on_a2a3():
+    def shrs(elem):
+        t = tb(16, 64, elem)
+        return kernel({"a": t, "d": t}, f"  pto.tshrs ins(%a, %c3_i32 : {t}, i32) outs(%d : {t})")
+    refused(shrs("i8"), "a2a3", "'pto.tshrs' op expects A2/A3 tshrs src and dst element type to be i16/i32", "%a")
+    accepted(shrs("i8"), "a5")
+    accepted(shrs("ui16"), "a2a3")      # a width: signed or unsigned alike
+
+
+def test_tcolsum_element_types():
+    src, dst = tb(16, 64, "bf16"), tb(1, 64, "bf16")
+    text = kernel({"s": src, "d": dst}, f"  pto.tcolsum ins(%s : {src}) outs(%d : {dst})")
+    refused(text, "a2a3", "'pto.tcolsum' op expects A2/A3 tcolsum element type to be f16/f32/i16/i32", "%s")
+    accepted(text, "a5")
+
+
+def test_tload_dst_element_types_on_a2a3():
+    t = tb(16, 64, "f8E4M3FN")
+    view = "!pto.partition_tensor_view<16x64xf8E4M3FN>"
+    text = kernel({"d": t}, (
+        f"  %v = pto.make_tensor_view %arg0, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf8E4M3FN>\n"
+        f"  %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<?x?xf8E4M3FN> -> "
+        f"{view}\n"
+        f"  pto.tload ins(%p : {view}) outs(%d : {t})"), params="%arg0: !pto.ptr<f8E4M3FN>")
+    refused(text, "a2a3", "'pto.tload' op expects A2/A3 tload dst element type to be i8/i16/i32/i64/u64/f16/bf16/f32",
+            "%d")
+    accepted(text, "a5")
+
+
+def test_an_integer_scalar_tmaxs_is_refused_for_027_only():
+    t = tb(16, 64, "i32")
+    text = kernel({"a": t, "d": t}, f"  pto.tmaxs ins(%a, %c3_i32 : {t}, i32) outs(%d : {t})")
+    refused(text, "a2a3", "'pto.tmaxs' op with a i32 scalar is not lowered by ptoas 0.27 (it stops with "
+                          "\"ins/outs are not memref yet\")", "%c3_i32", compat="0.27")
+    accepted(text, "a2a3")              # pypto HEAD writes it so for a newer ptoas
+
+
+def test_an_unsigned_scalar_operand_is_refused_for_027_only():
+    t = tb(16, 64, "ui16")
+    text = kernel({"a": t, "d": t}, f"  %s = arith.constant 3 : i16\n"
+                                    f"  %u = builtin.unrealized_conversion_cast %s : i16 to ui16\n"
+                                    f"  pto.tands ins(%a, %u : {t}, ui16) outs(%d : {t})")
+    refused(text, "a2a3", "'pto.tands' op takes no ui16 scalar in ptoas 0.27 (signless integers and floats only)", "%u",
+            compat="0.27")
+    accepted(text, "a2a3")
+
+
+def _push(loc: str, pipe_attrs: str = "dir_mask = 1, slot_size = 8192") -> str:
+    t = tb(64, 64, "f16", loc)
+    return "\n".join([
+        "module {",
+        "  func.func @k(%arg0: !pto.ptr<ui8>) attributes {pto.kernel_kind = #pto.kernel_kind<cube>} {",
+        "  %c0_i32 = arith.constant 0 : i32", "  %a0 = arith.constant 0 : i64",
+        f"  pto.aic_initialize_pipe {{{pipe_attrs}}} (gm_slot_buffer = %arg0 : !pto.ptr<ui8>, "
+        "c2v_consumer_buf = %c0_i32 : i32, v2c_consumer_buf = %c0_i32 : i32)",
+        f"  %t = pto.alloc_tile addr = %a0 : {t}",
+        f"  pto.tpush_to_aiv(%t : {t}) {{split = 0}}",
+        "  return", "  }", "}", ""])
+
+
+def test_a_mat_tile_push_is_refused_for_027_only():
+    refused(_push("mat"), "a2a3", "'pto.tpush_to_aiv' op tile type must map to a supported producer pipe "
+                                  "(ptoas 0.27 pushes Acc or Vec tiles)", "%t :", compat="0.27")
+    accepted(_push("mat"), "a2a3")
+
+
+def test_a_hand_pipe_id_and_slot_num_are_unknown_to_027():
+    """0.27 reads {dir_mask, slot_size[, nosplit]}: an id ("expected 'dir_mask'") or slot_num is refused by
+    PTO codegen under ptoas_compat="0.27" (pto.compat.unknown_to), not written."""
+    from ptokit.pto.compat import unknown_to
+    from ptokit.pto.parser import parse
+    for attrs, word in (("id = 0, dir_mask = 1, slot_size = 8192", "id"),
+                        ("dir_mask = 1, slot_size = 8192, slot_num = 2", "slot_num")):
+        text = _push("vec", attrs)
+        found = [what for _, what in unknown_to(parse(text).funcs[0], "0.27")]
+        assert found == [f"attribute '{word}' of 'pto.aic_initialize_pipe'"], found
+        accepted(text, "a2a3")
+    assert not list(unknown_to(parse(_push("vec")).funcs[0], "0.27"))
+
+
+def test_a_trowexpandadd_tmp_is_refused_for_027_only():
+    t, col = tb(32, 64, "f32"), str(TileBufType.of("vec", "f32", 32, 1, v_row=32, v_col=1))
+    text = kernel({"a": t, "c": col, "s": t, "d": t},
+                  f"  pto.trowexpandadd ins(%a, %c, %s : {t}, {col}, {t}) outs(%d : {t})")
+    refused(text, "a2a3", "'pto.trowexpandadd' op takes no tmp operand in ptoas 0.27 (ins(%src0, %src1 : T0, T1) only)",
+            "%s", compat="0.27")
+    accepted(text, "a2a3")

@@ -838,6 +838,10 @@ class Sema:
                 raise fail("expected '" + name + "(%tile : !pto.tile_buf<...>) {split = N}'")
             if not isinstance(groups[0].types[0], TileBufType):
                 raise fail(f"pushes a tile, got {groups[0].types[0]}")
+            broken = rules.check(spec, {"tile": groups[0].types[0]}, self.arch, self.compat)
+            if broken is not None:
+                u = groups[0].uses[0]
+                raise self.error(broken[1], u.line, u.col)
         elif name in ("pto.tpop_from_aic", "pto.tpop_from_aiv"):
             int_attr("split")
             int_attr("id")
