@@ -3,8 +3,8 @@
 
     python bench/vendor_perfsim.py --pto-isa <pto-isa checkout> [--cxx clang++-19] [--per-instruction]
 
-For three DSL kernels (a row softmax on the vector core, a 128x128x128 fp16 matmul on the cube, an
-element-wise chain), ptokit compiles the program, runs it once with ``RunConfig(estimate=True)`` and
+For four DSL kernels (a row softmax on the vector core, a 128x128x128 fp16 matmul on the cube, an
+element-wise chain, and examples/flash_attention.py's mixed cube/vector kernel), ptokit compiles the program, runs it once with ``RunConfig(estimate=True)`` and
 takes each kernel's estimated cycles; then it builds the kernel's assembler output (``ptoas/<k>.cpp``
 of the artifact tree) against pto-isa's headers with the vendor's cost-model switch (``__COSTMODEL``,
 a2a3: ``__NPU_ARCH__=2201``), launches it once through pto-isa's perf-sim launcher and reads the
@@ -97,38 +97,59 @@ def _cases():
     yield "softmax", Softmax, [f32(R, C), np.zeros((R, C), np.float32)]
     yield "matmul", Matmul, [f16(M, K), f16(K, N), np.zeros((M, N), np.float32)]
     yield "chain", Chain, [f32(R, C), f32(R, C), np.zeros((R, C), np.float32)]
+    sys.path.insert(0, str(ROOT / "examples"))
+    from flash_attention import make_flash        # q 32x128 over 512 keys in blocks of 64: one mixed kernel
+    yield "attn", make_flash(32, 512, 128, 64), [f16(32, 128), f16(512, 128), f16(512, 128),
+                                                 np.zeros((32, 128), np.float32)]
 
 
 _SIG = re.compile(r"__global__ AICORE void (\w+)\(([^)]*)\)")
 _ARG = re.compile(r"__gm__ (\w+)\* (\w+)")
 
 
-def _driver(kernel_cpp: Path) -> tuple[str, str]:
-    """A main() that launches the kernel once under pto-isa's perf-sim; (driver text, core macro)."""
+def _driver(kernel_cpp: Path) -> tuple[str, list]:
+    """A main() that launches the kernel once under pto-isa's perf-sim; (driver text, core macros).
+
+    A mixed kernel's two halves (``<k>_aic``, ``<k>_aiv`` taking its lane last) run as the device runs
+    them: the cube half on lane 0's turn, the vector half on each lane, one launch.
+    """
     text = kernel_cpp.read_text()
-    m = _SIG.search(text)
-    if not m:
+    kernels = _SIG.findall(text)
+    if not kernels:
         raise SystemExit(f"{kernel_cpp}: no __global__ kernel signature")
-    name, params = m.group(1), m.group(2)
-    args = _ARG.findall(params)
-    if len(args) != len([p for p in params.split(",") if p.strip()]):
-        raise SystemExit(f"{kernel_cpp}: only kernels whose parameters are all GM pointers are driven")
-    bufs = "\n".join(f"alignas(64) static {t} buf{i}[1 << 20];" for i, (t, _) in enumerate(args))
-    call = ", ".join(f"buf{i}" for i in range(len(args)))
-    core = "__DAV_CUBE__" if "__DAV_CUBE__" in text else "__DAV_VEC__"
-    return (f'#include <pto/pto-inst.hpp>\n#include <pto/costmodel/perf_sim/launch.hpp>\n'
-            f'#include "{kernel_cpp}"\n{bufs}\nvoid run_{name}() {{ {name}({call}); }}\n'
-            f'int main() {{ LAUNCH_KERNEL(run_{name}, , (1, nullptr, nullptr)); return 0; }}\n', core)
+    calls, bufs = [], {}
+    for name, params in kernels:
+        params = [p.strip() for p in params.split(",") if p.strip()]
+        args = []
+        for i, p in enumerate(params):
+            m = _ARG.fullmatch(p)
+            if m:
+                bufs.setdefault(i, m.group(1))
+                args.append(f"buf{i}")
+            elif i == len(params) - 1 and p.startswith("int32_t"):
+                args.append("(int32_t)::pto::perf_sim::current_subblock_id")
+            else:
+                raise SystemExit(f"{kernel_cpp}: {name}: only GM pointers and a trailing lane are driven")
+        call = f"{name}({', '.join(args)});"
+        calls.append(f"if (::pto::perf_sim::current_subblock_id == 0) {call}" if name.endswith("_aic")
+                     and len(kernels) > 1 else call)
+    decl = "\n".join(f"alignas(64) static {t} buf{i}[1 << 20];" for i, t in sorted(bufs.items()))
+    cores = [c for c in ("__DAV_CUBE__", "__DAV_VEC__") if f"defined({c})" in text]
+    # pto-isa's CPU stubs name four event ids; the a2a3 pipes have eight
+    events = "#ifndef EVENT_ID4\n" + "".join(f"#define EVENT_ID{i} {i}\n" for i in range(4, 8)) + "#endif\n"
+    return (f"#include <pto/pto-inst.hpp>\n#include <pto/costmodel/perf_sim/launch.hpp>\n{events}"
+            f'#include "{kernel_cpp}"\n{decl}\nvoid run_{kernel_cpp.stem}() {{ {" ".join(calls)} }}\n'
+            f"int main() {{ LAUNCH_KERNEL(run_{kernel_cpp.stem}, , (1, nullptr, nullptr)); return 0; }}\n", cores)
 
 
 def perfsim_cycles(kernel_cpp: Path, isa: Path, cxx: str, work: Path, per_instruction: bool):
-    src, core = _driver(kernel_cpp)
+    src, cores = _driver(kernel_cpp)
     drv = work / f"{kernel_cpp.stem}_drv.cpp"
     drv.write_text(src)
     exe = work / f"{kernel_cpp.stem}.perfsim"
     inc = isa / "include"
-    cmd = [cxx, "-std=c++23", "-O1", "-w", "-D__COSTMODEL", "-D__NPU_ARCH__=2201", "-DPTO_COMM_NOT_SUPPORTED",
-           f"-D{core}"] + (["-D__DAV_C220_CUBE__"] if core == "__DAV_CUBE__" else []) + [
+    cmd = [cxx, "-std=c++23", "-O1", "-w", "-D__COSTMODEL", "-D__NPU_ARCH__=2201", "-DPTO_COMM_NOT_SUPPORTED"] + [
+           f"-D{c}" for c in cores] + (["-D__DAV_C220_CUBE__"] if "__DAV_CUBE__" in cores else []) + [
            f"-I{inc / 'pto/costmodel/stubs'}", f"-I{inc}", f"-I{inc / 'common'}", "-include", "stdint.h",
            "-include", "stddef.h", str(drv), "-o", str(exe), "-lpthread"]
     p = subprocess.run(cmd, capture_output=True, text=True)

@@ -3,9 +3,10 @@
 Runs only with ``--perfsim-isa DIR`` (a pto-isa checkout whose perf-sim headers build; see
 bench/vendor_perfsim.py and docs/estimate.md, "Against the vendor perf-sim"). Where both models give an
 instruction the same cycles (the element-wise chain), the totals must agree within 15 %: the pipe
-model and the vendor's order the same instructions the same way. The softmax and the matmul are
-reported, not bounded: their totals differ by exactly the instructions whose perf-sim cycles differ
-from the vendor's hardware measurements that ptokit follows (docs/estimate.md).
+model and the vendor's order the same instructions the same way. The softmax, the matmul and the
+flash-attention kernel are reported, not bounded: their totals differ by the instructions whose
+perf-sim cycles differ from the vendor's hardware measurements that ptokit follows, and by the FIFO's
+copies through GM (docs/estimate.md).
 """
 from __future__ import annotations
 
