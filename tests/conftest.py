@@ -41,6 +41,9 @@ def pytest_addoption(parser):
     group.addoption("--pto-corpus", metavar="DIR", default=None,
                     help="store every .pto the tests write in DIR (by content; also lowered under "
                          "ptoas_compat='0.27'), to run them through a real ptoas (tests/pto_corpus.py)")
+    group.addoption("--perfsim-isa", metavar="DIR", default=None,
+                    help="a pto-isa checkout whose perf-sim builds: compare ptokit's kernel estimates with the "
+                         "vendor perf-sim on the same C++ (tests/estimate/test_vendor_perfsim.py)")
     group.addoption("--pto-corpus-only", action="store_true", default=False,
                     help="with --pto-corpus: build no C++ (a test is skipped at its first build)")
 
