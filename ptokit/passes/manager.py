@@ -29,6 +29,7 @@ from .returned_outputs import returned_outputs
 from .split_mixed import split_mixed
 from .tensor_to_tile import convert_tensor_to_tile_ops
 from .unroll import unroll_loops
+from .valid_symbols import materialize_valid_shape_symbols
 from .ssa import flatten, to_ssa
 
 
@@ -54,6 +55,7 @@ PIPELINE: List[Pass] = [
     Pass("InlineFunctions", inline_functions, produces=_p("inlined")),
     Pass("ConvertTensorToTileOps", convert_tensor_to_tile_ops, requires=_p("inlined"), produces=_p("tile_ops")),
     Pass("ReturnedOutputs", returned_outputs, requires=_p("inlined")),
+    Pass("MaterializeValidShapeSymbols", materialize_valid_shape_symbols, requires=_p("inlined")),
     Pass("HandPipes", hand_pipes, requires=_p("inlined")),
     Pass("FifoToMove", fifo_to_move, requires=_p("inlined"), produces=_p("no_fifo")),
     Pass("Flatten", flatten, requires=_p("inlined"), produces=_p("flat")),

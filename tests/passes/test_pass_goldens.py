@@ -15,12 +15,14 @@ from ptokit.passes.context import PassContext
 from ptokit.passes.manager import PIPELINE
 
 from . import programs as P
+from .valid_symbol_program import ValidShapeSymbol
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = {
     "InlineFunctions": P.InlineCall,
     "ConvertTensorToTileOps": P.TensorLevel,
     "ReturnedOutputs": P.ReturnsCreated,
+    "MaterializeValidShapeSymbols": ValidShapeSymbol,
     "HandPipes": P.HandPipe,
     "FifoToMove": P.ExplicitPipe,
     "Flatten": P.Nested,
