@@ -398,7 +398,7 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             return []
         if isinstance(value, N.OpCall) and value.op == "tensor_view":
             self.windows[name] = value        # the name stands for the window where it is used (a task
-            self.window_reads[name] = _names_read(value)   # argument, a pl.at block's tensor argument)
+            self.window_reads[name] = _window_names(value)   # argument, a pl.at block's tensor argument)
             self.stale_windows.pop(name, None)
             return []
         if isinstance(value, N.Const) and isinstance(value.value, (int, float)) and \
@@ -1015,7 +1015,7 @@ def _names_read(node) -> Set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-def _names_read(e: N.Expr) -> Set[str]:
+def _window_names(e: N.Expr) -> Set[str]:
     """The variables an expression reads, with the dynamic dimensions of its type's shape."""
     out: Set[str] = set()
     for x in N.walk_expr(e):
