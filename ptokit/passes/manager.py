@@ -26,6 +26,7 @@ from .inline import inline_functions
 from .memory_plan import plan_memory
 from .memory_space import check_memory_spaces
 from .returned_outputs import returned_outputs
+from .runtime_scopes import materialize_runtime_scopes
 from .split_mixed import split_mixed
 from .tensor_to_tile import convert_tensor_to_tile_ops
 from .unroll import unroll_loops
@@ -67,6 +68,7 @@ PIPELINE: List[Pass] = [
     Pass("PlanMemory", plan_memory, requires=_p("ssa", "classified"), produces=_p("planned")),
     Pass("PlacePipeBuffers", place_pipe_buffers, requires=_p("planned")),
     Pass("SplitHandLanes", split_hand_lanes, requires=_p("planned")),
+    Pass("MaterializeRuntimeScopes", materialize_runtime_scopes, requires=_p("ssa")),
     Pass("DeriveArgDirections", derive_directions, requires=_p("ssa", "inlined"), produces=_p("directions")),
     # the split kernels hold FIFO ops again, and the AIC/AIV halves keep the group's memory plan
     Pass("SplitMixed", split_mixed, requires=_p("planned", "directions"), produces=_p("split"),

@@ -15,7 +15,7 @@ from ptokit.passes.context import PassContext
 from ptokit.passes.manager import PIPELINE
 
 from . import programs as P
-from .valid_symbol_program import ValidShapeSymbol
+from .valid_symbol_program import LoopOfTasks, ValidShapeSymbol
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = {
@@ -34,6 +34,7 @@ CASES = {
     "PlanMemory": P.CarriedAndMerged,
     "PlacePipeBuffers": P.HandPipe,
     "SplitHandLanes": P.HandSplitPipe,
+    "MaterializeRuntimeScopes": LoopOfTasks,
     "DeriveArgDirections": P.CubeAndVector,
     "SplitMixed": P.MatmulExp,
 }
