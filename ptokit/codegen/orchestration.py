@@ -517,6 +517,11 @@ class _Orch:
         self.emit(depth, f"uint32_t {vname}_offs[{n}] = {{{starts}}};")
         self.emit(depth, f"ChipTensor {vname} = make_tensor_view({self.tensors[base.name]}, {vname}_shapes, "
                          f"{vname}_offs, {n});")
+        if a.attrs.get("check_contiguous"):     # sizes known only now: a kernel reads its tensors row-major
+            where = f"{a.loc.file.rsplit('/', 1)[-1]}:{a.loc.line}" if a.loc else self.fn.name
+            self.emit(depth, f"rt_require_contiguous({vname}, \"the window of {base.name} at {where} is not "
+                             f"contiguous at run time: it may only cut the leading dimension(s) and must keep every "
+                             f"trailing dimension whole\");")
         return vname
 
     def _check_alive(self, name: str, call) -> None:

@@ -205,7 +205,12 @@ class _Emitter:
                 val = b.cast("arith.index_cast", val, P.ScalarType("i64"), self.temp())
             return b.cast("arith.sitofp", val, P.ScalarType(dst), out)
         if dst in _INTS:
-            raise CompileError(f"cannot use a floating-point scalar ({src}) where an integer ({dst}) is needed", loc)
+            # a float scalar operand of an integer op is narrowed to the integer, toward zero (pypto's rule
+            # for tile-scalar ops: the scalar takes the tile's dtype when the kernel runs)
+            if dst == "index":
+                val = b.cast("arith.fptosi", val, P.ScalarType("i64"), self.temp())
+                return b.cast("arith.index_cast", val, P.ScalarType(dst), out)
+            return b.cast("arith.fptosi", val, P.ScalarType(dst), out)
         op = "arith.extf" if P.bit_width(src) < P.bit_width(dst) else "arith.truncf"
         return b.cast(op, val, P.ScalarType(dst), out)
 

@@ -130,9 +130,12 @@ class DType(enum.Enum):
     def accepts_array(self, got: "DType") -> bool:
         """Whether a host array of dtype ``got`` may stand for a tensor of this dtype: its own, uint8
         bit patterns for an FP8 or FP4 format (numpy has neither), an ml_dtypes float4_e2m1fn array
-        for either E2M1 name, an int64 array for an INDEX tensor (INDEX is held as int64)."""
+        for either E2M1 name, an int64 array for an INDEX tensor (INDEX is held as int64), a signed
+        integer array of the same width for an unsigned tensor (bit patterns: torch has no uint16 or
+        uint32, so pypto's harness passes int16 / int32 arrays for them)."""
         return got is self or ((self.is_fp8 or self.is_e2m1) and got is DType.UINT8) or \
-            (self.is_e2m1 and got.is_e2m1) or (self is DType.INDEX and got is DType.INT64)
+            (self.is_e2m1 and got.is_e2m1) or (self is DType.INDEX and got is DType.INT64) or \
+            _SIGNED_OF.get(self) is got
 
     def numpy(self):
         if self.is_fp8 or self.is_e2m1:
@@ -146,6 +149,7 @@ class DType(enum.Enum):
         return np.dtype(_NUMPY[self])
 
 
+_SIGNED_OF = {DType.UINT16: DType.INT16, DType.UINT32: DType.INT32, DType.UINT64: DType.INT64}
 _FLOATS = frozenset({DType.FP16, DType.BF16, DType.FP32, DType.FP8E4M3FN, DType.FP8E5M2, DType.FP8E8M0,
                      DType.FP4, DType.FP4E2M1, DType.FP4E1M2, DType.FP4E2M1X2, DType.HF8, DType.HF4})
 _NUMPY = {

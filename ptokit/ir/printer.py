@@ -176,6 +176,9 @@ class _Printer:
                 self.emit(depth, f"with pl.spmd({fmt_expr(s.attrs['block_num'])}):")
             elif s.kind == "incore":     # a block of kernel code, not yet outlined (OutlineIncoreScopes)
                 self.emit(depth, f"with pl.incore():  # kernel {s.attrs.get('name')}")
+            elif s.kind == "scope":        # a runtime scope: its tasks retire when it ends
+                manual = s.attrs.get("mode") == "manual"
+                self.emit(depth, "with pl.manual_scope():" if manual else "with pl.scope():")
             elif s.kind == "lane_guard":
                 self.emit(depth, f"if pl.tile.get_subblock_idx() == {s.attrs.get('lane', 0)}:  # only this vector lane")
             else:

@@ -244,8 +244,6 @@ class ProgramBuilder:
 class JitParser(FunctionParser):
     """FunctionParser for ``@pl.jit`` code: orchestration level (``in_kernel=False``) or kernel code."""
 
-    names_windows = True      # `band = pl.slice(x, ...)` / `band = x[a:b, :]`, then used in pl.at blocks
-
     def __init__(self, builder: ProgramBuilder, src, g, dyn, in_kernel: bool):
         super().__init__(src, g, builder.sigs, dyn)
         self.builder = builder

@@ -424,6 +424,8 @@ class OpBinder:
         for v, x in self._list_items(node, what, "[64, 64]"):
             if isinstance(v, N.Const) and isinstance(v.value, int) and not isinstance(v.value, bool):
                 out.append(v.value)
+            elif allow_dyn and self.in_orchestration:
+                out.append(self.run_time_dim(v, x))      # a size known at run time: a dynamic dimension
             elif allow_dyn and isinstance(v, N.Var) and v.type == INDEX:
                 out.append(v.name)
             else:

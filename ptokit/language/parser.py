@@ -26,7 +26,7 @@ from ..ir.ops.tensor_level import is_tensor_level
 from ..ir.types import BOOL, INDEX, DType, MemorySpace, PadValue, ScalarType, TensorType, TileType, dim_vars
 from . import loops
 from .units import parse_program as _parse_units
-from .annotations import annot_to_type
+from .annotations import TENSOR_VALID, annot_to_type
 from .binding import OpBinder
 from .outline import Outliner
 from .scalars import ScalarMixin
@@ -56,8 +56,6 @@ def parse_program(spec) -> N.Program:
 
 class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, ScopeMixin, CallMixin,
                      TaskMixin, L1Mixin, TileViewMixin, MemRefMixin, LoopValidMixin):
-    names_windows = False     # orchestration code may bind a tensor window to a name (@pl.jit: JitParser)
-
     def __init__(self, src: Source, g, sigs: Dict[str, Signature], dyn: Dict[str, DynamicDim]):
         self.src = src
         self.g = g
@@ -74,7 +72,10 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         self.outliner: Optional[Outliner] = None   # where pl.at blocks of kernel code become kernels
         self.manual_depth = 0                 # MANUAL runtime scopes around the statement being parsed
         self.consts: Dict[str, N.Const] = {}  # names assigned once, to a compile-time number
-        self.windows: Dict[str, N.OpCall] = {}   # kernel code: names bound to a tensor window
+        self.dim_locals: Dict[str, str] = {}  # names assigned once, to a dynamic dimension (pl.tensor.dim)
+        self.windows: Dict[str, N.OpCall] = {}   # names bound to a tensor window
+        self.window_reads: Dict[str, Set[str]] = {}   # window name -> the names its tensor and bounds read
+        self.stale_windows: Dict[str, tuple] = {}    # window name -> (a name it reads, assigned again there)
         self.yield_ctx = None                 # ("loop", carried names, [(lhs, carried)]) or ("if",) for pl.yield_
         self.post: List[N.Stmt] = []          # statements that follow the current statement
         self.synthetic = False                # parsing an assignment the front end made itself
@@ -101,6 +102,10 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
                 for d in p.type.shape:
                     for v in dim_vars(d):
                         self.env.setdefault(v, INDEX)
+        for region in (fn.attrs.get(TENSOR_VALID) or {}).values():
+            for d in region:          # a symbol only a pl.TensorView valid_shape names: a scalar the caller
+                for v in dim_vars(d):  # passes (passes/valid_symbols.py)
+                    self.env.setdefault(v, INDEX)
         return self.block(item.body)
 
     def block(self, stmts) -> List[N.Stmt]:
@@ -370,7 +375,7 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         self._note_assigned(name, target)
         want = None
         if isinstance(s, ast.AnnAssign):
-            annot = eval_static(s.annotation, self.src, self.g, "annotation")
+            annot = eval_static(s.annotation, self.src, self.annotation_scope(s.annotation), "annotation")
             want, _ = annot_to_type(annot, self.loc(s.annotation))
             if isinstance(annot, TileAnnot) and annot.memory is None and isinstance(want, TileType):
                 want = want.with_(memory=None)    # shape and dtype only: the value's memory space wins
@@ -395,15 +400,17 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             self._alias(name, value)   # a K-loop accumulator (cube.py) is named, not copied: an Acc tile has no copy
             return []
         if isinstance(value, N.OpCall) and value.op == "tensor_view":
-            if self.in_orchestration and not self.names_windows:
-                raise self.err(f"a tensor window cannot be bound to a name; pass {ast.unparse(s.value)} directly "
-                               f"as a task argument", s.value)
-            self.windows[name] = value        # the name stands for the window where it is used (a @pl.jit
-            return []                         # pl.at block takes it as a tensor argument)
+            self.windows[name] = value        # the name stands for the window where it is used (a task
+            self.window_reads[name] = _window_names(value)   # argument, a pl.at block's tensor argument)
+            self.stale_windows.pop(name, None)
+            return []
         if isinstance(value, N.Const) and isinstance(value.value, (int, float)) and \
                 self.assign_counts.get(name, 0) == 1 and not isinstance(s, ast.AnnAssign) and name not in self.env:
             self.consts[name] = value         # known while compiling (e.g. `rows, cols = x.shape`)
             return []
+        if isinstance(value, N.Var) and value.type == INDEX and self.assign_counts.get(name, 0) == 1 and \
+                name not in self.env and (value.name in self.dyn or value.name in self.dim_locals):
+            self.dim_locals[name] = self.dim_locals.get(value.name, value.name)   # hd = pl.tensor.dim(x, 1)
         self.env[name] = value.type
         self.alias.pop(name, None)
         if is_tensor_level(value) or name in self.tensor_level_names:
@@ -449,6 +456,9 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             self.synthetic = False
 
     def _note_assigned(self, name: str, node) -> None:
+        for w, reads in self.window_reads.items():      # a named window reads its bounds where it is used
+            if name in reads and w not in self.stale_windows:
+                self.stale_windows[w] = (name, self.loc(node))
         if self.synthetic:
             return
         if self.strict_ssa and name in self.assigned:
@@ -555,6 +565,19 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
                 raise self.err("an Out argument must be a tensor variable", node)
             self._alias(name, arg)
         return [N.ExprStmt(call, loc=loc)] + after
+
+    def annotation_scope(self, node) -> dict:
+        """The names an annotation in the body sees: the function's scope, then its locals (as Python
+        would), a constant as its value and a run-time scalar as a dynamic dimension of that name
+        (``t: pl.Tensor[[16, hd], pl.FP32] = pl.create_tensor([16, hd], ...)``)."""
+        used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        scope = dict(self.g)
+        for name in used:
+            if name in self.consts and name not in self.env:
+                scope[name] = self.consts[name].value
+            elif isinstance(self.env.get(name), ScalarType):
+                scope[name] = DynamicDim(self.dim_locals.get(name, name))
+        return scope
 
     def _check_annot(self, want, value, node):
         got = value.type
@@ -865,6 +888,11 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
                 c = self.consts[e.id]
                 return N.Const(c.value, type=c.type, loc=loc)
             if e.id in self.windows and e.id not in self.env:
+                if e.id in self.stale_windows:
+                    changed, where = self.stale_windows[e.id]
+                    raise self.err(f"the window {e.id!r} reads {changed!r}, which is assigned again (line "
+                                   f"{where.line}) after {e.id!r} was bound; bind the window again after it, or "
+                                   f"pass it directly", e)
                 w = self.windows[e.id]
                 return N.OpCall(w.op, list(w.args), dict(w.attrs), type=w.type, loc=loc)
             if e.id in self.env:
@@ -989,6 +1017,18 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
 
 def _names_read(node) -> Set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _window_names(e: N.Expr) -> Set[str]:
+    """The variables an expression reads, with the dynamic dimensions of its type's shape."""
+    out: Set[str] = set()
+    for x in N.walk_expr(e):
+        if isinstance(x, N.Var):
+            out.add(x.name)
+        t = getattr(x, "type", None)
+        for d in getattr(t, "shape", ()) if isinstance(t, TensorType) else ():
+            out.update(dim_vars(d))
+    return out
 
 
 def _assignment_counts(item: ast.FunctionDef) -> Dict[str, int]:

@@ -99,6 +99,25 @@ class ScalarMixin:
             raise self.err(f"axis {axis} is out of range for the {len(shape)}-D {value.type}", node)
         return self._dim_value(shape[axis], node)
 
+    def run_time_dim(self, v: N.Expr, node):
+        """A tensor dimension given as a value in orchestration code (``pl.create_tensor([16, hd])``,
+        ``pl.slice(x, [n, 64], ...)``): an int when it is constant, else a dynamic dimension named by
+        the scalar holding it, which the runtime reads when it allocates the tensor or forms the
+        view; an expression is first held in a scalar of its own."""
+        if isinstance(v, N.Const) and isinstance(v.value, int) and not isinstance(v.value, bool):
+            return v.value
+        if not isinstance(v.type, ScalarType) or v.type.dtype.is_float or v.type.dtype is BOOL.dtype:
+            raise self.err(f"a tensor dimension must be an integer or an integer scalar, but "
+                           f"{ast.unparse(node)!r} is {v.type}", node)
+        if isinstance(v, N.Var):
+            return self.dim_locals.get(v.name, v.name)     # hd = pl.tensor.dim(x, 1): x's own dimension
+        self._run_time_dims = getattr(self, "_run_time_dims", 0) + 1
+        name = f"__dim{self._run_time_dims}"
+        loc = self.loc(node)
+        self.pre.append(N.Assign([N.Var(name, type=v.type, loc=loc)], v, loc=loc))
+        self.env[name] = v.type
+        return name
+
     def _dim_value(self, d, node) -> N.Expr:
         if isinstance(d, int):
             return self._const(d, node)

@@ -211,6 +211,7 @@ class TensorLevelMixin:
         when the call is not of that form (the op's own binding then reports what is wrong)."""
         kw = {k.arg: k.value for k in e.keywords}
         args = list(e.args) + [kw.pop(n) for n in ("shape", "offset", "offsets")[len(e.args) - 1:] if n in kw]
+        valid_node = kw.pop("valid_shape", None)
         if len(args) != 3 or kw or not all(isinstance(a, (ast.List, ast.Tuple)) for a in args[1:]) or \
                 len(args[1].elts) != len(args[2].elts):
             return None
@@ -219,7 +220,15 @@ class TensorLevelMixin:
         dims = [ast.copy_location(ast.Slice(lower=o, upper=ast.copy_location(ast.BinOp(o, ast.Add(), n), n)), o)
                 for n, o in zip(args[1].elts, args[2].elts)]
         sub = ast.copy_location(ast.Subscript(value=args[0], slice=ast.Tuple(dims, ast.Load()), ctx=ast.Load()), e)
-        return self.tensor_window(sub)
+        view = self.tensor_window(sub)
+        if valid_node is not None and not self._is_none(valid_node):
+            # what the view's valid region is: a kernel whose parameter's pl.TensorView valid_shape names
+            # a symbol of its own is passed that extent (passes/valid_symbols.py)
+            valid = self.read_attr(OPS["load"], {p.name: p for p in OPS["load"].params}["valid_shape"], valid_node)
+            if len(valid) != len(view.type.shape):
+                raise self.err(f"pl.slice valid_shape needs {len(view.type.shape)} extents", valid_node)
+            view.attrs["valid"] = valid
+        return view
 
 
     # ------------------------------------------------------------ subscripts

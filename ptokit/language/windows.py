@@ -115,6 +115,8 @@ class WindowMixin:
                     raise self.err(f"the window {where!r} of dimension {d} (size {dim}) runs to the end of a "
                                    f"dynamic dimension, so its size is not a compile-time constant", it)
             diff = None if hi is None else constant_difference(hi, lo)
+            if diff is None and static and hi is not None and self.in_orchestration:
+                diff = self._run_time_extent(it, lo, hi)     # a dynamic dimension of the view
             if diff is None and static:
                 raise self.err(f"the window size {ast.unparse(it.upper)} - ({ast.unparse(it.lower) if it.lower else 0}) "
                                f"is not a compile-time constant; write the bounds as a:a + size or "
@@ -122,9 +124,9 @@ class WindowMixin:
             if isinstance(lo, N.Const) and lo.value < 0:
                 raise self.err(f"the window {where!r} starts at {lo.value}, before the start of dimension {d} of "
                                f"{base.name!r} (negative indices do not count from the end here)", it)
-            if diff is not None and diff <= 0:
+            if isinstance(diff, int) and diff <= 0:
                 raise self.err(f"the window {where!r} is empty (size {diff})", it)
-            if isinstance(dim, int) and diff is not None:
+            if isinstance(dim, int) and isinstance(diff, int):
                 start = lo.value if isinstance(lo, N.Const) else None
                 if diff > dim or (start is not None and (start < 0 or start + diff > dim)):
                     rng = f"[{start}, {start + diff})" if start is not None else f"of size {diff}"
@@ -132,12 +134,25 @@ class WindowMixin:
                                    f"{base.name!r} {base.type}", it)
             offsets.append(lo)
             extents.append(diff)
-            whole.append(isinstance(dim, int) and lo0 and diff == dim)
+            whole.append(lo0 and diff == dim)      # a dynamic size that is the dimension itself is whole too
         for d in range(len(items), ndim):
             offsets.append(self._const(0, e))
             extents.append(shape[d])
             whole.append(True)
         return offsets, extents, whole
+
+    def _run_time_extent(self, it: ast.Slice, lo: N.Expr, hi: N.Expr):
+        """The size of an orchestration window ``a:a + n`` whose ``n`` is known only at run time: a
+        dynamic dimension of the view, named by the scalar that holds it (``run_time_dim``)."""
+        up = it.upper
+        if isinstance(up, ast.BinOp) and isinstance(up.op, ast.Add) and it.lower is not None and \
+                ast.dump(up.left) == ast.dump(it.lower):
+            size = self.expr(up.right)
+        elif isinstance(lo, N.Const) and lo.value == 0:
+            size = hi
+        else:
+            size = self.scalar_op("sub", hi, lo, it)
+        return self.run_time_dim(size, it)
 
     def _window_bound(self, node) -> N.Expr:
         v = self.expr(node)
@@ -158,7 +173,11 @@ class WindowMixin:
         base = self._window_base(e)
         offsets, extents, whole = self.window_dims(e, base, static=True)
         ndim = len(extents)
-        partial = [d for d in range(ndim) if not whole[d]]
+        shape = base.type.shape
+        # a dimension whose size is known only at run time may still be whole then: the runtime checks
+        maybe = [d for d in range(ndim) if not whole[d] and (isinstance(extents[d], str) or isinstance(shape[d], str))
+                 and isinstance(offsets[d], N.Const) and offsets[d].value == 0]
+        partial = [d for d in range(ndim) if not whole[d] and d not in maybe]
         if partial:
             k = partial[-1]
             bad = [d for d in range(k) if extents[d] != 1]
@@ -167,6 +186,8 @@ class WindowMixin:
                                f"memory (it cuts dimension {k} but takes {extents[bad[-1]]} entries of dimension "
                                f"{bad[-1]}, so its pieces are not adjacent): {_CONTIG}", e)
         attrs = {"shape": [dim_str(x) for x in extents]}
+        if maybe:
+            attrs["check_contiguous"] = True       # codegen: the runtime refuses it when it is not
         return self.typed_op("tensor_view", [base, N.ListExpr(offsets, loc=self.loc(e))], attrs, e)
 
     def window_store(self, target: ast.Subscript, value: N.Expr, value_node, s) -> N.Stmt:

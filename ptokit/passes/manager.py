@@ -29,9 +29,11 @@ from .memory_plan import plan_memory
 from .memory_space import infer_tile_memory_space
 from .outline_scopes import outline_incore_scopes
 from .returned_outputs import returned_outputs
+from .runtime_scopes import materialize_runtime_scopes
 from .split_mixed import split_mixed
 from .tensor_to_tile import convert_tensor_to_tile_ops
 from .unroll import unroll_loops
+from .valid_symbols import materialize_valid_shape_symbols
 from .ssa import flatten, to_ssa
 
 
@@ -61,6 +63,7 @@ PIPELINE: List[Pass] = [
     # moves the front end wrote into the call are told from a program's own L0 operands
     Pass("AutoTileMatmulL0", auto_tile_matmul_l0, requires=_p("inlined", "tile_ops")),
     Pass("ReturnedOutputs", returned_outputs, requires=_p("inlined")),
+    Pass("MaterializeValidShapeSymbols", materialize_valid_shape_symbols, requires=_p("inlined")),
     Pass("HandPipes", hand_pipes, requires=_p("inlined")),
     Pass("FifoToMove", fifo_to_move, requires=_p("inlined"), produces=_p("no_fifo")),
     Pass("Flatten", flatten, requires=_p("inlined"), produces=_p("flat")),
@@ -74,6 +77,7 @@ PIPELINE: List[Pass] = [
     Pass("PlanMemory", plan_memory, requires=_p("ssa", "classified"), produces=_p("planned")),
     Pass("PlacePipeBuffers", place_pipe_buffers, requires=_p("planned")),
     Pass("SplitHandLanes", split_hand_lanes, requires=_p("planned")),
+    Pass("MaterializeRuntimeScopes", materialize_runtime_scopes, requires=_p("ssa")),
     Pass("DeriveArgDirections", derive_directions, requires=_p("ssa", "inlined"), produces=_p("directions")),
     # the split kernels hold FIFO ops again, and the AIC/AIV halves keep the group's memory plan
     Pass("SplitMixed", split_mixed, requires=_p("planned", "directions"), produces=_p("split"),

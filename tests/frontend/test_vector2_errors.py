@@ -75,7 +75,7 @@ CASES = [
     ("x = pl.full([16, 64, 2], pl.FP32, 1.0)", "tile.full requires a static 2-D shape", "[16, 64, 2]"),
     ("x = pl.tile.ci(0, [2, 64])", "tile.ci fills one row: it requires a shape [1, N] with N > 1, but got [2, 64]",
      "[2, 64]"),
-    ("x = pl.tile.ci(0, [1, 64], dtype=pl.FP32)", "tile.ci requires dtype INT16 or INT32, but got pl.FP32",
+    ("x = pl.tile.ci(0, [1, 64], dtype=pl.FP32)", "tile.ci requires dtype INT16, INT32, UINT16 or UINT32, but got pl.FP32",
      "pl.FP32)"),
     ("x = pl.tile.tri(0, [16, 64], valid_shape=[17, 64])", "tile.tri valid_shape [17, 64] exceeds the shape",
      "[17, 64]"),

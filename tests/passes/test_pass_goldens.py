@@ -15,6 +15,7 @@ from ptokit.passes.context import PassContext
 from ptokit.passes.manager import PIPELINE
 
 from . import programs as P
+from .valid_symbol_program import LoopOfTasks, ValidShapeSymbol
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = {
@@ -22,6 +23,7 @@ CASES = {
     "InlineFunctions": P.InlineCall,
     "ConvertTensorToTileOps": P.TensorLevel,
     "ReturnedOutputs": P.ReturnsCreated,
+    "MaterializeValidShapeSymbols": ValidShapeSymbol,
     "HandPipes": P.HandPipe,
     "FifoToMove": P.ExplicitPipe,
     "Flatten": P.Nested,
@@ -35,6 +37,7 @@ CASES = {
     "PlanMemory": P.CarriedAndMerged,
     "PlacePipeBuffers": P.HandPipe,
     "SplitHandLanes": P.HandSplitPipe,
+    "MaterializeRuntimeScopes": LoopOfTasks,
     "DeriveArgDirections": P.CubeAndVector,
     "SplitMixed": P.MatmulExp,
 }

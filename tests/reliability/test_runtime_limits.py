@@ -81,17 +81,16 @@ class LongChain:
 
 
 def test_dsl_loop_longer_than_the_ring(tmp_path):
+    """Each loop body is a runtime scope (MaterializeRuntimeScopes, as pypto): the tasks of finished
+    iterations retire, so the loop runs through the default ring (it deadlocked the function's one
+    scope before; the hand-written chain above still shows that error and its remedies)."""
     c = ptokit.compile(LongChain, output_dir=tmp_path / "chain")
     n = 20000
     y = np.zeros((8, 8), np.float32)
-    with pytest.raises(RuntimeFailure) as ei:
-        c(y, n)
-    msg = ei.value.message
-    assert ei.value.code == 1 and "task 16384 cannot be submitted" in msg
-    assert "RunConfig(task_ring_size=...)" in msg and "scope of its own" in msg
-    y = np.zeros((8, 8), np.float32)
-    res = c(y, n, config=RunConfig(task_ring_size=32768))       # the first remedy works
+    res = c(y, n)
     assert res.tasks == n and (y == n).all()
+    orch = next((c.output_dir / "orchestration").glob("*.cpp")).read_text()
+    assert "PTO2_SCOPE() {   // pl.scope(mode=AUTO)" in orch
 
 
 @pytest.fixture(scope="module")

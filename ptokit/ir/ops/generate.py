@@ -40,6 +40,9 @@ declare("full", (P("shape", "shape"), P("dtype", "dtype"), P("value", "scalar"))
         form="fill", doc="a Vec tile of shape and dtype filled with value")
 
 
+_CI_DTYPES = (DType.INT16, DType.INT32, DType.UINT16, DType.UINT32)     # pto.tci: 16- and 32-bit integers
+
+
 def _ci(op):
     def rule(ts, attrs):
         shape = static_2d(attrs["shape"], op)
@@ -47,7 +50,7 @@ def _ci(op):
             raise OpTypeError(f"tile.{op} fills one row: it requires a shape [1, N] with N > 1, but got "
                               f"{fmt_shape(shape)}", "shape")
         scalar(ts[0], op, "start", ints=True)
-        return TileType(shape, _dtype(attrs, (DType.INT16, DType.INT32), op), MemorySpace.Vec)
+        return TileType(shape, _dtype(attrs, _CI_DTYPES, op), MemorySpace.Vec)
     return rule
 
 
@@ -56,7 +59,7 @@ for _n in ("ci", "arange"):          # pypto: arange = ci
                  P("descending", "bool", False)), _ci(_n), pto="pto.tci", form="fill",
             pto_attrs=(("descending", lambda a, _: bool(a["descending"])),),
             namespaces=("pl", "pl.tile") if _n == "arange" else ("pl.tile", "pl.tensor"),
-            doc="[1, N] row start + k (descending: start - k), INT16/INT32")
+            doc="[1, N] row start + k (descending: start - k), INT16/INT32/UINT16/UINT32 (unsigned wraps)")
 
 _TRI_DTYPES = (DType.FP16, DType.FP32, DType.INT16, DType.INT32, DType.UINT16, DType.UINT32)
 

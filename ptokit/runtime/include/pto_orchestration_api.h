@@ -451,6 +451,12 @@ static inline ChipTensor make_tensor_view(const ChipTensor& base, const uint32_t
     return v;
 }
 
+// A window whose sizes were known only at run time, passed to a kernel: kernels address their
+// tensors row-major, so a window that is not one contiguous block is error 5.
+static inline void rt_require_contiguous(const ChipTensor& v, const char* what) {
+    if (!v.is_contiguous) pto2_detail::fatal(PTO2_ERR_INVALID_ARGS, what);
+}
+
 // ---- host access to tensor elements and small arrays (orchestration code)
 
 namespace pto2_detail {
