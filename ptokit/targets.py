@@ -56,6 +56,10 @@ def validate_platform(platform: str) -> str:
     return platform
 
 
+# runtime scopes that may be open at once, the function's own included (PTO2_MAX_SCOPE_DEPTH of the
+# orchestration API header, ptokit/runtime/include/pto_orchestration_api.h)
+MAX_RUNTIME_SCOPE_DEPTH = 4
+
 # AI Core clock of each architecture, for estimated device time (docs/estimate.md): a2a3 runs at 1.85 GHz
 # (the vendor cost model's main frequency); a5 has no figure here, and no estimate
 DEVICE_CLOCK_HZ = {"a2a3": 1.85e9}

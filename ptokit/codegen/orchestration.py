@@ -28,8 +28,6 @@ _CPP_SCALAR = {DType.FP32: "float", DType.FP16: "uint16_t", DType.BF16: "uint16_
                DType.UINT16: "uint16_t", DType.UINT32: "uint32_t", DType.UINT64: "uint64_t",
                DType.BOOL: "bool", DType.INDEX: "int64_t", DType.TASK_ID: "PTO2TaskId"}
 # operators whose C++ spelling means what the Python one does (floordiv, mod, min, max are spelled out)
-# runtime scopes that may be open at once (PTO2_MAX_SCOPE_DEPTH of pto_orchestration_api.h)
-PTO2_MAX_SCOPE_DEPTH = 4
 _CPP_OP = {name: o.cxx for name, o in SCALAR_OPERATORS.items() if o.cxx is not None}
 # dispatch predicates: comparison -> PTO2CmpOp (pto_orchestration_api.h)
 _CMP = {"==": "PTO2_CMP_EQ", "!=": "PTO2_CMP_NE", "<": "PTO2_CMP_LT", "<=": "PTO2_CMP_LE", ">": "PTO2_CMP_GT",
@@ -74,8 +72,6 @@ class _Orch:
         self.declared: set = set()             # values declared before the pl.scope that assigns them
         self.arg_names: Dict[str, List[str]] = {}   # kernel -> tensor arg names (argument dump file names)
         self.sites: List[dict] = []            # submission sites (set_site numbers), see site()
-        self.scope_depth = 1                   # runtime scopes open (the entry's PTO2_SCOPE is the first)
-        self.manual_depth = 0                  # ... of them MANUAL (or nested in one)
 
     def emit(self, depth, text):
         self.lines.append("    " * depth + text)
@@ -236,12 +232,7 @@ class _Orch:
                 v = self.scalars[s.var.name] = cx(s.var.name)
                 lo, hi, st = self.scalar(s.start), self.scalar(s.stop), self.scalar(s.step)
                 self.emit(depth, f"for (int64_t {v} = {lo}; {v} < {hi}; {v} += {st}) {{")
-                if self.iteration_scope(s):   # pypto's MaterializeRuntimeScopes: each iteration a scope
-                    scope = N.Scope(kind="scope", body=s.body, loc=s.loc, attrs={
-                        "mode": "auto", "why": "each iteration a scope: the tensors it creates retire with it"})
-                    self.body([scope], depth + 1, ctx)
-                else:
-                    self.body(s.body, depth + 1, ctx)
+                self.body(s.body, depth + 1, ctx)
             else:        # the test first, every round; after the loop the results hold what it saw last
                 pre, cond, post = s.split()
                 self.emit(depth, "while (true) {")
@@ -285,15 +276,9 @@ class _Orch:
                         self.emit(depth, f"{ctype(v.type)} {c}{init};{unused}")
                 # MANUAL: the runtime orders the scope's tasks among themselves by deps= only
                 macro = "PTO2_SCOPE_MANUAL" if mode == "manual" else "PTO2_SCOPE"
-                why = s.attrs.get("why") or f"pl.scope(mode={mode.upper()})"
-                self.emit(depth, f"{macro}() {{   // {why}")
+                self.emit(depth, f"{macro}() {{   // pl.scope(mode={mode.upper()})")
                 before = set(self.tensors)
-                manual = mode == "manual" or self.manual_depth > 0
-                self.scope_depth += 1
-                self.manual_depth += manual
                 self.body(s.body, depth + 1, ctx)
-                self.scope_depth -= 1
-                self.manual_depth -= manual
                 self.emit(depth, "}")
                 for n in set(self.tensors) - before:   # the scope released them: they may not be used after
                     del self.tensors[n]
@@ -310,22 +295,6 @@ class _Orch:
                 self.body(s.body, depth, inner)
             return
         raise CompileError(f"{type(s).__name__} is not supported in orchestration", s.loc)
-
-    def iteration_scope(self, s: N.For) -> bool:
-        """Does loop `s` give each iteration a runtime scope of its own?  pypto wraps every loop
-        body outside a MANUAL scope in one, so what an iteration creates (pl.create_tensor, new
-        task outputs) retires once the iteration's tasks are done instead of filling the heap
-        ring until the function returns.  ptokit does so for loops whose body creates tensors
-        (nothing it creates outlives the iteration: orchestration loops carry only scalars), while
-        a scope level is left (PTO2_MAX_SCOPE_DEPTH)."""
-        if self.manual_depth or self.scope_depth >= PTO2_MAX_SCOPE_DEPTH:
-            return False
-        for _, e in N.iter_exprs(s.body):
-            if isinstance(e, N.OpCall) and e.op == "create_tensor":
-                return True
-            if isinstance(e, N.FuncCall) and "output_new" in e.attrs.get("arg_kinds", ()):
-                return True
-        return False
 
     def check_values(self, results, what, s) -> None:
         for r in results:

@@ -9,6 +9,8 @@ becomes ``with pl.scope():`` unless
 
 * it is inside a MANUAL scope (the runtime nests no AUTO scope in a MANUAL one), or is already one
   scope;
+* the scopes around it are already as deep as the runtime allows (``MAX_RUNTIME_SCOPE_DEPTH``, the
+  function's own scope counted): outer loops get theirs first;
 * a tensor it creates is used after the loop (a scope's tensors end with it), or it hands a task a
   tensor created before the loop that no task was handed before it (the runtime allocates that
   tensor for its first writer, in the loop's scope).
@@ -21,6 +23,7 @@ from __future__ import annotations
 from typing import List, Set
 
 from ..ir import nodes as N
+from ..targets import MAX_RUNTIME_SCOPE_DEPTH
 
 
 def _created(body: List[N.Stmt]) -> Set[str]:
@@ -50,30 +53,38 @@ def _task_args(stmts: List[N.Stmt]) -> Set[str]:
     return out
 
 
-def _wrap(fn: N.Function, body: List[N.Stmt], manual: bool, handed: Set[str]) -> None:
-    """``handed``: the tensors some task was handed before ``body`` (so allocated already)."""
+def _wrap(fn: N.Function, body: List[N.Stmt], manual: bool, handed: Set[str], depth: int) -> None:
+    """``handed``: the tensors some task was handed before ``body`` (so allocated already);
+    ``depth``: the runtime scopes open around ``body``."""
     for k, s in enumerate(body):
         before = handed | _task_args(body[:k])
         if isinstance(s, N.Scope):
-            _wrap(fn, s.body, manual or (s.kind == "scope" and s.attrs.get("mode") == "manual"), before)
+            inner = s.kind == "scope"
+            _wrap(fn, s.body, manual or (inner and s.attrs.get("mode") == "manual"), before, depth + inner)
+            continue
+        if isinstance(s, N.For) and _scoped(fn, s, manual, before, depth):
+            s.body = [N.Scope("scope", s.body, {"mode": "auto"}, loc=s.loc)]
+            _wrap(fn, s.body[0].body, manual, before, depth + 1)
             continue
         for child in N.child_bodies(s):
-            _wrap(fn, child, manual, before)
-        if not isinstance(s, N.For) or manual or not _submits(s.body):
-            continue
-        if len(s.body) == 1 and isinstance(s.body[0], N.Scope) and s.body[0].kind == "scope":
-            continue
-        inside = _created(s.body)
-        if inside & _reads_outside(fn, s.body):
-            continue
-        # a tensor created before the loop and handed to no task yet is allocated by its first writer,
-        # inside the loop: in the loop's scope it would end with the first iteration
-        if (_task_args(s.body) & (_created(fn.body) - inside)) - before:
-            continue
-        s.body = [N.Scope("scope", s.body, {"mode": "auto"}, loc=s.loc)]
+            _wrap(fn, child, manual, before, depth)
+
+
+def _scoped(fn: N.Function, s: N.For, manual: bool, before: Set[str], depth: int) -> bool:
+    """Does loop ``s`` get a runtime scope per iteration (the module's rules)?"""
+    if manual or depth >= MAX_RUNTIME_SCOPE_DEPTH or not _submits(s.body):
+        return False
+    if len(s.body) == 1 and isinstance(s.body[0], N.Scope) and s.body[0].kind == "scope":
+        return False
+    inside = _created(s.body)
+    if inside & _reads_outside(fn, s.body):
+        return False
+    # a tensor created before the loop and handed to no task yet is allocated by its first writer,
+    # inside the loop: in the loop's scope it would end with the first iteration
+    return not ((_task_args(s.body) & (_created(fn.body) - inside)) - before)
 
 
 def materialize_runtime_scopes(prog: N.Program, ctx) -> N.Program:
     for fn in prog.of_kind(N.FunctionType.Orchestration):
-        _wrap(fn, fn.body, False, set())
+        _wrap(fn, fn.body, False, set(), 1)
     return prog

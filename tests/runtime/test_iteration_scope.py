@@ -97,7 +97,7 @@ def test_a_loop_creating_more_than_the_heap_ring_holds_runs(runtime, tmp_path_fa
     acc = np.zeros_like(x)
     c(x, acc, 40, config=small_heap(runtime))     # 40 x 16 KiB created against a 64 KiB ring
     np.testing.assert_allclose(acc, 40 * (x + 1), rtol=1e-5)
-    assert "PTO2_SCOPE() {   // each iteration a scope" in orchestration_source(c)
+    assert "PTO2_SCOPE() {   // pl.scope(mode=AUTO)" in orchestration_source(c)   # MaterializeRuntimeScopes
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
@@ -108,4 +108,4 @@ def test_nested_loops_stop_at_the_scope_depth_limit(runtime, tmp_path_factory):
     c(x, acc, config=small_heap(runtime))
     np.testing.assert_allclose(acc, 16 * (x + 1), rtol=1e-5)
     src = orchestration_source(c)
-    assert src.count("// each iteration a scope") == 3   # the entry's scope + 3 = PTO2_MAX_SCOPE_DEPTH
+    assert src.count("// pl.scope(mode=AUTO)") == 3   # the entry's scope + 3 = PTO2_MAX_SCOPE_DEPTH
