@@ -37,11 +37,20 @@ from ..ir.ops.view import default_layout
 from ..ir.types import INDEX, AtomicType, DType, MemorySpace, TupleType, TensorType, TileType, fmt_shape
 from .l0_tile_chooser import L0TileConfig, choose_l0_tile
 
-# the ops this pass rewrites and builds (op-table names; what each one's operands mean is the pass)
-MATMUL, MATMUL_ACC, MATMUL_BIAS = "matmul", "matmul_acc", "matmul_bias"
-MOVE, EXTRACT, LOAD, STORE, CAST = "move", "extract", "load", "store", "cast"
-CREATE_TILE, ASSEMBLE = "create_tile", "assemble"
-MUL, ADD = "scalar.mul", "scalar.add"
+# The ops this pass rewrites and builds, one name each (op-table names): a rewrite of specific ops
+# whose operands it reads by position, so it names them rather than asking a trait.
+MATMUL = "matmul"
+MATMUL_ACC = "matmul_acc"
+MATMUL_BIAS = "matmul_bias"
+MOVE = "move"
+EXTRACT = "extract"
+LOAD = "load"
+STORE = "store"
+CAST = "cast"
+CREATE_TILE = "create_tile"
+ASSEMBLE = "assemble"
+MUL = "scalar.mul"
+ADD = "scalar.add"
 
 _KERNELS = (N.FunctionType.InCore, N.FunctionType.AIC)
 _ALIGN = 16          # the cube's fractal along M, N and K

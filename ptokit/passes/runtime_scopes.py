@@ -11,6 +11,8 @@ becomes ``with pl.scope():`` unless
   scope;
 * the scopes around it are already as deep as the runtime allows (``MAX_RUNTIME_SCOPE_DEPTH``, the
   function's own scope counted): outer loops get theirs first;
+* a task id of its tasks is carried out of the loop (a ``deps=`` after the loop on a task of a scope
+  that ended names a retired task: the order still holds, but no edge is left to show it), or
 * a tensor it creates is used after the loop (a scope's tensors end with it), or it hands a task a
   tensor created before the loop that no task was handed before it (the runtime allocates that
   tensor for its first writer, in the loop's scope).
@@ -23,6 +25,7 @@ from __future__ import annotations
 from typing import List, Set
 
 from ..ir import nodes as N
+from ..ir.types import ArrayType, DType, ScalarType
 from ..targets import MAX_RUNTIME_SCOPE_DEPTH
 
 
@@ -70,9 +73,15 @@ def _wrap(fn: N.Function, body: List[N.Stmt], manual: bool, handed: Set[str], de
             _wrap(fn, child, manual, before, depth)
 
 
+def _task_ids_out(s: N.For) -> bool:
+    """Does a task id (or an array of them) leave loop ``s`` as one of its results?"""
+    return any(getattr(r.type, "dtype", None) is DType.TASK_ID and isinstance(r.type, (ScalarType, ArrayType))
+               for r in (s.results or ()))
+
+
 def _scoped(fn: N.Function, s: N.For, manual: bool, before: Set[str], depth: int) -> bool:
     """Does loop ``s`` get a runtime scope per iteration (the module's rules)?"""
-    if manual or depth >= MAX_RUNTIME_SCOPE_DEPTH or not _submits(s.body):
+    if manual or depth >= MAX_RUNTIME_SCOPE_DEPTH or not _submits(s.body) or _task_ids_out(s):
         return False
     if len(s.body) == 1 and isinstance(s.body[0], N.Scope) and s.body[0].kind == "scope":
         return False

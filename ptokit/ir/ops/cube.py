@@ -100,7 +100,8 @@ def _product(ts, attrs, op: str) -> TileType:
 
 def _nd_operand(t, op: str, name: str, space: MemorySpace):
     """(batch dims, [rows, cols]) of one operand of a batch_matmul of N-D tiles: an N-D Mat tile
-    (FlattenTileNdTo2D loads it per batch) or a 2-D tile already in ``space`` (every batch's)."""
+    (FlattenTileNdTo2D loads it per batch) or a 2-D tile, every batch's (in ``space``, or where
+    InferTileMemorySpace brings it from)."""
     a = tile_of(t, op, name, name)
     if a.nd is not None:
         if a.memory is not MemorySpace.Mat:
@@ -108,7 +109,7 @@ def _nd_operand(t, op: str, name: str, space: MemorySpace):
                               f"target_memory=pl.Mem.Mat), or its pl.tile.transpose_view), but {name} is a "
                               f"{a.memory.name} tile", name)
         return a, a.nd[:-2], a.nd[-2:]
-    if a.memory is not space:
+    if a.memory is not space and a.memory not in BROUGHT_FROM:   # InferTileMemorySpace moves it per batch
         raise OpTypeError(f"tile.{op} requires {name} in {space.name}, but got a {a.memory.name} tile", name)
     return a, (), a.shape
 
