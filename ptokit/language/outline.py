@@ -13,7 +13,7 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 from ..errors import PartialCodegenError
 from ..ir import nodes as N
 from ..ir.access import tensor_accesses
-from ..ir.types import INDEX, TensorType, dim_vars
+from ..ir.types import INDEX, TensorType, TileType, dim_vars
 from .regions import check_regions
 from .scopes import AtSpec
 
@@ -93,6 +93,7 @@ class Outliner:
         body = prologue + inner.block(s.body)
         kfn.body = body
         check_regions(kfn, inner)
+        check_out_left_a_tile(parser, inner, s.body)
         for n in (n for b in s.body for n in ast.walk(b)):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in parser.env:
                 outer = inner.alias.get(n.id)
@@ -137,6 +138,30 @@ def check_out_rebinding(parser, body: List[ast.stmt]) -> None:
                                       f"would hold neither; compute into another name, or build on {name} "
                                       f"(`{name} = pl.assemble({name}, t, offsets)`)", parser.loc(target))
         written[name] = parser.src.start + st.lineno - 1
+
+
+def check_out_left_a_tile(parser, inner, body: List[ast.stmt]) -> None:
+    """A block that binds a ``pl.Out`` / ``pl.InOut`` tensor parameter's name to a tile
+    (``result = pl.add(x, 1.0)``) and leaves it so never writes that output: the tile lives in the
+    kernel and the caller's array keeps what it held. Refused where the name is bound, saying how
+    to write the output (pypto keeps such a result a tensor; ptokit's blocks write outputs only by
+    stores)."""
+    if parser.fn is None:
+        return
+    outs = {p.name for p in parser.fn.params
+            if isinstance(p.type, TensorType) and p.direction in (N.Direction.OUT, N.Direction.INOUT)}
+    for st in body:
+        targets = st.targets if isinstance(st, ast.Assign) else [st.target] if isinstance(st, ast.AnnAssign) else []
+        for t in targets:
+            if isinstance(t, ast.Name) and t.id in outs and isinstance(inner.env.get(t.id), TileType):
+                raise parser.err(f"{t.id!r} is a pl.{'Out' if _direction(parser, t.id) is N.Direction.OUT else 'InOut'} "
+                                 f"tensor of {parser.fn.name}, but this block binds the name to a tile "
+                                 f"({inner.env[t.id]}), so the output is never written; store the tile into "
+                                 f"it: `{t.id} = pl.store(tile, [0, 0], {t.id})` (or `{t.id}[:] = tile`)", t)
+
+
+def _direction(parser, name: str):
+    return next(p.direction for p in parser.fn.params if p.name == name)
 
 
 def _names(node) -> List[ast.Name]:

@@ -78,9 +78,11 @@ def live_in(body: List[N.Stmt]) -> List[N.Var]:
                 walk(s.body, bound | {v.name for v, _ in s.iter_args})
                 bound |= {r.name for r in s.results}
             elif isinstance(s, N.If):
-                walk(s.then_body, set(bound))
-                walk(s.else_body, set(bound))
-                bound |= {r.name for r in s.results}
+                then_bound, else_bound = set(bound), set(bound)
+                walk(s.then_body, then_bound)
+                walk(s.else_body, else_bound)
+                # a name both arms bind is bound after the if (before SSA there are no If.results)
+                bound |= {r.name for r in s.results} | (then_bound & else_bound)
             elif isinstance(s, N.Scope):
                 walk(s.body, bound)
             elif isinstance(s, N.Assign):

@@ -212,3 +212,32 @@ def outlined(prog):
     from ptokit.passes.context import PassContext
     from ptokit.passes.outline_scopes import outline_incore_scopes
     return outline_incore_scopes(prog, PassContext(platform="a2a3sim"))
+
+
+# a pl.Out parameter rebound to a tile in a block is never written: refused where it is bound (it
+# used to run and leave the caller's array as it was)
+@pl.jit
+def out_bound_to_a_tile(x: pl.Tensor, result: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        result = pl.add(x, 1.0)
+    return result
+
+
+@pl.jit
+def out_stored(x: pl.Tensor, result: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.add(x, 1.0)
+        result = pl.store(t, [0, 0], result)
+    return result
+
+
+def test_out_parameter_bound_to_a_tile_in_a_block_is_refused():
+    x = np.ones((32, 32), np.float32)
+    y = np.zeros_like(x)
+    with pytest.raises(CompileError) as info:
+        out_bound_to_a_tile(x, y)
+    text = str(info.value)
+    assert "'result' is a pl.Out tensor of out_bound_to_a_tile, but this block binds the name to a tile" in text
+    assert "test_block_scoping.py:" in text and "result = pl.add(x, 1.0)" in text, text
+    out_stored(x, y)                                   # the fix the message gives
+    np.testing.assert_allclose(y, x + 1.0)

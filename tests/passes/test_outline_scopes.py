@@ -101,3 +101,15 @@ def test_a_scalar_read_only_by_a_valid_shape_is_live_in():
     t = N.Var("t", type=TileType((16, 64), DType.FP32, MemorySpace.Vec, valid=(16, nc)))
     body = [N.Assign([t], N.OpCall("load", [N.Var("x", type=None)], type=t.type))]
     assert sorted(v.name for v in live_in(body)) == ["nc", "x"]
+
+
+def test_a_scalar_both_arms_of_an_if_bind_is_not_live_in():
+    # pypto's examples/intermediate/06: `if c: n = a  else: n = b` in a block, then a valid shape of n
+    from ptokit.ir.types import INDEX, MemorySpace, TileType, DType
+    a, b, c, n = (N.Var(k, type=INDEX) for k in ("a", "b", "c", "n"))
+    t = N.Var("t", type=TileType((16, 64), DType.FP32, MemorySpace.Vec, valid=(16, n)))
+    load = N.Assign([t], N.OpCall("load", [N.Var("x", type=None)], type=t.type))
+    both = N.If(c, [N.Assign([n], a)], [N.Assign([n], b)])
+    assert sorted(v.name for v in live_in([both, load])) == ["a", "b", "c", "x"]
+    one = N.If(c, [N.Assign([n], a)], [])               # bound in one arm only: the outer n may flow in
+    assert sorted(v.name for v in live_in([one, load])) == ["a", "c", "n", "x"]
