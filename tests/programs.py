@@ -539,3 +539,27 @@ class WindowOrder:
         z = self.expk(u, z)
         w = self.twice(u[R:2 * R], w[0:R, :])
         return u, z, w
+
+
+@pl.program
+class CarriedAcc:
+    """pypto's explicit carry of an Acc tile (init_values / pl.yield_, a plain copy before the loop):
+    sum over four row blocks of a of block @ b."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16],
+          y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        bm = pl.load(b, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        o = pl.matmul(pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat), bm)
+        o_out = o
+        for i, (o_iter,) in pl.range(1, 4, init_values=(o,)):
+            o_acc = pl.matmul_acc(o_iter, pl.load(a, [i * 16, 0], [16, 16], target_memory=pl.Mem.Mat), bm)
+            (o_out,) = pl.yield_(o_acc)
+        y = pl.store(o_out, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16],
+             y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        y = self.k(a, b, y)
+        return y

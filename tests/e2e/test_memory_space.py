@@ -11,6 +11,8 @@ import ptokit
 import ptokit.language as pl
 from ptokit.errors import CompileError
 
+from programs import CarriedAcc       # tests/programs.py: also InferTileMemorySpace's pass test
+
 RUNTIMES = ["tensormap_and_ringbuffer", "host_build_graph"]
 _SRC = __file__
 
@@ -72,30 +74,6 @@ class NarrowingStore:
              y16: pl.Out[pl.Tensor[[16, 32], pl.FP16]], ybf: pl.Out[pl.Tensor[[16, 32], pl.BF16]]):
         y16, ybf = self.k(a, b, y16, ybf)
         return y16, ybf
-
-
-@pl.program
-class CarriedAcc:
-    """pypto's explicit carry of an Acc tile (init_values / pl.yield_, a plain copy before the loop):
-    sum over four row blocks of a of block @ b."""
-
-    @pl.function(type=pl.FunctionType.InCore)
-    def k(self, a: pl.Tensor[[64, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16],
-          y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
-        bm = pl.load(b, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
-        o = pl.matmul(pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat), bm)
-        o_out = o
-        for i, (o_iter,) in pl.range(1, 4, init_values=(o,)):
-            o_acc = pl.matmul_acc(o_iter, pl.load(a, [i * 16, 0], [16, 16], target_memory=pl.Mem.Mat), bm)
-            (o_out,) = pl.yield_(o_acc)
-        y = pl.store(o_out, [0, 0], y)
-        return y
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[64, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16],
-             y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
-        y = self.k(a, b, y)
-        return y
 
 
 @pl.program

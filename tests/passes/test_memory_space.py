@@ -12,6 +12,8 @@ from ptokit.passes.manager import PIPELINE
 from ptokit.passes.memory_space import move_path
 from ptokit.targets import Target
 
+from programs import CarriedAcc       # tests/programs.py: also run end to end (tests/e2e)
+
 
 def run_through(program, name="InferTileMemorySpace", platform="a2a3sim"):
     prog, ctx = parse_program(program), PassContext(platform=platform)
@@ -67,29 +69,6 @@ def test_one_chain_per_operand_and_scope():
     assert moves(branch.else_body) == [("am_Left_1", "am", M.Left), ("am_Right_1", "am", M.Right)]
     before = run_through(BranchOperands, "ConvertToSSA").functions["k"]
     assert moves(before.body) == []                                # the front end moved nothing
-
-
-@pl.program
-class CarriedAcc:
-    """pypto's explicit loop carry: init_values / pl.yield_ over an Acc tile (copies after parsing)."""
-
-    @pl.function(type=pl.FunctionType.InCore)
-    def k(self, a: pl.Tensor[[64, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16],
-          y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
-        bm = pl.load(b, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
-        o = pl.matmul(pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat), bm)
-        o_out = o
-        for i, (o_iter,) in pl.range(1, 4, init_values=(o,)):
-            o_acc = pl.matmul_acc(o_iter, pl.load(a, [i * 16, 0], [16, 16], target_memory=pl.Mem.Mat), bm)
-            (o_out,) = pl.yield_(o_acc)
-        y = pl.store(o_out, [0, 0], y)
-        return y
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[64, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16],
-             y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
-        y = self.k(a, b, y)
-        return y
 
 
 def test_acc_copies_become_aliases():
