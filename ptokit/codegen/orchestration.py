@@ -19,6 +19,7 @@ from typing import Dict, List, Optional
 
 from ..errors import CompileError, InternalError
 from ..ir import nodes as N
+from ..ir.access import allocates
 from ..ir.ops import SCALAR_OPERATORS
 from ..ir.types import DATATYPE_CPP, ArrayType, DType, ScalarType, TensorType
 from ..pto.cxx_names import cxx_ident as cx
@@ -178,7 +179,7 @@ class _Orch:
         if isinstance(s, N.Assign):
             v = s.value
             tgt = s.targets[0]
-            if isinstance(v, N.OpCall) and v.op == "create_tensor":
+            if allocates(v):
                 if v.attrs.get("zero_alloc"):     # read before written: zero-filled here (passes/directions.py)
                     self.create_info(tgt.name, v, depth)
                     self.emit(depth, f"TaskOutputTensors alloc_{tgt.name} = alloc_tensors({tgt.name}_ci);")
@@ -579,7 +580,7 @@ def _scope_values(body):
     C++ declarations inside the scope's braces would end with them."""
     for s in body:
         if isinstance(s, N.Assign) and _is_value(s.targets[0].type) and not (
-                isinstance(s.value, N.OpCall) and s.value.op == "create_tensor"):
+                allocates(s.value)):
             yield s.targets[0]
         elif isinstance(s, (N.For, N.While, N.If)):
             yield from s.results

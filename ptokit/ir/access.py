@@ -28,6 +28,11 @@ def _tensor_var(a) -> bool:
     return isinstance(a, N.Var) and isinstance(a.type, TensorType)
 
 
+def allocates(e) -> bool:
+    """``e`` makes a new tensor that the runtime allocates where it stands (``pl.create_tensor``)."""
+    return isinstance(e, N.OpCall) and e.op in OPS and OPS[e.op].has("allocates")
+
+
 def _is_view(e) -> bool:
     return isinstance(e, N.OpCall) and e.op in OPS and OPS[e.op].has("view")
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from ..errors import CompileError
 from ..ir import nodes as N
+from ..ir.access import allocates
 from ..ir.types import ArrayType, ScalarType, TensorType
 
 
@@ -79,7 +80,7 @@ def derive_directions(prog: N.Program, ctx) -> N.Program:
         for s, call in N.iter_exprs(fn.body):
             if isinstance(s, N.Assign) and s.value is call and isinstance(call, N.Var):
                 roots[s.targets[0].name] = roots.get(call.name, call.name)
-            if isinstance(call, N.OpCall) and call.op == "create_tensor" and isinstance(s, N.Assign):
+            if allocates(call) and isinstance(s, N.Assign):
                 created[s.targets[0].name] = call
             if isinstance(call, N.OpCall) and call.op in ("read", "write") and isinstance(call.args[0], N.Var):
                 name = call.args[0].name          # host access (and predicates): the tensor must exist

@@ -11,13 +11,14 @@ tensor created once, at the function's top level, with a static shape and no run
 from __future__ import annotations
 
 from ..ir import nodes as N
+from ..ir.access import allocates
 from ..ir.types import TensorType
 
 
 def _movable(fn: N.Function, name: str):
     """The top-level ``name = pl.create_tensor(...)`` that may become a parameter, or None."""
     creates = [s for s in N.walk_stmts(fn.body) if isinstance(s, N.Assign) and [t.name for t in s.targets] == [name]
-               and isinstance(s.value, N.OpCall) and s.value.op == "create_tensor"]
+               and allocates(s.value)]
     if len(creates) != 1 or not any(s is creates[0] for s in fn.body):
         return None
     s = creates[0]

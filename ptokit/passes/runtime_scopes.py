@@ -25,13 +25,14 @@ from __future__ import annotations
 from typing import List, Set
 
 from ..ir import nodes as N
+from ..ir.access import allocates
 from ..ir.types import ArrayType, DType, ScalarType
 from ..targets import MAX_RUNTIME_SCOPE_DEPTH
 
 
 def _created(body: List[N.Stmt]) -> Set[str]:
     return {s.targets[0].name for s in N.walk_stmts(body)
-            if isinstance(s, N.Assign) and isinstance(s.value, N.OpCall) and s.value.op == "create_tensor"}
+            if isinstance(s, N.Assign) and allocates(s.value)}
 
 
 def _reads_outside(fn: N.Function, body: List[N.Stmt]) -> Set[str]:

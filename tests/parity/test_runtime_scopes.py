@@ -67,3 +67,15 @@ def test_a_loop_submits_more_tasks_than_the_ring_holds(tmp_path, runtime):
     ring = 16 if runtime == "tensormap_and_ringbuffer" else 128
     c(x, 40, y, config=RunConfig(task_ring_size=ring))
     np.testing.assert_array_equal(y, np.full_like(x, 80.0))
+
+
+def test_the_pass_limit_is_the_runtime_header_limit():
+    # one fact in two languages: the pass stops nesting scopes where the runtime refuses deeper ones
+    import re
+    from pathlib import Path
+
+    from ptokit.targets import MAX_RUNTIME_SCOPE_DEPTH
+    header = Path(ptokit.__file__).parent / "runtime" / "include" / "pto_orchestration_api.h"
+    m = re.search(r"constexpr\s+int\s+PTO2_MAX_SCOPE_DEPTH\s*=\s*(\d+)\s*;", header.read_text())
+    assert m, "PTO2_MAX_SCOPE_DEPTH is no longer declared in the runtime's orchestration header"
+    assert int(m.group(1)) == MAX_RUNTIME_SCOPE_DEPTH

@@ -129,6 +129,7 @@ TRAITS = frozenset({
     "cube",          # runs on the cube unit (the kernel is AIC or mixed)
     "fifo",          # a cross-core FIFO end (see OpDef.fifo)
     "orchestration", # allowed in orchestration code (creates or views tensors)
+    "allocates",     # a new tensor the runtime allocates (and zero-fills) where the call stands
     "kernel_only",   # refused in orchestration code with a located error naming the kernel (pl.prefetch)
     "shares_operand0",  # the result lives in operand 0's storage (in-place update or a view)
     "spmd",          # reads the SPMD identity of the running block

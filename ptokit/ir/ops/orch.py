@@ -11,7 +11,7 @@ def _create_tensor(ts, attrs):
 
 declare("create_tensor", (P("shape", "dims", aliases=("shapes",)), P("dtype", "dtype", DType.FP32),
                          P("manual_dep", "bool", False, keyword_only=True)), _create_tensor,
-        form="orch", traits={"orchestration"}, kernel_form="create_tile",
+        form="orch", traits={"orchestration", "allocates"}, kernel_form="create_tile",
         doc="a new tensor allocated by the runtime (manual_dep=True: never tracked; in kernel code: an on-chip "
             "scratch tile)")
 
