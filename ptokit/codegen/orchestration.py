@@ -97,18 +97,9 @@ class _Orch:
                 raise InternalError(f"orchestration: scalar {e.name!r} undefined")
             return self.scalars[e.name]
         if isinstance(e, N.OpCall) and e.op in _CPP_OP:
-            return f"({self.scalar(e.args[0])} {_CPP_OP[e.op]} {self.scalar(e.args[1])})"
-        if isinstance(e, N.OpCall) and e.op in ("scalar.floordiv", "scalar.mod"):
-            # Python semantics: floor division, result of % takes the divisor's sign
             a, b = self.scalar(e.args[0]), self.scalar(e.args[1])
-            adjust = f"((({a}) % ({b}) != 0) && ((({a}) < 0) != (({b}) < 0)))"
-            if e.op == "scalar.floordiv":
-                return f"(({a}) / ({b}) - {adjust})"
-            return f"(({a}) % ({b}) + ({adjust} ? ({b}) : 0))"
-        if isinstance(e, N.OpCall) and e.op in ("scalar.min", "scalar.max"):
-            a, b = self.scalar(e.args[0]), self.scalar(e.args[1])
-            cmp = "<" if e.op == "scalar.min" else ">"
-            return f"(({a}) {cmp} ({b}) ? ({a}) : ({b}))"
+            cxx = _CPP_OP[e.op]
+            return cxx.format(a=a, b=b) if "{a}" in cxx else f"({a} {cxx} {b})"
         if isinstance(e, N.OpCall) and e.op == "scalar.neg":
             return f"(-{self.scalar(e.args[0])})"
         if isinstance(e, N.OpCall) and e.op == "scalar.cast":

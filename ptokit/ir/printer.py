@@ -13,6 +13,7 @@ from .ops import OPS, SCALAR_OPERATORS, dsl_name
 from .types import DType, MemorySpace, PadValue, ScalarType, TensorType, TileType
 
 _INFIX = {name: o.symbol for name, o in SCALAR_OPERATORS.items() if o.python is not None}
+_CALLED = {name: o.symbol for name, o in SCALAR_OPERATORS.items() if o.python is None}    # min(a, b)
 
 
 def fmt_type(t) -> str:
@@ -40,8 +41,8 @@ def fmt_expr(e: N.Expr) -> str:
             return f"pl.cast({fmt_expr(e.args[0])}, {e.attrs['target_type']!r})"
         if e.op == "scalar.neg":
             return f"(-{fmt_expr(e.args[0])})"
-        if e.op in ("scalar.min", "scalar.max"):
-            return f"{e.op[7:]}({fmt_expr(e.args[0])}, {fmt_expr(e.args[1])})"
+        if e.op in _CALLED:
+            return f"{_CALLED[e.op]}({fmt_expr(e.args[0])}, {fmt_expr(e.args[1])})"
         if e.op == "tensor_view":
             base, offs = e.args
             parts = []

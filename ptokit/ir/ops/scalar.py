@@ -20,20 +20,26 @@ class ScalarOperator:
     fold: Optional[Callable]          # constant folding (None: not folded)
     arith_int: Optional[str]          # PTO: arith op (binary) or cmpi predicate (comparison)
     arith_float: Optional[str]        # PTO: arith op or cmpf predicate
-    cxx: Optional[str] = None         # orchestration C++ infix operator, when it means the same as Python's
+    cxx: Optional[str] = None         # orchestration C++: an infix operator that means the same as Python's,
+                                      # or an expression over {a} and {b} that does
     compare: bool = False
     tile_op: Optional[str] = None     # the tile op to call instead when an operand is a tile
 
+
+# C++ expressions with Python's meaning: floor division, and % whose result takes the divisor's sign
+_ADJUST = "((({a}) % ({b}) != 0) && ((({a}) < 0) != (({b}) < 0)))"
+_FLOORDIV_CXX = "(({a}) / ({b}) - " + _ADJUST + ")"
+_MOD_CXX = "(({a}) % ({b}) + (" + _ADJUST + " ? ({b}) : 0))"
 
 ARITH = [
     ScalarOperator("add", "+", ast.Add, operator.add, "arith.addi", "arith.addf", "+", tile_op="add"),
     ScalarOperator("sub", "-", ast.Sub, operator.sub, "arith.subi", "arith.subf", "-", tile_op="sub"),
     ScalarOperator("mul", "*", ast.Mult, operator.mul, "arith.muli", "arith.mulf", "*", tile_op="mul"),
-    ScalarOperator("floordiv", "//", ast.FloorDiv, operator.floordiv, "arith.floordivsi", None),
-    ScalarOperator("mod", "%", ast.Mod, operator.mod, "arith.remsi", None),
+    ScalarOperator("floordiv", "//", ast.FloorDiv, operator.floordiv, "arith.floordivsi", None, _FLOORDIV_CXX),
+    ScalarOperator("mod", "%", ast.Mod, operator.mod, "arith.remsi", None, _MOD_CXX),
     ScalarOperator("truediv", "/", ast.Div, operator.truediv, None, "arith.divf", "/", tile_op="div"),
-    ScalarOperator("min", "min", None, None, "arith.minsi", "arith.minimumf"),
-    ScalarOperator("max", "max", None, None, "arith.maxsi", "arith.maximumf"),
+    ScalarOperator("min", "min", None, None, "arith.minsi", "arith.minimumf", "(({a}) < ({b}) ? ({a}) : ({b}))"),
+    ScalarOperator("max", "max", None, None, "arith.maxsi", "arith.maximumf", "(({a}) > ({b}) ? ({a}) : ({b}))"),
     ScalarOperator("pow", "**", ast.Pow, operator.pow, None, None),     # folded only (constants)
     ScalarOperator("lshift", "<<", ast.LShift, operator.lshift, "arith.shli", None, "<<"),
     ScalarOperator("rshift", ">>", ast.RShift, operator.rshift, "arith.shrsi", None, ">>"),
