@@ -15,6 +15,7 @@ from importlib import import_module
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from ..errors import SourceLoc
+from .attrs import FunctionAttrs
 from .kinds import Direction, FunctionType  # noqa: F401  (re-exported: the nodes' kinds)
 
 
@@ -181,7 +182,11 @@ class Function:
     return_types: List[object]
     body: List[Stmt]
     loc: Optional[SourceLoc] = field(default=None, repr=False)
-    attrs: Dict[str, object] = field(default_factory=dict)
+    attrs: Dict[str, object] = field(default_factory=FunctionAttrs)     # declared keys only (ir/attrs.py)
+
+    def __post_init__(self):
+        if not isinstance(self.attrs, FunctionAttrs):
+            self.attrs = FunctionAttrs(self.attrs)
 
     def param(self, name: str) -> Param:
         for p in self.params:
