@@ -189,3 +189,40 @@ def test_lifted_rule_keeps_the_written_rank():
     assert infer_tensor_level("row_sum", [TensorType((2, 8, 64), f32)], tmp) == TensorType((2, 8, 1), f32)
     with pytest.raises(Exception, match="no tensor-level form"):
         infer_tensor_level("matmul", [TensorType((16, 16), DType.FP16)] * 2, {})
+
+
+ACCUMULATE = """
+@pl.function
+def accumulate(x: pl.Tensor[[10], pl.FP32], iterations: pl.Tensor[[1], pl.INT32]) -> pl.Tensor[[10], pl.FP32]:
+    init_sum: pl.Tensor[[10], pl.FP32] = pl.create_tensor([10], dtype=pl.FP32)
+    for i, (running_sum,) in pl.range(5, init_values=(init_sum,)):
+        new_sum: pl.Tensor[[10], pl.FP32] = pl.add(running_sum, x)
+        result = pl.yield_(new_sum)
+    return result
+"""
+
+
+def test_a_tensor_level_op_in_orchestration_code_is_parsed():
+    """pypto's pl.parse example: an Opaque function (an orchestration: it creates a tensor) adding
+    tensors parses to its IR, the op kept as written."""
+    import ptokit.ir as ir
+    fn = pl.parse(ACCUMULATE)
+    assert isinstance(fn, ir.Function) and fn.name == "accumulate"
+    add = next(e for _, e in N.walk_ops(fn.body, "add"))
+    assert is_tensor_level(add) and add.type == TensorType((10,), DType.FP32)
+
+
+def test_a_tensor_level_op_in_orchestration_code_is_refused_when_compiled():
+    @pl.program
+    class OutsideAt:
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+            t = pl.exp(a)
+            with pl.at(level=pl.Level.CORE_GROUP):
+                y = pl.assemble(y, pl.load(t, [0, 0], [16, 64]), [0, 0])
+            return y
+    with pytest.raises(CompileError) as info:
+        run_passes(parse_program(OutsideAt), PassContext(platform="a2a3sim"))
+    assert "pl.exp on tensors computes on a core, but main is orchestration code: put it in a `with " \
+           "pl.at(level=pl.Level.CORE_GROUP):` block" in str(info.value)
+    assert "t = pl.exp(a)" in str(info.value).splitlines()[1]
