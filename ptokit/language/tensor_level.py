@@ -25,7 +25,6 @@ A mixin of FunctionParser (uses ``expr``, ``err``, ``loc``, ``_const``, ``typed_
 from __future__ import annotations
 
 import ast
-from math import prod
 from typing import Optional
 
 from ..ir import nodes as N
@@ -33,13 +32,8 @@ from ..ir.ops import OPS, OpDef, OpTypeError, Param
 from ..ir.ops.tensor_level import has_tensor_form, infer_tensor_level, is_tensor_level, written_operands_fit
 from ..ir.ops.view import default_layout, transposed
 from ..ir.types import MemorySpace, ScalarType, TensorType, TileType
-from ..targets import smallest_capacity
 
 _CUBE_SPACES = (MemorySpace.Left, MemorySpace.Right, MemorySpace.Bias)   # fed from Mat by a move
-# The front end does not know the target, so the loads it still writes are sized for the smallest Vec
-# buffer of every chip family; tensor-level ops are sized by ConvertTensorToTileOps from PassContext.target.
-_VEC_BYTES = smallest_capacity("vec")
-_MAT_BYTES = smallest_capacity("mat")
 
 
 class TensorLevelMixin:
@@ -154,16 +148,8 @@ class TensorLevelMixin:
         if not all(isinstance(d, int) for d in shape):
             raise self.err(f"tensor-level pl.{what} needs a tensor of static shape, but {ast.unparse(node)!r} is "
                            f"{v.type}; load tiles with pl.load(tensor, offsets, shapes) instead", node)
-        rows = prod(shape[:-1]) if len(shape) > 1 else 1
-        nbytes = rows * shape[-1] * v.type.dtype.size
-        computed = self.tensor_level_value(v)          # a tile once lowered: the pass sizes it
+        # sized by the passes, from the target: PlanMemory refuses a tile its buffer cannot hold
         load_space = MemorySpace.Mat if space in _CUBE_SPACES + (MemorySpace.Mat,) else space
-        if load_space is MemorySpace.Mat:
-            computed = computed or nbytes <= _MAT_BYTES     # a cube operand: Mat holds it, AutoTileMatmulL0 tiles it
-        if nbytes > _VEC_BYTES and not computed:
-            raise self.err(f"tensor-level pl.{what} on {ast.unparse(node)!r} ({v.type}) needs a {nbytes}-byte tile, "
-                           f"more than the {_VEC_BYTES}-byte Vec buffer; split it with pl.load / pl.store over "
-                           f"tiles in a pl.range loop", node)
         attrs = {"shape": shape, "target_memory": load_space, "valid": None}
         operands = {"tensor": base, "offsets": offsets}
         region = self._view_valid(OPS["load"], operands)     # a pl.TensorView(valid_shape=...) parameter

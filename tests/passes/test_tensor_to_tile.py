@@ -226,3 +226,25 @@ def test_a_tensor_level_op_in_orchestration_code_is_refused_when_compiled():
     assert "pl.exp on tensors computes on a core, but main is orchestration code: put it in a `with " \
            "pl.at(level=pl.Level.CORE_GROUP):` block" in str(info.value)
     assert "t = pl.exp(a)" in str(info.value).splitlines()[1]
+
+
+def test_a_stored_tensor_is_sized_from_the_target_too():
+    """The front end still loads the tensor a store writes (pl.assemble(y, x, ...)), but no longer
+    refuses it against the smallest Vec buffer of every platform: PlanMemory sizes it for the target."""
+    @pl.program
+    class Copy:         # [128, 384] FP32: 192 KB, over a2a3's Vec buffer, within a5's
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: pl.Tensor[[128, 384], pl.FP32], y: pl.Out[pl.Tensor[[128, 384], pl.FP32]]) -> pl.Tensor[[128, 384], pl.FP32]:
+            y = pl.assemble(y, x, [0, 0])
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[128, 384], pl.FP32], y: pl.Out[pl.Tensor[[128, 384], pl.FP32]]) -> pl.Tensor[[128, 384], pl.FP32]:
+            y = self.k(x, y)
+            return y
+    prog = parse_program(Copy)
+    run_passes(prog, PassContext(platform="a5sim"))
+    with pytest.raises(CompileError) as info:
+        run_passes(prog, PassContext(platform="a2a3sim"))
+    assert "kernel k does not fit in Vec (UB): 196608 bytes needed" in str(info.value)
+    assert "y = pl.assemble(y, x, [0, 0])" in str(info.value).splitlines()[1]
