@@ -90,8 +90,8 @@ class TensorLevelMixin:
             return False
         if is_tensor_level(v):
             return True
-        if isinstance(v, N.OpCall) and v.op == "tensor_view":
-            return v.attrs.get("valid") is None and self._view_valid(OPS["load"], {"tensor": v.args[0]}) is None
+        if isinstance(v, N.OpCall) and v.op == "tensor_view":      # pl.slice's own valid_shape= goes with it
+            return self._view_valid(OPS["load"], {"tensor": v.args[0]}) is None
         return isinstance(v, N.Var) and not v.type.window and \
             self._view_valid(OPS["load"], {"tensor": v}) is None
 

@@ -298,18 +298,22 @@ class _Converter:
         if window is not None:
             base, offsets, shape = window
             inner = self.on_chip(base, pre, s)
-            if inner is not None:
+            if inner is not None and a.attrs.get("valid") is None:
                 return self.window_of(inner, base, offsets, shape, a.loc or at.loc, s)
+            if inner is not None:
+                self.unsupported(base if isinstance(base, N.Var) else N.Var("a tensor-level value", loc=a.loc), s)
         return self.load(a, pre, s, at)
 
     def load(self, a: N.Expr, pre: List[N.Stmt], s: N.Stmt, at, into: Optional[str] = None) -> N.Expr:
         """A tensor or a window of one loaded into a Vec tile by a statement appended to ``pre``,
         bound to ``into`` (default: a fresh name); the bound name."""
         window = as_window(a)
+        valid = None
         if window is not None:
             base, offsets, shape = window
             base = self.expr(base, pre, s)
             offsets = self.expr(offsets, pre, s)
+            valid = a.attrs.get("valid")          # pl.slice(..., valid_shape=): only that part is read
         else:
             base, shape = a, list(a.type.shape)
             offsets = N.ListExpr([N.Const(0, type=INDEX, loc=a.loc) for _ in shape], loc=a.loc)
@@ -323,6 +327,7 @@ class _Converter:
                                f"{cap}-byte Vec buffer on {self.target.arch}; split it with pl.load / pl.store over "
                                f"tiles in a pl.range loop", at.loc or s.loc)
         attrs = load_attrs(shape)
+        attrs["valid"] = valid
         attrs["offsets_static"] = tuple(o.value if isinstance(o, N.Const) else None for o in offsets.items)
         name = into or self.fresh(f"{base.name}_tile" if isinstance(base, N.Var) else "tile")
         value = N.OpCall(LOAD, [base, offsets], attrs, type=infer(LOAD, [base.type, offsets.type], attrs), loc=at.loc)

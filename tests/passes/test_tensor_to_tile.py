@@ -248,3 +248,25 @@ def test_a_stored_tensor_is_sized_from_the_target_too():
         run_passes(prog, PassContext(platform="a2a3sim"))
     assert "kernel k does not fit in Vec (UB): 196608 bytes needed" in str(info.value)
     assert "y = pl.assemble(y, x, [0, 0])" in str(info.value).splitlines()[1]
+
+
+def test_a_slice_with_a_valid_shape_is_loaded_by_the_pass_reading_only_that_part():
+    @pl.program
+    class Valid:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+            w = pl.slice(x, [16, 64], [0, 0], valid_shape=[16, 40])
+            e = pl.exp(w)
+            y = pl.assemble(y, e, [0, 0])
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+            y = self.k(x, y)
+            return y
+    prog = parse_program(Valid)
+    assert is_tensor_level(_assigns(_kernel(prog))["e"])                   # kept as written, window and all
+    k = convert_tensor_to_tile_ops(prog, PassContext(platform="a2a3sim")).functions["k"]
+    load = _assigns(k)["x_tile0"]
+    assert load.op == "load" and tuple(load.attrs["valid"]) == (16, 40)
+    assert tuple(_assigns(k)["e"].type.valid) == (16, 40)
