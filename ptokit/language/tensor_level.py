@@ -47,8 +47,9 @@ class TensorLevelMixin:
     def tensor_level_call(self, op: OpDef, values, attrs, nodes, e: ast.Call) -> Optional[N.OpCall]:
         """``op`` over tensor operands as written, typed by pypto's tensor-level rule (the tile rule
         lifted, ``ir/ops/tensor_level.py``; with Vec tiles among the operands, the tile rule): the
-        pass ConvertTensorToTileOps lowers it.  None when this call has no such form here (an
-        operand with a valid region, of dynamic shape, not in Vec); its operands are then loaded
+        pass ConvertTensorToTileOps lowers it (also in orchestration code, where it refuses it).
+        None when this call has no such form here (a window of a ``pl.TensorView`` parameter with
+        a valid region, an operand of dynamic shape or not in Vec); its operands are then loaded
         as the parser always did."""
         values = dict(values)
         if op.scalar_form is not None and len(op.operand_params) > 1:
