@@ -2,7 +2,8 @@
 
 ``ptokit.ir.compile`` is ``ptokit.compile`` (source compatibility with pypto.ir), and
 ``OptimizationStrategy`` / ``DistributedConfig`` are pypto's ``ir.OptimizationStrategy`` /
-``ir.DistributedConfig`` (declared with the targets).
+``ir.DistributedConfig`` (declared with the targets); ``ptokit.ir.Function`` / ``Program`` are the
+IR's function and program nodes (pypto's ``ir.Function``, what ``pl.parse`` of one function gives).
 Nothing else loads with the package: the nodes, the types and the printer (the nodes'
 ``as_python()`` text form) load when first imported or used.
 """
@@ -16,6 +17,8 @@ _SUBMODULES = ("nodes", "types", "kinds", "comm", "host", "ops", "printer", "ver
 def __getattr__(name):
     if name in _SUBMODULES:   # `ptokit.ir.nodes` after `import ptokit.ir`
         return import_module(f"{__name__}.{name}")
+    if name in ("Function", "Program"):
+        return getattr(import_module(f"{__name__}.nodes"), name)
     if name == "compile":
         # lazy, and only for this alias: pypto spells it pypto.ir.compile, and the IR never needs the
         # compiler driver itself (importing it here would make the IR depend on every later stage)

@@ -29,7 +29,7 @@ from typing import Callable, Dict, Set
 from ..errors import InternalError
 from . import nodes as N
 from .ops import OPS
-from .ops.tensor_level import is_tensor_level
+from .ops.tensor_level import keeps_tensor_operand
 from .types import MemorySpace, TileType
 
 
@@ -111,7 +111,7 @@ def _check_no_fifo(prog: N.Program, after: str) -> None:
 def _check_tile_ops(prog: N.Program, after: str) -> None:
     for fn in prog.of_kind(N.FunctionType.InCore, N.FunctionType.AIC, N.FunctionType.AIV):
         for _, op in N.walk_ops(fn.body):
-            if is_tensor_level(op):
+            if keeps_tensor_operand(op):
                 _fail(after, fn, "tile_ops", f"the tensor-level op {op.op} is left in a kernel")
 
 

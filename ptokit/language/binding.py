@@ -151,9 +151,9 @@ class OpBinder:
         if self.wants_k_split(op, values, attrs):
             return self.cast_result(self.k_split_call(op, values, attrs, nodes, e), out_dtype, e)
         self._fold_tensor_windows(op, values)
-        on_tensors = self.kernel_code and any(isinstance(v.type, TensorType) for v in values.values()
-                                              if isinstance(v, N.Expr) and v.type is not None)
-        if on_tensors and out_dtype is None and self.tensor_result_wanted(e):
+        tensors = any(isinstance(v.type, TensorType) for v in values.values() if isinstance(v, N.Expr) and v.type is not None)
+        on_tensors = self.kernel_code and tensors
+        if tensors and out_dtype is None:
             call = self.tensor_level_call(op, values, attrs, nodes, e)     # lowered by ConvertTensorToTileOps
             if call is not None:
                 return call

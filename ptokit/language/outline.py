@@ -142,10 +142,10 @@ def check_out_rebinding(parser, body: List[ast.stmt]) -> None:
 
 def check_out_left_a_tile(parser, inner, body: List[ast.stmt]) -> None:
     """A block that binds a ``pl.Out`` / ``pl.InOut`` tensor parameter's name to a tile
-    (``result = pl.add(x, 1.0)``) and leaves it so never writes that output: the tile lives in the
-    kernel and the caller's array keeps what it held. Refused where the name is bound, saying how
-    to write the output (pypto keeps such a result a tensor; ptokit's blocks write outputs only by
-    stores)."""
+    (``result = pl.add(pl.load(x, ...), 1.0)``) and leaves it so never writes that output: the tile
+    lives in the kernel and the caller's array keeps what it held. Refused where the name is bound,
+    saying how to write the output.  Bound to a tensor-level value (``result = pl.add(x, 1.0)``)
+    the output is written: ConvertTensorToTileOps stores the value into it."""
     if parser.fn is None:
         return
     outs = {p.name for p in parser.fn.params

@@ -22,7 +22,6 @@ from .dist_front import call_hook as dist_call_hook
 from ..errors import CompileError, InternalError
 from ..ir import nodes as N
 from ..ir.ops import BY_PYTHON, OPS, SCALAR_OPERATORS
-from ..ir.ops.tensor_level import is_tensor_level
 from ..ir.types import BOOL, INDEX, DType, MemorySpace, PadValue, ScalarType, TensorType, TileType, dim_vars
 from . import loops
 from .units import parse_program as _parse_units
@@ -257,6 +256,8 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             out, values = [], []
             for i, v in enumerate(vals):
                 e = self.expr(v)
+                if self.fn is not None and self.fn.kind is N.FunctionType.InCore and self.tensor_level_value(e):
+                    e = self.as_tile(e, v, "return")      # the pass makes it the tile it computes
                 if isinstance(e.type, TileType) and self.fn is not None and self.fn.kind is N.FunctionType.InCore:
                     e = self.returned_tile(e, i, v)       # stored to an added Out (signatures.py)
                 if isinstance(e, N.OpCall) and e.op == "store":
@@ -341,11 +342,10 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             if marker == "yield_":
                 return self.yield_stmt(target, s.value, s)
         self.lhs_annotation = s.annotation if isinstance(s, ast.AnnAssign) else None   # a pop's type (pipes.py)
-        self.lhs_call = s.value          # the call the annotation types (a tensor-level op, tensor_level.py)
         try:
             value = self.expr(s.value)
         finally:
-            self.lhs_annotation = self.lhs_call = None
+            self.lhs_annotation = None
         if isinstance(target, ast.Tuple):
             names = []
             for t in target.elts:
@@ -395,8 +395,9 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         if self.kernel_code and isinstance(value, N.OpCall) and writes_operand0_tensor(value):
             self._alias(name, value.args[0])   # `o = pl.expand_clone(src, o)`: a statement writing o
             return [N.ExprStmt(value, loc=loc)]
-        if isinstance(value, N.Var) and (isinstance(value.type, TensorType) or
-                                         value.name in getattr(self, "k_accumulators", ())):
+        computed = self.kernel_code and self.tensor_level_value(value)   # a value this kernel computes
+        if isinstance(value, N.Var) and not computed and (isinstance(value.type, TensorType) or
+                                                          value.name in getattr(self, "k_accumulators", ())):
             self._alias(name, value)   # a K-loop accumulator (cube.py) is named, not copied: an Acc tile has no copy
             return []
         if isinstance(value, N.OpCall) and value.op == "tensor_view":
@@ -413,8 +414,8 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             self.dim_locals[name] = self.dim_locals.get(value.name, value.name)   # hd = pl.tensor.dim(x, 1)
         self.env[name] = value.type
         self.alias.pop(name, None)
-        if is_tensor_level(value) or name in self.tensor_level_names:
-            self.tensor_level_names = (self.tensor_level_names - {name}) | ({name} if is_tensor_level(value) else set())
+        if computed or name in self.tensor_level_names:
+            self.tensor_level_names = (self.tensor_level_names - {name}) | ({name} if computed else set())
         return [N.Assign([N.Var(name, type=value.type, loc=self.loc(target))], value, loc=loc)]
 
     def yield_stmt(self, target, call: ast.Call, node) -> List[N.Stmt]:

@@ -1,11 +1,16 @@
 """Tensor-level code inside kernels: tensors, tensor windows and tile subscripts where tiles are
-expected, lowered to tile ops as the parser reads them (pypto-parity.md section F).
+expected (pypto-parity.md section F).
 
 In kernel code (InCore functions, ``pl.at`` blocks, helpers spliced into them):
 
-* a tensor operand of a tile op is loaded whole (a 1-D ``[n]`` tensor as a ``[1, n]`` tile); a
-  window ``x[a:b, c:d]`` (any window: row blocks, column blocks, ``x[i]`` rows) loads that
-  window; an operand the op wants in Left/Right (matmul) is loaded into Mat and moved there;
+* a vector op over tensors (``e = pl.exp(a)``, ``pl.add(acc, x[i])``) is kept as written, typed by
+  pypto's tensor-level rule, annotated or not; ConvertTensorToTileOps (``passes/tensor_to_tile.py``)
+  lowers it, sized from the target;
+* the tensor operand of any other op (a store, a cube op, a comparison) is still loaded here: a
+  tensor is loaded whole (a 1-D ``[n]`` tensor as a ``[1, n]`` tile), a window ``x[a:b, c:d]``
+  loads that window, an operand the op wants in Left/Right (matmul) is loaded into Mat and moved
+  there; a value this kernel computes (a tensor-level op's) is a whole Vec load, which the pass
+  reads as its tile;
 * an Acc tile (a matmul result) used by a vector op is handed to the vector side first (the
   kernel becomes a mixed cube + vector group); a Mat tile used by a cube op is moved to the
   operand's space;
@@ -20,27 +25,18 @@ A mixin of FunctionParser (uses ``expr``, ``err``, ``loc``, ``_const``, ``typed_
 from __future__ import annotations
 
 import ast
-from math import prod
 from typing import Optional
 
 from ..ir import nodes as N
 from ..ir.ops import OPS, OpDef, OpTypeError, Param
-from ..ir.ops.tensor_level import has_tensor_form, infer_tensor_level, written_operands_fit
+from ..ir.ops.tensor_level import has_tensor_form, infer_tensor_level, is_tensor_level, written_operands_fit
 from ..ir.ops.view import default_layout, transposed
 from ..ir.types import MemorySpace, ScalarType, TensorType, TileType
-from ..targets import smallest_capacity
-from .annotations import annot_to_type
-from .source import eval_static
 
 _CUBE_SPACES = (MemorySpace.Left, MemorySpace.Right, MemorySpace.Bias)   # fed from Mat by a move
-# The front end does not know the target, so it sizes for the smallest Vec buffer of every chip family.
-# Sizing belongs in a pass that reads PassContext.target (ConvertTensorToTileOps, docs/passes.md).
-_VEC_BYTES = smallest_capacity("vec")
-_MAT_BYTES = smallest_capacity("mat")
 
 
 class TensorLevelMixin:
-    lhs_call = None            # the call whose result the assignment being read annotates (parser.assign)
     tensor_level_names = frozenset()     # names assigned a tensor-level op's result (parser.assign)
 
     @property
@@ -48,31 +44,23 @@ class TensorLevelMixin:
         return self.fn is not None and self.fn.kind is not N.FunctionType.Orchestration
 
     # ------------------------------------------------------------ tensor-level ops, kept as written
-    def tensor_result_wanted(self, e: ast.Call) -> bool:
-        """Whether the program annotates this call's result as a tensor in kernel code
-        (``r: pl.Tensor[[M, N], pl.FP32] = pl.div(a, b)``): the call is then built as written, a
-        tensor-level op, and ConvertTensorToTileOps (passes/tensor_to_tile.py) lowers it."""
-        if not self.kernel_code or self.lhs_annotation is None or e is not self.lhs_call:
-            return False
-        want, _ = annot_to_type(eval_static(self.lhs_annotation, self.src, self.g, "annotation"),
-                                self.loc(self.lhs_annotation))
-        return isinstance(want, TensorType)
-
     def tensor_level_call(self, op: OpDef, values, attrs, nodes, e: ast.Call) -> Optional[N.OpCall]:
-        """``op`` over tensor operands as a tensor-level op typed by pypto's rule (the tile rule
-        lifted, ``ir/ops/tensor_level.py``), or None when this call has no such form here (its
-        operands are then loaded as the parser always did)."""
+        """``op`` over tensor operands as written, typed by pypto's tensor-level rule (the tile rule
+        lifted, ``ir/ops/tensor_level.py``; with Vec tiles among the operands, the tile rule): the
+        pass ConvertTensorToTileOps lowers it (also in orchestration code, where it refuses it).
+        None when this call has no such form here (a window of a ``pl.TensorView`` parameter with
+        a valid region, an operand of dynamic shape or not in Vec); its operands are then loaded
+        as the parser always did."""
         values = dict(values)
-        tiles = [p for p in op.operand_params if p.kind == "tile" and p.name in values]
         if op.scalar_form is not None and len(op.operand_params) > 1:
             rhs = values.get(op.operand_params[1].name)
             if rhs is not None and isinstance(rhs.type, ScalarType):
                 op = OPS[op.scalar_form]
         if op.broadcast is not None:
             op = self._broadcast(op, values)
-        tiles = [p for p in op.operand_params if p.kind == "tile" and p.name in values]
-        if not has_tensor_form(op) or not tiles or any(not self._tensor_level_operand(values[p.name])
-                                                       for p in tiles):
+        tiles = [values[p.name] for p in op.operand_params if p.kind == "tile" and p.name in values]
+        if not has_tensor_form(op) or not any(isinstance(v.type, TensorType) for v in tiles) or \
+                any(not self._tensor_level_operand(v) for v in tiles):
             return None
         args = [values[p.name] for p in op.operand_params if p.name in values]
         if not written_operands_fit(op, len(args)) or any(p.name not in values for p in op.operand_params[:len(args)]):
@@ -86,15 +74,25 @@ class TensorLevelMixin:
             raise self.err(str(exc), where if isinstance(where, ast.AST) else e) from None
         return N.OpCall(op.name, args, attrs, type=t, loc=self.loc(e))
 
+    def tensor_level_value(self, v: N.Expr) -> bool:
+        """A tensor this kernel computes (a tensor-level op, or a name bound to one; not an output
+        tensor of the function, which ConvertTensorToTileOps stores such a value into)."""
+        if is_tensor_level(v):
+            return True
+        return isinstance(v, N.Var) and v.name in self.tensor_level_names and not any(
+            p.name == v.name and p.direction is not N.Direction.IN for p in self.fn.params)
+
     def _tensor_level_operand(self, v: N.Expr) -> bool:
         """A whole tensor of static shape, or a window of one, that a load brings into Vec as it
-        is (no pl.TensorView valid region to clamp by); or a Vec tile."""
+        is (no pl.TensorView valid region to clamp by); a tensor-level op's value; or a Vec tile."""
         if isinstance(v.type, TileType):
             return v.type.memory is MemorySpace.Vec
         if not isinstance(v.type, TensorType) or not all(isinstance(d, int) for d in v.type.shape):
             return False
-        if isinstance(v, N.OpCall) and v.op == "tensor_view":
-            return v.attrs.get("valid") is None and self._view_valid(OPS["load"], {"tensor": v.args[0]}) is None
+        if is_tensor_level(v):
+            return True
+        if isinstance(v, N.OpCall) and v.op == "tensor_view":      # pl.slice's own valid_shape= goes with it
+            return self._view_valid(OPS["load"], {"tensor": v.args[0]}) is None
         return isinstance(v, N.Var) and not v.type.window and \
             self._view_valid(OPS["load"], {"tensor": v}) is None
 
@@ -116,7 +114,7 @@ class TensorLevelMixin:
     def transposable(self, value: N.Expr) -> bool:
         """Whether ``a_trans`` / ``b_trans`` apply to this operand: a tensor, or a Mat tile (pypto's
         ``pl.create_l1`` value is tensor-typed); other tiles refuse them in the op's rule."""
-        return isinstance(value.type, TensorType) or (isinstance(value.type, TileType)
+        return isinstance(value.type, TensorType) and not self.tensor_level_value(value) or (isinstance(value.type, TileType)
                                                       and value.type.memory is MemorySpace.Mat)
 
     def transposed_operand(self, value: N.Expr, node, op: OpDef, param: Param) -> N.Expr:
@@ -135,9 +133,13 @@ class TensorLevelMixin:
         return self.typed_op("move", [value], {"target_memory": space}, node)
 
     def as_tile(self, v: N.Expr, node, what: str, space: MemorySpace = MemorySpace.Vec) -> N.Expr:
-        """A whole tensor, or a window of one, where a tile is expected: load it."""
+        """A whole tensor, or a window of one, where a tile is expected: load it.  A tensor this
+        kernel computes is a Vec tile once ConvertTensorToTileOps lowers it: a whole load of it into
+        Vec, which the pass reads as that tile (InferTileMemorySpace moves a cube operand on)."""
         if not isinstance(v.type, TensorType):
             return v
+        if self.tensor_level_value(v):
+            space = MemorySpace.Vec
         if isinstance(v, N.OpCall) and v.op == "tensor_view":
             base, offsets = v.args
             shape = list(v.type.shape)
@@ -147,16 +149,8 @@ class TensorLevelMixin:
         if not all(isinstance(d, int) for d in shape):
             raise self.err(f"tensor-level pl.{what} needs a tensor of static shape, but {ast.unparse(node)!r} is "
                            f"{v.type}; load tiles with pl.load(tensor, offsets, shapes) instead", node)
-        rows = prod(shape[:-1]) if len(shape) > 1 else 1
-        nbytes = rows * shape[-1] * v.type.dtype.size
-        computed = isinstance(v, N.Var) and v.name in self.tensor_level_names   # a tile once lowered: the pass sizes it
+        # sized by the passes, from the target: PlanMemory refuses a tile its buffer cannot hold
         load_space = MemorySpace.Mat if space in _CUBE_SPACES + (MemorySpace.Mat,) else space
-        if load_space is MemorySpace.Mat:
-            computed = computed or nbytes <= _MAT_BYTES     # a cube operand: Mat holds it, AutoTileMatmulL0 tiles it
-        if nbytes > _VEC_BYTES and not computed:
-            raise self.err(f"tensor-level pl.{what} on {ast.unparse(node)!r} ({v.type}) needs a {nbytes}-byte tile, "
-                           f"more than the {_VEC_BYTES}-byte Vec buffer; split it with pl.load / pl.store over "
-                           f"tiles in a pl.range loop", node)
         attrs = {"shape": shape, "target_memory": load_space, "valid": None}
         operands = {"tensor": base, "offsets": offsets}
         region = self._view_valid(OPS["load"], operands)     # a pl.TensorView(valid_shape=...) parameter

@@ -15,7 +15,9 @@ becomes an InCore kernel of its own, called where the scope stood.
 
 Values a block binds and later code reads cross the boundary as tensors: the front end resolves a
 name bound to the block's store (``y2 = pl.store(t, [r, 0], y)``) to the tensor written, so the
-orchestration reads the kernel's output in place.
+orchestration reads the kernel's output in place.  A ``pl.Out`` / ``pl.InOut`` tensor the block
+binds to a tensor-level value (``result = pl.add(x, 1.0)``) is a written parameter of the kernel;
+ConvertTensorToTileOps stores the value there.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from typing import Dict, List, Set, Tuple
 from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.access import tensor_accesses
+from ..ir.ops.tensor_level import is_tensor_level
 from ..ir.types import ScalarType, TensorType, dim_vars
 
 KIND = "incore"
@@ -93,6 +96,17 @@ def live_in(body: List[N.Stmt]) -> List[N.Var]:
     return list(seen.values())
 
 
+def bound_outputs(fn: N.Function, body: List[N.Stmt]) -> Dict[str, TensorType]:
+    """The ``pl.Out`` / ``pl.InOut`` tensors of ``fn`` the block binds to a tensor-level value
+    (``result = pl.add(x, 1.0)``): the block writes them (ConvertTensorToTileOps stores the value
+    there), so they are parameters of its kernel even when it never reads them."""
+    outs = {p.name: p.type for p in fn.params if isinstance(p.type, TensorType)
+            and p.direction in (N.Direction.OUT, N.Direction.INOUT)}
+    return {s.targets[0].name: outs[s.targets[0].name] for s in N.walk_stmts(body)
+            if isinstance(s, N.Assign) and len(s.targets) == 1 and s.targets[0].name in outs
+            and is_tensor_level(s.value)}
+
+
 def _type_exprs(t) -> List[N.Expr]:
     """The scalar expressions a type holds (a tile's run-time valid shape)."""
     return [d for d in (getattr(t, "valid", None) or ()) if isinstance(d, N.Expr)]
@@ -119,6 +133,9 @@ def _outline(fn: N.Function, s: N.Scope, prog: N.Program, made) -> N.Stmt:
             raise CompileError(f"{v.name!r} is a {t} defined outside this pl.at block; a kernel takes only "
                                f"tensors and scalars from its orchestration, so create it inside the block",
                                v.loc or s.loc)
+    bound_outs = bound_outputs(fn, body)
+    for o, t in bound_outs.items():
+        tensors.setdefault(o, t)
     order = [p.name for p in fn.params]
     tensors = dict(sorted(tensors.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
     dims = {d for t in tensors.values() for x in t.shape for d in dim_vars(x)}
@@ -130,7 +147,7 @@ def _outline(fn: N.Function, s: N.Scope, prog: N.Program, made) -> N.Stmt:
     reads, writes = tensor_accesses(kfn.body, {**prog.functions, **made})
     outs = []
     for i, p in enumerate(params):
-        if isinstance(p.type, TensorType) and p.name in writes:
+        if isinstance(p.type, TensorType) and (p.name in writes or p.name in bound_outs):
             p.direction = N.Direction.INOUT if p.name in reads else N.Direction.OUT
             outs.append(i)
     if outs:

@@ -93,3 +93,24 @@ def make_wide(rows):
             output = self.kernel(a, output)
             return output
     return Wide
+
+
+@pl.program
+class OutBoundInAt:
+    """pypto's form: a tensor-level result bound to the pl.Out tensor in a pl.at block writes it
+    (and a later block reads the value back from it)."""
+    @pl.function(type=pl.FunctionType.Opaque)
+    def main(self, x: pl.Tensor[[M, N], pl.FP32], result: pl.Out[pl.Tensor[[M, N], pl.FP32]],
+             twice: pl.Out[pl.Tensor[[M, N], pl.FP32]]) -> pl.Tensor[[M, N], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            result = pl.add(x, 1.0)
+        with pl.at(level=pl.Level.CORE_GROUP):
+            twice = pl.mul(result, pl.exp(x))
+        return result
+
+
+@pl.jit
+def jit_out_bound(x: pl.Tensor, result: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        result = pl.sub(pl.exp(x), x)
+    return result

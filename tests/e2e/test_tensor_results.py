@@ -1,6 +1,6 @@
-"""Tensor-level vector ops whose results the program annotates pl.Tensor in kernel code (pypto's
-form, e.g. its TestTensorDiv), lowered by ConvertTensorToTileOps, against numpy under both runtime
-kinds; and their sizing from the target."""
+"""Tensor-level vector ops in kernel code, annotated pl.Tensor or not (pypto's forms, e.g. its
+TestTensorDiv), lowered by ConvertTensorToTileOps, against numpy under both runtime kinds; their
+sizing from the target; and results bound to output tensors."""
 import sys
 from pathlib import Path
 
@@ -14,7 +14,7 @@ from ptokit.errors import CompileError
 from . import tensor_result_programs as T
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from tests.passes.programs import TensorLevel  # noqa: E402  (the pass's golden program, run here)
+from tests.passes.programs import TensorLevel, TensorLevelAsWritten  # noqa: E402  (the pass's golden programs, run here)
 
 RUNTIMES = ["tensormap_and_ringbuffer", "host_build_graph"]
 RNG = np.random.default_rng(28)
@@ -98,3 +98,34 @@ def test_sized_from_the_target(tmp_path):
     assert "tensor-level pl.exp loads tensor 'a' (pl.Tensor[[200, 256], pl.FP32]) as a 204800-byte tile, more than " \
            "the 188416-byte Vec buffer on a2a3" in msg
     assert "pl.exp(a)" in msg.splitlines()[1]
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+@pytest.mark.parametrize("n", [0, 3])
+def test_as_written_loops_branches_windows_and_outputs(tmp_path, runtime, n):
+    a, v = _a(), _a((16, 1))
+    y, z, w = np.zeros((16, 64), np.float32), np.zeros((16, 32), np.float32), np.zeros((16, 64), np.float32)
+    ptokit.compile(TensorLevelAsWritten, output_dir=tmp_path / "o", runtime=runtime)(a, v, n, y, z, w)
+    s = np.exp(a[:16]) + 2 * a[16:] - (v * 2 if n > 0 else v)
+    np.testing.assert_allclose(z, s[:, :32], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(y, s + 1, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(w, (s + 1) * 2, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_a_result_bound_to_the_output_in_an_at_block_writes_it(tmp_path, runtime):
+    x = _a()
+    result, twice = np.full_like(x, 7.0), np.zeros_like(x)
+    ptokit.compile(T.OutBoundInAt, output_dir=tmp_path / "o", runtime=runtime)(x, result, twice)
+    np.testing.assert_allclose(result, x + 1, rtol=1e-6)
+    np.testing.assert_allclose(twice, (x + 1) * np.exp(x), rtol=1e-5)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_jit_result_bound_to_the_output_writes_it(tmp_path, runtime, monkeypatch):
+    from ptokit.runtime import RunConfig
+    monkeypatch.setenv("PTOKIT_CACHE_DIR", str(tmp_path / "cache"))
+    x = _a((16, 64))
+    result = np.full_like(x, 7.0)
+    T.jit_out_bound(x, result, config=RunConfig(runtime=runtime))
+    np.testing.assert_allclose(result, np.exp(x) - x, rtol=1e-5, atol=1e-6)

@@ -214,21 +214,36 @@ def outlined(prog):
     return outline_incore_scopes(prog, PassContext(platform="a2a3sim"))
 
 
-# a pl.Out parameter rebound to a tile in a block is never written: refused where it is bound (it
-# used to run and leave the caller's array as it was)
+# a pl.Out parameter bound to a tensor-level value in a block is written (pypto: the result bound to
+# an output tensor is stored into it; ConvertTensorToTileOps); bound to a tile it would never be
+# written, and is refused where it is bound (it used to run and leave the caller's array as it was)
 @pl.jit
-def out_bound_to_a_tile(x: pl.Tensor, result: pl.Out[pl.Tensor]):
+def out_bound_to_a_value(x: pl.Tensor, result: pl.Out[pl.Tensor]):
     with pl.at(level=pl.Level.CORE_GROUP):
         result = pl.add(x, 1.0)
     return result
 
 
 @pl.jit
+def out_bound_to_a_tile(x: pl.Tensor, result: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        result = pl.add(pl.load(x, [0, 0], [32, 32]), 1.0)
+    return result
+
+
+@pl.jit
 def out_stored(x: pl.Tensor, result: pl.Out[pl.Tensor]):
     with pl.at(level=pl.Level.CORE_GROUP):
-        t = pl.add(x, 1.0)
+        t = pl.add(pl.load(x, [0, 0], [32, 32]), 1.0)
         result = pl.store(t, [0, 0], result)
     return result
+
+
+def test_out_parameter_bound_to_a_tensor_level_value_in_a_block_is_written():
+    x = np.random.default_rng(1).standard_normal((32, 32)).astype(np.float32)
+    y = np.zeros_like(x)
+    out_bound_to_a_value(x, y)
+    np.testing.assert_allclose(y, x + 1.0)
 
 
 def test_out_parameter_bound_to_a_tile_in_a_block_is_refused():
@@ -238,6 +253,6 @@ def test_out_parameter_bound_to_a_tile_in_a_block_is_refused():
         out_bound_to_a_tile(x, y)
     text = str(info.value)
     assert "'result' is a pl.Out tensor of out_bound_to_a_tile, but this block binds the name to a tile" in text
-    assert "test_block_scoping.py:" in text and "result = pl.add(x, 1.0)" in text, text
+    assert "test_block_scoping.py:" in text and "result = pl.add(pl.load(x, [0, 0], [32, 32]), 1.0)" in text, text
     out_stored(x, y)                                   # the fix the message gives
     np.testing.assert_allclose(y, x + 1.0)

@@ -359,3 +359,32 @@ class AtBlocks:
             u = pl.load(m, [0, 0], [16, 64])
             y = pl.store(pl.exp(u), [0, 0], y)
         return y
+
+
+@pl.program
+class TensorLevelAsWritten:
+    """Tensor-level ops as pypto programs write them, no annotation: a value carried through a
+    loop, a tensor one if arm converts, a window of a computed value, and results bound to output
+    tensors (in a kernel, and in a pl.at block) that the pass stores there."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[32, 64], pl.FP32], v: pl.Tensor[[16, 1], pl.FP32], n: pl.Scalar[pl.INDEX],
+          y: pl.Out[pl.Tensor[[16, 64], pl.FP32]], z: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        e = pl.exp(a[0:16, :])
+        for i in pl.range(2):
+            e = pl.add(e, a[16:32, :])
+        if n > 0:
+            v = pl.muls(v, 2.0)
+        s = pl.sub(e, v)
+        z = pl.assemble(z, s[:, 0:32], [0, 0])
+        y = pl.adds(s, 1.0)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[32, 64], pl.FP32], v: pl.Tensor[[16, 1], pl.FP32], n: pl.Scalar[pl.INDEX],
+             y: pl.Out[pl.Tensor[[16, 64], pl.FP32]], z: pl.Out[pl.Tensor[[16, 32], pl.FP32]],
+             w: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        y = self.k(a, v, n, y, z)
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="twice"):
+            w = pl.muls(y, 2.0)
+        return w

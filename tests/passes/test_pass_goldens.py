@@ -42,6 +42,11 @@ CASES = {
     "SplitMixed": P.MatmulExp,
 }
 
+# further programs of a pass, golden file "<pass>.<suffix>.txt"
+MORE = {
+    ("ConvertTensorToTileOps", "as_written"): P.TensorLevelAsWritten,
+}
+
 
 def before_after(program, name: str):
     prog = parse_program(program)
@@ -58,13 +63,22 @@ def test_every_pass_has_a_golden():
     assert sorted(CASES) == sorted(p.name for p in PIPELINE)
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_pass_before_after(name):
-    before, after = before_after(CASES[name], name)
+def check_golden(program, name: str, file: str) -> None:
+    before, after = before_after(program, name)
     text = f"# ---- before {name}\n{before}\n# ---- after {name}\n{after}"
-    golden = GOLDEN / f"{name}.txt"
+    golden = GOLDEN / file
     if os.environ.get("PTOKIT_UPDATE_GOLDEN") == "1":
         golden.write_text(text)
     assert golden.exists(), f"missing golden {golden}; run with PTOKIT_UPDATE_GOLDEN=1"
     assert text == golden.read_text()
     assert before != after, f"{name} changed nothing on its program"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_pass_before_after(name):
+    check_golden(CASES[name], name, f"{name}.txt")
+
+
+@pytest.mark.parametrize("name,suffix", sorted(MORE))
+def test_more_pass_before_after(name, suffix):
+    check_golden(MORE[name, suffix], name, f"{name}.{suffix}.txt")

@@ -1,11 +1,12 @@
 """Tensor-level forms of the vector tile ops: pypto's type rule for a tile op whose operands are
-tensors, as in ``result: pl.Tensor[[M, N], pl.FP32] = pl.div(a, b)`` in kernel code.
+tensors, as in ``result = pl.div(a, b)`` in kernel code.
 
 The front end builds such a call as the program writes it, typed by ``infer_tensor_level``;
 ConvertTensorToTileOps (``passes/tensor_to_tile.py``) lowers it to tile ops.  The rule is the
 tile rule lifted: each tensor operand stands for the Vec tile a whole-tensor load gives, each
 omitted scratch operand for the tile the lowering makes, and the tile result is read back as a
-tensor of the rank the operands were written in.
+tensor of the rank the operands were written in.  A call that mixes tensors with Vec tiles
+(``pl.add(acc, x[i])``, a ptokit form) is typed by the tile rule itself: its result is a tile.
 """
 from __future__ import annotations
 
@@ -94,13 +95,15 @@ def tensor_result_shape(first: TensorType, tile_shape) -> tuple:
     return tile_shape
 
 
-def infer_tensor_level(name: str, arg_types: list, attrs) -> TensorType:
+def infer_tensor_level(name: str, arg_types: list, attrs):
     """The tensor type of op ``name`` over tensor operands (pypto's tensor-level rule): the tile
-    rule on the loaded tiles, read back as a tensor.  Raises OpTypeError as the tile rule does."""
+    rule on the loaded tiles, read back as a tensor; with a tile among the operands, the tile
+    rule's own result.  Raises OpTypeError as the tile rule does."""
     op = OPS[name]
     if not has_tensor_form(op):
         raise OpTypeError(f"pl.{name} has no tensor-level form: load its operands with pl.load first")
     tensors = [t for p, t in zip(op.operand_params, arg_types) if p.kind == "tile" and isinstance(t, TensorType)]
+    mixed = any(p.kind == "tile" and isinstance(t, TileType) for p, t in zip(op.operand_params, arg_types))
     if not tensors:
         raise OpTypeError(f"tensor-level pl.{name} needs a tensor operand")
     for t in tensors:
@@ -112,6 +115,8 @@ def infer_tensor_level(name: str, arg_types: list, attrs) -> TensorType:
     result = infer(name, tiles, attrs)
     if not isinstance(result, TileType):
         raise OpTypeError(f"pl.{name} on tensors gives {result}, not a tensor; load its operands with pl.load")
+    if mixed:
+        return result
     return TensorType(tensor_result_shape(tensors[0], result.shape), result.dtype)
 
 
@@ -119,6 +124,16 @@ def is_tensor_level(e) -> bool:
     """A call of an op with a tensor-level form over a tensor tile operand, typed a tensor: what
     the front end keeps as written and ConvertTensorToTileOps lowers."""
     if not isinstance(getattr(e, "type", None), TensorType) or getattr(e, "op", None) not in OPS:
+        return False
+    op = OPS[e.op]
+    return has_tensor_form(op) and any(p.kind == "tile" and isinstance(a.type, TensorType)
+                                       for p, a in zip(op.operand_params, e.args))
+
+
+def keeps_tensor_operand(e) -> bool:
+    """A call of an op with a tensor-level form that still takes a tensor where a tile operand
+    goes (a tensor-level op, or a tile op mixing tensors in): what ConvertTensorToTileOps lowers."""
+    if getattr(e, "op", None) not in OPS:
         return False
     op = OPS[e.op]
     return has_tensor_form(op) and any(p.kind == "tile" and isinstance(a.type, TensorType)
