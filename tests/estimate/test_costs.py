@@ -54,3 +54,20 @@ def test_transfers_take_the_path_of_their_spaces():
 def test_an_op_without_a_cost_has_no_estimate():
     assert dialect.cost_of("pto.trecip") is None
     assert dialect.cost_of("pto.tgather") is None
+
+
+def test_a_substitute_replaces_every_estimate_within_its_block_only():
+    # the comparison hook of bench/vendor_perfsim.py --costs perfsim: ptokit's pipe model on another
+    # model's instruction cycles; it sees ptokit's own figure and its answer is used
+    t = TileBufType.of("vec", "f32", 64, 64)
+    acc = TileBufType.of("acc", "f32", 64, 64)
+    cost = dialect.cost_of("pto.texp")
+    own = costs.estimate("pto.texp", cost, [t], [t], {})
+    seen = []
+    with costs.substituted(lambda op, ins, outs, cycles: seen.append((op, cycles)) or cycles + 1000):
+        assert costs.estimate("pto.texp", cost, [t], [t], {}) == own + 1000
+        pipe, cycles = costs.fifo_transfer("push", acc)
+        assert cycles == costs.transfer_cycles("L0C_TO_GM", 64 * 64 * 4) + 1000 and pipe == "FIX"
+    assert seen[0] == ("pto.texp", own) and seen[1][0] == "pto.tpush"
+    assert costs.estimate("pto.texp", cost, [t], [t], {}) == own
+    assert costs.fifo_transfer("push", acc)[1] == costs.transfer_cycles("L0C_TO_GM", 64 * 64 * 4)
