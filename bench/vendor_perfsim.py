@@ -2,6 +2,7 @@
 """ptokit's estimated kernel cycles next to the vendor perf-sim's, on the same kernel C++.
 
     python bench/vendor_perfsim.py --pto-isa <pto-isa checkout> [--cxx clang++-19] [--per-instruction]
+                                   [--costs ptokit|perfsim] [--attribute]
 
 For four DSL kernels (a row softmax on the vector core, a 128x128x128 fp16 matmul on the cube, an
 element-wise chain, and examples/flash_attention.py's mixed cube/vector kernel), ptokit compiles the program, runs it once with ``RunConfig(estimate=True)`` and
@@ -12,7 +13,10 @@ a2a3: ``__NPU_ARCH__=2201``), launches it once through pto-isa's perf-sim launch
 the driver is written here.  The vendor's generated parameter header
 (``include/pto/costmodel/a2a3/formula_costmodel/formula_params_generated.hpp``) must exist in the
 checkout (pto-isa's own build makes it).  A pto-isa whose perf-sim headers do not compile is reported
-as such.  docs/estimate.md ("Against the vendor perf-sim") quotes a run and discusses the gaps.
+as such.  ``--costs perfsim`` runs ptokit's pipe model on the perf-sim's own per-instruction cycles
+(read from the Chrome trace it writes), so that only the two pipe models differ; ``--attribute`` takes
+each kernel's gap apart per instruction class, exactly, by substituting one class at a time.
+docs/estimate.md ("Against the vendor perf-sim") quotes a run and discusses the gaps.
 """
 from __future__ import annotations
 
