@@ -4,8 +4,9 @@
     python bench/vendor_perfsim.py --pto-isa <pto-isa checkout> [--cxx clang++-19] [--per-instruction]
                                    [--costs ptokit|perfsim] [--attribute]
 
-For four DSL kernels (a row softmax on the vector core, a 128x128x128 fp16 matmul on the cube, an
-element-wise chain, and examples/flash_attention.py's mixed cube/vector kernel), ptokit compiles the program, runs it once with ``RunConfig(estimate=True)`` and
+For five DSL kernels (a row softmax on the vector core, a 128x128x128 fp16 matmul on the cube, an
+element-wise chain, a matmul whose result the vector lanes exponentiate (one FIFO, one direction), and
+examples/flash_attention.py's mixed cube/vector kernel), ptokit compiles the program, runs it once with ``RunConfig(estimate=True)`` and
 takes each kernel's estimated cycles; then it builds the kernel's assembler output (``ptoas/<k>.cpp``
 of the artifact tree) against pto-isa's headers with the vendor's cost-model switch (``__COSTMODEL``,
 a2a3: ``__NPU_ARCH__=2201``), launches it once through pto-isa's perf-sim launcher and reads the
@@ -94,6 +95,24 @@ class Chain:
         return y
 
 
+@pl.program
+class MatmulExp:
+    @pl.function(type=pl.FunctionType.InCore)
+    def mmexp(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+              y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        ta = pl.move(pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        tb = pl.move(pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        v = pl.move(pl.matmul(ta, tb), target_memory=pl.Mem.Vec)      # cube -> vector through the FIFO
+        y = pl.store(pl.exp(v), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        y = self.mmexp(a, b, y)
+        return y
+
+
 def _cases():
     rng = np.random.default_rng(0)
     f32 = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
@@ -101,6 +120,7 @@ def _cases():
     yield "softmax", Softmax, [f32(R, C), np.zeros((R, C), np.float32)]
     yield "matmul", Matmul, [f16(M, K), f16(K, N), np.zeros((M, N), np.float32)]
     yield "chain", Chain, [f32(R, C), f32(R, C), np.zeros((R, C), np.float32)]
+    yield "mmexp", MatmulExp, [f16(64, 64) * 0.1, f16(64, 64) * 0.1, np.zeros((64, 64), np.float32)]
     sys.path.insert(0, str(ROOT / "examples"))
     from flash_attention import make_flash        # q 32x128 over 512 keys in blocks of 64: one mixed kernel
     yield "attn", make_flash(32, 512, 128, 64), [f16(32, 128), f16(512, 128), f16(512, 128),
@@ -181,16 +201,6 @@ def perfsim_run(kernel_cpp: Path, isa: Path, cxx: str, work: Path):
             events.append((int(got.group(4)), got.group(1), f"{got.group(2)},{got.group(3)}", int(e["dur"]),
                            core.split("/")[-1], pipe))
     return int(m.group(1)), [ev[1:] for ev in sorted(events)]
-
-
-def perfsim_cycles(kernel_cpp: Path, isa: Path, cxx: str, work: Path, per_instruction: bool):
-    """(perf-sim total or None, note): the note lists its cycles per instruction when asked."""
-    total, events = perfsim_run(kernel_cpp, isa, cxx, work)
-    if total is None:
-        return None, events
-    detail = "; ".join(f"{op}({label}) {cyc}" for op, label, cyc, core, _ in events
-                       if core != "AIV-1") if per_instruction else ""
-    return total, detail
 
 
 def instruction_key(op: str, ins, outs) -> tuple:

@@ -6,8 +6,8 @@ instruction the same cycles (the element-wise chain), the totals must agree with
 perf-sim's own per-instruction cycles (``--costs perfsim``), ptokit's pipe model must give the
 perf-sim's totals within 15 % for the chain, the softmax and the matmul; with its own costs the
 softmax and the matmul differ by the instructions where ptokit follows the vendor's hardware
-measurements. The flash-attention kernel is reported, not bounded: the perf-sim does not order its
-cross-core FIFO (docs/estimate.md).
+measurements. The two mixed kernels (matmul then exp, flash attention) are reported, not bounded: the
+perf-sim does not order a FIFO push after the instruction computing its tile (docs/estimate.md).
 """
 from __future__ import annotations
 
