@@ -71,3 +71,22 @@ def test_a_substitute_replaces_every_estimate_within_its_block_only():
     assert seen[0] == ("pto.texp", own) and seen[1][0] == "pto.tpush"
     assert costs.estimate("pto.texp", cost, [t], [t], {}) == own
     assert costs.fifo_transfer("push", acc)[1] == costs.transfer_cycles("L0C_TO_GM", 64 * 64 * 4)
+
+
+@pytest.mark.parametrize("op, parts", [
+    ("pto.tands", "pto.texpands pto.tand"),
+    ("pto.tors", "pto.texpands pto.tor"),
+    ("pto.txor", "pto.tor pto.tand pto.tnot pto.tand"),
+    ("pto.txors", "pto.texpands pto.tor pto.texpands pto.tand pto.tnot pto.tand"),
+    ("pto.tprelu", "pto.tmul pto.tcmps pto.tsel"),
+    ("pto.tshls", "pto.tshl"),
+    ("pto.tshrs", "pto.tshr"),
+])
+def test_an_op_the_tile_library_builds_from_others_costs_their_sum(op, parts):
+    # a2a3's tile library implements these as that sequence over the destination's shape
+    for dt, rows, cols in (("i16", 64, 64), ("i32", 16, 48)) if op != "pto.tprelu" else (("f32", 64, 64),
+                                                                                          ("f16", 8, 200)):
+        t = TileBufType.of("vec", dt, rows, cols)
+        got = costs.estimate(op, dialect.cost_of(op), [t, t], [t], {})
+        assert got is not None and got == sum(costs.estimate(p, dialect.cost_of(p), [t, t], [t], {})
+                                              for p in parts.split()), (op, dt)
