@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import csv
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, Optional, Sequence, Tuple
 
 from .facts import SCALARS
 from .types import PartitionViewType, TileBufType
@@ -204,7 +205,8 @@ def fifo_transfer(way: str, tile) -> Optional[Tuple[str, int]]:
     if got is None:
         return None
     vr, vc = _region(tile)
-    return got[0], transfer_cycles(got[1], vr * vc * _elem(tile.dtype))
+    cycles = transfer_cycles(got[1], vr * vc * _elem(tile.dtype))
+    return got[0], _substituted(f"pto.t{way}", [tile] if way == "push" else [], [tile] if way == "pop" else [], cycles)
 
 
 def mad_cycles(m: int, k: int, n: int, dtype: str) -> int:
@@ -222,9 +224,37 @@ def _blocks(view) -> int:
     return n
 
 
+# A comparison hook, not a cost source: while ``substituted(fn)`` is active, every estimate ptokit makes
+# goes through fn(op, ins, outs, ptokit's cycles) and fn's answer is used (bench/vendor_perfsim.py's
+# ``--costs perfsim`` feeds ptokit's pipe model another model's per-instruction cycles this way)
+Substitute = Callable[[str, Sequence, Sequence, int], int]
+_SUBSTITUTE: Optional[Substitute] = None
+
+
+@contextmanager
+def substituted(fn: Substitute) -> Iterator[None]:
+    """Within the block, each instruction's cycles are ``fn(op, ins, outs, cycles)``."""
+    global _SUBSTITUTE
+    before, _SUBSTITUTE = _SUBSTITUTE, fn
+    try:
+        yield
+    finally:
+        _SUBSTITUTE = before
+
+
+def _substituted(op: str, ins: Sequence, outs: Sequence, cycles: Optional[int]) -> Optional[int]:
+    if cycles is None or _SUBSTITUTE is None:
+        return cycles
+    return max(0, int(_SUBSTITUTE(op, ins, outs, cycles)))
+
+
 def estimate(op: str, cost: Cost, ins: Sequence, outs: Sequence, tiles: Dict[str, object]) -> Optional[int]:
     """Cycles of one instruction: ``cost`` its row's cost, ``ins`` / ``outs`` the operand types in row
     order, ``tiles`` the tile operands by role.  None when the instruction has no estimate."""
+    return _substituted(op, ins, outs, _estimate(op, cost, ins, outs, tiles))
+
+
+def _estimate(op: str, cost: Cost, ins: Sequence, outs: Sequence, tiles: Dict[str, object]) -> Optional[int]:
     tile_ins = [t for t in ins if isinstance(t, TileBufType)]
     tile_outs = [t for t in outs if isinstance(t, TileBufType)]
     if isinstance(cost, Fixed):

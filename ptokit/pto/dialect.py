@@ -485,6 +485,22 @@ for _n, _bin in (("add", "pto.tadd"), ("sub", "pto.tsub"), ("mul", "pto.tmul"), 
                                              source="trowexpand then " + _bin[4:]))
     _cost(f"pto.tcolexpand{_n}", _c.Composite((PTO_OPS["pto.tcolexpand"].cost, PTO_OPS[_bin].cost),
                                              source="tcolexpand then " + _bin[4:]))
+# ops the a2a3 tile library implements as a sequence of the ops above, each over the destination's shape
+# (pto-isa include/pto/npu/a2a3: TBitwiseSOp.hpp, TXor.hpp, TPrelu.hpp): the sum of their costs
+
+
+def _sequence(names: str, source: str):
+    return _c.Composite(tuple(PTO_OPS[n].cost for n in names.split()), source=source)
+
+
+_cost("pto.tshls", _c.Repeat(6, 2, source=_VENDOR + " (vshl by a scalar: default intrinsic cost)"))
+_cost("pto.tshrs", _c.Repeat(6, 2, source=_VENDOR + " (vshr by a scalar: default intrinsic cost)"))
+_cost("pto.tands", _sequence("pto.texpands pto.tand", "a2a3 TANDS: texpands then tand"))
+_cost("pto.tors", _sequence("pto.texpands pto.tor", "a2a3 TORS: texpands then tor"))
+_cost("pto.txor", _sequence("pto.tor pto.tand pto.tnot pto.tand", "a2a3 TXOR: tor, tand, tnot, tand"))
+_cost("pto.txors", _sequence("pto.texpands pto.tor pto.texpands pto.tand pto.tnot pto.tand",
+                             "a2a3 TXORS: tors, tands, tnot, tand"))
+_cost("pto.tprelu", _sequence("pto.tmul pto.tcmps pto.tsel", "a2a3 TPRELU: tmul, tcmps, tsel"))
 _cost("pto.tload", _c.Transfer(source="fitted to the vendor's measured TLOAD figures (GM->UB); vendor bandwidths"))
 _cost("pto.tstore pto.tmov pto.textract pto.subview", _c.Transfer(source="vendor bandwidths per memory path"))
 _cost("pto.tmatmul pto.tmatmul.acc pto.tmatmul.bias pto.tgemv pto.tgemv.acc pto.tgemv.bias",

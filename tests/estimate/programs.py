@@ -43,3 +43,32 @@ class TwoBuffers:
     def main(self, x: pl.Tensor[[64, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
         y = self.halves(x, y)
         return y
+
+
+NP = 4         # tiles the cube pushes
+HEAVY = 24     # vector instructions per popped tile
+
+
+@pl.program
+class SlowConsumer:
+    """Per 64-row block i the cube computes a[i] @ w and pushes it to the vector lanes, which take far
+    longer over each tile (HEAVY exps) than the cube: the FIFO's slots fill and the cube's later pushes
+    wait for the vector to release a slot."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def slow(self, a: pl.Tensor[[NP * 64, 64], pl.FP16], w: pl.Tensor[[64, 64], pl.FP16],
+             y: pl.Out[pl.Tensor[[NP * 64, 64], pl.FP32]]) -> pl.Tensor[[NP * 64, 64], pl.FP32]:
+        tw = pl.move(pl.load(w, [0, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        for i in pl.range(NP):
+            ta = pl.move(pl.load(a, [i * 64, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+            v = pl.move(pl.matmul(ta, tw), target_memory=pl.Mem.Vec)
+            for _ in pl.range(HEAVY):
+                v = pl.exp(pl.muls(v, 0.0))
+            y = pl.store(v, [i * 64, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[NP * 64, 64], pl.FP16], w: pl.Tensor[[64, 64], pl.FP16],
+             y: pl.Out[pl.Tensor[[NP * 64, 64], pl.FP32]]):
+        y = self.slow(a, w, y)
+        return y

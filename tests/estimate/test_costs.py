@@ -54,3 +54,39 @@ def test_transfers_take_the_path_of_their_spaces():
 def test_an_op_without_a_cost_has_no_estimate():
     assert dialect.cost_of("pto.trecip") is None
     assert dialect.cost_of("pto.tgather") is None
+
+
+def test_a_substitute_replaces_every_estimate_within_its_block_only():
+    # the comparison hook of bench/vendor_perfsim.py --costs perfsim: ptokit's pipe model on another
+    # model's instruction cycles; it sees ptokit's own figure and its answer is used
+    t = TileBufType.of("vec", "f32", 64, 64)
+    acc = TileBufType.of("acc", "f32", 64, 64)
+    cost = dialect.cost_of("pto.texp")
+    own = costs.estimate("pto.texp", cost, [t], [t], {})
+    seen = []
+    with costs.substituted(lambda op, ins, outs, cycles: seen.append((op, cycles)) or cycles + 1000):
+        assert costs.estimate("pto.texp", cost, [t], [t], {}) == own + 1000
+        pipe, cycles = costs.fifo_transfer("push", acc)
+        assert cycles == costs.transfer_cycles("L0C_TO_GM", 64 * 64 * 4) + 1000 and pipe == "FIX"
+    assert seen[0] == ("pto.texp", own) and seen[1][0] == "pto.tpush"
+    assert costs.estimate("pto.texp", cost, [t], [t], {}) == own
+    assert costs.fifo_transfer("push", acc)[1] == costs.transfer_cycles("L0C_TO_GM", 64 * 64 * 4)
+
+
+@pytest.mark.parametrize("op, parts", [
+    ("pto.tands", "pto.texpands pto.tand"),
+    ("pto.tors", "pto.texpands pto.tor"),
+    ("pto.txor", "pto.tor pto.tand pto.tnot pto.tand"),
+    ("pto.txors", "pto.texpands pto.tor pto.texpands pto.tand pto.tnot pto.tand"),
+    ("pto.tprelu", "pto.tmul pto.tcmps pto.tsel"),
+    ("pto.tshls", "pto.tshl"),
+    ("pto.tshrs", "pto.tshr"),
+])
+def test_an_op_the_tile_library_builds_from_others_costs_their_sum(op, parts):
+    # a2a3's tile library implements these as that sequence over the destination's shape
+    for dt, rows, cols in (("i16", 64, 64), ("i32", 16, 48)) if op != "pto.tprelu" else (("f32", 64, 64),
+                                                                                          ("f16", 8, 200)):
+        t = TileBufType.of("vec", dt, rows, cols)
+        got = costs.estimate(op, dialect.cost_of(op), [t, t], [t], {})
+        assert got is not None and got == sum(costs.estimate(p, dialect.cost_of(p), [t, t], [t], {})
+                                              for p in parts.split()), (op, dt)

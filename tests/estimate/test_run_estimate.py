@@ -107,6 +107,28 @@ def test_mixed_kernel_vector_waits_for_the_cube(tmp_path_factory):
     assert e.cycles == max(int(x["cycles"]) for x in tl.estimates)
 
 
+def test_a_push_waits_for_a_free_fifo_slot(tmp_path_factory):
+    # two slots: the cube's third push needs the slot of the vector's first pop back, its fourth the
+    # second's, which lane 0 frees only after a whole tile's vector work; so the cube's block lasts at
+    # least until then, though its own work would be done long before
+    a = np.ones((EP.NP * 64, 64), np.float16) * 0.01
+    w = np.ones((64, 64), np.float16) * 0.01
+    seen = []
+    for runtime in RUNTIMES:
+        y = np.zeros((EP.NP * 64, 64), np.float32)
+        r = run("slow", EP.SlowConsumer, (a, w, y), tmp_path_factory, runtime=runtime)
+        np.testing.assert_allclose(y, 1.0)
+        seen.append(figures(r.estimate))
+    assert seen[0] == seen[1]           # the stalls are device time: the same under both runtime kinds
+    tl = r.timeline
+    aic = tl.estimates[tl.blocks["lane"] == -1][0]
+    lane0 = tl.estimates[tl.blocks["lane"] == 0][0]
+    vec, fixp = 5, 4   # ESTIMATE_PIPES indices
+    one_tile = int(lane0["busy"][vec]) // EP.NP
+    assert int(aic["last"][fixp]) >= int(lane0["first"][vec]) + one_tile
+    assert int(aic["busy"][fixp]) < int(aic["cycles"]) // 4     # the cube's own work is a small part of it
+
+
 def test_summary_prints_the_estimate(tmp_path_factory):
     r = run("ew", P.Elementwise, elementwise_args(), tmp_path_factory)
     text = r.summary().format()

@@ -83,6 +83,12 @@ struct Fifo {
     std::deque<std::vector<uint8_t>> queued;
     std::deque<uint64_t> stamps;      // cfg.estimate: the pusher's device time of each queued slot
     bool held = false;
+    // cfg.estimate, slot back-pressure: the block (task seq, block index) the pushes below belong to,
+    // how many it pushed, and the consumer's device time of each slot it released, oldest first
+    uint64_t est_seq = 0;
+    int32_t est_block = -1;
+    uint64_t est_pushes = 0;
+    std::deque<uint64_t> est_freed;
 };
 
 struct Device {

@@ -6,7 +6,7 @@
 // wait_flag / pipe_barrier / cross-core waits put on that pipe, and for the tile buffers it touches
 // (read after write, write after read or write, by byte range within a memory space), then occupies
 // the pipe for its cycles. The scalar pipe issues in order; only scalar instructions and flag
-// operations take its time. Nothing here reads a clock: the same instruction stream gives the same
+// operations take its time. A FIFO push waits for its slot (push_after, sim_fifo.hpp). Nothing here reads a clock: the same instruction stream gives the same
 // cycles on every run.
 #pragma once
 
@@ -43,6 +43,8 @@ struct EstCore {
         for (uint64_t* f : raised) *f = 0;
         raised.clear();
         issue = 0;
+        last_pipe = -1;
+        last_start = last_end = 0;
         res = PtoSimEstimate();
         bufs.clear();
     }
@@ -59,6 +61,9 @@ struct EstCore {
         res.busy[k] += end - start;
         res.last[k] = std::max(res.last[k], end);
     }
+    int last_pipe = -1;               // the last instruction: its pipe and when it ran
+    uint64_t last_start = 0, last_end = 0;
+
     void op(int pipe, uint64_t cycles, const PtoCpuEstBuf* b, int n, int nwrites) {
         if (pipe < 0 || pipe >= kEstPipeIds || pipe == kEstPipeAll) return;
         uint64_t start = std::max(std::max(issue, free_at[pipe]), gate[pipe]);
@@ -85,6 +90,22 @@ struct EstCore {
         if (pipe == 0) issue = end;
         account(pipe, start, end);
         res.instructions++;
+        last_pipe = pipe;
+        last_start = start;
+        last_end = end;
+    }
+    // A FIFO push whose slot is free only at device time t (the consumer released it then): its copy,
+    // the last instruction, starts no earlier than t, and the core issues nothing before it is done
+    // (the push blocks until it has a slot). The copy's busy cycles stay as they were.
+    void push_after(uint64_t t) {
+        if (last_pipe < 0 || t <= last_start) return;
+        const uint64_t end = t + (last_end - last_start);
+        free_at[last_pipe] = std::max(free_at[last_pipe], end);
+        const int k = kEstReportOf[last_pipe];
+        if (k >= 0) res.last[k] = std::max(res.last[k], end);
+        last_start = t;
+        last_end = end;
+        wait_until(end);
     }
     void sync(int kind, int a, int b, int event) {
         if (kind == 2) {                       // pipe_barrier(PIPE_ALL): every pipe drains

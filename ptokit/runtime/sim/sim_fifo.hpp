@@ -65,6 +65,37 @@ void fifo_note_wait(Run* r, PtoCpuCore* core, int32_t pipe, int32_t dir, int32_t
     r->fifo_waits.push_back(w);
 }
 
+// cfg.estimate, slot back-pressure: the FIFO's slot records belong to the block `c` runs (a FIFO
+// outlives blocks; each block's device time starts at 0)
+void fifo_est_block(Fifo* f, const Core* c) {
+    const uint64_t seq = c->cur.task ? c->cur.task->seq : 0;
+    if (f->est_seq == seq && f->est_block == c->cur.block_idx) return;
+    f->est_seq = seq;
+    f->est_block = c->cur.block_idx;
+    f->est_pushes = 0;
+    f->est_freed.clear();
+}
+
+// The consumer released a slot: the device time it did so (its work so far ends)
+void fifo_est_release(Fifo* f, PtoCpuCore* core) {
+    if (!core->estimate) return;
+    const Core* c = static_cast<Core*>(core->runtime);
+    fifo_est_block(f, c);
+    f->est_freed.push_back(c->est.now());
+}
+
+// A push takes a slot: the first slot_num pushes of a block find one free; push k waits for the
+// consumer to have released the slot of pop k - slot_num
+void fifo_est_push(Fifo* f, PtoCpuCore* core) {
+    if (!core->estimate) return;
+    Core* c = static_cast<Core*>(core->runtime);
+    fifo_est_block(f, c);
+    if (f->est_pushes++ >= f->slot_num && !f->est_freed.empty()) {
+        c->est.push_after(f->est_freed.front());
+        f->est_freed.pop_front();
+    }
+}
+
 Run* core_run(PtoCpuCore* core, Device** dout) {
     if (!core || !core->runtime) return nullptr;
     Device* d = static_cast<Core*>(core->runtime)->dev;
@@ -86,6 +117,7 @@ extern "C" __attribute__((visibility("default"))) int pto_cpu_fifo_push(PtoCpuCo
     int rc = fifo_wait(d, r, lk, has_room);
     if (rc) return rc;
     if (waited) fifo_note_wait(r, core, pipe_id, dir, lane, 0, waited);
+    fifo_est_push(f, core);
     f->queued.emplace_back((const uint8_t*)src, (const uint8_t*)src + bytes);
     if (core->estimate) f->stamps.push_back(static_cast<Core*>(core->runtime)->est.now());
     note_progress(r, mono_ns());
@@ -102,6 +134,7 @@ extern "C" __attribute__((visibility("default"))) int pto_cpu_fifo_pop(PtoCpuCor
     Fifo* f = fifo_get(d, core, pipe_id, dir, lane, slot_size, slot_num);
     if (f->held) {
         f->held = false;  // the next pop releases the slot the previous one held
+        fifo_est_release(f, core);
         d->fifo_cv.notify_all();
     }
     auto has_data = [&] { return !f->queued.empty(); };
@@ -173,6 +206,7 @@ extern "C" __attribute__((visibility("default"))) int pto_cpu_fifo_free(PtoCpuCo
     auto it = d->fifos.find(std::make_tuple(core->cluster_id, pipe_id, dir, lane));
     if (it != d->fifos.end() && it->second.held) {
         it->second.held = false;
+        fifo_est_release(&it->second, core);
         d->fifo_cv.notify_all();
     }
     return PTO_CPU_FIFO_OK;

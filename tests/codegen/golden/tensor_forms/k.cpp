@@ -124,6 +124,7 @@ __global__ AICORE void k(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3) {
   set_flag(PIPE_MTE2, PIPE_V, EVENT_ID2);
   wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID2);
   TPRELU(v36, v30, v34, v35);
+  PTO_EST(PIPE_V, 206u, 1, v36, v30, v34, v35);
   Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v37 =
       Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 32);
   TASSIGN(v37, 0);

@@ -27,10 +27,12 @@ __global__ AICORE void bitwise(__gm__ int16_t* v1, __gm__ int16_t* v2) {
   set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   TSHLS(v7, v6, 3);
+  PTO_EST(PIPE_V, 24u, 1, v7, v6);
   Tile<TileType::Vec, int16_t, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v8 =
       Tile<TileType::Vec, int16_t, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 64);
   TASSIGN(v8, 2048);
   TXOR(v8, v7, v6, v6);
+  PTO_EST(PIPE_V, 190u, 1, v8, v7, v6, v6);
   pto::Shape<1, 1, 1, 8, 64> v9 = pto::Shape<1, 1, 1, 8, 64>();
   pto::Stride<512, 512, 512, 64, 1> v10 = pto::Stride<512, 512, 512, 64, 1>();
   GlobalTensor<int16_t, pto::Shape<1, 1, 1, 8, 64>, pto::Stride<512, 512, 512, 64, 1>, pto::Layout::ND> v11 =
