@@ -68,6 +68,8 @@ class FuncEmitter:
         self.live: set = set()
         self.last_loc = None
         self.pending: Dict[int, str] = {}     # id(tile ValueInfo) -> pipe of its unsynced writer
+        self.reading: Dict[int, set] = {}     # id(tile ValueInfo) -> pipes of its unsynced readers
+        self.span: Dict[int, tuple] = {}      # id(tile ValueInfo) -> (memory space, address or None, bytes)
         self.event = 0
         self.reserved: Dict[tuple, int] = {}  # (func, buffer name) -> base, for import_reserved_buffer
         self.pipes: List[dict] = []           # initialized cross-core pipes of this function
@@ -225,8 +227,8 @@ class FuncEmitter:
             for op in tile_ops:
                 spec = op.extra.get("row") or dialect.PTO_OPS[op.name]
                 pipes[id(op)] = pipe = self.op_pipe(op, spec)
-                self.sync_before(op, pipe, [u for u in op.group("ins").uses
-                                            if isinstance(u.value.type, TileBufType)], depth)
+                self.sync_before(op, pipe, [u for u in op.group("ins").uses if isinstance(u.value.type, TileBufType)],
+                                 depth, [u for u in op.group("outs").uses if isinstance(u.value.type, TileBufType)])
         self.out(depth, f"// fused: {len(tile_ops)} instructions over {run.rows} rows in chunks of {run.chunk}")
         for op in allocs:
             self.emit_alloc(op, depth, assign=False)
@@ -266,9 +268,8 @@ class FuncEmitter:
         self.emit_estimates(tile_ops, depth)
         if self.insert_sync:
             for op in tile_ops:
-                for u in op.group("outs").uses:
-                    if isinstance(u.value.type, TileBufType):
-                        self.pending[id(self.root(u.value))] = pipes[id(op)]
+                self.issued(pipes[id(op)], [u for u in op.group("ins").uses if isinstance(u.value.type, TileBufType)],
+                            [u for u in op.group("outs").uses if isinstance(u.value.type, TileBufType)])
 
     def emit_gm_run(self, run: GmRun, depth: int) -> None:
         """A fused run that absorbed its loads and stores (fusion.GmRun): its scalar ops and views
@@ -611,6 +612,9 @@ class FuncEmitter:
             dyn.append(self.ex(vc.uses[0]))
         self.out(depth, f"{t} {name} =")
         self.out(depth + 2, f"{t}({', '.join(dyn)});")
+        addr = op.group("addr")
+        at = addr.uses[0].value.const if addr is not None else self.planned.get(id(op))
+        self.span[id(res)] = (tt.loc, at if isinstance(at, int) and not isinstance(at, bool) else None, tt.nbytes)
         if assign:
             self.out(depth, self.alloc_assign(op))
 
@@ -644,16 +648,50 @@ class FuncEmitter:
             vi = self.alias[id(vi)]
         return vi
 
-    def sync_before(self, op: Op, pipe: str, reads, depth: int) -> None:
+    def overlaps(self, a: int, b: int) -> bool:
+        """Tiles ``a`` and ``b`` (ids of root values) may share bytes: the same tile, or two at known
+        addresses of one memory space whose byte ranges meet."""
+        if a == b:
+            return True
+        sa, sb = self.span.get(a), self.span.get(b)
+        if sa is None or sb is None or sa[0] != sb[0] or sa[1] is None or sb[1] is None:
+            return False
+        return sa[1] < sb[1] + sb[2] and sb[1] < sa[1] + sa[2]
+
+    def sync_before(self, op: Op, pipe: str, reads, depth: int, writes=()) -> None:
+        """The flags ``op`` on ``pipe`` needs first: a tile it reads that another pipe wrote (RAW), and
+        a tile it writes whose bytes another pipe still reads (WAR: the planner reuses a buffer once
+        its last reader is issued) or writes (WAW)."""
+        need = []
         for u in reads:
-            src = self.pending.get(id(self.root(u.value)))
-            if src is not None and src != pipe:
-                ev = f"EVENT_ID{self.event % 8}"
-                self.event += 1
-                self.out(depth, f"set_flag(PIPE_{src}, PIPE_{pipe}, {ev});")
-                self.out(depth, f"wait_flag(PIPE_{src}, PIPE_{pipe}, {ev});")
-                for k in [k for k, v in self.pending.items() if v == src]:
-                    del self.pending[k]
+            r = id(self.root(u.value))
+            need += [src for k, src in self.pending.items() if src != pipe and self.overlaps(k, r)]
+        for u in writes:
+            w = id(self.root(u.value))
+            need += [src for k, src in self.pending.items() if src != pipe and self.overlaps(k, w)]
+            need += [src for k, srcs in self.reading.items() if self.overlaps(k, w) for src in srcs if src != pipe]
+        for src in dict.fromkeys(need):
+            ev = f"EVENT_ID{self.event % 8}"
+            self.event += 1
+            self.out(depth, f"set_flag(PIPE_{src}, PIPE_{pipe}, {ev});")
+            self.out(depth, f"wait_flag(PIPE_{src}, PIPE_{pipe}, {ev});")
+            for k in [k for k, v in self.pending.items() if v == src]:
+                del self.pending[k]
+            for k in list(self.reading):
+                self.reading[k].discard(src)
+                if not self.reading[k]:
+                    del self.reading[k]
+
+    def _merge_reading(self, other: Dict[int, set]) -> None:
+        for k, pipes in other.items():
+            self.reading.setdefault(k, set()).update(pipes)
+
+    def issued(self, pipe: str, reads, writes) -> None:
+        """Record what an instruction on ``pipe`` read and wrote, for the flags of later ones."""
+        for u in reads:
+            self.reading.setdefault(id(self.root(u.value)), set()).add(pipe)
+        for u in writes:
+            self.pending[id(self.root(u.value))] = pipe
 
     def emit_view(self, op: Op, spec: dialect.OpSpec, depth: int) -> None:
         """``%d = pto.treshape %s : T1 -> T2``: a tile of type T2 over the same bytes (no pipe, no copy)."""
@@ -681,17 +719,16 @@ class FuncEmitter:
             ins = ins[:len(spec.ins) - spec.optional]
         outs = op.group("outs").uses
         pipe = self.op_pipe(op, spec)
+        reads = [u for u in list(ins) + (list(outs) if op.name.endswith(".acc") else [])
+                 if isinstance(u.value.type, TileBufType)]
+        writes = [u for u in outs if isinstance(u.value.type, TileBufType)]
         if self.insert_sync:
-            reads = [u for u in list(ins) + (list(outs) if op.name.endswith(".acc") else [])
-                     if isinstance(u.value.type, TileBufType)]
-            self.sync_before(op, pipe, reads, depth)
+            self.sync_before(op, pipe, reads, depth, writes)
         self.out(depth, tile_call(spec, op, ins, outs, self.ex))
         if estimate:
             self.emit_estimates([op], depth)
         if self.insert_sync:
-            for u in outs:
-                if isinstance(u.value.type, TileBufType):
-                    self.pending[id(self.root(u.value))] = pipe
+            self.issued(pipe, reads, writes)
 
     # ------------------------------------------------------------------ cross-core FIFO
     _FIFO_DIR = {  # op -> (direction bit, kernel kind that may use it)
@@ -831,6 +868,7 @@ class FuncEmitter:
         inc = f"++{ivn}" if step == "1" else f"{ivn} += {step}"
         self.out(depth, f"for ({ivt} {ivn} = {self.ex(lo)}; {ivn} < {self.ex(hi)}; {inc}) {{")
         saved = dict(self.pending)
+        saved_reading = {k: set(v) for k, v in self.reading.items()}
         body = op.regions[0]
         self.emit_block(body, depth + 1)
         if body.ops and body.ops[-1].name == "scf.yield":
@@ -838,8 +876,10 @@ class FuncEmitter:
         if self.insert_sync and self._has_tile_ops(body):
             self.out(depth + 1, "pipe_barrier(PIPE_ALL);")
             self.pending = {}
+            self.reading = {}
         else:
             self.pending.update(saved)
+            self._merge_reading(saved_reading)
         self.out(depth, "}")
         for it, r in zip(iters, results):
             if it.uses == 0 and r.uses == 0:
@@ -866,6 +906,7 @@ class FuncEmitter:
             a.cxx = r.cxx
         self.out(depth, "while (true) {")
         saved = dict(self.pending)
+        saved_reading = {k: set(v) for k, v in self.reading.items()}
         self.emit_block(before, depth + 1)
         if not same:
             self.emit_yield(cond, results, depth + 1, first=1)
@@ -876,8 +917,10 @@ class FuncEmitter:
         if self.insert_sync and (self._has_tile_ops(before) or self._has_tile_ops(after)):
             self.out(depth + 1, "pipe_barrier(PIPE_ALL);")
             self.pending = {}
+            self.reading = {}
         else:
             self.pending.update(saved)
+            self._merge_reading(saved_reading)
         self.out(depth, "}")
         for it, r, a in zip(iters, results, after_args):
             if it.uses == 0 and r.uses == 0 and a.uses == 0:
@@ -946,16 +989,22 @@ class FuncEmitter:
             self.declare_mutable(r, None, depth)
         self.out(depth, f"if ({self.ex(op.operands[0])}) {{")
         saved = dict(self.pending)
+        saved_reading = {k: set(v) for k, v in self.reading.items()}
         for i, region in enumerate(op.regions):
             if i:
                 self.out(depth, "} else {")
-                branch_pending = self.pending
+                branch_pending, branch_reading = self.pending, self.reading
                 self.pending = dict(saved)
+                self.reading = {k: set(v) for k, v in saved_reading.items()}
             self.emit_block(region, depth + 1)
             if region.ops and region.ops[-1].name == "scf.yield":
                 self.emit_yield(region.ops[-1], results, depth + 1)
             if i:
                 self.pending.update(branch_pending)
+                self._merge_reading(branch_reading)
+        if len(op.regions) == 1:         # the arm may not run: what was unsynced before still is
+            self.pending.update(saved)
+            self._merge_reading(saved_reading)
         self.out(depth, "}")
         for r in results:
             if r.uses == 0:

@@ -49,6 +49,8 @@ __global__ AICORE void k(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3) {
   Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v16 =
       Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 32);
   TASSIGN(v16, 0);
+  set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);
+  wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);
   TLOAD(v16, v15);
   PTO_EST(PIPE_MTE2, 282u, 1, v16);
   Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v17 =
@@ -62,6 +64,8 @@ __global__ AICORE void k(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3) {
   Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v19 =
       Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 32);
   TASSIGN(v19, 4608);
+  set_flag(PIPE_MTE2, PIPE_V, EVENT_ID2);
+  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID2);
   TSELS(v19, v12, v17, v18, 0.0f);
   pto::Shape<1, 1, 1, 16, 32> v20 = pto::Shape<1, 1, 1, 16, 32>();
   pto::Stride<512, 512, 512, 32, 1> v21 = pto::Stride<512, 512, 512, 32, 1>();
@@ -73,6 +77,8 @@ __global__ AICORE void k(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3) {
   Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v23 =
       Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 32);
   TASSIGN(v23, 0);
+  set_flag(PIPE_V, PIPE_MTE2, EVENT_ID3);
+  wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID3);
   TLOAD(v23, v22);
   PTO_EST(PIPE_MTE2, 282u, 1, v23);
   pto::Shape<1, 1, 1, 16, 32> v24 = pto::Shape<1, 1, 1, 16, 32>();
@@ -98,8 +104,8 @@ __global__ AICORE void k(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3) {
   Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v30 =
       Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 32);
   TASSIGN(v30, 4736);
-  set_flag(PIPE_MTE2, PIPE_V, EVENT_ID1);
-  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID1);
+  set_flag(PIPE_MTE2, PIPE_V, EVENT_ID4);
+  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID4);
   TSEL(v30, v28, v23, v27, v29);
   PTO_EST(PIPE_V, 61u, 1, v30, v28, v23, v27, v29);
   // tensor_form_programs.py:78
@@ -113,6 +119,8 @@ __global__ AICORE void k(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3) {
   Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v34 =
       Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 32);
   TASSIGN(v34, 0);
+  set_flag(PIPE_V, PIPE_MTE2, EVENT_ID5);
+  wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID5);
   TLOAD(v34, v33);
   PTO_EST(PIPE_MTE2, 282u, 1, v34);
   Tile<TileType::Vec, uint8_t, 17, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v35 =
@@ -121,8 +129,8 @@ __global__ AICORE void k(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3) {
   Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v36 =
       Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(16, 32);
   TASSIGN(v36, 2688);
-  set_flag(PIPE_MTE2, PIPE_V, EVENT_ID2);
-  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID2);
+  set_flag(PIPE_MTE2, PIPE_V, EVENT_ID6);
+  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID6);
   TPRELU(v36, v30, v34, v35);
   PTO_EST(PIPE_V, 206u, 1, v36, v30, v34, v35);
   Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v37 =
@@ -140,8 +148,8 @@ __global__ AICORE void k(__gm__ float* v1, __gm__ float* v2, __gm__ float* v3) {
 #if defined(PTO_CPU_GM_ORIGIN)
   v41.origin_ = v3;
 #endif
-  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID3);
-  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID3);
+  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID7);
+  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID7);
   TSTORE(v41, v38);
   PTO_EST(PIPE_MTE3, 19u, 0, v38);
   pipe_barrier(PIPE_ALL);

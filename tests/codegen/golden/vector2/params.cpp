@@ -52,6 +52,8 @@ __global__ AICORE void params(__gm__ float* v1, __gm__ int32_t* v2, __gm__ float
   Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v14 =
       Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(1, 64);
   TASSIGN(v14, 4096);
+  set_flag(PIPE_MTE3, PIPE_V, EVENT_ID2);
+  wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID2);
   TCOLSUM(v14, v7, v8, true);
   PTO_EST(PIPE_V, 171u, 1, v14, v7, v8);
   pto::Shape<1, 1, 1, 1, 64> v15 = pto::Shape<1, 1, 1, 1, 64>();
@@ -61,8 +63,8 @@ __global__ AICORE void params(__gm__ float* v1, __gm__ int32_t* v2, __gm__ float
 #if defined(PTO_CPU_GM_ORIGIN)
   v17.origin_ = v3;
 #endif
-  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
-  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
+  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID3);
+  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID3);
   TSTORE(v17, v14);
   PTO_EST(PIPE_MTE3, 3u, 0, v14);
   pipe_barrier(PIPE_ALL);

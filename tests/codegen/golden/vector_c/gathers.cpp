@@ -116,6 +116,8 @@ __global__ AICORE void gathers(__gm__ float* v1, __gm__ int32_t* v2, __gm__ floa
   Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v40 =
       Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 64);
   TASSIGN(v40, 0);
+  set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID4);
+  wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID4);
   TLOAD(v40, v39);
   PTO_EST(PIPE_MTE2, 282u, 1, v40);
   pto::Shape<1, 1, 1, 8, 32> v41 = pto::Shape<1, 1, 1, 8, 32>();
@@ -130,8 +132,8 @@ __global__ AICORE void gathers(__gm__ float* v1, __gm__ int32_t* v2, __gm__ floa
   TASSIGN(v44, 3072);
   TLOAD(v44, v43);
   PTO_EST(PIPE_MTE2, 274u, 1, v44);
-  set_flag(PIPE_MTE2, PIPE_V, EVENT_ID4);
-  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID4);
+  set_flag(PIPE_MTE2, PIPE_V, EVENT_ID5);
+  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID5);
   TSCATTER(v40, v44, v16);
   // vector_c_programs.py:39
   pto::Shape<1, 1, 1, 8, 32> v45 = pto::Shape<1, 1, 1, 8, 32>();
@@ -144,6 +146,8 @@ __global__ AICORE void gathers(__gm__ float* v1, __gm__ int32_t* v2, __gm__ floa
   Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v48 =
       Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 32);
   TASSIGN(v48, 0);
+  set_flag(PIPE_V, PIPE_MTE2, EVENT_ID6);
+  wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID6);
   TLOAD(v48, v47);
   PTO_EST(PIPE_MTE2, 274u, 1, v48);
   pto::Shape<1, 1, 1, 64, 32> v49 = pto::Shape<1, 1, 1, 64, 32>();
@@ -153,8 +157,8 @@ __global__ AICORE void gathers(__gm__ float* v1, __gm__ int32_t* v2, __gm__ floa
 #if defined(PTO_CPU_GM_ORIGIN)
   v51.origin_ = v8;
 #endif
-  set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID5);
-  wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID5);
+  set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID7);
+  wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID7);
   MSCATTER(v51, v48, v16);
   pipe_barrier(PIPE_ALL);
 #endif

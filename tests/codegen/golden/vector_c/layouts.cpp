@@ -38,6 +38,8 @@ __global__ AICORE void layouts(__gm__ half* v1, __gm__ half* v2, __gm__ float* v
   Tile<TileType::Mat, half, 16, 32, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v12 =
       Tile<TileType::Mat, half, 16, 32, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(16, 32);
   TASSIGN(v12, 0);
+  set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1);
+  wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1);
   TLOAD(v12, v11);
   PTO_EST(PIPE_MTE2, 280u, 1, v12);
   Tile<TileType::Mat, half, 32, 16, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null> v13;
@@ -46,15 +48,15 @@ __global__ AICORE void layouts(__gm__ half* v1, __gm__ half* v2, __gm__ float* v
   Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null> v14 =
       Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null>(32, 16);
   TASSIGN(v14, 0);
-  set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1);
-  wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1);
+  set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
+  wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
   TMOV(v14, v13);
   PTO_EST(PIPE_MTE1, 9u, 1, v14, v13);
   Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null> v15 =
       Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null>(16, 16);
   TASSIGN(v15, 0);
-  set_flag(PIPE_MTE1, PIPE_M, EVENT_ID2);
-  wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID2);
+  set_flag(PIPE_MTE1, PIPE_M, EVENT_ID3);
+  wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID3);
   TMATMUL(v15, v8, v14);
   PTO_EST(PIPE_M, 8u, 1, v15, v8, v14);
   pto::Shape<1, 1, 1, 16, 16> v16 = pto::Shape<1, 1, 1, 16, 16>();
@@ -64,8 +66,8 @@ __global__ AICORE void layouts(__gm__ half* v1, __gm__ half* v2, __gm__ float* v
 #if defined(PTO_CPU_GM_ORIGIN)
   v18.origin_ = v3;
 #endif
-  set_flag(PIPE_M, PIPE_FIX, EVENT_ID3);
-  wait_flag(PIPE_M, PIPE_FIX, EVENT_ID3);
+  set_flag(PIPE_M, PIPE_FIX, EVENT_ID4);
+  wait_flag(PIPE_M, PIPE_FIX, EVENT_ID4);
   TSTORE(v18, v15);
   PTO_EST(PIPE_FIX, 26u, 0, v15);
   pipe_barrier(PIPE_ALL);

@@ -55,19 +55,21 @@ static __aicore__ void rows_aic(__gm__ half* v1, __gm__ half* v2, __gm__ float* 
     Tile<TileType::Mat, half, 16, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v16 =
         Tile<TileType::Mat, half, 16, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(16, 64);
     TASSIGN(v16, 0);
+    set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1);
+    wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1);
     TLOAD(v16, v15);
     Tile<TileType::Left, half, 16, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v17 =
         Tile<TileType::Left, half, 16, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(16, 64);
     TASSIGN(v17, 0);
-    set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1);
-    wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1);
+    set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
+    wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
     TMOV(v17, v16);
     // programs.py:105
     Tile<TileType::Acc, float, 16, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null> v18 =
         Tile<TileType::Acc, float, 16, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null>(16, 64);
     TASSIGN(v18, 0);
-    set_flag(PIPE_MTE1, PIPE_M, EVENT_ID2);
-    wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID2);
+    set_flag(PIPE_MTE1, PIPE_M, EVENT_ID3);
+    wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID3);
     TMATMUL(v18, v17, v9);
     TPUSH<decltype(v4), decltype(v18), TileSplitAxis::TILE_NO_SPLIT>(v4, v18);
     pipe_barrier(PIPE_ALL);

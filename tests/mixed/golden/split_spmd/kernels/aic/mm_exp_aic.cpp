@@ -63,21 +63,23 @@ static __aicore__ void mm_exp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ float
   Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v19 =
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v19, 0);
+  set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1);
+  wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1);
   TLOAD(v19, v18);
   PTO_EST(PIPE_MTE2, 371u, 1, v19);
   Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null> v20 =
       Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v20, 0);
-  set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1);
-  wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1);
+  set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
+  wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
   TMOV(v20, v19);
   PTO_EST(PIPE_MTE1, 65u, 1, v20, v19);
   // split_programs.py:84
   Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null> v21 =
       Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v21, 0);
-  set_flag(PIPE_MTE1, PIPE_M, EVENT_ID2);
-  wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID2);
+  set_flag(PIPE_MTE1, PIPE_M, EVENT_ID3);
+  wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID3);
   TMATMUL(v21, v15, v20);
   PTO_EST(PIPE_M, 70u, 1, v21, v15, v20);
   PTO_EST(PIPE_FIX, 404u, 0, v21);

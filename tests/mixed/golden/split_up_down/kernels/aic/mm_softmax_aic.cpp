@@ -59,21 +59,23 @@ static __aicore__ void mm_softmax_aic(__gm__ half* v1, __gm__ half* v2, __gm__ f
   Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v14 =
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v14, 0);
+  set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1);
+  wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1);
   TLOAD(v14, v13);
   PTO_EST(PIPE_MTE2, 371u, 1, v14);
   Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null> v15 =
       Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v15, 0);
-  set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1);
-  wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1);
+  set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
+  wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
   TMOV(v15, v14);
   PTO_EST(PIPE_MTE1, 65u, 1, v15, v14);
   // split_programs.py:15
   Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null> v16 =
       Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v16, 0);
-  set_flag(PIPE_MTE1, PIPE_M, EVENT_ID2);
-  wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID2);
+  set_flag(PIPE_MTE1, PIPE_M, EVENT_ID3);
+  wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID3);
   TMATMUL(v16, v10, v15);
   PTO_EST(PIPE_M, 70u, 1, v16, v10, v15);
   PTO_EST(PIPE_FIX, 404u, 0, v16);
