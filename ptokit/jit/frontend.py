@@ -61,7 +61,7 @@ class ProgramBuilder:
             if s.kind == "const":
                 g[s.name] = s.value
         dyn = dyn_dims_of(scope)
-        args = item.args.args
+        args = item.args.posonlyargs + item.args.args + item.args.kwonlyargs     # the specs' order
         params = []
         for a, s in zip(args, self.specs):
             if s.kind == "tensor":

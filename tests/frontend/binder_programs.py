@@ -192,5 +192,12 @@ def entry_with_default(x: pl.Tensor, y: pl.Out[pl.Tensor], k: float = 0.25, *, t
 
 
 @pl.jit
+def keyword_only_tensor(x: pl.Tensor, *, y: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        pl.store(pl.exp(pl.load(x, [0, 0], [16, 16])), [0, 0], y)
+    return y
+
+
+@pl.jit
 def entry_with_tile(x: pl.Tile[[16, 16], pl.FP32]):
     pass

@@ -310,6 +310,14 @@ def test_jit_entry_defaults_and_keyword_only_parameters():
     assert [(s.name, s.kind, s.value) for s in specs[2:]] == [("k", "const", 0.25), ("twice", "const", False)]
     specs, _, _, _ = P.entry_with_default.specialize(_x(), k=0.5, twice=True)
     assert [s.value for s in specs[2:]] == [0.5, True]
+    folded = [P.entry_with_default.parse(_x(), **kw).as_python() for kw in ({}, {"twice": True})]
+    assert "pl.muls(t, 0.25)" in folded[0] and "if False:" in folded[0] and "if True:" in folded[1]
+
+
+def test_a_keyword_only_tensor_of_a_jit_entry_is_a_parameter():
+    prog = P.keyword_only_tensor.parse(_x(), y=np.zeros((16, 16), np.float32))
+    entry = prog.functions["keyword_only_tensor"]
+    assert [(p.name, p.direction.value) for p in entry.params] == [("x", "IN"), ("y", "OUT")]
 
 
 HERE = __file__
