@@ -22,7 +22,7 @@ import os
 import sys
 from typing import Callable, Dict, Iterable, Optional, Sequence
 
-from ..errors import ArgumentError, CompileError, SourceLoc
+from ..errors import ArgumentError, CompileError, SourceLoc, source_loc_from_file
 from ..ir.types import ScalarType, TensorType, TileType
 from .source import eval_static
 
@@ -151,7 +151,6 @@ def caller_loc() -> Optional[SourceLoc]:
             col = pos[2] + 1
     except (AttributeError, IndexError, ValueError):
         pass
-    from ..errors import source_loc_from_file
     return source_loc_from_file(f.f_code.co_filename, line, col)
 
 

@@ -9,11 +9,11 @@ import pytest
 
 import ptokit.language as pl
 import ptokit.language.distributed as pld
-from ptokit.errors import ArgumentError, CompileError, SourceLoc, UserError
+from ptokit.errors import ArgumentError, CompileError, SourceLoc
 from ptokit.ir import nodes as N
 from ptokit.ir.types import DType, MemorySpace, ScalarType, TensorLayout, TensorType, TileType
-from ptokit.language.annotations import Annotation, function_params, read_annotation
-from ptokit.language.binder import Given, arg_problem, bind, bind_call, bind_values, parameter
+from ptokit.language.annotations import function_params, read_annotation
+from ptokit.language.binder import Given, arg_problem, bind, bind_call, parameter
 from ptokit.language.types import DimExpr
 
 from . import binder_programs as P
