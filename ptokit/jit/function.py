@@ -349,8 +349,8 @@ class JitFunction:
         full, omitted = [], []
         for i, info in enumerate(infos):
             a = bound.get(info.name, _MISSING)
-            if isinstance(a, Given):
-                a = a.value
+            if isinstance(a, Given):        # a default; `= None` of an output: left out
+                a = _MISSING if a.value is None and info.name in outs else a.value
             if a is not _MISSING:
                 full.append(a)
             elif info.name in outs:

@@ -199,5 +199,12 @@ def keyword_only_tensor(x: pl.Tensor, *, y: pl.Out[pl.Tensor]):
 
 
 @pl.jit
+def out_default_none(x: pl.Tensor, y: pl.Out[pl.Tensor] = None):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        pl.store(pl.exp(pl.load(x, [0, 0], [16, 16])), [0, 0], y)
+    return y
+
+
+@pl.jit
 def entry_with_tile(x: pl.Tile[[16, 16], pl.FP32]):
     pass

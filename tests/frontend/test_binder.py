@@ -314,6 +314,11 @@ def test_jit_entry_defaults_and_keyword_only_parameters():
     assert "pl.muls(t, 0.25)" in folded[0] and "if False:" in folded[0] and "if True:" in folded[1]
 
 
+def test_an_output_defaulting_to_none_is_allocated_and_returned():
+    specs, run_args, outputs, returned = P.out_default_none.specialize(_x())
+    assert returned and outputs[0].shape == (16, 16) and run_args[1] is outputs[0] and specs[1].direction == "OUT"
+
+
 def test_a_keyword_only_tensor_of_a_jit_entry_is_a_parameter():
     prog = P.keyword_only_tensor.parse(_x(), y=np.zeros((16, 16), np.float32))
     entry = prog.functions["keyword_only_tensor"]
