@@ -223,7 +223,7 @@ def scan_dependencies(fn) -> Dependencies:
 
     def visit(f, tree, src):
         scope = function_scope(f)
-        local = {a.arg for a in tree.args.args}
+        local = {a.arg for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}
         for n in ast.walk(tree):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                 local.add(n.id)

@@ -24,7 +24,7 @@ from ..ir.comm import ReduceOp
 from ..ir.host import HostProgram
 from ..ir.types import DType, ScalarType, TensorType
 from .annotations import annot_to_type, evaluated as annotation_of
-from .binder import arg_problem, bind_call, parameter
+from .binder import arg_problem, bind_call, header_args, parameter
 from .dist_front import P3_NAMES, is_window, user_params
 from .source import Source, eval_static
 from .types import DynamicDim
@@ -97,10 +97,9 @@ class HostReader:
 
     # ------------------------------------------------------------ signature
     def read(self) -> HostProgram:
-        args = self.item.args.args[1:] if self.method else self.item.args.args
         params, names, ws_name = [], [], None
         seen_scalar = None
-        for a in args:
+        for a, _ in header_args(self.item, self.src, self.g, self.method):
             if a.annotation is None:
                 raise self.err(f"parameter {a.arg!r} of host function {self.item.name} needs a type annotation", a)
             annot = annotation_of(a, self.src, self.g, self.annotations)
