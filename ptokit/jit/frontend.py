@@ -22,11 +22,11 @@ from ..ir import nodes as N
 from ..ir.ops import OpDef
 from ..ir.types import DType, ScalarType, TensorType, TileType, dim_str
 from ..language.annotations import evaluated, read_annotation
-from ..language.binder import Given, arg_problem, bind_call, header_args
+from ..language.binder import Given, bind_call, header_args
 from ..language.outline import Outliner, tensor_uses
 from ..language.parser import FunctionParser, dyn_dims_of
 from ..language.scopes import AtSpec
-from ..language.signatures import Signature, return_types, returned_params
+from ..language.signatures import Signature, arg_problem, return_types, returned_params
 from ..language.source import Source, eval_static
 from ..language.units import parsed_returns
 from .helpers import JitHelper, function_scope

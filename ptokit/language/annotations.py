@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..errors import CompileError
-from ..ir import nodes as N
-from ..ir.types import UNSUPPORTED_WHY, DType, MemorySpace, PadValue, ScalarType, TensorLayout, TensorType, TileType, dim_str
+from ..ir.kinds import UNSUPPORTED_WHY, Direction, DType, MemorySpace, PadValue, TensorLayout
 from .binder import header_args
 from .source import Source, eval_static, function_scope
 from .types import DimExpr, DirAnnot, Scalar, ScalarAnnot, Tensor, TensorAnnot, TensorView, Tile, TileAnnot
@@ -60,14 +59,16 @@ class Annotation:
         """(IR type, N.Direction) of a parameter or value of a program or host function, where
         every type is written in full.  A tensor's ``pl.TensorView`` valid region is appended to
         ``valid_out`` (a list) where the caller takes one; elsewhere one is refused."""
-        direction = N.Direction(self.direction)
+        # lazy: a warm @pl.jit call reads its annotations (read_annotation) without the IR's types
+        from ..ir.types import ScalarType, TensorType, TileType
+        direction = Direction(self.direction)
         if self.kind == "tensor":
             if self.bare:
                 raise CompileError("a bare pl.Tensor needs a shape and dtype here: pl.Tensor[[d0, d1], dtype] "
                                    "(bare tensors are only for @pl.jit)", loc)
             shape = tuple(ir_dim(d) for d in self.shape)
             if self.window:        # a window: peers change it unseen, so it is read and written (INOUT)
-                return TensorType(shape, self.dtype, window=True), N.Direction.INOUT
+                return TensorType(shape, self.dtype, window=True), Direction.INOUT
             layout = self.layout
             if isinstance(layout, TensorView):
                 valid = tensor_view_valid(layout, shape, loc)
@@ -221,6 +222,7 @@ def dim_of(d, loc):
 
 def ir_dim(d):
     """A shape entry as IR types hold it: an int or the text of a dimension expression."""
+    from ..ir.types import dim_str   # lazy: as in Annotation.ir_type (compiling only)
     return d if isinstance(d, int) else dim_str(d.text)
 
 

@@ -12,7 +12,7 @@ messages serve every call ptokit binds:
 * run-time values (``bind_values``): a ``@pl.jit`` call, ``compile``/``lower``/``parse`` and a
   ``@pl.jit.host`` call; an error points at the caller's line.
 
-``arg_problem`` is the one check that a bound argument's type fits its parameter.
+The one check that a bound argument's type fits its parameter is ``signatures.arg_problem``.
 """
 from __future__ import annotations
 
@@ -23,7 +23,6 @@ import sys
 from typing import Callable, Dict, Iterable, Optional, Sequence
 
 from ..errors import ArgumentError, CompileError, SourceLoc, source_loc_from_file
-from ..ir.types import ScalarType, TensorType, TileType
 from .source import eval_static
 
 EMPTY = inspect.Parameter.empty
@@ -160,29 +159,3 @@ def bind_values(name: str, params: Sequence[inspect.Parameter], args: tuple, kwa
     def fail(msg, at):
         return ArgumentError(msg, caller_loc())
     return bind(name, params, list(args), kwargs, fail, omittable, hint)
-
-
-# ---------------------------------------------------------------- argument types
-
-def tensor_matches(want: TensorType, got: TensorType) -> bool:
-    """Same dtype and rank, and equal wherever both dimensions are static."""
-    return want.dtype == got.dtype and len(want.shape) == len(got.shape) and not any(
-        isinstance(x, int) and isinstance(y, int) and x != y for x, y in zip(want.shape, got.shape))
-
-
-def arg_problem(got, want, pname: str, callee: str) -> Optional[str]:
-    """Why an argument of type ``got`` cannot bind parameter ``pname`` (None when it can).
-    ``want`` is an IR type, or the kind of a bare annotation ("tensor", "tile", "scalar")."""
-    kind = want if isinstance(want, str) else "tensor" if isinstance(want, TensorType) else \
-        "tile" if isinstance(want, TileType) else "scalar" if isinstance(want, ScalarType) else None
-    cls = {"tensor": TensorType, "tile": TileType, "scalar": ScalarType}.get(kind)
-    if cls is None:
-        return None
-    if not isinstance(got, cls):
-        return f"argument {pname!r} of {callee} must be a {kind}, but got {got}"
-    if isinstance(want, TensorType) and (not tensor_matches(want, got) or (want.window and not got.window)):
-        return f"argument {pname!r} of {callee} expects {want}, but got {got}"
-    if isinstance(want, TileType) and (tuple(got.shape) != tuple(want.shape) or got.dtype != want.dtype):
-        return f"argument {pname!r} of {callee} expects {want}, but got {got}"
-    return None
-

@@ -24,7 +24,8 @@ from ..ir.comm import ReduceOp
 from ..ir.host import HostProgram
 from ..ir.types import DType, ScalarType, TensorType
 from .annotations import annot_to_type, evaluated as annotation_of
-from .binder import arg_problem, bind_call, header_args, parameter
+from .binder import bind_call, header_args, parameter
+from .signatures import arg_problem
 from .dist_front import P3_NAMES, is_window, user_params
 from .source import Source, eval_static
 from .types import DynamicDim

@@ -11,8 +11,8 @@ import inspect
 from typing import List, Optional
 
 from ..ir import nodes as N
-from ..ir.types import INDEX, MemorySpace, TensorType
-from .binder import Given, arg_problem, bind_call, parameter
+from ..ir.types import INDEX, MemorySpace, ScalarType, TensorType, TileType
+from .binder import Given, bind_call, parameter
 from .dist_front import ctx_args, user_params
 
 ADDED_OUTS = "added_outs"     # Function.attrs key: the Out parameters a kernel's returned tiles added
@@ -34,6 +34,29 @@ class Signature:
         declared = list(self.declared) if self.declared is not None else []
         names = {p.name for p in declared}
         return declared + [parameter(p.name) for p in user_params(self.fn) if p.name not in names]
+
+
+def tensor_matches(want: TensorType, got: TensorType) -> bool:
+    """Same dtype and rank, and equal wherever both dimensions are static."""
+    return want.dtype == got.dtype and len(want.shape) == len(got.shape) and not any(
+        isinstance(x, int) and isinstance(y, int) and x != y for x, y in zip(want.shape, got.shape))
+
+
+def arg_problem(got, want, pname: str, callee: str) -> Optional[str]:
+    """Why an argument of type ``got`` cannot bind parameter ``pname`` (None when it can).
+    ``want`` is an IR type, or the kind of a bare annotation ("tensor", "tile", "scalar")."""
+    kind = want if isinstance(want, str) else "tensor" if isinstance(want, TensorType) else \
+        "tile" if isinstance(want, TileType) else "scalar" if isinstance(want, ScalarType) else None
+    cls = {"tensor": TensorType, "tile": TileType, "scalar": ScalarType}.get(kind)
+    if cls is None:
+        return None
+    if not isinstance(got, cls):
+        return f"argument {pname!r} of {callee} must be a {kind}, but got {got}"
+    if isinstance(want, TensorType) and (not tensor_matches(want, got) or (want.window and not got.window)):
+        return f"argument {pname!r} of {callee} expects {want}, but got {got}"
+    if isinstance(want, TileType) and (tuple(got.shape) != tuple(want.shape) or got.dtype != want.dtype):
+        return f"argument {pname!r} of {callee} expects {want}, but got {got}"
+    return None
 
 
 def returned_params(item: ast.FunctionDef, fn: N.Function) -> List[int]:

@@ -13,7 +13,8 @@ from ptokit.errors import ArgumentError, CompileError, SourceLoc
 from ptokit.ir import nodes as N
 from ptokit.ir.types import DType, MemorySpace, ScalarType, TensorLayout, TensorType, TileType
 from ptokit.language.annotations import function_params, read_annotation
-from ptokit.language.binder import Given, arg_problem, bind, bind_call, parameter
+from ptokit.language.binder import Given, bind, bind_call, parameter
+from ptokit.language.signatures import arg_problem
 from ptokit.language.types import DimExpr
 
 from . import binder_programs as P
