@@ -21,14 +21,14 @@ from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import OpDef
 from ..ir.types import DType, ScalarType, TensorType, TileType, dim_str
-from ..language.annotations import annot_to_type
+from ..language.annotations import evaluated, read_annotation
+from ..language.binder import Given, bind_call, header_args
 from ..language.outline import Outliner, tensor_uses
 from ..language.parser import FunctionParser, dyn_dims_of
 from ..language.scopes import AtSpec
-from ..language.signatures import Signature, return_types, returned_params, tensor_matches
+from ..language.signatures import Signature, arg_problem, return_types, returned_params
 from ..language.source import Source, eval_static
 from ..language.units import parsed_returns
-from ..language.types import DirAnnot, Scalar, ScalarAnnot, Tensor, TensorAnnot, Tile, TileAnnot
 from .helpers import JitHelper, function_scope
 from .specialize import ArgSpec
 from ..ir.comm import ctx_name
@@ -61,7 +61,7 @@ class ProgramBuilder:
             if s.kind == "const":
                 g[s.name] = s.value
         dyn = dyn_dims_of(scope)
-        args = item.args.args
+        args = item.args.posonlyargs + item.args.args + item.args.kwonlyargs     # the specs' order
         params = []
         for a, s in zip(args, self.specs):
             if s.kind == "tensor":
@@ -94,66 +94,57 @@ class ProgramBuilder:
             raise parser.err(f"{helper.__name__} is a @pl.jit.incore helper (a kernel of its own): call it from "
                              f"the @pl.jit body outside pl.at blocks; use @pl.jit.inline for code spliced into "
                              f"a kernel", e)
-        if e.keywords:
-            raise parser.err(f"{helper.__name__} is called with positional arguments only", e)
-        nodes = [parser.no_dep_arg(a) or a for a in e.args]      # pl.no_dep(x) arguments (language/tasks.py)
-        marked = {id(n) for n, a in zip(nodes, e.args) if n is not a}
-        args = [parser.expr(a) for a in nodes]
         hsrc = helper.source()
         item = hsrc.tree.body[0]
         if not isinstance(item, ast.FunctionDef):
             raise CompileError(f"@pl.jit.{kind.name.lower()} decorates a plain function", hsrc.loc(item))
-        pos = item.args.args
-        if len(args) != len(pos):
-            raise parser.err(f"{helper.__name__} takes {len(pos)} arguments, but {len(args)} were given", e)
         scope = helper.scope()
+        header = header_args(item, hsrc, scope, method=False)
+        bound = bind_call(helper.__name__, [sp for _, sp in header], e, parser.err)
         params: List[N.Param] = []
         folded: Dict[str, object] = {}
         call_args: List[N.Expr] = []
         declared_dir: Set[str] = set()
         key: list = [id(helper)]
         no_dep = []
-        for a, node, p in zip(args, nodes, pos):
-            if id(node) in marked:
-                no_dep.append(len(call_args))
-            annot = eval_static(p.annotation, hsrc, scope, "annotation") if p.annotation is not None else None
-            direction = N.Direction.IN
-            if isinstance(annot, DirAnnot):
-                direction = N.Direction(annot.direction)
-                annot = annot.inner
+        for p, sp in header:
+            loc = hsrc.loc(p.annotation or p)
+            ann = read_annotation(evaluated(p, hsrc, scope, helper.fn.__annotations__), loc, p.arg)
+            node = bound[p.arg]
+            if isinstance(node, Given):
+                if not isinstance(node.value, (bool, int, float)):
+                    raise CompileError(f"parameter {p.arg!r} of {helper.__name__}: a default value is a number, got "
+                                       f"{node.value!r}", hsrc.loc(p))
+                a, node = parser._const(node.value, e), e
+            else:
+                inner = parser.no_dep_arg(node)      # pl.no_dep(x) arguments (language/tasks.py)
+                if inner is not None:
+                    node = inner
+                    no_dep.append(len(call_args))
+                a = parser.expr(node)
+            if ann.writes:
                 declared_dir.add(p.arg)
-            what = f"argument {p.arg!r} of {helper.__name__}"
-            if annot is Tensor or isinstance(annot, TensorAnnot):
-                if not isinstance(a.type, TensorType):
-                    raise parser.err(f"{what} must be a tensor, but got {a.type}", node)
-                if isinstance(annot, TensorAnnot):
-                    want, _ = annot_to_type(annot, hsrc.loc(p))
-                    if not tensor_matches(want, a.type) or (want.window and not a.type.window):
-                        raise parser.err(f"{what} expects {want}, but got {a.type}", node)
-                ty = a.type
-            elif annot is Tile or isinstance(annot, TileAnnot):
-                if not isinstance(a.type, TileType):
-                    raise parser.err(f"{what} must be a tile, but got {a.type}", node)
-                ty = a.type
-            elif annot is Scalar or isinstance(annot, ScalarAnnot):
-                if not isinstance(a.type, ScalarType):
-                    raise parser.err(f"{what} must be a scalar, but got {a.type}", node)
-                ty = ScalarType(annot.dtype) if isinstance(annot, ScalarAnnot) and annot.dtype else a.type
-            elif annot is None or annot in (int, float, bool) or isinstance(annot, DType):
+            if ann.kind in ("tensor", "tile", "scalar"):
+                want = ann.kind if ann.bare or ann.kind == "scalar" else ann.ir_type(loc)[0]
+                problem = arg_problem(a.type, want, p.arg, helper.__name__)
+                if problem:
+                    raise parser.err(problem, node)
+                ty = ScalarType(ann.dtype) if ann.kind == "scalar" and ann.dtype else a.type
+            else:                                     # a number (folded when constant) or unannotated
                 if isinstance(a, N.Const) and isinstance(a.value, (int, float, bool)):
                     v = a.value
-                    if isinstance(annot, DType):
-                        v = float(v) if annot.is_float else int(v)
-                    elif annot in (int, float, bool):
-                        v = annot(v)
+                    if ann.dtype is not None:
+                        v = float(v) if ann.dtype.is_float else int(v)
+                    elif ann.py_type is not None:
+                        v = ann.py_type(v)
                     folded[p.arg] = v
                     key.append(("const", p.arg, type(v).__name__, repr(v)))
                     continue
                 ty = a.type
                 if isinstance(ty, TileType) and kind is N.FunctionType.InCore:
-                    raise parser.err(f"{what}: a kernel cannot take a tile argument", node)
-            else:
-                raise parser.err(f"{what}: unsupported annotation {annot!r}", p.annotation or node)
+                    raise parser.err(f"argument {p.arg!r} of {helper.__name__}: a kernel cannot take a tile argument",
+                                     node)
+            direction = N.Direction(ann.direction)
             params.append(N.Param(p.arg, ty, direction, hsrc.loc(p)))
             call_args.append(a)
             key.append(("param", p.arg, str(ty), repr(getattr(ty, "pad", None)), direction.value))

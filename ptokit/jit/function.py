@@ -33,8 +33,9 @@ from . import cache as C
 from .helpers import JitHelper, function_scope
 from ..runtime.abi import scalar_value
 from ..runtime.arrays import torch_view
-from .specialize import (ArgSpec, ParamInfo, is_contiguous, is_torch_tensor, output_like, param_info,
-                         specialize)
+from ..language.annotations import Annotation, function_params
+from ..language.binder import Given, bind_values
+from .specialize import ArgSpec, is_contiguous, is_torch_tensor, jit_param, output_like, specialize
 
 # The compiler (``jit.frontend``, ``ptokit.toolchain``: DSL parser, passes, backend; ~150 ms to
 # load) is imported inside the methods that compile, marked "lazy: the compiler": a module that
@@ -159,7 +160,7 @@ def _source_of(fn) -> Tuple[str, ast.FunctionDef, Source]:
     return hashlib.sha256(text.encode()).hexdigest(), src.tree.body[0], src
 
 
-def _with_bound_dims(infos: List[ParamInfo], fn) -> List[ParamInfo]:
+def _with_bound_dims(infos: List[Annotation], fn) -> List[Annotation]:
     """Bare ``pl.Tensor`` parameters with the axes their ``x.bind_dynamic(axis, M)`` statements
     (at the top of the body) make dynamic; the parser checks the statements themselves."""
     src = Source(fn)
@@ -182,8 +183,9 @@ def _with_bound_dims(infos: List[ParamInfo], fn) -> List[ParamInfo]:
             axes.setdefault(call.func.value.id, []).append((call.args[0].value, dim))
     out = []
     for info in infos:
-        if info.name in axes and info.role in ("tensor", "any") and info.shape is None:
-            info = dataclasses.replace(info, role="tensor", dyn_axes=tuple(axes[info.name]))
+        if info.name in axes and (info.kind in ("tensor", "any") or info.kind == "number" and info.dtype is None) \
+                and info.shape is None:
+            info = dataclasses.replace(info, kind="tensor", dyn_axes=tuple(axes[info.name]))
         out.append(info)
     return out
 
@@ -221,7 +223,7 @@ def scan_dependencies(fn) -> Dependencies:
 
     def visit(f, tree, src):
         scope = function_scope(f)
-        local = {a.arg for a in tree.args.args}
+        local = {a.arg for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}
         for n in ast.walk(tree):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                 local.add(n.id)
@@ -314,8 +316,8 @@ class JitFunction:
         self.dump_ptoas_passes = dump_ptoas_passes
         self.with_loc = with_loc
         self.qualified = f"{fn.__module__}.{fn.__qualname__}"
-        self._signature = inspect.signature(fn)
-        self._infos: Optional[List[ParamInfo]] = None
+        self._infos: Optional[List[Annotation]] = None
+        self._params: list = []
         # the in-process cache: CacheKey -> CompiledProgram (pypto's `_cache`; callers list and
         # clear it), and what each entry's program depended on, consulted only for keys in _cache
         self._cache: Dict[CacheKey, CompiledProgram] = {}
@@ -326,23 +328,12 @@ class JitFunction:
         return f"<ptokit jit function {self.qualified}>"
 
     # ------------------------------------------------------------ arguments
-    def param_infos(self) -> List[ParamInfo]:
+    def param_infos(self) -> List[Annotation]:
+        """Each parameter's annotation (language/annotations.py), read once."""
         if self._infos is None:
-            scope = None
-            infos = []
-            for p in self._signature.parameters.values():
-                if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-                    raise UserError(f"@pl.jit function {self.fn.__name__}: parameter {p.name!r} must be a plain "
-                                    f"positional parameter (no *args, **kwargs or keyword-only)")
-                annot = p.annotation
-                if isinstance(annot, str):
-                    scope = scope or function_scope(self.fn)
-                    try:
-                        annot = eval(annot, dict(scope))  # noqa: S307 - a type annotation
-                    except Exception as exc:  # noqa: BLE001
-                        raise UserError(f"cannot evaluate the annotation of {p.name!r}: {annot!r} ({exc})") from None
-                infos.append(param_info(p.name, annot))
-            self._infos = _with_bound_dims(infos, self.fn)
+            read = function_params(self.fn)
+            self._params = [sp for sp, _, _ in read]
+            self._infos = _with_bound_dims([jit_param(ann, loc) for _, ann, loc in read], self.fn)
         return self._infos
 
     def _bind(self, args, kwargs, declared: bool = False):
@@ -350,23 +341,23 @@ class JitFunction:
         ``declared`` (``compile`` / ``lower`` / ``parse``, as in pypto) a tensor argument left out whose
         annotation gives a static shape and a dtype stands for a zero array of that type."""
         infos = self.param_infos()
-        try:
-            bound = self._signature.bind_partial(*args, **kwargs)
-        except TypeError as exc:
-            raise UserError(f"{self.fn.__name__}: {exc}") from None
+        outs = {i.name for i in infos if i.kind == "tensor" and i.direction == "OUT"}
+        typed = {i.name for i in infos if declared and i.kind == "tensor" and i.dtype is not None
+                 and i.shape is not None and all(isinstance(d, int) for d in i.shape)}
+        bound = bind_values(self.fn.__name__, self._params, args, kwargs, omittable=outs | typed,
+                            hint=" (only pl.Out tensors may be omitted; they are then allocated and returned)")
         full, omitted = [], []
         for i, info in enumerate(infos):
-            if info.name in bound.arguments:
-                full.append(bound.arguments[info.name])
-            elif info.role == "tensor" and info.direction == "OUT":
+            a = bound.get(info.name, _MISSING)
+            if isinstance(a, Given):        # a default; `= None` of an output: left out
+                a = _MISSING if a.value is None and info.name in outs else a.value
+            if a is not _MISSING:
+                full.append(a)
+            elif info.name in outs:
                 full.append(None)
                 omitted.append(i)
-            elif declared and info.role == "tensor" and info.dtype is not None and info.shape is not None \
-                    and all(isinstance(d, int) for d in info.shape):
-                full.append(np.zeros(info.shape, info.dtype.numpy()))     # only its type is used
             else:
-                raise UserError(f"{self.fn.__name__}: missing argument {info.name!r} (only pl.Out tensors may be "
-                                f"omitted; they are then allocated and returned)")
+                full.append(np.zeros(info.shape, info.dtype.numpy()))     # only its type is used
         return full, omitted
 
     def specialize(self, *args, _declared: bool = False, **kwargs):

@@ -22,52 +22,33 @@ import numpy as np
 from ..errors import CompileError, UserError, api_boundary
 from ..ir import nodes as N
 from ..language.source import Source, eval_static
-from ..language.types import DirAnnot, ScalarAnnot, Tensor, TensorAnnot
+from ..language.annotations import function_params
+from ..language.binder import Given, bind_values
+from ..language.types import DirAnnot, TensorAnnot
 from ..runtime.config import RunConfig
 from .helpers import function_scope
-from .specialize import ArgSpec, param_info, specialize
-
-
-def evaluated_params(fn) -> list:
-    """``(name, annotation)`` of ``fn``'s parameters, string annotations (``from __future__
-    import annotations``) evaluated in the function's scope."""
-    scope, out = None, []
-    for p in inspect.signature(fn).parameters.values():
-        annot = p.annotation
-        if isinstance(annot, str):
-            scope = scope or function_scope(fn)
-            try:
-                annot = eval(annot, dict(scope))  # noqa: S307 - a type annotation
-            except Exception as exc:  # noqa: BLE001
-                raise UserError(f"{fn.__name__}: cannot evaluate the annotation of {p.name!r}: {annot!r} ({exc})") from None
-        out.append((p.name, annot))
-    return out
+from .specialize import ArgSpec, specialize
 
 
 def chip_specs(jf, values=None) -> list:
     """ArgSpecs of a @pl.jit chip function from its annotations; a bare ``pl.Tensor`` takes the
     shape and dtype of the host value passed for it (``values``: the call's argument Values)."""
     specs = []
-    for i, (pname, annot) in enumerate(evaluated_params(jf.fn)):
-        direction = "IN"
-        if isinstance(annot, DirAnnot):
-            direction, annot = annot.direction, annot.inner
+    for i, ann in enumerate(jf.param_infos()):
         v = values[i] if values is not None and i < len(values) else None
-        if (annot is Tensor or (isinstance(annot, TensorAnnot) and annot.shape is None)) and v is not None \
-                and v.kind == "tensor" and v.dtype is not None:
-            specs.append(ArgSpec(pname, "tensor", direction, tuple(v.shape), v.dtype))
-            continue
-        if isinstance(annot, TensorAnnot) and annot.shape is not None and isinstance(annot.dtype, object):
-            if not all(isinstance(d, int) for d in annot.shape):
-                raise UserError(f"chip function {jf.fn.__name__}: parameter {pname!r} needs a static shape when it "
+        if ann.kind == "tensor" and ann.bare and v is not None and v.kind == "tensor" and v.dtype is not None:
+            specs.append(ArgSpec(ann.name, "tensor", ann.direction, tuple(v.shape), v.dtype))
+        elif ann.kind == "tensor" and not ann.bare:
+            if not all(isinstance(d, int) for d in ann.shape):
+                raise UserError(f"chip function {jf.fn.__name__}: parameter {ann.name!r} needs a static shape when it "
                                 f"is called from a @pl.jit.host function")
-            specs.append(ArgSpec(pname, "tensor", direction, tuple(annot.shape), annot.dtype, window=annot.window))
-        elif isinstance(annot, ScalarAnnot) and annot.dtype is not None:
-            specs.append(ArgSpec(pname, "scalar", dtype=annot.dtype))
+            specs.append(ArgSpec(ann.name, "tensor", ann.direction, tuple(ann.shape), ann.dtype, window=ann.window))
+        elif ann.kind == "scalar" and ann.dtype is not None:
+            specs.append(ArgSpec(ann.name, "scalar", dtype=ann.dtype))
         else:
-            raise UserError(f"chip function {jf.fn.__name__}: parameter {pname!r} needs an annotation with a shape "
+            raise UserError(f"chip function {jf.fn.__name__}: parameter {ann.name!r} needs an annotation with a shape "
                             f"and dtype (pl.Tensor[[...], dtype], pld.DistributedTensor[...], pl.Scalar[dtype]) when "
-                            f"it is called from a @pl.jit.host function, got {annot!r}")
+                            f"it is called from a @pl.jit.host function")
     return specs
 
 
@@ -140,16 +121,16 @@ class HostJitFunction:
     def _bare_annotations(self, args) -> dict:
         """The annotations of bare ``pl.Tensor`` host parameters, from the arguments: the shape
         and dtype of each array (specialize's rules, as for ``@pl.jit``)."""
-        infos = [param_info(name, annot) for name, annot in evaluated_params(self.fn)]
-        bare = [i for i in infos if i.role == "tensor" and i.shape is None]
+        read = function_params(self.fn)
+        infos = [ann for _, ann, _ in read]
+        bare = [i for i in infos if i.kind == "tensor" and i.bare]
         if not bare:
             return {}
-        if len(args) < len(infos):
-            raise UserError(f"{self.fn.__name__}: parameter {bare[0].name!r} is a bare pl.Tensor, which takes its shape "
-                            f"and dtype from an argument: pass all {len(infos)} arguments to compile (sample arrays)")
+        bound = bind_values(self.fn.__name__, [sp for sp, _, _ in read], args, {},
+                            hint=" (a bare pl.Tensor takes its shape and dtype from its argument: pass sample arrays)")
         from ..runtime.device import DeviceTensor   # lazy: the runtime's buffers load with a compile
-        samples = [np.zeros(a.shape, a.ir_dtype.numpy()) if isinstance(a, DeviceTensor) else a
-                   for a in args[:len(infos)]]
+        samples = [np.zeros(a.shape, a.ir_dtype.numpy()) if isinstance(a, DeviceTensor) else
+                   a.value if isinstance(a, Given) else a for a in bound.values()]
         specs, _ = specialize(infos, samples)
         out = {}
         for info, spec in zip(infos, specs):

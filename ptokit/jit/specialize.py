@@ -13,17 +13,17 @@ Arrays are numpy arrays (``ml_dtypes.bfloat16`` for BF16) or torch CPU tensors
 """
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 import numpy as np
 
-from ..errors import ArgumentError, UserError
+from ..errors import ArgumentError, CompileError
 from ..runtime.abi import number_kind, scalar_value
 from ..runtime.arrays import array_info, is_array, is_contiguous, is_torch_tensor  # noqa: F401 (re-exported)
 from ..ir.kinds import DType
-from ..language.types import DimExpr, DirAnnot, DynamicDim, ScalarAnnot, Scalar, Tensor, TensorAnnot
+from ..language.annotations import Annotation
+from ..language.types import DimExpr, DynamicDim
 
 
 @dataclass(frozen=True)
@@ -66,38 +66,13 @@ def _scalar_dtype(v) -> DType:
     return DType.FP32
 
 
-@dataclass(frozen=True)
-class ParamInfo:
-    """What a parameter's annotation says, before any argument is seen."""
-    name: str
-    role: str                   # tensor | scalar | const | any
-    direction: str = "IN"
-    shape: Optional[tuple] = None   # declared shape (entries: int or DimExpr), None when bare
-    dtype: Optional[DType] = None
-    dyn_axes: tuple = ()            # bare pl.Tensor: ((axis, DynamicDim), ...) from x.bind_dynamic(axis, M)
-
-
-def param_info(name: str, annot) -> ParamInfo:
-    direction = "IN"
-    if isinstance(annot, DirAnnot):
-        direction = annot.direction
-        annot = annot.inner
-    if annot is Tensor:
-        return ParamInfo(name, "tensor", direction)
-    if isinstance(annot, TensorAnnot):
-        return ParamInfo(name, "tensor", direction, annot.shape, annot.dtype)
-    if direction != "IN":
-        raise UserError(f"parameter {name!r}: pl.Out/pl.InOut wrap a tensor (pl.Out[pl.Tensor]), got {annot!r}")
-    if isinstance(annot, ScalarAnnot):
-        return ParamInfo(name, "scalar", dtype=annot.dtype)
-    if annot is Scalar:
-        return ParamInfo(name, "scalar")
-    if isinstance(annot, DType):
-        return ParamInfo(name, "const", dtype=annot)
-    if annot in (int, float, bool) or annot is inspect.Parameter.empty or annot is None:
-        return ParamInfo(name, "any")
-    raise UserError(f"parameter {name!r}: unsupported annotation {annot!r} in a @pl.jit function (use pl.Tensor, "
-                    f"pl.Out[pl.Tensor], pl.Scalar[dtype], or a plain number)")
+def jit_param(ann: Annotation, loc=None) -> Annotation:
+    """A ``@pl.jit`` entry's parameter: a tensor, a run-time scalar or a number (folded); a tile
+    lives in kernel code, never in the entry's signature."""
+    if ann.kind == "tile":
+        raise CompileError(f"parameter {ann.name!r}: a @pl.jit function takes tensors (pl.Tensor, pl.Out[pl.Tensor]), "
+                           f"scalars (pl.Scalar[dtype]) and numbers; a tile lives in kernel code", loc)
+    return ann
 
 
 def _coerce_const(v, dtype: Optional[DType], what: str):
@@ -111,14 +86,14 @@ def _coerce_const(v, dtype: Optional[DType], what: str):
     return checked.item()
 
 
-def specialize(infos: List[ParamInfo], args: list) -> Tuple[List[ArgSpec], dict]:
+def specialize(infos: List[Annotation], args: list) -> Tuple[List[ArgSpec], dict]:
     """ArgSpecs for one call, plus the bindings of dynamic dims ({"M": 128})."""
     specs: List[ArgSpec] = []
     dyn: dict = {}
     for info, a in zip(infos, args):
         what = f"argument {info.name!r}"
-        role = info.role
-        if role == "any":
+        role = info.kind
+        if role == "any" or (role == "number" and info.dtype is None):
             role = "tensor" if is_array(a) else "const"
         if role == "tensor":
             shape, dt = array_info(a, what)
@@ -164,7 +139,7 @@ def specialize(infos: List[ParamInfo], args: list) -> Tuple[List[ArgSpec], dict]
     return specs, dyn
 
 
-def output_like(info: ParamInfo, infos: List[ParamInfo], args: list, dyn: dict):
+def output_like(info: Annotation, infos: List[Annotation], args: list, dyn: dict):
     """Allocate a numpy array for an omitted ``pl.Out`` parameter (return-style call).
 
     A declared shape/dtype is used (dynamic dims bound by the other arguments);

@@ -17,6 +17,8 @@ from ..ir.ops import OPS, OpDef, OpTypeError, Param, infer
 from ..ir.types import (INDEX, AtomicType, DType, MaskPattern, MemorySpace, PadValue, ScalarType, TensorType,
                         TileLayout, TileType, TupleType, dim_str)
 from .annotations import TENSOR_VALID
+from .binder import EMPTY, parameter, bind_call
+from .binder import Given as _Given       # noqa: F401 (the default marker, also read by cube.py)
 
 _EXAMPLE = {DType: "pl.FP32", MemorySpace: "pl.Mem.Vec", PadValue: "pl.PadValue.zero",
             TileLayout: "pl.TileLayout.row_major", AtomicType: "pl.AtomicType.Add"}
@@ -24,13 +26,6 @@ _ENUM_OF = {"dtype": DType, "memory": MemorySpace, "pad": PadValue, "layout": Ti
 _ENUMS = tuple(_EXAMPLE)
 # pypto's literal spellings of a pad value: 0, math.inf, -math.inf
 _PAD_SUGAR = {0: PadValue.zero, float("inf"): PadValue.max, float("-inf"): PadValue.min}
-
-
-class _Given:
-    """A parameter's default value, standing in for an argument that was not written."""
-
-    def __init__(self, value):
-        self.value = value
 
 
 class OpBinder:
@@ -65,38 +60,27 @@ class OpBinder:
 
     # ------------------------------------------------------------ binding
     def bind(self, op: OpDef, e: ast.Call) -> Dict[str, object]:
-        """Parameter name -> the argument's ast node (or a ``_Given`` default)."""
-        names = [p.name for p in op.params]
-        keywords = {kw.arg for kw in e.keywords}
-        positional = [p.name for p in op.params if not p.keyword_only
-                      and not (p.skipped_when_keyword and p.name in keywords)]
-        if len(e.args) > len(positional):
-            raise self.err(f"pl.{op.name} takes at most {len(positional)} positional arguments, got {len(e.args)}", e)
-        for a in e.args:
-            if isinstance(a, ast.Starred):
-                raise self.err(f"pl.{op.name} does not take *arguments", a)
+        """Parameter name -> the argument's ast node (or a ``Given`` default), by the one binder:
+        the op's parameters with pypto's names, keyword aliases and defaults."""
+        keywords = {}
+        for kw in e.keywords:          # an alias names its parameter (an unknown name: the binder's error)
+            try:
+                keywords[kw.arg] = op.param(kw.arg).name if kw.arg is not None else None
+            except KeyError:
+                keywords[kw.arg] = kw.arg
+        params = [parameter(p.name, EMPTY if p.required else p.default,
+                            keyword_only=p.keyword_only or (p.skipped_when_keyword and p.name in keywords.values()))
+                  for p in op.params]
         if op.name == "store" and len(e.args) == 4 and isinstance(e.args[2], (ast.List, ast.Tuple)):
             # pypto's older store(tile, offsets, shapes, output_tensor): a list literal is never the
             # destination tensor, so the third positional argument is the shapes
-            positional = ["tile", "offsets", "shapes", "output_tensor"]
-        bound: Dict[str, object] = dict(zip(positional, e.args))
-        for kw in e.keywords:
-            if kw.arg is None:
-                raise self.err(f"pl.{op.name} does not take **kwargs", kw.value)
-            try:
-                p = op.param(kw.arg)
-            except KeyError:
-                raise self.err(f"pl.{op.name} has no parameter {kw.arg!r} (parameters: {', '.join(names)})",
-                               kw.value) from None
-            if p.name in bound:
-                raise self.err(f"pl.{op.name} got two values for its {p.name!r} argument", kw.value)
-            bound[p.name] = kw.value
-        for p in op.params:
-            if p.name not in bound:
-                if p.required:
-                    raise self.err(f"pl.{op.name} is missing its {p.name!r} argument", e)
-                bound[p.name] = _Given(p.default)
-        return bound
+            order = ["tile", "offsets", "shapes", "output_tensor"]
+            params.sort(key=lambda q: order.index(q.name) if q.name in order else len(order))
+        call = ast.Call(func=e.func, args=e.args,
+                        keywords=[ast.copy_location(ast.keyword(arg=keywords[k.arg], value=k.value), k)
+                                  if k.arg is not None else k for k in e.keywords])
+        call = ast.copy_location(call, e)
+        return bind_call(f"pl.{op.name}", params, call, self.err)
 
     def op_call(self, name: str, e: ast.Call, front: bool = True) -> N.Expr:
         op = OPS[name]

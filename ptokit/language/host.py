@@ -23,7 +23,9 @@ from ..ir import nodes as N
 from ..ir.comm import ReduceOp
 from ..ir.host import HostProgram
 from ..ir.types import DType, ScalarType, TensorType
-from .annotations import annot_to_type
+from .annotations import annot_to_type, evaluated as annotation_of
+from .binder import bind_call, header_args, parameter
+from .signatures import arg_problem
 from .dist_front import P3_NAMES, is_window, user_params
 from .source import Source, eval_static
 from .types import DynamicDim
@@ -96,15 +98,12 @@ class HostReader:
 
     # ------------------------------------------------------------ signature
     def read(self) -> HostProgram:
-        args = self.item.args.args[1:] if self.method else self.item.args.args
         params, names, ws_name = [], [], None
         seen_scalar = None
-        for a in args:
+        for a, _ in header_args(self.item, self.src, self.g, self.method):
             if a.annotation is None:
                 raise self.err(f"parameter {a.arg!r} of host function {self.item.name} needs a type annotation", a)
-            annot = self.annotations.get(a.arg)
-            if annot is None or isinstance(annot, str):
-                annot = eval_static(a.annotation, self.src, self.g, "annotation")
+            annot = annotation_of(a, self.src, self.g, self.annotations)
             ty, direction = annot_to_type(annot, self.src.loc(a.annotation))
             if isinstance(ty, TensorType):
                 if seen_scalar is not None:
@@ -382,17 +381,16 @@ class HostReader:
             raise self.err(f"{chip.name} is a kernel: a host function calls chip (per-device) functions "
                            f"(type=pl.FunctionType.Orchestration / @pl.jit), which call kernels", c.func)
         device = None
-        for k in c.keywords:
-            if k.arg != "device":
-                raise self.err(f"a chip function call takes positional arguments and device=, not {k.arg}=", k.value)
-            device = self.expr(k.value)
+        kw = {k.arg: k.value for k in c.keywords}
+        if "device" in kw:
+            device = self.expr(kw["device"])
             if device.kind != "scalar":
-                raise self.err(f"device= is a rank number, got a {device.kind}", k.value)
+                raise self.err(f"device= is a rank number, got a {device.kind}", kw["device"])
         params = user_params(fn)
-        if len(c.args) != len(params):
-            raise self.err(f"{chip.name} takes {len(params)} arguments, but {len(c.args)} were given", c)
+        bound = bind_call(chip.name, [parameter(p.name) for p in params], c, self.err, skip=("device",))
         tensors, scalars, outs = [], [], []
-        for p, node in zip(params, c.args):
+        for p in params:
+            node = bound[p.name]
             v = self.expr(node)
             if isinstance(p.type, TensorType) and p.direction in (N.Direction.OUT, N.Direction.INOUT):
                 outs.append(v)
@@ -423,14 +421,11 @@ class HostReader:
     def sub_call(self, sub: ChipCall, c: ast.Call) -> List[Value]:
         """``self.verify(f)``: run SubWorker ``verify`` on the host tensors (after the dispatches
         writing them)."""
-        if c.keywords:
-            raise self.err(f"{sub.name} is a SubWorker (it runs on the host): its call takes positional "
-                           f"arguments only", c.keywords[0].value)
         params = sub.fn.params
-        if len(c.args) != len(params):
-            raise self.err(f"{sub.name} takes {len(params)} arguments, but {len(c.args)} were given", c)
+        bound = bind_call(sub.name, [parameter(p.name) for p in params], c, self.err)
         args, outs = [], []
-        for p, node in zip(params, c.args):
+        for p in params:
+            node = bound[p.name]
             v = self.expr(node)
             want = "tensor" if isinstance(p.type, TensorType) else "scalar"
             if v.kind != want:
@@ -446,12 +441,10 @@ class HostReader:
         return outs
 
     def _check_shape(self, p, v: Value, chip: ChipCall, node) -> None:
-        want = p.type
-        if v.dtype is not None and v.dtype != want.dtype:
-            raise self.err(f"argument {p.name!r} of {chip.name} expects {want}, got {v.dtype.name}", node)
-        if len(v.shape) != len(want.shape) or any(isinstance(a, int) and isinstance(b, int) and a != b
-                                                  for a, b in zip(v.shape, want.shape)):
-            raise self.err(f"argument {p.name!r} of {chip.name} expects {want}, got shape {list(v.shape)}", node)
+        got = TensorType(tuple(v.shape), v.dtype if v.dtype is not None else p.type.dtype, window=p.type.window)
+        problem = arg_problem(got, p.type, p.name, chip.name)
+        if problem:
+            raise self.err(problem, node)
 
     # ------------------------------------------------------------ expressions
     def expr(self, e) -> Value:

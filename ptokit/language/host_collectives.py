@@ -15,6 +15,7 @@ from typing import Dict, List
 
 from ..ir.comm import ReduceOp
 from ..ir.types import DType
+from .binder import Given, bind_call, parameter
 from .host import Value
 from .parser import parse_program
 
@@ -42,20 +43,12 @@ SHORT_NAMES = tuple(_SHORT)
 
 
 def _bind(reader, op: str, call: ast.Call, sig=None, name=None) -> Dict[str, ast.expr]:
+    """The arguments written (the one binder's rules); one left out is absent, its default applied
+    by the caller."""
     pos, kw = sig or _SIGS[op]
-    name = name or f"pld.tensor.{op}"
-    if len(call.args) > len(pos):
-        raise reader.err(f"{name} takes {len(pos)} positional arguments ({', '.join(pos)}), got "
-                         f"{len(call.args)}", call)
-    bound: Dict[str, object] = dict(zip(pos, call.args))
-    for k in call.keywords:
-        if k.arg not in pos and k.arg not in kw:
-            raise reader.err(f"{name} has no parameter {k.arg!r} (parameters: "
-                             f"{', '.join(list(pos) + list(kw))})", k.value)
-        if k.arg in bound:
-            raise reader.err(f"{name} got two values for {k.arg!r}", k.value)
-        bound[k.arg] = k.value
-    return bound
+    params = [parameter(n, None) for n in pos] + [parameter(n, d, keyword_only=True) for n, d in kw.items()]
+    bound = bind_call(name or f"pld.tensor.{op}", params, call, reader.err)
+    return {k: v for k, v in bound.items() if not isinstance(v, Given)}
 
 
 def _bind_short(reader, full: str, call: ast.Call) -> tuple:

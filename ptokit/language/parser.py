@@ -25,7 +25,7 @@ from ..ir.ops import BY_PYTHON, OPS, SCALAR_OPERATORS
 from ..ir.types import BOOL, INDEX, DType, MemorySpace, PadValue, ScalarType, TensorType, TileType, dim_vars
 from . import loops
 from .units import parse_program as _parse_units
-from .annotations import TENSOR_VALID, annot_to_type
+from .annotations import TENSOR_VALID, read_annotation
 from .binding import OpBinder
 from .outline import Outliner
 from .scalars import ScalarMixin
@@ -42,7 +42,7 @@ from .memrefs import MemRefMixin
 from .loop_valid import LoopValidMixin
 from .cube import CubeMixin, L1Mixin
 from .tensor_level import TensorLevelMixin, writes_operand0_tensor
-from .types import DynamicDim, TileAnnot
+from .types import DynamicDim
 from .windows import WindowMixin
 
 _MISSING = object()
@@ -376,8 +376,9 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         want = None
         if isinstance(s, ast.AnnAssign):
             annot = eval_static(s.annotation, self.src, self.annotation_scope(s.annotation), "annotation")
-            want, _ = annot_to_type(annot, self.loc(s.annotation))
-            if isinstance(annot, TileAnnot) and annot.memory is None and isinstance(want, TileType):
+            ann = read_annotation(annot, self.loc(s.annotation))
+            want, _ = ann.ir_type(self.loc(s.annotation))
+            if ann.kind == "tile" and ann.memory is None:
                 want = want.with_(memory=None)    # shape and dtype only: the value's memory space wins
         if isinstance(value, N.FuncCall):
             out = self._assign_call([name], value, loc, s)

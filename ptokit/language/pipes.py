@@ -17,6 +17,7 @@ import ast
 from ..ir import nodes as N
 from ..ir.types import DType, ScalarType, TileType
 from .annotations import annot_to_type
+from .binder import Given
 from .source import eval_static
 from .types import PipeType
 
@@ -28,7 +29,7 @@ class PipeMixin:
     lhs_view = None            # its pl.TileView(...) element, if any
 
     def _given(self, node) -> bool:
-        return node is not None and type(node).__name__ != "_Given" and not self._is_none(node)
+        return node is not None and not isinstance(node, Given) and not self._is_none(node)
 
     def _attr_of(self, op, name, node):
         p = op.param(name)

@@ -8,11 +8,21 @@ from typing import List, Optional
 
 from ..ir import nodes as N
 from ..ir.types import ScalarType, TupleType
+from .binder import Given, bind_call, parameter
 from .source import eval_static
 from .types import CrossCoreSlot, Level, ScopeMode, SplitMode, SplitOptimization, cross_core_slots
 
 AT_KEYWORDS = ("level", "name_hint", "deps", "dumps", "no_dep_args", "optimizations", "allow_early_resolve")
 SPMD_KEYWORDS = ("core_num", "sync_start", "name_hint", "deps", "allow_early_resolve", "predicate", "optimizations")
+# their signatures for the binder: the first parameter positional, the others keyword-only
+AT_PARAMS = [parameter("level", None)] + [parameter(k, None, keyword_only=True) for k in AT_KEYWORDS[1:]]
+SPMD_PARAMS = [parameter("core_num")] + [parameter(k, None, keyword_only=True) for k in SPMD_KEYWORDS[1:]]
+INCORE_PARAMS = [parameter("split", None), parameter("name_hint", None, keyword_only=True)]
+
+
+def _written(bound: dict) -> dict:
+    """The arguments a call wrote (its defaults are the spec's)."""
+    return {k: v for k, v in bound.items() if not isinstance(v, Given)}
 
 
 @dataclass
@@ -76,31 +86,23 @@ class ScopeMixin:
         if getattr(self._resolve(call.func), "__pto_incore__", False):
             return self.parse_incore(call, as_target)
         spec = AtSpec(call=call)
-        if len(call.args) > 1:
-            raise self.err("pl.at takes the level, then keywords name_hint= and deps=", call)
-        if call.args:
-            spec.level = eval_static(call.args[0], self.src, self.g, "level")
-        for kw in call.keywords:
-            if kw.arg == "deps":
-                spec.deps, spec.deps_loc = self.deps_list(kw.value), self.loc(kw.value)
-            elif kw.arg == "dumps":
-                spec.dumps = self.tensor_list(kw.value, "dumps")
-            elif kw.arg == "no_dep_args":
-                spec.no_dep = self.tensor_list(kw.value, "no_dep_args")
-            elif kw.arg == "optimizations":
-                spec.split = self.parse_optimizations(kw.value)
-                spec.slot_num = cross_core_slots(eval_static(kw.value, self.src, self.g, "optimizations"))
-            elif kw.arg == "allow_early_resolve":
-                self._static_bool(kw.value, "allow_early_resolve")   # a scheduling hint, as on pl.spmd / pl.submit
-            elif kw.arg == "level":
-                if call.args:
-                    raise self.err("pl.at got the level twice", kw.value)
-                spec.level = eval_static(kw.value, self.src, self.g, "level")
-            elif kw.arg == "name_hint":
-                spec.name_hint = self._name_hint(kw.value, empty_ok=False)
-            else:
-                raise self.err(f"pl.at has no parameter {kw.arg!r} (parameters: {', '.join(AT_KEYWORDS)})",
-                               kw.value if kw.arg is None else kw)
+        bound = _written(bind_call("pl.at", AT_PARAMS, call, self.err))
+        for key, node in bound.items():
+            if key == "deps":
+                spec.deps, spec.deps_loc = self.deps_list(node), self.loc(node)
+            elif key == "dumps":
+                spec.dumps = self.tensor_list(node, "dumps")
+            elif key == "no_dep_args":
+                spec.no_dep = self.tensor_list(node, "no_dep_args")
+            elif key == "optimizations":
+                spec.split = self.parse_optimizations(node)
+                spec.slot_num = cross_core_slots(eval_static(node, self.src, self.g, "optimizations"))
+            elif key == "allow_early_resolve":
+                self._static_bool(node, "allow_early_resolve")   # a scheduling hint, as on pl.spmd / pl.submit
+            elif key == "level":
+                spec.level = eval_static(node, self.src, self.g, "level")
+            elif key == "name_hint":
+                spec.name_hint = self._name_hint(node, empty_ok=False)
         if spec.level != Level.CORE_GROUP:
             raise self.err(f"pl.at(level={spec.level!r}) is not supported yet; use level=pl.Level.CORE_GROUP", call)
         return self._bind_as(spec, as_target)
@@ -124,16 +126,8 @@ class ScopeMixin:
     def parse_spmd(self, call: ast.Call, as_target=None) -> "SpmdSpec":
         """``pl.spmd(core_num, *, sync_start=False, name_hint="", deps=None, allow_early_resolve=False)``:
         the block count (an integer scalar expression, a runtime one too) and the task keywords."""
-        kw = {k.arg: k.value for k in call.keywords}
-        if None in kw:
-            raise self.err("pl.spmd does not take **kwargs", call)
-        unknown = set(kw) - set(SPMD_KEYWORDS)
-        if unknown:
-            bad = sorted(unknown)[0]
-            raise self.err(f"pl.spmd has no parameter {bad!r} (parameters: {', '.join(SPMD_KEYWORDS)})", kw[bad])
-        if len(call.args) > 1 or (call.args and "core_num" in kw) or (not call.args and "core_num" not in kw):
-            raise self.err("pl.spmd takes the block count: pl.spmd(n) or pl.spmd(core_num=n)", call)
-        node = call.args[0] if call.args else kw["core_num"]
+        kw = _written(bind_call("pl.spmd", SPMD_PARAMS, call, self.err))
+        node = kw["core_num"]
         n = self.expr(node)
         if not isinstance(n.type, ScalarType) or n.type.dtype.is_float:
             raise self.err(f"the block count of pl.spmd must be an integer, but got {n.type}", node)
@@ -159,14 +153,8 @@ class ScopeMixin:
         """``pl.incore(split=pl.SplitMode.NONE, *, name_hint="")``: pypto's shorthand for a
         ``pl.at(level=pl.Level.CORE_GROUP, name_hint=..., optimizations=[pl.split(split)])`` block."""
         spec = AtSpec(call=call)
-        kw = {k.arg: k for k in call.keywords}
-        if None in kw or set(kw) - {"split", "name_hint"}:
-            bad = kw.get(None) or kw[sorted(set(kw) - {"split", "name_hint"})[0]]
-            raise self.err(f"pl.incore has no parameter {bad.arg!r} (parameters: split, name_hint)"
-                           if bad.arg else "pl.incore does not take **kwargs", bad)
-        if len(call.args) > 1 or (call.args and "split" in kw):
-            raise self.err("pl.incore takes the split mode, then the keyword name_hint=", call)
-        node = call.args[0] if call.args else kw["split"].value if "split" in kw else None
+        kw = _written(bind_call("pl.incore", INCORE_PARAMS, call, self.err))
+        node = kw.get("split")
         if node is not None:
             mode = eval_static(node, self.src, self.g, "split")
             if not isinstance(mode, SplitMode):
@@ -174,7 +162,7 @@ class ScopeMixin:
                                node)
             spec.split = int(mode)
         if "name_hint" in kw:
-            spec.name_hint = self._name_hint(kw["name_hint"].value)
+            spec.name_hint = self._name_hint(kw["name_hint"])
         return self._bind_as(spec, as_target)
 
     def parse_optimizations(self, node) -> int:

@@ -1,26 +1,62 @@
-"""Calls of program functions: what a caller knows about a callee, and argument checks.
+"""Calls of program functions: what a caller knows about a callee.
 
-Shared by ``@pl.program`` parsing and ``@pl.jit`` helpers: ``Signature`` (which parameters a
-function returns), ``returned_params``, ``return_types`` and ``check_arg``.
+Shared by ``@pl.program`` parsing and ``@pl.jit`` helpers: ``Signature`` (its parameters and which
+of them a function returns), ``returned_params`` and ``return_types``; a call is bound by the one
+binder (binder.py).
 """
 from __future__ import annotations
 
 import ast
-from typing import List
+import inspect
+from typing import List, Optional
 
 from ..ir import nodes as N
 from ..ir.types import INDEX, MemorySpace, ScalarType, TensorType, TileType
+from .binder import Given, bind_call, parameter
 from .dist_front import ctx_args, user_params
 
 ADDED_OUTS = "added_outs"     # Function.attrs key: the Out parameters a kernel's returned tiles added
 
 
 class Signature:
-    """What a caller needs to know about a program function."""
+    """What a caller needs to know about a program function: its parameters as the binder takes
+    them (a scalar parameter may have a default: ``defaults``) and which it returns."""
 
-    def __init__(self, fn: N.Function, returns_params: List[int]):
+    def __init__(self, fn: N.Function, returns_params: List[int], declared: Optional[List[inspect.Parameter]] = None):
         self.fn = fn
         self.returns_params = returns_params   # for each returned value, the param index it is
+        self.declared = declared               # the parameters as written (kinds, defaults); None: plain ones
+
+    @property
+    def params(self) -> List[inspect.Parameter]:
+        """What the binder takes: the declared parameters, then the Out parameters returned tiles
+        added (language/signatures.py ``returned_tile``)."""
+        declared = list(self.declared) if self.declared is not None else []
+        names = {p.name for p in declared}
+        return declared + [parameter(p.name) for p in user_params(self.fn) if p.name not in names]
+
+
+def tensor_matches(want: TensorType, got: TensorType) -> bool:
+    """Same dtype and rank, and equal wherever both dimensions are static."""
+    return want.dtype == got.dtype and len(want.shape) == len(got.shape) and not any(
+        isinstance(x, int) and isinstance(y, int) and x != y for x, y in zip(want.shape, got.shape))
+
+
+def arg_problem(got, want, pname: str, callee: str) -> Optional[str]:
+    """Why an argument of type ``got`` cannot bind parameter ``pname`` (None when it can).
+    ``want`` is an IR type, or the kind of a bare annotation ("tensor", "tile", "scalar")."""
+    kind = want if isinstance(want, str) else "tensor" if isinstance(want, TensorType) else \
+        "tile" if isinstance(want, TileType) else "scalar" if isinstance(want, ScalarType) else None
+    cls = {"tensor": TensorType, "tile": TileType, "scalar": ScalarType}.get(kind)
+    if cls is None:
+        return None
+    if not isinstance(got, cls):
+        return f"argument {pname!r} of {callee} must be a {kind}, but got {got}"
+    if isinstance(want, TensorType) and (not tensor_matches(want, got) or (want.window and not got.window)):
+        return f"argument {pname!r} of {callee} expects {want}, but got {got}"
+    if isinstance(want, TileType) and (tuple(got.shape) != tuple(want.shape) or got.dtype != want.dtype):
+        return f"argument {pname!r} of {callee} expects {want}, but got {got}"
+    return None
 
 
 def returned_params(item: ast.FunctionDef, fn: N.Function) -> List[int]:
@@ -41,53 +77,35 @@ def return_types(body) -> list:
     return []
 
 
-def tensor_matches(want: TensorType, got: TensorType) -> bool:
-    """Same dtype and rank, and equal wherever both dimensions are static."""
-    return want.dtype == got.dtype and len(want.shape) == len(got.shape) and not any(
-        isinstance(x, int) and isinstance(y, int) and x != y for x, y in zip(want.shape, got.shape))
-
-
-def arg_problem(a: N.Expr, pt, pname: str, callee: str):
-    """Why argument ``a`` cannot bind parameter ``pname`` of type ``pt`` (None when it can)."""
-    at = a.type
-    if isinstance(pt, TensorType):
-        if not isinstance(at, TensorType):
-            return f"argument {pname!r} of {callee} must be a tensor, but got {at}"
-        if not tensor_matches(pt, at):
-            return f"argument {pname!r} of {callee} expects {pt}, but got {at}"
-    elif isinstance(pt, ScalarType):
-        if not isinstance(at, ScalarType):
-            return f"argument {pname!r} of {callee} must be a scalar, but got {at}"
-    elif isinstance(pt, TileType):
-        if not isinstance(at, TileType) or at.shape != pt.shape or at.dtype != pt.dtype:
-            return f"argument {pname!r} of {callee} expects {pt}, but got {at}"
-    return None
-
-
 class CallMixin:
     """Mixin of FunctionParser: ``self.f(...)`` calls of program functions."""
 
     def func_call(self, name: str, e: ast.Call) -> N.Expr:
         if name not in self.sigs:
             raise self.err(f"program has no function {name!r}", e.func)
-        if e.keywords:
-            raise self.err("program functions are called with positional arguments", e)
-        callee = self.sigs[name].fn
-        nodes, no_dep = list(e.args), []
-        for j, a in enumerate(nodes):
-            inner = self.no_dep_arg(a)            # self.k(pl.no_dep(x), ...) (language/tasks.py)
-            if inner is not None:
-                nodes[j] = inner
-                no_dep.append(j)
-        args = [self.expr(a) for a in nodes]
-        params = user_params(callee)          # without the hidden CommContext ones (distributed/front.py)
+        sig = self.sigs[name]
+        callee = sig.fn
         added = callee.attrs.get(ADDED_OUTS, ())
-        if added and len(args) == len(params) - len(added):
-            args += [self._new_output(callee, name, p, e) for p in params[len(args):]]
-        if len(args) != len(params):
-            raise self.err(f"{name} takes {len(params)} arguments, but {len(args)} were given", e)
-        for a, p, node in zip(args, params, nodes):
-            problem = arg_problem(a, p.type, p.name, name)
+        bound = bind_call(name, sig.params, e, self.err, omittable=added)
+        params = user_params(callee)          # without the hidden CommContext ones (distributed/front.py)
+        nodes, args, no_dep = [], [], []
+        for p in params:
+            node = bound.get(p.name)
+            if node is None:                  # an Out parameter a returned tile added: a new tensor
+                args.append(self._new_output(callee, name, p, e))
+                nodes.append(e)
+                continue
+            if isinstance(node, Given):
+                args.append(self._const(node.value, e))
+                nodes.append(e)
+                continue
+            inner = self.no_dep_arg(node)            # self.k(pl.no_dep(x), ...) (language/tasks.py)
+            if inner is not None:
+                node = inner
+                no_dep.append(len(args))
+            args.append(self.expr(node))
+            nodes.append(node)
+            problem = arg_problem(args[-1].type, p.type, p.name, name)
             if problem:
                 raise self.err(problem, node)
         args += ctx_args(callee, args, self.err, nodes)

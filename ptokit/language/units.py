@@ -26,10 +26,11 @@ from ..ir import nodes as N
 from ..ir.ops import OPS
 from ..ir.access import tensor_accesses
 from ..ir.types import DType, ScalarType, TensorType
-from .annotations import TENSOR_VALID, annot_to_type
+from .annotations import TENSOR_VALID, annot_to_type, evaluated as annotation_of
 from .dist_front import add_ctx_params
 from .outline import Outliner
 from .regions import check_regions
+from .binder import header_args
 from .signatures import Signature, return_types, returned_params
 from .source import Source, eval_static, function_scope
 from .types import DynamicDim, FunctionDecl, Level, split_code
@@ -210,21 +211,13 @@ def _func_attr_stmt(u: Unit) -> dict:
 
 
 def parse_header(item: ast.FunctionDef, kind, name, src, g, method: bool, evaluated=None) -> N.Function:
-    args = item.args.args
-    if method:
-        if not args or args[0].arg != "self":
-            raise CompileError(f"program function {item.name} must take self first", src.loc(item))
-        args = args[1:]
     params = []
     views = {}
-    for a in args:
+    for a, sp in header_args(item, src, g, method):
         if a.annotation is None:
             raise CompileError(f"parameter {a.arg!r} needs a type annotation", src.loc(a))
-        annot = (evaluated or {}).get(a.arg)
-        if annot is None or isinstance(annot, str):
-            annot = eval_static(a.annotation, src, g, "annotation")
         valid: list = []
-        ty, direction = annot_to_type(annot, src.loc(a.annotation), valid)
+        ty, direction = annot_to_type(annotation_of(a, src, g, evaluated), src.loc(a.annotation), valid)
         if valid:                     # pl.TensorView(valid_shape=...): every load of it sees that region
             if kind is N.FunctionType.Orchestration:
                 raise CompileError(f"parameter {a.arg!r}: a pl.TensorView valid_shape describes what a kernel's loads "
@@ -235,6 +228,10 @@ def parse_header(item: ast.FunctionDef, kind, name, src, g, method: bool, evalua
             raise CompileError(f"parameter {a.arg!r}: a task id (pl.TaskId) is made by orchestration code (`with "
                                f"pl.at(...) as tid`, pl.submit); it cannot be a function parameter",
                                src.loc(a.annotation))
+        if sp.default is not inspect.Parameter.empty and not (
+                isinstance(ty, ScalarType) and isinstance(sp.default, (bool, int, float))):
+            raise CompileError(f"parameter {a.arg!r}: only a scalar parameter takes a default value (a number), "
+                               f"got {sp.default!r} for a {ty}", src.loc(a))
         params.append(N.Param(a.arg, ty, direction, src.loc(a)))
     fn = N.Function(name, kind, params, [], [], src.loc(item))
     if views:
@@ -285,7 +282,8 @@ def parse_program(spec, parser_class, units: Optional[List[Unit]] = None, name: 
         if declared.get("dual_aiv_dispatch"):
             fn.attrs["dual_aiv_dispatch"] = True     # a hand-written AIV function on both lanes (hand_pipes.py)
         headers[u.name] = fn
-        sigs[u.name] = Signature(fn, returned_params(u.item, fn))
+        sigs[u.name] = Signature(fn, returned_params(u.item, fn),
+                                 [p for _, p in header_args(u.item, u.src, u.g, u.method)])
     dyn: Dict[str, DynamicDim] = {}
     for u in units:
         dyn.update(dyn_dims_of(u.g))

@@ -337,6 +337,24 @@ class SubWorkerCall:
 
 
 @pl.program
+class ChipKeyword:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+        y = pl.store(pl.load(x, [0, 0], [1, N]), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, x: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+        y = self.k(x, y)
+        return y
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def main(self, x: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]]):
+        self.chip(y=y, x=x)                                                 # keywords bind as in Python
+        self.chip(x, out=y)                                                 # mistake: chip keyword
+
+
+@pl.program
 class ChipResultOfTwo:
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, x: pl.Tensor[[1, N], pl.FP32], y: pl.Out[pl.Tensor[[1, N], pl.FP32]],

@@ -89,7 +89,8 @@ def test_peer_out_of_range_fails_the_run(tmp_path):
 
 @pytest.mark.parametrize("program, mistake, words", [
     (bad.SubWorkerWithSelf, "a SubWorker with self", ["SubWorker look takes no self"]),
-    (bad.SubWorkerCall, "SubWorker argument count", ["look takes 1 arguments, but 2 were given"]),
+    (bad.SubWorkerCall, "SubWorker argument count", ["look takes 1 positional argument, but 2 were given"]),
+    (bad.ChipKeyword, "chip keyword", ["chip has no parameter 'out' (parameters: x, y)"]),
     (bad.ChipResultOfTwo, "one name for two outputs", ["chip writes 2 tensors",
                                                        "names the one pl.Out / pl.InOut tensor it writes"]),
     (bad.HostCreateTensor, "host tensor without dtype", ["pl.create_tensor needs dtype="]),

@@ -76,7 +76,7 @@ def test_loop_carried_type_change(tmp_path):
 
 def test_wrong_argument_count(tmp_path):
     err = compile_error(bad.WrongArgCount, tmp_path)
-    assert "k takes 2 arguments, but 1 were given" in str(err)
+    assert "k is missing its 'out' argument" in str(err)
     assert_located(err, "self.k(a)")
 
 

@@ -128,7 +128,7 @@ def test_return_style_allocates_outputs():
 
 
 def test_wrong_arguments():
-    with pytest.raises(UserError, match="missing argument 'b'"):
+    with pytest.raises(UserError, match="tile_add is missing its 'b' argument"):
         progs.tile_add.parse(arr())
     with pytest.raises(UserError, match="numpy array or a torch tensor"):
         progs.tile_add.parse([[1.0]], arr(), arr())

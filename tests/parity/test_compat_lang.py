@@ -52,10 +52,11 @@ def test_incore_in_opaque_function(tmp_path):
 
 
 @pytest.mark.parametrize("args,message,caret", [
-    ("level=1", "pl.incore has no parameter 'level' (parameters: split, name_hint)", "level=1"),
+    ("level=1", "pl.incore has no parameter 'level' (parameters: split, name_hint)", "1)"),
     ("1", "pl.incore's split takes a pl.SplitMode (NONE, UP_DOWN, LEFT_RIGHT), got 1", "1"),
-    ("pl.SplitMode.NONE, split=pl.SplitMode.NONE", "pl.incore takes the split mode, then the keyword name_hint=",
-     "pl.incore("),
+    ("pl.SplitMode.NONE, split=pl.SplitMode.UP_DOWN", "pl.incore got two values for its 'split' argument",
+     "pl.SplitMode.UP_DOWN"),
+    ("pl.SplitMode.NONE, 'k'", "pl.incore takes 1 positional argument, but 2 were given", "'k'"),
     ("name_hint='not a name'", "name_hint must be an identifier string, got 'not a name'", "'not a name'"),
 ])
 def test_incore_errors(tmp_path, args, message, caret):
