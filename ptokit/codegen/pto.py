@@ -740,6 +740,7 @@ def emit_pto(fns: List[N.Function], arch: str, with_loc: bool = True,
         em.function(mod, abi)
         if compat is not None:          # what the release cannot read at all comes before its verifier's rules
             _refuse_unknown(em, mod.funcs[-1], compat)
+            pto_compat.place_for(mod.funcs[-1], compat)
         _refuse_broken_rules(em, mod.funcs[-1], arch, compat)
     return print_module(mod), abis
 

@@ -40,6 +40,7 @@ class AttrSpec:
     cxx_values: Optional[Tuple[Tuple[object, str], ...]] = None   # value -> C++ text (default: the value as is)
     cxx_default: Optional[str] = None    # C++ text when the attribute is absent
     absent_in: Tuple[str, ...] = ()      # ptoas releases that do not know the attribute (ptoas_compat=)
+    place_in: Tuple[Tuple[str, str], ...] = ()   # (release, place): where that ptoas release reads it instead
 
 
 @dataclass(frozen=True)
@@ -269,7 +270,10 @@ for _n in ("rowargmax", "rowargmin", "colargmax", "colargmin"):
 
 _dps("pto.texpands", "TEXPANDS", "scalar:S", row_major=("dst",))
 _dps("pto.tci", "TCI", "start:S", template=("T:dst", "E:dst", "A:descending"),
-     attrs=(AttrSpec("descending", "bool", cxx="template", cxx_values=((True, "1"), (False, "0")), cxx_default="0"),))
+     attrs=(AttrSpec("descending", "bool", cxx="template", cxx_values=((True, "1"), (False, "0")), cxx_default="0",
+                     # 0.27's assembly format reads it inside ins(...) (pto.tci ins(%s {descending = true} : i32)),
+                     # pypto HEAD writes it after outs(...)
+                     place_in=(("0.27", "ins"),)),))
 _dps("pto.ttri", "TTRI", "diagonal:S", template=("T:dst", "A:upperOrLower"), generic_if=("upperOrLower",),
      attrs=(AttrSpec("upperOrLower", "i32", required=True, allowed=(0, 1), cxx="template"),), row_major=("dst",))
 _dps("pto.trandom", "TRANDOM", "key0:S key1:S counter0:S counter1:S counter2:S counter3:S", template=("A:rounds",),

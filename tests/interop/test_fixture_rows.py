@@ -26,7 +26,8 @@ ROWS = FIXTURES / "rows.tsv"
 
 
 def _attr_form(a: dialect.AttrSpec) -> tuple:
-    return (a.name, a.kind, a.required, a.allowed, a.prefix, a.dotted, a.place)
+    form = (a.name, a.kind, a.required, a.allowed, a.prefix, a.dotted, a.place)
+    return form + ((a.place_in,) if a.place_in else ())     # a release's own place (rows without keep their digest)
 
 
 def _row_form(spec: dialect.OpSpec) -> tuple:

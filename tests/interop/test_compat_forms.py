@@ -1,0 +1,43 @@
+"""Forms ptoas 0.27 reads differently from pypto HEAD, written its way under ``ptoas_compat="0.27"`` (the
+0.27 text was run through the real 0.27: tests/interop/fixtures/rows/); pypto HEAD's form stays the default."""
+from __future__ import annotations
+
+import numpy as np
+
+import ptokit
+import ptokit.language as pl
+from ptokit.backend.assembler import assemble_text
+
+
+@pl.program
+class Descending:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, start: pl.Scalar[pl.INT32], y: pl.Out[pl.Tensor[[1, 32], pl.INT32]]):
+        y = pl.store(pl.arange(start, [1, 32], dtype=pl.INT32, descending=True), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, start: pl.Scalar[pl.INT32], y: pl.Out[pl.Tensor[[1, 32], pl.INT32]]):
+        y = self.k(start, y)
+        return y
+
+
+def _pto(out):
+    return "".join(p.read_text() for p in sorted((out / "ptoas").glob("*.pto")))
+
+
+def test_tci_descending_is_written_inside_ins_for_027(tmp_path):
+    head = ptokit.compile(Descending, output_dir=tmp_path / "head")
+    text = _pto(tmp_path / "head")
+    assert ") {descending = true}" in text and "{descending = true} : i32)" not in text   # pypto HEAD's place
+    old = ptokit.compile(Descending, output_dir=tmp_path / "027", ptoas_compat="0.27")
+    text = _pto(tmp_path / "027")
+    assert "pto.tci ins(" in text and "{descending = true} : i32) outs(" in text, text    # 0.27's assembly format
+    assert ") {descending = true}" not in text
+    # the built-in assembler reads both places as the same op: the same C++ call and the same numbers
+    (pto,) = (tmp_path / "027" / "ptoas").glob("*.pto")
+    assert "::DType, 1>(" in assemble_text(pto.read_text(), str(pto))
+    for prog in (head, old):
+        y = np.zeros((1, 32), np.int32)
+        prog(np.int32(40), y)
+        assert np.array_equal(y[0], 40 - np.arange(32, dtype=np.int32))
