@@ -541,7 +541,7 @@ KNOWN_OPS = set(PTO_OPS) | ARITH_OPS | SCF_OPS | RETURN_OPS
 for _name, _rules in (("pto.tstore", ("acc_store",)), ("pto.textract", ("extract",)), ("pto.subview", ("extract",)),
                       ("pto.tinsert", ("insert",)), ("pto.tprelu", ("prelu_tmp", "prelu_shape")), ("pto.tmaxs", ("scalar_minmax", "float_scalar")),
                       ("pto.tmins", ("scalar_minmax", "float_scalar")), ("pto.texpands", ("expands",)),
-                      ("pto.trowexpandadd", ("no_tmp",))):
+                      ("pto.trowexpandadd", ("no_tmp",)), ("pto.tcmp", ("cmp_shape",))):
     _extend(_name, verify=_rules)
 from .element_types import ELEMENT_TYPES as _ELEMENT_TYPES  # noqa: E402
 

@@ -150,6 +150,18 @@ def _push_space(name: str, roles: Roles, arch: str) -> Broken:
     return None
 
 
+def _cmp_shape(name: str, roles: Roles, arch: str) -> Broken:
+    """tcmp on a5 in ptoas 0.27: src0, src1 and the i8 mask of one shape; pypto HEAD (and ptokit) write the
+    a5 mask packed, one bit per element ([R, C / 8] bytes padded to a 32-byte row)."""
+    if arch != "a5":
+        return None
+    shapes = [(t.rows, t.cols) for t in (roles.get(r) for r in ("src0", "src1", "dst")) if isinstance(t, TileBufType)]
+    if len(set(shapes)) > 1:
+        return "dst", (f"'{name}' op expects src0, src1, and dst to have the same shape (ptoas 0.27's A5 rule; "
+                       f"the packed A5 mask is written for newer ptoas)")
+    return None
+
+
 def _no_tmp(name: str, roles: Roles, arch: str) -> Broken:
     """ptoas 0.27 reads ``ins(%src0, %src1 : T0, T1)`` only; pypto HEAD also writes a tmp scratch tile."""
     if roles.get("tmp") is not None:
@@ -202,7 +214,7 @@ RULES: Dict[str, Callable[[str, Roles, str], Broken]] = {
     "scalar_minmax": _scalar_minmax, "expands": _expands, "gather_index": _gather_index,
     "element_types": _element_types, "float_scalar": _float_scalar,
     "signless_scalar": _signless_scalar, "push_space": _push_space,
-    "no_tmp": _no_tmp,
+    "no_tmp": _no_tmp, "cmp_shape": _cmp_shape,
 }
 # Rules of ptoas 0.27 that pypto HEAD's forms or ptokit's own lowerings break where pypto HEAD writes
 # another form: an f16/bf16 Acc tile stored as such (pypto keeps the Acc in f32 and converts on the
@@ -211,11 +223,13 @@ RULES: Dict[str, Callable[[str, Roles, str], Broken]] = {
 # HEAD's own, refused by 0.27's same-shape rule); a tmaxs / tmins with an integer scalar (0.27 lowers only a
 # float one; pypto HEAD writes the integer scalar for an integer tile); an unsigned scalar operand (0.27 takes
 # signless ones; pypto HEAD gives the scalar of an unsigned tile its type); a Mat tile pushed to the other
-# core (0.27 pushes Acc and Vec tiles); a trowexpandadd tmp (0.27 reads two operands). They are enforced when the module is written for
+# core (0.27 pushes Acc and Vec tiles); a trowexpandadd tmp (0.27 reads two operands); an a5 tcmp whose mask
+# is packed (0.27 wants the sources' shape). They are enforced when the module is written for
 # ptoas 0.27 (ptoas_compat="0.27"); in pypto HEAD's mode the programs still build and run
 # (docs/assembler.md "Checked against ptoas 0.27" lists them). The other rules are the device's:
 # always enforced.
-FORM_RULES = ("acc_store", "extract", "insert", "prelu_shape", "float_scalar", "signless_scalar", "push_space", "no_tmp")
+FORM_RULES = ("acc_store", "extract", "insert", "prelu_shape", "float_scalar", "signless_scalar", "push_space", "no_tmp",
+              "cmp_shape")
 
 
 def check(row, roles: Roles, arch: str, compat: Optional[str] = None) -> Broken:

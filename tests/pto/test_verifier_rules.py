@@ -301,3 +301,18 @@ def test_a_trowexpandadd_tmp_is_refused_for_027_only():
     refused(text, "a2a3", "'pto.trowexpandadd' op takes no tmp operand in ptoas 0.27 (ins(%src0, %src1 : T0, T1) only)",
             "%s", compat="0.27")
     accepted(text, "a2a3")
+
+
+def test_a_packed_a5_tcmp_mask_is_refused_for_027_only():
+    """0.27's A5 tcmp wants src0, src1 and dst of one shape; the packed A5 mask (one bit per element) is
+    pypto HEAD's form for newer ptoas. a2a3 checks only the valid rows."""
+    t, mask = tb(16, 64, "f32"), tb(16, 32, "ui8")
+    text = kernel({"a": t, "b": t, "m": mask},
+                  f"  pto.tcmp ins(%a, %b {{cmpMode = #pto<cmp lt>}} : {t}, {t}) outs(%m : {mask})")
+    refused(text, "a5", "'pto.tcmp' op expects src0, src1, and dst to have the same shape (ptoas 0.27's A5 rule; "
+                        "the packed A5 mask is written for newer ptoas)", "%m", compat="0.27")
+    accepted(text, "a5")
+    accepted(text, "a2a3", compat="0.27")
+    same = tb(16, 64, "ui8")
+    accepted(kernel({"a": t, "b": t, "m": same},
+                    f"  pto.tcmp ins(%a, %b {{cmpMode = #pto<cmp lt>}} : {t}, {t}) outs(%m : {same})"), "a5", compat="0.27")
