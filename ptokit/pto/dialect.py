@@ -159,10 +159,14 @@ def _unary(n: str, row_major: bool = True) -> None:
          row_local=("src", "dst"))
 
 
+# row reductions whose tmp the real verifier checks as a row-major Vec tile (trowsum / trowmax do not)
+_ROW_MAJOR_TMP = ("min", "prod")
+
+
 def _row_reduce(n: str) -> None:
-    """``pto.trow<n> ins(%src, %tmp) outs(%col)``; the source must be row-major."""
-    _dps(f"pto.trow{n}", f"TROW{n.upper()}", "src:T tmp:T", row_major=("src",), row_local=("src", "dst"),
-         row_whole=("tmp",))
+    """``pto.trow<n> ins(%src, %tmp) outs(%col)``; the source (and for some the tmp) must be row-major."""
+    _dps(f"pto.trow{n}", f"TROW{n.upper()}", "src:T tmp:T", row_major=("src", "tmp") if n in _ROW_MAJOR_TMP else ("src",),
+         row_local=("src", "dst"), row_whole=("tmp",))
 
 
 def _col_reduce(n: str) -> None:
@@ -266,7 +270,7 @@ _expand_binary("col", "expdif")
 _row_reduce("prod")
 _dps("pto.tcolprod", "TCOLPROD", "src:T", row_major=("src", "dst"))
 for _n in ("rowargmax", "rowargmin", "colargmax", "colargmin"):
-    _dps(f"pto.t{_n}", f"T{_n.upper()}", "src:T tmp:T", row_major=("src",))
+    _dps(f"pto.t{_n}", f"T{_n.upper()}", "src:T tmp:T", row_major=("src", "tmp") if _n.startswith("row") else ("src",))
 
 _dps("pto.texpands", "TEXPANDS", "scalar:S", row_major=("dst",))
 _dps("pto.tci", "TCI", "start:S", template=("T:dst", "E:dst", "A:descending"),
@@ -538,10 +542,12 @@ KNOWN_OPS = set(PTO_OPS) | ARITH_OPS | SCF_OPS | RETURN_OPS
 
 
 # ---------------------------------------------------------------- the real verifier's rules (pto/rules.py)
-for _name, _rules in (("pto.tstore", ("acc_store",)), ("pto.textract", ("extract",)), ("pto.subview", ("extract",)),
+for _name, _rules in (("pto.tstore", ("acc_store", "vec_store")), ("pto.textract", ("extract",)), ("pto.subview", ("extract",)),
                       ("pto.tinsert", ("insert",)), ("pto.tprelu", ("prelu_tmp", "prelu_shape")), ("pto.tmaxs", ("scalar_minmax", "float_scalar")),
                       ("pto.tmins", ("scalar_minmax", "float_scalar")), ("pto.texpands", ("expands",)),
-                      ("pto.trowexpandadd", ("no_tmp",)), ("pto.tcmp", ("cmp_shape",))):
+                      ("pto.trowexpandadd", ("no_tmp",)), ("pto.tcmp", ("cmp_shape",)),
+                      ("pto.trems", ("scalar_elem",)), ("pto.tfmods", ("scalar_elem",)),
+                      ("pto.mscatter", ("a5_only",)), ("pto.mgather", ("a5_only",))):
     _extend(_name, verify=_rules)
 from .element_types import ELEMENT_TYPES as _ELEMENT_TYPES  # noqa: E402
 

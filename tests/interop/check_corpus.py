@@ -82,7 +82,9 @@ def writers(root: Path) -> Dict[Tuple[str, str], str]:
 def check(root: Path, ptoas: str, jobs: int = 2) -> Dict[str, List[Tuple[str, str, bool, str]]]:
     results: Dict[str, List[Tuple[str, str, bool, str]]] = {}
     for mode in MODES:
-        files = sorted((root / mode).glob("*.pto")) if (root / mode).is_dir() else []
+        if not (root / mode).is_dir():
+            continue
+        files = sorted((root / mode).glob("*.pto"))
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             done = list(pool.map(lambda p: (p.name, *run_one(ptoas, p)), files))
         results[mode] = done

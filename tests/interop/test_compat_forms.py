@@ -41,3 +41,33 @@ def test_tci_descending_is_written_inside_ins_for_027(tmp_path):
         y = np.zeros((1, 32), np.int32)
         prog(np.int32(40), y)
         assert np.array_equal(y[0], 40 - np.arange(32, dtype=np.int32))
+
+
+@pl.program
+class HalfRemainder:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP16], y: pl.Out[pl.Tensor[[16, 64], pl.FP16]]):
+        t = pl.load(a, [0, 0], [16, 64])
+        tmp = pl.tile.create_tile([16, 64], dtype=pl.FP16)
+        y = pl.store(pl.tile.rems(t, 3.0, tmp), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 64], pl.FP16], y: pl.Out[pl.Tensor[[16, 64], pl.FP16]]):
+        y = self.k(a, y)
+        return y
+
+
+def test_a_remainder_scalar_is_written_as_the_tile_element_type(tmp_path):
+    """pto.trems / pto.tfmods want the scalar of exactly the tile's type (the real verifier: "expects scalar
+    type to match the tile element type"); an FP32 literal next to an FP16 tile is written as f16 (3.0 is
+    exact in both), in both modes."""
+    prog = ptokit.compile(HalfRemainder, output_dir=tmp_path / "o", platform="a5sim")
+    text = _pto(tmp_path / "o")
+    line = next(x for x in text.splitlines() if "pto.trems" in x)
+    assert ", f16, !pto.tile_buf" in line and "f32" not in line.split("outs(")[0], line
+    a = (np.arange(16 * 64, dtype=np.float32).reshape(16, 64) / 7 - 40).astype(np.float16)
+    y = np.zeros_like(a)
+    prog(a, y)
+    want = np.fmod(a.astype(np.float32), np.float32(3)).astype(np.float16)
+    np.testing.assert_allclose(y.astype(np.float32), want.astype(np.float32), atol=2e-2)

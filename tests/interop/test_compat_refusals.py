@@ -101,3 +101,27 @@ def test_a5_packed_compare_mask_is_a_located_error_for_027(tmp_path):
     assert err.loc is not None and "pl.cmp(t, u, cmp_type=2)" in err.loc.source_line
     ptokit.compile(PackedMask, output_dir=tmp_path / "head", platform="a5sim")          # pypto HEAD's mode
     ptokit.compile(PackedMask, output_dir=tmp_path / "a2a3", ptoas_compat="0.27")        # a2a3: valid rows only
+
+
+def test_valid_shape_set_on_a_popped_tile_is_a_located_error_for_027(tmp_path):
+    """0.27 lowers pto.set_validshape only on a tile the function allocates ("requires a locally bound tile
+    source"); a tile the vector core pops with a run-time valid region is pypto HEAD's form."""
+    forms13 = _programs("parity/forms13_programs.py")
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(forms13.MixedDynamicValid, output_dir=tmp_path / "compat", ptoas_compat="0.27")
+    err = info.value
+    assert "'pto.set_validshape' of a tile popped from the other core is not lowered by ptoas 0.27" in err.message
+    assert err.loc is not None and "pl.TileView(valid_shape=[n, 64])" in err.loc.source_line, err.loc.source_line
+    ptokit.compile(forms13.MixedDynamicValid, output_dir=tmp_path / "head")
+
+
+def test_an_a2a3_mscatter_is_a_located_error_for_027(tmp_path):
+    """0.27's verifier takes pto.mscatter (and pto.mgather) on A5 targets only."""
+    rows = _programs("interop/row_programs.py")
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(rows.RowsScatter, output_dir=tmp_path / "compat", ptoas_compat="0.27")
+    err = info.value
+    assert "'pto.mscatter' op pto.mscatter is only supported on A5 targets" in err.message, err.message
+    assert err.loc is not None and "pl.mscatter(" in err.loc.source_line
+    ptokit.compile(rows.RowsScatter, output_dir=tmp_path / "a5", platform="a5sim", ptoas_compat="0.27")
+    ptokit.compile(rows.RowsScatter, output_dir=tmp_path / "head")          # pypto HEAD's mode
