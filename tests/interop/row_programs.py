@@ -9,14 +9,27 @@ then ``python tests/interop/check_corpus.py OUT --ptoas ... --rows ROWS`` picks 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parents[1]), str(HERE.parent / "e2e")]
+if str(HERE.parents[1]) not in sys.path:        # run as a script from anywhere: ptokit from this tree
+    sys.path.insert(0, str(HERE.parents[1]))
 
-import vecgen as V            # noqa: E402
-from vecgen import Op         # noqa: E402
+
+def _vecgen():
+    """tests/e2e/vecgen.py, loaded by path (putting tests/e2e on sys.path would shadow other tests' modules)."""
+    name = "row_programs_vecgen"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, HERE.parent / "e2e" / "vecgen.py")
+        sys.modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[name])
+    return sys.modules[name]
+
+
+V = _vecgen()
+Op = V.Op
 
 _NONE = None
 # (program name, dtype, platform, ops): one kernel per group, types each row takes on that platform
