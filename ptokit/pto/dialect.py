@@ -547,7 +547,8 @@ for _name, _rules in (("pto.tstore", ("acc_store", "vec_store")), ("pto.textract
                       ("pto.tmins", ("scalar_minmax", "float_scalar")), ("pto.texpands", ("expands",)),
                       ("pto.trowexpandadd", ("no_tmp",)), ("pto.tcmp", ("cmp_shape",)),
                       ("pto.trems", ("scalar_elem",)), ("pto.tfmods", ("scalar_elem",)),
-                      ("pto.mscatter", ("a5_only",)), ("pto.mgather", ("a5_only",))):
+                      ("pto.mscatter", ("a5_only",)), ("pto.mgather", ("a5_only",)),
+                      ("pto.trandom", ("a5_only",))):
     _extend(_name, verify=_rules)
 from .element_types import ELEMENT_TYPES as _ELEMENT_TYPES  # noqa: E402
 

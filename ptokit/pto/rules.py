@@ -60,10 +60,14 @@ def _vec_store(name: str, roles: Roles, arch: str) -> Broken:
     return "src", f"'{name}' op expects {_tag(arch)} {what} tstore src element type to be i8/i16/i32/i64/u64/f16/bf16/f32"
 
 
+_A5_ONLY_WORDS = {"pto.trandom": "trandom is only supported for A5 targets"}
+
+
 def _a5_only(name: str, roles: Roles, arch: str) -> Broken:
-    """mgather / mscatter in ptoas 0.27: A5 targets only (pypto HEAD writes them for A2/A3 too)."""
+    """mgather / mscatter / trandom in ptoas 0.27: A5 targets only (pypto HEAD writes them for A2/A3 too)."""
     if arch != "a5":
-        return "src" if "src" in roles else next(iter(roles), None), f"'{name}' op {name} is only supported on A5 targets"
+        words = _A5_ONLY_WORDS.get(name, f"{name} is only supported on A5 targets")
+        return ("src" if "src" in roles else next(iter(roles), None)), f"'{name}' op {words}"
     return None
 
 
@@ -255,7 +259,7 @@ RULES: Dict[str, Callable[[str, Roles, str], Broken]] = {
 # signless ones; pypto HEAD gives the scalar of an unsigned tile its type); a Mat tile pushed to the other
 # core (0.27 pushes Acc and Vec tiles); a trowexpandadd tmp (0.27 reads two operands); an a5 tcmp whose mask
 # is packed (0.27 wants the sources' shape); an a5 fp8 Vec tile stored (0.27's store lists no fp8); an A2/A3
-# mgather / mscatter (0.27: A5 only). They are enforced when the module is written for
+# mgather / mscatter / trandom (0.27: A5 only). They are enforced when the module is written for
 # ptoas 0.27 (ptoas_compat="0.27"); in pypto HEAD's mode the programs still build and run
 # (docs/assembler.md "Checked against ptoas 0.27" lists them). The other rules are the device's:
 # always enforced.

@@ -71,3 +71,15 @@ def test_a_remainder_scalar_is_written_as_the_tile_element_type(tmp_path):
     prog(a, y)
     want = np.fmod(a.astype(np.float32), np.float32(3)).astype(np.float16)
     np.testing.assert_allclose(y.astype(np.float32), want.astype(np.float32), atol=2e-2)
+
+
+def test_a_boolean_constant_is_written_as_0_or_1():
+    """pypto HEAD writes `arith.constant 1 : i1`; ptoas 0.27 refuses `arith.constant false : i1` ("expected
+    operation name in quotes"); ptokit's reader takes the integer form."""
+    from ptokit.pto.builder import format_literal
+    from ptokit.pto.types import ScalarType
+    assert (format_literal(True, ScalarType("i1")), format_literal(False, ScalarType("i1"))) == ("1", "0")
+    text = ('module {\n  func.func @k(%arg0: !pto.ptr<f32>, %a: i32) attributes {pto.kernel_kind = '
+            '#pto.kernel_kind<vector>} {\n    %c1_i1 = arith.constant 1 : i1\n    %c0 = arith.constant 0 : i32\n'
+            '    %s = arith.select %c1_i1, %a, %c0 : i32\n    return\n  }\n}\n')
+    assert "__global__" in assemble_text(text, "b.pto")

@@ -370,3 +370,21 @@ def test_trems_scalar_is_the_tile_element_type():
     t = tb(16, 64, "f16")
     text = kernel({"s": t, "t": t, "d": t}, f"  pto.trems ins(%s, %c3_f32, %t : {t}, f32, {t}) outs(%d : {t})")
     refused(text, "a5", "'pto.trems' op expects scalar type to match the tile element type", "%c3_f32")
+
+
+@pytest.mark.parametrize("arch", ["a2a3", "a5"])
+def test_column_expdif_is_f16_or_f32(arch):
+    t, row = tb(16, 64, "bf16"), tb(1, 64, "bf16")
+    text = kernel({"a": t, "r": row, "d": t}, f"  pto.tcolexpandexpdif ins(%a, %r : {t}, {row}) outs(%d : {t})")
+    refused(text, arch, "'pto.tcolexpandexpdif' op expects tcolexpandexpdif element type to be f16 or f32", "%a")
+
+
+def test_trandom_is_a5_only_for_027():
+    t = tb(16, 64, "ui32")
+    text = kernel({"d": t}, "  %k = arith.constant 1 : i32\n"
+                            f"  pto.trandom ins(%k, %k, %k, %k, %k, %k : i32, i32, i32, i32, i32, i32) outs(%d : {t})")
+    with pytest.raises(AssemblerError) as ei:
+        assemble_text(text, "t.pto", arch="a2a3", compat="0.27")
+    assert ei.value.message == "'pto.trandom' op trandom is only supported for A5 targets", ei.value.message
+    accepted(text, "a2a3")
+    accepted(text, "a5", compat="0.27")
