@@ -342,7 +342,8 @@ class _Emitter:
         """Operands the op wants row-major, seen as ``[1, r]`` rows when they are ``[r, 1]`` columns.
 
         Only element-wise ops and fills (``pl.full``, ``expands``, ``ci``) may: a ``[r, 1]`` column and
-        its ``[1, r]`` row view hold the same elements in the same order, so the result is the same.
+        its ``[1, r]`` row view hold the same elements in the same order, so the result is the same; and any
+        op's ``tmp`` (scratch: what it holds is not read).
         """
         elementwise = OPS[call.op].has("elementwise") or OPS[call.op].form == "fill"
         seen: Dict[str, Value] = {}
@@ -353,7 +354,7 @@ class _Emitter:
                 return v
             if t.loc != "vec" or t.cols != 1:
                 raise InternalError(f"codegen: {spec.name} needs a row-major {operand.role}, got {t}")
-            if not elementwise:
+            if not elementwise and operand.role != "tmp":     # a scratch tile's order of elements does not matter
                 raise CompileError(f"pl.{call.op} of a [{t.rows}, 1] column tile is not supported: the PTO assembler "
                                    f"takes only row-major tiles there ({spec.name} {operand.role}), and a column is "
                                    f"stored column-major", call.loc)
@@ -740,6 +741,7 @@ def emit_pto(fns: List[N.Function], arch: str, with_loc: bool = True,
         em.function(mod, abi)
         if compat is not None:          # what the release cannot read at all comes before its verifier's rules
             _refuse_unknown(em, mod.funcs[-1], compat)
+            pto_compat.place_for(mod.funcs[-1], compat)
         _refuse_broken_rules(em, mod.funcs[-1], arch, compat)
     return print_module(mod), abis
 

@@ -19,7 +19,7 @@ from typing import Dict, List
 
 from ..errors import CompileError
 from ..ir import nodes as N
-from ..ir.ops import OpDef
+from ..ir.ops import OPS as _OPS, OpDef
 from ..ir.types import DType, ScalarType, TileType
 from ..pto import dialect
 from ..pto import types as P
@@ -62,12 +62,22 @@ def scalar_type(tile_t: TileType, scalar: N.Expr) -> str:
     return tile_t.dtype.mlir
 
 
+def _exact_scalar(call: N.OpCall) -> bool:
+    """The op's dialect row wants the scalar of exactly the tile's element type (rules ``scalar_elem``):
+    an FP32 scalar next to an FP16 tile is narrowed, as a fill's is."""
+    op = _OPS.get(call.op)
+    return op is not None and op.pto in dialect.PTO_OPS and "scalar_elem" in dialect.PTO_OPS[op.pto].verify
+
+
 def operands(em, call: N.OpCall, form: str, result: TileType, b: Builder) -> List[Value]:
     """The ins(...) of an op of one of FORMS (``em``: the function's codegen, for tiles and scalars)."""
     args = call.args
+    exact = _exact_scalar(call)
     if form in ("binary", "unary", "reduce_tmp", "ternary"):
         return [em.tile_arg(a) for a in args]
     if form == "scalar":
+        if exact:
+            return [em.tile_arg(args[0]), _scalar_value(em, call, args[1], args[0].type.dtype.mlir, b)]
         return [em.tile_arg(args[0]), em.scalar(args[1], scalar_type(args[0].type, args[1]), b)]
     if form == "expand":      # the vector (row_expand(target, vec)), or alone the tile whose first column/row
         return [em.tile_arg(args[-1])]
@@ -86,16 +96,21 @@ def operands(em, call: N.OpCall, form: str, result: TileType, b: Builder) -> Lis
             continue
         # a fill's scalar is the result's element type exactly (the real assembler's texpands rule:
         # "expects scalar type == dst element type"); an f32 value is narrowed first
-        want = "i32" if form == "fill_i32" else result.dtype.mlir if form == "fill" else scalar_type(ref, a)
-        if isinstance(a, N.Const) and isinstance(a.value, (int, float)) and not isinstance(a.value, bool):
-            floats = want in ("f32", "f16", "bf16")
-            if not floats and isinstance(a.value, float) and not a.value.is_integer():
-                raise CompileError(f"pl.{call.op}: {a.value!r} is not an integer, but this scalar is {want} "
-                                   f"(the element of the tile it combines with)", a.loc or call.loc)
-            ins.append(em.const(float(a.value) if floats else int(a.value), want))
-        else:
-            ins.append(em.scalar(a, want, b))
+        want = ("i32" if form == "fill_i32" else result.dtype.mlir if form == "fill"
+                else ref.dtype.mlir if exact else scalar_type(ref, a))
+        ins.append(_scalar_value(em, call, a, want, b))
     return ins
+
+
+def _scalar_value(em, call: N.OpCall, a: N.Expr, want: str, b: Builder) -> Value:
+    """A scalar operand as ``want``: a literal written as that type's constant, anything else converted."""
+    if isinstance(a, N.Const) and isinstance(a.value, (int, float)) and not isinstance(a.value, bool):
+        floats = want in ("f32", "f16", "bf16")
+        if not floats and isinstance(a.value, float) and not a.value.is_integer():
+            raise CompileError(f"pl.{call.op}: {a.value!r} is not an integer, but this scalar is {want} "
+                               f"(the element of the tile it combines with)", a.loc or call.loc)
+        return em.const(float(a.value) if floats else int(a.value), want)
+    return em.scalar(a, want, b)
 
 
 def no_effect(e: N.Expr) -> str:

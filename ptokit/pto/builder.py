@@ -59,8 +59,8 @@ def format_literal(value, ty: ScalarType) -> str:
         elif ty.name == "f64" and math.isfinite(v) and float(text) != v:
             text = f"{v:.16e}"
         return text
-    if ty.name == "i1":
-        return "true" if value else "false"
+    if ty.name == "i1":      # as pypto HEAD writes it; ptoas 0.27 (MLIR 19) refuses "false : i1"
+        return "1" if value else "0"
     return str(int(value))
 
 

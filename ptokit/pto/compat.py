@@ -55,6 +55,22 @@ def row_of(op: Op) -> Optional[dialect.OpSpec]:
     return dialect.variant(spec, groups["ins"].types, groups["outs"].types, groups["ins"].axis) or spec
 
 
+def place_for(func: Func, release: str) -> None:
+    """Move each attribute the release reads elsewhere (``AttrSpec.place_in``) to that place, in place:
+    only "ins" (after the last ins operand) is declared."""
+    for op in ops_of(func.body):
+        row = row_of(op)
+        if row is None:
+            continue
+        groups = [c for c in op.clauses if c.kind == "group" and c.name == "ins"]
+        inner = {k for c in groups for a in c.attrs for k in a[2]}
+        moved = [k for k in op.attr_order if k not in inner and row.attr(k) is not None
+                 and dict(row.attr(k).place_in).get(release) == "ins"]
+        if moved and groups:
+            ins = groups[0]
+            ins.attrs = list(ins.attrs) + [("attrs", {k: op.attrs[k] for k in moved}, moved, len(ins.uses))]
+
+
 def unknown_to(func: Func, release: str) -> Iterator[Tuple[Optional[Op], str]]:
     """(op or None for a parameter, what) for each op or element type of ``func`` that ptoas
     ``release`` does not know, in order."""

@@ -40,6 +40,7 @@ class AttrSpec:
     cxx_values: Optional[Tuple[Tuple[object, str], ...]] = None   # value -> C++ text (default: the value as is)
     cxx_default: Optional[str] = None    # C++ text when the attribute is absent
     absent_in: Tuple[str, ...] = ()      # ptoas releases that do not know the attribute (ptoas_compat=)
+    place_in: Tuple[Tuple[str, str], ...] = ()   # (release, place): where that ptoas release reads it instead
 
 
 @dataclass(frozen=True)
@@ -158,10 +159,14 @@ def _unary(n: str, row_major: bool = True) -> None:
          row_local=("src", "dst"))
 
 
+# row reductions whose tmp the real verifier checks as a row-major Vec tile (trowsum / trowmax do not)
+_ROW_MAJOR_TMP = ("min", "prod")
+
+
 def _row_reduce(n: str) -> None:
-    """``pto.trow<n> ins(%src, %tmp) outs(%col)``; the source must be row-major."""
-    _dps(f"pto.trow{n}", f"TROW{n.upper()}", "src:T tmp:T", row_major=("src",), row_local=("src", "dst"),
-         row_whole=("tmp",))
+    """``pto.trow<n> ins(%src, %tmp) outs(%col)``; the source (and for some the tmp) must be row-major."""
+    _dps(f"pto.trow{n}", f"TROW{n.upper()}", "src:T tmp:T", row_major=("src", "tmp") if n in _ROW_MAJOR_TMP else ("src",),
+         row_local=("src", "dst"), row_whole=("tmp",))
 
 
 def _col_reduce(n: str) -> None:
@@ -265,11 +270,14 @@ _expand_binary("col", "expdif")
 _row_reduce("prod")
 _dps("pto.tcolprod", "TCOLPROD", "src:T", row_major=("src", "dst"))
 for _n in ("rowargmax", "rowargmin", "colargmax", "colargmin"):
-    _dps(f"pto.t{_n}", f"T{_n.upper()}", "src:T tmp:T", row_major=("src",))
+    _dps(f"pto.t{_n}", f"T{_n.upper()}", "src:T tmp:T", row_major=("src", "tmp") if _n.startswith("row") else ("src",))
 
 _dps("pto.texpands", "TEXPANDS", "scalar:S", row_major=("dst",))
 _dps("pto.tci", "TCI", "start:S", template=("T:dst", "E:dst", "A:descending"),
-     attrs=(AttrSpec("descending", "bool", cxx="template", cxx_values=((True, "1"), (False, "0")), cxx_default="0"),))
+     attrs=(AttrSpec("descending", "bool", cxx="template", cxx_values=((True, "1"), (False, "0")), cxx_default="0",
+                     # 0.27's assembly format reads it inside ins(...) (pto.tci ins(%s {descending = true} : i32)),
+                     # pypto HEAD writes it after outs(...)
+                     place_in=(("0.27", "ins"),)),))
 _dps("pto.ttri", "TTRI", "diagonal:S", template=("T:dst", "A:upperOrLower"), generic_if=("upperOrLower",),
      attrs=(AttrSpec("upperOrLower", "i32", required=True, allowed=(0, 1), cxx="template"),), row_major=("dst",))
 _dps("pto.trandom", "TRANDOM", "key0:S key1:S counter0:S counter1:S counter2:S counter3:S", template=("A:rounds",),
@@ -550,10 +558,13 @@ KNOWN_OPS = set(PTO_OPS) | ARITH_OPS | SCF_OPS | RETURN_OPS
 
 
 # ---------------------------------------------------------------- the real verifier's rules (pto/rules.py)
-for _name, _rules in (("pto.tstore", ("acc_store",)), ("pto.textract", ("extract",)), ("pto.subview", ("extract",)),
+for _name, _rules in (("pto.tstore", ("acc_store", "vec_store")), ("pto.textract", ("extract",)), ("pto.subview", ("extract",)),
                       ("pto.tinsert", ("insert",)), ("pto.tprelu", ("prelu_tmp", "prelu_shape")), ("pto.tmaxs", ("scalar_minmax", "float_scalar")),
                       ("pto.tmins", ("scalar_minmax", "float_scalar")), ("pto.texpands", ("expands",)),
-                      ("pto.trowexpandadd", ("no_tmp",))):
+                      ("pto.trowexpandadd", ("no_tmp",)), ("pto.tcmp", ("cmp_shape",)),
+                      ("pto.trems", ("scalar_elem",)), ("pto.tfmods", ("scalar_elem",)),
+                      ("pto.mscatter", ("a5_only",)), ("pto.mgather", ("a5_only",)),
+                      ("pto.trandom", ("a5_only",))):
     _extend(_name, verify=_rules)
 from .element_types import ELEMENT_TYPES as _ELEMENT_TYPES  # noqa: E402
 

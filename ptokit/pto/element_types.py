@@ -13,6 +13,8 @@ from typing import Dict, Optional, Tuple
 # ``isInteger(w)``); ``f16``/``bf16``/``f32`` are exact. The message lists the types as the tool does.
 _SAME = "src0, src1, and dst element type"
 _ARITH_A2, _ARITH_A5 = "i32/i16/f16/f32", "i32/i16/i8/f16/bf16/f32"
+# The words are "A2/A3 <op> <words>" in the message, unless the op is in UNTAGGED: there the tool names
+# neither the architecture nor the op ("'pto.trowmax' op expects element type to be i16/i32/f16/f32").
 ELEMENT_TYPES: Dict[str, Tuple[str, str, Optional[str], Optional[str]]] = {
     "pto.tadd": ("src0", "element type", _ARITH_A2, _ARITH_A5),
     "pto.tadds": ("src", "element type", _ARITH_A2, _ARITH_A5),
@@ -57,4 +59,12 @@ ELEMENT_TYPES: Dict[str, Tuple[str, str, Optional[str], Optional[str]]] = {
     "pto.trowexpandmax": ("src0", "element type", "i16/i32/f16/f32", "i8/i16/i32/f16/f32"),
     "pto.trowexpandmin": ("src0", "element type", "i16/i32/f16/f32", "i8/i16/i32/f16/f32"),
     "pto.tload": ("dst", "dst element type", "i8/i16/i32/i64/u64/f16/bf16/f32", None),
+    "pto.trowsum": ("src", "element type", "i16/i32/f16/f32", "i16/i32/f16/f32"),
+    "pto.trowmax": ("src", "element type", "i16/i32/f16/f32", "i16/i32/f16/f32"),
+    "pto.trowmin": ("src", "element type", "i16/i32/f16/f32", "i16/i32/f16/f32"),
+    "pto.tprelu": ("src0", "dst/src0/src1 element type", "f16 or f32", "f16 or f32"),
+    "pto.tcolexpanddiv": ("src0", "tcolexpanddiv element type", "f16 or f32", "f16 or f32"),
+    "pto.tcolexpandexpdif": ("src0", "tcolexpandexpdif element type", "f16 or f32", "f16 or f32"),
 }
+UNTAGGED = frozenset({"pto.trowsum", "pto.trowmax", "pto.trowmin", "pto.tprelu", "pto.tcolexpanddiv",
+                      "pto.tcolexpandexpdif"})

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Callable, Dict, Optional, Tuple
 
 from .compat import ops_of, row_of     # the op walker and variant choice shared with the compat check
-from .element_types import ELEMENT_TYPES
+from .element_types import ELEMENT_TYPES, UNTAGGED
 from .types import ScalarType, TileBufType
 
 Roles = Dict[str, object]
@@ -49,6 +49,28 @@ def _acc_store(name: str, roles: Roles, arch: str) -> Broken:
     return None
 
 
+def _vec_store(name: str, roles: Roles, arch: str) -> Broken:
+    """tstore from a Vec (a2a3 also Mat) tile in ptoas 0.27: 8- to 64-bit integers, f16, bf16, f32 (no fp8;
+    pypto HEAD stores a5's fp8 tiles for newer ptoas)."""
+    src = roles.get("src")
+    spaces = ("vec",) if arch == "a5" else ("vec", "mat")
+    if _loc(src) not in spaces or _takes("i8/i16/i32/i64/f16/bf16/f32", _elem(src)):
+        return None
+    what = "vec" if arch == "a5" else "vec/mat"
+    return "src", f"'{name}' op expects {_tag(arch)} {what} tstore src element type to be i8/i16/i32/i64/u64/f16/bf16/f32"
+
+
+_A5_ONLY_WORDS = {"pto.trandom": "trandom is only supported for A5 targets"}
+
+
+def _a5_only(name: str, roles: Roles, arch: str) -> Broken:
+    """mgather / mscatter / trandom in ptoas 0.27: A5 targets only (pypto HEAD writes them for A2/A3 too)."""
+    if arch != "a5":
+        words = _A5_ONLY_WORDS.get(name, f"{name} is only supported on A5 targets")
+        return ("src" if "src" in roles else next(iter(roles), None)), f"'{name}' op {words}"
+    return None
+
+
 def _extract(name: str, roles: Roles, arch: str) -> Broken:
     """textract: a window of a Mat tile into Left/Right (a5 also Vec -> Vec / Mat, Mat -> Scaling)."""
     src, dst = roles.get("src"), roles.get("dst")
@@ -64,6 +86,8 @@ def _extract(name: str, roles: Roles, arch: str) -> Broken:
             return "src", (f"'{name}' op expects A5 vec->vec textract src/dst to use ND layout "
                            f"(blayout=row_major, slayout=none_box)")
         return None
+    if not _takes("i8/f16/bf16/f32", _elem(src)):
+        return "src", f"'{name}' op expects A2/A3 textract element type to be i8/f16/bf16/f32"
     if _loc(src) != "mat":
         return "src", f"'{name}' op expects A2/A3 textract src to use loc=mat"
     if _loc(dst) not in ("left", "right"):
@@ -150,6 +174,18 @@ def _push_space(name: str, roles: Roles, arch: str) -> Broken:
     return None
 
 
+def _cmp_shape(name: str, roles: Roles, arch: str) -> Broken:
+    """tcmp on a5 in ptoas 0.27: src0, src1 and the i8 mask of one shape; pypto HEAD (and ptokit) write the
+    a5 mask packed, one bit per element ([R, C / 8] bytes padded to a 32-byte row)."""
+    if arch != "a5":
+        return None
+    shapes = [(t.rows, t.cols) for t in (roles.get(r) for r in ("src0", "src1", "dst")) if isinstance(t, TileBufType)]
+    if len(set(shapes)) > 1:
+        return "dst", (f"'{name}' op expects src0, src1, and dst to have the same shape (ptoas 0.27's A5 rule; "
+                       f"the packed A5 mask is written for newer ptoas)")
+    return None
+
+
 def _no_tmp(name: str, roles: Roles, arch: str) -> Broken:
     """ptoas 0.27 reads ``ins(%src0, %src1 : T0, T1)`` only; pypto HEAD also writes a tmp scratch tile."""
     if roles.get("tmp") is not None:
@@ -193,16 +229,26 @@ def _element_types(name: str, roles: Roles, arch: str) -> Broken:
     allowed = a5 if arch == "a5" else a2a3
     if allowed is None or role not in roles or _takes(allowed, _elem(roles[role])):
         return None
+    if name in UNTAGGED:
+        return role, f"'{name}' op expects {words} to be {allowed}"
     return role, f"'{name}' op expects {_tag(arch)} {name.split('.')[-1]} {words} to be {allowed}"
 
 
+def _scalar_elem(name: str, roles: Roles, arch: str) -> Broken:
+    """trems / tfmods: the scalar of exactly the tile's element type (PTO codegen narrows it so)."""
+    scalar, src = _elem(roles.get("scalar")), _elem(roles.get("src"))
+    if scalar is not None and src is not None and scalar != src:
+        return "scalar", f"'{name}' op expects scalar type to match the tile element type"
+    return None
+
+
 RULES: Dict[str, Callable[[str, Roles, str], Broken]] = {
-    "acc_store": _acc_store, "extract": _extract, "insert": _insert, "prelu_shape": _prelu_shape,
+    "acc_store": _acc_store, "vec_store": _vec_store, "a5_only": _a5_only, "extract": _extract, "insert": _insert, "prelu_shape": _prelu_shape,
     "prelu_tmp": _prelu_tmp,
     "scalar_minmax": _scalar_minmax, "expands": _expands, "gather_index": _gather_index,
     "element_types": _element_types, "float_scalar": _float_scalar,
     "signless_scalar": _signless_scalar, "push_space": _push_space,
-    "no_tmp": _no_tmp,
+    "no_tmp": _no_tmp, "cmp_shape": _cmp_shape, "scalar_elem": _scalar_elem,
 }
 # Rules of ptoas 0.27 that pypto HEAD's forms or ptokit's own lowerings break where pypto HEAD writes
 # another form: an f16/bf16 Acc tile stored as such (pypto keeps the Acc in f32 and converts on the
@@ -211,11 +257,14 @@ RULES: Dict[str, Callable[[str, Roles, str], Broken]] = {
 # HEAD's own, refused by 0.27's same-shape rule); a tmaxs / tmins with an integer scalar (0.27 lowers only a
 # float one; pypto HEAD writes the integer scalar for an integer tile); an unsigned scalar operand (0.27 takes
 # signless ones; pypto HEAD gives the scalar of an unsigned tile its type); a Mat tile pushed to the other
-# core (0.27 pushes Acc and Vec tiles); a trowexpandadd tmp (0.27 reads two operands). They are enforced when the module is written for
+# core (0.27 pushes Acc and Vec tiles); a trowexpandadd tmp (0.27 reads two operands); an a5 tcmp whose mask
+# is packed (0.27 wants the sources' shape); an a5 fp8 Vec tile stored (0.27's store lists no fp8); an A2/A3
+# mgather / mscatter / trandom (0.27: A5 only). They are enforced when the module is written for
 # ptoas 0.27 (ptoas_compat="0.27"); in pypto HEAD's mode the programs still build and run
 # (docs/assembler.md "Checked against ptoas 0.27" lists them). The other rules are the device's:
 # always enforced.
-FORM_RULES = ("acc_store", "extract", "insert", "prelu_shape", "float_scalar", "signless_scalar", "push_space", "no_tmp")
+FORM_RULES = ("acc_store", "vec_store", "a5_only", "extract", "insert", "prelu_shape", "float_scalar", "signless_scalar", "push_space", "no_tmp",
+              "cmp_shape")
 
 
 def check(row, roles: Roles, arch: str, compat: Optional[str] = None) -> Broken:
@@ -256,12 +305,29 @@ def function_rule(func, arch: str):
     return None
 
 
+POPS = ("pto.tpop_from_aic", "pto.tpop_from_aiv")
+
+
+def form_function_rule(func, arch: str, compat: Optional[str]):
+    """(op, message) of a per-function rule of ptoas 0.27 that pypto HEAD's forms break: 0.27 lowers a
+    ``pto.set_validshape`` only on a tile the function allocates itself, not on one popped from the other
+    core (pypto HEAD sets a popped tile's run-time valid rows so)."""
+    if compat is None or func.body is None:
+        return None
+    popped = {r.name for op in ops_of(func.body) if op.name in POPS for r in op.results}
+    for op in ops_of(func.body):
+        if op.name == "pto.set_validshape" and op.operands and op.operands[0].name in popped:
+            return op, ("'pto.set_validshape' of a tile popped from the other core is not lowered by ptoas 0.27 "
+                        "(\"set_validshape requires a locally bound tile source\")")
+    return None
+
+
 def violations(func, arch: str, compat: Optional[str] = None):
-    """(op, role, message) for each op of a built function that breaks a rule of its row (or the
+    """(op, role, message) for each op of a built function that breaks a rule of its row (or a
     function rule, role None)."""
-    broken_fn = function_rule(func, arch)
-    if broken_fn is not None:
-        yield broken_fn[0], None, broken_fn[1]
+    for rule in (function_rule(func, arch), form_function_rule(func, arch, compat)):
+        if rule is not None:
+            yield rule[0], None, rule[1]
     for op in ops_of(func.body):
         row = row_of(op)
         if row is None or not row.verify or row.form not in ("dps", "push"):

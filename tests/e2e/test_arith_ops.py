@@ -60,10 +60,10 @@ def ops(dtype):
                 Op("fmods", "pl.tile.fmods(a, 2.5)", lambda a, b, c: np.fmod(f32(a), np.float32(2.5)).astype(t)),
                 Op("fmod_dispatch", "pl.fmod(a, -4)", lambda a, b, c: np.fmod(f32(a), np.float32(-4)).astype(t))]
     if dtype in FLOATS:
-        # pto.tlrelu takes f16 / f32 only, on both platforms (the real assembler's element types)
+        # pto.tlrelu and pto.tprelu take f16 / f32 only, on both platforms (the real assembler's element types)
         out += [] if dtype == "BF16" else [Op("lrelu", "pl.tile.lrelu(a, 0.25)",
                    lambda a, b, c: np.where(f32(a) > 0, f32(a), f32(a) * np.float32(0.25)).astype(t))]
-        out += [Op("prelu", "pl.tile.prelu(a, b, m8)",
+        out += [] if dtype == "BF16" else [Op("prelu", "pl.tile.prelu(a, b, m8)",
                    lambda a, b, c: np.where(f32(a) > 0, f32(a), f32(a) * f32(b)).astype(t))]
     return out
 

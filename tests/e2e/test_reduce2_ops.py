@@ -82,5 +82,7 @@ def test_col_sum_tmp_and_expdif(tmp_path_factory, dtype):
              Op("row_expdif", "pl.row_expand_expdif(a, pl.row_max(a, t))", lambda a, b, c: np.exp(v - rowmax).astype(t)),
              Op("col_expdif", "pl.tile.col_expand_expdif(a, pl.col_max(a))",
                 lambda a, b, c: np.exp(v - colmax).astype(t))]
+    if dtype == "BF16":        # row reductions take i16/i32/f16/f32 and column expdif f16/f32, on both platforms
+        table = [op for op in table if op.name not in ("row_expdif", "col_expdif")]     # (tests/pto/test_verifier_rules.py)
     outs = V.run(tmp_path_factory.getbasetemp(), f"ColSumExpdif{dtype}", dtype, table, a, a, a)
     V.check(table, outs, a, a, a, dtype, exact=False, rtol={"FP16": 2e-3, "BF16": 1e-2}.get(dtype, 2e-6), atol=1e-6)

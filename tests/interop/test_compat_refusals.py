@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import ptokit
+import ptokit.language as pl
 from ptokit.errors import CompileError
 from ptokit.pto import compat, dialect
 from ptokit.pto.parser import parse
@@ -73,3 +74,54 @@ def test_the_check_reads_the_table_rows(tmp_path):
     func = parse(pto.read_text(), str(pto)).funcs[0]
     assert [what for _, what in compat.unknown_to(func, "0.27")] == ["'pto.syncall'"]
     assert list(compat.unknown_to(func, "0.57")) == []
+
+
+@pl.program
+class PackedMask:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[8, 64], pl.FP32], b: pl.Tensor[[8, 64], pl.FP32], y: pl.Out[pl.Tensor[[8, 64], pl.FP32]]):
+        t = pl.load(a, [0, 0], [8, 64])
+        u = pl.load(b, [0, 0], [8, 64])
+        tmp = pl.tile.create_tile([1, 32], dtype=pl.UINT8)
+        y = pl.store(pl.tile.sel(pl.cmp(t, u, cmp_type=2), t, u, tmp), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[8, 64], pl.FP32], b: pl.Tensor[[8, 64], pl.FP32], y: pl.Out[pl.Tensor[[8, 64], pl.FP32]]):
+        y = self.k(a, b, y)
+        return y
+
+
+def test_a5_packed_compare_mask_is_a_located_error_for_027(tmp_path):
+    """0.27's A5 tcmp takes a mask of the sources' shape; ptokit (as pypto HEAD) writes the a5 mask packed."""
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(PackedMask, output_dir=tmp_path / "compat", platform="a5sim", ptoas_compat="0.27")
+    err = info.value
+    assert "'pto.tcmp' op expects src0, src1, and dst to have the same shape" in err.message, err.message
+    assert err.loc is not None and "pl.cmp(t, u, cmp_type=2)" in err.loc.source_line
+    ptokit.compile(PackedMask, output_dir=tmp_path / "head", platform="a5sim")          # pypto HEAD's mode
+    ptokit.compile(PackedMask, output_dir=tmp_path / "a2a3", ptoas_compat="0.27")        # a2a3: valid rows only
+
+
+def test_valid_shape_set_on_a_popped_tile_is_a_located_error_for_027(tmp_path):
+    """0.27 lowers pto.set_validshape only on a tile the function allocates ("requires a locally bound tile
+    source"); a tile the vector core pops with a run-time valid region is pypto HEAD's form."""
+    forms13 = _programs("parity/forms13_programs.py")
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(forms13.MixedDynamicValid, output_dir=tmp_path / "compat", ptoas_compat="0.27")
+    err = info.value
+    assert "'pto.set_validshape' of a tile popped from the other core is not lowered by ptoas 0.27" in err.message
+    assert err.loc is not None and "pl.TileView(valid_shape=[n, 64])" in err.loc.source_line, err.loc.source_line
+    ptokit.compile(forms13.MixedDynamicValid, output_dir=tmp_path / "head")
+
+
+def test_an_a2a3_mscatter_is_a_located_error_for_027(tmp_path):
+    """0.27's verifier takes pto.mscatter (and pto.mgather) on A5 targets only."""
+    rows = _programs("interop/row_programs.py")
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(rows.RowsScatter, output_dir=tmp_path / "compat", ptoas_compat="0.27")
+    err = info.value
+    assert "'pto.mscatter' op pto.mscatter is only supported on A5 targets" in err.message, err.message
+    assert err.loc is not None and "pl.mscatter(" in err.loc.source_line
+    ptokit.compile(rows.RowsScatter, output_dir=tmp_path / "a5", platform="a5sim", ptoas_compat="0.27")
+    ptokit.compile(rows.RowsScatter, output_dir=tmp_path / "head")          # pypto HEAD's mode

@@ -301,3 +301,90 @@ def test_a_trowexpandadd_tmp_is_refused_for_027_only():
     refused(text, "a2a3", "'pto.trowexpandadd' op takes no tmp operand in ptoas 0.27 (ins(%src0, %src1 : T0, T1) only)",
             "%s", compat="0.27")
     accepted(text, "a2a3")
+
+
+def test_a_packed_a5_tcmp_mask_is_refused_for_027_only():
+    """0.27's A5 tcmp wants src0, src1 and dst of one shape; the packed A5 mask (one bit per element) is
+    pypto HEAD's form for newer ptoas. a2a3 checks only the valid rows."""
+    t, mask = tb(16, 64, "f32"), tb(16, 32, "ui8")
+    text = kernel({"a": t, "b": t, "m": mask},
+                  f"  pto.tcmp ins(%a, %b {{cmpMode = #pto<cmp lt>}} : {t}, {t}) outs(%m : {mask})")
+    refused(text, "a5", "'pto.tcmp' op expects src0, src1, and dst to have the same shape (ptoas 0.27's A5 rule; "
+                        "the packed A5 mask is written for newer ptoas)", "%m", compat="0.27")
+    accepted(text, "a5")
+    accepted(text, "a2a3", compat="0.27")
+    same = tb(16, 64, "ui8")
+    accepted(kernel({"a": t, "b": t, "m": same},
+                    f"  pto.tcmp ins(%a, %b {{cmpMode = #pto<cmp lt>}} : {t}, {t}) outs(%m : {same})"), "a5", compat="0.27")
+
+
+@pytest.mark.parametrize("arch, words", [("a5", "A5 vec"), ("a2a3", "A2/A3 vec/mat")])
+def test_an_fp8_vec_store_is_refused_for_027_only(arch, words):
+    vec = tb(16, 32, "f8E4M3FN")
+    text = kernel({"t": vec}, (
+        "  %v = pto.make_tensor_view %arg0, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf8E4M3FN>\n"
+        "  %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<?x?xf8E4M3FN> -> "
+        "!pto.partition_tensor_view<16x32xf8E4M3FN>\n"
+        f"  pto.tstore ins(%t : {vec}) outs(%p : !pto.partition_tensor_view<16x32xf8E4M3FN>)"),
+        params="%arg0: !pto.ptr<f8E4M3FN>")
+    refused(text, arch, f"'pto.tstore' op expects {words} tstore src element type to be i8/i16/i32/i64/u64/f16/bf16/f32",
+            "%t", compat="0.27")
+    accepted(text, arch)
+
+
+@pytest.mark.parametrize("op", ["trowsum", "trowmax", "trowmin"])
+@pytest.mark.parametrize("arch", ["a2a3", "a5"])
+def test_row_reductions_take_no_bf16_on_either_arch(op, arch):
+    src, tmp, dst = tb(16, 64, "bf16"), tb(16, 64, "bf16"), str(TileBufType.of("vec", "bf16", 16, 1, v_row=16, v_col=1))
+    text = kernel({"s": src, "t": tmp, "d": dst}, f"  pto.{op} ins(%s, %t : {src}, {tmp}) outs(%d : {dst})")
+    refused(text, arch, f"'pto.{op}' op expects element type to be i16/i32/f16/f32", "%s")
+    ok, okd = tb(16, 64, "f16"), str(TileBufType.of("vec", "f16", 16, 1, v_row=16, v_col=1))
+    accepted(kernel({"s": ok, "t": ok, "d": okd}, f"  pto.{op} ins(%s, %t : {ok}, {ok}) outs(%d : {okd})"), arch)
+
+
+def test_a_row_min_tmp_is_row_major():
+    src, col = tb(16, 64, "f32"), str(TileBufType.of("vec", "f32", 16, 1, v_row=16, v_col=1))
+    text = kernel({"s": src, "t": col, "d": col}, f"  pto.trowmin ins(%s, %t : {src}, {col}) outs(%d : {col})")
+    with pytest.raises(AssemblerError) as ei:
+        assemble_text(text, "t.pto", arch="a2a3")
+    assert "row_major" in ei.value.message and "tmp" in ei.value.message, ei.value.message
+
+
+@pytest.mark.parametrize("arch", ["a2a3", "a5"])
+def test_tprelu_is_f16_or_f32(arch):
+    t, m = tb(16, 64, "bf16"), tb(16, 64, "ui8" if arch == "a2a3" else "bf16")
+    text = kernel({"a": t, "b": t, "m": m, "d": t}, f"  pto.tprelu ins(%a, %b, %m : {t}, {t}, {m}) outs(%d : {t})")
+    refused(text, arch, "'pto.tprelu' op expects dst/src0/src1 element type to be f16 or f32", "%a")
+
+
+def test_textract_element_types_on_a2a3():
+    mat, left = tb(32, 32, "i32", "mat"), tb(16, 32, "i32", "left")
+    text = kernel({"s": mat, "d": left}, f"  pto.textract ins(%s, %c0, %c0 : {mat}, index, index) outs(%d : {left})",
+                  kind="cube")
+    refused(text, "a2a3", "'pto.textract' op expects A2/A3 textract element type to be i8/f16/bf16/f32", "%s",
+            compat="0.27")
+    accepted(text, "a2a3")      # ptokit's own windows (Vec -> Vec, i32) keep pypto HEAD's mode
+
+
+def test_trems_scalar_is_the_tile_element_type():
+    t = tb(16, 64, "f16")
+    text = kernel({"s": t, "t": t, "d": t}, f"  pto.trems ins(%s, %c3_f32, %t : {t}, f32, {t}) outs(%d : {t})")
+    refused(text, "a5", "'pto.trems' op expects scalar type to match the tile element type", "%c3_f32")
+
+
+@pytest.mark.parametrize("arch", ["a2a3", "a5"])
+def test_column_expdif_is_f16_or_f32(arch):
+    t, row = tb(16, 64, "bf16"), tb(1, 64, "bf16")
+    text = kernel({"a": t, "r": row, "d": t}, f"  pto.tcolexpandexpdif ins(%a, %r : {t}, {row}) outs(%d : {t})")
+    refused(text, arch, "'pto.tcolexpandexpdif' op expects tcolexpandexpdif element type to be f16 or f32", "%a")
+
+
+def test_trandom_is_a5_only_for_027():
+    t = tb(16, 64, "ui32")
+    text = kernel({"d": t}, "  %k = arith.constant 1 : i32\n"
+                            f"  pto.trandom ins(%k, %k, %k, %k, %k, %k : i32, i32, i32, i32, i32, i32) outs(%d : {t})")
+    with pytest.raises(AssemblerError) as ei:
+        assemble_text(text, "t.pto", arch="a2a3", compat="0.27")
+    assert ei.value.message == "'pto.trandom' op trandom is only supported for A5 targets", ei.value.message
+    accepted(text, "a2a3")
+    accepted(text, "a5", compat="0.27")

@@ -109,7 +109,7 @@ class Sema:
             a.value = self.define(a.name, a.type, a.line, a.col, "arg")  # type: ignore[attr-defined]
         if f.body is not None:
             self.check_block(f.body, parent=None)
-            broken = rules.function_rule(f, self.arch)
+            broken = rules.function_rule(f, self.arch) or rules.form_function_rule(f, self.arch, self.compat)
             if broken is not None:
                 raise self.error(broken[1], *broken[0].extra["name_tok"])
             for i, op in enumerate(f.body.ops):
