@@ -32,7 +32,6 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from .. import __version__
 from ..artifacts import PROFILE_DIR
 from ..locks import exclusive_lock
 from ..runtime import statcache
@@ -179,7 +178,10 @@ def ptokit_identity() -> str:
             h.update(str(p.relative_to(pkg)).encode() + b"\0")
             h.update(p.read_bytes())
             h.update(b"\0")
-        return f"{__version__}+{h.hexdigest()[:20]}"
+        # the package is loaded before any of its modules; read from it, not imported: ptokit.compile
+        # imports this cache, so an import of ptokit here would be a circle
+        version = sys.modules[__name__.split(".")[0]].__version__
+        return f"{version}+{h.hexdigest()[:20]}"
 
     return statcache.remembered("ptokit-identity", [str(pkg)] + files, compute)
 
@@ -197,6 +199,8 @@ def key_hash(components: dict) -> str:
 
 _LABELS = {
     "source": "source of the @pl.jit function",
+    "program_source": "source of the @pl.program (or a module-level @pl.function it calls)",
+    "files": "file or first line of the program's source",
     "platform": "platform",
     "runtime": "runtime kind",
     "ptokit": "ptokit version / installed code",
@@ -239,7 +243,7 @@ def diff_components(old: dict, new: dict) -> List[str]:
                     out.append(f"compile option {o} changed: {a.get(o)} -> {b.get(o)}")
         else:
             label = _LABELS.get(k, k)
-            if k == "source":
+            if k in ("source", "program_source"):
                 out.append(f"{label} changed")
             else:
                 out.append(f"{label} changed: {a} -> {b}")

@@ -89,17 +89,20 @@ def _static_path(node) -> Optional[List]:
     string is ``_Item(_MISSING)``."""
     items = []
     while isinstance(node, ast.Subscript):
-        k = node.slice
-        if isinstance(k, ast.UnaryOp) and isinstance(k.op, ast.USub) and isinstance(k.operand, ast.Constant) \
-                and type(k.operand.value) is int:
-            items.append(_Item(-k.operand.value))
-        elif isinstance(k, ast.Constant) and type(k.value) in (int, str):
-            items.append(_Item(k.value))
-        else:
-            items.append(_Item(_MISSING))
+        items.append(_index_item(node.slice))
         node = node.value
     parts = _dotted(node)
     return None if parts is None else parts + items[::-1]
+
+
+def _index_item(k) -> _Item:
+    """The ``[k]`` step of a path: a literal int (also negative) or string, else ``_Item(_MISSING)``."""
+    if isinstance(k, ast.UnaryOp) and isinstance(k.op, ast.USub) and isinstance(k.operand, ast.Constant) \
+            and type(k.operand.value) is int:
+        return _Item(-k.operand.value)
+    if isinstance(k, ast.Constant) and type(k.value) in (int, str):
+        return _Item(k.value)
+    return _Item(_MISSING)
 
 
 def _dotted(node) -> Optional[List[str]]:
@@ -119,7 +122,12 @@ def _lookup(scope_fn, dotted: tuple):
         v = g[dotted[0]]
     else:
         v = function_scope(scope_fn).get(dotted[0], _MISSING)
-    for a in dotted[1:]:
+    return _follow(v, dotted[1:])
+
+
+def _follow(v, steps):
+    """The value ``steps`` (attributes and ``_Item`` indexes) lead to from ``v``, or ``_MISSING``."""
+    for a in steps:
         if v is _MISSING:
             break
         if isinstance(a, _Item):
