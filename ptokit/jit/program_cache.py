@@ -135,9 +135,12 @@ class _Scanner:
 
     def scan_function_def(self, item, scope, label: str) -> List:
         """One ``def``: decorators, annotations and defaults see the scope; the body its own names too."""
+        local = {a.arg for a in _all_args(item.args)}
         for n in ast.walk(item):
-            f = n.func if isinstance(n, ast.Call) else None
-            if getattr(f, "attr", getattr(f, "id", None)) in PRINTS_WHILE_COMPILING:
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                local.add(n.id)
+            elif isinstance(n, ast.Call) and \
+                    getattr(n.func, "attr", getattr(n.func, "id", None)) in PRINTS_WHILE_COMPILING:
                 raise Uncacheable(f"{label}.{item.name} calls {PRINTS_WHILE_COMPILING[0]}, which prints while it is "
                                   f"compiled")
         reached = []
@@ -147,10 +150,6 @@ class _Scanner:
             outer.append(item.returns)
         for node in outer:
             reached += self.key_paths(node, set(), scope, label)
-        local = {a.arg for a in _all_args(item.args)}
-        for n in ast.walk(item):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-                local.add(n.id)
         for st in item.body:
             reached += self.key_paths(st, local, scope, label)
         return reached
@@ -172,12 +171,13 @@ def _read_paths(tree, local, scope) -> set:
     (the front end resolves a chain to its last value, so ``cfg.n`` keys ``cfg.n``, not ``cfg``),
     cut before an index that is not a literal (then the container is keyed whole)."""
     inner = set()
-    for n in ast.walk(tree):
-        if isinstance(n, (ast.Attribute, ast.Subscript)):
-            inner.add(id(n.value))
     out = set()
-    for n in ast.walk(tree):
-        if id(n) in inner or not isinstance(n, (ast.Name, ast.Attribute, ast.Subscript)):
+    for n in ast.walk(tree):          # breadth first: a chain's outer node comes before its inner ones
+        if not isinstance(n, (ast.Name, ast.Attribute, ast.Subscript)):
+            continue
+        if not isinstance(n, ast.Name):
+            inner.add(id(n.value))
+        if id(n) in inner:
             continue
         p = _chain(n)
         if not p or p[0] in local or p[0] not in scope:
