@@ -260,6 +260,8 @@ def _flag_list(defines, extra_flags) -> list[str]:
     base = list(compilers.base_flags(compiler()))
     if any(f.startswith("-std=") for f in extra):     # a job's own language standard replaces the base one
         base = [f for f in base if not f.startswith("-std=")]
+    if any(re.fullmatch(r"-O[0-3sgz]?|-Ofast", f) for f in extra):   # so does its optimisation level
+        base = [f for f in base if not re.fullmatch(r"-O[0-3sgz]?|-Ofast", f)]
     return base + [_define_flag(str(d)) for d in defines] + extra
 
 

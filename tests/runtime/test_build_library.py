@@ -77,3 +77,14 @@ def test_libptosim_is_its_runtime_and_cube_units():
     assert names == ["ptosim.cpp", "ptosim_cube.cpp"]
     lib = ctypes.CDLL(str(driver.library_path()))
     assert lib.pto_cpu_gemm_f32 and lib.pto_cpu_widen16 and lib.ptosim_run   # the cube's hooks are in it
+
+
+def test_a_units_optimisation_level_replaces_the_base_one():
+    base = build._flag_list((), ())
+    assert "-O2" in base
+    own = build._flag_list((), ("-O1", "-Werror"))
+    assert "-O1" in own and "-O2" not in own and own.count("-O1") == 1
+    # libptosim: the runtime at -O1 (its compile is the longest of a first run), the cube at -O2
+    flags = {os.path.basename(str(u.source)): build._flag_list(u.defines, u.extra_flags) for u in driver.LIBRARY_UNITS}
+    assert "-O1" in flags["ptosim.cpp"] and "-O2" not in flags["ptosim.cpp"]
+    assert "-O2" in flags["ptosim_cube.cpp"]
