@@ -334,8 +334,19 @@ def compile_cached(program, output_dir=None, platform="a2a3sim", runtime=None, d
                 tmp = C.new_temp_dir(group, key)
                 try:
                     compiled = _compile(program, tmp, platform, runtime, False, False, **options)
-                    if type(compiled) is not CompiledProgram:
-                        raise RuntimeError(f"ptokit.compile of {program.name} returned {type(compiled).__name__}")
+                except Exception:     # noqa: BLE001 - compiled again below, where the user asked
+                    compiled = None
+                    shutil.rmtree(tmp, ignore_errors=True)
+                except BaseException:
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    raise
+                if type(compiled) is not CompiledProgram:
+                    # a failing compile fails where the user asked for the tree: its error names
+                    # those paths, and what it wrote before failing is left there, as without the cache
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    return _compile(program, output_dir, platform, runtime, dump_passes, dump_ptoas_passes,
+                                    **options)
+                try:
                     times = compiled.times
                     C.write_manifest(tmp, key, components)
                     C.publish(tmp, entry, key)

@@ -256,3 +256,27 @@ def test_cache_off_compiles_every_time(tmp_path, monkeypatch):
     ptokit.compile(m.make(64), output_dir=tmp_path / "o")
     assert C.STATS == {k: 0 for k in C.STATS}
     assert not (tmp_path / "cache" / "jit").exists()
+
+
+def test_a_failing_compile_fails_in_output_dir_as_without_the_cache(tmp_path, monkeypatch):
+    # a miss compiles into a new entry; when that fails, the error and the units written before it
+    # are the user's output_dir's, as without the cache, and nothing is entered
+    from pathlib import Path
+    from ptokit.backend import generate
+    from ptokit.backend.generate import TreeError
+    from ptokit.errors import AssemblerError
+    from programs import Graphs
+    monkeypatch.setenv("PTOKIT_CACHE_DIR", str(tmp_path / "cache"))
+    real = generate.assemble
+
+    def flaky(pto_path, cpp_path, arch, **kw):
+        if Path(pto_path).stem == "twice":
+            raise AssemblerError(f"simulated failure in {pto_path}")
+        return real(pto_path, cpp_path, arch, **kw)
+
+    monkeypatch.setattr(generate, "assemble", flaky)
+    with pytest.raises(TreeError) as info:
+        ptokit.compile(Graphs, output_dir=tmp_path / "out")
+    assert str(tmp_path / "out") in str(info.value) and "cache" not in str(info.value)
+    assert (tmp_path / "out" / "kernels" / "aiv" / "plus1.cpp").exists()
+    assert not [e for e in (tmp_path / "cache" / "jit").rglob("kernel_config.py")]
