@@ -93,7 +93,7 @@ def cache_stat() -> dict:
     root = _build_dir()
     count = 0
     if root.is_dir():
-        count = sum(1 for p in root.glob("*/*.so") if p.is_file())
+        count = sum(1 for p in root.glob("*/*") if p.suffix in (".so", ".o") and p.is_file())   # .o: library units
     return {"path": str(root), "objects": count, "bytes": _folder_bytes(root), "pch_bytes": _folder_bytes(root / "pch")}
 
 
@@ -103,7 +103,7 @@ def cache_total_bytes() -> int:
 
 
 def cache_clear() -> int:
-    """Remove every cached object; returns how many ``.so`` files there were."""
+    """Remove every cached object; returns how many (``.so`` and a library's unit ``.o``) there were."""
     root = _build_dir()
     n = cache_stat()["objects"]
     if root.is_dir():

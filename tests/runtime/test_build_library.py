@@ -32,6 +32,7 @@ def test_units_are_linked_into_one_library_and_cached(units, tmp_path):
     so = ctypes.CDLL(str(lib))
     assert so.unit_a(4) == 5 and so.unit_b(4) == 12
     assert len(_objects(tmp_path)) == 2                     # one object per unit
+    assert build.cache_stat()["objects"] == 3               # `ptokit cache stat` counts them with the library
     assert build.cached_library(units) == lib
     inode = lib.stat().st_ino
     assert build.build_library(units, name_hint="two") == lib and lib.stat().st_ino == inode
