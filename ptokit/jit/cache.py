@@ -349,6 +349,31 @@ def new_temp_dir(group_dir: Path, key: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=f".tmp-{key[:12]}.pid{os.getpid()}.", dir=group_dir))
 
 
+def start_miss(group_dir: Path, entry: Path, key: str, label: str, why: str, explain_new) -> Path:
+    """A miss, under the key's lock: a corrupt entry (``why``) is counted, explained and moved
+    aside, else ``explain_new()`` says why there was none; returns the temporary folder to write
+    the new entry into (``publish``)."""
+    if entry.exists():
+        STATS["corrupt_rebuilt"] += 1
+        explain(f"cache miss for {label}: entry {entry.name} is corrupt ({why}); rebuilding it")
+        discard(entry)
+    else:
+        explain_new()
+    STATS["misses"] += 1
+    return new_temp_dir(group_dir, key)
+
+
+def enter(tmp: Path, entry: Path, key: str, components: dict) -> None:
+    """Write the manifest of the tree built in ``tmp`` and publish it as ``entry`` (``tmp`` is
+    removed if that fails)."""
+    try:
+        write_manifest(tmp, key, components)
+        publish(tmp, entry, key)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
 def discard(path: Path) -> None:
     """Move a folder out of the way (one rename), then delete it."""
     if not path.exists():

@@ -560,23 +560,14 @@ class JitFunction:
                     C.STATS["disk_hits"] += 1
                     C.explain(f"disk hit for {self.fn.__name__} (built by another process): {entry}")
                 else:
-                    if entry.exists():
-                        C.STATS["corrupt_rebuilt"] += 1
-                        C.explain(f"cache miss for {self.fn.__name__}: entry {entry.name} is corrupt ({why}); "
-                                  f"rebuilding it")
-                        C.discard(entry)
-                    else:
-                        self._explain_miss(group, components, specs)
-                    C.STATS["misses"] += 1
-                    tmp = C.new_temp_dir(group, key)
+                    tmp = C.start_miss(group, entry, key, self.fn.__name__, why,
+                                       lambda: self._explain_miss(group, components, specs))
                     try:
-                        compiled = self._codegen(specs, ctx, tmp, dump_passes, dump_ptoas, profiling)
-                        times = compiled.times
-                        C.write_manifest(tmp, key, components)
-                        C.publish(tmp, entry, key)
+                        times = self._codegen(specs, ctx, tmp, dump_passes, dump_ptoas, profiling).times
                     except BaseException:
                         shutil.rmtree(tmp, ignore_errors=True)
                         raise
+                    C.enter(tmp, entry, key, components)
         compiled = CompiledProgram(entry.resolve(), read_kernel_config(entry), ctx.platform, ctx.runtime_kind, times,
                                    _program=program)
         self._ensure_dumps(entry, specs, ctx, dump_passes, dump_ptoas, profiling)

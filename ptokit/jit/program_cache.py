@@ -321,17 +321,10 @@ def compile_cached(program, output_dir=None, platform="a2a3sim", runtime=None, d
                 C.STATS["disk_hits"] += 1
                 C.explain(f"disk hit for program {program.name} (compiled by another process): {entry}")
             else:
-                ok, why = C.validate_entry(entry, key)
-                if entry.exists():
-                    C.STATS["corrupt_rebuilt"] += 1
-                    C.explain(f"cache miss for program {program.name}: entry {entry.name} is corrupt ({why}); "
-                              f"compiling it again")
-                    C.discard(entry)
-                else:
-                    _explain_miss(program.name, group, components)
-                C.STATS["misses"] += 1
+                _ok, why = C.validate_entry(entry, key)
+                tmp = C.start_miss(group, entry, key, f"program {program.name}", why,
+                                   lambda: _explain_miss(program.name, group, components))
                 C.STATS["codegen_runs"] += 1
-                tmp = C.new_temp_dir(group, key)
                 try:
                     compiled = _compile(program, tmp, platform, runtime, False, False, **options)
                 except Exception:     # noqa: BLE001 - compiled again below, where the user asked
@@ -346,13 +339,8 @@ def compile_cached(program, output_dir=None, platform="a2a3sim", runtime=None, d
                     shutil.rmtree(tmp, ignore_errors=True)
                     return _compile(program, output_dir, platform, runtime, dump_passes, dump_ptoas_passes,
                                     **options)
-                try:
-                    times = compiled.times
-                    C.write_manifest(tmp, key, components)
-                    C.publish(tmp, entry, key)
-                except BaseException:
-                    shutil.rmtree(tmp, ignore_errors=True)
-                    raise
+                times = compiled.times
+                C.enter(tmp, entry, key, components)
                 manifest = C.read_manifest(entry)
     out = _materialize(entry, manifest, output_dir, program.name)
     compiled = CompiledProgram(out, read_kernel_config(out), ctx.platform, ctx.runtime_kind, times,
