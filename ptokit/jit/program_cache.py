@@ -154,6 +154,17 @@ class _Scanner:
             reached += self.key_paths(st, local, scope, label)
         return reached
 
+    def key_evaluated(self, pyfn, label: str) -> None:
+        """What Python evaluated when the function was defined and the front end takes as it is:
+        its annotations and its ``@pl.function(...)`` declaration. A value that only an annotation
+        or a decorator reads (``pl.Tensor[[W, 1], ...]`` in a factory) is in no scope the source
+        scan sees."""
+        for arg, value in sorted(getattr(pyfn, "__annotations__", {}).items()):
+            self.constants[f"{label}:annotation {arg}"] = _value_text(value, f"the annotation of {arg}")
+        decl = getattr(pyfn, "__pto_decl__", None)
+        self.constants[f"{label}:declaration"] = _value_text(decl if decl is not None else pyfn.__pto_function__,
+                                                             "the @pl.function declaration")
+
     def scan_module_function(self, fn) -> None:
         src, unit = _source_unit(fn)
         ident = (unit["file"], unit["start"])
@@ -161,6 +172,7 @@ class _Scanner:
             return
         self.seen.add(ident)
         self.units.append(unit)
+        self.key_evaluated(fn, f"{fn.__module__}.{fn.__qualname__}")
         item = src.tree.body[0]
         for f in self.scan_function_def(item, function_scope(fn), f"{fn.__module__}.{fn.__qualname__}"):
             self.scan_module_function(f)
@@ -234,6 +246,9 @@ def program_key(spec: ProgramSpec, ctx, with_loc: bool) -> dict:
     for item in cdef.body:
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
             reached += scan.scan_function_def(item, scope, label)
+            pyfn = cls.__dict__.get(item.name)
+            if getattr(pyfn, "__pto_function__", None) is not None:
+                scan.key_evaluated(pyfn, f"{label}.{item.name}")
         else:
             reached += scan.key_paths(item, set(), scope, label)
     try:

@@ -280,3 +280,29 @@ def test_a_failing_compile_fails_in_output_dir_as_without_the_cache(tmp_path, mo
     assert str(tmp_path / "out") in str(info.value) and "cache" not in str(info.value)
     assert (tmp_path / "out" / "kernels" / "aiv" / "plus1.cpp").exists()
     assert not [e for e in (tmp_path / "cache" / "jit").rglob("kernel_config.py")]
+
+
+ANNOTATION_ONLY = '''\
+import ptokit.language as pl
+
+
+def make(w):
+    @pl.program
+    class Sized:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tensor[[w, 64], pl.FP32], out: pl.Out[pl.Tensor[[w, 64], pl.FP32]]) -> pl.Tensor[[w, 64], pl.FP32]:
+            out = pl.store(pl.load(a, [0, 0], [8, 64]), [0, 0], out)
+            return out
+    return Sized
+'''
+
+
+def test_a_value_only_an_annotation_reads_is_in_the_key(tmp_path, monkeypatch):
+    # w is in no scope the source scan sees (Python evaluated the annotations when it defined k):
+    # the evaluated annotations are keyed
+    import importlib
+    (tmp_path / "pc_annot.py").write_text(ANNOTATION_ONLY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    m = importlib.import_module("pc_annot")
+    assert _key(m.make(8)) != _key(m.make(16))
+    assert _key(m.make(8)) == _key(m.make(8))
