@@ -243,6 +243,11 @@ def program_key(spec: ProgramSpec, ctx, with_loc: bool) -> dict:
     label = f"{cls.__module__}.{cls.__qualname__}"
     reached = list(scan.key_paths(ast.Module(body=list(cdef.decorator_list) + list(cdef.bases), type_ignores=[]),
                                   set(), scope, label))
+    for name, value in sorted(vars(cls).items()):
+        # class attributes as Python evaluated them (their text is in the source, but a value they
+        # took from the defining function is in no scope the scan sees)
+        if not (name.startswith("__") and name.endswith("__")) and getattr(value, "__pto_function__", None) is None:
+            scan.constants[f"{label}:attribute {name}"] = _value_text(value, f"class attribute {name}")
     for item in cdef.body:
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
             reached += scan.scan_function_def(item, scope, label)
