@@ -11,6 +11,7 @@ row measures.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import datetime
 import json
@@ -40,7 +41,7 @@ ROW_KEYS = [
     "compile_first",
     "compile_parse", "compile_passes", "compile_pto", "compile_assemble", "compile_orchestration",
     "compile_config", "compile_to_pto_config", "compile_tree",
-    "compile_chain_150",
+    "compile_chain_150", "compile_cached",
     "assembler_small",
     "build_runtime_lib_cold",
     "build_pch_cold", "build_kernel_cold", "build_kernel_cold_headers", "build_gxx_floor", "build_kernel_cached", "build_tree_cold", "build_tree_cached",
@@ -192,6 +193,20 @@ def estimate_ratio(call: Callable[[object], object], reps: int):
     return e / p, p, e
 
 
+@contextlib.contextmanager
+def uncached_compiles():
+    """``ptokit.compile`` without its compile cache (``PTOKIT_CACHE=0``), for rows that time the compiler."""
+    old = os.environ.get("PTOKIT_CACHE")
+    os.environ["PTOKIT_CACHE"] = "0"
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("PTOKIT_CACHE", None)
+        else:
+            os.environ["PTOKIT_CACHE"] = old
+
+
 def median_time(fn: Callable[[], object], reps: int, warmup: int = 1) -> float:
     """Median wall-clock seconds of ``fn()`` over ``reps`` calls (after ``warmup`` calls)."""
     for _ in range(warmup):
@@ -254,6 +269,17 @@ class Bench:
                  reps=len(times))
 
     def compile_times(self):
+        with uncached_compiles():      # these rows time the compiler itself, not the compile cache
+            self._compile_times()
+            self.compile_chain()
+        import ptokit
+        from bench_programs import TwoKernels
+        ptokit.compile(TwoKernels, output_dir=self.fresh_dir("two"))      # enters it in the compile cache
+        s = median_time(lambda: ptokit.compile(TwoKernels, output_dir=self.fresh_dir("two")), self.reps)
+        self.add("compile_cached", "  compile TwoKernels again: a compile cache hit", s * 1e3, "ms",
+                 notes="source and options unchanged: the cached tree written out, nothing compiled", reps=self.reps)
+
+    def _compile_times(self):
         import ptokit
         from bench_programs import TwoKernels
 
@@ -286,7 +312,6 @@ class Bench:
                  notes="parse+passes+pto+config; peer C++-core compiler ~110 ms", reps=len(runs))
         self.add("compile_tree", "compile TwoKernels: whole artifact tree", total, "ms", "<=", 100.0,
                  notes="sum of the six stages", reps=len(runs))
-        self.compile_chain()
 
     def compile_chain(self, ops: int = 150):
         """A kernel of ``ops`` element-wise instructions in a row (one fused run): compile time must

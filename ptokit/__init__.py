@@ -19,13 +19,14 @@ def compile(program, output_dir=None, platform="a2a3sim", runtime=None, dump_pas
             dump_ptoas_passes=False, **options):
     """Compile a ``@pl.program`` class into an artifact tree; returns a CompiledProgram."""
     # lazy: the compiler (front end, passes, backend; numpy) loads on the first compile, so that
-    # `import ptokit` stays a few milliseconds; distributed_build dispatches a program with a host
-    # function to the distributed build and any other to the toolchain
-    from .distributed_build import compile_entry
+    # `import ptokit` stays a few milliseconds; the compile cache loads it only on a miss, and
+    # then distributed_build dispatches a program with a host function to the distributed build
+    # and any other to the toolchain
+    from .jit.program_cache import compile_cached
     from .targets import platform_to_use
     platform = platform_to_use(platform)     # a hardware platform is simulated under `ptokit pypto`
-    return compile_entry(program, output_dir=output_dir, platform=platform, runtime=runtime,
-                           dump_passes=dump_passes, dump_ptoas_passes=dump_ptoas_passes, **options)
+    return compile_cached(program, output_dir=output_dir, platform=platform, runtime=runtime,
+                          dump_passes=dump_passes, dump_ptoas_passes=dump_ptoas_passes, **options)
 
 
 def __getattr__(name):

@@ -14,7 +14,6 @@ has to reach forward to the next one:
 from __future__ import annotations
 
 import ast
-import datetime
 import importlib.util
 import json
 import sys
@@ -23,7 +22,7 @@ import traceback
 from pathlib import Path
 from typing import Optional
 
-from .artifacts import PROFILE_DIR
+from .artifacts import PROFILE_DIR, default_output_dir  # noqa: F401 (re-exported)
 from .backend.generate import StageTimes, generate_tree
 from .compiled import CompiledProgram
 from .errors import ArgumentError, PtokitError, UserError, source_loc_from_file
@@ -33,11 +32,6 @@ from .language.parser import parse_program
 from .passes.context import PassContext, resolve_context  # noqa: F401 (re-exported)
 from .passes.manager import run_passes
 from .targets import coerce_runtime_kind, platform_to_use, validate_platform
-
-
-def default_output_dir(name: str) -> Path:
-    stamp = datetime.datetime.now().strftime("%Y%m%d_%H%M%S_%f")
-    return Path("build_output") / f"{name}_{stamp}"
 
 
 def lower_to_tree(ir: N.Program, out: Path, ctx: PassContext, *, dump_passes: bool = False,

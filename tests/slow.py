@@ -28,6 +28,9 @@ SLOW_MODULES = frozenset({
 })
 
 SLOW_TESTS = frozenset({
+    "tests/jit/test_program_cache.py::test_a_new_process_takes_an_unchanged_program_from_the_cache",
+    "tests/jit/test_program_cache.py::test_an_edited_program_is_a_miss_and_runs_the_new_code",
+    "tests/jit/test_program_cache.py::test_another_platform_is_a_miss",
     "tests/trace/test_trace_view.py::test_serves_the_trace_offline_and_stops",
     "tests/backend/test_assembler.py::test_goldens_execute_correctly",
     "tests/backend/test_assembler_errors.py::test_fuzz_garbage",

@@ -32,7 +32,6 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from .. import __version__
 from ..artifacts import PROFILE_DIR
 from ..locks import exclusive_lock
 from ..runtime import statcache
@@ -179,7 +178,10 @@ def ptokit_identity() -> str:
             h.update(str(p.relative_to(pkg)).encode() + b"\0")
             h.update(p.read_bytes())
             h.update(b"\0")
-        return f"{__version__}+{h.hexdigest()[:20]}"
+        # the package is loaded before any of its modules; read from it, not imported: ptokit.compile
+        # imports this cache, so an import of ptokit here would be a circle
+        version = sys.modules[__name__.split(".")[0]].__version__
+        return f"{version}+{h.hexdigest()[:20]}"
 
     return statcache.remembered("ptokit-identity", [str(pkg)] + files, compute)
 
@@ -197,6 +199,8 @@ def key_hash(components: dict) -> str:
 
 _LABELS = {
     "source": "source of the @pl.jit function",
+    "program_source": "source of the @pl.program (or a module-level @pl.function it calls)",
+    "files": "file or first line of the program's source",
     "platform": "platform",
     "runtime": "runtime kind",
     "ptokit": "ptokit version / installed code",
@@ -239,7 +243,7 @@ def diff_components(old: dict, new: dict) -> List[str]:
                     out.append(f"compile option {o} changed: {a.get(o)} -> {b.get(o)}")
         else:
             label = _LABELS.get(k, k)
-            if k == "source":
+            if k in ("source", "program_source"):
                 out.append(f"{label} changed")
             else:
                 out.append(f"{label} changed: {a} -> {b}")
@@ -343,6 +347,31 @@ def new_temp_dir(group_dir: Path, key: str) -> Path:
     sweep_stale_entries(group_dir)
     import tempfile   # lazy: only a miss writes an entry (a warm process never imports it)
     return Path(tempfile.mkdtemp(prefix=f".tmp-{key[:12]}.pid{os.getpid()}.", dir=group_dir))
+
+
+def start_miss(group_dir: Path, entry: Path, key: str, label: str, why: str, explain_new) -> Path:
+    """A miss, under the key's lock: a corrupt entry (``why``) is counted, explained and moved
+    aside, else ``explain_new()`` says why there was none; returns the temporary folder to write
+    the new entry into (``publish``)."""
+    if entry.exists():
+        STATS["corrupt_rebuilt"] += 1
+        explain(f"cache miss for {label}: entry {entry.name} is corrupt ({why}); rebuilding it")
+        discard(entry)
+    else:
+        explain_new()
+    STATS["misses"] += 1
+    return new_temp_dir(group_dir, key)
+
+
+def enter(tmp: Path, entry: Path, key: str, components: dict) -> None:
+    """Write the manifest of the tree built in ``tmp`` and publish it as ``entry`` (``tmp`` is
+    removed if that fails)."""
+    try:
+        write_manifest(tmp, key, components)
+        publish(tmp, entry, key)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 def discard(path: Path) -> None:

@@ -90,17 +90,20 @@ def _static_path(node) -> Optional[List]:
     string is ``_Item(_MISSING)``."""
     items = []
     while isinstance(node, ast.Subscript):
-        k = node.slice
-        if isinstance(k, ast.UnaryOp) and isinstance(k.op, ast.USub) and isinstance(k.operand, ast.Constant) \
-                and type(k.operand.value) is int:
-            items.append(_Item(-k.operand.value))
-        elif isinstance(k, ast.Constant) and type(k.value) in (int, str):
-            items.append(_Item(k.value))
-        else:
-            items.append(_Item(_MISSING))
+        items.append(_index_item(node.slice))
         node = node.value
     parts = _dotted(node)
     return None if parts is None else parts + items[::-1]
+
+
+def _index_item(k) -> _Item:
+    """The ``[k]`` step of a path: a literal int (also negative) or string, else ``_Item(_MISSING)``."""
+    if isinstance(k, ast.UnaryOp) and isinstance(k.op, ast.USub) and isinstance(k.operand, ast.Constant) \
+            and type(k.operand.value) is int:
+        return _Item(-k.operand.value)
+    if isinstance(k, ast.Constant) and type(k.value) in (int, str):
+        return _Item(k.value)
+    return _Item(_MISSING)
 
 
 def _dotted(node) -> Optional[List[str]]:
@@ -120,7 +123,12 @@ def _lookup(scope_fn, dotted: tuple):
         v = g[dotted[0]]
     else:
         v = function_scope(scope_fn).get(dotted[0], _MISSING)
-    for a in dotted[1:]:
+    return _follow(v, dotted[1:])
+
+
+def _follow(v, steps):
+    """The value ``steps`` (attributes and ``_Item`` indexes) lead to from ``v``, or ``_MISSING``."""
+    for a in steps:
         if v is _MISSING:
             break
         if isinstance(a, _Item):
@@ -543,23 +551,14 @@ class JitFunction:
                     C.STATS["disk_hits"] += 1
                     C.explain(f"disk hit for {self.fn.__name__} (built by another process): {entry}")
                 else:
-                    if entry.exists():
-                        C.STATS["corrupt_rebuilt"] += 1
-                        C.explain(f"cache miss for {self.fn.__name__}: entry {entry.name} is corrupt ({why}); "
-                                  f"rebuilding it")
-                        C.discard(entry)
-                    else:
-                        self._explain_miss(group, components, specs)
-                    C.STATS["misses"] += 1
-                    tmp = C.new_temp_dir(group, key)
+                    tmp = C.start_miss(group, entry, key, self.fn.__name__, why,
+                                       lambda: self._explain_miss(group, components, specs))
                     try:
-                        compiled = self._codegen(specs, ctx, tmp, dump_passes, dump_ptoas, profiling)
-                        times = compiled.times
-                        C.write_manifest(tmp, key, components)
-                        C.publish(tmp, entry, key)
+                        times = self._codegen(specs, ctx, tmp, dump_passes, dump_ptoas, profiling).times
                     except BaseException:
                         shutil.rmtree(tmp, ignore_errors=True)
                         raise
+                    C.enter(tmp, entry, key, components)
         compiled = CompiledProgram(entry.resolve(), read_kernel_config(entry), ctx.platform, ctx.runtime_kind, times,
                                    _program=program)
         self._ensure_dumps(entry, specs, ctx, dump_passes, dump_ptoas, profiling)

@@ -93,7 +93,7 @@ def cache_stat() -> dict:
     root = _build_dir()
     count = 0
     if root.is_dir():
-        count = sum(1 for p in root.glob("*/*.so") if p.is_file())
+        count = sum(1 for p in root.glob("*/*") if p.suffix in (".so", ".o") and p.is_file())   # .o: library units
     return {"path": str(root), "objects": count, "bytes": _folder_bytes(root), "pch_bytes": _folder_bytes(root / "pch")}
 
 
@@ -103,7 +103,7 @@ def cache_total_bytes() -> int:
 
 
 def cache_clear() -> int:
-    """Remove every cached object; returns how many ``.so`` files there were."""
+    """Remove every cached object; returns how many (``.so`` and a library's unit ``.o``) there were."""
     root = _build_dir()
     n = cache_stat()["objects"]
     if root.is_dir():
@@ -260,6 +260,8 @@ def _flag_list(defines, extra_flags) -> list[str]:
     base = list(compilers.base_flags(compiler()))
     if any(f.startswith("-std=") for f in extra):     # a job's own language standard replaces the base one
         base = [f for f in base if not f.startswith("-std=")]
+    if any(re.fullmatch(r"-O[0-3sgz]?|-Ofast", f) for f in extra):   # so does its optimisation level
+        base = [f for f in base if not re.fullmatch(r"-O[0-3sgz]?|-Ofast", f)]
     return base + [_define_flag(str(d)) for d in defines] + extra
 
 
@@ -280,11 +282,16 @@ def precompiled_header(source, *, defines=(), include_dirs=(), extra_flags=(), s
     flags = _pch_flags(Path(source).resolve(), _flag_list(defines, extra_flags), [Path(d) for d in include_dirs],
                        [Path(d) for d in system_include_dirs], wait=True)
     return Path(flags[1]) if flags else None
-def _places(key: str) -> tuple:
-    """(build folder, key folder, object, sidecar) of a build key."""
+def _places(key: str, suffix: str = ".so") -> tuple:
+    """(build folder, key folder, object, sidecar) of a build key (``suffix``: ``.o`` for a
+    library's unit object)."""
     build_dir = cachedir.checked_root() / "build"
     folder = build_dir / key[:2]
-    return build_dir, folder, folder / f"{key}.so", folder / f"{key}.json"
+    return build_dir, folder, folder / f"{key}{suffix}", folder / f"{key}.json"
+
+
+# a unit of a library (``build_library``) is compiled to an object, not linked
+COMPILE_ONLY = "-c"
 
 
 def cached_object(job: "BuildJob") -> Optional[Path]:
@@ -294,14 +301,16 @@ def cached_object(job: "BuildJob") -> Optional[Path]:
         return None
     key = build_key(src, defines=job.defines, include_dirs=job.include_dirs, extra_flags=job.extra_flags,
                     system_include_dirs=job.system_include_dirs)
-    _, _, obj, sidecar = _places(key)
+    _, _, obj, sidecar = _places(key, ".o" if COMPILE_ONLY in job.extra_flags else ".so")
     return obj if _cached_ok(obj, sidecar) else None
 
 
 def compile_shared(source, *, defines=(), include_dirs=(), extra_flags=(), name_hint="",
                    system_include_dirs=()) -> Path:
     """Compile ``source`` into a cached shared object and return its path (``system_include_dirs``:
-    ``-isystem`` folders, searched after ``include_dirs``; their headers' warnings are not reported)."""
+    ``-isystem`` folders, searched after ``include_dirs``; their headers' warnings are not reported).
+    With ``-c`` among ``extra_flags`` (``COMPILE_ONLY``) the result is an object file (``.o``), a
+    unit of a library (``build_library``)."""
     src = Path(source)
     if not src.is_file():
         raise UserError(f"C++ source not found: {src}")
@@ -309,7 +318,21 @@ def compile_shared(source, *, defines=(), include_dirs=(), extra_flags=(), name_
     inc = [Path(d) for d in include_dirs]
     sysinc = [Path(d) for d in system_include_dirs]
     key = build_key(src, defines=defines, include_dirs=inc, extra_flags=extra_flags, system_include_dirs=sysinc)
-    build_dir, folder, obj, sidecar = _places(key)
+    flags = _flag_list(defines, extra_flags)
+
+    def command(tmp: Path) -> list:
+        return ([compiler()] + flags + _pch_flags(src, flags, inc, sysinc)
+                + [f"-I{d}" for d in inc] + [a for d in sysinc for a in ("-isystem", str(d))]
+                + [str(src), "-o", str(tmp)])
+    return _produce(key, ".o" if COMPILE_ONLY in flags else ".so", command, f"{src}", src.name,
+                    name_hint or src.stem, {"source": str(src)}, name_hint)
+
+
+def _produce(key: str, suffix: str, command: Callable[[Path], list], what: str, lock_name: str, name: str,
+             meta_extra: dict, name_hint: str = "") -> Path:
+    """The cached file of ``key``, verified, or made by running ``command(temp path)`` under the
+    key's lock, recorded (sha256) and put in place atomically."""
+    build_dir, folder, obj, sidecar = _places(key, suffix)
     if _cached_ok(obj, sidecar):
         return obj
     cachedir.ensure_dir(folder)
@@ -318,16 +341,13 @@ def compile_shared(source, *, defines=(), include_dirs=(), extra_flags=(), name_
         sweep_build_temps(build_dir)
     else:
         cachedir.sweep_temp_files(folder)
-    with exclusive_lock(folder / f"{key}.lock", what=f"{src.name}{f' ({name_hint})' if name_hint else ''}"):
+    with exclusive_lock(folder / f"{key}.lock", what=f"{lock_name}{f' ({name_hint})' if name_hint else ''}"):
         if _cached_ok(obj, sidecar):  # another builder finished while we waited
             return obj
-        tmp = cachedir.temp_path(folder, key[:16], ".so.tmp")
+        tmp = cachedir.temp_path(folder, key[:16], f"{suffix}.tmp")
         side_tmp = cachedir.temp_path(folder, f"{key[:16]}.json")
         os.close(cachedir.create_private(tmp))
-        flags = _flag_list(defines, extra_flags)
-        cmd = ([compiler()] + flags + _pch_flags(src, flags, inc, sysinc)
-               + [f"-I{d}" for d in inc] + [a for d in sysinc for a in ("-isystem", str(d))]
-               + [str(src), "-o", str(tmp)])
+        cmd = command(tmp)
         import subprocess   # lazy: only running a tool needs it (a warm call runs none)
         try:
             try:
@@ -337,11 +357,11 @@ def compile_shared(source, *, defines=(), include_dirs=(), extra_flags=(), name_
             if proc.returncode != 0:
                 out = _trim((proc.stderr or "") + (proc.stdout or ""))
                 label = f" ({name_hint})" if name_hint else ""
-                raise BuildError(f"{cmd[0]} failed on {src}{label}\ncommand: {' '.join(cmd)}\n{out}")
+                raise BuildError(f"{cmd[0]} failed on {what}{label}\ncommand: {' '.join(cmd)}\n{out}")
             os.chmod(tmp, cachedir.EXEC_MODE)    # the linker recreates the file with the umask's mode
             digest = _sha256_file(tmp)
-            meta = {"sha256": digest, "size": tmp.stat().st_size, "name": name_hint or src.stem,
-                    "source": str(src), "command": cmd[:-1] + ["<out>"]}
+            meta = {"sha256": digest, "size": tmp.stat().st_size, "name": name, **meta_extra,
+                    "command": cmd[:-1] + ["<out>"]}
             with os.fdopen(cachedir.create_private(side_tmp), "w") as fh:
                 fh.write(json.dumps(meta, indent=1))
             os.replace(tmp, obj)
@@ -353,6 +373,53 @@ def compile_shared(source, *, defines=(), include_dirs=(), extra_flags=(), name_
     if not _cached_ok(obj, sidecar):
         raise BuildError(f"build cache: object {obj} does not match its recorded hash right after writing it")
     return obj
+
+
+# ---------------------------------------------------------------------------
+# a library of several units
+# ---------------------------------------------------------------------------
+
+
+def _unit_job(job: "BuildJob") -> "BuildJob":
+    return BuildJob(job.source, job.defines, job.include_dirs, tuple(job.extra_flags) + (COMPILE_ONLY,),
+                    job.name_hint, job.system_include_dirs)
+
+
+def library_key(units: Sequence["BuildJob"], link_flags: Sequence[str] = ()) -> str:
+    """The cache key of a library linked from ``units``: every unit's own build key (which covers
+    its source, headers and flags) and the link command's flags."""
+    keys = [build_key(u.source, defines=u.defines, include_dirs=u.include_dirs, extra_flags=u.extra_flags,
+                      system_include_dirs=u.system_include_dirs) for u in map(_unit_job, units)]
+    head = KEY_VERSION + "\nlibrary\n" + compiler_identity(compiler()) + "\n" + json.dumps(_flag_list((), link_flags))
+    return hashlib.sha256((head + "\n" + "\n".join(keys)).encode()).hexdigest()
+
+
+def cached_library(units: Sequence["BuildJob"], link_flags: Sequence[str] = ()) -> Optional[Path]:
+    """The verified cached library of ``units`` (``build_library``), or None when it has to be built."""
+    if not all(Path(u.source).is_file() for u in units):
+        return None
+    _, _, obj, sidecar = _places(library_key(units, link_flags))
+    return obj if _cached_ok(obj, sidecar) else None
+
+
+def build_library(units: Sequence["BuildJob"], link_flags: Sequence[str] = (), name_hint: str = "") -> Path:
+    """A shared library of several translation units: each unit compiled to an object (cached by
+    its own build key, all at once on the pool of ``build_many``), then linked (cached by
+    ``library_key``). A unit may carry flags of its own (an optimisation level): only the units
+    whose sources or flags changed are compiled again."""
+    units = list(units)
+    cached = cached_library(units, link_flags)
+    if cached is not None:
+        return cached
+    objs = build_many([_unit_job(u) for u in units])
+    key = library_key(units, link_flags)
+    flags = _flag_list((), link_flags)
+
+    def command(tmp: Path) -> list:
+        return [compiler()] + flags + [str(o) for o in objs] + ["-o", str(tmp)]
+    return _produce(key, ".so", command, f"{len(objs)} objects of {name_hint or 'a library'}",
+                    name_hint or "library", name_hint or "library",
+                    {"units": [str(Path(u.source).resolve()) for u in units]}, name_hint)
 
 
 # ---------------------------------------------------------------------------
@@ -497,5 +564,5 @@ def build_tree(tree_dir, jobs: Optional[int] = None,
 __all__ = [
     "compile_shared", "build_many", "build_tree", "BuildJob", "BuiltTree", "build_key",
     "cache_path", "cache_stat", "cache_clear", "compiler_identity", "INCLUDE_DIR", "BASE_FLAGS",
-    "sweep_build_temps", "precompiled_header",
+    "sweep_build_temps", "precompiled_header", "build_library", "cached_library", "library_key", "COMPILE_ONLY",
 ]

@@ -1,8 +1,8 @@
 """The cached libptosim must be rebuilt when any part of the simulator runtime changes.
 
-ptosim.cpp is one translation unit that #includes internal headers (sim_*.hpp) next to
+ptosim.cpp, the runtime's translation unit, #includes internal headers (sim_*.hpp) next to
 it; the build cache key follows #include "..." lines, so editing any of those headers
-must change the key of the library the driver builds.
+must change the key of its object, and so of the library the driver links.
 """
 from __future__ import annotations
 
@@ -20,21 +20,24 @@ SIM_HEADERS = sorted(p.name for p in SIM_DIR.glob("sim_*.hpp"))
 
 @pytest.fixture(scope="module")
 def driver_call():
-    """The exact (source, kwargs) the driver passes to compile_shared, without compiling."""
+    """The exact (source, kwargs) of the runtime's unit among the units the driver passes to
+    build_library, without compiling."""
     seen = []
 
-    def spy(source, **kw):
-        seen.append((Path(source), kw))
+    def spy(units, link_flags=(), name_hint=""):
+        seen.append(list(units))
         return Path("/nonexistent/libptosim.so")
 
     mp = pytest.MonkeyPatch()
-    mp.setattr(build, "compile_shared", spy)
+    mp.setattr(build, "build_library", spy)
     try:
         driver.library_path()
     finally:
         mp.undo()
     assert len(seen) == 1
-    return seen[0]
+    unit = next(u for u in seen[0] if Path(u.source).name == "ptosim.cpp")
+    return Path(unit.source), {"defines": unit.defines, "include_dirs": unit.include_dirs,
+                               "extra_flags": unit.extra_flags}
 
 
 def _key(source: Path, kw: dict) -> str:

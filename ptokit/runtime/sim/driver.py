@@ -101,18 +101,27 @@ _run_lock = threading.Lock()
 _zombie_buffers: list = []   # device buffers of abandoned runs: a stuck kernel may still touch them
 
 
-LIBRARY_JOB = build.BuildJob(RUNTIME_SOURCE, include_dirs=(build.INCLUDE_DIR,), extra_flags=("-pthread", "-Werror"),
-                             name_hint="libptosim")
+CUBE_SOURCE = SIM_DIR / "ptosim_cube.cpp"
+
+# libptosim's translation units, compiled at the same time (one object each, cached by its own
+# key) and linked: the runtime, the longest compile of a first run, and the cube's blocked inner
+# product (pto/cpu/gemm_hooks.hpp). The runtime is built at -O1: 29% less g++ than -O2 (5.2 vs
+# 7.2 CPU s) for 2-4% more of its own instructions on 1000-task chains and fans (callgrind,
+# race checker off / all; docs/benchmarks.md, issue 33); the cube's kernel keeps -O2
+LIBRARY_JOB = build.BuildJob(RUNTIME_SOURCE, include_dirs=(build.INCLUDE_DIR,),
+                             extra_flags=("-pthread", "-Werror", "-O1"), name_hint="libptosim")
+LIBRARY_UNITS = (LIBRARY_JOB,
+                 build.BuildJob(CUBE_SOURCE, include_dirs=(build.INCLUDE_DIR,), extra_flags=("-Werror",),
+                                name_hint="libptosim:cube"))
+LIBRARY_LINK_FLAGS = ("-pthread",)
 
 
 def library_path(announce: Optional[Callable[[], None]] = None) -> Path:
     """Build (or find in the build cache) libptosim and return its path; ``announce()`` is called
     first when it has to be built (once per cache: several seconds of g++)."""
-    if announce is not None and build.cached_object(LIBRARY_JOB) is None:
+    if announce is not None and build.cached_library(LIBRARY_UNITS, LIBRARY_LINK_FLAGS) is None:
         announce()
-    job = LIBRARY_JOB
-    return build.compile_shared(job.source, include_dirs=list(job.include_dirs), extra_flags=list(job.extra_flags),
-                                name_hint=job.name_hint)
+    return build.build_library(LIBRARY_UNITS, LIBRARY_LINK_FLAGS, name_hint="libptosim")
 
 
 def start_library_build() -> Optional[threading.Thread]:

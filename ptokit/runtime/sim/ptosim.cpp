@@ -2,8 +2,9 @@
 // scheduler, TensorMap dependency tracking, rings with back-pressure, both runtime
 // kinds, crash containment and the block timeline.  See docs/simulator.md.
 //
-// One translation unit: this file is what the build cache compiles; the parts live in
-// internal headers next to it (each says what it owns), included in dependency order:
+// The runtime's translation unit (the library's other unit, ptosim_cube.cpp, holds the cube's
+// blocked inner product): the parts live in internal headers next to it (each says what it
+// owns), included in dependency order:
 //
 //   sim_common.hpp         includes, hook ABI, clock, fmt, RunAbort, small helpers
 //   sim_tensormap.hpp      TensorMap: write regions per buffer, overlap / cover geometry
@@ -170,9 +171,7 @@ bool monitor_run(Run* r, Device* d, const PtoSimConfig* cfg) {
 // hooks for the CPU tile library (docs/contracts.md)
 // ---------------------------------------------------------------------------
 
-#if defined(PTOSIM_HAVE_FIFO_HOOKS) && __has_include("pto/cpu/gemm_hooks.hpp")
-#include "pto/cpu/gemm_hooks.hpp"   // the cube's inner product, compiled here once
-#endif
+// the cube's inner product (pto/cpu/gemm_hooks.hpp) is the library's other unit: ptosim_cube.cpp
 
 extern "C" __attribute__((visibility("default"))) PtoCpuCore* pto_cpu_current_core(void) {
     return t_core ? &t_core->hw : nullptr;

@@ -1,0 +1,91 @@
+"""``build.build_library``: a shared library of several translation units, each compiled to its own
+cached object at the same time and then linked (libptosim's runtime and cube units)."""
+import ctypes
+import os
+
+import pytest
+
+from ptokit.errors import BuildError
+from ptokit.runtime import build
+from ptokit.runtime.sim import driver
+
+A = 'extern "C" int unit_a(int x) { return x + 1; }\n'
+B = 'extern "C" int unit_b(int x) { return x * 3; }\n'
+
+
+@pytest.fixture
+def units(tmp_path, monkeypatch):
+    monkeypatch.setenv("PTOKIT_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "a.cpp").write_text(A)
+    (tmp_path / "b.cpp").write_text(B)
+    return [build.BuildJob(tmp_path / "a.cpp", extra_flags=("-Werror",), name_hint="a"),
+            build.BuildJob(tmp_path / "b.cpp", extra_flags=("-O1",), name_hint="b")]
+
+
+def _objects(tmp_path):
+    return {p.name: p.stat().st_ino for p in (tmp_path / "cache" / "build").glob("*/*.o")}
+
+
+def test_units_are_linked_into_one_library_and_cached(units, tmp_path):
+    assert build.cached_library(units) is None
+    lib = build.build_library(units, name_hint="two")
+    so = ctypes.CDLL(str(lib))
+    assert so.unit_a(4) == 5 and so.unit_b(4) == 12
+    assert len(_objects(tmp_path)) == 2                     # one object per unit
+    assert build.cache_stat()["objects"] == 3               # `ptokit cache stat` counts them with the library
+    assert build.cached_library(units) == lib
+    inode = lib.stat().st_ino
+    assert build.build_library(units, name_hint="two") == lib and lib.stat().st_ino == inode
+
+
+def test_a_changed_unit_rebuilds_that_unit_only(units, tmp_path):
+    lib = build.build_library(units)
+    before = _objects(tmp_path)
+    (tmp_path / "b.cpp").write_text(B.replace("x * 3", "x * 5"))
+    assert build.cached_library(units) is None              # the library's key follows its units
+    lib2 = build.build_library(units)
+    assert lib2 != lib and ctypes.CDLL(str(lib2)).unit_b(4) == 20
+    after = _objects(tmp_path)
+    assert len(after) == 3 and all(after[name] == ino for name, ino in before.items())   # a.o was not rebuilt
+
+
+def test_a_unit_flag_or_a_link_flag_is_part_of_the_key(units):
+    key = build.library_key(units)
+    other = [units[0], build.BuildJob(units[1].source, extra_flags=("-O2",), name_hint="b")]
+    assert build.library_key(other) != key
+    assert build.library_key(units, ("-pthread",)) != key
+    assert build.library_key(list(units)) == key
+
+
+def test_a_damaged_library_is_linked_again(units):
+    lib = build.build_library(units)
+    data = bytearray(lib.read_bytes())
+    data[-1] ^= 0xFF
+    lib.write_bytes(bytes(data))
+    assert build.cached_library(units) is None
+    again = build.build_library(units)
+    assert ctypes.CDLL(str(again)).unit_a(1) == 2
+
+
+def test_a_failing_unit_is_a_build_error_naming_it(units, tmp_path):
+    (tmp_path / "b.cpp").write_text("int broken( {\n")
+    with pytest.raises(BuildError, match="b.cpp"):
+        build.build_library(units)
+
+
+def test_libptosim_is_its_runtime_and_cube_units():
+    names = [os.path.basename(str(u.source)) for u in driver.LIBRARY_UNITS]
+    assert names == ["ptosim.cpp", "ptosim_cube.cpp"]
+    lib = ctypes.CDLL(str(driver.library_path()))
+    assert lib.pto_cpu_gemm_f32 and lib.pto_cpu_widen16 and lib.ptosim_run   # the cube's hooks are in it
+
+
+def test_a_units_optimisation_level_replaces_the_base_one():
+    base = build._flag_list((), ())
+    assert "-O2" in base
+    own = build._flag_list((), ("-O1", "-Werror"))
+    assert "-O1" in own and "-O2" not in own and own.count("-O1") == 1
+    # libptosim: the runtime at -O1 (its compile is the longest of a first run), the cube at -O2
+    flags = {os.path.basename(str(u.source)): build._flag_list(u.defines, u.extra_flags) for u in driver.LIBRARY_UNITS}
+    assert "-O1" in flags["ptosim.cpp"] and "-O2" not in flags["ptosim.cpp"]
+    assert "-O2" in flags["ptosim_cube.cpp"]
