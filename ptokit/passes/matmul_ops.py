@@ -21,9 +21,11 @@ LOAD = "load"
 STORE = "store"
 CAST = "cast"
 CREATE_TILE = "create_tile"
+FULL = "full"
 ASSEMBLE = "assemble"
 MUL = "scalar.mul"
 ADD = "scalar.add"
+EQ = "scalar.eq"
 
 
 def is_matmul(op: str) -> bool:
