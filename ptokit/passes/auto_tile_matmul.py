@@ -247,9 +247,13 @@ class _Tiler:
             if not accumulates(e.op):
                 plan["grid_store"] = stored or self.single_store(result) or self.scratch_cast(result, M, N_)
             if plan["grid_store"] is None:
+                why = (f"needs {acc_bytes} bytes, more than Acc holds on {self.target.platform} ({cap('acc')} bytes)"
+                       if acc_bytes > cap("acc") else
+                       f"is computed in [{r.m}, {r.n}] output tiles on {self.target.platform}: a K block of "
+                       f"{'its rows' if r.m < M else 'its columns'} does not fit "
+                       f"{'Left' if r.m < M else 'Right'} ({cap('left' if r.m < M else 'right')} bytes)")
                 raise CompileError(
-                    f"the {fmt_shape((M, N_))} {out_t.dtype!r} result of this {e.op} needs {acc_bytes} bytes, more "
-                    f"than Acc holds on {self.target.platform} ({cap('acc')} bytes); it is computed as a grid of "
+                    f"the {fmt_shape((M, N_))} {out_t.dtype!r} result of this {e.op} {why}; it is computed as a grid of "
                     f"output tiles only when its one use is a store to a tensor (pl.store(c, offsets, out), "
                     f"pl.assemble(out, c, offsets) or out[...] = c, in the same block), or a "
                     f"pl.cast(c, pl.BF16 or pl.FP16, mode=\"rint\") read only by matmuls (kept in Mat)"

@@ -331,3 +331,29 @@ def test_a_split_k_loop_that_writes_memory_is_not_copied():
     prog, ctx = _before_tiling(Writes)
     with pytest.raises(CompileError, match=r"result of this matmul needs 133120 bytes"):
         auto_tile_matmul_l0(prog, ctx)
+
+
+def test_a_result_that_fits_acc_but_not_one_right_tile_says_so():
+    """[16, 1152] INT32 fits Acc; a K block of its 1152 INT8 columns does not fit Right: the error names
+    Right, not Acc."""
+    @pl.program
+    class Wide:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tensor[[16, 128], pl.INT8], b: pl.Tensor[[128, 1152], pl.INT8],
+              c: pl.Out[pl.Tensor[[16, 1152], pl.INT32]]) -> pl.Tensor[[16, 1152], pl.INT32]:
+            p = pl.matmul(a, b, out_dtype=pl.INT32)
+            q = pl.add(p, p)
+            c = pl.store(q, [0, 0], c)
+            return c
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[16, 128], pl.INT8], b: pl.Tensor[[128, 1152], pl.INT8],
+                 c: pl.Out[pl.Tensor[[16, 1152], pl.INT32]]) -> pl.Tensor[[16, 1152], pl.INT32]:
+            c = self.k(a, b, c)
+            return c
+    prog, ctx = _before_tiling(Wide)
+    with pytest.raises(CompileError) as info:
+        auto_tile_matmul_l0(prog, ctx)
+    text = str(info.value)
+    assert "result of this matmul is computed in [16, " in text and "does not fit Right (65536 bytes)" in text
+    assert "more than Acc holds" not in text
