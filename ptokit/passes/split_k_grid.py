@@ -12,7 +12,7 @@ The chain, in one statement list of kernel code (before SSA)::
     pl.store(acc, offsets, out)                              # its one use after the loop
 
 where each operand ``A_k`` / ``B_k`` is a whole Mat load of a 2-D tensor window (in the call, moved to
-Left / Right, or a name the loop binds to it and reads only there), and the loop holds nothing else
+Left / Right, or a name the loop binds to it and reads only as such operands), and the loop holds nothing else
 but control flow and scalar arithmetic (each copy runs it again).  When the L0 tile chooser cannot
 hold the ``[M, N]`` output of one K block whole, each ``[m, n]`` output tile gets its own accumulator
 and its own copy of the loop, whose loads are narrowed to the tile's rows of A and columns of B; the
@@ -82,6 +82,7 @@ def match(stmts: List[N.Stmt], i: int, everything: List[N.Stmt], is_mat) -> Opti
     # acc: read by the loop's accumulating products and the store only, bound by the create and the products
     total = len(_reads(everything, name))
     calls, loads = [], {}
+    named: Dict[str, int] = {}          # a load bound to a name: read only as these products' operands
     in_loop = 0
     for st in N.walk_stmts(loop.body):
         if isinstance(st, N.Assign) and any(t.name == name for t in st.targets):
@@ -98,10 +99,14 @@ def match(stmts: List[N.Stmt], i: int, everything: List[N.Stmt], is_mat) -> Opti
             for space, axis in ((MemorySpace.Left, "rows"), (MemorySpace.Right, "cols")):
                 arg = v.args[operand_index(v.op, space)]
                 load = _operand_load(arg, space, loop.body, everything, is_mat)
-                if load is None or id(load) in loads:
+                if load is None or loads.get(id(load), axis) != axis:
                     return None
                 loads[id(load)] = axis
+                if isinstance(arg, N.Var):
+                    named[arg.name] = named.get(arg.name, 0) + 1
             calls.append(v)
+    if any(len(_reads(everything, n)) != k for n, k in named.items()):
+        return None
     if not calls or in_loop + 1 != total or not all(_copyable(st, name, is_mat) for st in N.walk_stmts(loop.body)):
         return None
     return Chain(s, loop, store, calls, loads)
@@ -126,7 +131,7 @@ def _binds(s: N.Stmt, name: str) -> bool:
 
 def _operand_load(arg: N.Expr, space: MemorySpace, body: List[N.Stmt], everything, is_mat) -> Optional[N.OpCall]:
     """The whole Mat load behind a product's ``space`` operand: ``move(load(...), space)`` in the call,
-    or a name the loop binds once to such a load and reads only in this call."""
+    or a name the loop binds once to such a load (read only as the chain's operands: ``match``)."""
     if isinstance(arg, N.OpCall) and arg.op == MOVE and arg.attrs.get("target_memory") is space and \
             arg.attrs.get("blayout") is None and arg.attrs.get("slayout") is None:
         arg = arg.args[0]
@@ -135,7 +140,7 @@ def _operand_load(arg: N.Expr, space: MemorySpace, body: List[N.Stmt], everythin
                 any(t.name == arg.name for t in st.targets)]
         outside = [st for st in N.walk_stmts(everything) if isinstance(st, N.Assign) and
                    any(t.name == arg.name for t in st.targets)]
-        if len(defs) != 1 or len(outside) != 1 or len(_reads(everything, arg.name)) != 1:
+        if len(defs) != 1 or len(outside) != 1:
             return None
         arg = defs[0].value
     if isinstance(arg, N.OpCall) and arg.op == LOAD and is_mat(arg.type) and not arg.attrs.get("valid") and \

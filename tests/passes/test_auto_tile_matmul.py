@@ -357,3 +357,36 @@ def test_a_result_that_fits_acc_but_not_one_right_tile_says_so():
     text = str(info.value)
     assert "result of this matmul is computed in [16, " in text and "does not fit Right (65536 bytes)" in text
     assert "more than Acc holds" not in text
+
+
+def test_a_split_k_chain_over_named_mat_loads_narrows_them():
+    """The operands named in the loop (Mat loads read by both products): each output tile's copy loads
+    only its rows of a and its columns of b."""
+    @pl.program
+    class Named:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tensor[[160, 256], pl.BF16], b: pl.Tensor[[256, 208], pl.BF16],
+              c: pl.Out[pl.Tensor[[160, 208], pl.FP32]]) -> pl.Tensor[[160, 208], pl.FP32]:
+            acc = pl.create_tensor([160, 208], dtype=pl.FP32)
+            for kb in pl.range(2):
+                a_mat = pl.load(a, [0, kb * 128], [160, 128], target_memory=pl.Mem.Mat)
+                b_mat = pl.load(b, [kb * 128, 0], [128, 208], target_memory=pl.Mem.Mat)
+                if kb == 0:
+                    acc = pl.matmul(a_mat, b_mat)
+                else:
+                    acc = pl.matmul_acc(acc, a_mat, b_mat)
+            c = pl.store(acc, [0, 0], c)
+            return c
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[160, 256], pl.BF16], b: pl.Tensor[[256, 208], pl.BF16],
+                 c: pl.Out[pl.Tensor[[160, 208], pl.FP32]]) -> pl.Tensor[[160, 208], pl.FP32]:
+            c = self.k(a, b, c)
+            return c
+    prog, ctx = _before_tiling(Named)
+    k = auto_tile_matmul_l0(prog, ctx).functions["k"]
+    made = _ops(k, "create_tile")
+    assert len(made) > 1 and (160, 208) not in {m.type.shape for m in made}
+    loads = _ops(k, "load")
+    assert {ld.type.shape[0] for ld in loads if ld.args[0].name == "a"} <= {m.type.shape[0] for m in made}
+    assert {ld.type.shape[1] for ld in loads if ld.args[0].name == "b"} <= {m.type.shape[1] for m in made}
