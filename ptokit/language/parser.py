@@ -587,6 +587,11 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             if want.shape != got.shape or want.dtype != got.dtype or want.memory not in (None, got.memory) or \
                     (want.nd is not None and got.nd is not None and want.nd != got.nd):
                 raise self.err(f"annotation says {want} but the value is {got}", node)
+        elif isinstance(want, TensorType) and isinstance(got, TileType):
+            # pypto's tensor-level result in kernel code (`c: pl.Tensor[[1, M, N], pl.FP32] = pl.matmul(a, b)`)
+            # that the front end computed on chip: the name holds the tile (an N-D shape folds into rows)
+            if not _tile_holds(want, got):
+                raise self.err(f"annotation says {want} but the value is {got}", node)
         elif type(want) is not type(got):
             raise self.err(f"annotation says {want} but the value is {got}", node)
 
@@ -710,7 +715,11 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         body, yielded = self.parse_loop_body(parse, saved, s)     # loop_valid.py
         for k, v in list(self.env.items()):
             if k in saved and saved[k] != v and isinstance(v, TileType) and isinstance(saved[k], TileType):
-                if v.shape != saved[k].shape or v.dtype != saved[k].dtype or v.memory != saved[k].memory:
+                # a Vec accumulator the body turns into an Acc product (pl.create_tensor then matmul /
+                # matmul_acc): InferTileMemorySpace places it in Acc from the start, as pypto's does
+                to_acc = saved[k].memory is MemorySpace.Vec and v.memory is MemorySpace.Acc
+                if v.shape != saved[k].shape or v.dtype != saved[k].dtype or (v.memory != saved[k].memory
+                                                                              and not to_acc):
                     raise self.err(f"loop-carried {k!r} changes type inside the loop: {saved[k]} before, {v} after", s)
         inner = self.env
         self.env = {k: v for k, v in inner.items() if k in saved}
@@ -1015,6 +1024,19 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             typed = self.typed_op(f"scalar.{op}", [a, b], {}, node).type   # the operands' dtype (pl.const ones too)
             return N.Const(v, type=typed, loc=self.loc(node))
         return self.typed_op(f"scalar.{op}", [a, b], {}, node)
+
+
+def _tile_holds(want: TensorType, got: TileType) -> bool:
+    """Whether a tile stands for the tensor an annotation names: same dtype, and the tensor's shape is
+    the tile's written (N-D) shape, or its 2-D shape with leading axes of 1."""
+    if want.dtype != got.dtype or not want.is_static:
+        return False
+    shape = tuple(want.shape)
+    if got.nd is not None:
+        return shape == tuple(got.nd)
+    while len(shape) > 2 and shape[0] == 1:
+        shape = shape[1:]
+    return shape == tuple(got.shape)
 
 
 def _names_read(node) -> Set[str]:

@@ -35,25 +35,14 @@ from ..ir import nodes as N
 from ..ir.ops import infer
 from ..ir.ops.view import default_layout
 from ..ir.types import INDEX, AtomicType, DType, MemorySpace, TupleType, TensorType, TileType, fmt_shape
+from . import split_k_grid
+from .matmul_ops import (ADD, ASSEMBLE, CAST, CREATE_TILE, EXTRACT, LOAD, MOVE, MUL, STORE, accumulates, acc_form,
+                         has_bias, init_cond_given, is_matmul, operand_index)
 from .l0_tile_chooser import L0TileConfig, choose_l0_tile
 
-# The ops this pass rewrites and builds, one name each (op-table names): a rewrite of specific ops
-# whose operands it reads by position, so it names them rather than asking a trait.
-MATMUL = "matmul"
-MATMUL_ACC = "matmul_acc"
-MATMUL_BIAS = "matmul_bias"
-MOVE = "move"
-EXTRACT = "extract"
-LOAD = "load"
-STORE = "store"
-CAST = "cast"
-CREATE_TILE = "create_tile"
-ASSEMBLE = "assemble"
-MUL = "scalar.mul"
-ADD = "scalar.add"
-
 _KERNELS = (N.FunctionType.InCore, N.FunctionType.AIC)
-_ALIGN = 16          # the cube's fractal along M, N and K
+_ALIGN = 16          # the cube's fractal along M and N (and K for 2-byte operands)
+_FRACTAL_BYTES = 32  # a fractal row of Left / Right: K elements of 32 bytes
 
 
 def auto_tile_matmul_l0(prog: N.Program, ctx) -> N.Program:
@@ -101,6 +90,7 @@ class _Tiler:
 
     # ------------------------------------------------------------ statements
     def body(self, stmts: List[N.Stmt]) -> List[N.Stmt]:
+        stmts = self.split_k_grids(stmts)
         pending: Dict[str, Tuple[dict, N.Assign]] = {}     # oversized result -> its plan, stored later
         out: List[N.Stmt] = []
         for i, s in enumerate(stmts):
@@ -127,6 +117,42 @@ class _Tiler:
                 continue
             out.append(s)
         return [s for s in out if id(s) not in self.dead]
+
+    def split_k_grids(self, stmts: List[N.Stmt]) -> List[N.Stmt]:
+        """Each canonical split-K chain (``split_k_grid.py``) whose one-block output the chooser cannot
+        hold whole: a grid of output tiles, each with its own accumulator and copy of the K loop."""
+        out = list(stmts)
+        i = 0
+        while i < len(out):
+            chain = split_k_grid.match(out, i, self.fn.body, self.is_mat)
+            plan = self.chain_plan(chain) if chain is not None else None
+            if plan is None:
+                i += 1
+                continue
+            store = chain.store
+            expr = store.value if isinstance(store, N.Assign) else store.expr
+
+            def compute(sub, row, col, vm, vn, body, chain=chain):
+                body.extend(split_k_grid.tile_loop(chain, sub.name, row, col, vm, vn))
+            grid = self.direct_store(plan, expr, store, None, compute)
+            at = out.index(chain.loop)
+            out = [s for s in out[:at] if s is not chain.create] + grid + \
+                [s for s in out[at + 1:] if s is not store]
+            i = at + len(grid) - 1
+        return out
+
+    def chain_plan(self, chain) -> Optional[dict]:
+        """The grid plan of a chain: None when one K block's output fits the L0 buffers whole."""
+        call = chain.calls[0]
+        a_t = _mat_type(call.args[operand_index(call.op, MemorySpace.Left)])
+        b_t = _mat_type(call.args[operand_index(call.op, MemorySpace.Right)])
+        (M, K), (_, N_) = a_t.shape, b_t.shape
+        if (M, N_) != chain.shape or M % _ALIGN or N_ % _ALIGN:
+            return None
+        r = self.choose(M, N_, K, a_t.dtype.size, call.type.dtype.size, False)
+        if r is None or (r.m == M and r.n == N_):
+            return None
+        return {"M": M, "N": N_, "m": r.m, "n": r.n, "bias": None, "align_n": _align_n(a_t.dtype.size)}
 
     def stored_matmul(self, s: N.Stmt) -> Optional[List[N.Stmt]]:
         """``pl.store(pl.matmul(a, b), offsets, out)``: the product computed into a name first (a grid
@@ -175,16 +201,15 @@ class _Tiler:
             (t.layout is None or t.layout == _default_mat_layout(t))
 
     def plan(self, e: N.OpCall, s: N.Stmt, result: N.Var, stored: bool = False) -> Optional[dict]:
-        if e.op not in (MATMUL, MATMUL_ACC, MATMUL_BIAS):
+        if not is_matmul(e.op):
             return None
-        lhs_i = 1 if e.op == MATMUL_ACC else 0
-        if e.op == MATMUL_ACC and len(e.args) > 3:
+        if init_cond_given(e):
             return None                       # init_cond: left as written
-        if e.op == MATMUL and any(e.attrs.get(f) for f in ("a_trans", "b_trans", "c_matrix_nz")):
+        if any(e.attrs.get(f) for f in ("a_trans", "b_trans", "c_matrix_nz")):
             return None
         binds: List[N.Stmt] = []
-        a = self.operand(e.args[lhs_i], MemorySpace.Left, binds)
-        b = self.operand(e.args[lhs_i + 1], MemorySpace.Right, binds)
+        a = self.operand(e.args[operand_index(e.op, MemorySpace.Left)], MemorySpace.Left, binds)
+        b = self.operand(e.args[operand_index(e.op, MemorySpace.Right)], MemorySpace.Right, binds)
         if a is None or b is None:
             return None
         (M, K), (K2, N_) = a.type.shape, b.type.shape
@@ -200,41 +225,57 @@ class _Tiler:
                      or acc_bytes > cap("acc"))
         if not oversized:
             return None
-        if any(d % _ALIGN for d in (M, N_, K)):
+        if M % _ALIGN or N_ % _ALIGN or K % _align_k(ba):
             return None                       # the tiles' edges must fall on fractals
         bias = None
-        if e.op == MATMUL_BIAS:
-            bias = self.bias_source(e.args[2], binds)
+        if has_bias(e.op):
+            bias = self.bias_source(e.args[operand_index(e.op, MemorySpace.Bias)], binds)
             if bias is None:
                 return None
-        cfg = L0TileConfig(M=M, N=N_, K=K, l0a_bytes=cap("left"), l0b_bytes=cap("right"), l0c_bytes=cap("acc"),
-                           bytes_a=ba, bytes_b=ba, bytes_c=bc, c_read=e.op == MATMUL_ACC, allow_k_boundary=True,
-                           mad_fp32_passes=self.target.cube_fp32_passes)
-        if e.op == MATMUL_BIAS:
-            cfg.max_n = max(_ALIGN, cap("bias") // bc // _ALIGN * _ALIGN)
-            if bias[0] == "whole" and cfg.max_n < N_:
+        max_n = 0
+        if has_bias(e.op):
+            max_n = max(_ALIGN, cap("bias") // bc // _ALIGN * _ALIGN)
+            if bias[0] == "whole" and max_n < N_:
                 return None                   # a Bias-resident row cannot be cut into windows
-        try:
-            r = choose_l0_tile(cfg)
-        except ValueError:
+        r = self.choose(M, N_, K, ba, bc, accumulates(e.op), max_n)
+        if r is None:
             return None
         fits = r.m == M and r.n == N_
-        plan = {"op": e.op, "call": e, "a": a, "b": b, "bias": bias, "M": M, "N": N_, "K": K,
+        plan = {"op": e.op, "call": e, "a": a, "b": b, "bias": bias, "M": M, "N": N_, "K": K, "align_n": _align_n(ba),
                 "m": r.m, "n": r.n, "k": r.k, "fits_acc": fits, "acc_t": out_t, "grid_store": None, "binds": binds}
         if not fits:
-            if e.op != MATMUL_ACC:
+            if not accumulates(e.op):
                 plan["grid_store"] = stored or self.single_store(result) or self.scratch_cast(result, M, N_)
             if plan["grid_store"] is None:
+                why = (f"needs {acc_bytes} bytes, more than Acc holds on {self.target.platform} ({cap('acc')} bytes)"
+                       if acc_bytes > cap("acc") else
+                       f"is computed in [{r.m}, {r.n}] output tiles on {self.target.platform}: a K block of "
+                       f"{'its rows' if r.m < M else 'its columns'} does not fit "
+                       f"{'Left' if r.m < M else 'Right'} ({cap('left' if r.m < M else 'right')} bytes)")
                 raise CompileError(
-                    f"the {fmt_shape((M, N_))} {out_t.dtype!r} result of this {e.op} needs {acc_bytes} bytes, more "
-                    f"than Acc holds on {self.target.platform} ({cap('acc')} bytes); it is computed as a grid of "
+                    f"the {fmt_shape((M, N_))} {out_t.dtype!r} result of this {e.op} {why}; it is computed as a grid of "
                     f"output tiles only when its one use is a store to a tensor (pl.store(c, offsets, out), "
                     f"pl.assemble(out, c, offsets) or out[...] = c, in the same block), or a "
                     f"pl.cast(c, pl.BF16 or pl.FP16, mode=\"rint\") read only by matmuls (kept in Mat)"
-                    + ("" if e.op != MATMUL_ACC else "; a matmul_acc accumulator must fit Acc whole"), e.loc or s.loc)
+                    + ("" if not accumulates(e.op) else "; a matmul_acc accumulator must fit Acc whole"), e.loc or s.loc)
         if bias is not None and bias[0] == "window" and bias[2] is not None:
             self.dead.add(id(self.defs[bias[2].name]))         # its full-row load: each tile loads its window
         return plan
+
+    def choose(self, M: int, N_: int, K: int, ba: int, bc: int, c_read: bool, max_n: int = 0):
+        """The chooser's tile for an [M, K] @ [K, N] product on the target (None: no legal tile)."""
+        cap = self.target.capacity
+        align_k, align_n = _align_k(ba), _align_n(ba)
+        if N_ < align_n:
+            return None
+        cfg = L0TileConfig(M=M, N=N_, K=K, l0a_bytes=cap("left"), l0b_bytes=cap("right"), l0c_bytes=cap("acc"),
+                           bytes_a=ba, bytes_b=ba, bytes_c=bc, c_read=c_read, allow_k_boundary=True,
+                           mad_fp32_passes=self.target.cube_fp32_passes, align_k=align_k, min_k=align_k,
+                           align_n=align_n, min_n=align_n, max_n=max_n)
+        try:
+            return choose_l0_tile(cfg)
+        except ValueError:
+            return None
 
     def bias_source(self, v: N.Expr, binds: List[N.Stmt]):
         """("window", the load of its Mat row, the name that load is bound to or None) of a matmul_bias
@@ -289,7 +330,7 @@ class _Tiler:
                 readers = [e for _, e in N.iter_exprs(self.fn.body) if isinstance(e, N.OpCall) and
                            any(isinstance(a, N.Var) and a.name == cb for a in e.args)]
                 if len(readers) != self.uses.get(cb) or not all(
-                        r.op in (MATMUL, MATMUL_ACC, MATMUL_BIAS) or
+                        is_matmul(r.op) or
                         (r.op == MOVE and r.attrs.get("target_memory") in (MemorySpace.Left, MemorySpace.Right))
                         for r in readers):
                     return None
@@ -351,27 +392,35 @@ class _Tiler:
 
         first_w = k if full else rem
         left, right = block(self.const(0, loc), first_w, out)
-        if plan["op"] == MATMUL_ACC:
-            first = self.call(MATMUL_ACC, [e.args[0], left, right], dict(e.attrs), out, loc, name=acc)
-        elif plan["op"] == MATMUL_BIAS:
-            bias = bias_tile if bias_tile is not None else plan["bias"][1]
-            first = self.call(MATMUL_BIAS, [left, right, bias], dict(e.attrs), out, loc, name=acc)
-        else:
-            first = self.call(MATMUL, [left, right], dict(e.attrs), out, loc, name=acc)
+        # the first block: the op as written, on this block's operands (a bias added once, here)
+        args = list(e.args)
+        args[operand_index(e.op, MemorySpace.Left)] = left
+        args[operand_index(e.op, MemorySpace.Right)] = right
+        if has_bias(e.op):
+            args[operand_index(e.op, MemorySpace.Bias)] = bias_tile if bias_tile is not None else plan["bias"][1]
+        first = self.call(e.op, args, dict(e.attrs), out, loc, name=acc)
         acc = N.Var(result.name, type=first.type, loc=loc)
+        more = acc_form(e.op)                  # the other blocks add their products into it
         if full > 1:
             kv = N.Var(self.fresh("k"), type=INDEX, loc=loc)
             body: List[N.Stmt] = []
             k0 = self.scalar(MUL, kv, self.const(k, loc), body, loc)
             left, right = block(k0, k, body)
-            self.call(MATMUL_ACC, [acc, left, right], {}, body, loc, name=acc)
+            self.call(more, self.acc_args(more, acc, left, right), {}, body, loc, name=acc)
             out.append(N.For(kv, self.const(1, loc), self.const(full, loc), self.const(1, loc), body, loc=loc))
         if full and rem:
             left, right = block(self.const(full * k, loc), rem, out)
-            self.call(MATMUL_ACC, [acc, left, right], {}, out, loc, name=acc)
+            self.call(more, self.acc_args(more, acc, left, right), {}, out, loc, name=acc)
         return out
 
-    def grid(self, plan, mm_stmt: N.Assign, loc, place) -> List[N.Stmt]:
+    @staticmethod
+    def acc_args(op: str, acc: N.Var, left: N.Var, right: N.Var) -> List[N.Expr]:
+        args: List[N.Expr] = [acc, None, None]
+        args[operand_index(op, MemorySpace.Left)] = left
+        args[operand_index(op, MemorySpace.Right)] = right
+        return args
+
+    def grid(self, plan, mm_stmt: N.Assign, loc, place, compute=None) -> List[N.Stmt]:
         """The oversized result as a grid of output tiles: loops over the interior tiles, the partial
         ones at the M / N edges peeled; ``place(tile, row, col, vm, vn, body)`` appends what is done
         with each computed ``[vm, vn]`` tile at (row, col)."""
@@ -379,7 +428,10 @@ class _Tiler:
         gm, rm = divmod(M, m)
         gn, rn = divmod(N_, n)
         rows = ([(0, gm, m)] if gm else []) + ([(gm * m, 1, rm)] if rm else [])
-        cols = ([(0, gn, n)] if gn else []) + ([(gn * n, 1, rn)] if rn else [])
+        # an N tail narrower than a Right tile's box (INT8: 32 columns) is the last box-wide window,
+        # overlapping the tile before it: its columns are computed twice, each time whole
+        wide = _up(rn, plan.get("align_n", _ALIGN))
+        cols = ([(0, gn, n)] if gn else []) + ([(N_ - wide, 1, wide)] if rn else [])
         out: List[N.Stmt] = []
         for r0, rc, vm in rows:
             for c0, cc, vn in cols:
@@ -392,7 +444,10 @@ class _Tiler:
                 if plan["bias"] is not None and plan["bias"][0] == "window":
                     bias_tile = self.bias_window(plan, col, vn, body, loc)
                 sub = N.Var(self.fresh("acc"), type=None, loc=loc)
-                body.extend(self.k_loop(plan, sub, (row, col), vm, vn, mm_stmt, bias_tile))
+                if compute is not None:         # a split-K chain: the tile's own copy of the K loop
+                    compute(sub, row, col, vm, vn, body)
+                else:
+                    body.extend(self.k_loop(plan, sub, (row, col), vm, vn, mm_stmt, bias_tile))
                 place(N.Var(sub.name, type=infer_last(body, sub.name), loc=loc), row, col, vm, vn, body)
                 if cc > 1:
                     body = [N.For(jv, self.const(0, loc), self.const(cc, loc), self.const(1, loc), body, loc=loc)]
@@ -401,7 +456,8 @@ class _Tiler:
                 out.extend(body)
         return out
 
-    def direct_store(self, plan, store: N.OpCall, s: N.Stmt, mm_stmt: N.Assign) -> List[N.Stmt]:
+    def direct_store(self, plan, store: N.OpCall, s: N.Stmt, mm_stmt: Optional[N.Assign],
+                     compute=None) -> List[N.Stmt]:
         """Each output tile stored at its place in the store's tensor (pypto's DirectGmPlacer)."""
         loc = s.loc
         dst = store.args[1]                    # store(tile, tensor, offsets) in the IR
@@ -417,7 +473,7 @@ class _Tiler:
             st = N.OpCall(STORE, [tile, dst, N.ListExpr(pos, type=store.args[2].type, loc=loc)], attrs,
                           type=store.type, loc=loc)
             body.append(N.Assign(list(s.targets), st, loc=loc) if isinstance(s, N.Assign) else N.ExprStmt(st, loc=loc))
-        return self.grid(plan, mm_stmt, loc, place)
+        return self.grid(plan, mm_stmt, loc, place, compute)
 
     def mat_scratch(self, plan, cast: N.Assign, mm_stmt: N.Assign) -> List[N.Stmt]:
         """The cast result as a Mat tile (pypto's MatScratchPlacer): created whole, each output tile
@@ -466,6 +522,21 @@ def infer_last(body: List[N.Stmt], name: str):
             if t is not None:
                 return t
     return None
+
+
+def _align_k(nbytes: int) -> int:
+    """K granularity of an operand: a fractal row is 32 bytes (16 elements of 2 bytes, 32 of INT8)."""
+    return max(_ALIGN, _FRACTAL_BYTES // nbytes)
+
+
+def _align_n(nbytes: int) -> int:
+    """N granularity of a Right operand's Mat tile: its 32-byte box rows (INT8: 32 columns)."""
+    return max(_ALIGN, _FRACTAL_BYTES // nbytes)
+
+
+def _mat_type(v: N.Expr):
+    """The Mat tile type behind a product operand (a move in the call, or the operand itself)."""
+    return v.args[0].type if isinstance(v, N.OpCall) and v.op == MOVE else v.type
 
 
 def _up(v: int, q: int) -> int:

@@ -16,6 +16,7 @@ from ..errors import InternalError
 from ..ir.nodes import Program, copy_program
 from ..ir.printer import print_program
 from ..ir.verifier import PROPERTIES, verify_properties
+from .accumulators import infer_accumulator_space
 from .auto_tile_matmul import auto_tile_matmul_l0
 from .classify import classify_kernels
 from .composites import expand_composites
@@ -59,6 +60,9 @@ PIPELINE: List[Pass] = [
     Pass("OutlineIncoreScopes", outline_incore_scopes, produces=_p("outlined")),
     Pass("InlineFunctions", inline_functions, requires=_p("outlined"), produces=_p("inlined")),
     Pass("ConvertTensorToTileOps", convert_tensor_to_tile_ops, requires=_p("inlined"), produces=_p("tile_ops")),
+    # a pl.create_tensor accumulator that a loop binds to matmul products is an Acc tile (pypto's
+    # InferTileMemorySpace loop-carry rule), settled before SSA, which refuses a value merged from two spaces
+    Pass("InferAccumulatorSpace", infer_accumulator_space, requires=_p("inlined", "tile_ops")),
     # L0 tiles of a matmul larger than Left / Right / Acc, sized from ctx.target; before Flatten, so the
     # moves the front end wrote into the call are told from a program's own L0 operands
     Pass("AutoTileMatmulL0", auto_tile_matmul_l0, requires=_p("inlined", "tile_ops")),

@@ -15,6 +15,7 @@ from ..ir.access import tensor_accesses
 from ..ir.ops import OPS, OpTypeError, infer
 from ..ir.ops.memory import MX_SCALE_LAYOUT
 from ..ir.types import DType, MemorySpace, TileType
+from .matmul_ops import accumulates
 from .rewrite import subst_body
 
 
@@ -64,6 +65,14 @@ def check_memory_spaces(prog: N.Program, ctx) -> N.Program:
             if not target.mx_scales and OPS[sub.op].has("a5_only"):
                 raise CompileError(f"pl.{sub.op} exists on the a5 chip family only (platform a5sim or a5), but this "
                                    f"program is compiled for {target.arch}", sub.loc or s.loc)
+            if accumulates(sub.op) and isinstance(sub.args[0].type, TileType) and \
+                    sub.args[0].type.memory is not MemorySpace.Acc:
+                acc = sub.args[0]
+                what = f"{acc.name!r}" if isinstance(acc, N.Var) else "its accumulator"
+                raise CompileError(f"pl.{sub.op} accumulates in place into an Acc tile, but {what} is a "
+                                   f"{acc.type.memory.name} tile and nothing moves a tile into Acc; start the "
+                                   f"accumulator with pl.matmul, or make it with pl.create_tensor / "
+                                   f"pl.create_tile and bind it only to matmul products", sub.loc or s.loc)
             if sub.op == "move":
                 attrs = dict(sub.attrs, target=target)
                 try:

@@ -95,3 +95,76 @@ def test_oversized_matmuls_against_numpy(tmp_path, runtime):
     np.testing.assert_array_equal(yib, ia.astype(np.int32) @ ib.astype(np.int32) + ibias)
     refh = f(ha[:, :64]) @ f(hb[:64, :]) + 2 * (f(ha) @ f(hb))
     np.testing.assert_allclose(yh, refh, rtol=1e-4, atol=1e-4 * np.abs(refh).max())
+
+
+# pypto's canonical split-K reduction: a pl.create_tensor accumulator bound to a matmul on the first
+# K block and to matmul_acc of itself on the others (InferAccumulatorSpace places it in Acc).  The
+# INT8 one's [160, 208] INT32 output exceeds Acc: a grid of output tiles, each with its own K loop,
+# its 16-column N tail computed as the last 32 columns; the BF16 one fits and runs as written.  A
+# pl.full zero accumulator: in a loop, the first round's matmul_acc takes init_cond (the plain
+# product); read once where it is made, it is the plain product.
+SM, SK, SN = 160, 256, 208
+
+
+@pl.program
+class SplitK:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[SM, SK], pl.INT8], b: pl.Tensor[[SK, SN], pl.INT8],
+          ha: pl.Tensor[[32, 512], pl.BF16], hb: pl.Tensor[[512, 64], pl.BF16],
+          c: pl.Out[pl.Tensor[[SM, SN], pl.INT32]], hc: pl.Out[pl.Tensor[[32, 64], pl.FP32]],
+          fc: pl.Out[pl.Tensor[[32, 64], pl.FP32]], fd: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+        acc = pl.create_tensor([SM, SN], dtype=pl.INT32)
+        for kb in pl.pipeline(0, SK // 64, stage=2):
+            k0 = kb * 64
+            at = a[0:SM, k0:k0 + 64]
+            bt = b[k0:k0 + 64, 0:SN]
+            if k0 == 0:
+                acc = pl.matmul(at, bt, out_dtype=pl.INT32)
+            else:
+                acc = pl.matmul_acc(acc, at, bt)
+        c[0:SM, 0:SN] = acc
+        hacc = pl.create_tensor([32, 64], dtype=pl.FP32)
+        for j in pl.range(4):
+            if j == 0:
+                hacc = pl.matmul(ha[:, 0:128], hb[0:128, :], out_dtype=pl.FP32)
+            else:
+                hacc = pl.matmul_acc(hacc, ha[:, j * 128:j * 128 + 128], hb[j * 128:j * 128 + 128, :])
+        hc = pl.store(hacc, [0, 0], hc)
+        zacc = pl.full([32, 64], dtype=pl.FP32, value=0.0)        # zeros: the first round is the plain product
+        for j in pl.range(4):
+            zacc = pl.matmul_acc(zacc, ha[:, j * 128:j * 128 + 128], hb[j * 128:j * 128 + 128, :])
+        fc = pl.store(zacc, [0, 0], fc)
+        once = pl.full([32, 64], dtype=pl.FP32, value=0.0)
+        once = pl.matmul_acc(once, ha[:, 0:128], hb[0:128, :])
+        fd = pl.store(once, [0, 0], fd)
+        return c, hc, fc, fd
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[SM, SK], pl.INT8], b: pl.Tensor[[SK, SN], pl.INT8],
+             ha: pl.Tensor[[32, 512], pl.BF16], hb: pl.Tensor[[512, 64], pl.BF16],
+             c: pl.Out[pl.Tensor[[SM, SN], pl.INT32]], hc: pl.Out[pl.Tensor[[32, 64], pl.FP32]],
+             fc: pl.Out[pl.Tensor[[32, 64], pl.FP32]], fd: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+        c, hc, fc, fd = self.k(a, b, ha, hb, c, hc, fc, fd)
+        return c, hc, fc, fd
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_split_k_chains_against_numpy(tmp_path, runtime):
+    run = ptokit.compile(SplitK, output_dir=tmp_path / "out", runtime=runtime)
+    rng = np.random.default_rng(11)
+    a = rng.integers(-3, 4, (SM, SK)).astype(np.int8)
+    b = rng.integers(-3, 4, (SK, SN)).astype(np.int8)
+    bdt = pl.BF16.numpy()
+    ha = rng.standard_normal((32, 512)).astype(bdt)
+    hb = rng.standard_normal((512, 64)).astype(bdt)
+    c = np.zeros((SM, SN), np.int32)
+    hc = np.zeros((32, 64), np.float32)
+    fc = np.full((32, 64), 7.0, np.float32)
+    fd = np.full((32, 64), 7.0, np.float32)
+    run(a, b, ha, hb, c, hc, fc, fd)
+    np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
+    ref = ha.astype(np.float64) @ hb.astype(np.float64)
+    np.testing.assert_allclose(hc, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+    np.testing.assert_allclose(fc, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+    ref1 = ha[:, :128].astype(np.float64) @ hb[:128].astype(np.float64)
+    np.testing.assert_allclose(fd, ref1, rtol=1e-4, atol=1e-4 * np.abs(ref1).max())

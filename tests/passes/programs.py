@@ -388,3 +388,29 @@ class TensorLevelAsWritten:
         with pl.at(level=pl.Level.CORE_GROUP, name_hint="twice"):
             w = pl.muls(y, 2.0)
         return w
+
+
+@pl.program
+class SplitKChain:
+    """pypto's canonical split-K reduction: an accumulator made by pl.create_tensor (a Vec tile in
+    kernel code), bound to a matmul on the first K block and to matmul_acc of itself on the others,
+    stored once.  Its [160, 208] INT32 output (133120 bytes) exceeds a2a3's Acc (131072)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[160, 256], pl.INT8], b: pl.Tensor[[256, 208], pl.INT8],
+          c: pl.Out[pl.Tensor[[160, 208], pl.INT32]]) -> pl.Tensor[[160, 208], pl.INT32]:
+        acc = pl.create_tensor([160, 208], dtype=pl.INT32)
+        for kb in pl.range(2):
+            k0 = kb * 128
+            if k0 == 0:
+                acc = pl.matmul(a[:, k0:k0 + 128], b[k0:k0 + 128, :], out_dtype=pl.INT32)
+            else:
+                acc = pl.matmul_acc(acc, a[:, k0:k0 + 128], b[k0:k0 + 128, :])
+        c[0:160, 0:208] = acc
+        return c
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[160, 256], pl.INT8], b: pl.Tensor[[256, 208], pl.INT8],
+             c: pl.Out[pl.Tensor[[160, 208], pl.INT32]]) -> pl.Tensor[[160, 208], pl.INT32]:
+        c = self.k(a, b, c)
+        return c

@@ -200,3 +200,192 @@ def test_a_chained_oversized_result_is_kept_in_a_mat_scratch():
     reads = [x for x in _ops(k, "extract") if x.args[0].name == cb.name]
     assert reads and all(x.args[0].type.memory.name == "Mat" and x.attrs["target_memory"].name == "Left"
                          for x in reads)
+
+
+# ---------------------------------------------------------------- the canonical split-K chain
+
+def test_a_create_tensor_accumulator_is_placed_in_acc():
+    """InferAccumulatorSpace: the pl.create_tensor tile a loop binds to matmul products starts in Acc
+    (the front end made it Vec); every read of it sees the Acc tile."""
+    prog, _ = _before_tiling(P.SplitKChain)
+    (made,) = _ops(prog.functions["k"], "create_tile")
+    assert made.type.memory is MemorySpace.Acc and made.attrs["target_memory"] is MemorySpace.Acc
+    (acc,) = _ops(prog.functions["k"], "matmul_acc")
+    assert acc.args[0].type.memory is MemorySpace.Acc
+
+
+def test_a_vector_read_keeps_the_created_tile_in_vec():
+    @pl.program
+    class VecRead:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tensor[[16, 32], pl.FP16], b: pl.Tensor[[32, 16], pl.FP16],
+              y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+            t = pl.create_tensor([16, 16], dtype=pl.FP32)
+            t = pl.adds(t, 1.0)
+            p = pl.matmul(a, b)
+            y = pl.store(p, [0, 0], y)
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[16, 32], pl.FP16], b: pl.Tensor[[32, 16], pl.FP16],
+                 y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+            y = self.k(a, b, y)
+            return y
+    prog, _ = _before_tiling(VecRead)
+    (made,) = _ops(prog.functions["k"], "create_tile")
+    assert made.type.memory is MemorySpace.Vec
+
+
+def test_a_matmul_acc_on_a_computed_vec_tile_is_a_located_error(tmp_path):
+    @pl.program
+    class VecAcc:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tensor[[16, 32], pl.FP16], b: pl.Tensor[[32, 16], pl.FP16],
+              x: pl.Tensor[[16, 16], pl.FP32], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+            acc = pl.load(x, [0, 0], [16, 16])
+            acc = pl.matmul_acc(acc, a, b)
+            y = pl.store(acc, [0, 0], y)
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[16, 32], pl.FP16], b: pl.Tensor[[32, 16], pl.FP16],
+                 x: pl.Tensor[[16, 16], pl.FP32], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+            y = self.k(a, b, x, y)
+            return y
+    import ptokit
+    with pytest.raises(CompileError) as info:
+        ptokit.compile(VecAcc, output_dir=tmp_path / "out")
+    text = str(info.value)
+    assert "pl.matmul_acc accumulates in place into an Acc tile, but 'acc" in text and "is a Vec tile" in text
+    assert "acc = pl.matmul_acc(acc, a, b)" in text and "^" in text
+
+
+def test_an_oversized_split_k_chain_is_a_grid_of_k_loops():
+    """[160, 208] INT32 exceeds Acc: each output tile gets its own accumulator and copy of the K loop
+    (loads narrowed to its rows of a and columns of b) and one store; no [160, 208] tile is made."""
+    prog, ctx = _before_tiling(P.SplitKChain)
+    k = auto_tile_matmul_l0(prog, ctx).functions["k"]
+    made = _ops(k, "create_tile")
+    assert made and all(m.type.memory is MemorySpace.Acc and m.type.nbytes <= 131072 for m in made)
+    assert (160, 208) not in {m.type.shape for m in made}
+    stores = _ops(k, "store")
+    assert len(stores) == len(made)
+    # every accumulator is bound to products of its own shape, over loads of its window
+    for mm in _ops(k, "matmul") + _ops(k, "matmul_acc"):
+        assert mm.type.shape in {m.type.shape for m in made}
+    # INT8 Right tiles are whole 32-column boxes: the 80-column N tail is the last 96 columns, overlapping
+    assert sorted((s.attrs["offsets_static"][1], s.args[0].type.shape[1]) for s in stores) == [(0, 128), (112, 96)]
+
+
+def test_a_split_k_chain_that_fits_is_left_as_written():
+    @pl.program
+    class Small:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tensor[[64, 256], pl.BF16], b: pl.Tensor[[256, 64], pl.BF16],
+              c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+            acc = pl.create_tensor([64, 64], dtype=pl.FP32)
+            for kb in pl.range(2):
+                if kb == 0:
+                    acc = pl.matmul(a[:, kb * 128:kb * 128 + 128], b[kb * 128:kb * 128 + 128, :])
+                else:
+                    acc = pl.matmul_acc(acc, a[:, kb * 128:kb * 128 + 128], b[kb * 128:kb * 128 + 128, :])
+            c[0:64, 0:64] = acc
+            return c
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[64, 256], pl.BF16], b: pl.Tensor[[256, 64], pl.BF16],
+                 c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+            c = self.k(a, b, c)
+            return c
+    prog, ctx = _before_tiling(Small)
+    k = auto_tile_matmul_l0(prog, ctx).functions["k"]
+    assert [m.type.shape for m in _ops(k, "create_tile")] == [(64, 64)] and len(_ops(k, "store")) == 1
+
+
+def test_a_split_k_loop_that_writes_memory_is_not_copied():
+    """A loop that also stores is not run once per output tile: the oversized product stays the located
+    error."""
+    @pl.program
+    class Writes:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tensor[[160, 256], pl.INT8], b: pl.Tensor[[256, 208], pl.INT8],
+              x: pl.Tensor[[16, 16], pl.FP32], z: pl.Out[pl.Tensor[[16, 16], pl.FP32]],
+              c: pl.Out[pl.Tensor[[160, 208], pl.INT32]]) -> pl.Tensor[[160, 208], pl.INT32]:
+            acc = pl.create_tensor([160, 208], dtype=pl.INT32)
+            for kb in pl.range(2):
+                z = pl.store(pl.load(x, [0, 0], [16, 16]), [0, 0], z)
+                if kb == 0:
+                    acc = pl.matmul(a[:, 0:128], b[0:128, :], out_dtype=pl.INT32)
+                else:
+                    acc = pl.matmul_acc(acc, a[:, 128:256], b[128:256, :])
+            c[0:160, 0:208] = acc
+            return c
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[160, 256], pl.INT8], b: pl.Tensor[[256, 208], pl.INT8],
+                 x: pl.Tensor[[16, 16], pl.FP32], z: pl.Out[pl.Tensor[[16, 16], pl.FP32]],
+                 c: pl.Out[pl.Tensor[[160, 208], pl.INT32]]) -> pl.Tensor[[160, 208], pl.INT32]:
+            c = self.k(a, b, x, z, c)
+            return c
+    prog, ctx = _before_tiling(Writes)
+    with pytest.raises(CompileError, match=r"result of this matmul needs 133120 bytes"):
+        auto_tile_matmul_l0(prog, ctx)
+
+
+def test_a_result_that_fits_acc_but_not_one_right_tile_says_so():
+    """[16, 1152] INT32 fits Acc; a K block of its 1152 INT8 columns does not fit Right: the error names
+    Right, not Acc."""
+    @pl.program
+    class Wide:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tensor[[16, 128], pl.INT8], b: pl.Tensor[[128, 1152], pl.INT8],
+              c: pl.Out[pl.Tensor[[16, 1152], pl.INT32]]) -> pl.Tensor[[16, 1152], pl.INT32]:
+            p = pl.matmul(a, b, out_dtype=pl.INT32)
+            q = pl.add(p, p)
+            c = pl.store(q, [0, 0], c)
+            return c
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[16, 128], pl.INT8], b: pl.Tensor[[128, 1152], pl.INT8],
+                 c: pl.Out[pl.Tensor[[16, 1152], pl.INT32]]) -> pl.Tensor[[16, 1152], pl.INT32]:
+            c = self.k(a, b, c)
+            return c
+    prog, ctx = _before_tiling(Wide)
+    with pytest.raises(CompileError) as info:
+        auto_tile_matmul_l0(prog, ctx)
+    text = str(info.value)
+    assert "result of this matmul is computed in [16, " in text and "does not fit Right (65536 bytes)" in text
+    assert "more than Acc holds" not in text
+
+
+def test_a_split_k_chain_over_named_mat_loads_narrows_them():
+    """The operands named in the loop (Mat loads read by both products): each output tile's copy loads
+    only its rows of a and its columns of b."""
+    @pl.program
+    class Named:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tensor[[160, 256], pl.BF16], b: pl.Tensor[[256, 208], pl.BF16],
+              c: pl.Out[pl.Tensor[[160, 208], pl.FP32]]) -> pl.Tensor[[160, 208], pl.FP32]:
+            acc = pl.create_tensor([160, 208], dtype=pl.FP32)
+            for kb in pl.range(2):
+                a_mat = pl.load(a, [0, kb * 128], [160, 128], target_memory=pl.Mem.Mat)
+                b_mat = pl.load(b, [kb * 128, 0], [128, 208], target_memory=pl.Mem.Mat)
+                if kb == 0:
+                    acc = pl.matmul(a_mat, b_mat)
+                else:
+                    acc = pl.matmul_acc(acc, a_mat, b_mat)
+            c = pl.store(acc, [0, 0], c)
+            return c
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[160, 256], pl.BF16], b: pl.Tensor[[256, 208], pl.BF16],
+                 c: pl.Out[pl.Tensor[[160, 208], pl.FP32]]) -> pl.Tensor[[160, 208], pl.FP32]:
+            c = self.k(a, b, c)
+            return c
+    prog, ctx = _before_tiling(Named)
+    k = auto_tile_matmul_l0(prog, ctx).functions["k"]
+    made = _ops(k, "create_tile")
+    assert len(made) > 1 and (160, 208) not in {m.type.shape for m in made}
+    loads = _ops(k, "load")
+    assert {ld.type.shape[0] for ld in loads if ld.args[0].name == "a"} <= {m.type.shape[0] for m in made}
+    assert {ld.type.shape[1] for ld in loads if ld.args[0].name == "b"} <= {m.type.shape[1] for m in made}

@@ -29,6 +29,7 @@ CASES = {
     "Flatten": P.Nested,
     "UnrollLoops": P.UnrollAndPipeline,
     "ExpandComposites": P.Composite,
+    "InferAccumulatorSpace": P.SplitKChain,
     "AutoTileMatmulL0": P.OversizedMatmul,
     "ConvertToSSA": P.CarriedAndMerged,
     "FlattenTileNdTo2D": P.NdTiles,

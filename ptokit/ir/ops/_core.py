@@ -147,6 +147,8 @@ TRAITS = frozenset({
     "nd_batched",    # of N-D tile operands: one 2-D call per batch index (FlattenTileNdTo2D)
     "nd_rebuilt",    # gives an N-D Mat tile that FlattenTileNdTo2D makes again per batch (load, transpose_view)
     "nd_swap",       # swaps the last two axes of an N-D tile: per batch (FlattenTileNdTo2D)
+    "matmul",        # a 2-D [M, K] (Left) @ [K, N] (Right) product into Acc, plain, accumulating (operand 0
+                     # the accumulator) or biased (a Bias operand): AutoTileMatmulL0 computes it in L0 tiles
 })
 
 
@@ -177,6 +179,9 @@ class OpDef:
     # a composite op: expand(args, attrs, emit) -> result expr, where emit(op, args, attrs) binds one
     # primitive op to a fresh temporary and returns it (the ExpandComposites pass calls it)
     expand: Optional[Callable] = None
+    # a "matmul" op: the op that adds a further product of its kind into its result (matmul -> matmul_acc),
+    # what AutoTileMatmulL0 writes for the K blocks after the first
+    acc_form: Optional[str] = None
 
     def __post_init__(self):
         bad = set(self.traits) - TRAITS

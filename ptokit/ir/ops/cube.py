@@ -157,6 +157,10 @@ def _matmul(ts, attrs):
 
 def _acc_like(acc_t, res: TileType, op: str) -> TileType:
     acc = tile_of(acc_t, op, "acc", "acc")
+    if acc.memory is MemorySpace.Vec and acc.shape == res.shape and acc.dtype == res.dtype:
+        # an accumulator the program made (pl.create_tensor / pl.create_tile / a zero pl.full in kernel
+        # code, Vec by default): InferTileMemorySpace places it in Acc, or says why it cannot
+        acc = acc.with_(memory=MemorySpace.Acc, layout=None)
     if acc.memory is not MemorySpace.Acc or acc.shape != res.shape or acc.dtype != res.dtype:
         raise OpTypeError(f"tile.{op} requires an Acc tile {fmt_shape(res.shape)} {res.dtype!r}, but got {acc}", "acc")
     av, pv = valid_of(acc), valid_of(res)
@@ -256,7 +260,7 @@ def _phase(attrs, args):
 
 
 declare("matmul", (_LEFT, _RIGHT, P("out_dtype", "dtype", None)) + _TRANS + (P("c_matrix_nz", "bool", False),),
-        _matmul, pto="pto.tmatmul", form="binary", traits={"cube", "batched"},
+        _matmul, pto="pto.tmatmul", form="binary", traits={"cube", "batched", "matmul"}, acc_form="matmul_acc",
         doc="lhs [M, K] (Left) @ rhs [K, N] (Right) -> [M, N] Acc (FP32, or INT32 for INT8 inputs); "
             "a_trans/b_trans transpose a tensor operand (tile operands: use pl.tile.transpose_view); "
             "rank > 2 tensors: batch_matmul")
@@ -266,8 +270,8 @@ declare("batch_matmul", (P("lhs", space=MemorySpace.Left), P("rhs", space=Memory
             "into an Acc tile [B * M, N] (the batch rows flattened); N-D Mat tiles (a load of an N-D window, or "
             "its transpose_view): the same, each batch loaded again (FlattenTileNdTo2D); 2-D tiles: matmul")
 declare("matmul_acc", (P("acc"), _LEFT, _RIGHT) + _TRANS + (P("init_cond", "scalar", None),), _matmul_acc,
-        pto="pto.tmatmul.acc", form="matmul_acc", traits={"cube", "shares_operand0", "batched"},
-        doc="acc + lhs @ rhs, in place; init_cond (BOOL scalar): where it holds, acc = lhs @ rhs instead; "
+        pto="pto.tmatmul.acc", form="matmul_acc", traits={"cube", "shares_operand0", "batched", "matmul"},
+        acc_form="matmul_acc", doc="acc + lhs @ rhs, in place; init_cond (BOOL scalar): where it holds, acc = lhs @ rhs instead; "
             "rank > 2 tensors: batch_matmul_acc")
 declare("batch_matmul_acc", (P("acc"), P("lhs", space=MemorySpace.Left), P("rhs", space=MemorySpace.Right),
                              P("init_cond", "scalar", None)),
@@ -277,7 +281,7 @@ declare("batch_matmul_acc", (P("acc"), P("lhs", space=MemorySpace.Left), P("rhs"
             "place: rows b * M .. b * M + M take batch b (batch dimensions broadcast between lhs and rhs, "
             "their product B the acc's); init_cond as matmul_acc's; 2-D tiles: matmul_acc")
 declare("matmul_bias", (_LEFT, _RIGHT, _BIAS), _matmul_bias, pto="pto.tmatmul.bias", form="ternary",
-        traits={"cube"}, doc="lhs @ rhs + bias, bias [1, N] in Bias (FP32; INT32 for INT8 inputs)")
+        traits={"cube", "matmul"}, acc_form="matmul_acc", doc="lhs @ rhs + bias, bias [1, N] in Bias (FP32; INT32 for INT8 inputs)")
 declare("gemv", (_LEFT, _RIGHT, _PHASE), _gemv, pto="pto.tgemv", form="binary", traits={"cube"},
         pto_attrs=(("accPhase", _phase),), namespaces=("pl.tile",),
         doc="lhs [1, K] @ rhs [K, N] -> Acc [16, N] with row 0 valid (FP32; INT32 for INT8)")
