@@ -425,7 +425,8 @@ static inline void rt_wait_task(PTO2TaskId id) {
 }
 
 // A view of `base`: same buffer (and owner), `ndims` == base.ndims, element offsets
-// per dimension added to the origin, new shapes, same strides.  Out of bounds: error 5.
+// per dimension added to the origin, new shapes, same strides.  A view reaching past the end of
+// `base` is cut at its end, as a Python slice is (an origin past the end gives an empty view).
 static inline ChipTensor make_tensor_view(const ChipTensor& base, const uint32_t* shapes, const uint32_t* offsets,
                                           uint32_t ndims) {
     if (ndims != base.ndims || ndims < 1 || ndims > (uint32_t)CHIP_TENSOR_MAX_DIMS)
@@ -434,17 +435,17 @@ static inline ChipTensor make_tensor_view(const ChipTensor& base, const uint32_t
     uint64_t origin = base.start_offset;
     for (uint32_t i = 0; i < ndims; ++i) {
         uint32_t off = offsets ? offsets[i] : 0;
-        if ((uint64_t)off + shapes[i] > base.shapes[i])
-            pto2_detail::fatal(PTO2_ERR_INVALID_ARGS, "make_tensor_view: view exceeds the base tensor's shape");
+        if (off > base.shapes[i]) off = base.shapes[i];
+        uint32_t room = base.shapes[i] - off;
         origin += (uint64_t)off * base.strides[i];
-        v.shapes[i] = shapes[i];
+        v.shapes[i] = shapes[i] < room ? shapes[i] : room;
     }
     // contiguous iff every dimension inside the outermost non-unit one is whole
     bool contiguous = base.is_contiguous;
     uint32_t k = 0;
-    while (k < ndims && shapes[k] == 1) ++k;
+    while (k < ndims && v.shapes[k] == 1) ++k;
     for (uint32_t i = k + 1; i < ndims; ++i)
-        if (shapes[i] != base.shapes[i]) contiguous = false;
+        if (v.shapes[i] != base.shapes[i]) contiguous = false;
     v.start_offset = origin;
     v.is_contiguous = contiguous;
     v.extent_elem_cache = v.numel();
