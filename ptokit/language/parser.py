@@ -45,6 +45,7 @@ from .cube import CubeMixin, L1Mixin
 from .tensor_level import TensorLevelMixin, writes_operand0_tensor
 from .types import DynamicDim, TileAnnot
 from .windows import WindowMixin
+from .orch_views import OrchViewMixin
 
 _MISSING = object()
 
@@ -55,7 +56,7 @@ def parse_program(spec) -> N.Program:
 
 
 class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, ScopeMixin, CallMixin,
-                     TaskMixin, L1Mixin, TileViewMixin, MemRefMixin, LoopValidMixin):
+                     TaskMixin, L1Mixin, TileViewMixin, MemRefMixin, LoopValidMixin, OrchViewMixin):
     def __init__(self, src: Source, g, sigs: Dict[str, Signature], dyn: Dict[str, DynamicDim]):
         self.src = src
         self.g = g

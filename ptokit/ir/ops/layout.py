@@ -19,7 +19,8 @@ def _reshape(ts, attrs):
 
 
 declare("reshape", (TILE, P("shape", "shape")), _reshape, pto="pto.treshape", form="unary",
-        traits={"shares_operand0"}, doc="the same bytes seen with another 2-D shape")
+        traits={"shares_operand0"}, front="front_orch_reshape",
+        doc="the same bytes seen with another 2-D shape (of a tensor in orchestration code: a view of it)")
 
 
 def _concat(ts, attrs):
