@@ -694,6 +694,7 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         """Parse a loop body: (statements, [(name a pl.yield_ bound, carried name)]).  Names bound
         before the loop keep their types; names first bound inside stay visible after it when read."""
         saved = dict(self.env)
+        saved_alias = dict(self.alias)
         outer_yield, outer_live = self.yield_ctx, self.live_after
 
         def parse():
@@ -707,6 +708,8 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
                 self.yield_ctx, self.live_after = outer_yield, outer_live
 
         body, yielded = self.parse_loop_body(parse, saved, s)     # loop_valid.py
+        if self.in_orchestration:
+            self._check_tensor_rebinds(saved, saved_alias, stmts)
         for k, v in list(self.env.items()):
             if k in saved and saved[k] != v and isinstance(v, TileType) and isinstance(saved[k], TileType):
                 if v.shape != saved[k].shape or v.dtype != saved[k].dtype or v.memory != saved[k].memory:
@@ -718,6 +721,23 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             if k not in self.env and k in self.alias:
                 self.env[k] = v
         return body, yielded
+
+    def _check_tensor_rebinds(self, saved, saved_alias, stmts) -> None:
+        """A tensor name bound before an orchestration loop and rebound in its body to another tensor
+        (``cur = nxt``) would carry a tensor from one iteration to the next: orchestration tensors are
+        names of runtime buffers, not loop-carried values, so it is refused where it is written."""
+        for k, t in saved.items():
+            if not isinstance(t, TensorType) or self.alias.get(k, k) == saved_alias.get(k, k):
+                continue
+            where = [x for st in stmts for x in ast.walk(st) if isinstance(x, (ast.Assign, ast.AnnAssign)) and any(
+                isinstance(n, ast.Name) and n.id == k for tgt in (x.targets if isinstance(x, ast.Assign) else
+                                                                  [x.target]) for n in ast.walk(tgt))]
+            raise self.err(f"the tensor {k!r}, bound before this loop, is rebound in its body to "
+                           f"{self.alias.get(k, k)!r}: a tensor carried from one iteration to the next is not "
+                           f"supported in orchestration code (its tensors name runtime buffers, not loop-carried "
+                           f"values); let one task per iteration update a tensor passed as pl.InOut, or pass the "
+                           f"loop's tensors as windows of one tensor created before the loop",
+                           where[-1] if where else stmts[0])
 
     def bind_yielded(self, yielded, s) -> None:
         # after the loop, the names the yield was assigned to hold the carried values' last state
