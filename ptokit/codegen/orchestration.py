@@ -181,6 +181,10 @@ class _Orch:
         if isinstance(s, N.Assign):
             v = s.value
             tgt = s.targets[0]
+            if isinstance(v, N.OpCall) and v.op == "tensor_view":
+                # a created tensor pl.assemble made a window of its target (language/orch_views.py)
+                self.tensors[tgt.name] = self.tensor_arg(v, f"view_{tgt.name}", depth, s)
+                return
             if isinstance(v, N.OpCall) and v.op == "create_tensor":
                 if v.attrs.get("zero_alloc"):     # read before written: zero-filled here (passes/directions.py)
                     self.create_info(tgt.name, v, depth)
@@ -503,7 +507,7 @@ class _Orch:
                 self.emit(depth, f"uint32_t {vname}_shapes[{len(step[1])}] = {{{self._dims_text(step[1])}}};")
                 where = f"{a.loc.file.rsplit('/', 1)[-1]}:{a.loc.line}" if a.loc else self.fn.name
                 self.emit(depth, f"ChipTensor {vname} = make_tensor_reshape({prev}, {vname}_shapes, {len(step[1])}, "
-                                 f"\"pl.reshape at {where}\");")
+                                 f"\"the reshaped view at {where}\");")
             else:
                 self.emit(depth, f"ChipTensor {vname} = make_tensor_transpose({prev}, {step[1]}u, {step[2]}u);")
         return vname

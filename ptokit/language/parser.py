@@ -75,6 +75,8 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         self.consts: Dict[str, N.Const] = {}  # names assigned once, to a compile-time number
         self.dim_locals: Dict[str, str] = {}  # names assigned once, to a dynamic dimension (pl.tensor.dim)
         self.windows: Dict[str, N.OpCall] = {}   # names bound to a tensor window
+        self.current_block = None                # the statement list being parsed
+        self.created_tensors: Dict[str, tuple] = {}   # orch_views.py
         self.window_reads: Dict[str, Set[str]] = {}   # window name -> the names its tensor and bounds read
         self.stale_windows: Dict[str, tuple] = {}    # window name -> (a name it reads, assigned again there)
         self.yield_ctx = None                 # ("loop", carried names, [(lhs, carried)]) or ("if",) for pl.yield_
@@ -111,7 +113,8 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
 
     def block(self, stmts) -> List[N.Stmt]:
         out: List[N.Stmt] = []
-        outer = self.live_after
+        outer, outer_block = self.live_after, self.current_block
+        self.current_block = stmts          # orch_views.py: a create and its assemble share a block
         later = [_names_read(s) for s in stmts]
         try:
             for i, s in enumerate(stmts):
@@ -120,7 +123,7 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
                 self.live_after = set(outer).union(*later[i + 1:])
                 out.extend(self.stmt(s))
         finally:
-            self.live_after = outer
+            self.live_after, self.current_block = outer, outer_block
         return out
 
     def _is_func_attr(self, s) -> bool:
@@ -416,7 +419,10 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         self.alias.pop(name, None)
         if is_tensor_level(value) or name in self.tensor_level_names:
             self.tensor_level_names = (self.tensor_level_names - {name}) | ({name} if is_tensor_level(value) else set())
-        return [N.Assign([N.Var(name, type=value.type, loc=self.loc(target))], value, loc=loc)]
+        stmt = N.Assign([N.Var(name, type=value.type, loc=self.loc(target))], value, loc=loc)
+        if self.in_orchestration and isinstance(value, N.OpCall) and value.op == "create_tensor":
+            self.note_created(name, stmt)       # orch_views.py: pl.assemble may make it a window
+        return [stmt]
 
     def yield_stmt(self, target, call: ast.Call, node) -> List[N.Stmt]:
         """``v = pl.yield_(x)`` / ``a, b = pl.yield_(x, y)``: in a loop with ``init_values`` the values

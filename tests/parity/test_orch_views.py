@@ -125,3 +125,66 @@ def test_located_errors(tmp_path, body, message):
         ptokit.compile(mod.P, output_dir=tmp_path / "o")
     assert message in str(err.value)
     assert "prog.py:11:" in str(err.value) and "^" in str(err.value)
+
+
+@pl.program
+class AssembleChunks:
+    @pl.function(type=pl.FunctionType.InCore)
+    def scaled(self, x: pl.Tensor[[4, 16], pl.FP32], s: pl.Scalar[pl.FP32],
+               out: pl.Out[pl.Tensor[[4, 16], pl.FP32]]) -> pl.Tensor[[4, 16], pl.FP32]:
+        out = pl.store(pl.muls(pl.load(x, [0, 0], [4, 16]), s), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[4, 16], pl.FP32],
+             out: pl.Out[pl.Tensor[[3, 4, 16], pl.FP32]]) -> pl.Tensor[[3, 4, 16], pl.FP32]:
+        for b in pl.range(3):
+            chunk = pl.create_tensor([4, 16], dtype=pl.FP32)
+            chunk = self.scaled(x, pl.cast(b, pl.FP32) + 1.0, chunk)
+            out = pl.assemble(out, chunk, [b, 0, 0])      # a 2-D chunk into the 3-D output
+        return out
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_assemble_of_a_created_tensor_writes_in_place(tmp_path, runtime):
+    x = np.random.default_rng(5).standard_normal((4, 16)).astype(np.float32)
+    out = np.zeros((3, 4, 16), np.float32)
+    compiled = ptokit.compile(AssembleChunks, output_dir=tmp_path / "o", runtime=runtime)
+    compiled(x, out)
+    np.testing.assert_allclose(out, np.stack([x * (b + 1) for b in range(3)]), rtol=1e-6)
+    orch = next((tmp_path / "o" / "orchestration").glob("*.cpp")).read_text()
+    assert "alloc_tensors" not in orch and "make_tensor_reshape" in orch     # no buffer of its own, no copy
+
+
+def _assemble_main(lines: str) -> str:
+    return (
+        "import ptokit.language as pl\n\n\n"
+        "@pl.program\nclass P:\n"
+        "    @pl.function(type=pl.FunctionType.InCore)\n"
+        "    def k(self, x: pl.Tensor[[4, 16], pl.FP32], y: pl.Out[pl.Tensor[[4, 16], pl.FP32]]) -> pl.Tensor[[4, 16], pl.FP32]:\n"
+        "        y = pl.store(pl.load(x, [0, 0], [4, 16]), [0, 0], y)\n"
+        "        return y\n\n"
+        "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+        "    def main(self, x: pl.Tensor[[4, 16], pl.FP32], out: pl.Out[pl.Tensor[[2, 8, 32], pl.FP32]]) -> pl.Tensor[[2, 8, 32], pl.FP32]:\n"
+        + lines + "        return out\n")
+
+
+@pytest.mark.parametrize("lines, line, message", [
+    ("        out = pl.assemble(out, x, [0, 0, 0])\n", 13, "'x' is not a tensor created by pl.create_tensor in this block"),
+    ("        c = pl.create_tensor([4, 16], dtype=pl.FP32)\n"
+     "        c = self.k(x, c)\n"
+     "        out = pl.assemble(out, c, [0, 0, 0])\n", 15, "dimension 2 is cut"),
+    ("        c = pl.create_tensor([4, 16], dtype=pl.FP32)\n"
+     "        for i in pl.range(2):\n"
+     "            c = self.k(x, c)\n"
+     "            out = pl.assemble(out, c, [i, 0, 0])\n", 16, "is not a tensor created by pl.create_tensor in this block"),
+    ("        c = pl.create_tensor([4, 16], dtype=pl.FP32)\n"
+     "        c = self.k(x, c)\n"
+     "        out = pl.assemble(out, c, [0, 0, 0], atomic=pl.AtomicType.Add)\n", 15, "no instruction does"),
+])
+def test_assemble_located_errors(tmp_path, lines, line, message):
+    mod = import_source(tmp_path / "asm.py", "orch_assemble_errors", _assemble_main(lines))
+    with pytest.raises(CompileError) as err:
+        ptokit.compile(mod.P, output_dir=tmp_path / "o")
+    assert message in str(err.value)
+    assert f"asm.py:{line}:" in str(err.value) and "^" in str(err.value)

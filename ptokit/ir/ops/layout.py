@@ -86,6 +86,7 @@ declare("assemble", (P("target"), P("source"),
                      P("offset", "offsets", aliases=("offsets",), static_attr="offsets_static"),
                      P("atomic", "atomic", AtomicType.None_, keyword_only=True)),
         _assemble, pto="pto.tinsert", form="insert", traits={"shares_operand0", "accepts_acc"},
+        front="front_orch_assemble",
         tensor_target=("store", {"tile": "source", "offsets": "offset", "output_tensor": "target"}),
         doc="target with source written at offset (in place)")
 
