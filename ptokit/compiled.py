@@ -14,6 +14,8 @@ Everything it knows about the call comes from the tree's ``kernel_config.py`` (O
 """
 from __future__ import annotations
 
+import ast
+
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +30,16 @@ from .targets import SIM_PLATFORMS, RuntimeKind, backend_type_of, coerce_backend
 
 TREE_FILE = "kernel_config.py"
 NEXT_LEVELS = "next_levels"
+
+
+class _Conflict:
+    """A dynamic dimension the tensor arguments give different sizes."""
+
+    def __init__(self, dim: str, sizes: list):
+        self.dim, self.sizes = dim, sizes      # sizes: (tensor name, size) pairs
+
+    def __str__(self):
+        return f"dynamic dimension {self.dim} is " + " and ".join(f"{s} in {n}" for n, s in self.sizes)
 
 
 @dataclass(frozen=True)
@@ -274,6 +286,12 @@ class CompiledProgram:
     def _allocate(self, p: ParamInfo, dims: dict, torch_like: bool):
         shape = []
         for d in p.shape or ():
+            names = set() if isinstance(d, int) else {n.id for n in ast.walk(ast.parse(str(d), mode="eval"))
+                                                       if isinstance(n, ast.Name)}
+            clash = next((dims[n] for n in sorted(names) if isinstance(dims.get(n), _Conflict)), None)
+            if clash is not None:
+                raise ArgumentError(f"cannot allocate output {p.name!r} of shape {list(p.shape)}: {clash}; pass "
+                                    f"{p.name} explicitly")
             v = d if isinstance(d, int) else eval_dim(d, dims)
             if v is None:
                 raise ArgumentError(f"cannot allocate output {p.name!r} of shape {list(p.shape)}: dimension {d} is "
@@ -344,9 +362,11 @@ class CompiledProgram:
         return self._variants[key]
 
     def check_args(self, args) -> dict:
-        """Arguments against the orchestration's parameters: kinds, dtypes, shapes (dynamic
-        dimensions must agree between the tensors that share them).  ``None`` entries (outputs
-        still to be allocated) are skipped.  Returns the dynamic dimensions the arguments bind."""
+        """Arguments against the orchestration's parameters: kinds, dtypes, shapes.  ``None`` entries
+        (outputs still to be allocated) are skipped.  Returns the dynamic dimensions the arguments
+        bind; a dimension two tensors give different sizes is ``_Conflict`` (each tensor has its own
+        sizes, as in pypto: the orchestration checks the dimensions it reads as values, and an output
+        left out cannot be sized by it)."""
         params = self.params
         dyn: dict = {}
         if not params:
@@ -379,8 +399,12 @@ class CompiledProgram:
                     if want_d != got_d:
                         raise ArgumentError(f"argument {i} ({p.name}) must have shape {want}, got {got_shape}")
                 elif str(want_d).isidentifier():
-                    if dyn.setdefault(want_d, got_d) != got_d:
-                        raise ArgumentError(f"dynamic dimension {want_d} is {dyn[want_d]} in one argument and {got_d} "
-                                        f"in {p.name}")
+                    seen = dyn.setdefault(want_d, got_d)
+                    if isinstance(seen, _Conflict):
+                        seen.sizes.append((p.name, got_d))
+                    elif seen != got_d:
+                        first = next(q.name for q, b in zip(params, args) if b is not None and q.kind != "scalar"
+                                     and want_d in (q.shape or ()))
+                        dyn[want_d] = _Conflict(want_d, [(first, seen), (p.name, got_d)])
         return dyn
 

@@ -66,6 +66,7 @@ class _Orch:
         self.lines: List[str] = []
         self.tensors: Dict[str, str] = {}     # IR tensor var -> C++ expression
         self.scalars: Dict[str, str] = {}
+        self.dims_read: set = set()     # dynamic dimensions of the parameters the generated code reads
         self.pending: Dict[str, N.OpCall] = {}   # created tensors not yet written
         self.task = 0
         self.sync_start = False
@@ -95,6 +96,7 @@ class _Orch:
         if isinstance(e, N.Var):
             if e.name not in self.scalars:
                 raise InternalError(f"orchestration: scalar {e.name!r} undefined")
+            self.dims_read.add(e.name)
             return self.scalars[e.name]
         if isinstance(e, N.OpCall) and e.op in _CPP_OP:
             a, b = self.scalar(e.args[0]), self.scalar(e.args[1])
@@ -155,6 +157,7 @@ class _Orch:
         if isinstance(node, ast.Name):
             if node.id not in self.scalars:
                 raise CompileError(f"dynamic dimension {node.id!r} is not known in {self.fn.name}", self.fn.loc)
+            self.dims_read.add(node.id)
             return self.scalars[node.id]
         if isinstance(node, ast.BinOp):
             op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "/", ast.Mod: "%"}[type(node.op)]
@@ -170,6 +173,10 @@ class _Orch:
         if isinstance(s, N.Assign):
             v = s.value
             tgt = s.targets[0]
+            if isinstance(v, N.OpCall) and v.op == "tensor_view":
+                # a created tensor pl.assemble made a window of its target (language/orch_views.py)
+                self.tensors[tgt.name] = self.tensor_arg(v, f"view_{tgt.name}", depth, s)
+                return
             if allocates(v):
                 if v.attrs.get("zero_alloc"):     # read before written: zero-filled here (passes/directions.py)
                     self.create_info(tgt.name, v, depth)
@@ -469,9 +476,11 @@ class _Orch:
             raise CompileError("a task's tensor argument must be a tensor variable or a window of one", call.loc)
         base, offs = a.args
         self._check_alive(base.name, call)
-        n = len(a.type.shape)
-        dims = ", ".join(f"{d}u" if isinstance(d, int) else f"static_cast<uint32_t>({self.dim(d)})"
-                         for d in a.type.shape)
+        n = len(a.attrs["shape"])
+        # a dimension the window takes whole is the base tensor's own size (each tensor has its own sizes)
+        dims = ", ".join(f"{self.tensors[base.name]}.shapes[{i}]" if isinstance(d, str) and d == bd
+                         and isinstance(o, N.Const) and o.value == 0 else self._dims_text([d])
+                         for i, (d, bd, o) in enumerate(zip(a.attrs["shape"], base.type.shape, offs.items)))
         starts = ", ".join(f"{o.value}u" if isinstance(o, N.Const) else f"static_cast<uint32_t>({self.scalar(o)})"
                            for o in offs.items)
         self.emit(depth, f"uint32_t {vname}_shapes[{n}] = {{{dims}}};")
@@ -483,7 +492,20 @@ class _Orch:
             self.emit(depth, f"rt_require_contiguous({vname}, \"the window of {base.name} at {where} is not "
                              f"contiguous at run time: it may only cut the leading dimension(s) and must keep every "
                              f"trailing dimension whole\");")
+        for k, step in enumerate(a.attrs.get("then", ())):
+            # pl.reshape / pl.transpose of the tensor in orchestration code: a view of the view
+            prev, vname = vname, f"{vname}_v{k}"
+            if step[0] == "reshape":
+                self.emit(depth, f"uint32_t {vname}_shapes[{len(step[1])}] = {{{self._dims_text(step[1])}}};")
+                where = f"{a.loc.file.rsplit('/', 1)[-1]}:{a.loc.line}" if a.loc else self.fn.name
+                self.emit(depth, f"ChipTensor {vname} = make_tensor_reshape({prev}, {vname}_shapes, {len(step[1])}, "
+                                 f"\"the reshaped view at {where}\");")
+            else:
+                self.emit(depth, f"ChipTensor {vname} = make_tensor_transpose({prev}, {step[1]}u, {step[2]}u);")
         return vname
+
+    def _dims_text(self, shape) -> str:
+        return ", ".join(f"{d}u" if isinstance(d, int) else f"static_cast<uint32_t>({self.dim(d)})" for d in shape)
 
     def _check_alive(self, name: str, call) -> None:
         if name in self.expired:      # DeriveArgDirections reports this to the user first
@@ -515,16 +537,24 @@ class _Orch:
             body.append(f"    {ctype} {c} = from_u64<{ctype}>(orch_args.scalar({j}));")
             if p.name not in read:
                 body.append(f"    (void){c};")
-        seen = set()
+        homes: Dict[str, list] = {}      # a dynamic dimension: the (tensor, axis) pairs that carry it
         for p in tensors:
             for d, dim in enumerate(p.type.shape):
-                if isinstance(dim, str) and dim.isidentifier() and dim not in seen:
-                    seen.add(dim)
-                    c = self.scalars[dim] = cx(dim)
-                    body.append(f"    int64_t {c} = static_cast<int64_t>(ext_{p.name}.shapes[{d}]);")
-                    body.append(f"    (void){c};")
+                if isinstance(dim, str) and dim.isidentifier():
+                    if dim not in homes:
+                        c = self.scalars[dim] = cx(dim)
+                        body.append(f"    int64_t {c} = static_cast<int64_t>(ext_{p.name}.shapes[{d}]);")
+                        body.append(f"    (void){c};")
+                    homes.setdefault(dim, []).append((p.name, d))
         self.used = _names_read(fn.body)
         self.body(fn.body, 2, _Task())
+        for dim, where in homes.items():
+            # each tensor has its own sizes (as in pypto); a dimension the code reads as a value is bound
+            # from the first tensor carrying it, so the others must then agree
+            (p0, d0), rest = where[0], where[1:]
+            for pn, d in rest if dim in self.dims_read else ():
+                body.append(f"    if (ext_{pn}.shapes[{d}] != ext_{p0}.shapes[{d0}]) rt_dim_mismatch(\"{dim}\", "
+                            f"\"{p0}\", ext_{p0}.shapes[{d0}], \"{pn}\", ext_{pn}.shapes[{d}]);")
         out = [
             "// Orchestration generated by ptokit: one task per kernel call.",
             "#include <stdint.h>",
@@ -587,7 +617,9 @@ def _arg_text(a: N.Expr) -> str:
     if isinstance(a, N.OpCall) and a.op == "tensor_view" and isinstance(a.args[0], N.Var):
         base, offs = a.args
         parts = []
-        for o, d in zip(offs.items, a.type.shape):
+        if a.attrs.get("then"):
+            return f"{base.name}[...]"
+        for o, d in zip(offs.items, a.attrs["shape"]):
             if isinstance(o, N.Const) and isinstance(d, int):
                 parts.append(f"{o.value}:{o.value + d}")
             else:

@@ -44,6 +44,7 @@ from .cube import CubeMixin, L1Mixin
 from .tensor_level import TensorLevelMixin, writes_operand0_tensor
 from .types import DynamicDim
 from .windows import WindowMixin
+from .orch_views import OrchViewMixin
 
 _MISSING = object()
 
@@ -54,7 +55,7 @@ def parse_program(spec) -> N.Program:
 
 
 class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMixin, WindowMixin, ScopeMixin, CallMixin,
-                     TaskMixin, L1Mixin, TileViewMixin, MemRefMixin, LoopValidMixin):
+                     TaskMixin, L1Mixin, TileViewMixin, MemRefMixin, LoopValidMixin, OrchViewMixin):
     def __init__(self, src: Source, g, sigs: Dict[str, Signature], dyn: Dict[str, DynamicDim]):
         self.src = src
         self.g = g
@@ -73,6 +74,8 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         self.consts: Dict[str, N.Const] = {}  # names assigned once, to a compile-time number
         self.dim_locals: Dict[str, str] = {}  # names assigned once, to a dynamic dimension (pl.tensor.dim)
         self.windows: Dict[str, N.OpCall] = {}   # names bound to a tensor window
+        self.current_block = None                # the statement list being parsed
+        self.created_tensors: Dict[str, tuple] = {}   # orch_views.py
         self.window_reads: Dict[str, Set[str]] = {}   # window name -> the names its tensor and bounds read
         self.stale_windows: Dict[str, tuple] = {}    # window name -> (a name it reads, assigned again there)
         self.yield_ctx = None                 # ("loop", carried names, [(lhs, carried)]) or ("if",) for pl.yield_
@@ -109,7 +112,8 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
 
     def block(self, stmts) -> List[N.Stmt]:
         out: List[N.Stmt] = []
-        outer = self.live_after
+        outer, outer_block = self.live_after, self.current_block
+        self.current_block = stmts          # orch_views.py: a create and its assemble share a block
         later = [_names_read(s) for s in stmts]
         try:
             for i, s in enumerate(stmts):
@@ -118,7 +122,7 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
                 self.live_after = set(outer).union(*later[i + 1:])
                 out.extend(self.stmt(s))
         finally:
-            self.live_after = outer
+            self.live_after, self.current_block = outer, outer_block
         return out
 
     def _is_func_attr(self, s) -> bool:
@@ -417,7 +421,10 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         self.alias.pop(name, None)
         if computed or name in self.tensor_level_names:
             self.tensor_level_names = (self.tensor_level_names - {name}) | ({name} if computed else set())
-        return [N.Assign([N.Var(name, type=value.type, loc=self.loc(target))], value, loc=loc)]
+        stmt = N.Assign([N.Var(name, type=value.type, loc=self.loc(target))], value, loc=loc)
+        if self.in_orchestration and isinstance(value, N.OpCall) and value.op == "create_tensor":
+            self.note_created(name, stmt)       # orch_views.py: pl.assemble may make it a window
+        return [stmt]
 
     def yield_stmt(self, target, call: ast.Call, node) -> List[N.Stmt]:
         """``v = pl.yield_(x)`` / ``a, b = pl.yield_(x, y)``: in a loop with ``init_values`` the values
@@ -700,6 +707,7 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         """Parse a loop body: (statements, [(name a pl.yield_ bound, carried name)]).  Names bound
         before the loop keep their types; names first bound inside stay visible after it when read."""
         saved = dict(self.env)
+        saved_alias = dict(self.alias)
         outer_yield, outer_live = self.yield_ctx, self.live_after
 
         def parse():
@@ -713,6 +721,8 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
                 self.yield_ctx, self.live_after = outer_yield, outer_live
 
         body, yielded = self.parse_loop_body(parse, saved, s)     # loop_valid.py
+        if self.in_orchestration:
+            self._check_tensor_rebinds(saved, saved_alias, stmts)
         for k, v in list(self.env.items()):
             if k in saved and saved[k] != v and isinstance(v, TileType) and isinstance(saved[k], TileType):
                 # a Vec accumulator the body turns into an Acc product (pl.create_tensor then matmul /
@@ -728,6 +738,23 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             if k not in self.env and k in self.alias:
                 self.env[k] = v
         return body, yielded
+
+    def _check_tensor_rebinds(self, saved, saved_alias, stmts) -> None:
+        """A tensor name bound before an orchestration loop and rebound in its body to another tensor
+        (``cur = nxt``) would carry a tensor from one iteration to the next: orchestration tensors are
+        names of runtime buffers, not loop-carried values, so it is refused where it is written."""
+        for k, t in saved.items():
+            if not isinstance(t, TensorType) or self.alias.get(k, k) == saved_alias.get(k, k):
+                continue
+            where = [x for st in stmts for x in ast.walk(st) if isinstance(x, (ast.Assign, ast.AnnAssign)) and any(
+                isinstance(n, ast.Name) and n.id == k for tgt in (x.targets if isinstance(x, ast.Assign) else
+                                                                  [x.target]) for n in ast.walk(tgt))]
+            raise self.err(f"the tensor {k!r}, bound before this loop, is rebound in its body to "
+                           f"{self.alias.get(k, k)!r}: a tensor carried from one iteration to the next is not "
+                           f"supported in orchestration code (its tensors name runtime buffers, not loop-carried "
+                           f"values); let one task per iteration update a tensor passed as pl.InOut, or pass the "
+                           f"loop's tensors as windows of one tensor created before the loop",
+                           where[-1] if where else stmts[0])
 
     def bind_yielded(self, yielded, s) -> None:
         # after the loop, the names the yield was assigned to hold the carried values' last state

@@ -73,6 +73,8 @@ def _expand(s: N.Assign, call: N.OpCall, counter, orchestration: bool = False,
         return N.Var(tmp.name, type=t, loc=call.loc)
 
     last = OPS[call.op].expand(list(call.args), dict(call.attrs), emit)
+    if last is None:          # the recipe leaves these arguments to the op itself (pl.full of a non-BF16 tile)
+        return [s]
     if any(last is a for a in call.args):
         # a collective returns its window operand (signal = pld.tensor.barrier(signal)): its steps are
         # statements; binding the result to the operand's own name needs no assignment

@@ -34,9 +34,14 @@ _SPACE_NAMES = {MemorySpace.Vec: "Vec (UB)", MemorySpace.Mat: "Mat (L1)", Memory
 
 def plan_memory(prog: N.Program, ctx) -> N.Program:
     for fn in prog.of_kind(N.FunctionType.AIV, N.FunctionType.AIC, N.FunctionType.InCore):
-        fn.body = _break_interference(fn.body)
-        _plan_function(fn, ctx.target)
+        plan_function(fn, ctx.target)
     return prog
+
+
+def plan_function(fn: N.Function, target: Target) -> None:
+    """Plan one kernel (also the vector side of a split kernel again, at its per-lane tile sizes)."""
+    fn.body = _break_interference(fn.body)
+    _plan_function(fn, target)
 
 
 # ----------------------------------------------------------------- interference

@@ -38,6 +38,7 @@ from ..targets import Target
 from ..ir import nodes as N
 from ..ir.ops import OPS, ops_with
 from ..ir.ops.fifo import DIRECTIONS
+from .memory_plan import plan_function
 from .split_lanes import check_pushed, split_lanes, split_mode
 from ..ir.types import ALIGNMENT, DType, MemorySpace, ScalarType, TileType
 
@@ -424,12 +425,21 @@ def _split(fn: N.Function, ctx):
     aic_body = _prune(_insert_frees(aic_body, buffer_of, split))
     aiv_body = _part(copy.deepcopy(fn.body), "aiv", pushed, split)
     aiv_body = _prune(_insert_frees(aiv_body, buffer_of, split))
+    lane_plan = None
     if split:
         check_pushed(fn, split, pushed)
         aiv_body = split_lanes(fn, aiv_body, split)     # both lanes work, each on its half
+        # each lane's Vec holds its halves only (as on the device): the vector side is planned again
+        # at its halved sizes, and the FIFO's slots go after that per-lane peak
+        lane_plan = N.Function(fn.name, fn.kind, list(fn.params), list(fn.return_types), aiv_body, loc=fn.loc,
+                               attrs={k: v for k, v in fn.attrs.items()
+                                      if k not in ("buffer_of", "tile_addr", "memory_peak")})
+        plan_function(lane_plan, ctx.target)
+        aiv_body = lane_plan.body
     elif not fn.attrs.get("dual_lanes"):                 # (a NONE split region: both lanes run it all)
         aiv_body = _guard(aiv_body)                      # lane 0 works, lane 1 only moves FIFO traffic
-    fifo = _geometry(fn, ctx.target, pushed, ctx.ptoas_compat)
+    fifo = _geometry(fn, ctx.target, pushed, ctx.ptoas_compat,
+                     vec_peak=lane_plan.attrs["memory_peak"].get("Vec", 0) if lane_plan else None)
     fifo["split"] = split
     if fn.attrs.get("dual_lanes"):
         fifo["dual_lanes"] = True
@@ -443,6 +453,9 @@ def _split(fn: N.Function, ctx):
 
     aic = member(fifo["aic"], N.FunctionType.AIC, "aic", aic_body, "aic")
     aiv = member(fifo["aiv"], N.FunctionType.AIV, "aiv", aiv_body, "aiv")
+    if lane_plan is not None:
+        for k in ("buffer_of", "tile_addr", "memory_peak"):
+            aiv.attrs[k] = lane_plan.attrs[k]
     size, num = fifo["slot_size"], fifo["local_slot_num"]
     if fifo["dir_mask"] & 1:
         aiv.attrs["memory_peak"] = dict(aiv.attrs.get("memory_peak", {}), Vec=fifo["base"] + num * size)
@@ -483,7 +496,8 @@ def _own_exprs(s: N.Stmt) -> List[N.Expr]:
     return [i for _, i in s.iter_args] + list(s.yields)
 
 
-def _geometry(fn: N.Function, target: Target, pushed: Dict[str, list], compat: Optional[str] = None) -> dict:
+def _geometry(fn: N.Function, target: Target, pushed: Dict[str, list], compat: Optional[str] = None,
+              vec_peak: Optional[int] = None) -> dict:
     """One pipe (FlagID 0) for the used directions: dir_mask 1 (C2V), 2 (V2C) or 3 (both).
     ``slot_size`` = the largest pushed tile of either direction; each consumer reserves
     ``slot_num`` slots after its planned tiles (C2V: the AIV side, in Vec; V2C: the AIC side, in
@@ -493,7 +507,9 @@ def _geometry(fn: N.Function, target: Target, pushed: Dict[str, list], compat: O
     local share of them, and a kernel whose buffers cannot hold that many is refused."""
     dir_mask = (1 if pushed["c2v"] else 0) | (2 if pushed["v2c"] else 0)
     slot_size = max(t.nbytes for t, _ in pushed["c2v"] + pushed["v2c"])
-    peaks = fn.attrs.get("memory_peak", {})
+    peaks = dict(fn.attrs.get("memory_peak", {}))
+    if vec_peak is not None:           # a split kernel: one lane's Vec tiles (planned at their halved sizes)
+        peaks["Vec"] = vec_peak
     consumers = []       # (direction, space, base)
     for d, bit in (("c2v", 1), ("v2c", 2)):
         if dir_mask & bit:

@@ -33,7 +33,7 @@ _USED_NAMES = frozenset({
 
 # names the generated functions declare or call themselves (orchestration and kernel entry)
 _OWN_NAMES = frozenset({
-    "args", "orch_args", "from_u64", "to_u64", "make_tensor_view", "get_block_idx", "get_block_num",
+    "args", "orch_args", "from_u64", "to_u64", "make_tensor_view", "make_tensor_reshape", "make_tensor_transpose", "get_block_idx", "get_block_num",
     "get_sub_block_id", "kernel_entry", "ChipTensor", "ChipTaskArgs", "CoreTaskArgs", "TensorCreateInfo",
 })
 _OWN_PATTERN = re.compile(r"(?:params_t|outs_t|argnames_|gm_pipe_t)\d+\w*|ext_\w*|rt_\w*|PTO2\w*|pto2\w*"

@@ -7,7 +7,10 @@ the same seeds give the same tile on every run (docs/tile-api.md).
 """
 from __future__ import annotations
 
-from ..types import DType, MemorySpace, PadValue, TileType, fmt_shape
+import struct
+
+from .. import nodes as N
+from ..types import DType, MemorySpace, PadValue, ScalarType, TileType, fmt_shape
 from ._core import OpTypeError, P, declare
 from ._vec import NUMERIC, dtype_in, names, result, scalar, static_2d, valid_within, vec_tile
 
@@ -36,8 +39,32 @@ def _full(ts, attrs):
     return TileType(shape, _dtype(attrs, NUMERIC, "full"), MemorySpace.Vec)
 
 
+def bf16_bits(value: float) -> int:
+    """The BF16 encoding of ``value`` (float32 rounded to nearest even), as a signed 16-bit integer."""
+    u = struct.unpack("<I", struct.pack("<f", value))[0]
+    if (u & 0x7F800000) == 0x7F800000 and u & 0x007FFFFF:
+        b = (u >> 16) | 0x40                  # a NaN stays a (quiet) NaN
+    else:
+        b = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) & 0xFFFF
+    return b - 0x10000 if b >= 0x8000 else b
+
+
+def _full_expand(args, attrs, emit):
+    # no texpands fills a BF16 tile (the real assembler takes i16/i32/f16/f32 on A2/A3, i8 too on A5):
+    # a constant BF16 fill is the INT16 fill of its bits, seen as BF16; anything else is the plain op
+    v = args[0]
+    if attrs.get("dtype") is not DType.BF16 or not isinstance(v, N.Const) or isinstance(v.value, bool) or \
+            not isinstance(v.value, (int, float)):
+        return None
+    bits = N.Const(bf16_bits(float(v.value)), type=ScalarType(DType.INT16), loc=v.loc)
+    filled = emit("full", [bits], {**attrs, "dtype": DType.INT16})
+    return emit("reinterpret_view", [filled], {"dtype": DType.BF16, "shape": None})
+
+
 declare("full", (P("shape", "shape"), P("dtype", "dtype"), P("value", "scalar")), _full, pto="pto.texpands",
-        form="fill", doc="a Vec tile of shape and dtype filled with value")
+        form="fill", expand=_full_expand,
+        doc="a Vec tile of shape and dtype filled with value (BF16 with a constant value: the INT16 fill of "
+            "its bits, seen as BF16)")
 
 
 _CI_DTYPES = (DType.INT16, DType.INT32, DType.UINT16, DType.UINT32)     # pto.tci: 16- and 32-bit integers

@@ -19,7 +19,8 @@ def _reshape(ts, attrs):
 
 
 declare("reshape", (TILE, P("shape", "shape")), _reshape, pto="pto.treshape", form="unary",
-        traits={"shares_operand0"}, doc="the same bytes seen with another 2-D shape")
+        traits={"shares_operand0"}, front="front_orch_reshape",
+        doc="the same bytes seen with another 2-D shape (of a tensor in orchestration code: a view of it)")
 
 
 def _concat(ts, attrs):
@@ -85,6 +86,7 @@ declare("assemble", (P("target"), P("source"),
                      P("offset", "offsets", aliases=("offsets",), static_attr="offsets_static"),
                      P("atomic", "atomic", AtomicType.None_, keyword_only=True)),
         _assemble, pto="pto.tinsert", form="insert", traits={"shares_operand0", "accepts_acc"},
+        front="front_orch_assemble",
         tensor_target=("store", {"tile": "source", "offsets": "offset", "output_tensor": "target"}),
         doc="target with source written at offset (in place)")
 

@@ -25,9 +25,36 @@ def _tensor_view(ts, attrs):
     if len(attrs["shape"]) != len(base.shape):
         raise OpTypeError(f"a window of a {len(base.shape)}-D tensor needs {len(base.shape)} dimensions, "
                           f"got {len(attrs['shape'])}")
-    return TensorType(tuple(attrs["shape"]), base.dtype)
+    return TensorType(view_shape(tuple(attrs["shape"]), attrs.get("then", ())), base.dtype)
+
+
+def view_shape(shape: tuple, steps) -> tuple:
+    """The shape a window takes after its ``then`` steps: ``("reshape", new_shape)`` (the same elements in
+    the same row-major order) and ``("transpose", axis1, axis2)`` (two axes swapped, a strided view)."""
+    for step in steps:
+        if step[0] == "reshape":
+            new = tuple(step[1])
+            if all(isinstance(d, int) for d in shape + new) and _count(shape) != _count(new):
+                raise OpTypeError(f"pl.reshape of a {list(shape)} tensor to {list(new)} changes its element count "
+                                  f"({_count(shape)} to {_count(new)})")
+            shape = new
+        else:
+            _, a1, a2 = step
+            dims = list(shape)
+            dims[a1], dims[a2] = dims[a2], dims[a1]
+            shape = tuple(dims)
+    return shape
+
+
+def _count(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
 
 # written x[a:b, :] in orchestration code; not a DSL name
 declare("tensor_view", (P("tensor", "tensor"), P("offsets", "offsets"), P("shape", "dims")), _tensor_view,
-        form="orch", traits={"orchestration", "view"}, namespaces=(), doc="a window of a tensor, passed as a task argument")
+        form="orch", traits={"orchestration", "view"}, namespaces=(),
+        doc="a window of a tensor, passed as a task argument; attribute then=: the reshapes and transposes "
+            "(pl.reshape / pl.transpose of a tensor in orchestration code) applied to the window, in order")

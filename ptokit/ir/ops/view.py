@@ -133,9 +133,10 @@ def _transpose_nd(a: TileType, ts, attrs) -> TileType:
 
 declare("transpose", (P("tile", aliases=("input",)), P("axis1", "int"), P("axis2", "int"),
                       P("tmp_tile", default=Scratch("tile"))),
-        _transpose, pto="pto.ttrans", form="binary", traits={"nd_swap"},
+        _transpose, pto="pto.ttrans", form="binary", traits={"nd_swap"}, front="front_orch_transpose",
         doc="the tile with its two axes swapped, into a new tile (the scratch tile is made by the compiler); an "
-            "N-D tile swaps its last two axes, one matrix per batch")
+            "N-D tile swaps its last two axes, one matrix per batch (of a tensor in orchestration code: a strided "
+            "view of it)")
 
 
 # ----------------------------------------------------------------- zero-copy views (pto.treshape)

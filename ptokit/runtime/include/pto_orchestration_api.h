@@ -17,8 +17,10 @@
 #include <stdint.h>
 #include <string.h>
 #include <array>
+#include <cstdio>
 #include <initializer_list>
 #include <type_traits>
+#include <utility>
 
 #include "tensor.h"
 
@@ -415,6 +417,14 @@ static inline int32_t rt_available_aiv_count() { return rt_available_cores(1); }
 
 [[noreturn]] static inline void rt_fatal(const char* msg) { pto2_detail::fatal(PTO2_ERR_EXPLICIT_FATAL, msg); }
 
+// Two tensor arguments disagree on a dynamic dimension the orchestration reads: error 5.
+[[noreturn]] static inline void rt_dim_mismatch(const char* dim, const char* a, uint32_t na, const char* b,
+                                                uint32_t nb) {
+    char msg[256];
+    std::snprintf(msg, sizeof msg, "dynamic dimension %s is %u in %s and %u in %s", dim, na, a, nb, b);
+    pto2_detail::fatal(PTO2_ERR_INVALID_ARGS, msg);
+}
+
 // Block the orchestrator until every task writing `t` (or the task `id`) has finished.
 // Under host_build_graph nothing runs before the orchestration returns: error 8.
 static inline void rt_wait_tensor(const ChipTensor& t) {
@@ -425,7 +435,8 @@ static inline void rt_wait_task(PTO2TaskId id) {
 }
 
 // A view of `base`: same buffer (and owner), `ndims` == base.ndims, element offsets
-// per dimension added to the origin, new shapes, same strides.  Out of bounds: error 5.
+// per dimension added to the origin, new shapes, same strides.  A view reaching past the end of
+// `base` is cut at its end, as a Python slice is (an origin past the end gives an empty view).
 static inline ChipTensor make_tensor_view(const ChipTensor& base, const uint32_t* shapes, const uint32_t* offsets,
                                           uint32_t ndims) {
     if (ndims != base.ndims || ndims < 1 || ndims > (uint32_t)CHIP_TENSOR_MAX_DIMS)
@@ -434,21 +445,72 @@ static inline ChipTensor make_tensor_view(const ChipTensor& base, const uint32_t
     uint64_t origin = base.start_offset;
     for (uint32_t i = 0; i < ndims; ++i) {
         uint32_t off = offsets ? offsets[i] : 0;
-        if ((uint64_t)off + shapes[i] > base.shapes[i])
-            pto2_detail::fatal(PTO2_ERR_INVALID_ARGS, "make_tensor_view: view exceeds the base tensor's shape");
+        if (off > base.shapes[i]) off = base.shapes[i];
+        uint32_t room = base.shapes[i] - off;
         origin += (uint64_t)off * base.strides[i];
-        v.shapes[i] = shapes[i];
+        v.shapes[i] = shapes[i] < room ? shapes[i] : room;
     }
     // contiguous iff every dimension inside the outermost non-unit one is whole
     bool contiguous = base.is_contiguous;
     uint32_t k = 0;
-    while (k < ndims && shapes[k] == 1) ++k;
+    while (k < ndims && v.shapes[k] == 1) ++k;
     for (uint32_t i = k + 1; i < ndims; ++i)
-        if (shapes[i] != base.shapes[i]) contiguous = false;
+        if (v.shapes[i] != base.shapes[i]) contiguous = false;
     v.start_offset = origin;
     v.is_contiguous = contiguous;
     v.extent_elem_cache = v.numel();
     return v;
+}
+
+// `v` seen with another shape, its elements in the same row-major order (pl.reshape of a tensor in
+// orchestration code): `v` must be one contiguous block and keep its element count, else error 5.
+static inline ChipTensor make_tensor_reshape(const ChipTensor& v, const uint32_t* shapes, uint32_t ndims,
+                                             const char* what) {
+    if (ndims < 1 || ndims > (uint32_t)CHIP_TENSOR_MAX_DIMS)
+        pto2_detail::fatal(PTO2_ERR_INVALID_ARGS, "make_tensor_reshape: ndims must be 1..5");
+    uint64_t n = 1;
+    for (uint32_t i = 0; i < ndims; ++i) n *= shapes[i];
+    if (n != v.numel()) {
+        char msg[256];
+        std::snprintf(msg, sizeof msg, "%s: the tensor has %llu elements at run time, the new shape %llu", what,
+                      (unsigned long long)v.numel(), (unsigned long long)n);
+        pto2_detail::fatal(PTO2_ERR_INVALID_ARGS, msg);
+    }
+    if (!v.is_contiguous && n > 1) {
+        char msg[256];
+        std::snprintf(msg, sizeof msg, "%s: the tensor is not one contiguous block at run time", what);
+        pto2_detail::fatal(PTO2_ERR_INVALID_ARGS, msg);
+    }
+    ChipTensor r = v;
+    r.ndims = ndims;
+    uint64_t stride = 1;
+    for (uint32_t i = ndims; i-- > 0;) {
+        r.shapes[i] = shapes[i];
+        r.strides[i] = (uint32_t)stride;
+        stride *= shapes[i];
+    }
+    for (uint32_t i = ndims; i < (uint32_t)CHIP_TENSOR_MAX_DIMS; ++i) r.shapes[i] = 0, r.strides[i] = 0;
+    r.is_contiguous = true;
+    r.extent_elem_cache = r.numel();
+    return r;
+}
+
+// `v` with axes `a` and `b` swapped (sizes and strides; same origin): pl.transpose of a tensor in
+// orchestration code. A kernel reads its tensor arguments row-major from the origin, as pypto's do.
+static inline ChipTensor make_tensor_transpose(const ChipTensor& v, uint32_t a, uint32_t b) {
+    if (a >= v.ndims || b >= v.ndims)
+        pto2_detail::fatal(PTO2_ERR_INVALID_ARGS, "make_tensor_transpose: axis out of range");
+    ChipTensor r = v;
+    std::swap(r.shapes[a], r.shapes[b]);
+    std::swap(r.strides[a], r.strides[b]);
+    uint64_t expect = 1;
+    bool contiguous = true;
+    for (uint32_t i = r.ndims; i-- > 0;) {
+        if (r.shapes[i] != 1 && r.strides[i] != expect) contiguous = false;
+        expect *= r.shapes[i];
+    }
+    r.is_contiguous = v.is_contiguous && contiguous;
+    return r;
 }
 
 // A window whose sizes were known only at run time, passed to a kernel: kernels address their

@@ -26,7 +26,7 @@ using namespace pto;
 static __aicore__ void mlp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3, __gm__ float* v4, __gm__ uint8_t* v5) {
 #if defined(__DAV_CUBE__)
   // split_programs.py:55
-  TPipe<0, Direction::DIR_BOTH, 16384, 4, 4, true> v6((__gm__ void*)v5, static_cast<uint32_t>(24576), static_cast<uint32_t>(16384));
+  TPipe<0, Direction::DIR_BOTH, 16384, 4, 4, true> v6((__gm__ void*)v5, static_cast<uint32_t>(12288), static_cast<uint32_t>(16384));
   (void)v6;
   uint32_t v6_slot = 0;
   // split_programs.py:57

@@ -27,13 +27,13 @@ using namespace pto;
 static __aicore__ void mlp_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3, __gm__ float* v4, __gm__ uint8_t* v5, int32_t v6) {
 #if defined(__DAV_VEC__)
   // split_programs.py:55
-  TPipe<0, Direction::DIR_BOTH, 16384, 4, 4, true> v7((__gm__ void*)v5, static_cast<uint32_t>(24576), static_cast<uint32_t>(16384));
+  TPipe<0, Direction::DIR_BOTH, 16384, 4, 4, true> v7((__gm__ void*)v5, static_cast<uint32_t>(12288), static_cast<uint32_t>(16384));
   (void)v7;
   uint32_t v7_slot = 0;
   // split_programs.py:59
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v8 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
-  TASSIGN(v8, 24576 + v7_slot * 16384u);
+  TASSIGN(v8, 12288 + v7_slot * 16384u);
   v7_slot = (v7_slot + 1u) % 4u;
 #if defined(__CPU_SIM) || defined(__COSTMODEL)
   TPOP<decltype(v7), decltype(v8), TileSplitAxis::TILE_UP_DOWN>(v7, v8);
@@ -52,7 +52,7 @@ static __aicore__ void mlp_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3
   // split_programs.py:60
   Tile<TileType::Vec, half, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v10 =
       Tile<TileType::Vec, half, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
-  TASSIGN(v10, 16384);
+  TASSIGN(v10, 8192);
   TCVT(v10, v9, RoundMode::CAST_ROUND);
   PTO_EST(PIPE_V, 61u, 1, v10, v9);
   PTO_EST(PIPE_MTE3, 38u, 0, v10);

@@ -55,7 +55,7 @@ static __aicore__ void prep_mm_aiv(__gm__ float* v1, __gm__ half* v2, __gm__ flo
   PTO_EST(PIPE_V, 55u, 1, v15, v14);
   Tile<TileType::Vec, half, 64, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v16 =
       Tile<TileType::Vec, half, 64, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(64, 32);
-  TASSIGN(v16, 16384);
+  TASSIGN(v16, 8192);
   TCVT(v16, v15, RoundMode::CAST_ROUND);
   PTO_EST(PIPE_V, 61u, 1, v16, v15);
   // split_programs.py:37

@@ -26,7 +26,7 @@ using namespace pto;
 static __aicore__ void mm_exp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3, __gm__ uint8_t* v4, int32_t v5, int32_t v6) {
 #if defined(__DAV_CUBE__)
   // split_programs.py:80
-  TPipe<0, Direction::DIR_C2V, 16384, 2, 2, true> v7((__gm__ void*)v4, static_cast<uint32_t>(16384), static_cast<uint32_t>(0));
+  TPipe<0, Direction::DIR_C2V, 16384, 2, 2, true> v7((__gm__ void*)v4, static_cast<uint32_t>(8192), static_cast<uint32_t>(0));
   (void)v7;
   // split_programs.py:81
   int64_t v8 = static_cast<int64_t>(v5);

@@ -27,7 +27,7 @@ using namespace pto;
 static __aicore__ void mm_exp_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3, __gm__ uint8_t* v4, int32_t v5, int32_t v6, int32_t v7) {
 #if defined(__DAV_VEC__)
   // split_programs.py:80
-  TPipe<0, Direction::DIR_C2V, 16384, 2, 2, true> v8((__gm__ void*)v4, static_cast<uint32_t>(16384), static_cast<uint32_t>(0));
+  TPipe<0, Direction::DIR_C2V, 16384, 2, 2, true> v8((__gm__ void*)v4, static_cast<uint32_t>(8192), static_cast<uint32_t>(0));
   (void)v8;
   uint32_t v8_slot = 0;
   int64_t v9 = static_cast<int64_t>(v7);
@@ -36,7 +36,7 @@ static __aicore__ void mm_exp_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float
   // split_programs.py:84
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v11 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
-  TASSIGN(v11, 16384 + v8_slot * 16384u);
+  TASSIGN(v11, 8192 + v8_slot * 16384u);
   v8_slot = (v8_slot + 1u) % 2u;
 #if defined(__CPU_SIM) || defined(__COSTMODEL)
   TPOP<decltype(v8), decltype(v11), TileSplitAxis::TILE_UP_DOWN>(v8, v11);

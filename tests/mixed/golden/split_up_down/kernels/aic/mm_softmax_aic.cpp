@@ -26,7 +26,7 @@ using namespace pto;
 static __aicore__ void mm_softmax_aic(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3, __gm__ uint8_t* v4) {
 #if defined(__DAV_CUBE__)
   // split_programs.py:11
-  TPipe<0, Direction::DIR_C2V, 16384, 2, 2, true> v5((__gm__ void*)v4, static_cast<uint32_t>(49408), static_cast<uint32_t>(0));
+  TPipe<0, Direction::DIR_C2V, 16384, 2, 2, true> v5((__gm__ void*)v4, static_cast<uint32_t>(24704), static_cast<uint32_t>(0));
   (void)v5;
   // split_programs.py:13
   pto::Shape<1, 1, 1, 64, 64> v6 = pto::Shape<1, 1, 1, 64, 64>();

@@ -27,14 +27,14 @@ using namespace pto;
 static __aicore__ void mm_softmax_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ float* v3, __gm__ uint8_t* v4, int32_t v5) {
 #if defined(__DAV_VEC__)
   // split_programs.py:11
-  TPipe<0, Direction::DIR_C2V, 16384, 2, 2, true> v6((__gm__ void*)v4, static_cast<uint32_t>(49408), static_cast<uint32_t>(0));
+  TPipe<0, Direction::DIR_C2V, 16384, 2, 2, true> v6((__gm__ void*)v4, static_cast<uint32_t>(24704), static_cast<uint32_t>(0));
   (void)v6;
   uint32_t v6_slot = 0;
   int64_t v7 = static_cast<int64_t>(v5);
   // split_programs.py:15
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v8 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
-  TASSIGN(v8, 49408 + v6_slot * 16384u);
+  TASSIGN(v8, 24704 + v6_slot * 16384u);
   v6_slot = (v6_slot + 1u) % 2u;
 #if defined(__CPU_SIM) || defined(__COSTMODEL)
   TPOP<decltype(v6), decltype(v8), TileSplitAxis::TILE_UP_DOWN>(v6, v8);
@@ -45,16 +45,16 @@ static __aicore__ void mm_softmax_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ f
   // split_programs.py:16
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v9 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
-  TASSIGN(v9, 16384);
+  TASSIGN(v9, 8192);
   // split_programs.py:17
   Tile<TileType::Vec, float, 32, 1, BLayout::ColMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v10 =
       Tile<TileType::Vec, float, 32, 1, BLayout::ColMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 1);
-  TASSIGN(v10, 32768);
+  TASSIGN(v10, 16384);
   TROWMAX(v10, v8, v9);
   PTO_EST(PIPE_V, 256u, 1, v10, v8, v9);
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v11 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
-  TASSIGN(v11, 33024);
+  TASSIGN(v11, 16512);
   TROWEXPANDSUB(v11, v8, v10);
   PTO_EST(PIPE_V, 574u, 1, v11, v8, v10);
   // split_programs.py:15
@@ -68,12 +68,12 @@ static __aicore__ void mm_softmax_aiv(__gm__ half* v1, __gm__ half* v2, __gm__ f
   // split_programs.py:18
   Tile<TileType::Vec, float, 32, 1, BLayout::ColMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v13 =
       Tile<TileType::Vec, float, 32, 1, BLayout::ColMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 1);
-  TASSIGN(v13, 32768);
+  TASSIGN(v13, 16384);
   TROWSUM(v13, v12, v9);
   PTO_EST(PIPE_V, 268u, 1, v13, v12, v9);
   Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v14 =
       Tile<TileType::Vec, float, 32, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(32, 64);
-  TASSIGN(v14, 16384);
+  TASSIGN(v14, 8192);
   TROWEXPANDDIV(v14, v12, v13);
   PTO_EST(PIPE_V, 643u, 1, v14, v12, v13);
   int64_t v15 = v7 * 32;
