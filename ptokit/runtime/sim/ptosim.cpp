@@ -173,6 +173,9 @@ bool monitor_run(Run* r, Device* d, const PtoSimConfig* cfg) {
 #if defined(PTOSIM_HAVE_FIFO_HOOKS) && __has_include("pto/cpu/gemm_hooks.hpp")
 #include "pto/cpu/gemm_hooks.hpp"   // the cube's inner product, compiled here once
 #endif
+#if defined(PTOSIM_HAVE_FIFO_HOOKS) && __has_include("pto/cpu/ops_hooks.hpp")
+#include "pto/cpu/ops_hooks.hpp"    // the tile operations for runtime shapes, compiled here once
+#endif
 
 extern "C" __attribute__((visibility("default"))) PtoCpuCore* pto_cpu_current_core(void) {
     return t_core ? &t_core->hw : nullptr;
