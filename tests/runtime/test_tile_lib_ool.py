@@ -58,3 +58,19 @@ def test_missing_operations_fail_naming_the_instruction(kernels):
         in p.stderr
     p = subprocess.run([sys.executable, "-c", code, str(kernels["inline"])], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
+
+
+def test_runtime_library_exports_only_the_hooks():
+    """libptosim exports the operations' extern "C" hooks, not the tile library's C++ functions:
+    a kernel (or a stand-alone object) loaded after it keeps its own copies, built with its own
+    defines, instead of binding to the runtime library's."""
+    from ptokit.runtime.sim import driver
+    out = subprocess.run(["nm", "-D", "--defined-only", str(driver.library_path())], capture_output=True, text=True,
+                         check=True).stdout
+    names = {line.split()[-1] for line in out.splitlines() if line.strip()}
+    assert {"pto_cpu_op_gm", "pto_cpu_op_elementwise", "pto_cpu_op_matmul"} <= names
+    # the instructions' C++ loops (the runtime's own users of the library, the cube's blocked
+    # kernel and the shared-memory atomics, are not this test's)
+    loops = ("elementwise", "binary_run", "unary_run", "reduce", "expand", "copy_block", "convert", "load_rows",
+             "store_rows", "check_region", "matmul", "bind_bytes", "assign_value")
+    assert not [n for n in names if n.startswith("_ZN3pto") and any(w in n for w in loops)]

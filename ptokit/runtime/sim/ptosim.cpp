@@ -174,7 +174,12 @@ bool monitor_run(Run* r, Device* d, const PtoSimConfig* cfg) {
 #include "pto/cpu/gemm_hooks.hpp"   // the cube's inner product, compiled here once
 #endif
 #if defined(PTOSIM_HAVE_FIFO_HOOKS) && __has_include("pto/cpu/ops_hooks.hpp")
-#include "pto/cpu/ops_hooks.hpp"    // the tile operations for runtime shapes, compiled here once
+// the tile operations for runtime shapes, compiled here once; only their extern "C" hooks are
+// exported: the tile library's C++ functions stay private, so that a kernel's own copies of them
+// (built with other defines) never bind to these
+#pragma GCC visibility push(hidden)
+#include "pto/cpu/ops_hooks.hpp"
+#pragma GCC visibility pop
 #endif
 
 extern "C" __attribute__((visibility("default"))) PtoCpuCore* pto_cpu_current_core(void) {

@@ -290,7 +290,7 @@ enum {
     PTO_CPU_OP_RDIVS,
     PTO_CPU_OP_EXP, PTO_CPU_OP_LOG, PTO_CPU_OP_SQRT, PTO_CPU_OP_RSQRT, PTO_CPU_OP_RECIP, PTO_CPU_OP_NEG,
     PTO_CPU_OP_ABS, PTO_CPU_OP_RELU,
-    PTO_CPU_OP_COPY         /* TROWEXPAND / TCOLEXPAND: the vector alone */
+    PTO_CPU_OP_COPY         /* TROWEXPAND / TCOLEXPAND (inlined): the vector alone */
 };
 
 #if defined(PTO_CPU_SIM_HOOKS_IMPL) || defined(PTO_CPU_OPS_IMPL)
@@ -313,10 +313,6 @@ PTO_CPU_OPS_DECL void pto_cpu_op_cvt(const PtoCpuTileRef* dst, const PtoCpuTileR
  * sum, 1 max, 2 min. */
 PTO_CPU_OPS_DECL void pto_cpu_op_reduce(int32_t kind, int32_t is_row, const PtoCpuTileRef* dst,
                                         const PtoCpuTileRef* src);
-/* Row / column broadcasts: dst = op(src, vec expanded) for a binary op code, or vec expanded
- * (PTO_CPU_OP_COPY, src NULL). */
-PTO_CPU_OPS_DECL void pto_cpu_op_expand(int32_t op, int32_t is_row, const PtoCpuTileRef* dst,
-                                        const PtoCpuTileRef* src, const PtoCpuTileRef* vec);
 /* The floating-point cube: acc's M x N block = left (M x K) x right (K x N) in f32, plus `in` (NULL:
  * nothing), as TMATMUL computes it; left and right of one type (f16, bf16, f32), acc and in f32. */
 PTO_CPU_OPS_DECL void pto_cpu_op_matmul(const PtoCpuTileRef* acc, const PtoCpuTileRef* in, const PtoCpuTileRef* left,

@@ -3,7 +3,7 @@
 //
 // A kernel's g++ time is mostly the optimisation of the instructions it instantiates, one copy
 // per tile type. The instructions whose loops depend only on element types (element-wise,
-// loads and stores, moves, conversions, reductions, broadcasts) are therefore compiled once, for
+// loads and stores, moves, conversions, reductions, the cube) are therefore compiled once, for
 // runtime shapes, in the simulator's runtime library; the kernel's instruction checks its
 // operands, describes them (tile_ref, gm_ref) and calls the hook. The loops are the same
 // templates the library inlines, so the results are the same bits.
@@ -20,7 +20,7 @@
 
 namespace pto { namespace cpu {
 
-// Element types the out-of-line arithmetic (element-wise, reductions, broadcasts, conversions)
+// Element types the out-of-line arithmetic (element-wise, reductions, conversions)
 // is compiled for: those of model code. Others are inlined, as before.
 template <typename T>
 constexpr bool ool_arith() {

@@ -218,6 +218,14 @@ struct Ix {
 };
 template <typename TileT>
 constexpr Ix ix() { return Ix{TileT::Rows, TileT::Cols, col_stored<TileT>()}; }
+// A row-major layout known as such at compile time: the runtime library's copies of the
+// element-by-element loops (broadcasts, conversions, moves) take it for row-major tiles, so that
+// they vectorise as the inlined ones, whose Ix is a constant.
+struct IxRowMajor {
+    int rows, cols;
+    static constexpr bool colst = false;
+    int64_t operator()(int r, int c) const { return (int64_t)r * cols + c; }
+};
 
 // TLOAD's body: the vr x vc region of global view v over g into tile storage d (laid out as di).
 template <typename DT, typename ST, Layout L>
@@ -687,11 +695,25 @@ template <bool IsRow, typename DT, typename ST, typename VT, typename F>
 inline void expand_rt(DT* d, Ix di, const ST* ps, Ix si, const VT* pv, Ix vi, int vr, int vc, int vvc, F f) {
     using CT = calc_t<DT>;
     const int block = IsRow && ps && vvc > 1 ? vvc : 1;   // TROWEXPAND alone: column 0
-    for (int r = 0; r < vr; ++r)
-        for (int c = 0; c < vc; ++c) {
-            const CT b = cvt<CT>(IsRow ? pv[vi(r, block > 1 ? c % block : 0)] : pv[vi(0, c)]);
-            d[di(r, c)] = cvt<DT>(ps ? f(cvt<CT>(ps[si(r, c)]), b) : b);
+    for (int r = 0; r < vr; ++r) {
+        // the common forms with their branches out of the inner loop, which then vectorises
+        if (!ps) {
+            for (int c = 0; c < vc; ++c) d[di(r, c)] = cvt<DT>(cvt<CT>(IsRow ? pv[vi(r, 0)] : pv[vi(0, c)]));
+            continue;
         }
+        if (!IsRow || block == 1) {
+            const CT rb = IsRow ? cvt<CT>(pv[vi(r, 0)]) : CT(0);
+            for (int c = 0; c < vc; ++c) {
+                const CT b = IsRow ? rb : cvt<CT>(pv[vi(0, c)]);
+                d[di(r, c)] = cvt<DT>(f(cvt<CT>(ps[si(r, c)]), b));
+            }
+            continue;
+        }
+        for (int c = 0; c < vc; ++c) {   // a packed carrier: column c % block
+            const CT b = cvt<CT>(pv[vi(r, c % block)]);
+            d[di(r, c)] = cvt<DT>(f(cvt<CT>(ps[si(r, c)]), b));
+        }
+    }
 }
 
 template <bool IsRow, typename D, typename S, typename V, typename F>
@@ -703,8 +725,9 @@ inline void expand(const char* name, D& dst, S* src, V& vec, F f) {
     expand_rt<IsRow>(d, ix<D>(), ps, ix<S>(), pv, ix<V>(), vrows(dst), vcols(dst), vcols(vec), f);
 }
 
-// The op-coded broadcasts (PTO_CPU_OP_* binary codes, or PTO_CPU_OP_COPY: the vector alone): out of
-// line when all tiles share an element type the runtime library takes.
+// The op-coded broadcasts (PTO_CPU_OP_* binary codes, or PTO_CPU_OP_COPY: the vector alone). Always
+// inlined: measured, the runtime library's copies of these loops ran up to 2x slower than the ones
+// specialised for the tile types (docs/benchmarks.md), unlike the other out-of-line operations.
 template <int Op>
 struct expand_fn {
     template <typename T>
@@ -715,24 +738,14 @@ struct expand_fn {
 };
 template <int Op, bool IsRow, typename D, typename S, typename V>
 inline void expand_op(const char* name, D& dst, S* src, V& vec) {
-    using DT = typename D::DType;
-    constexpr bool same = std::is_same<DT, typename S::DType>::value && std::is_same<DT, typename V::DType>::value;
-    if constexpr (same && ool_arith<DT>()) {
-        ptr(dst, name);
-        ptr(vec, name);
-        if (src) ptr(*src, name);
-        const PtoCpuTileRef rd = tile_ref(dst), rv = tile_ref(vec), rs = src ? tile_ref(*src) : rd;
-        op_hook(PTO_CPU_OP_HOOK(pto_cpu_op_expand), name)(Op, IsRow ? 1 : 0, &rd, src ? &rs : nullptr, &rv);
-    } else {
-        expand<IsRow>(name, dst, src, vec, expand_fn<Op>{});
-    }
+    expand<IsRow>(name, dst, src, vec, expand_fn<Op>{});
 }
 
 // Copies a vr x vc block: dst(dr+r, dc+c) = src(sr+r, sc+c) (both in bounds), via scratch (safe under
 // aliasing), or straight when the two tiles are in different spaces (Mat -> Left/Right, Acc -> Vec)
 // and stored alike.
-template <typename DT, typename ST>
-inline void copy_block_rt(DT* d, Ix di, int dspace, int dr, int dc, const ST* s, Ix si, int sspace, int sr, int sc,
+template <typename DT, typename ST, typename L = Ix>
+inline void copy_block_rt(DT* d, L di, int dspace, int dr, int dc, const ST* s, L si, int sspace, int sr, int sc,
                           int vr, int vc) {
     if (std::is_same<DT, ST>::value && dspace != sspace && !di.colst && !si.colst) {
         // tiles of two spaces cannot overlap: row by row, straight
@@ -772,8 +785,8 @@ inline void copy_block(const char* name, D& dst, int dr, int dc, S& src, int sr,
 }
 
 // TCVT's loop.
-template <typename DT, typename ST>
-inline void convert_rt(DT* d, Ix di, const ST* s, Ix si, int vr, int vc, RoundMode mode) {
+template <typename DT, typename ST, typename L = Ix>
+inline void convert_rt(DT* d, L di, const ST* s, L si, int vr, int vc, RoundMode mode) {
     for (int r = 0; r < vr; ++r)
         for (int c = 0; c < vc; ++c) d[di(r, c)] = convert<DT>(s[si(r, c)], mode);
 }

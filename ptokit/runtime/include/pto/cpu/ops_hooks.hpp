@@ -2,7 +2,7 @@
 // runtime library to define in exactly one of its sources (after `#define PTO_CPU_SIM_HOOKS_IMPL`
 // or `#define PTO_CPU_OPS_IMPL` and `#include "pto/cpu_sim_hooks.h"`). The simulator's runtime
 // library (ptokit/runtime/sim) does: its kernels' element-wise instructions, loads, stores, moves,
-// conversions, reductions and broadcasts then run the loops compiled here once, for runtime shapes,
+// conversions and reductions then run the loops compiled here once, for runtime shapes,
 // instead of a copy per tile type in every kernel (pto/cpu/op_refs.hpp). Each hook dispatches on
 // the element types to the same templates the library inlines.
 #ifndef PTO_CPU_OPS_HOOKS_HPP
@@ -50,6 +50,16 @@ inline bool with_bits(int32_t code, F f) {
 
 inline Ix ix_of(const PtoCpuTileRef* t) { return Ix{t->rows, t->cols, t->col_stored != 0}; }
 
+// f(layout of a, layout of b, layout of c): IxRowMajor when the three are row-major (the loops then
+// vectorise as the inlined ones do), else Ix.
+template <typename F>
+inline void with_layouts(const PtoCpuTileRef* a, const PtoCpuTileRef* b, const PtoCpuTileRef* c, F f) {
+    if (!a->col_stored && !b->col_stored && !c->col_stored)
+        f(IxRowMajor{a->rows, a->cols}, IxRowMajor{b->rows, b->cols}, IxRowMajor{c->rows, c->cols});
+    else
+        f(ix_of(a), ix_of(b), ix_of(c));
+}
+
 template <typename T>
 inline void elementwise_typed(int32_t op, const PtoCpuTileRef* d, const PtoCpuTileRef* a, const PtoCpuTileRef* b,
                               const void* scalar) {
@@ -71,27 +81,6 @@ inline void elementwise_typed(int32_t op, const PtoCpuTileRef* d, const PtoCpuTi
 #undef PTO_CPU_OOL_CASE
     }
     fatal("PTO", "out-of-line element-wise operation %d does not exist", (int)op);
-}
-
-template <typename T>
-inline void expand_typed(int32_t op, bool is_row, const PtoCpuTileRef* d, const PtoCpuTileRef* s,
-                         const PtoCpuTileRef* v) {
-    T* pd = (T*)d->data;
-    const T* ps = s ? (const T*)s->data : nullptr;
-    const Ix si = s ? ix_of(s) : ix_of(d);
-    const T* pv = (const T*)v->data;
-    switch (op) {
-#define PTO_CPU_OOL_CASE(OP)                                                                              \
-    case OP:                                                                                              \
-        if (is_row) expand_rt<true>(pd, ix_of(d), ps, si, pv, ix_of(v), d->vr, d->vc, v->vc, expand_fn<OP>{});  \
-        else expand_rt<false>(pd, ix_of(d), ps, si, pv, ix_of(v), d->vr, d->vc, v->vc, expand_fn<OP>{}); \
-        return;
-        PTO_CPU_OOL_CASE(PTO_CPU_OP_ADD) PTO_CPU_OOL_CASE(PTO_CPU_OP_SUB) PTO_CPU_OOL_CASE(PTO_CPU_OP_MUL)
-        PTO_CPU_OOL_CASE(PTO_CPU_OP_DIV) PTO_CPU_OOL_CASE(PTO_CPU_OP_MAX) PTO_CPU_OOL_CASE(PTO_CPU_OP_MIN)
-        PTO_CPU_OOL_CASE(PTO_CPU_OP_COPY)
-#undef PTO_CPU_OOL_CASE
-    }
-    fatal("PTO", "out-of-line broadcast %d does not exist", (int)op);
 }
 
 template <typename T>
@@ -130,15 +119,6 @@ extern "C" __attribute__((visibility("default"))) void pto_cpu_op_elementwise(in
         ool::unsupported("PTO", dst->dtype, dst->dtype);
 }
 
-extern "C" __attribute__((visibility("default"))) void pto_cpu_op_expand(int32_t op, int32_t is_row,
-                                                                       const PtoCpuTileRef* dst,
-                                                                       const PtoCpuTileRef* src,
-                                                                       const PtoCpuTileRef* vec) {
-    using namespace pto::cpu;
-    if (!ool::with_arith(dst->dtype, [&](auto t) { ool::expand_typed<decltype(t)>(op, is_row != 0, dst, src, vec); }))
-        ool::unsupported("PTO", dst->dtype, dst->dtype);
-}
-
 extern "C" __attribute__((visibility("default"))) void pto_cpu_op_reduce(int32_t kind, int32_t is_row,
                                                                        const PtoCpuTileRef* dst,
                                                                        const PtoCpuTileRef* src) {
@@ -154,8 +134,9 @@ extern "C" __attribute__((visibility("default"))) void pto_cpu_op_cvt(const PtoC
         using DT = decltype(dt);
         if (!ool::with_arith(src->dtype, [&](auto st) {
                 using ST = decltype(st);
-                convert_rt((DT*)dst->data, ool::ix_of(dst), (const ST*)src->data, ool::ix_of(src), dst->vr, dst->vc,
-                           (pto::RoundMode)mode);
+                ool::with_layouts(dst, src, src, [&](auto di, auto si, auto) {
+                    convert_rt((DT*)dst->data, di, (const ST*)src->data, si, dst->vr, dst->vc, (pto::RoundMode)mode);
+                });
             }))
             ool::unsupported("TCVT", dst->dtype, src->dtype);
     });
@@ -166,20 +147,24 @@ extern "C" __attribute__((visibility("default"))) void pto_cpu_op_copy(const Pto
                                                                      int32_t dc, const PtoCpuTileRef* src,
                                                                      int32_t sr, int32_t sc, int32_t vr, int32_t vc) {
     using namespace pto::cpu;
-    const Ix di = ool::ix_of(dst), si = ool::ix_of(src);
     bool ok;
     if (dst->dtype == src->dtype) {
         ok = ool::with_bits(dst->dtype, [&](auto t) {
             using T = decltype(t);
-            copy_block_rt((T*)dst->data, di, dst->space, dr, dc, (const T*)src->data, si, src->space, sr, sc, vr, vc);
+            ool::with_layouts(dst, src, src, [&](auto dl, auto sl, auto) {
+                copy_block_rt((T*)dst->data, dl, dst->space, dr, dc, (const T*)src->data, sl, src->space, sr, sc, vr,
+                              vc);
+            });
         });
     } else {
         ok = ool::with_arith(dst->dtype, [&](auto dt) {
             using DT = decltype(dt);
             const auto move = [&](auto st) {
                 using ST = decltype(st);
-                copy_block_rt((DT*)dst->data, di, dst->space, dr, dc, (const ST*)src->data, si, src->space, sr, sc,
-                              vr, vc);
+                ool::with_layouts(dst, src, src, [&](auto dl, auto sl, auto) {
+                    copy_block_rt((DT*)dst->data, dl, dst->space, dr, dc, (const ST*)src->data, sl, src->space, sr,
+                                  sc, vr, vc);
+                });
             };
             if (src->dtype == datatype_code<float>()) move(float{});
             else if (src->dtype == datatype_code<int32_t>()) move(int32_t{});
