@@ -385,8 +385,8 @@ def test_shape_and_stride_constructors(lib):
 
 def test_out_of_line_bits(both):
     """The out-of-line operations (the loops libptosim compiles once, for runtime shapes) give the
-    inlined instructions' bits: element-wise, scalar and unary forms, reductions, broadcasts,
-    conversions and the cube, on partial and full valid regions."""
+    inlined instructions' bits: element-wise, scalar and unary forms, reductions, conversions and
+    the cube, on partial and full valid regions (broadcasts, inlined in both, ride along)."""
     inl, ool = both["inline"], both["out_of_line"]
 
     def same(call, outs):
