@@ -221,14 +221,20 @@ def vendor_preflight(config, bundled: Path) -> None:
     _check_vendor_compiler(cxx, str(isa), str(bundled))
 
 
+# ptokit's tile library: the instructions call the loops libptosim compiled once for runtime shapes
+# (pto/cpu/op_refs.hpp) instead of instantiating them per tile type in every kernel object
+OOL_OPS_DEFINES = ("PTO_CPU_OOL_OPS",)
+
+
 def kernel_flags(source: Path, fifo_rule: str = DEFAULT_FIFO_RULE) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
-    """(defines, extra flags) a tree's kernel adds to the base flags: the FIFO rule's defines, and
-    with the vendor library its standard and pre-include (C++23 and the bf16 guard for a bf16 kernel)."""
+    """(defines, extra flags) a tree's kernel adds to the base flags: the FIFO rule's defines, with
+    ptokit's tile library the out-of-line operations' define, with the vendor library its standard
+    and pre-include (C++23 and the bf16 guard for a bf16 kernel)."""
     if fifo_rule not in FIFO_RULES:
         raise ValueError(f"unknown FIFO rule {fifo_rule!r}; known: {', '.join(FIFO_RULES)}")
     defines = FIFO_RULES[fifo_rule]
     if vendor_include() is None:
-        return defines, ()
+        return defines + OOL_OPS_DEFINES, ()
     if uses_bf16(source):
         return defines + (VENDOR_BF16_DEFINE,), (VENDOR_BF16_STD,) + VENDOR_PREINCLUDE
     return defines, (VENDOR_STD,) + VENDOR_PREINCLUDE

@@ -1,7 +1,10 @@
 """The CPU tile library (pto/pto-inst.hpp) against numpy references.
 
-tile_cases/tile_ops.cpp is compiled once into a shared object; each case loads GM arrays
-into tiles, runs instructions and stores the result, and is called through ctypes.
+tile_cases/tile_ops.cpp is compiled into a shared object, twice: with every instruction inlined
+(stand-alone) and with the out-of-line operations a simulator kernel calls (-DPTO_CPU_OOL_OPS,
+linked with tile_cases/ool_ops.cpp: the loops libptosim compiles once, for runtime shapes); each
+case loads GM arrays into tiles, runs instructions and stores the result, and is called through
+ctypes. test_out_of_line_bits compares the two builds bit for bit.
 """
 from __future__ import annotations
 
@@ -18,11 +21,20 @@ P = ctypes.c_void_p
 I = ctypes.c_int
 
 
-@pytest.fixture(scope="module")
-def lib(tmp_path_factory):
-    out = tmp_path_factory.mktemp("tile_ops") / "tile_ops.so"
+BUILDS = {
     # standalone: ignore simulator hooks a runtime loaded RTLD_GLOBAL into pytest may define
-    finish(compile_cxx([CASES / "tile_ops.cpp"], out, extra=("-DPTO_CPU_STANDALONE",)))
+    "inline": ([CASES / "tile_ops.cpp"], ("-DPTO_CPU_STANDALONE",)),
+    # the out-of-line operations linked in, bound inside the object (not to a libptosim loaded into
+    # pytest), stand-alone as well
+    "out_of_line": ([CASES / "tile_ops.cpp", CASES / "ool_ops.cpp"],
+                    ("-DPTO_CPU_STANDALONE", "-DPTO_CPU_OOL_OPS", "-Wl,-Bsymbolic")),
+}
+
+
+def build_lib(tmp_path_factory, kind):
+    sources, extra = BUILDS[kind]
+    out = tmp_path_factory.mktemp(f"tile_ops_{kind}") / "tile_ops.so"
+    finish(compile_cxx(sources, out, extra=extra))
     so = ctypes.CDLL(str(out))
     for name in ("bin_f32", "bin_f16", "bin_bf16", "bin_i32"):
         getattr(so, name).argtypes = [I, P, P, P, I, I]
@@ -46,6 +58,16 @@ def lib(tmp_path_factory):
     so.nan_fill_case.argtypes = [P, P, P]
     so.shape_forms.argtypes = [P]
     return so
+
+
+@pytest.fixture(scope="module", params=sorted(BUILDS))
+def lib(request, tmp_path_factory):
+    return build_lib(tmp_path_factory, request.param)
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory):
+    return {kind: build_lib(tmp_path_factory, kind) for kind in BUILDS}
 
 
 def ptr(a: np.ndarray):
@@ -359,3 +381,52 @@ def test_shape_and_stride_constructors(lib):
     assert list(out[10:15]) == [11, 12, 13, 64, 1]
     assert list(out[15:20]) == [1, 1, 1, 1, 8]
     assert list(out[20:24]) == [3, 4, 4, 1]
+
+
+def test_out_of_line_bits(both):
+    """The out-of-line operations (the loops libptosim compiles once, for runtime shapes) give the
+    inlined instructions' bits: element-wise, scalar and unary forms, reductions, conversions and
+    the cube, on partial and full valid regions (broadcasts, inlined in both, ride along)."""
+    inl, ool = both["inline"], both["out_of_line"]
+
+    def same(call, outs):
+        got = {}
+        for kind, so in (("inline", inl), ("out_of_line", ool)):
+            for o in outs:
+                o.fill(7)
+            call(so)
+            got[kind] = [o.copy() for o in outs]
+        for x, y in zip(got["inline"], got["out_of_line"]):
+            assert x.tobytes() == y.tobytes()
+
+    for dt, dtype in DTYPES.items():
+        a, b = rand(dtype), rand(dtype, lo=0.5, hi=3.0)
+        o = np.zeros((R, C), dtype)
+        for vr, vc in REGIONS:
+            for op in sorted(BIN):
+                same(lambda so: getattr(so, f"bin_{dt}")(op, ptr(a), ptr(b), ptr(o), vr, vc), [o])
+            for op in sorted(SCAL):
+                same(lambda so: getattr(so, f"scal_{dt}")(op, ptr(b), 1.75, ptr(o), vr, vc), [o])
+            for op in sorted(UN):
+                same(lambda so: getattr(so, f"un_{dt}")(op, ptr(b), ptr(o), vr, vc), [o])
+    a = rand(np.float32)
+    col, row = rand(np.float32, (R,), 0.5, 2.0), rand(np.float32, (C,), 0.5, 2.0)
+    o, orow, ocol = np.zeros((R, C), np.float32), np.zeros(R, np.float32), np.zeros(C, np.float32)
+    for vr, vc in REGIONS:
+        for kind in (0, 1, 2):
+            same(lambda so: so.rowred_f32(kind, ptr(a), ptr(orow), vr, vc), [orow])
+            same(lambda so: so.colred_f32(kind, ptr(a), ptr(ocol), vr, vc), [ocol])
+        for op in sorted(EXP):
+            same(lambda so: so.rowexp_f32(op, ptr(a), ptr(col), ptr(o), vr, vc), [o])
+            same(lambda so: so.colexp_f32(op, ptr(a), ptr(row), ptr(o), vr, vc), [o])
+    for dt in ("f32", "f16", "bf16", "i8"):
+        for M, K, N, acc, via_vec in [(64, 64, 64, 0, 0), (40, 72, 24, 1, 1)]:
+            ins = mm_inputs(dt, M, K, N)
+            o = np.zeros((M, N), np.int32 if dt == "i8" else np.float32)
+            same(lambda so: getattr(so, f"mm_{dt}")(*map(ptr, ins), ptr(o), M, K, N, acc, via_vec), [o])
+    src = rand(np.float32, lo=-300.0, hi=300.0)   # each conversion reads its source type's bytes of it
+    src[0, :4] = [np.nan, np.inf, -0.0, 2.5]
+    out = np.zeros(R * C, np.float32)
+    for which in range(11):
+        for mode in (RINT, ROUND, FLOOR, CEIL, TRUNC):
+            same(lambda so: so.cvt(which, mode, ptr(src), ptr(out)), [out])

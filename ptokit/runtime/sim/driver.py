@@ -102,17 +102,21 @@ _zombie_buffers: list = []   # device buffers of abandoned runs: a stuck kernel 
 
 
 CUBE_SOURCE = SIM_DIR / "ptosim_cube.cpp"
+OPS_SOURCE = SIM_DIR / "ptosim_ops.cpp"
 
 # libptosim's translation units, compiled at the same time (one object each, cached by its own
 # key) and linked: the runtime, the longest compile of a first run, and the cube's blocked inner
-# product (pto/cpu/gemm_hooks.hpp). The runtime is built at -O1: 29% less g++ than -O2 (5.2 vs
+# product (pto/cpu/gemm_hooks.hpp) and the tile operations for runtime shapes (pto/cpu/ops_hooks.hpp)
+# that kernels built with -DPTO_CPU_OOL_OPS call. The runtime is built at -O1: 29% less g++ than -O2 (5.2 vs
 # 7.2 CPU s) for 2-4% more of its own instructions on 1000-task chains and fans (callgrind,
-# race checker off / all; docs/benchmarks.md, issue 33); the cube's kernel keeps -O2
+# race checker off / all; docs/benchmarks.md, issue 33); the cube's kernel and the operations keep -O2
 LIBRARY_JOB = build.BuildJob(RUNTIME_SOURCE, include_dirs=(build.INCLUDE_DIR,),
                              extra_flags=("-pthread", "-Werror", "-O1"), name_hint="libptosim")
 LIBRARY_UNITS = (LIBRARY_JOB,
                  build.BuildJob(CUBE_SOURCE, include_dirs=(build.INCLUDE_DIR,), extra_flags=("-Werror",),
-                                name_hint="libptosim:cube"))
+                                name_hint="libptosim:cube"),
+                 build.BuildJob(OPS_SOURCE, include_dirs=(build.INCLUDE_DIR,), extra_flags=("-Werror",),
+                                name_hint="libptosim:ops"))
 LIBRARY_LINK_FLAGS = ("-pthread",)
 
 

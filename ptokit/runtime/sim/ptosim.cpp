@@ -172,6 +172,7 @@ bool monitor_run(Run* r, Device* d, const PtoSimConfig* cfg) {
 // ---------------------------------------------------------------------------
 
 // the cube's inner product (pto/cpu/gemm_hooks.hpp) is the library's other unit: ptosim_cube.cpp
+// the tile operations for runtime shapes (pto/cpu/ops_hooks.hpp) are its third unit: ptosim_ops.cpp
 
 extern "C" __attribute__((visibility("default"))) PtoCpuCore* pto_cpu_current_core(void) {
     return t_core ? &t_core->hw : nullptr;

@@ -257,6 +257,77 @@ PTO_CPU_HOOK_DECL int pto_cpu_comm_notify(void* cell, int32_t value, int32_t op)
  * spinning. *seen: the last value read. PTO_COMM_TIMEOUT at the deadline. */
 PTO_CPU_HOOK_DECL int pto_cpu_comm_wait(void* cell, int32_t expected, int32_t cmp, int32_t* seen);
 
+/*
+ * Tile operations for runtime shapes (pto/cpu/ops_hooks.hpp), compiled once in the runtime library
+ * instead of once per tile type in every kernel: the tile library's instructions pass their
+ * tiles as PtoCpuTileRef (and global views as PtoCpuGmRef) and these run the same loops the
+ * library would inline, so results are the same bits. A kernel compiled with -DPTO_CPU_OOL_OPS
+ * calls them for the element types they take and fails the instruction, naming it, when nothing
+ * defines them (PTO_CPU_STANDALONE does not turn them off: such a build links them into itself).
+ */
+typedef struct PtoCpuTileRef {
+    void* data;              /* element (r, c) at r * cols + c, or at c * rows + r when col_stored */
+    int32_t rows, cols;      /* the tile's shape */
+    int32_t vr, vc;          /* its valid region */
+    int32_t dtype;           /* element type: datatype_code (pto/cpu/atomic.hpp) */
+    int32_t col_stored;
+    int32_t space;           /* PTO_CPU_SPACE_* */
+} PtoCpuTileRef;
+
+typedef struct PtoCpuGmRef {
+    void* data;              /* the view's first element */
+    const void* origin;      /* the kernel parameter it derives from, or NULL */
+    int64_t shape[5], stride[5];
+    int32_t layout;          /* pto::Layout: 0 ND, 1 DN, 2 NZ, 3 MX_A_ZZ, 4 MX_B_NN */
+    int32_t dtype;
+} PtoCpuGmRef;
+
+/* Element-wise operations: dst = a op b (binary), a op scalar (scalar: *scalar is the calc-type
+ * value, float for the 16-bit floats), scalar / a (RDIVS) or op a (unary). */
+enum {
+    PTO_CPU_OP_ADD = 0, PTO_CPU_OP_SUB, PTO_CPU_OP_MUL, PTO_CPU_OP_DIV, PTO_CPU_OP_MAX, PTO_CPU_OP_MIN,
+    PTO_CPU_OP_ADDS, PTO_CPU_OP_SUBS, PTO_CPU_OP_MULS, PTO_CPU_OP_DIVS, PTO_CPU_OP_MAXS, PTO_CPU_OP_MINS,
+    PTO_CPU_OP_RDIVS,
+    PTO_CPU_OP_EXP, PTO_CPU_OP_LOG, PTO_CPU_OP_SQRT, PTO_CPU_OP_RSQRT, PTO_CPU_OP_RECIP, PTO_CPU_OP_NEG,
+    PTO_CPU_OP_ABS, PTO_CPU_OP_RELU,
+    PTO_CPU_OP_COPY         /* TROWEXPAND / TCOLEXPAND (inlined): the vector alone */
+};
+
+#if defined(PTO_CPU_SIM_HOOKS_IMPL) || defined(PTO_CPU_OPS_IMPL)
+#define PTO_CPU_OPS_DECL
+#else
+#define PTO_CPU_OPS_DECL __attribute__((weak))
+#endif
+/* dst's valid region = op(a, b / scalar); all three of one element type, b NULL unless binary. */
+PTO_CPU_OPS_DECL void pto_cpu_op_elementwise(int32_t op, const PtoCpuTileRef* dst, const PtoCpuTileRef* a,
+                                             const PtoCpuTileRef* b, const void* scalar);
+/* TLOAD (store 0: gm -> tile) / TSTORE (store 1: tile -> gm, plain), tile and view of one element type. */
+PTO_CPU_OPS_DECL void pto_cpu_op_gm(const char* instr, int32_t store, const PtoCpuTileRef* tile,
+                                    const PtoCpuGmRef* gm);
+/* The vr x vc block of src at (sr, sc) into dst at (dr, dc) (TMOV, TEXTRACT, TINSERT, ...), both in bounds. */
+PTO_CPU_OPS_DECL void pto_cpu_op_copy(const PtoCpuTileRef* dst, int32_t dr, int32_t dc, const PtoCpuTileRef* src,
+                                      int32_t sr, int32_t sc, int32_t vr, int32_t vc);
+/* TCVT: dst's valid region = src converted with rounding mode `mode` (pto::RoundMode). */
+PTO_CPU_OPS_DECL void pto_cpu_op_cvt(const PtoCpuTileRef* dst, const PtoCpuTileRef* src, int32_t mode);
+/* Row (is_row 1) or column reductions of src's valid region into dst (which holds the result): kind 0
+ * sum, 1 max, 2 min. */
+PTO_CPU_OPS_DECL void pto_cpu_op_reduce(int32_t kind, int32_t is_row, const PtoCpuTileRef* dst,
+                                        const PtoCpuTileRef* src);
+/* The floating-point cube: acc's M x N block = left (M x K) x right (K x N) in f32, plus `in` (NULL:
+ * nothing), as TMATMUL computes it; left and right of one type (f16, bf16, f32), acc and in f32. */
+PTO_CPU_OPS_DECL void pto_cpu_op_matmul(const PtoCpuTileRef* acc, const PtoCpuTileRef* in, const PtoCpuTileRef* left,
+                                        const PtoCpuTileRef* right, int32_t m, int32_t k, int32_t n);
+/* Binding a tile (TASSIGN, TRESHAPE, ...): `bytes` at byte offset `off` of space sp, checked against
+ * its capacity and `align`; returns the address. Under the core's debug NaN fill, fills `numel`
+ * elements of fill_elem bytes (2, 4 or 8; 0: none) with fill_bits. */
+PTO_CPU_OPS_DECL uint8_t* pto_cpu_op_bind(int32_t sp, uint64_t bytes, uint64_t align, int64_t off, const char* instr,
+                                          int32_t fill_elem, uint64_t fill_bits, int32_t numel);
+/* TASSIGN(tile, integer v): v a byte offset, or an address in the core's buffer of space sp (then
+ * no fill); binds as pto_cpu_op_bind, sets *off to the offset and *fill to 1 when v was an offset. */
+PTO_CPU_OPS_DECL uint8_t* pto_cpu_op_assign(int32_t sp, uint64_t bytes, uint64_t align, int64_t v, int32_t fill_elem,
+                                            uint64_t fill_bits, int32_t numel, int64_t* off, int32_t* fill);
+#undef PTO_CPU_OPS_DECL
+
 #undef PTO_CPU_HOOK_DECL
 
 #ifdef __cplusplus

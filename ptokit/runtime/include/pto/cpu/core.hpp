@@ -108,6 +108,28 @@ inline void check_gm(const char* instr, const void* origin, const void* p, uint6
               (unsigned long long)bytes, p, rows, cols);
 }
 
+// Whether the instructions call the runtime library's out-of-line operations (pto/cpu/op_refs.hpp).
+// They are found by their symbols also in a PTO_CPU_STANDALONE build, which then links
+// pto/cpu/ops_hooks.hpp into itself (a test comparing them with the inlined instructions).
+#if defined(PTO_CPU_OOL_OPS)
+constexpr bool kOutOfLineOps = true;
+#else
+constexpr bool kOutOfLineOps = false;
+#endif
+#define PTO_CPU_OP_HOOK(name) (&::name)
+
+
+// The hook, or a fatal error naming the instruction when the runtime library has none.
+[[noreturn]] __attribute__((noinline, cold)) inline void ops_missing(const char* instr) {
+    fatal(instr, "the runtime library does not provide the tile library's out-of-line operations (load the "
+                 "simulator's runtime library first, or compile without -DPTO_CPU_OOL_OPS)");
+}
+template <typename F>
+inline F op_hook(F hook, const char* instr) {
+    if (!hook) ops_missing(instr);
+    return hook;
+}
+
 // Per-thread scratch buffers (slot 0..3), grown on demand, never shrunk.
 inline void* scratch(int slot, size_t bytes) {
     static thread_local void* buf[4] = {nullptr, nullptr, nullptr, nullptr};

@@ -116,32 +116,63 @@ inline void split_part(int split, int part, int rows, int cols, int vr, int vc, 
     }
 }
 
-template <typename Pipe, typename TileT>
-inline void fifo_push(const char* instr, TileT& tile, int split) {
-    using T = typename TileT::DType;
+// A pipe's static description and a tile's storage, as the out-of-line FIFO bodies take them (one
+// copy per kernel instead of one per pipe and tile type).
+struct FifoPipe {
+    int flag, dir;
+    uint32_t slot_size, slot_num;
+    bool both_lanes;
+};
+template <typename Pipe>
+inline FifoPipe fifo_pipe(const PtoCpuCore* c, bool producing) {
+    return FifoPipe{Pipe::flagId, fifo_dir<Pipe>(c, producing), Pipe::SLOT_SIZE, Pipe::SLOT_NUM,
+                    Pipe::NO_SPLIT_BOTH_LANES};
+}
+struct FifoTile {
+    uint8_t* data;
+    size_t elem;
+    int rows, cols, vr, vc;
+    bool colst;
+    // the byte offset of element (r, c)
+    int64_t at(int r, int c) const {
+        return (colst ? (int64_t)c * rows + r : (int64_t)r * cols + c) * (int64_t)elem;
+    }
+};
+template <typename TileT>
+inline FifoTile fifo_tile(const TileT& t, const char* instr) {
+    return FifoTile{(uint8_t*)(void*)ptr(t, instr), sizeof(typename TileT::DType), TileT::Rows, TileT::Cols, vrows(t),
+                    vcols(t), col_stored<TileT>()};
+}
+
+__attribute__((noinline)) inline void fifo_push_tile(const char* instr, PtoCpuCore* c, const FifoPipe& pp,
+                                                     const FifoTile& t, int split) {
     auto hook = PTO_CPU_HOOK(pto_cpu_fifo_push);
-    if (!hook) fatal(instr, "the cross-core FIFO needs the simulator (pto_cpu_fifo_push is missing)");
-    PtoCpuCore* c = core();
-    const int dir = fifo_dir<Pipe>(c, true);
-    const T* p = ptr(tile, instr);
     const bool cube = c->lane < 0;
-    const bool both = cube && split == TILE_NO_SPLIT && Pipe::NO_SPLIT_BOTH_LANES;
+    const bool both = cube && split == TILE_NO_SPLIT && pp.both_lanes;
     const int parts = (cube && (split != TILE_NO_SPLIT || both)) ? 2 : 1;
     for (int part = 0; part < parts; ++part) {
-        if (both && !lane_joins(instr, c, Pipe::flagId, dir, part)) continue;
+        if (both && !lane_joins(instr, c, pp.flag, pp.dir, part)) continue;
         int r0, c0, nr, nc;
-        split_part(cube ? split : TILE_NO_SPLIT, part, TileT::Rows, TileT::Cols, vrows(tile), vcols(tile), &r0, &c0, &nr,
-                   &nc);
-        const uint64_t bytes = sizeof(T) * (uint64_t)nr * (uint64_t)nc;
-        if (bytes > Pipe::SLOT_SIZE)
+        split_part(cube ? split : TILE_NO_SPLIT, part, t.rows, t.cols, t.vr, t.vc, &r0, &c0, &nr, &nc);
+        const uint64_t bytes = t.elem * (uint64_t)nr * (uint64_t)nc;
+        if (bytes > pp.slot_size)
             fatal(instr, "%llu bytes do not fit the %u-byte slot of pipe %d", (unsigned long long)bytes,
-                  (unsigned)Pipe::SLOT_SIZE, (int)Pipe::flagId);
-        T* buf = (T*)scratch(2, bytes + 1);
-        for (int r = 0; r < nr; ++r) memcpy(buf + (int64_t)r * nc, p + at<TileT>(r0 + r, c0), sizeof(T) * (size_t)nc);
+                  (unsigned)pp.slot_size, pp.flag);
+        uint8_t* buf = (uint8_t*)scratch(2, bytes + 1);
+        const size_t row = t.elem * (size_t)nc;
+        for (int r = 0; r < nr; ++r) memcpy(buf + (size_t)r * row, t.data + t.at(r0 + r, c0), row);
         const int lane = cube ? part : c->lane;
-        const int rc = hook(c, Pipe::flagId, dir, lane, buf, bytes, Pipe::SLOT_SIZE, Pipe::SLOT_NUM);
-        if (rc != PTO_CPU_FIFO_OK) fifo_fail(instr, rc, Pipe::flagId, dir, lane);
+        const int rc = hook(c, pp.flag, pp.dir, lane, buf, bytes, pp.slot_size, pp.slot_num);
+        if (rc != PTO_CPU_FIFO_OK) fifo_fail(instr, rc, pp.flag, pp.dir, lane);
     }
+}
+
+template <typename Pipe, typename TileT>
+inline void fifo_push(const char* instr, TileT& tile, int split) {
+    if (!PTO_CPU_HOOK(pto_cpu_fifo_push))
+        fatal(instr, "the cross-core FIFO needs the simulator (pto_cpu_fifo_push is missing)");
+    PtoCpuCore* c = core();
+    fifo_push_tile(instr, c, fifo_pipe<Pipe>(c, true), fifo_tile(tile, instr), split);
 }
 
 // A pipe built with its consumer buffers binds the popped tile to the next slot of its side's
@@ -156,34 +187,38 @@ inline void bind_pop_slot(Pipe& pipe, TileT& tile, int dir, const char* instr) {
     ++pipe.cpu_pops_;
 }
 
-template <typename Pipe, typename TileT>
-inline void fifo_pop(const char* instr, Pipe& pipe, TileT& tile, int split) {
-    using T = typename TileT::DType;
+__attribute__((noinline)) inline void fifo_pop_tile(const char* instr, PtoCpuCore* c, const FifoPipe& pp,
+                                                    const FifoTile& t, int split) {
     auto hook = PTO_CPU_HOOK(pto_cpu_fifo_pop);
-    if (!hook) fatal(instr, "the cross-core FIFO needs the simulator (pto_cpu_fifo_pop is missing)");
-    PtoCpuCore* c = core();
-    const int dir = fifo_dir<Pipe>(c, false);
-    bind_pop_slot(pipe, tile, dir, instr);
-    T* p = ptr(tile, instr);
     const bool cube = c->lane < 0;
-    const bool both = cube && split == TILE_NO_SPLIT && Pipe::NO_SPLIT_BOTH_LANES;
+    const bool both = cube && split == TILE_NO_SPLIT && pp.both_lanes;
     const int parts = (cube && (split != TILE_NO_SPLIT || both)) ? 2 : 1;
     bool kept = false;  // a 1:2 transfer keeps the first taking-part lane's copy (lane 0's)
     for (int part = 0; part < parts; ++part) {
-        if (both && !lane_joins(instr, c, Pipe::flagId, dir, part)) continue;
+        if (both && !lane_joins(instr, c, pp.flag, pp.dir, part)) continue;
         int r0, c0, nr, nc;
-        split_part(cube ? split : TILE_NO_SPLIT, part, TileT::Rows, TileT::Cols, vrows(tile), vcols(tile), &r0, &c0, &nr,
-                   &nc);
-        const uint64_t bytes = sizeof(T) * (uint64_t)nr * (uint64_t)nc;
-        T* buf = (T*)scratch(2, bytes + 1);
+        split_part(cube ? split : TILE_NO_SPLIT, part, t.rows, t.cols, t.vr, t.vc, &r0, &c0, &nr, &nc);
+        const uint64_t bytes = t.elem * (uint64_t)nr * (uint64_t)nc;
+        uint8_t* buf = (uint8_t*)scratch(2, bytes + 1);
         const int lane = cube ? part : c->lane;
-        const int rc = hook(c, Pipe::flagId, dir, lane, buf, bytes, Pipe::SLOT_SIZE, Pipe::SLOT_NUM);
-        if (rc != PTO_CPU_FIFO_OK) fifo_fail(instr, rc, Pipe::flagId, dir, lane);
+        const int rc = hook(c, pp.flag, pp.dir, lane, buf, bytes, pp.slot_size, pp.slot_num);
+        if (rc != PTO_CPU_FIFO_OK) fifo_fail(instr, rc, pp.flag, pp.dir, lane);
         if (both && kept) continue;  // the other lane's copy of a 1:2 transfer: popped and dropped
         kept = true;
-        for (int r = 0; r < nr; ++r) memcpy(p + at<TileT>(r0 + r, c0), buf + (int64_t)r * nc, sizeof(T) * (size_t)nc);
+        const size_t row = t.elem * (size_t)nc;
+        for (int r = 0; r < nr; ++r) memcpy(t.data + t.at(r0 + r, c0), buf + (size_t)r * row, row);
     }
-    if (both && !kept) fatal(instr, "no vector lane of the cluster takes part in pipe %d", (int)Pipe::flagId);
+    if (both && !kept) fatal(instr, "no vector lane of the cluster takes part in pipe %d", pp.flag);
+}
+
+template <typename Pipe, typename TileT>
+inline void fifo_pop(const char* instr, Pipe& pipe, TileT& tile, int split) {
+    if (!PTO_CPU_HOOK(pto_cpu_fifo_pop))
+        fatal(instr, "the cross-core FIFO needs the simulator (pto_cpu_fifo_pop is missing)");
+    PtoCpuCore* c = core();
+    const FifoPipe pp = fifo_pipe<Pipe>(c, false);
+    bind_pop_slot(pipe, tile, pp.dir, instr);
+    fifo_pop_tile(instr, c, pp, fifo_tile(tile, instr), split);
 }
 
 template <typename Pipe>

@@ -6,6 +6,7 @@
 #include "pto/cpu/window.hpp"
 #include "pto/cpu/simd.hpp"
 #include "pto/cpu/gemm.hpp"
+#include "pto/cpu/op_refs.hpp"
 
 namespace pto {
 namespace cpu {
@@ -145,13 +146,13 @@ inline bool check_region(const char* instr, const GT& g, const GmView<GT>& v, in
                                           sizeof(typename GT::DType), vr, vc, write, atomic);
 }
 
-// Row r (vc elements) of global view g into out[0, vc) as DT; through the window hooks when `win`.
-template <typename DT, typename GT>
-inline void gm_read_row(const char* instr, const GT& g, const GmView<GT>& v, int r, int vc, DT* out, bool win) {
-    using ST = typename GT::DType;
+// Row r (vc elements) of global view v over `base` into out[0, vc) as DT; through the window
+// hooks when `win`.
+template <typename DT, typename ST, Layout L>
+inline void gm_read_row_at(const char* instr, const ST* base, const GmLayoutView<L>& v, int r, int vc, DT* out,
+                           bool win) {
     constexpr bool same = std::is_same<DT, ST>::value;
-    const ST* base = g.data_;
-    const bool contig = linear_rows<GT>() && v.st[4] == 1;
+    const bool contig = linear_layout(L) && v.st[4] == 1;
     if (!win) {
         if (contig && same) memcpy((void*)out, (const void*)(base + v.offset(r, 0)), sizeof(DT) * (size_t)vc);
         else for (int c = 0; c < vc; ++c) out[c] = cvt<DT>(base[v.offset(r, c)]);
@@ -170,13 +171,16 @@ inline void gm_read_row(const char* instr, const GT& g, const GmView<GT>& v, int
     }
 }
 
-// in[0, vc) (as ST) into row r of global view g: stored, or atomically added when `atomic`;
-// through the window hooks when `win`.
-template <typename ST, typename GT>
-inline void gm_write_row(const char* instr, const GT& g, const GmView<GT>& v, int r, int vc, const ST* in, bool win,
-                         bool atomic) {
-    using DT = typename GT::DType;
-    DT* base = g.data_;
+template <typename DT, typename GT>
+inline void gm_read_row(const char* instr, const GT& g, const GmView<GT>& v, int r, int vc, DT* out, bool win) {
+    gm_read_row_at(instr, (const typename GT::DType*)g.data_, v, r, vc, out, win);
+}
+
+// in[0, vc) (as ST) into row r of global view v over `base`: stored, or atomically added when
+// `atomic`; through the window hooks when `win` (`dtype`: the datatype_code of the tensor's elements).
+template <typename ST, typename DT, Layout L>
+inline void gm_write_row_at(const char* instr, DT* base, const GmLayoutView<L>& v, int r, int vc, const ST* in,
+                            bool win, bool atomic, int32_t dtype) {
     const DT* row;
     if constexpr (std::is_same<DT, ST>::value) {
         row = in;
@@ -185,15 +189,101 @@ inline void gm_write_row(const char* instr, const GT& g, const GmView<GT>& v, in
         for (int c = 0; c < vc; ++c) t[c] = cvt<DT>(in[c]);
         row = t;
     }
-    const bool contig = linear_rows<GT>() && v.st[4] == 1;
+    const bool contig = linear_layout(L) && v.st[4] == 1;
     const int n = contig ? 1 : vc;              // contiguous: one span of vc elements
     const uint64_t span = contig ? (uint64_t)vc : 1;
     for (int k = 0; k < n; ++k) {
         DT* p = base + v.offset(r, contig ? 0 : k);
         const DT* q = row + (contig ? 0 : k);
-        if (win) window_write(instr, p, q, span * sizeof(DT), atomic, datatype_code<DT>());
+        if (win) window_write(instr, p, q, span * sizeof(DT), atomic, dtype);
         else if (atomic) local_atomic_add(instr, p, q, span);
         else memcpy((void*)p, (const void*)q, span * sizeof(DT));
+    }
+}
+
+template <typename ST, typename GT>
+inline void gm_write_row(const char* instr, const GT& g, const GmView<GT>& v, int r, int vc, const ST* in, bool win,
+                         bool atomic) {
+    using DT = typename GT::DType;
+    gm_write_row_at(instr, (DT*)g.data_, v, r, vc, in, win, atomic, datatype_code<DT>());
+}
+
+// Where element (r, c) of a tile is stored, from its shape and layout (runtime values; the tile
+// types give constants, see ix<TileT>()): row-major, or column-major for a tile whose layout is the
+// transpose of its space's default (col_stored, tile.hpp).
+struct Ix {
+    int rows, cols;
+    bool colst;
+    int64_t operator()(int r, int c) const { return colst ? (int64_t)c * rows + r : (int64_t)r * cols + c; }
+};
+template <typename TileT>
+constexpr Ix ix() { return Ix{TileT::Rows, TileT::Cols, col_stored<TileT>()}; }
+// A row-major layout known as such at compile time: the runtime library's copies of the
+// element-by-element loops (broadcasts, conversions, moves) take it for row-major tiles, so that
+// they vectorise as the inlined ones, whose Ix is a constant.
+struct IxRowMajor {
+    int rows, cols;
+    static constexpr bool colst = false;
+    int64_t operator()(int r, int c) const { return (int64_t)r * cols + c; }
+};
+
+// TLOAD's body: the vr x vc region of global view v over g into tile storage d (laid out as di).
+template <typename DT, typename ST, Layout L>
+inline void load_rows(const char* instr, DT* d, Ix di, int vr, int vc, const ST* g, const void* origin,
+                      const GmLayoutView<L>& v) {
+    if (check_region_bytes<L>(instr, (const void*)g, origin, v, sizeof(ST), vr, vc, false)) {
+        for (int r = 0; r < vr; ++r) gm_read_row_at(instr, g, v, r, vc, d + di(r, 0), true);   // a window
+        return;
+    }
+    const int64_t cs = linear_layout(L) ? v.st[4] : 0;
+    if (di.colst) {   // a transposed-layout tile: element by element
+        for (int r = 0; r < vr; ++r)
+            for (int c = 0; c < vc; ++c) d[di(r, c)] = cvt<DT>(g[v.offset(r, c)]);
+        return;
+    }
+    constexpr bool same = std::is_same<DT, ST>::value;
+    if (same && v.flat && cs == 1 && v.st[3] == vc && di.cols == vc) {
+        memcpy((void*)d, (const void*)(g + v.offset(0, 0)), sizeof(DT) * (size_t)vr * (size_t)vc);   // one block
+        return;
+    }
+    for (int r = 0; r < vr; ++r) {
+        DT* drow = d + di(r, 0);
+        if (linear_layout(L) && cs == 1 && same) {
+            memcpy((void*)drow, (const void*)(g + v.offset(r, 0)), sizeof(DT) * (size_t)vc);
+        } else {
+            for (int c = 0; c < vc; ++c) drow[c] = cvt<DT>(g[v.offset(r, c)]);
+        }
+    }
+}
+
+// TSTORE's body: tile storage s (laid out as si), its vr x vc region, into global view v over g;
+// atomically added when `atomic` (`dtype`: datatype_code of DT).
+template <typename DT, typename ST, Layout L>
+inline void store_rows(const char* instr, DT* g, const void* origin, const GmLayoutView<L>& v, const ST* s, Ix si,
+                       int vr, int vc, bool atomic, int32_t dtype) {
+    const bool win = check_region_bytes<L>(instr, (const void*)g, origin, v, sizeof(DT), vr, vc, true, atomic);
+    if (win || atomic) {   // a window (through the comm hooks) or an atomic add: row by row
+        for (int r = 0; r < vr; ++r) gm_write_row_at(instr, g, v, r, vc, s + si(r, 0), win, atomic, dtype);
+        return;
+    }
+    const int64_t cs = linear_layout(L) ? v.st[4] : 0;
+    if (si.colst) {   // a transposed-layout tile: element by element
+        for (int r = 0; r < vr; ++r)
+            for (int c = 0; c < vc; ++c) g[v.offset(r, c)] = cvt<DT>(s[si(r, c)]);
+        return;
+    }
+    constexpr bool same = std::is_same<DT, ST>::value;
+    if (same && v.flat && cs == 1 && v.st[3] == vc && si.cols == vc) {
+        memcpy((void*)(g + v.offset(0, 0)), (const void*)s, sizeof(DT) * (size_t)vr * (size_t)vc);   // one block
+        return;
+    }
+    for (int r = 0; r < vr; ++r) {
+        const ST* srow = s + si(r, 0);
+        if (linear_layout(L) && cs == 1 && same) {
+            memcpy((void*)(g + v.offset(r, 0)), (const void*)srow, sizeof(DT) * (size_t)vc);
+        } else {
+            for (int c = 0; c < vc; ++c) g[v.offset(r, c)] = cvt<DT>(srow[c]);
+        }
     }
 }
 
@@ -260,35 +350,38 @@ __attribute__((target("avx2"), noinline)) void unary_rows_avx2(DT* d, const ST* 
 }
 #endif
 
-template <typename D, typename A, typename B, typename F>
-inline void binary(const char* name, D& dst, A& a, B& b, F f) {
-    using DT = typename D::DType;
-    DT* d = ptr(dst, name);
-    const typename A::DType* pa = ptr(a, name);
-    const typename B::DType* pb = ptr(b, name);
-    const int vr = vrows(dst), vc = vcols(dst);
+// The row loops, in the AVX2 copy when the CPU has it.
+template <typename DT, typename AT, typename BT, typename F>
+inline void binary_run(DT* d, const AT* pa, const BT* pb, int vr, int vc, int64_t ld, int64_t la, int64_t lb, F f) {
 #if PTO_CPU_AVX2_DISPATCH
     if (cpu_has_avx2()) {
-        binary_rows_avx2(d, pa, pb, vr, vc, D::Cols, A::Cols, B::Cols, f);
+        binary_rows_avx2(d, pa, pb, vr, vc, ld, la, lb, f);
         return;
     }
 #endif
-    binary_rows(d, pa, pb, vr, vc, D::Cols, A::Cols, B::Cols, f);
+    binary_rows(d, pa, pb, vr, vc, ld, la, lb, f);
+}
+
+template <typename DT, typename ST, typename F>
+inline void unary_run(DT* d, const ST* ps, int vr, int vc, int64_t ld, int64_t ls, F f) {
+#if PTO_CPU_AVX2_DISPATCH
+    if (cpu_has_avx2()) {
+        unary_rows_avx2(d, ps, vr, vc, ld, ls, f);
+        return;
+    }
+#endif
+    unary_rows(d, ps, vr, vc, ld, ls, f);
+}
+
+template <typename D, typename A, typename B, typename F>
+inline void binary(const char* name, D& dst, A& a, B& b, F f) {
+    binary_run(ptr(dst, name), (const typename A::DType*)ptr(a, name), (const typename B::DType*)ptr(b, name),
+               vrows(dst), vcols(dst), D::Cols, A::Cols, B::Cols, f);
 }
 
 template <typename D, typename S, typename F>
 inline void unary(const char* name, D& dst, S& src, F f) {
-    using DT = typename D::DType;
-    DT* d = ptr(dst, name);
-    const typename S::DType* ps = ptr(src, name);
-    const int vr = vrows(dst), vc = vcols(dst);
-#if PTO_CPU_AVX2_DISPATCH
-    if (cpu_has_avx2()) {
-        unary_rows_avx2(d, ps, vr, vc, D::Cols, S::Cols, f);
-        return;
-    }
-#endif
-    unary_rows(d, ps, vr, vc, D::Cols, S::Cols, f);
+    unary_run(ptr(dst, name), (const typename S::DType*)ptr(src, name), vrows(dst), vcols(dst), D::Cols, S::Cols, f);
 }
 
 template <typename T>
@@ -306,6 +399,82 @@ template <typename T, typename F>
 inline T fmath(T x, F f) {
     if constexpr (std::is_same<T, float>::value) return f(x);
     else return (T)f((double)x);
+}
+
+// The arithmetic of the element-wise op codes (PTO_CPU_OP_*, cpu_sim_hooks.h) on calc values: one
+// definition for the inlined instructions and the runtime library's copies.
+template <int Op>
+struct bin_fn {   // a op b; the scalar forms: a op scalar
+    template <typename T>
+    auto operator()(T a, T b) const {
+        if constexpr (Op == PTO_CPU_OP_ADD || Op == PTO_CPU_OP_ADDS) return a + b;
+        else if constexpr (Op == PTO_CPU_OP_SUB || Op == PTO_CPU_OP_SUBS) return a - b;
+        else if constexpr (Op == PTO_CPU_OP_MUL || Op == PTO_CPU_OP_MULS) return a * b;
+        else if constexpr (Op == PTO_CPU_OP_DIV || Op == PTO_CPU_OP_DIVS) return div_(a, b);
+        else if constexpr (Op == PTO_CPU_OP_MAX || Op == PTO_CPU_OP_MAXS) return max_(a, b);
+        else return min_(a, b);
+    }
+};
+template <int Op, typename CT>
+struct scalar_fn {   // a op b with b the scalar; RDIVS: b / a
+    CT b;
+    auto operator()(CT a) const {
+        if constexpr (Op == PTO_CPU_OP_RDIVS) return div_(b, a);
+        else return bin_fn<Op>{}(a, b);
+    }
+};
+template <int Op, typename CT>
+struct unary_fn {
+    CT operator()(CT x) const {
+        if constexpr (Op == PTO_CPU_OP_EXP) return fmath(x, [](auto v) { return exp(v); });
+        else if constexpr (Op == PTO_CPU_OP_LOG) return fmath(x, [](auto v) { return log(v); });
+        else if constexpr (Op == PTO_CPU_OP_SQRT) return fmath(x, [](auto v) { return sqrt(v); });
+        else if constexpr (Op == PTO_CPU_OP_RSQRT) return fmath(x, [](auto v) { return decltype(v)(1) / sqrt(v); });
+        else if constexpr (Op == PTO_CPU_OP_RECIP) return div_(CT(1), x);
+        else if constexpr (Op == PTO_CPU_OP_NEG) return CT(-x);
+        else if constexpr (Op == PTO_CPU_OP_ABS) return CT(x < CT(0) ? -x : x);
+        else return CT(x > CT(0) ? x : CT(0));
+    }
+};
+
+// Element-wise op `Op` on tiles of one element type T (dst, a, b: row-major with row pitches
+// ld, la, lb; b unused unless binary, `scalar` points at the calc-type scalar of the scalar forms).
+template <int Op, typename T>
+inline void elementwise_rt(T* d, const T* a, const T* b, int vr, int vc, int64_t ld, int64_t la, int64_t lb,
+                           const void* scalar) {
+    using CT = calc_t<T>;
+    if constexpr (Op <= PTO_CPU_OP_MIN) {
+        binary_run(d, a, b, vr, vc, ld, la, lb, bin_fn<Op>{});
+    } else if constexpr (Op <= PTO_CPU_OP_RDIVS) {
+        CT sc;
+        memcpy(&sc, scalar, sizeof(CT));
+        unary_run(d, a, vr, vc, ld, la, scalar_fn<Op, CT>{sc});
+    } else {
+        unary_run(d, a, vr, vc, ld, la, unary_fn<Op, CT>{});
+    }
+}
+
+// The instruction: out of line when the three tiles share an element type the runtime library
+// takes, else inlined.
+template <int Op, typename D, typename A, typename B>
+inline void elementwise(const char* name, D& dst, A& a, B* b, const void* scalar) {
+    using DT = typename D::DType;
+    DT* d = ptr(dst, name);
+    const typename A::DType* pa = ptr(a, name);
+    const typename B::DType* pb = b ? ptr(*b, name) : nullptr;
+    constexpr bool same = std::is_same<DT, typename A::DType>::value && std::is_same<DT, typename B::DType>::value;
+    if constexpr (same && ool_arith<DT>()) {
+        const PtoCpuTileRef rd = tile_ref(dst), ra = tile_ref(a), rb = b ? tile_ref(*b) : ra;
+        op_hook(PTO_CPU_OP_HOOK(pto_cpu_op_elementwise), name)(Op, &rd, &ra, b ? &rb : nullptr, scalar);
+    } else if constexpr (Op <= PTO_CPU_OP_MIN) {
+        binary_run(d, pa, pb, vrows(dst), vcols(dst), D::Cols, A::Cols, B::Cols, bin_fn<Op>{});
+    } else if constexpr (Op <= PTO_CPU_OP_RDIVS) {
+        calc_t<DT> sc;
+        memcpy(&sc, scalar, sizeof sc);
+        unary_run(d, pa, vrows(dst), vcols(dst), D::Cols, A::Cols, scalar_fn<Op, calc_t<DT>>{sc});
+    } else {
+        unary_run(d, pa, vrows(dst), vcols(dst), D::Cols, A::Cols, unary_fn<Op, calc_t<DT>>{});
+    }
 }
 
 // ---------------------------------------------------------------- conversion with rounding
@@ -380,15 +549,16 @@ __attribute__((always_inline)) inline void reduce_step(AT& acc, AT v, int i) {
     else acc = v < acc ? v : acc;
 }
 
-// The reference loop: one row (or column) after the other, element by element.
-template <bool IsRow, int Kind, typename D, typename S>
-inline void reduce_reference(typename D::DType* d, const typename S::DType* s, int outer, int inner) {
-    using AT = acc_t<typename S::DType>;
+// The reference loop: one row (or column) after the other, element by element (source and
+// result laid out as si and di).
+template <bool IsRow, int Kind, typename DT, typename ST>
+inline void reduce_reference(DT* d, Ix di, const ST* s, Ix si, int outer, int inner) {
+    using AT = acc_t<ST>;
     for (int o = 0; o < outer; ++o) {
         AT acc = 0;
         for (int i = 0; i < inner; ++i)
-            reduce_step<Kind>(acc, (AT)cvt<calc_t<typename S::DType>>(IsRow ? s[at<S>(o, i)] : s[at<S>(i, o)]), i);
-        d[IsRow ? at<D>(o, 0) : at<D>(0, o)] = cvt<typename D::DType>((calc_t<typename D::DType>)acc);
+            reduce_step<Kind>(acc, (AT)cvt<calc_t<ST>>(IsRow ? s[si(o, i)] : s[si(i, o)]), i);
+        d[IsRow ? di(o, 0) : di(0, o)] = cvt<DT>((calc_t<DT>)acc);
     }
 }
 
@@ -400,10 +570,9 @@ inline void reduce_reference(typename D::DType* d, const typename S::DType* s, i
 //   time, a contiguous loop the vectoriser takes.
 // Used only when the result cannot overlap the source (the reference loop reads a row after
 // the previous result was written); PTO_CPU_REFERENCE_LOOPS keeps the reference loop always.
-template <bool IsRow, int Kind, typename D, typename S>
-inline void reduce_fast(typename D::DType* d, const typename S::DType* s, int outer, int inner) {
-    using ST = typename S::DType;
-    using DT = typename D::DType;
+// The source is row-major with row pitch ls.
+template <bool IsRow, int Kind, typename DT, typename ST>
+inline void reduce_fast(DT* d, Ix di, const ST* s, int64_t ls, int outer, int inner) {
     using AT = acc_t<ST>;
     using CT = calc_t<ST>;
     if constexpr (IsRow) {
@@ -413,49 +582,65 @@ inline void reduce_fast(typename D::DType* d, const typename S::DType* s, int ou
             AT acc[kRows];   // fully unrolled below: kept in registers
             PTO_CPU_UNROLL_FULL
             for (int k = 0; k < kRows; ++k) acc[k] = 0;
-            const ST* base = s + (int64_t)o * S::Cols;
+            const ST* base = s + (int64_t)o * ls;
             for (int i = 0; i < inner; ++i) {
                 PTO_CPU_UNROLL_FULL
                 for (int k = 0; k < kRows; ++k)
-                    reduce_step<Kind>(acc[k], (AT)cvt<CT>(base[(int64_t)k * S::Cols + i]), i);
+                    reduce_step<Kind>(acc[k], (AT)cvt<CT>(base[(int64_t)k * ls + i]), i);
             }
             PTO_CPU_UNROLL_FULL
-            for (int k = 0; k < kRows; ++k) d[at<D>(o + k, 0)] = cvt<DT>((calc_t<DT>)acc[k]);
+            for (int k = 0; k < kRows; ++k) d[di(o + k, 0)] = cvt<DT>((calc_t<DT>)acc[k]);
         }
-        if (o < outer) reduce_reference<true, Kind, D, S>(d + at<D>(o, 0), s + (int64_t)o * S::Cols, outer - o, inner);
+        if (o < outer)
+            reduce_reference<true, Kind>(d + di(o, 0), di, s + (int64_t)o * ls, Ix{0, (int)ls, false}, outer - o,
+                                         inner);
     } else {
         AT* __restrict acc = (AT*)scratch(1, sizeof(AT) * (size_t)outer + 64);
         for (int o = 0; o < outer; ++o) acc[o] = 0;
         for (int i = 0; i < inner; ++i) {
-            const ST* __restrict row = s + (int64_t)i * S::Cols;
+            const ST* __restrict row = s + (int64_t)i * ls;
             PTO_CPU_IVDEP
             for (int o = 0; o < outer; ++o) reduce_step<Kind>(acc[o], (AT)cvt<CT>(row[o]), i);
         }
-        for (int o = 0; o < outer; ++o) d[at<D>(0, o)] = cvt<DT>((calc_t<DT>)acc[o]);
+        for (int o = 0; o < outer; ++o) d[di(0, o)] = cvt<DT>((calc_t<DT>)acc[o]);
     }
 }
 
-template <bool IsRow, int Kind, typename D, typename S>
-inline void reduce(const char* name, D& dst, S& src) {
-    typename D::DType* d = ptr(dst, name);
-    const typename S::DType* s = ptr(src, name);
-    const int vr = vrows(src), vc = vcols(src);
+// The reduction of a vr x vc source region (the result fits; checked by the instruction).
+template <bool IsRow, int Kind, typename DT, typename ST>
+inline void reduce_rt(DT* d, Ix di, const ST* s, Ix si, int vr, int vc) {
     const int outer = IsRow ? vr : vc, inner = IsRow ? vc : vr;
-    if (outer > (IsRow ? D::Rows : D::Cols))
-        fatal(name, "result of %d elements does not fit a %dx%d tile", outer, D::Rows, D::Cols);
 #if !defined(PTO_CPU_REFERENCE_LOOPS)
-    if (!col_stored<S>() && outer > 0 && inner > 0) {
+    if (!si.colst && outer > 0 && inner > 0) {
         const char* d0 = (const char*)d;
-        const char* d1 = (const char*)(d + (IsRow ? at<D>(outer - 1, 0) : at<D>(0, outer - 1)) + 1);
+        const char* d1 = (const char*)(d + (IsRow ? di(outer - 1, 0) : di(0, outer - 1)) + 1);
         const char* s0 = (const char*)s;
-        const char* s1 = (const char*)(s + (int64_t)(vr - 1) * S::Cols + vc);
+        const char* s1 = (const char*)(s + (int64_t)(vr - 1) * si.cols + vc);
         if (d1 <= s0 || s1 <= d0) {   // the result does not overlap the source
-            reduce_fast<IsRow, Kind, D, S>(d, s, outer, inner);
+            reduce_fast<IsRow, Kind>(d, di, s, si.cols, outer, inner);
             return;
         }
     }
 #endif
-    reduce_reference<IsRow, Kind, D, S>(d, s, outer, inner);
+    reduce_reference<IsRow, Kind>(d, di, s, si, outer, inner);
+}
+
+template <bool IsRow, int Kind, typename D, typename S>
+inline void reduce(const char* name, D& dst, S& src) {
+    using DT = typename D::DType;
+    using ST = typename S::DType;
+    DT* d = ptr(dst, name);
+    const ST* s = ptr(src, name);
+    const int vr = vrows(src), vc = vcols(src);
+    const int outer = IsRow ? vr : vc;
+    if (outer > (IsRow ? D::Rows : D::Cols))
+        fatal(name, "result of %d elements does not fit a %dx%d tile", outer, D::Rows, D::Cols);
+    if constexpr (std::is_same<DT, ST>::value && ool_arith<DT>()) {
+        const PtoCpuTileRef rd = tile_ref(dst), rs = tile_ref(src);
+        op_hook(PTO_CPU_OP_HOOK(pto_cpu_op_reduce), name)(Kind, IsRow ? 1 : 0, &rd, &rs);
+    } else {
+        reduce_rt<IsRow, Kind>(d, ix<D>(), s, ix<S>(), vr, vc);
+    }
 }
 
 // Column sums of floating-point tiles as the vector unit computes them: every addition rounded
@@ -505,24 +690,80 @@ inline void colsum(const char* name, D& dst, S& src) {
 // dst[r,c] = f(src[r,c], vec[r,0]) (IsRow) or f(src[r,c], vec[0,c]).  Combined with a source, a row
 // vector with more than one valid column is a packed carrier (one 32-byte block per row):
 // dst[r,c] = f(src[r,c], vec[r, c % n]); alone (TROWEXPAND) each row takes its column 0.
+// ps null: the vector alone; vvc: the vector's valid columns.
+template <bool IsRow, typename DT, typename ST, typename VT, typename F>
+inline void expand_rt(DT* d, Ix di, const ST* ps, Ix si, const VT* pv, Ix vi, int vr, int vc, int vvc, F f) {
+    using CT = calc_t<DT>;
+    const int block = IsRow && ps && vvc > 1 ? vvc : 1;   // TROWEXPAND alone: column 0
+    for (int r = 0; r < vr; ++r) {
+        // the common forms with their branches out of the inner loop, which then vectorises
+        if (!ps) {
+            for (int c = 0; c < vc; ++c) d[di(r, c)] = cvt<DT>(cvt<CT>(IsRow ? pv[vi(r, 0)] : pv[vi(0, c)]));
+            continue;
+        }
+        if (!IsRow || block == 1) {
+            const CT rb = IsRow ? cvt<CT>(pv[vi(r, 0)]) : CT(0);
+            for (int c = 0; c < vc; ++c) {
+                const CT b = IsRow ? rb : cvt<CT>(pv[vi(0, c)]);
+                d[di(r, c)] = cvt<DT>(f(cvt<CT>(ps[si(r, c)]), b));
+            }
+            continue;
+        }
+        for (int c = 0; c < vc; ++c) {   // a packed carrier: column c % block
+            const CT b = cvt<CT>(pv[vi(r, c % block)]);
+            d[di(r, c)] = cvt<DT>(f(cvt<CT>(ps[si(r, c)]), b));
+        }
+    }
+}
+
 template <bool IsRow, typename D, typename S, typename V, typename F>
 inline void expand(const char* name, D& dst, S* src, V& vec, F f) {
     using DT = typename D::DType;
-    using CT = calc_t<DT>;
     DT* d = ptr(dst, name);
     const typename V::DType* pv = ptr(vec, name);
     const typename S::DType* ps = src ? ptr(*src, name) : nullptr;
-    const int vr = vrows(dst), vc = vcols(dst);
-    const int block = IsRow && ps && vcols(vec) > 1 ? vcols(vec) : 1;   // TROWEXPAND alone: column 0
-    for (int r = 0; r < vr; ++r)
-        for (int c = 0; c < vc; ++c) {
-            const CT b = cvt<CT>(IsRow ? pv[at<V>(r, block > 1 ? c % block : 0)] : pv[at<V>(0, c)]);
-            d[at<D>(r, c)] = cvt<DT>(ps ? f(cvt<CT>(ps[at<S>(r, c)]), b) : b);
-        }
+    expand_rt<IsRow>(d, ix<D>(), ps, ix<S>(), pv, ix<V>(), vrows(dst), vcols(dst), vcols(vec), f);
 }
 
-// Copies a vr x vc block: dst(dr+r, dc+c) = src(sr+r, sc+c), via scratch (safe under aliasing), or
-// straight when the two tiles are in different spaces (Mat -> Left/Right, Acc -> Vec) and stored alike.
+// The op-coded broadcasts (PTO_CPU_OP_* binary codes, or PTO_CPU_OP_COPY: the vector alone). Always
+// inlined: measured, the runtime library's copies of these loops ran up to 2x slower than the ones
+// specialised for the tile types (docs/benchmarks.md), unlike the other out-of-line operations.
+template <int Op>
+struct expand_fn {
+    template <typename T>
+    auto operator()(T a, T b) const {
+        if constexpr (Op == PTO_CPU_OP_COPY) return a;
+        else return bin_fn<Op>{}(a, b);
+    }
+};
+template <int Op, bool IsRow, typename D, typename S, typename V>
+inline void expand_op(const char* name, D& dst, S* src, V& vec) {
+    expand<IsRow>(name, dst, src, vec, expand_fn<Op>{});
+}
+
+// Copies a vr x vc block: dst(dr+r, dc+c) = src(sr+r, sc+c) (both in bounds), via scratch (safe under
+// aliasing), or straight when the two tiles are in different spaces (Mat -> Left/Right, Acc -> Vec)
+// and stored alike.
+template <typename DT, typename ST, typename L = Ix>
+inline void copy_block_rt(DT* d, L di, int dspace, int dr, int dc, const ST* s, L si, int sspace, int sr, int sc,
+                          int vr, int vc) {
+    if (std::is_same<DT, ST>::value && dspace != sspace && !di.colst && !si.colst) {
+        // tiles of two spaces cannot overlap: row by row, straight
+        for (int r = 0; r < vr; ++r)
+            memcpy((void*)(d + di(dr + r, dc)), (const void*)(s + si(sr + r, sc)), sizeof(DT) * (size_t)vc);
+        return;
+    }
+    DT* tmp = (DT*)scratch(3, sizeof(DT) * (size_t)vr * (size_t)vc);
+    for (int r = 0; r < vr; ++r)
+        for (int c = 0; c < vc; ++c) tmp[(int64_t)r * vc + c] = cvt<DT>(s[si(sr + r, sc + c)]);
+    if (di.colst) {
+        for (int r = 0; r < vr; ++r)
+            for (int c = 0; c < vc; ++c) d[di(dr + r, dc + c)] = tmp[(int64_t)r * vc + c];
+    } else {
+        for (int r = 0; r < vr; ++r) memcpy(d + di(dr + r, dc), tmp + (int64_t)r * vc, sizeof(DT) * (size_t)vc);
+    }
+}
+
 template <typename D, typename S>
 inline void copy_block(const char* name, D& dst, int dr, int dc, S& src, int sr, int sc, int vr, int vc) {
     using DT = typename D::DType;
@@ -534,21 +775,20 @@ inline void copy_block(const char* name, D& dst, int dr, int dc, S& src, int sr,
         fatal(name, "source block %dx%d at (%d,%d) is outside the %dx%d tile", vr, vc, sr, sc, S::Rows, S::Cols);
     DT* d = ptr(dst, name);
     const ST* s = ptr(src, name);
-    if constexpr (D::Loc != S::Loc && std::is_same<DT, ST>::value && !col_stored<D>() && !col_stored<S>()) {
-        // tiles of two spaces cannot overlap: row by row, straight
-        for (int r = 0; r < vr; ++r)
-            memcpy(d + at<D>(dr + r, dc), s + at<S>(sr + r, sc), sizeof(DT) * (size_t)vc);
-        return;
-    }
-    DT* tmp = (DT*)scratch(3, sizeof(DT) * (size_t)vr * (size_t)vc);
-    for (int r = 0; r < vr; ++r)
-        for (int c = 0; c < vc; ++c) tmp[(int64_t)r * vc + c] = cvt<DT>(s[at<S>(sr + r, sc + c)]);
-    if constexpr (col_stored<D>()) {
-        for (int r = 0; r < vr; ++r)
-            for (int c = 0; c < vc; ++c) d[at<D>(dr + r, dc + c)] = tmp[(int64_t)r * vc + c];
+    constexpr bool same = std::is_same<DT, ST>::value;
+    if constexpr ((same && ool_bits<DT>()) || ool_move_pair<DT, ST>()) {
+        const PtoCpuTileRef rd = tile_ref(dst), rs = tile_ref(src);
+        op_hook(PTO_CPU_OP_HOOK(pto_cpu_op_copy), name)(&rd, dr, dc, &rs, sr, sc, vr, vc);
     } else {
-        for (int r = 0; r < vr; ++r) memcpy(d + at<D>(dr + r, dc), tmp + (int64_t)r * vc, sizeof(DT) * (size_t)vc);
+        copy_block_rt(d, ix<D>(), (int)D::Loc, dr, dc, s, ix<S>(), (int)S::Loc, sr, sc, vr, vc);
     }
+}
+
+// TCVT's loop.
+template <typename DT, typename ST, typename L = Ix>
+inline void convert_rt(DT* d, L di, const ST* s, L si, int vr, int vc, RoundMode mode) {
+    for (int r = 0; r < vr; ++r)
+        for (int c = 0; c < vc; ++c) d[di(r, c)] = convert<DT>(s[si(r, c)], mode);
 }
 
 template <typename T>
@@ -605,15 +845,14 @@ inline void cube_widen(const T* src, int64_t lds, float* dst, int64_t ldd, int r
 #endif
 }
 
-// out row i = in row i + sums (or the sums alone without in), converted to the Acc type.
-template <typename AccT, typename IT, typename CT>
-inline void matmul_store(typename AccT::DType* out, const IT* in, const CT* sums, int64_t lds, int M, int N) {
-    using OD = typename AccT::DType;
+// out row i = in row i + sums (or the sums alone without in), converted to the Acc type (laid out as oi).
+template <typename OD, typename IT, typename CT>
+inline void matmul_store(OD* out, Ix oi, const IT* in, const CT* sums, int64_t lds, int M, int N) {
     for (int i = 0; i < M; ++i) {
-        OD* o = out + at<AccT>(i, 0);
+        OD* o = out + oi(i, 0);
         const CT* s = sums + (int64_t)i * lds;
         if (in) {
-            const IT* ip = in + at<AccT>(i, 0);
+            const IT* ip = in + oi(i, 0);
             for (int j = 0; j < N; ++j) o[j] = cvt<OD>((CT)cvt<calc_t<IT>>(ip[j]) + s[j]);
         } else {
             for (int j = 0; j < N; ++j) o[j] = cvt<OD>(s[j]);
@@ -622,44 +861,51 @@ inline void matmul_store(typename AccT::DType* out, const IT* in, const CT* sums
 }
 
 // The floating-point cube: operands as f32 (converted once per call unless already f32
-// row-major), the sums by cube_gemm (gemm.hpp: each element summed from +0 in k order).
-template <typename AccT, typename IT, typename LT, typename RT>
-inline void matmul_f32(AccT&, const IT* in, typename AccT::DType* out, LT&, const typename LT::DType* l, RT&,
-                       const typename RT::DType* rp, int M, int K, int N) {
-    using LD = typename LT::DType;
-    using RD = typename RT::DType;
-    using OD = typename AccT::DType;
+// row-major), the sums by cube_gemm (gemm.hpp: each element summed from +0 in k order). The
+// operands and the result are laid out as li, ri and oi; `in` (laid out as the result) is added.
+template <typename OD, typename IT, typename LD, typename RD>
+inline void matmul_f32(OD* out, Ix oi, const IT* in, const LD* l, Ix li, const RD* rp, Ix ri, int M, int K, int N) {
     const float* a;
     int64_t lda;
-    if constexpr (std::is_same<LD, float>::value && !col_stored<LT>()) {
-        a = l;
-        lda = LT::Cols;
+    if (std::is_same<LD, float>::value && !li.colst) {
+        a = (const float*)(const void*)l;
+        lda = li.cols;
     } else {
         float* t = (float*)scratch(2, sizeof(float) * (size_t)M * (size_t)K + 64);
-        if constexpr (is_16bit_float<LD>() && !col_stored<LT>())
-            cube_widen(l, LT::Cols, t, K, M, K);
-        else
+        bool widened = false;
+        if constexpr (is_16bit_float<LD>()) {
+            if (!li.colst) {
+                cube_widen(l, li.cols, t, K, M, K);
+                widened = true;
+            }
+        }
+        if (!widened)
             for (int i = 0; i < M; ++i)
-                for (int k = 0; k < K; ++k) t[(int64_t)i * K + k] = (float)cvt<calc_t<LD>>(l[at<LT>(i, k)]);
+                for (int k = 0; k < K; ++k) t[(int64_t)i * K + k] = (float)cvt<calc_t<LD>>(l[li(i, k)]);
         a = t;
         lda = K;
     }
     // b is read a whole vector at a time, up to kMaxWidth floats past column N - 1
     const int np = (N + gemm::kMaxWidth - 1) / gemm::kMaxWidth * gemm::kMaxWidth;
-    constexpr bool kRightAsIs = std::is_same<RD, float>::value && !col_stored<RT>();
+    const bool right_as_is = std::is_same<RD, float>::value && !ri.colst;
     const float* b;
     int64_t ldb;
-    if (kRightAsIs && np <= RT::Cols) {
+    if (right_as_is && np <= ri.cols) {
         b = (const float*)(const void*)rp;
-        ldb = RT::Cols;
+        ldb = ri.cols;
     } else {
         float* t = (float*)scratch(0, sizeof(float) * (size_t)K * (size_t)np + 64);
-        if constexpr (is_16bit_float<RD>() && !col_stored<RT>())
-            cube_widen(rp, RT::Cols, t, np, K, N);
+        bool widened = false;
+        if constexpr (is_16bit_float<RD>()) {
+            if (!ri.colst) {
+                cube_widen(rp, ri.cols, t, np, K, N);
+                widened = true;
+            }
+        }
         for (int k = 0; k < K; ++k) {
             float* tr = t + (int64_t)k * np;
-            if constexpr (!(is_16bit_float<RD>() && !col_stored<RT>()))
-                for (int j = 0; j < N; ++j) tr[j] = (float)cvt<calc_t<RD>>(rp[at<RT>(k, j)]);
+            if (!widened)
+                for (int j = 0; j < N; ++j) tr[j] = (float)cvt<calc_t<RD>>(rp[ri(k, j)]);
             for (int j = N; j < np; ++j) tr[j] = 0.0f;
         }
         b = t;
@@ -667,13 +913,13 @@ inline void matmul_f32(AccT&, const IT* in, typename AccT::DType* out, LT&, cons
     }
     if constexpr (std::is_same<OD, float>::value) {
         if (!in) {   // the sums are the result: straight into the Acc tile (only its M x N block)
-            cube_gemm(M, N, K, a, lda, b, ldb, out, AccT::Cols);
+            cube_gemm(M, N, K, a, lda, b, ldb, out, oi.cols);
             return;
         }
     }
     float* c = (float*)scratch(1, sizeof(float) * (size_t)M * (size_t)N + 64);
     cube_gemm(M, N, K, a, lda, b, ldb, c, N);
-    matmul_store<AccT>(out, in, c, N, M, N);
+    matmul_store(out, oi, in, c, N, M, N);
 }
 
 // The int8 cube: int32 sums (exact, so the loop order is free), row by row.
@@ -694,7 +940,7 @@ inline void matmul_int(AccT&, const IT* in, typename AccT::DType* out, LT&, cons
             for (int j = 0; j < N; ++j) rowp[j] += x * rr[j];
         }
     }
-    matmul_store<AccT>(out, in, sums, N, M, N);
+    matmul_store(out, ix<AccT>(), in, sums, N, M, N);
 }
 
 template <typename AccT, typename InT, typename LT, typename RT>
@@ -717,8 +963,12 @@ inline void matmul(const char* name, AccT& acc, InT* acc_in, LT& left, RT& right
     const RD* rp = ptr(right, name);
     OD* out = ptr(acc, name);
     const typename InT::DType* in = acc_in ? ptr(*acc_in, name) : nullptr;
-    if constexpr (!kInt) {
-        matmul_f32(acc, in, out, left, l, right, rp, M, K, N);
+    if constexpr (!kInt && ool_matmul<OD, typename InT::DType, LD, RD>()) {
+        const PtoCpuTileRef ro = tile_ref(acc), rin = acc_in ? tile_ref(*acc_in) : ro, rl = tile_ref(left),
+                            rr = tile_ref(right);
+        op_hook(PTO_CPU_OP_HOOK(pto_cpu_op_matmul), name)(&ro, acc_in ? &rin : nullptr, &rl, &rr, M, K, N);
+    } else if constexpr (!kInt) {
+        matmul_f32(out, ix<AccT>(), in, l, ix<LT>(), rp, ix<RT>(), M, K, N);
     } else {
         matmul_int(acc, in, out, left, l, right, rp, M, K, N);
     }
@@ -739,30 +989,14 @@ inline RecordEvent TLOAD(TileData& dst, GlobalData& src) {
     using DT = typename TileData::DType;
     using ST = typename GlobalData::DType;
     DT* d = cpu::ptr(dst, "TLOAD");
-    const int vr = cpu::vrows(dst), vc = cpu::vcols(dst);
-    const cpu::GmView<GlobalData> v(src);
-    if (cpu::check_region("TLOAD", src, v, vr, vc)) {   // a window: through the comm hooks
-        for (int r = 0; r < vr; ++r) cpu::gm_read_row("TLOAD", src, v, r, vc, d + cpu::at<TileData>(r, 0), true);
-        return {};
-    }
-    const ST* g = src.data_;
-    const int64_t cs = cpu::linear_rows<GlobalData>() ? v.st[4] : 0;
-    if constexpr (cpu::col_stored<TileData>()) {   // a transposed-layout tile: element by element
-        for (int r = 0; r < vr; ++r)
-            for (int c = 0; c < vc; ++c) d[cpu::at<TileData>(r, c)] = cpu::cvt<DT>(g[v.offset(r, c)]);
-        return {};
-    }
-    if (v.flat && cs == 1 && v.st[3] == vc && TileData::Cols == vc && std::is_same<DT, ST>::value) {
-        memcpy((void*)d, (const void*)(g + v.offset(0, 0)), sizeof(DT) * (size_t)vr * (size_t)vc);   // one block
-        return {};
-    }
-    for (int r = 0; r < vr; ++r) {
-        DT* drow = d + cpu::at<TileData>(r, 0);
-        if (cpu::linear_rows<GlobalData>() && cs == 1 && std::is_same<DT, ST>::value) {
-            memcpy((void*)drow, (const void*)(g + v.offset(r, 0)), sizeof(DT) * (size_t)vc);
-        } else {
-            for (int c = 0; c < vc; ++c) drow[c] = cpu::cvt<DT>(g[v.offset(r, c)]);
-        }
+    if constexpr (std::is_same<DT, ST>::value && cpu::ool_gm<DT, GlobalData::layout>()) {
+        const PtoCpuTileRef t = cpu::tile_ref(dst);
+        const PtoCpuGmRef g = cpu::gm_ref(src);
+        cpu::op_hook(PTO_CPU_OP_HOOK(pto_cpu_op_gm), "TLOAD")("TLOAD", 0, &t, &g);
+    } else {
+        const cpu::GmView<GlobalData> v(src);
+        cpu::load_rows("TLOAD", d, cpu::ix<TileData>(), cpu::vrows(dst), cpu::vcols(dst), (const ST*)src.data_,
+                       src.origin_, v);
     }
     return {};
 }
@@ -776,101 +1010,84 @@ inline RecordEvent TSTORE(GlobalData& dst, TileData& src) {
     using ST = typename TileData::DType;
     constexpr bool atomic = atomicType == AtomicType::AtomicAdd;
     const ST* s = cpu::ptr(src, "TSTORE");
-    const int vr = cpu::vrows(src), vc = cpu::vcols(src);
-    const cpu::GmView<GlobalData> v(dst);
-    const bool win = cpu::check_region("TSTORE", dst, v, vr, vc, true, atomic);
-    if (win || atomic) {   // a window (through the comm hooks) or an atomic add: row by row
-        for (int r = 0; r < vr; ++r)
-            cpu::gm_write_row("TSTORE", dst, v, r, vc, s + cpu::at<TileData>(r, 0), win, atomic);
-        return {};
-    }
-    DT* g = dst.data_;
-    const int64_t cs = cpu::linear_rows<GlobalData>() ? v.st[4] : 0;
-    if constexpr (cpu::col_stored<TileData>()) {   // a transposed-layout tile: element by element
-        for (int r = 0; r < vr; ++r)
-            for (int c = 0; c < vc; ++c) g[v.offset(r, c)] = cpu::cvt<DT>(s[cpu::at<TileData>(r, c)]);
-        return {};
-    }
-    if (v.flat && cs == 1 && v.st[3] == vc && TileData::Cols == vc && std::is_same<DT, ST>::value) {
-        memcpy((void*)(g + v.offset(0, 0)), (const void*)s, sizeof(DT) * (size_t)vr * (size_t)vc);   // one block
-        return {};
-    }
-    for (int r = 0; r < vr; ++r) {
-        const ST* srow = s + cpu::at<TileData>(r, 0);
-        if (cpu::linear_rows<GlobalData>() && cs == 1 && std::is_same<DT, ST>::value) {
-            memcpy((void*)(g + v.offset(r, 0)), (const void*)srow, sizeof(DT) * (size_t)vc);
-        } else {
-            for (int c = 0; c < vc; ++c) g[v.offset(r, c)] = cpu::cvt<DT>(srow[c]);
-        }
+    if constexpr (!atomic && std::is_same<DT, ST>::value && cpu::ool_gm<DT, GlobalData::layout>()) {
+        const PtoCpuTileRef t = cpu::tile_ref(src);
+        const PtoCpuGmRef g = cpu::gm_ref(dst);
+        cpu::op_hook(PTO_CPU_OP_HOOK(pto_cpu_op_gm), "TSTORE")("TSTORE", 1, &t, &g);
+    } else {
+        const cpu::GmView<GlobalData> v(dst);
+        cpu::store_rows("TSTORE", dst.data_, dst.origin_, v, s, cpu::ix<TileData>(), cpu::vrows(src),
+                        cpu::vcols(src), atomic, cpu::datatype_code<DT>());
     }
     return {};
 }
 
 // ==================================================================== elementwise
-#define PTO_CPU_BINARY(NAME, EXPR)                                                  \
-    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>    \
-    inline RecordEvent NAME(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1) { \
-        cpu::binary(#NAME, dst, src0, src1, [](auto a, auto b) { return EXPR; });   \
-        return {};                                                                   \
+#define PTO_CPU_BINARY(NAME, OP)                                                            \
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>             \
+    inline RecordEvent NAME(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1) {      \
+        cpu::elementwise<OP>(#NAME, dst, src0, &src1, nullptr);                               \
+        return {};                                                                            \
     }
-PTO_CPU_BINARY(TADD, a + b)
-PTO_CPU_BINARY(TSUB, a - b)
-PTO_CPU_BINARY(TMUL, a * b)
-PTO_CPU_BINARY(TDIV, cpu::div_(a, b))
-PTO_CPU_BINARY(TMAX, cpu::max_(a, b))
-PTO_CPU_BINARY(TMIN, cpu::min_(a, b))
+PTO_CPU_BINARY(TADD, PTO_CPU_OP_ADD)
+PTO_CPU_BINARY(TSUB, PTO_CPU_OP_SUB)
+PTO_CPU_BINARY(TMUL, PTO_CPU_OP_MUL)
+PTO_CPU_BINARY(TDIV, PTO_CPU_OP_DIV)
+PTO_CPU_BINARY(TMAX, PTO_CPU_OP_MAX)
+PTO_CPU_BINARY(TMIN, PTO_CPU_OP_MIN)
 #undef PTO_CPU_BINARY
 
-#define PTO_CPU_SCALAR(NAME, EXPR)                                                                     \
+#define PTO_CPU_SCALAR(NAME, OP)                                                                       \
     template <typename TileDataDst, typename TileDataSrc>                                              \
     inline RecordEvent NAME(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar) { \
-        using CT = cpu::calc_t<typename TileDataDst::DType>;                                          \
-        const CT b = cpu::cvt<CT>(scalar);                                                             \
-        cpu::unary(#NAME, dst, src, [b](CT a) { return EXPR; });                                      \
+        const cpu::calc_t<typename TileDataDst::DType> b = cpu::cvt<cpu::calc_t<typename TileDataDst::DType>>(scalar); \
+        cpu::elementwise<OP>(#NAME, dst, src, (TileDataSrc*)nullptr, &b);                              \
         return {};                                                                                     \
     }
-PTO_CPU_SCALAR(TADDS, a + b)
-PTO_CPU_SCALAR(TSUBS, a - b)
-PTO_CPU_SCALAR(TMULS, a * b)
-PTO_CPU_SCALAR(TDIVS, cpu::div_(a, b))
-PTO_CPU_SCALAR(TMAXS, cpu::max_(a, b))
-PTO_CPU_SCALAR(TMINS, cpu::min_(a, b))
+PTO_CPU_SCALAR(TADDS, PTO_CPU_OP_ADDS)
+PTO_CPU_SCALAR(TSUBS, PTO_CPU_OP_SUBS)
+PTO_CPU_SCALAR(TMULS, PTO_CPU_OP_MULS)
+PTO_CPU_SCALAR(TDIVS, PTO_CPU_OP_DIVS)
+PTO_CPU_SCALAR(TMAXS, PTO_CPU_OP_MAXS)
+PTO_CPU_SCALAR(TMINS, PTO_CPU_OP_MINS)
 #undef PTO_CPU_SCALAR
 
 // scalar / src
 template <typename TileDataDst, typename TileDataSrc>
 inline RecordEvent TDIVS(TileDataDst& dst, typename TileDataDst::DType scalar, TileDataSrc& src) {
-    using CT = cpu::calc_t<typename TileDataDst::DType>;
-    const CT a = cpu::cvt<CT>(scalar);
-    cpu::unary("TDIVS", dst, src, [a](CT b) { return cpu::div_(a, b); });
+    const cpu::calc_t<typename TileDataDst::DType> a = cpu::cvt<cpu::calc_t<typename TileDataDst::DType>>(scalar);
+    cpu::elementwise<PTO_CPU_OP_RDIVS>("TDIVS", dst, src, (TileDataSrc*)nullptr, &a);
     return {};
 }
 
-#define PTO_CPU_UNARY(NAME, EXPR)                                              \
-    template <typename TileDataDst, typename TileDataSrc>                      \
-    inline RecordEvent NAME(TileDataDst& dst, TileDataSrc& src) {              \
-        using CT = cpu::calc_t<typename TileDataDst::DType>;                  \
-        cpu::unary(#NAME, dst, src, [](CT x) -> CT { return EXPR; });         \
-        return {};                                                             \
+#define PTO_CPU_UNARY(NAME, OP)                                                          \
+    template <typename TileDataDst, typename TileDataSrc>                                \
+    inline RecordEvent NAME(TileDataDst& dst, TileDataSrc& src) {                        \
+        cpu::elementwise<OP>(#NAME, dst, src, (TileDataSrc*)nullptr, nullptr);           \
+        return {};                                                                       \
     }
-PTO_CPU_UNARY(TEXP, cpu::fmath(x, [](auto v) { return exp(v); }))
-PTO_CPU_UNARY(TLOG, cpu::fmath(x, [](auto v) { return log(v); }))
-PTO_CPU_UNARY(TSQRT, cpu::fmath(x, [](auto v) { return sqrt(v); }))
-PTO_CPU_UNARY(TRSQRT, cpu::fmath(x, [](auto v) { return decltype(v)(1) / sqrt(v); }))
-PTO_CPU_UNARY(TRECIP, cpu::div_(CT(1), x))
-PTO_CPU_UNARY(TNEG, CT(-x))
-PTO_CPU_UNARY(TABS, CT(x < CT(0) ? -x : x))
-PTO_CPU_UNARY(TRELU, CT(x > CT(0) ? x : CT(0)))
+PTO_CPU_UNARY(TEXP, PTO_CPU_OP_EXP)
+PTO_CPU_UNARY(TLOG, PTO_CPU_OP_LOG)
+PTO_CPU_UNARY(TSQRT, PTO_CPU_OP_SQRT)
+PTO_CPU_UNARY(TRSQRT, PTO_CPU_OP_RSQRT)
+PTO_CPU_UNARY(TRECIP, PTO_CPU_OP_RECIP)
+PTO_CPU_UNARY(TNEG, PTO_CPU_OP_NEG)
+PTO_CPU_UNARY(TABS, PTO_CPU_OP_ABS)
+PTO_CPU_UNARY(TRELU, PTO_CPU_OP_RELU)
 #undef PTO_CPU_UNARY
 
 template <typename TileDataD, typename TileDataS>
 inline RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode) {
     using DT = typename TileDataD::DType;
+    using ST = typename TileDataS::DType;
     DT* d = cpu::ptr(dst, "TCVT");
-    const typename TileDataS::DType* s = cpu::ptr(src, "TCVT");
-    const int vr = cpu::vrows(dst), vc = cpu::vcols(dst);
-    for (int r = 0; r < vr; ++r)
-        for (int c = 0; c < vc; ++c) d[cpu::at<TileDataD>(r, c)] = cpu::convert<DT>(s[cpu::at<TileDataS>(r, c)], mode);
+    const ST* s = cpu::ptr(src, "TCVT");
+    if constexpr (cpu::ool_arith<DT>() && cpu::ool_arith<ST>()) {
+        const PtoCpuTileRef rd = cpu::tile_ref(dst), rs = cpu::tile_ref(src);
+        cpu::op_hook(PTO_CPU_OP_HOOK(pto_cpu_op_cvt), "TCVT")(&rd, &rs, (int32_t)mode);
+    } else {
+        cpu::convert_rt(d, cpu::ix<TileDataD>(), s, cpu::ix<TileDataS>(), cpu::vrows(dst), cpu::vcols(dst), mode);
+    }
     return {};
 }
 
@@ -891,32 +1108,32 @@ inline RecordEvent TCOLMIN(TileDataOut& dst, TileDataIn& src) { cpu::reduce<fals
 // ==================================================================== broadcasts
 template <typename TileDataDst, typename TileDataSrc>
 inline RecordEvent TROWEXPAND(TileDataDst& dst, TileDataSrc& src) {
-    cpu::expand<true, TileDataDst, TileDataDst>("TROWEXPAND", dst, nullptr, src, [](auto a, auto) { return a; });
+    cpu::expand_op<PTO_CPU_OP_COPY, true>("TROWEXPAND", dst, (TileDataDst*)nullptr, src);
     return {};
 }
 template <typename TileDataDst, typename TileDataSrc>
 inline RecordEvent TCOLEXPAND(TileDataDst& dst, TileDataSrc& src) {
-    cpu::expand<false, TileDataDst, TileDataDst>("TCOLEXPAND", dst, nullptr, src, [](auto a, auto) { return a; });
+    cpu::expand_op<PTO_CPU_OP_COPY, false>("TCOLEXPAND", dst, (TileDataDst*)nullptr, src);
     return {};
 }
-#define PTO_CPU_EXPAND(NAME, ISROW, EXPR)                                                   \
+#define PTO_CPU_EXPAND(NAME, ISROW, OP)                                                     \
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>           \
     inline RecordEvent NAME(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1) {    \
-        cpu::expand<ISROW>(#NAME, dst, &src0, src1, [](auto a, auto b) { return EXPR; }); \
+        cpu::expand_op<OP, ISROW>(#NAME, dst, &src0, src1);                                 \
         return {};                                                                          \
     }
-PTO_CPU_EXPAND(TROWEXPANDADD, true, a + b)
-PTO_CPU_EXPAND(TROWEXPANDSUB, true, a - b)
-PTO_CPU_EXPAND(TROWEXPANDMUL, true, a * b)
-PTO_CPU_EXPAND(TROWEXPANDDIV, true, cpu::div_(a, b))
-PTO_CPU_EXPAND(TROWEXPANDMAX, true, cpu::max_(a, b))
-PTO_CPU_EXPAND(TROWEXPANDMIN, true, cpu::min_(a, b))
-PTO_CPU_EXPAND(TCOLEXPANDADD, false, a + b)
-PTO_CPU_EXPAND(TCOLEXPANDSUB, false, a - b)
-PTO_CPU_EXPAND(TCOLEXPANDMUL, false, a * b)
-PTO_CPU_EXPAND(TCOLEXPANDDIV, false, cpu::div_(a, b))
-PTO_CPU_EXPAND(TCOLEXPANDMAX, false, cpu::max_(a, b))
-PTO_CPU_EXPAND(TCOLEXPANDMIN, false, cpu::min_(a, b))
+PTO_CPU_EXPAND(TROWEXPANDADD, true, PTO_CPU_OP_ADD)
+PTO_CPU_EXPAND(TROWEXPANDSUB, true, PTO_CPU_OP_SUB)
+PTO_CPU_EXPAND(TROWEXPANDMUL, true, PTO_CPU_OP_MUL)
+PTO_CPU_EXPAND(TROWEXPANDDIV, true, PTO_CPU_OP_DIV)
+PTO_CPU_EXPAND(TROWEXPANDMAX, true, PTO_CPU_OP_MAX)
+PTO_CPU_EXPAND(TROWEXPANDMIN, true, PTO_CPU_OP_MIN)
+PTO_CPU_EXPAND(TCOLEXPANDADD, false, PTO_CPU_OP_ADD)
+PTO_CPU_EXPAND(TCOLEXPANDSUB, false, PTO_CPU_OP_SUB)
+PTO_CPU_EXPAND(TCOLEXPANDMUL, false, PTO_CPU_OP_MUL)
+PTO_CPU_EXPAND(TCOLEXPANDDIV, false, PTO_CPU_OP_DIV)
+PTO_CPU_EXPAND(TCOLEXPANDMAX, false, PTO_CPU_OP_MAX)
+PTO_CPU_EXPAND(TCOLEXPANDMIN, false, PTO_CPU_OP_MIN)
 #undef PTO_CPU_EXPAND
 // the scratch-tile form (pypto's tile.row_expand_add(..., tmp=)): the same sums
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>

@@ -87,7 +87,7 @@ inline void matmul_mx(const char* name, AccT& acc, const AccT* acc_in, LT& left,
     }
     float* sums = (float*)scratch(1, sizeof(float) * (size_t)M * (size_t)N + 64);
     cube_gemm(M, N, K, af, K, bf, np, sums, N);
-    matmul_store<AccT>(out, in, sums, N, M, N);
+    matmul_store(out, ix<AccT>(), in, sums, N, M, N);
 }
 }  // namespace cpu
 

@@ -25,6 +25,7 @@ inline void fill_dims(int64_t out[5], const int64_t stat[5], const int64_t* vals
         }
     }
 }
+constexpr int64_t static_or_one(int64_t d) { return d == DYNAMIC ? 1 : d; }
 template <int64_t A, int64_t B, int64_t C, int64_t D, int64_t E>
 constexpr int count_dynamic() {
     return (A == DYNAMIC) + (B == DYNAMIC) + (C == DYNAMIC) + (D == DYNAMIC) + (E == DYNAMIC);
@@ -37,7 +38,9 @@ struct Shape {
     static constexpr int dynamicCount = cpu::count_dynamic<N1, N2, N3, N4, N5>();
     int64_t shape[5];
 
-    Shape() { cpu::fill_dims(shape, staticShape, nullptr, 0); }
+    // the static dims, 1 for the dynamic ones: constants, no loop for g++ to fold in every kernel
+    Shape() : shape{cpu::static_or_one(N1), cpu::static_or_one(N2), cpu::static_or_one(N3), cpu::static_or_one(N4),
+                    cpu::static_or_one(N5)} {}
     Shape(int64_t n1, int64_t n2, int64_t n3, int64_t n4, int64_t n5) {
         const int64_t v[5] = {n1, n2, n3, n4, n5};
         cpu::fill_dims(shape, staticShape, v, 5);
@@ -62,7 +65,8 @@ struct Stride {
     static constexpr int dynamicCount = cpu::count_dynamic<S1, S2, S3, S4, S5>();
     int64_t stride[5];
 
-    Stride() { cpu::fill_dims(stride, staticStride, nullptr, 0); }
+    Stride() : stride{cpu::static_or_one(S1), cpu::static_or_one(S2), cpu::static_or_one(S3), cpu::static_or_one(S4),
+                      cpu::static_or_one(S5)} {}
     Stride(int64_t n1, int64_t n2, int64_t n3, int64_t n4, int64_t n5) {
         const int64_t v[5] = {n1, n2, n3, n4, n5};
         cpu::fill_dims(stride, staticStride, v, 5);
@@ -244,8 +248,9 @@ inline T nan_value() {
 // checks that `bytes` at offset `off` of space `sp` fit its capacity and alignment and returns the
 // address; under the debug NaN fill writes `numel` elements of `fill_elem` bytes (2, 4 or 8; 0:
 // no fill) with the bit pattern `fill_bits`.
-__attribute__((noinline)) inline uint8_t* bind_bytes(int sp, uint64_t bytes, uint64_t align, int64_t off,
-                                                     const char* instr, int fill_elem, uint64_t fill_bits, int numel) {
+__attribute__((noinline)) inline uint8_t* bind_bytes_impl(int sp, uint64_t bytes, uint64_t align, int64_t off,
+                                                          const char* instr, int fill_elem, uint64_t fill_bits,
+                                                          int numel) {
     PtoCpuCore* c = core();
     const uint64_t cap = c->space_size[sp];
     if (off < 0 || (uint64_t)off + bytes > cap)
@@ -263,32 +268,63 @@ __attribute__((noinline)) inline uint8_t* bind_bytes(int sp, uint64_t bytes, uin
     return p;
 }
 
+// The debug NaN fill of a tile type: bind_bytes' fill_elem and fill_bits.
 template <typename TileT>
-inline void bind_tile(TileT& t, int64_t off, const char* instr, bool allow_fill = true) {
+struct nan_fill {
     using T = typename TileT::DType;
-    constexpr bool fill = is_floatlike<T>::value && (sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
-    uint64_t bits = 0;
-    if constexpr (fill) {
-        const T nan = nan_value<T>();
-        memcpy(&bits, &nan, sizeof(T));
+    static constexpr bool plain = is_floatlike<T>::value && (sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
+    static uint64_t bits() {
+        uint64_t b = 0;
+        if constexpr (plain) {
+            const T nan = nan_value<T>();
+            memcpy(&b, &nan, sizeof(T));
+        }
+        return b;
     }
-    uint8_t* p = bind_bytes((int)TileT::Loc, TileT::Bytes, space_alignment(TileT::Loc), off, instr,
-                            (fill && allow_fill) ? (int)sizeof(T) : 0, bits, TileT::Numel);
-    t.cpu_data_ = (T*)(void*)p;
-    t.cpu_off_ = (uint64_t)off;
-    if constexpr (is_floatlike<T>::value && !fill) {   // a float type of another size: the typed loop
+};
+
+// A float type of another size: the typed loop.
+template <typename TileT>
+inline void nan_fill_typed(TileT& t, bool allow_fill) {
+    using T = typename TileT::DType;
+    if constexpr (is_floatlike<T>::value && !nan_fill<TileT>::plain) {
         if (allow_fill && core()->debug_nan_fill) {
             const T nan = nan_value<T>();
             for (int i = 0; i < TileT::Numel; ++i) t.cpu_data_[i] = nan;
         }
+    } else {
+        (void)t;
+        (void)allow_fill;
     }
 }
 
+// bind_bytes_impl, or with the out-of-line operations the runtime library's copy of it.
+inline uint8_t* bind_bytes(int sp, uint64_t bytes, uint64_t align, int64_t off, const char* instr, int fill_elem,
+                           uint64_t fill_bits, int numel) {
+    if constexpr (kOutOfLineOps)
+        return op_hook(PTO_CPU_OP_HOOK(pto_cpu_op_bind), instr)(sp, bytes, align, off, instr, fill_elem, fill_bits, numel);
+    else
+        return bind_bytes_impl(sp, bytes, align, off, instr, fill_elem, fill_bits, numel);
+}
+
+template <typename TileT>
+inline void bind_tile(TileT& t, int64_t off, const char* instr, bool allow_fill = true) {
+    using T = typename TileT::DType;
+    constexpr bool fill = nan_fill<TileT>::plain;
+    uint8_t* p = bind_bytes((int)TileT::Loc, TileT::Bytes, space_alignment(TileT::Loc), off, instr,
+                            (fill && allow_fill) ? (int)sizeof(T) : 0, nan_fill<TileT>::bits(), TileT::Numel);
+    t.cpu_data_ = (T*)(void*)p;
+    t.cpu_off_ = (uint64_t)off;
+    nan_fill_typed(t, allow_fill);
+}
+
 // The element pointer of a bound tile; a tile used before TASSIGN is an error.
+[[noreturn]] __attribute__((noinline, cold)) inline void unbound_tile(const char* instr, int sp, int rows, int cols) {
+    fatal(instr, "%s tile (%dx%d) used before TASSIGN", space_name(sp), rows, cols);
+}
 template <typename TileT>
 inline typename TileT::DType* ptr(const TileT& t, const char* instr) {
-    if (!t.cpu_data_) fatal(instr, "%s tile (%dx%d) used before TASSIGN", space_name((int)TileT::Loc), TileT::Rows,
-                            TileT::Cols);
+    if (!t.cpu_data_) unbound_tile(instr, (int)TileT::Loc, TileT::Rows, TileT::Cols);
     return t.cpu_data_;
 }
 // A boxed tile whose layout is the transpose of its space's default (a ZN Mat/Left tile, an NZ Right
@@ -353,6 +389,25 @@ __attribute__((noinline)) inline bool assigns_address(int sp, int64_t v) {
     const PtoCpuCore* c = core();
     return v >= 0 && (uint64_t)v >= c->space_size[sp] && space_of_address(c, (uint64_t)v) >= 0;
 }
+
+// TASSIGN(tile, integer v) for every tile type, out of line: v is a byte offset in space sp, or an
+// address in the core's buffer of that space (bound as a view of the bytes there: no NaN fill).
+// Returns the address; *off: the offset.
+__attribute__((noinline)) inline uint8_t* assign_value_impl(int sp, uint64_t bytes, uint64_t align, int64_t v,
+                                                            int fill_elem, uint64_t fill_bits, int numel,
+                                                            int64_t* off, int32_t* fill) {
+    *fill = !assigns_address(sp, v);
+    *off = *fill ? v : address_offset(sp, (uint64_t)v, "TASSIGN");
+    return bind_bytes_impl(sp, bytes, align, *off, "TASSIGN", *fill ? fill_elem : 0, fill_bits, numel);
+}
+inline uint8_t* assign_value(int sp, uint64_t bytes, uint64_t align, int64_t v, int fill_elem, uint64_t fill_bits,
+                             int numel, int64_t* off, int32_t* fill) {
+    if constexpr (kOutOfLineOps)
+        return op_hook(PTO_CPU_OP_HOOK(pto_cpu_op_assign), "TASSIGN")(sp, bytes, align, v, fill_elem, fill_bits, numel,
+                                                                   off, fill);
+    else
+        return assign_value_impl(sp, bytes, align, v, fill_elem, fill_bits, numel, off, fill);
+}
 }  // namespace cpu
 
 // TASSIGN(tile, byte_offset) binds a tile; so does TASSIGN(tile, host address inside the core's
@@ -367,11 +422,14 @@ inline void TASSIGN(T& obj, AddrType addr) {
         if constexpr (std::is_pointer<AddrType>::value) {
             cpu::bind_tile_address(obj, (uint64_t)(uintptr_t)addr, "TASSIGN");
         } else {
-            const int64_t v = (int64_t)addr;
-            if (cpu::assigns_address((int)T::Loc, v))
-                cpu::bind_tile_address(obj, (uint64_t)v, "TASSIGN");
-            else
-                cpu::bind_tile(obj, v, "TASSIGN");
+            using E = typename T::DType;
+            int64_t off;
+            int32_t fill;
+            obj.cpu_data_ = (E*)(void*)cpu::assign_value((int)T::Loc, T::Bytes, cpu::space_alignment(T::Loc),
+                                                         (int64_t)addr, cpu::nan_fill<T>::plain ? (int)sizeof(E) : 0,
+                                                         cpu::nan_fill<T>::bits(), T::Numel, &off, &fill);
+            obj.cpu_off_ = (uint64_t)off;
+            cpu::nan_fill_typed(obj, fill != 0);
         }
     } else if constexpr (is_global<T>::value) {
         obj.data_ = (typename T::DType*)addr;
