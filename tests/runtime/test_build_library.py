@@ -73,11 +73,12 @@ def test_a_failing_unit_is_a_build_error_naming_it(units, tmp_path):
         build.build_library(units)
 
 
-def test_libptosim_is_its_runtime_and_cube_units():
+def test_libptosim_is_its_runtime_cube_and_operations_units():
     names = [os.path.basename(str(u.source)) for u in driver.LIBRARY_UNITS]
-    assert names == ["ptosim.cpp", "ptosim_cube.cpp"]
+    assert names == ["ptosim.cpp", "ptosim_cube.cpp", "ptosim_ops.cpp"]
     lib = ctypes.CDLL(str(driver.library_path()))
     assert lib.pto_cpu_gemm_f32 and lib.pto_cpu_widen16 and lib.ptosim_run   # the cube's hooks are in it
+    assert lib.pto_cpu_op_gm and lib.pto_cpu_op_elementwise   # the operations' hooks too
 
 
 def test_a_units_optimisation_level_replaces_the_base_one():
@@ -88,4 +89,4 @@ def test_a_units_optimisation_level_replaces_the_base_one():
     # libptosim: the runtime at -O1 (its compile is the longest of a first run), the cube at -O2
     flags = {os.path.basename(str(u.source)): build._flag_list(u.defines, u.extra_flags) for u in driver.LIBRARY_UNITS}
     assert "-O1" in flags["ptosim.cpp"] and "-O2" not in flags["ptosim.cpp"]
-    assert "-O2" in flags["ptosim_cube.cpp"]
+    assert "-O2" in flags["ptosim_cube.cpp"] and "-O2" in flags["ptosim_ops.cpp"]
