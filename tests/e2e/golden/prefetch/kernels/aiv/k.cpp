@@ -125,6 +125,8 @@ static __aicore__ void k(__gm__ float* v1, __gm__ float* v2, __gm__ half* v3, __
   Tile<TileType::Vec, half, 1, 256, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v41 =
       Tile<TileType::Vec, half, 1, 256, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(1, 256);
   TASSIGN(v41, 0);
+  set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID2);
+  wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID2);
   TLOAD(v41, v40);
   PTO_EST(PIPE_MTE2, 270u, 1, v41);
   pto::Shape<1, 1, 1, 1, 256> v42 = pto::Shape<1, 1, 1, 1, 256>();
@@ -134,8 +136,8 @@ static __aicore__ void k(__gm__ float* v1, __gm__ float* v2, __gm__ half* v3, __
 #if defined(PTO_CPU_GM_ORIGIN)
   v44.origin_ = v5;
 #endif
-  set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID2);
-  wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID2);
+  set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID3);
+  wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID3);
   TSTORE(v44, v41);
   PTO_EST(PIPE_MTE3, 5u, 0, v41);
   pipe_barrier(PIPE_ALL);
