@@ -722,7 +722,7 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
 
         body, yielded = self.parse_loop_body(parse, saved, s)     # loop_valid.py
         if self.in_orchestration:
-            self._check_tensor_rebinds(saved, saved_alias, stmts)
+            self._check_tensor_rebinds(saved, saved_alias, stmts, body)
         for k, v in list(self.env.items()):
             if k in saved and saved[k] != v and isinstance(v, TileType) and isinstance(saved[k], TileType):
                 # a Vec accumulator the body turns into an Acc product (pl.create_tensor then matmul /
@@ -739,13 +739,16 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
                 self.env[k] = v
         return body, yielded
 
-    def _check_tensor_rebinds(self, saved, saved_alias, stmts) -> None:
+    def _check_tensor_rebinds(self, saved, saved_alias, stmts, body) -> None:
         """A tensor name bound before an orchestration loop and rebound in its body to another tensor
         (``cur = nxt``) would carry a tensor from one iteration to the next: orchestration tensors are
         names of runtime buffers, not loop-carried values, so it is refused where it is written."""
         for k, t in saved.items():
             if not isinstance(t, TensorType) or self.alias.get(k, k) == saved_alias.get(k, k):
                 continue
+            if any(isinstance(x, N.Assign) and x.targets[0].name == self.alias.get(k, k)
+                   and self.tensor_level_value(x.value) for x in N.walk_stmts(body)):
+                continue     # a computed tensor: ConvertTensorToTileOps refuses it here, naming the pl.at it needs
             where = [x for st in stmts for x in ast.walk(st) if isinstance(x, (ast.Assign, ast.AnnAssign)) and any(
                 isinstance(n, ast.Name) and n.id == k for tgt in (x.targets if isinstance(x, ast.Assign) else
                                                                   [x.target]) for n in ast.walk(tgt))]

@@ -136,8 +136,10 @@ def test_bf16_kernel_flags_when_the_compiler_has_std_bfloat16(tmp_path, monkeypa
     with env(PTO_ISA_ROOT=STANDIN):
         defines, flags = T.kernel_flags(src)
     assert "-std=c++20" in flags and "PTO_CPU_SIM_ENABLE_BF16" not in defines
+    assert "PTO_CPU_OOL_OPS" not in defines            # the vendor library has no out-of-line operations
     with env(PTO_ISA_ROOT=None):
-        assert T.kernel_flags(src) == ((), ())
+        # ptokit's own library: the kernel calls the operations libptosim compiles once
+        assert T.kernel_flags(src) == (("PTO_CPU_OOL_OPS",), ())
 
 
 def test_fifo_rule_hook(elementwise):
