@@ -545,9 +545,8 @@ class L1Mixin:
         if args["is_trans"] and space is not MemorySpace.Mat:
             raise self.err("pl.paged_gather is_trans=True writes the transposed (ZN) Mat layout; it needs "
                            "space=pl.Mem.Mat", bound["is_trans"])
-        if args["is_b_matrix"]:
-            raise self.err("pl.paged_gather is_b_matrix=True is not supported yet (a Mat tile of either layout "
-                           "feeds Left or Right through pl.move here)", bound["is_b_matrix"])
+        # is_b_matrix=True says the result feeds a matmul as its B operand: pypto's lowering reads it for
+        # nothing, and here too the gathered Mat tile is the same either way (pl.move takes it to Right)
         for name in ("block_size", "size", "max_indices"):
             if args[name] <= 0:
                 raise self.err(f"pl.paged_gather {name} must be positive, but got {args[name]}", bound[name])

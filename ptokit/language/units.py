@@ -130,6 +130,9 @@ def _module_units(units: List[Unit]) -> List[Unit]:
 def _submits_work(u: Unit, inline_names) -> bool:
     """Does an Opaque function submit tasks (then it is the orchestration)?"""
     for node in ast.walk(u.item):
+        if isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and \
+                getattr(_resolve(node.iter.func, u.g), "__pto_marker__", None) == "spmd":
+            return True                        # for b in pl.spmd(n): a block per iteration
         if isinstance(node, ast.With):
             for it in node.items:
                 call = it.context_expr

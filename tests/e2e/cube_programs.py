@@ -193,7 +193,7 @@ class GatherL1:
             kvt = pl.gather_row(kvt, pool, [0, r], [phys, 0], [1, GD], transpose=True)
         s = pl.store(pl.matmul(q, kv, b_trans=True), [0, 0], s)
         s2 = pl.store(pl.matmul(q, kvt, b_trans=True), [0, 0], s2)
-        o = pl.store(pl.matmul(p, kv), [0, 0], o)
+        o = pl.store(pl.matmul(p, kvb), [0, 0], o)
         return s, s2, o
 
     @pl.function(type=pl.FunctionType.Orchestration)
@@ -211,7 +211,8 @@ PB, PBS, PNI, PD = 8, 16, 32, 64        # pool blocks, block size, gathered rows
 @pl.program
 class PagedGather:
     """kv = pl.paged_gather over a block table: s = q @ kv^T (b_trans=True), s2 the same from the
-    transposed gather (is_trans=True, read through its layout), o = p @ kv, oh = p @ kv[:, 32:] (col_off)."""
+    transposed gather (is_trans=True, read through its layout), o = p @ kv (gathered with pypto's
+    is_b_matrix=True hint), oh = p @ kv[:, 32:] (col_off)."""
 
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, q: pl.Tensor[[GM_, PD], pl.FP16], p: pl.Tensor[[GM_, PNI], pl.FP16],
@@ -222,9 +223,10 @@ class PagedGather:
         kv = pl.paged_gather(pool, idx, table, PBS, PD, PNI)
         kvt = pl.paged_gather(pool, idx, table, PBS, PD, PNI, is_trans=True)
         kvh = pl.paged_gather(pool, idx, table, block_size=PBS, size=PD // 2, max_indices=PNI, col_off=PD // 2)
+        kvb = pl.paged_gather(pool, idx, table, PBS, PD, PNI, is_b_matrix=True)
         s = pl.store(pl.matmul(q, kv, b_trans=True), [0, 0], s)
         s2 = pl.store(pl.matmul(q, kvt, b_trans=True), [0, 0], s2)
-        o = pl.store(pl.matmul(p, kv), [0, 0], o)
+        o = pl.store(pl.matmul(p, kvb), [0, 0], o)
         oh = pl.store(pl.matmul(p, kvh), [0, 0], oh)
         return s, s2, o, oh
 

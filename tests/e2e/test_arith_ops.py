@@ -47,10 +47,18 @@ def ops(dtype):
             Op("part_max", "pl.part_max(a, d)", lambda a, b, c: in_small(a, np.maximum(a, b), a)),
             Op("part_min", "pl.part_min(src0=d, src1=a)", lambda a, b, c: in_small(a, np.minimum(a, b), a))]
     if dtype in SUMS:
-        out += [Op("addc", "pl.tile.addc(a, b, c)", lambda a, b, c: (f32(a) + f32(b) + f32(c)).astype(t)),
-                Op("subc", "pl.tile.subc(a, b, c)", lambda a, b, c: (f32(a) - f32(b) + f32(c)).astype(t)),
-                Op("addsc", "pl.tile.addsc(a, 3, c)", lambda a, b, c: (f32(a) + f32(np.full_like(a, 3)) + f32(c)).astype(t)),
-                Op("subsc", "pl.tile.subsc(a, 3, c)", lambda a, b, c: (f32(a) - f32(np.full_like(a, 3)) + f32(c)).astype(t))]
+        # two instructions on the device (the real assembler writes TADD/TSUB then TADD): the first
+        # result is stored in the tile's type, so f16/bf16 round twice
+        def sums(op, second):
+            def ref(a, b, c):
+                first = op(f32(a), f32(second(a, b))).astype(t)
+                return (f32(first) + f32(c)).astype(t)
+            return ref
+        three = lambda a, b: np.full_like(a, 3)         # noqa: E731
+        out += [Op("addc", "pl.tile.addc(a, b, c)", sums(np.add, lambda a, b: b)),
+                Op("subc", "pl.tile.subc(a, b, c)", sums(np.subtract, lambda a, b: b)),
+                Op("addsc", "pl.tile.addsc(a, 3, c)", sums(np.add, three)),
+                Op("subsc", "pl.tile.subsc(a, 3, c)", sums(np.subtract, three))]
     if dtype in REM:
         out += [Op("rem", "pl.tile.rem(a, b, t)", lambda a, b, c: rem(a, b)),
                 Op("rems", "pl.tile.rems(a, 3, t)", lambda a, b, c: rem(a, np.full_like(a, 3))),

@@ -103,8 +103,6 @@ CASES = [
     ("x = pl.create_l1([16, 64, 2], pl.FP16)", "tile.create_tile requires a static 2-D shape", "pl.create_l1"),
     ("x = pl.matmul(l, pl.create_tile([64, 48], pl.FP16, pl.Mem.Mat, flat_layout=True), b_trans=True)",
      "of a flat (slayout=none_box) Mat tile", "pl.create_tile"),
-    ("x = pl.paged_gather(a, tab, tab, 4, 64, 8, is_b_matrix=True)", "is_b_matrix=True is not supported yet",
-     "True)"),
     ("x = pl.paged_gather(a, tab, tab, 4, 64, 8, space=pl.Mem.Left)", "space must be pl.Mem.Mat or pl.Mem.Vec",
      "pl.Mem.Left)"),
     ("x = pl.paged_gather(a, tab, tab, 4, 64, 8, space=pl.Mem.Vec, is_trans=True)", "it needs space=pl.Mem.Mat",

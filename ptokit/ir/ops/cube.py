@@ -403,4 +403,5 @@ declare("paged_gather", (P("src", "tensor"), P("indices", "tensor"), P("block_ta
         _front_only, form="insert", front="paged_gather_call", namespaces=("pl",),
         doc="[max_indices, size] on chip, row k = src row block_table[i // block_size] * block_size + "
             "i % block_size (i = indices[k]) from column col_off: a loop of gathers (is_trans=True: the "
-            "transposed [size, max_indices] ZN tile)")
+            "transposed [size, max_indices] ZN tile; is_b_matrix=True, a hint that the result is a matmul's B "
+            "operand, gives the same tile)")

@@ -3,7 +3,9 @@
 //
 // Integer arithmetic wraps (it is done on the unsigned type); an integer remainder by zero is 0, like
 // TDIV. TREM on floats is pto-isa's x - trunc(x / y) * y in float (0 when y == 0); TFMOD is C's fmod.
-// TSUBC is src0 - src1 + src2 and TSUBSC src0 - scalar + src1 (pto-isa's definition).
+// TSUBC is src0 - src1 + src2 and TSUBSC src0 - scalar + src1 (pto-isa's definition). The four
+// three-operand sums are two instructions on the device (TADD/TSUB, then TADD): with f16/bf16 tiles
+// the first result is rounded to the tile's type before the second (stored_as).
 #ifndef PTO_CPU_OPS_ARITH_HPP
 #define PTO_CPU_OPS_ARITH_HPP
 
@@ -18,6 +20,15 @@ inline T wadd(T a, T b) {
         return (T)(U)((U)a + (U)b);
     } else {
         return a + b;
+    }
+}
+// ``x`` (computed in calc_t) as a tile of element type DT holds it: rounded for f16/bf16, else x.
+template <typename DT, typename CT>
+inline CT stored_as(CT x) {
+    if constexpr (is_f16like<DT>::value) {
+        return cvt<CT>(cvt<DT>(x));
+    } else {
+        return x;
     }
 }
 template <typename T>
@@ -140,26 +151,32 @@ inline RecordEvent TPRELU(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& sr
 // ==================================================================== three operands
 template <typename TileData>
 inline RecordEvent TADDC(TileData& dst, TileData& src0, TileData& src1, TileData& src2) {
-    cpu::ternary("TADDC", dst, src0, src1, src2, [](auto a, auto b, auto c) { return cpu::wadd(cpu::wadd(a, b), c); });
+    using DT = typename TileData::DType;
+    cpu::ternary("TADDC", dst, src0, src1, src2,
+                 [](auto a, auto b, auto c) { return cpu::wadd(cpu::stored_as<DT>(cpu::wadd(a, b)), c); });
     return {};
 }
 template <typename TileData>
 inline RecordEvent TSUBC(TileData& dst, TileData& src0, TileData& src1, TileData& src2) {
-    cpu::ternary("TSUBC", dst, src0, src1, src2, [](auto a, auto b, auto c) { return cpu::wadd(cpu::wsub(a, b), c); });
+    using DT = typename TileData::DType;
+    cpu::ternary("TSUBC", dst, src0, src1, src2,
+                 [](auto a, auto b, auto c) { return cpu::wadd(cpu::stored_as<DT>(cpu::wsub(a, b)), c); });
     return {};
 }
 template <typename TileData, typename T>
 inline RecordEvent TADDSC(TileData& dst, TileData& src0, T scalar, TileData& src1) {
     using CT = cpu::calc_t<typename TileData::DType>;
     const CT s = cpu::cvt<CT>(cpu::cvt<typename TileData::DType>(scalar));
-    cpu::binary("TADDSC", dst, src0, src1, [s](auto a, auto b) { return cpu::wadd(cpu::wadd(a, s), b); });
+    cpu::binary("TADDSC", dst, src0, src1,
+                [s](auto a, auto b) { return cpu::wadd(cpu::stored_as<typename TileData::DType>(cpu::wadd(a, s)), b); });
     return {};
 }
 template <typename TileData, typename T>
 inline RecordEvent TSUBSC(TileData& dst, TileData& src0, T scalar, TileData& src1) {
     using CT = cpu::calc_t<typename TileData::DType>;
     const CT s = cpu::cvt<CT>(cpu::cvt<typename TileData::DType>(scalar));
-    cpu::binary("TSUBSC", dst, src0, src1, [s](auto a, auto b) { return cpu::wadd(cpu::wsub(a, s), b); });
+    cpu::binary("TSUBSC", dst, src0, src1,
+                [s](auto a, auto b) { return cpu::wadd(cpu::stored_as<typename TileData::DType>(cpu::wsub(a, s)), b); });
     return {};
 }
 
