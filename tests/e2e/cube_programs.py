@@ -193,7 +193,7 @@ class GatherL1:
             kvt = pl.gather_row(kvt, pool, [0, r], [phys, 0], [1, GD], transpose=True)
         s = pl.store(pl.matmul(q, kv, b_trans=True), [0, 0], s)
         s2 = pl.store(pl.matmul(q, kvt, b_trans=True), [0, 0], s2)
-        o = pl.store(pl.matmul(p, kvb), [0, 0], o)
+        o = pl.store(pl.matmul(p, kv), [0, 0], o)
         return s, s2, o
 
     @pl.function(type=pl.FunctionType.Orchestration)
