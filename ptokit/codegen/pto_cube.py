@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from ..ir import nodes as N
 from ..ir.ops import OPS
-from ..ir.ops.cube import INIT_FORM
 from ..pto.builder import Builder
 from .pto_forms import pto_attrs
 
@@ -20,7 +19,7 @@ def _emit_matmul_acc(em, target: N.Var, v: N.OpCall, b: Builder, loc) -> None:
     op = OPS[v.op]
     acc, lhs, rhs = (em.tile_arg(a) for a in v.args[:3])
     dst = em.new_dst(target, b, loc)
-    init = OPS[INIT_FORM[v.op]]
+    init = OPS[op.init_form]
     attrs = pto_attrs(op, v)
     cond = v.args[3] if len(v.args) > 3 else None
     if isinstance(cond, N.Const):

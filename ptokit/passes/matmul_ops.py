@@ -67,7 +67,4 @@ def acc_form(op: str) -> str:
 
 def init_form(op: str) -> str:
     """The plain product of a matmul op: the op itself, or for an accumulating one the product it adds."""
-    if not accumulates(op):
-        return op
-    return next(n for n, d in OPS.items() if d.has("matmul") and d.acc_form == op and not accumulates(n)
-                and not has_bias(n))
+    return OPS[op].init_form or op

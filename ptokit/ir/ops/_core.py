@@ -182,6 +182,8 @@ class OpDef:
     # a "matmul" op: the op that adds a further product of its kind into its result (matmul -> matmul_acc),
     # what AutoTileMatmulL0 writes for the K blocks after the first
     acc_form: Optional[str] = None
+    # an accumulating cube op: the plain product it is where its init_cond holds (matmul_acc -> matmul)
+    init_form: Optional[str] = None
 
     def __post_init__(self):
         bad = set(self.traits) - TRAITS

@@ -271,12 +271,12 @@ declare("batch_matmul", (P("lhs", space=MemorySpace.Left), P("rhs", space=Memory
             "its transpose_view): the same, each batch loaded again (FlattenTileNdTo2D); 2-D tiles: matmul")
 declare("matmul_acc", (P("acc"), _LEFT, _RIGHT) + _TRANS + (P("init_cond", "scalar", None),), _matmul_acc,
         pto="pto.tmatmul.acc", form="matmul_acc", traits={"cube", "shares_operand0", "batched", "matmul"},
-        acc_form="matmul_acc", doc="acc + lhs @ rhs, in place; init_cond (BOOL scalar): where it holds, acc = lhs @ rhs instead; "
+        acc_form="matmul_acc", init_form="matmul", doc="acc + lhs @ rhs, in place; init_cond (BOOL scalar): where it holds, acc = lhs @ rhs instead; "
             "rank > 2 tensors: batch_matmul_acc")
 declare("batch_matmul_acc", (P("acc"), P("lhs", space=MemorySpace.Left), P("rhs", space=MemorySpace.Right),
                              P("init_cond", "scalar", None)),
         _accumulate("batch_matmul_acc"), pto="pto.tmatmul.acc", form="matmul_acc",
-        traits={"cube", "shares_operand0", "batched"},
+        traits={"cube", "shares_operand0", "batched"}, init_form="matmul",
         doc="acc [B * M, N] (Acc, batch_matmul's layout) + [..., M, K] @ [..., K, N] tensors per batch, in "
             "place: rows b * M .. b * M + M take batch b (batch dimensions broadcast between lhs and rhs, "
             "their product B the acc's); init_cond as matmul_acc's; 2-D tiles: matmul_acc")
@@ -286,16 +286,13 @@ declare("gemv", (_LEFT, _RIGHT, _PHASE), _gemv, pto="pto.tgemv", form="binary", 
         pto_attrs=(("accPhase", _phase),), namespaces=("pl.tile",),
         doc="lhs [1, K] @ rhs [K, N] -> Acc [16, N] with row 0 valid (FP32; INT32 for INT8)")
 declare("gemv_acc", (P("acc"), _LEFT, _RIGHT, _PHASE, P("init_cond", "scalar", None, keyword_only=True)),
-        _gemv_acc, pto="pto.tgemv.acc", form="matmul_acc", traits={"cube", "shares_operand0"},
+        _gemv_acc, pto="pto.tgemv.acc", form="matmul_acc", traits={"cube", "shares_operand0"}, init_form="gemv",
         pto_attrs=(("accPhase", _phase),), namespaces=("pl.tile",),
         doc="acc += lhs [1, K] @ rhs [K, N], in place; init_cond as matmul_acc's")
 declare("gemv_bias", (_LEFT, _RIGHT, _BIAS, _PHASE), _gemv_bias, pto="pto.tgemv.bias", form="ternary",
         traits={"cube"}, pto_attrs=(("accPhase", _phase),), namespaces=("pl.tile",),
         doc="lhs [1, K] @ rhs [K, N] + bias [1, N]")
 
-
-# the op a matmul_acc-form op becomes where its init_cond holds (codegen/pto_cube.py)
-INIT_FORM = {"matmul_acc": "matmul", "batch_matmul_acc": "matmul", "gemv_acc": "gemv"}
 
 
 # ----------------------------------------------------------------- MX block-scaled matmul (a5)
