@@ -181,12 +181,7 @@ class CompiledProgram:
     @property
     def runtime_config(self) -> dict:
         """The tree's RUNTIME_CONFIG: runtime kind, aicpu_thread_num, and the platform it records."""
-        rc = {"runtime": runtime_kind_to_name(self.config.runtime), "aicpu_thread_num": self.config.aicpu_thread_num}
-        if self.config.platform:
-            rc["platform"] = self.config.platform
-        if self.config.ptoas_compat:
-            rc["ptoas_compat"] = self.config.ptoas_compat
-        return rc
+        return self.config.runtime_config()
 
     @property
     def chip_callable(self) -> bytes:

@@ -29,7 +29,8 @@ from typing import Callable, Dict, List, Optional
 from .artifacts.distributed_config import read_distributed_config
 from .errors import api_boundary
 from .runtime.config import RunConfig
-from .targets import SIM_PLATFORMS, DistributedConfig
+from .runtime.worker import Worker
+from .targets import SIM_PLATFORMS, DistributedConfig, platform_to_use
 
 
 class DistributedCompiledProgram:
@@ -104,7 +105,7 @@ class DistributedCompiledProgram:
         allocated (zero-filled, the declared shape and dtype; torch tensors when the inputs are)
         and returns them.  ``(all arguments, the outputs or None)``."""
         from .distributed.host import _dtype   # lazy: as in __init__
-        from .distributed.sub_workers import as_torch   # lazy: as in __init__
+        from .runtime.arrays import as_torch   # lazy: as in __init__
         params = self.manifest.params or []
         out_idx = [i for i, p in enumerate(params) if p.get("kind") == "tensor" and p.get("direction") == "OUT"]
         if not out_idx or len(args) != len(params) - len(out_idx):
@@ -221,6 +222,20 @@ class DistributedWorker:
         return self.run(self.programs[0], *args)
 
 
+Worker.register(DistributedWorker)   # pypto's abstract runtime handle (ptokit.runtime.Worker)
+
+
+def execute_distributed_compiled(output_dir, args, config: Optional[RunConfig] = None, *,
+                                 platform: Optional[str] = None,
+                                 distributed_config: Optional[DistributedConfig] = None) -> None:
+    """pypto's ``runtime.execute_distributed_compiled``: run a distributed tree compiled before
+    (``DistributedCompiledProgram.from_dir``) once on ``args``; OUT/INOUT arrays are written in
+    place.  Returns None (the outputs are the arrays)."""
+    program = DistributedCompiledProgram.from_dir(output_dir, distributed_config=distributed_config,
+                                                  platform=platform_to_use(platform))
+    program(*args, config=config)
+
+
 def _check_callbacks(programs, callbacks) -> Dict[str, Callable]:
     """pypto's rule: a callback names a SubWorker one of the programs declares, and every abstract
     SubWorker of every program is bound."""
@@ -244,4 +259,4 @@ def _check_callbacks(programs, callbacks) -> Dict[str, Callable]:
     return callbacks
 
 
-__all__ = ["DistributedCompiledProgram", "DistributedWorker"]
+__all__ = ["DistributedCompiledProgram", "DistributedWorker", "execute_distributed_compiled"]

@@ -23,7 +23,7 @@ PKG = Path(__file__).resolve().parents[1] / "ptokit"
 _FLOOR = {"errors", "targets", "locks", "artifacts"}
 _EVERYTHING = {"errors", "targets", "locks", "artifacts", "pto", "ir", "language", "passes", "codegen", "launch",
                "backend", "runtime", "distributed", "compiled", "distributed_compiled", "toolchain",
-               "distributed_build", "harness", "jit", "cli", "pypto", "ptokit"}
+               "distributed_build", "harness", "jit", "cli", "pypto", "pypto_core", "ptokit"}
 _COMPILER = _FLOOR | {"pto", "ir", "language", "passes", "codegen", "launch", "backend"}
 _RUNNERS = _FLOOR | {"pto", "ir", "launch", "runtime", "distributed", "compiled", "distributed_compiled"}
 ALLOWED = {
@@ -38,6 +38,7 @@ ALLOWED = {
     "codegen":   _FLOOR | {"pto", "ir", "passes"},
     "launch":    set(_FLOOR),                                   # the ELF gate: facts only
     "backend":   _FLOOR | {"pto", "ir", "passes", "codegen", "launch"},
+    "pypto_core": _FLOOR | {"pto", "ir", "passes", "backend"},  # pypto's core names: dtype, core kinds, pass enums
     "runtime":   _FLOOR | {"pto", "ir", "launch"},              # builds and simulates trees, compiles nothing
     "distributed": _FLOOR | {"runtime"},                        # runs distributed trees (docs/distributed.md)
     "compiled":  _FLOOR | {"pto", "ir", "launch", "runtime"},
@@ -61,6 +62,14 @@ KNOWN_EDGES = {
     ("ptokit.language", "ptokit.jit"): "pl.jit (pypto.language.jit) is re-exported by ptokit.language",
     ("ptokit.ir", "ptokit"): "ptokit.ir.compile (pypto.ir.compile) is ptokit.compile",
     ("ptokit.runtime", "ptokit.harness"): "ptokit.runtime.run / compile_program (pypto.runtime's) compile first",
+    # pypto's module paths for classes of the stages that run trees, below those stages
+    ("ptokit.ir.compiled_program", "ptokit.compiled"): "pypto.ir.compiled_program.CompiledProgram",
+    ("ptokit.ir.distributed_compiled_program", "ptokit.distributed_compiled"):
+        "pypto.ir.distributed_compiled_program.DistributedCompiledProgram",
+    ("ptokit.runtime.distributed_runner", "ptokit.distributed_compiled"):
+        "pypto.runtime.distributed_runner's DistributedWorker / execute_distributed_compiled",
+    ("ptokit.backend.compiled", "ptokit.compiled"):
+        "CompiledProgram's earlier home (before it moved above the backend), still imported from there",
 }
 
 

@@ -144,6 +144,16 @@ class KernelConfig:
                 return k
         raise KeyError(func_id)
 
+    def runtime_config(self) -> dict:
+        """``RUNTIME_CONFIG`` as a dict: the runtime kind's wire name, ``aicpu_thread_num``, and the
+        platform / assembler release the tree records."""
+        rc = {"runtime": runtime_kind_to_name(self.runtime), "aicpu_thread_num": self.aicpu_thread_num}
+        if self.platform:
+            rc["platform"] = self.platform
+        if self.ptoas_compat:
+            rc["ptoas_compat"] = self.ptoas_compat
+        return rc
+
 
 # ---------------------------------------------------------------------------
 # writer

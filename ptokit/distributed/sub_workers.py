@@ -12,21 +12,9 @@ torch is never imported here: it is used only when the program loaded it.
 """
 from __future__ import annotations
 
-import sys
 from typing import Callable, Dict, Mapping, Optional
 
-import numpy as np
-
-
-def as_torch(view):
-    """A torch tensor sharing ``view``'s memory when torch is loaded (bfloat16 through its bits),
-    else ``view`` itself."""
-    torch = sys.modules.get("torch")
-    if torch is None or not isinstance(view, np.ndarray):
-        return view
-    if view.dtype.name == "bfloat16":
-        return torch.from_numpy(view.view(np.int16)).view(torch.bfloat16)
-    return torch.from_numpy(view)
+from ..runtime.arrays import as_torch
 
 
 def body(fn: Callable) -> Callable:
@@ -51,4 +39,4 @@ def bind(bodies: Optional[Mapping[str, Callable]], callbacks: Optional[Mapping[s
     return out
 
 
-__all__ = ["as_torch", "body", "callback", "bind"]
+__all__ = ["body", "callback", "bind"]

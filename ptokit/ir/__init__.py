@@ -11,14 +11,19 @@ from importlib import import_module
 
 from ..targets import DistributedConfig, OptimizationStrategy  # noqa: F401  (pypto.ir.DistributedConfig)
 
-_SUBMODULES = ("nodes", "types", "kinds", "comm", "host", "ops", "printer", "verifier", "distributed_compiled_program")
+_SUBMODULES = ("nodes", "types", "kinds", "comm", "host", "ops", "printer", "verifier", "serialization",
+               "compiled_program", "distributed_compiled_program")
+# pypto.ir's names for objects of this package's modules (loaded on first use)
+_LAZY = {"Function": "nodes", "Program": "nodes", "serialize": "serialization", "deserialize": "serialization",
+         "python_print": "printer", "CompiledProgram": "compiled_program",
+         "DistributedCompiledProgram": "distributed_compiled_program"}
 
 
 def __getattr__(name):
     if name in _SUBMODULES:   # `ptokit.ir.nodes` after `import ptokit.ir`
         return import_module(f"{__name__}.{name}")
-    if name in ("Function", "Program"):
-        return getattr(import_module(f"{__name__}.nodes"), name)
+    if name in _LAZY:
+        return getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
     if name == "compile":
         # lazy, and only for this alias: pypto spells it pypto.ir.compile, and the IR never needs the
         # compiler driver itself (importing it here would make the IR depend on every later stage)

@@ -235,4 +235,11 @@ def print_program(prog: N.Program) -> str:
     return "\n".join(out) + "\n"
 
 
+def python_print(node) -> str:
+    """pypto's ``ir.python_print``: a function or program as DSL text (its ``as_python()``)."""
+    if not isinstance(node, (N.Function, N.Program)):
+        raise TypeError(f"python_print takes an ir.Function or ir.Program, got {type(node).__name__}")
+    return node.as_python()
+
+
 N.TEXT_FORM.update(function=print_function, program=print_program)

@@ -26,7 +26,7 @@ from .missing import NotProvidedModule
 
 SURFACE = "ptokit.pypto.surface"
 # pypto packages whose modules ptokit keeps at the same dotted path (when no surface module exists)
-SHARED = ("language", "ir", "runtime", "backend", "jit")
+SHARED = ("language", "ir", "runtime", "backend", "jit", "pypto_core")
 
 def served_as(ptokit_module: str) -> Optional[str]:
     return _served.get(ptokit_module)

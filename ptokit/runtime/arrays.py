@@ -105,6 +105,14 @@ def torch_view(arr: np.ndarray):
         return torch.from_numpy(arr.view(raw)).view(tdt)
 
 
+def as_torch(view):
+    """``view`` as a torch tensor sharing its memory (``torch_view``) when the program has loaded
+    torch and ``view`` is a numpy array; else ``view`` itself."""
+    if "torch" not in sys.modules or not isinstance(view, np.ndarray):
+        return view
+    return torch_view(view)
+
+
 def to_numpy(x) -> np.ndarray:
     """A numpy view of an array or CPU torch tensor, with the same dtype (torch bfloat16 as
     ``ml_dtypes.bfloat16``); anything else through ``np.asarray``."""

@@ -24,6 +24,7 @@ import numpy as np
 from ..targets import SIM_PLATFORMS, coerce_runtime_kind, runtime_kind_to_name
 from .arrays import array_info, coerce_dtype, is_array, to_numpy
 from .config import RunConfig
+from .worker import Worker
 
 ALIGN = 64
 DEFAULT_RUNTIME = "tensormap_and_ringbuffer"
@@ -108,7 +109,7 @@ class ChipWorker:
         self._runtime = runtime_kind_to_name(coerce_runtime_kind(runtime))
         self._enable_sdma = bool(enable_sdma)
         self._buffers: dict = {}          # base pointer -> aligned numpy uint8 buffer
-        self._owned: set = set()          # data pointers of tensors from alloc_tensor
+        self._owned_tensors: set = set()  # data pointers of the tensors alloc_tensor made (pypto's name)
         self._registered: dict = {}       # id(compiled) -> (compiled, PreparedTree)
         self._loads = {"tensormap_and_ringbuffer": 0, "host_build_graph": 0}   # per runtime kind
         self._handles: "weakref.WeakSet[RegistrationHandle]" = weakref.WeakSet()
@@ -131,7 +132,7 @@ class ChipWorker:
         for handle in list(self._handles):
             handle._closed = True
         self._buffers.clear()
-        self._owned.clear()
+        self._owned_tensors.clear()
         self._registered.clear()
         self._handles = weakref.WeakSet()
         self._initialized = False
@@ -180,7 +181,7 @@ class ChipWorker:
         self._worker_id(worker_id, "free")
         self._buffer(ptr, "free")
         del self._buffers[ptr]
-        self._owned.discard(ptr)
+        self._owned_tensors.discard(ptr)
 
     def copy_to(self, dst_dev_ptr: int, src_host_ptr: int, nbytes: int, *, worker_id: int = 0) -> None:
         """Copy ``nbytes`` from host address ``src_host_ptr`` into this worker's ``dst_dev_ptr``."""
@@ -222,13 +223,13 @@ class ChipWorker:
         t = DeviceTensor(ptr, dims, dtype)
         if init is not None:
             np.copyto(self._view(t), to_numpy(init))
-        self._owned.add(ptr)
+        self._owned_tensors.add(ptr)
         return t
 
     def free_tensor(self, t: DeviceTensor, *, worker_id: int = 0) -> None:
         """Release a tensor from ``alloc_tensor``; freeing it a second time does nothing."""
         self._worker_id(worker_id, "free_tensor")
-        if t.data_ptr in self._owned:
+        if t.data_ptr in self._owned_tensors:
             self.free(t.data_ptr)
 
     def _view(self, t: DeviceTensor) -> Optional[np.ndarray]:
@@ -352,5 +353,7 @@ class RegistrationHandle:
         outs = [full[i] for i in self._compiled.output_indices]
         return outs[0] if len(outs) == 1 else tuple(outs)
 
+
+Worker.register(ChipWorker)   # pypto's abstract runtime handle (ptokit.runtime.Worker)
 
 __all__ = ["ChipWorker", "DeviceTensor", "RegistrationHandle", "resolve_device_tensor"]

@@ -38,13 +38,18 @@ def _comparable(a: np.ndarray) -> np.ndarray:
     return a.astype(np.float64) if a.dtype.kind in "fV" or a.dtype.name == "bfloat16" else a
 
 
-def difference(name: str, actual, expected, rtol: float, atol: float) -> Optional[str]:
-    """Why ``actual`` is not ``expected`` within the tolerances (None when it is)."""
+def difference(name: str, actual, expected, rtol: float, atol: float, *,
+               nan_unchecked: bool = False) -> Optional[str]:
+    """Why ``actual`` is not ``expected`` within the tolerances (None when it is).  With
+    ``nan_unchecked`` an element whose golden is NaN is not compared (a region the program leaves
+    undefined)."""
     a, e = as_numpy(actual), as_numpy(expected)
     if tuple(a.shape) != tuple(e.shape):
         return f"{name}: shape {tuple(a.shape)}, golden has shape {tuple(e.shape)}"
     a, e = _comparable(a), _comparable(e)
     close = np.isclose(a, e, rtol=rtol, atol=atol)
+    if nan_unchecked and e.dtype.kind == "f":
+        close |= np.isnan(e)
     if close.all():
         return None
     bad = int(close.size - np.count_nonzero(close))

@@ -1,11 +1,12 @@
 """``pypto.backend`` under ``ptokit pypto``: ``BackendType``, the process-wide backend setting
 (``set_backend_type`` / ``get_backend_type``: pypto configures its C++ backend once per process;
 here it only records the choice, and ``pypto.ir.compile`` takes ``backend_type`` per call), and
-the SoC description (``Backend910B.instance().soc`` ...: ``soc.py``, from ptokit's platform facts)."""
+the SoC description (``Backend910B.instance().soc`` ...: ``ptokit.backend.soc``, from ptokit's
+platform facts); ``pypto.backend.pto_backend`` is ``ptokit.backend.pto_backend``."""
 from ....targets import BackendType, coerce_backend_type
 from .._names import surface_getattr
-from . import pto_backend  # noqa: F401
-from .soc import (Backend, Backend910B, Backend950, Cluster, Core, Die, Mem, SoC,  # noqa: F401
+from ....backend import pto_backend  # noqa: F401
+from ....backend.soc import (Backend, Backend910B, Backend950, Cluster, Core, Die, Mem, SoC,  # noqa: F401
                   get_backend_instance)
 
 _current = [None]

@@ -1,8 +1,8 @@
-"""``pypto.ir`` under ``ptokit pypto``: ``compile`` with pypto's signature, the IR node classes
-(``Function``, ``Program``, ``TensorType``, ``TileType``), ``serialize`` / ``deserialize``,
-``python_print``, the compiled-program classes and the configuration enums; any other name is
-asked of ``ptokit.ir``.  pypto's IR builder, visitors, mutators and pass objects are not
-provided."""
+"""``pypto.ir`` under ``ptokit pypto``: ``compile`` with pypto's signature, the type classes
+(``TensorType``, ``TileType``) and the configuration enums; any other name is ``ptokit.ir``'s
+(``Function``, ``Program``, ``serialize`` / ``deserialize``, ``python_print``, the
+compiled-program classes and their modules).  pypto's IR builder, visitors, mutators and pass
+objects are not provided."""
 from __future__ import annotations
 
 import datetime
@@ -17,8 +17,8 @@ from ....errors import UserError
 from .._names import surface_getattr
 from . import pass_manager  # noqa: F401
 from .pass_manager import PassDumpLevel  # noqa: F401
-from ..pypto_core.passes import (DiagnosticCheck, DiagnosticCheckSet, DiagnosticPhase,  # noqa: F401
-                                 VerificationLevel, VerificationMode)
+from ....pypto_core.passes import (DiagnosticCheck, DiagnosticCheckSet, DiagnosticPhase,  # noqa: F401
+                                   VerificationLevel, VerificationMode)
 
 
 def compile(program, output_dir=None, strategy=OptimizationStrategy.Default, dump_passes=True,  # noqa: A001
@@ -78,26 +78,5 @@ def _has_host_function(program) -> bool:
     return isinstance(program, ProgramSpec) and any(is_host_unit(u) for u in class_units(program))
 
 
-def python_print(node) -> str:
-    """pypto's ``ir.python_print``: a node as DSL text."""
-    return node.as_python()
-
-
-def serialize(node) -> bytes:
-    """pypto's ``ir.serialize``: ``ptokit.pypto.surface.ir.serialize`` (ptokit's own bytes)."""
-    # lazy: the IR node classes load when a program first serializes
-    from .serialize import serialize as _serialize
-    return _serialize(node)
-
-
-def deserialize(data: bytes):
-    """pypto's ``ir.deserialize`` of bytes ``serialize`` wrote."""
-    # lazy: as serialize
-    from .serialize import deserialize as _deserialize
-    return _deserialize(data)
-
-
 __getattr__ = surface_getattr("pypto.ir", "ptokit.ir", lazy={
-    "Function": "ptokit.ir.nodes:Function", "Program": "ptokit.ir.nodes:Program",
-    "TensorType": "ptokit.ir.types:TensorType", "TileType": "ptokit.ir.types:TileType",
-    "CompiledProgram": "ptokit.compiled:CompiledProgram"})
+    "TensorType": "ptokit.ir.types:TensorType", "TileType": "ptokit.ir.types:TileType"})

@@ -1,4 +1,5 @@
-"""``pypto.ir.serialize`` / ``deserialize``: an IR node (``Function``, ``Program``) to bytes and back.
+"""``ptokit.ir.serialize`` / ``deserialize`` (pypto's ``pypto.ir.serialize`` / ``deserialize``):
+an IR node (``Function``, ``Program``) to bytes and back.
 
 The bytes are ptokit's own format (a tagged pickle of the node), not pypto's msgpack: they
 round-trip within ptokit.  As with any pickle, deserialize only bytes you wrote."""
@@ -6,8 +7,8 @@ from __future__ import annotations
 
 import pickle
 
-from ....errors import UserError
-from ....ir import nodes as N
+from ..errors import UserError
+from . import nodes as N
 
 _MAGIC = b"PTOKIT-IR\x00"
 _FORMAT = 1

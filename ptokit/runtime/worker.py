@@ -1,13 +1,12 @@
-"""``pypto.runtime.Worker`` under ``ptokit pypto``: the abstract runtime handle that library code
-type-hints against.  ptokit's two workers, ``ChipWorker`` (one chip) and ``DistributedWorker``
-(a distributed program's ranks), are its subclasses (registered: ``isinstance`` and
-``issubclass`` hold), so code written against ``Worker`` takes either."""
+"""``ptokit.runtime.Worker`` (pypto's ``pypto.runtime.Worker``): the abstract runtime handle that
+library code type-hints against.  ptokit's two workers, ``ChipWorker`` (one chip,
+``ptokit.runtime.device``) and ``DistributedWorker`` (a distributed program's ranks,
+``ptokit.distributed_compiled``), are its subclasses, each registered where it is defined
+(``isinstance`` and ``issubclass`` hold), so code written against ``Worker`` takes either.  This
+module imports nothing of ptokit: both workers' modules may load it."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-
-from ....distributed_compiled import DistributedWorker
-from ....runtime.device import ChipWorker
 
 
 class Worker(ABC):
@@ -30,8 +29,5 @@ class Worker(ABC):
     def close(self) -> None:
         """Release the worker and its tensors."""
 
-
-Worker.register(ChipWorker)
-Worker.register(DistributedWorker)
 
 __all__ = ["Worker"]

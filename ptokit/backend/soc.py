@@ -9,8 +9,8 @@ from __future__ import annotations
 import enum
 from typing import Dict, List
 
-from ....ir.kinds import ALIGNMENT, MemorySpace
-from ....targets import BUFFER_CAPACITY, SIM_CLUSTERS, BackendType, coerce_backend_type
+from ..ir.kinds import ALIGNMENT, MemorySpace
+from ..targets import BUFFER_CAPACITY, SIM_CLUSTERS, BackendType, coerce_backend_type
 
 
 class CoreType(enum.IntEnum):

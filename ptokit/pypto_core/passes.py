@@ -1,4 +1,4 @@
-"""``pypto.pypto_core.passes`` (also ``pypto.passes``) under ``ptokit pypto``: the configuration
+"""pypto's ``pypto.pypto_core.passes`` (also ``pypto.passes``) at the same path in ptokit: the configuration
 enums pypto programs pass to ``ir.compile`` / ``RunConfig``, and ``l0_tile_chooser`` (AutoTileMatmulL0's
 tile chooser, the same module ptokit's pass uses).  ``MemoryPlanner`` and
 ``RuntimeKind`` are ptokit's own (``RunConfig`` reads them); the verification and diagnostic
@@ -6,9 +6,8 @@ enums are accepted by ``pypto.ir.compile`` and have nothing to act on (ptokit ru
 always and emits no compile diagnostics).  Pass objects and pipelines are not provided."""
 import enum
 
-from ....passes import l0_tile_chooser  # noqa: F401 (pypto's passes.l0_tile_chooser: the L0 matmul tile chooser)
-from ....targets import MemoryPlanner, RuntimeKind, runtime_kind_from_name, runtime_kind_to_name  # noqa: F401
-from .._names import surface_getattr
+from ..passes import l0_tile_chooser  # noqa: F401 (pypto's passes.l0_tile_chooser: the L0 matmul tile chooser)
+from ..targets import MemoryPlanner, RuntimeKind, runtime_kind_from_name, runtime_kind_to_name  # noqa: F401
 
 
 class VerificationMode(enum.Enum):
@@ -62,5 +61,3 @@ class DiagnosticCheckSet:
     def __len__(self):
         return len(self._checks)
 
-
-__getattr__ = surface_getattr("pypto.pypto_core.passes")

@@ -1,4 +1,4 @@
-"""``pypto.runtime.benchmark`` under ``ptokit pypto``: register a compiled program once, launch it
+"""``ptokit.runtime.benchmark`` (pypto's ``pypto.runtime.benchmark``): register a compiled program once, launch it
 ``warmup + rounds`` times, and return the per-round times as a ``BenchmarkStats``.
 
 What the times are here: ``device_wall_us`` is the simulated device's span of one launch (the
@@ -11,15 +11,16 @@ the NPU, use ``RunConfig(estimate=True)`` (docs/estimate.md).
 """
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
-from ....distributed_compiled import DistributedCompiledProgram
-from ....errors import UserError
-from ....runtime.config import RunConfig
-from ....runtime.device import ChipWorker
+from ..artifacts.distributed_config import is_distributed_tree
+from ..errors import UserError
+from .config import RunConfig
+from .device import ChipWorker
 
 _METRICS = ("device", "host", "effective")
 
@@ -99,7 +100,10 @@ def benchmark(compiled, args: Sequence, *, rounds: int = 100, warmup: int = 3, p
         raise UserError("benchmark(persistent=..., reset_persistent_windows=...) is not provided by ptokit: its "
                         "distributed runs allocate their windows per launch")
     args = list(args)
-    if isinstance(compiled, DistributedCompiledProgram):
+    if not hasattr(compiled, "__fspath__"):
+        raise TypeError(f"benchmark takes a CompiledProgram or a DistributedCompiledProgram, got "
+                        f"{type(compiled).__name__}")
+    if is_distributed_tree(os.fspath(compiled)):     # a DistributedCompiledProgram: its tree has the manifest
         if platform is not None or device_id is not None:
             raise ValueError("benchmark of a distributed program takes no platform / device_id: its devices are "
                              "the compiled DistributedConfig's")

@@ -1,10 +1,11 @@
-"""``pypto.pypto_core`` (pypto's C++ extension) under ``ptokit pypto``: its configuration enums,
-the dtype, and the log-level switch; the IR builder and pass objects are not provided."""
+"""pypto's ``pypto.pypto_core`` (its C++ extension) at the same path in ptokit: the dtype
+(``DataType``), the log-level switch and ``log_*``, and the submodules ``ir`` (core kinds, memory
+spaces) and ``passes`` (configuration enums, the L0 tile chooser).  pypto's IR builder, visitors
+and pass objects have no counterpart: asking for one is an ``AttributeError`` naming it."""
 import enum
 import sys
 
-from ....ir.kinds import DType as DataType
-from .._names import surface_getattr
+from ..ir.kinds import DType as DataType
 from . import ir, passes  # noqa: F401
 
 
@@ -43,5 +44,3 @@ def _logger(level):
 log_debug, log_info, log_warn, log_error, log_fatal, log_event = (
     _logger(lv) for lv in (LogLevel.DEBUG, LogLevel.INFO, LogLevel.WARN, LogLevel.ERROR, LogLevel.FATAL,
                            LogLevel.EVENT))
-
-__getattr__ = surface_getattr("pypto.pypto_core")
