@@ -74,6 +74,11 @@ class Outliner:
             kfn.attrs["slot_num"] = spec.slot_num       # pl.cross_core_slot: the pipe's ring depth
         inner = kernel_parser(kfn)
         inner.fn = kfn
+        # a name the block assigns once to a compile-time number is that number (`M, N = x.shape`), as
+        # in a function body; so is one the orchestration bound so before the block and the block
+        # leaves alone
+        inner.assign_counts = assignment_counts(s)
+        inner.consts.update({k: c for k, c in parser.consts.items() if k not in inner.assign_counts})
         # the body sees the orchestration's tensors and scalars under their own names
         for name, t in parser.env.items():
             inner.env[name] = t
@@ -216,3 +221,25 @@ def tensor_uses(body: List[N.Stmt], functions: Dict[str, N.Function]) -> Tuple[S
     """Names of tensor variables read and written in ``body`` (the one analysis, ir/access.py)."""
     reads, writes = tensor_accesses(body, functions)
     return set(reads), set(writes)
+
+
+def assignment_counts(item: ast.AST) -> Dict[str, int]:
+    """How many places assign each name in a function or block (a loop target counts as many)."""
+    counts: Dict[str, int] = {}
+
+    def note(target, weight=1):
+        for n in ast.walk(target):
+            if isinstance(n, ast.Name):
+                counts[n.id] = counts.get(n.id, 0) + weight
+
+    for node in ast.walk(item):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                note(t)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            note(node.target, 2 if isinstance(node, ast.AugAssign) else 1)
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            note(node.target, 2)
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            note(node.optional_vars, 2)
+    return counts

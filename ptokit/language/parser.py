@@ -27,7 +27,7 @@ from . import loops
 from .units import parse_program as _parse_units
 from .annotations import TENSOR_VALID, read_annotation
 from .binding import OpBinder
-from .outline import Outliner
+from .outline import Outliner, assignment_counts
 from .scalars import ScalarMixin
 from .regions import split_aiv_region
 from .scalar_returns import call_site_value
@@ -97,7 +97,7 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
 
     def parse_body(self, item: ast.FunctionDef, fn: N.Function) -> List[N.Stmt]:
         self.fn = fn
-        self.assign_counts = _assignment_counts(item)
+        self.assign_counts = assignment_counts(item)
         for p in fn.params:
             self.env[p.name] = p.type
             if isinstance(p.type, TensorType):
@@ -1083,25 +1083,3 @@ def _window_names(e: N.Expr) -> Set[str]:
         for d in getattr(t, "shape", ()) if isinstance(t, TensorType) else ():
             out.update(dim_vars(d))
     return out
-
-
-def _assignment_counts(item: ast.FunctionDef) -> Dict[str, int]:
-    """How many places assign each name in a function (a loop target counts as many)."""
-    counts: Dict[str, int] = {}
-
-    def note(target, weight=1):
-        for n in ast.walk(target):
-            if isinstance(n, ast.Name):
-                counts[n.id] = counts.get(n.id, 0) + weight
-
-    for node in ast.walk(item):
-        if isinstance(node, ast.Assign):
-            for t in node.targets:
-                note(t)
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
-            note(node.target, 2 if isinstance(node, ast.AugAssign) else 1)
-        elif isinstance(node, (ast.For, ast.comprehension)):
-            note(node.target, 2)
-        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            note(node.optional_vars, 2)
-    return counts
