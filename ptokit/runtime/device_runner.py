@@ -85,11 +85,12 @@ def execute_on_device(chip_callable: PreparedTree, orch_args: List[Any], platfor
                       runtime_env: Optional[Mapping[str, str]] = None) -> None:
     """Run ``chip_callable`` (``compile_and_assemble``'s) once on ``orch_args``.
 
-    ``level`` must be 2 (one chip).  ``enable_sdma`` provisions a workspace that only the
-    vendor's prefetch artifacts use (ptokit's trees need none): the request is recorded, as by
-    ``ChipWorker``.  The diagnostics switches are ``RunConfig``'s; their files go to
-    ``output_prefix`` when given (``chip_swimlane.json``, ``deps.json``), else to the tree's
-    ``dfx_outputs/``.  ``runtime_env`` is set in the environment for the run and restored after."""
+    ``level`` must be 2 (one chip).  ``enable_sdma`` asks for the workspace the vendor's prefetch
+    artifacts use; the simulator runs trees that need none, so there is nothing to provision either
+    way.  The diagnostics switches are ``RunConfig``'s: the swimlane trace and the dependency graph
+    go to ``output_prefix`` when given (``chip_swimlane.json``, ``deps.json``), else to the tree's
+    ``dfx_outputs/``; the argument dump to the tree's ``dumps/``.  ``runtime_env`` is set in the
+    environment for the run and restored after."""
     if level != 2:
         raise ValueError(f"execute_on_device(level={level!r}): only level 2 (one chip) is supported")
     if not isinstance(chip_callable, PreparedTree):
