@@ -30,6 +30,7 @@ from ..targets import validate_ptoas_compat
 from ..language.source import Source, eval_static
 from ..language.types import DimExpr, DynamicDim
 from . import cache as C
+from .run_script import write_run_script
 from .helpers import JitHelper, function_scope
 from ..runtime.abi import scalar_value
 from ..runtime.arrays import torch_view
@@ -592,8 +593,11 @@ class JitFunction:
         t0 = time.perf_counter()
         ir = build_program(self.fn, specs)
         times.parse += time.perf_counter() - t0
-        return lower_to_tree(ir, out, ctx, dump_passes=dump_passes, dump_ptoas_passes=dump_ptoas,
-                             with_loc=self.with_loc, times=times, profiling=profiling)
+        compiled = lower_to_tree(ir, out, ctx, dump_passes=dump_passes, dump_ptoas_passes=dump_ptoas,
+                                 with_loc=self.with_loc, times=times, profiling=profiling)
+        if compiled.params is not None:          # a re-runner beside the tree (pypto's debug/run.py)
+            write_run_script(out, compiled.params)
+        return compiled
 
     def _ensure_dumps(self, entry: Path, specs, ctx, dump_passes: bool, dump_ptoas: bool,
                       profiling: bool = False) -> None:
