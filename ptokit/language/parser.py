@@ -1016,11 +1016,13 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         numbers, nested lists/tuples of them (a ListExpr), dtypes, memory spaces and enums."""
         if val is _MISSING:
             local = self.outliner.block_locals.get(node.id) if self.outliner and isinstance(node, ast.Name) else None
+            if local is not None and local[2] is not None:      # OutlineIncoreScopes makes it a tensor
+                return N.Var(node.id, type=local[2], loc=self.loc(node))
             if local is not None:
-                raise self.err(f"{node.id!r} is computed inside the pl.at block of kernel {local[0]!r} (line "
-                               f"{local[1]}) and lives only in that kernel; to use it in later code, write it "
-                               f"into a tensor there (pl.create_tensor before the block, then pl.store / "
-                               f"pl.assemble / t[:] = ...), or compute both parts in one block", node)
+                raise self.err(f"{node.id!r} is a scalar computed inside the pl.at block of kernel {local[0]!r} "
+                               f"(line {local[1]}) and lives only in that kernel (a kernel hands back tensors); to "
+                               f"use it in later code, compute it in the orchestration, or compute both parts in "
+                               f"one block", node)
             raise self.err(f"name {ast.unparse(node)!r} is not defined", node)
         if isinstance(val, bool) or isinstance(val, (int, float)):
             return self._const(val, node)
