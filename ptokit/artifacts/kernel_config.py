@@ -180,12 +180,15 @@ def _literal(value: Any) -> str:
 
 
 def _source_expr(source: Path, base_dir: Path, root: Path) -> str:
-    """``str(_ROOT_DIR / "a" / "b.cpp")`` for a source, relative to the file's folder."""
+    """``str(_ROOT_DIR / "a" / "b.cpp")`` for a source, relative to the file's folder; a source
+    outside the tree by its absolute path."""
     src = Path(source)
     if not src.is_absolute():
         src = Path(root) / src
     rel = os.path.relpath(os.path.abspath(src), os.path.abspath(base_dir))
     parts = Path(rel).parts
+    if parts and parts[0] == "..":
+        return json.dumps(os.path.abspath(src))   # a file outside the tree (a kernel's external_source=)
     return "str(_ROOT_DIR" + "".join(f" / {json.dumps(p)}" for p in parts) + ")"
 
 

@@ -98,8 +98,12 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
     units: List[Tuple[str, List[N.Function], List[object]]] = []
     seen_groups = set()
     anchor = ctx.target.simt_anchor    # a5 hardware build: AIV entries carry the SIMT anchor
+    externals: List[N.Function] = []    # kernels whose body is the user's C++ file (external_source=)
     for name in sorted(kernel_ids, key=kernel_ids.get):
         fn = prog.functions[name]
+        if fn.attrs.get("external_source"):
+            externals.append(fn)
+            continue
         fifo = fn.attrs.get("fifo")
         if fifo:
             if fifo["group"] in seen_groups:
@@ -170,6 +174,12 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
                                        source=out_dir / "kernels" / abi.core_type / f"{fn.name}.cpp",
                                        core_type=abi.core_type,
                                        signature=[t.direction for t in abi.tensors]))
+    for fn in externals:
+        # built where it lies (its relative includes resolve there), against the runtime's headers
+        # (tensor.h, intrinsic.h, pto/pto-inst.hpp) as a kernel the wrapper made is
+        kernels.append(KernelEntry(func_id=kernel_ids[fn.name], name=fn.name, source=Path(fn.attrs["external_source"]),
+                                   core_type="aic" if fn.kind is N.FunctionType.AIC else "aiv",
+                                   signature=[p.direction.value for p in fn.params if isinstance(p.type, TensorType)]))
     kernels.sort(key=lambda k: k.func_id)
     sig = [p.direction.value for p in orch.params if isinstance(p.type, TensorType)]
     cfg = KernelConfig(runtime=ctx.runtime_kind, aicpu_thread_num=0,

@@ -221,8 +221,15 @@ class _Orch:
                     self.submit(v, depth, ctx)
             return
         if isinstance(s, (N.For, N.While)):
-            self.check_values(s.results, "loop-carried values", s)
+            self.check_values([r for r in s.results if not isinstance(r.type, TensorType)], "loop-carried values", s)
             for (p, init), r in zip(s.iter_args, s.results):   # the result variable carries the value
+                if isinstance(r.type, TensorType):
+                    # a tensor carried from one iteration to the next (`cur = nxt`): a handle the
+                    # iterations reassign, the last one after the loop (pypto's rebind carry)
+                    c = cx(r.name)
+                    self.emit(depth, f"ChipTensor {c} = {self.tensor_arg(init, f'{c}_init', depth, s)}; (void){c};")
+                    self.tensors[p.name] = self.tensors[r.name] = c
+                    continue
                 if p.name in self.used:
                     self.used.add(r.name)
                 self.declare(depth, r.type, r.name, self.scalar(init))
@@ -303,19 +310,26 @@ class _Orch:
 
     def carry(self, depth, results, yields) -> None:
         """The values a loop iteration or an if arm hands on: into the result variables (through
-        temporaries, so that swapped values stay right)."""
-        pairs = [(r, y) for r, y in zip(results, yields) if not (isinstance(y, N.Var) and
-                                                                   self.scalars.get(y.name) == cx(r.name))]
+        temporaries, so that swapped values stay right).  A carried tensor hands on its handle."""
+        def value(r, y):
+            return self.tensors[y.name] if isinstance(r.type, TensorType) else self.scalar(y)
+
+        def same(r, y):
+            table = self.tensors if isinstance(r.type, TensorType) else self.scalars
+            return isinstance(y, N.Var) and table.get(y.name) == cx(r.name)
+
+        pairs = [(r, y) for r, y in zip(results, yields) if not same(r, y)]
         if not pairs:
             return
         if len(pairs) == 1:
             r, y = pairs[0]
-            self.emit(depth, f"{cx(r.name)} = {self.scalar(y)};")
+            self.emit(depth, f"{cx(r.name)} = {value(r, y)};")
             return
         tmps = []
         for k, (r, y) in enumerate(pairs):
             tmps.append(f"{cx(r.name)}_next")
-            self.emit(depth, f"{ctype(r.type)} {tmps[-1]} = {self.scalar(y)};")
+            kind = "ChipTensor" if isinstance(r.type, TensorType) else ctype(r.type)
+            self.emit(depth, f"{kind} {tmps[-1]} = {value(r, y)};")
         for (r, _), tmp in zip(pairs, tmps):
             self.emit(depth, f"{cx(r.name)} = {tmp};")
 

@@ -41,6 +41,8 @@ _TABLE = (
     FunctionAttr("jit_outlined", bool, "front end (`language/outline.py`)",
                  "a kernel made from a `pl.at` block of a `@pl.jit` function"),
     FunctionAttr("slot_num", int, "front end (`pl.cross_core_slot`)", "the cross-core pipe's ring depth"),
+    FunctionAttr("external_source", str, "front end (`language/units.py`)",
+                 "an AIV / AIC kernel whose body is this C++ file (`external_source=`); the tree builds it as it is"),
     FunctionAttr("added_outs", tuple, "front end (`language/signatures.py`)",
                  "the `pl.Out` parameters added for the tiles a kernel returns, in order (its callers pass them)"),
     FunctionAttr("jit_helper", str, "`@pl.jit` front end", "the qualified name of the Python helper it came from"),

@@ -168,3 +168,15 @@ class ArrayType:
 INDEX = ScalarType(DType.INDEX)
 BOOL = ScalarType(DType.BOOL)
 TASK_ID = ScalarType(DType.TASK_ID)
+
+
+def intermediate_tensor_type(t) -> Optional[TensorType]:
+    """The tensor a value a ``pl.at`` block computes is to code after the block (OutlineIncoreScopes
+    makes it an intermediate tensor): a tile's or tensor's shape (an N-D tile's as written) and
+    dtype; None for anything else (a scalar stays in its kernel)."""
+    if isinstance(t, TileType):
+        return TensorType(tuple(t.nd or t.shape), t.dtype)
+    if isinstance(t, TensorType) and not t.window:
+        return TensorType(tuple(t.shape), t.dtype)
+    return None
+

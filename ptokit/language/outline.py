@@ -13,7 +13,7 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 from ..errors import PartialCodegenError
 from ..ir import nodes as N
 from ..ir.access import tensor_accesses
-from ..ir.types import INDEX, TensorType, TileType, dim_vars
+from ..ir.types import INDEX, TensorType, TileType, dim_vars, intermediate_tensor_type
 from .regions import check_regions
 from .scopes import AtSpec
 
@@ -25,7 +25,9 @@ class Outliner:
         self.program_name = program_name
         self.used_names = used_names
         self.kernel_count = 0
-        self.block_locals: Dict[str, Tuple[str, int]] = {}   # name bound in an outlined block -> (kernel, line)
+        # name bound in an outlined block -> (kernel, line, the tensor later code reads it as, or None:
+        # a scalar, which stays in its kernel); OutlineIncoreScopes makes the tensor an intermediate
+        self.block_locals: Dict[str, Tuple[str, int, Optional[TensorType]]] = {}
 
     def unique(self, base: str) -> str:
         name, k = base, 1
@@ -99,6 +101,7 @@ class Outliner:
         kfn.body = body
         check_regions(kfn, inner)
         check_out_left_a_tile(parser, inner, s.body)
+        bound: Dict[str, Tuple[str, int, Optional[TensorType]]] = {}
         for n in (n for b in s.body for n in ast.walk(b)):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in parser.env:
                 outer = inner.alias.get(n.id)
@@ -108,7 +111,8 @@ class Outliner:
                     parser.env[n.id] = parser.env[outer]
                     parser.alias[n.id] = outer
                     continue
-                self.block_locals.setdefault(n.id, (kname, parser.src.start + n.lineno - 1))
+                bound.setdefault(n.id, (kname, parser.src.start + n.lineno - 1, intermediate_tensor_type(inner.env.get(n.id))))
+        self.block_locals.update(bound)         # a later block binding a name again is the one later code sees
         attrs = {"name": kname, "kernel_attrs": dict(kfn.attrs)}
         if views:
             attrs["views"] = views

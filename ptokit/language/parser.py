@@ -722,7 +722,7 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
 
         body, yielded = self.parse_loop_body(parse, saved, s)     # loop_valid.py
         if self.in_orchestration:
-            self._check_tensor_rebinds(saved, saved_alias, stmts, body)
+            body.extend(self._carry_tensor_rebinds(saved, saved_alias, stmts, body, s))
         for k, v in list(self.env.items()):
             if k in saved and saved[k] != v and isinstance(v, TileType) and isinstance(saved[k], TileType):
                 # a Vec accumulator the body turns into an Acc product (pl.create_tensor then matmul /
@@ -739,25 +739,34 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
                 self.env[k] = v
         return body, yielded
 
-    def _check_tensor_rebinds(self, saved, saved_alias, stmts, body) -> None:
+    def _carry_tensor_rebinds(self, saved, saved_alias, stmts, body, s) -> List[N.Stmt]:
         """A tensor name bound before an orchestration loop and rebound in its body to another tensor
-        (``cur = nxt``) would carry a tensor from one iteration to the next: orchestration tensors are
-        names of runtime buffers, not loop-carried values, so it is refused where it is written."""
+        (``cur = nxt``) carries that tensor from one iteration to the next (pypto: an iter_arg of
+        tensor type): the body ends with the assignment ``cur = nxt`` (ConvertToSSA makes ``cur`` a
+        carried value, the orchestration a tensor handle it reassigns), and after the loop ``cur``
+        names the last one.  Refused where it is written when the name stood for another tensor
+        before the loop (it would rebind that tensor's name too)."""
+        out = []
         for k, t in saved.items():
             if not isinstance(t, TensorType) or self.alias.get(k, k) == saved_alias.get(k, k):
                 continue
             if any(isinstance(x, N.Assign) and x.targets[0].name == self.alias.get(k, k)
                    and self.tensor_level_value(x.value) for x in N.walk_stmts(body)):
                 continue     # a computed tensor: ConvertTensorToTileOps refuses it here, naming the pl.at it needs
+            now = self.alias.get(k, k)
+            if saved_alias.get(k, k) == k and isinstance(self.env.get(k), TensorType):
+                out.append(N.Assign([N.Var(k, type=t, loc=self.loc(s))], N.Var(now, type=self.env[k], loc=self.loc(s)),
+                                    loc=self.loc(s)))
+                self.alias.pop(k, None)
+                continue
             where = [x for st in stmts for x in ast.walk(st) if isinstance(x, (ast.Assign, ast.AnnAssign)) and any(
                 isinstance(n, ast.Name) and n.id == k for tgt in (x.targets if isinstance(x, ast.Assign) else
                                                                   [x.target]) for n in ast.walk(tgt))]
-            raise self.err(f"the tensor {k!r}, bound before this loop, is rebound in its body to "
-                           f"{self.alias.get(k, k)!r}: a tensor carried from one iteration to the next is not "
-                           f"supported in orchestration code (its tensors name runtime buffers, not loop-carried "
-                           f"values); let one task per iteration update a tensor passed as pl.InOut, or pass the "
-                           f"loop's tensors as windows of one tensor created before the loop",
-                           where[-1] if where else stmts[0])
+            raise self.err(f"the tensor {k!r}, bound before this loop as another name of "
+                           f"{saved_alias.get(k, k)!r}, is rebound in its body to {now!r}: carrying it from one "
+                           f"iteration to the next would rebind {saved_alias.get(k, k)!r} as well; bind a tensor of "
+                           f"its own to {k!r} before the loop", where[-1] if where else stmts[0])
+        return out
 
     def bind_yielded(self, yielded, s) -> None:
         # after the loop, the names the yield was assigned to hold the carried values' last state
@@ -1016,11 +1025,13 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         numbers, nested lists/tuples of them (a ListExpr), dtypes, memory spaces and enums."""
         if val is _MISSING:
             local = self.outliner.block_locals.get(node.id) if self.outliner and isinstance(node, ast.Name) else None
+            if local is not None and local[2] is not None:      # OutlineIncoreScopes makes it a tensor
+                return N.Var(node.id, type=local[2], loc=self.loc(node))
             if local is not None:
-                raise self.err(f"{node.id!r} is computed inside the pl.at block of kernel {local[0]!r} (line "
-                               f"{local[1]}) and lives only in that kernel; to use it in later code, write it "
-                               f"into a tensor there (pl.create_tensor before the block, then pl.store / "
-                               f"pl.assemble / t[:] = ...), or compute both parts in one block", node)
+                raise self.err(f"{node.id!r} is a scalar computed inside the pl.at block of kernel {local[0]!r} "
+                               f"(line {local[1]}) and lives only in that kernel (a kernel hands back tensors); to "
+                               f"use it in later code, compute it in the orchestration, or compute both parts in "
+                               f"one block", node)
             raise self.err(f"name {ast.unparse(node)!r} is not defined", node)
         if isinstance(val, bool) or isinstance(val, (int, float)):
             return self._const(val, node)

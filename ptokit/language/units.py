@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Dict, List, Optional
 
 from ..errors import CompileError
@@ -155,12 +157,36 @@ def _submits_work(u: Unit, inline_names) -> bool:
     return False
 
 
+def external_source(u: Unit) -> Path:
+    """``external_source=``: the C++ file of a kernel whose DSL function declares only its
+    signature (an AIV or AIC function whose body is ``...``); a path relative to the program's
+    source file.  The file is compiled where it lies, so its relative includes resolve."""
+    d, loc = u.decl, u.src.loc(u.item)
+    if d.type not in (N.FunctionType.AIV, N.FunctionType.AIC):
+        raise CompileError(f"{u.name}: external_source= gives the body of an AIV or AIC kernel "
+                           f"(type=pl.FunctionType.AIV / AIC), not of a {getattr(d.type, 'name', 'plain')} function", loc)
+    body = [b for b in u.item.body if not (isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant)
+                                           and isinstance(b.value.value, str))]
+    if not (len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+            and body[0].value.value is Ellipsis):
+        raise CompileError(f"{u.name}: a function with external_source= declares only its signature; its body is "
+                           f"`...` (the kernel's code is the file)", u.src.loc(body[0] if body else u.item))
+    path = Path(d.external_source)
+    if not path.is_absolute():
+        path = Path(u.src.file).parent / path
+    if not path.is_file():
+        raise CompileError(f"{u.name}: external_source={str(d.external_source)!r} names no file ({path})", loc)
+    if not re.search(r"\bkernel_entry\s*\(", path.read_text(errors="replace")):
+        raise CompileError(f"{u.name}: {path} defines no kernel_entry(__gm__ int64_t* args), the entry point a "
+                           f"kernel file gives the runtime", loc)
+    return path.resolve()
+
+
 def _check_decl(u: Unit) -> None:
     d = u.decl
     loc = u.src.loc(u.item)
     if d.external_source is not None:
-        raise CompileError(f"{u.name}: external_source= (a kernel body from an external file) is not supported by "
-                           f"ptokit; write the body in the DSL", loc)
+        external_source(u)
     if d.level is not None and d.level not in (Level.CORE_GROUP,):
         if d.level == Level.HOST:
             raise CompileError(f"{u.name}: level=pl.Level.HOST makes a distributed program: compile it with "
@@ -298,6 +324,18 @@ def parse_program(spec, parser_class, units: Optional[List[Unit]] = None, name: 
         fp.strict_ssa = strict or u.decl.strict_ssa
         fp.outliner = outliner
         fn = headers[u.name]
+        if u.decl.external_source is not None:
+            # the kernel's body is the user's C++ file (backend/generate.py builds it as it is);
+            # it returns its written tensors, in order, as the declared return type says
+            fn.attrs["external_source"] = str(external_source(u))
+            ret = u.item.returns
+            count = 0 if ret is None or isinstance(ret, ast.Constant) and ret.value is None else \
+                len(ret.slice.elts) if isinstance(ret, ast.Subscript) and isinstance(ret.value, ast.Name) and \
+                ret.value.id == "tuple" and isinstance(ret.slice, ast.Tuple) else 1
+            written = [i for i, p in enumerate(fn.params) if p.direction is not N.Direction.IN][:count]
+            fn.return_types = [fn.params[i].type for i in written]
+            sigs[u.name].returns_params = written
+            continue
         fn.body = fp.parse_body(u.item, fn)
         check_regions(fn, fp)
         fn.return_types = return_types(fn.body)

@@ -10,7 +10,9 @@ For every kernel call in an Orchestration function this pass records, in
 The runtime zero-fills every tensor it allocates (pypto defines ``pl.create_tensor`` so). A
 ``pl.create_tensor`` read (by a task, or the host) before any task writes it therefore holds
 zeros: its ``create_tensor`` call gets ``attrs["zero_alloc"]`` and the runtime allocates it where
-it is created (``alloc_tensors``) instead of for its first writer.
+it is created (``alloc_tensors``) instead of for its first writer.  So is one whose first writer
+sits in a loop body or an ``if`` arm and that is used after it (its first writer then writes into
+it: ``output``).
 * ``output``     -- write into an existing tensor (``add_output(tensor)``)
 * ``inout``      -- read and written (``add_inout``)
 * ``scalar``     -- a by-value scalar (``add_scalar``)
@@ -66,6 +68,7 @@ def derive_directions(prog: N.Program, ctx) -> N.Program:
         kernel_ids = {}
         created = {}
         written = set()
+        first_writes = {}                            # (id of a call, argument index) -> create_tensor
 
         def zero_filled(name):
             # read (by a task or the host) before any task writes it: pl.create_tensor's buffer is
@@ -116,6 +119,8 @@ def derive_directions(prog: N.Program, ctx) -> N.Program:
                                            f"written through a window by {call.callee}; its first writer "
                                            f"must take it whole (the runtime allocates it for that task), "
                                            f"later tasks may write windows of it", (a.loc if view else call.loc))
+                    if fresh:
+                        first_writes[(id(call), len(kinds))] = created[base.name]
                     kinds.append("output_new" if fresh else "output")
                     written.add(base.name)
                 else:
@@ -135,42 +140,45 @@ def derive_directions(prog: N.Program, ctx) -> N.Program:
                                        f"pl.no_dep, or use pl.create_tensor(..., manual_dep=True)", call.loc)
         fn.attrs["kernel_ids"] = kernel_ids
         _check_deps(fn)
+        _allocate_branch_created(fn.body, [], {}, first_writes)
         _check_scoped_tensors(fn.body, [], {})
-        _check_branch_created(fn.body, [], {})
     return prog
 
 
-def _check_branch_created(body, path: list, born: dict) -> None:
-    """A tensor whose first writer (``output_new``) sits in a loop body or an if arm is allocated
-    there, once per pass: a use after that loop or arm would see none of it (``pl.create_tensor``
-    before a loop whose tasks fill bands of it, then a read after the loop).  Such a use is an
-    error that says how to write it (``born``: tensor -> path of loop / arm bodies)."""
+def _allocate_branch_created(body, path: list, born: dict, creates: dict) -> None:
+    """A tensor whose first writer (``output_new``) sits in a loop body or an if arm would be
+    allocated there, once per pass, so a use after that loop or arm would see none of it
+    (``pl.create_tensor`` before a loop whose tasks fill bands of it, then a read after the loop).
+    Such a tensor is allocated where it is created instead (``alloc_tensors``, as pypto's
+    orchestration allocates every created tensor), and its first writer writes into it
+    (``output``).  ``born``: tensor -> (path of loop / arm bodies, call, argument index, its
+    ``create_tensor``); ``creates``: (id of a call, argument index) -> the ``create_tensor`` of
+    the tensor that argument writes first."""
     for s in body:
         if not isinstance(s, (N.For, N.While, N.If)):
             for sub in N.child_bodies(s):
-                _check_branch_created(sub, path, born)
-            for name, kind, call in _task_tensors(s):
+                _allocate_branch_created(sub, path, born, creates)
+            for name, kind, call, j in _task_tensors(s):
                 first = born.get(name)
-                if first is not None and path[:len(first)] != first:
-                    raise CompileError(
-                        f"tensor {name!r} is created by pl.create_tensor before a loop or branch and first "
-                        f"written inside it, then used after it: the runtime allocates a created tensor for its "
-                        f"first writer, so each pass would make a new one; write it once before the loop or "
-                        f"branch (for example store zeros into it), or pass an existing tensor", call.loc)
+                if first is not None and path[:len(first[0])] != first[0]:
+                    _, writer, k, create = born.pop(name)
+                    writer.attrs["arg_kinds"][k] = "output"
+                    create.attrs["zero_alloc"] = True
                 if kind == "output_new":
-                    born[name] = list(path)
+                    born[name] = (list(path), call, j, creates[(id(call), j)])
             continue
         for k, sub in enumerate(N.child_bodies(s)):
-            _check_branch_created(sub, path + [(id(s), k)], born)
+            _allocate_branch_created(sub, path + [(id(s), k)], born, creates)
 
 
 def _task_tensors(s):
-    """(base tensor name, arg kind, call) of each task argument of a statement without a body."""
+    """(base tensor name, arg kind, call, argument index) of each task argument of a statement
+    without a body."""
     for _, call in N.walk_calls([s]) if not N.child_bodies(s) else []:
-        for a, kind in zip(call.args, call.attrs.get("arg_kinds", [])):
+        for j, (a, kind) in enumerate(zip(call.args, call.attrs.get("arg_kinds", []))):
             base = a.args[0] if isinstance(a, N.OpCall) and a.op == "tensor_view" else a
             if isinstance(base, N.Var):
-                yield base.name, kind, call
+                yield base.name, kind, call, j
 
 
 def _check_scoped_tensors(body, scopes: list, born: dict) -> None:
@@ -180,7 +188,7 @@ def _check_scoped_tensors(body, scopes: list, born: dict) -> None:
         if isinstance(s, N.Scope) and s.kind == "scope":
             _check_scoped_tensors(s.body, scopes + [id(s)], born)
             continue
-        for name, kind, call in _task_tensors(s):
+        for name, kind, call, _ in _task_tensors(s):
             path = born.get(name)
             if path is not None and scopes[:len(path)] != path:
                 raise CompileError(f"tensor {name!r} is created by a task inside a pl.scope and used after "

@@ -13,7 +13,9 @@ located CompileError:
   buffer it reserves; each direction's consumer passes a reserved buffer to its
   ``*_initialize_pipe``, the producer the imported one;
 * the two sides initialize each pipe ``id`` with the same ``dir_mask``, ``slot_size`` and slot
-  counts, and a consumer's reserved buffer holds its local slots;
+  counts, and a consumer's reserved buffer holds its local slots (on a2a3, a pipe that gives no
+  slot counts keeps as many local slots as its consumer's buffer holds, ``local_slot_num``, when
+  that is fewer than the default: pypto leaves the sizing to the program);
 * a push / pop / free comes after the ``*_initialize_pipe`` of its ``id`` whose ``dir_mask``
   covers its direction; a pushed tile fits the slot; every pop is freed (``pl.tfree_to_aic`` /
   ``pl.tfree_to_aiv``) later in its block, and a free follows a pop.
@@ -185,6 +187,7 @@ def _check_pair(g: N.Function, aic: N.Function, aiv: N.Function, ctx) -> None:
             raise CompileError(f"pipe id={pid}: {aic.name} has {na[0]} slots ({na[1]} local) but {aiv.name} "
                                f"{nv[0]} ({nv[1]} local); both ends of a pipe agree", inits["aiv"].loc)
         mask, size = a.attrs["dir_mask"], a.attrs["slot_size"]
+        given = {k: any(inits[k].expr.attrs.get(x) is not None for x in ("slot_num", "local_slot_num")) for k in inits}
         for d, bit in _BIT.items():
             consumer = DIRECTIONS[d].consumer
             arg = 0 if d == "c2v" else 1
@@ -207,6 +210,14 @@ def _check_pair(g: N.Function, aic: N.Function, aiv: N.Function, ctx) -> None:
                 if role == "reserve":
                     r = sides[k].reserved[src[1]]
                     local = sides[k].slots(init.expr, ctx.target)[1]
+                    held = r.value.attrs["size"] // size
+                    if r.value.attrs["size"] < local * size and held >= 1 and ctx.target.gm_pipe and not given[k]:
+                        # a2a3: the consumer's local ring is what the buffer it reserved holds (the GM
+                        # ring keeps its slot_num); pypto leaves the sizing to the program, and an
+                        # assembler default larger than the buffer would run past it
+                        for side in inits.values():
+                            side.expr.attrs["local_slot_num"] = held
+                        continue
                     if r.value.attrs["size"] < local * size:
                         raise CompileError(f"buffer {src[1]!r} holds {r.value.attrs['size']} bytes, but pipe id={pid} "
                                            f"keeps {local} slots of {size} bytes here ({local * size} bytes)", r.loc)

@@ -12,7 +12,9 @@ becomes ``with pl.scope():`` unless
 * the scopes around it are already as deep as the runtime allows (``MAX_RUNTIME_SCOPE_DEPTH``, the
   function's own scope counted): outer loops get theirs first;
 * a task id of its tasks is carried out of the loop (a ``deps=`` after the loop on a task of a scope
-  that ended names a retired task: the order still holds, but no edge is left to show it), or
+  that ended names a retired task: the order still holds, but no edge is left to show it),
+* it carries a tensor from one iteration to the next (``cur = nxt``: the next iteration and the
+  code after the loop read what an iteration created), or
 * a tensor it creates is used after the loop (a scope's tensors end with it), or it hands a task a
   tensor created before the loop that no task was handed before it (the runtime allocates that
   tensor for its first writer, in the loop's scope).
@@ -26,7 +28,7 @@ from typing import List, Set
 
 from ..ir import nodes as N
 from ..ir.access import allocates
-from ..ir.types import ArrayType, DType, ScalarType
+from ..ir.types import ArrayType, DType, ScalarType, TensorType
 from ..targets import MAX_RUNTIME_SCOPE_DEPTH
 
 
@@ -80,9 +82,15 @@ def _task_ids_out(s: N.For) -> bool:
                for r in (s.results or ()))
 
 
+def _tensors_carried(s: N.For) -> bool:
+    """Does loop ``s`` carry a tensor from one iteration to the next (``cur = nxt``)?  The tensor an
+    iteration creates is read by the next one and after the loop: a scope would release it."""
+    return any(isinstance(r.type, TensorType) for r in (s.results or ()))
+
+
 def _scoped(fn: N.Function, s: N.For, manual: bool, before: Set[str], depth: int) -> bool:
     """Does loop ``s`` get a runtime scope per iteration (the module's rules)?"""
-    if manual or depth >= MAX_RUNTIME_SCOPE_DEPTH or not _submits(s.body) or _task_ids_out(s):
+    if manual or depth >= MAX_RUNTIME_SCOPE_DEPTH or not _submits(s.body) or _task_ids_out(s) or _tensors_carried(s):
         return False
     if len(s.body) == 1 and isinstance(s.body[0], N.Scope) and s.body[0].kind == "scope":
         return False

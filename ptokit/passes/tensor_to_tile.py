@@ -31,13 +31,12 @@ from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import OPS, infer
 from ..ir.ops.tensor_level import (CREATE_TILE, LOAD, as_window, is_tensor_level, keeps_tensor_operand, load_attrs,
-                                   loaded_tile_type, scratch_types)
+                                   loaded_tile_type, scratch_types, whole_store)
 from ..ir.types import INDEX, MemorySpace, TensorType, TileType, TupleType
 
 _KERNELS = (N.FunctionType.InCore, N.FunctionType.AIC, N.FunctionType.AIV)
 _SLICE = "slice"           # the ops this pass builds besides LOAD and CREATE_TILE
 _MOVE = "move"
-_STORE = "store"
 
 
 def convert_tensor_to_tile_ops(prog: N.Program, ctx) -> N.Program:
@@ -136,13 +135,7 @@ class _Converter:
             raise CompileError(f"{t.name!r} is an output tensor {want}, but this binds it to a value of shape "
                                f"{list(tile.shape)} and dtype {tile.dtype.name}; compute a value of the output's shape, "
                                f"or store a window of it (pl.assemble({t.name}, value, offsets))", t.loc or s.loc)
-        offsets = N.ListExpr([N.Const(0, type=INDEX, loc=s.loc) for _ in want.shape], loc=s.loc)
-        offsets.type = TupleType(tuple(INDEX for _ in want.shape))
-        dst = N.Var(t.name, type=want, loc=t.loc)
-        attrs = {"offsets_static": tuple(0 for _ in want.shape)}
-        store = N.OpCall(_STORE, [s.value, dst, offsets], attrs, type=infer(_STORE, [tile, want, offsets.type], attrs),
-                         loc=s.loc)
-        return N.ExprStmt(store, loc=s.loc)
+        return N.ExprStmt(whole_store(s.value, N.Var(t.name, type=want, loc=t.loc), s.loc), loc=s.loc)
 
     def loop(self, s, pre: List[N.Stmt]) -> None:
         """A loop body with the names it converts: a tensor the body converts that is a tensor on

@@ -91,6 +91,16 @@ def test_tree_is_relocatable(tmp_path):
     assert cfg.root == b.resolve()
 
 
+def test_a_source_outside_the_tree_keeps_its_absolute_path(tmp_path):
+    # a kernel's external_source= file: the tree moves, the file stays where it lies
+    outside = (tmp_path / "user" / "kernels" / "k.cpp").resolve()
+    a = tmp_path / "a"
+    write_kernel_config(a / "kernel_config.py", _cfg(a, kernels=[KernelEntry(0, "k", outside, "aiv", ["INOUT"])]))
+    assert f'"source": "{outside}"' in (a / "kernel_config.py").read_text()
+    a.rename(tmp_path / "b")
+    assert read_kernel_config(tmp_path / "b" / "kernel_config.py").kernels[0].source == outside
+
+
 def test_unknown_runtime_name_lists_valid(tmp_path):
     (tmp_path / "kernel_config.py").write_text(GOLDEN.replace("tensormap_and_ringbuffer", "aicpu_build_graph"))
     with pytest.raises(ValueError) as ei:

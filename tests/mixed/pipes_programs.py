@@ -458,3 +458,44 @@ class NeverRaisedFfts:
     def main(self, a: pl.Tensor[[N, N], pl.FP16], ws: pl.Tensor[[256], pl.INT64],
              y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
         self.group(a, ws, y)
+
+
+S16 = 16
+
+
+@pl.program
+class SplitWindowPop:
+    """pypto's dynamic valid pop: the cube pushes a whole [16, 16] product split UP_DOWN, each vector
+    lane pops its [8, 16] half through a run-time valid region [r, c] (the vendor's TPOP takes the
+    whole half, the valid shape windows it); the consumer reserves 4 slots and gives no slot count."""
+
+    @pl.function(type=pl.FunctionType.AIC, attrs={"split": pl.SplitMode.UP_DOWN})
+    def cube(self, a: pl.Tensor[[S16, S16], pl.FP16], b: pl.Tensor[[S16, S16], pl.FP16],
+             y: pl.Out[pl.Tensor[[S16, S16], pl.FP32]], r: pl.Scalar[pl.INDEX], c: pl.Scalar[pl.INDEX]):
+        peer = pl.import_peer_buffer(name="c2v", peer_func="vector")
+        pl.aic_initialize_pipe(dir_mask=1, slot_size=S16 * S16 * 4, c2v_consumer_buf=peer)
+        ta = pl.load(a, [0, 0], [S16, S16], target_memory=pl.Mem.Mat)
+        tb = pl.load(b, [0, 0], [S16, S16], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(ta, target_memory=pl.Mem.Left), pl.move(tb, target_memory=pl.Mem.Right))
+        pl.tpush_to_aiv(acc, split=1)
+
+    @pl.function(type=pl.FunctionType.AIV, attrs={"split": pl.SplitMode.UP_DOWN})
+    def vector(self, a: pl.Tensor[[S16, S16], pl.FP16], b: pl.Tensor[[S16, S16], pl.FP16],
+               y: pl.Out[pl.Tensor[[S16, S16], pl.FP32]], r: pl.Scalar[pl.INDEX], c: pl.Scalar[pl.INDEX]):
+        buf = pl.reserve_buffer(name="c2v", size=4 * S16 * S16 * 4, base=0x2000)
+        pl.aiv_initialize_pipe(dir_mask=1, slot_size=S16 * S16 * 4, c2v_consumer_buf=buf)
+        t: pl.Tile[[S16, S16], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[r, c])] = pl.tpop_from_aic(split=1)
+        e = pl.adds(t, 1.0)
+        pl.tfree_to_aic(t)
+        pl.store(e, [0, 0], y)
+
+    @pl.function(type=pl.FunctionType.Group, attrs={"split": pl.SplitMode.UP_DOWN})
+    def group(self, a: pl.Tensor[[S16, S16], pl.FP16], b: pl.Tensor[[S16, S16], pl.FP16],
+              y: pl.Out[pl.Tensor[[S16, S16], pl.FP32]], r: pl.Scalar[pl.INDEX], c: pl.Scalar[pl.INDEX]):
+        self.cube(a, b, y, r, c)
+        self.vector(a, b, y, r, c)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[S16, S16], pl.FP16], b: pl.Tensor[[S16, S16], pl.FP16],
+             y: pl.Out[pl.Tensor[[S16, S16], pl.FP32]], r: pl.Scalar[pl.INDEX], c: pl.Scalar[pl.INDEX]):
+        self.group(a, b, y, r, c)

@@ -287,3 +287,18 @@ def test_cross_core_slot_validates_its_count():
     import ptokit.language as pl
     with pytest.raises(ValueError, match="slot count is a positive integer"):
         pl.cross_core_slot(slot_num=0)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_split_pop_through_a_run_time_window(runtime, tmp_path):
+    # the consumer's 4-slot buffer sets the local ring (a2a3: local_slot_num = 4, the GM ring keeps 8)
+    c = ptokit.compile(PP.SplitWindowPop, output_dir=tmp_path, runtime=runtime)
+    pto = (c.output_dir / "ptoas" / "group.pto").read_text()
+    assert "pto.aiv_initialize_pipe {id = 0, dir_mask = 1, slot_size = 1024, local_slot_num = 4}" in pto
+    rng = np.random.default_rng(11)
+    a, b = ((rng.standard_normal((16, 16)) / 4).astype(np.float16) for _ in range(2))
+    y = np.full((16, 16), -7.0, np.float32)
+    c(a, b, y, 5, 12)
+    ref = a.astype(np.float64) @ b.astype(np.float64) + 1.0
+    np.testing.assert_allclose(y[:5, :12], ref[:5, :12], rtol=1e-4, atol=1e-4)   # lane 0's window
+    assert (y[:5, 12:] == -7).all() and (y[5:8] == -7).all()

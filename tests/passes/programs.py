@@ -414,3 +414,18 @@ class SplitKChain:
              c: pl.Out[pl.Tensor[[160, 208], pl.INT32]]) -> pl.Tensor[[160, 208], pl.INT32]:
         c = self.k(a, b, c)
         return c
+
+
+@pl.program
+class BlockValues:
+    """Values a block computes and a later block reads (a tensor-level value, a tile): each becomes
+    an intermediate tensor the orchestration creates and the first kernel stores into."""
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="make"):
+            e = pl.exp(x)
+            t = pl.muls(pl.load(x, [0, 0], [16, 64]), 2.0)
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="use"):
+            y = pl.assemble(y, pl.add(e, t), [0, 0])
+        return y

@@ -113,3 +113,36 @@ def test_a_scalar_both_arms_of_an_if_bind_is_not_live_in():
     assert sorted(v.name for v in live_in([both, load])) == ["a", "b", "c", "x"]
     one = N.If(c, [N.Assign([n], a)], [])               # bound in one arm only: the outer n may flow in
     assert sorted(v.name for v in live_in([one, load])) == ["a", "c", "n", "x"]
+
+
+def test_values_a_later_block_reads_become_intermediate_tensors():
+    prog = outline_incore_scopes(parse_program(P.BlockValues), CTX)
+    verify_properties(prog, "test", {"defined", "outlined"})
+    make = prog.functions["make"]
+    assert [(p.name, p.direction) for p in make.params] == [
+        ("x", N.Direction.IN), ("e_out", N.Direction.OUT), ("t_out", N.Direction.OUT)]
+    assert [v.name for v in make.body[-1].values] == ["e_out", "t_out"]
+    stores = [e for _, e in N.walk_ops(make.body, "store")]
+    assert [(s.args[1].name, s.args[0].op if isinstance(s.args[0], N.OpCall) else s.args[0].name)
+            for s in stores] == [("e_out", "load"), ("t_out", "t")]    # a tensor-level value through a load
+    main = prog.functions["main"].body
+    assert [(s.targets[0].name, s.value.op) for s in main[:2]] == [("e", "create_tensor"), ("t", "create_tensor")]
+    calls = [c for _, c in N.walk_calls(main)]
+    assert [(c.callee, [a.name for a in c.args]) for c in calls] == [("make", ["x", "e", "t"]), ("use", ["y", "e", "t"])]
+
+
+def test_a_name_the_next_block_binds_before_reading_is_not_handed_on():
+    @pl.program
+    class Rebound:
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="first"):
+                t = pl.load(x, [0, 0], [16, 64])
+                y = pl.store(pl.exp(t), [0, 0], y)
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="second"):
+                t = pl.load(y, [0, 0], [16, 64])
+                y = pl.store(pl.adds(t, 1.0), [0, 0], y)
+            return y
+    prog = outline_incore_scopes(parse_program(Rebound), CTX)
+    assert [p.name for p in prog.functions["first"].params] == ["x", "y"]
+    assert not any(isinstance(s, N.Assign) for s in prog.functions["main"].body)

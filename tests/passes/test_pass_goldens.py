@@ -46,6 +46,7 @@ CASES = {
 # further programs of a pass, golden file "<pass>.<suffix>.txt"
 MORE = {
     ("ConvertTensorToTileOps", "as_written"): P.TensorLevelAsWritten,
+    ("OutlineIncoreScopes", "intermediate"): P.BlockValues,
 }
 
 

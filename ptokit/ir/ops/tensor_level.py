@@ -12,12 +12,14 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
+from .. import nodes as N
 from ..types import INDEX, MemorySpace, TensorType, TileType, TupleType
 from ._core import OPS, OpDef, OpTypeError, Param, infer
 
 # The ops the lowering itself builds (the only op names this module spells).
 LOAD = "load"
 CREATE_TILE = "create_tile"
+STORE = "store"
 WINDOW = "tensor_view"
 
 
@@ -42,6 +44,30 @@ def loaded_tile_type(t: TensorType, shape=None) -> TileType:
     ``[n]`` window is a ``[1, n]`` tile, the leading axes of an N-D window merge into its rows."""
     shape = list(t.shape if shape is None else shape)
     return infer(LOAD, [t, TupleType(tuple(INDEX for _ in shape))], load_attrs(shape))
+
+
+def zero_offsets(rank: int, loc=None) -> "N.ListExpr":
+    offsets = N.ListExpr([N.Const(0, type=INDEX, loc=loc) for _ in range(rank)], loc=loc)
+    offsets.type = TupleType(tuple(INDEX for _ in range(rank)))
+    return offsets
+
+
+def whole_load(tensor: "N.Expr", loc=None) -> "N.OpCall":
+    """A load of the whole of ``tensor`` into a Vec tile (``loaded_tile_type``)."""
+    shape = list(tensor.type.shape)
+    offsets = zero_offsets(len(shape), loc)
+    attrs = load_attrs(shape)
+    attrs["offsets_static"] = tuple(0 for _ in shape)
+    return N.OpCall(LOAD, [tensor, offsets], attrs, type=infer(LOAD, [tensor.type, offsets.type], attrs), loc=loc)
+
+
+def whole_store(tile: "N.Expr", dst: "N.Var", loc=None) -> "N.OpCall":
+    """A store of ``tile`` at the origin of tensor ``dst`` (OpTypeError when the store's rule
+    refuses the pair, e.g. a tile in neither Vec nor Acc)."""
+    offsets = zero_offsets(len(dst.type.shape), loc)
+    attrs = {"offsets_static": tuple(0 for _ in dst.type.shape)}
+    return N.OpCall(STORE, [tile, dst, offsets], attrs, type=infer(STORE, [tile.type, dst.type, offsets.type], attrs),
+                    loc=loc)
 
 
 def scratch_types(op: OpDef, arg_types: list, attrs) -> List[Tuple[Param, TileType]]:

@@ -33,6 +33,11 @@ struct GlobalContext {
     int32_t reserved[4];
 };
 
+// dcci(address, scope, direction): the device's data-cache clean / invalidate after a scalar store
+// (hand-written kernels call it); the simulator's cores have no data cache, so it does nothing
+template <typename... Args>
+static inline __attribute__((always_inline)) void dcci(Args...) {}
+
 static inline __attribute__((always_inline)) int32_t get_block_idx(__gm__ int64_t* args) {
     return reinterpret_cast<__gm__ const LocalContext*>(args[PTO_ARGS_LOCAL_CONTEXT_INDEX])->block_idx;
 }

@@ -198,15 +198,23 @@ __attribute__((noinline)) inline void fifo_pop_tile(const char* instr, PtoCpuCor
         if (both && !lane_joins(instr, c, pp.flag, pp.dir, part)) continue;
         int r0, c0, nr, nc;
         split_part(cube ? split : TILE_NO_SPLIT, part, t.rows, t.cols, t.vr, t.vc, &r0, &c0, &nr, &nc);
-        const uint64_t bytes = t.elem * (uint64_t)nr * (uint64_t)nc;
-        uint8_t* buf = (uint8_t*)scratch(2, bytes + 1);
+        uint64_t bytes = t.elem * (uint64_t)nr * (uint64_t)nc;
+        const uint64_t whole = t.elem * (uint64_t)t.rows * (uint64_t)t.cols;
+        uint8_t* buf = (uint8_t*)scratch(2, (bytes > whole ? bytes : whole) + 1);
         const int lane = cube ? part : c->lane;
-        const int rc = hook(c, pp.flag, pp.dir, lane, buf, bytes, pp.slot_size, pp.slot_num);
+        int rc = hook(c, pp.flag, pp.dir, lane, buf, bytes, pp.slot_size, pp.slot_num);
+        size_t stride = t.elem * (size_t)nc;
+        if (rc == PTO_CPU_FIFO_BAD_SIZE && !cube && bytes != whole && !t.colst) {
+            // a vector lane popping a run-time valid region smaller than what was pushed: as the
+            // vendor's TPOP it takes its tile's whole static shape and the valid shape windows it
+            rc = hook(c, pp.flag, pp.dir, lane, buf, whole, pp.slot_size, pp.slot_num);
+            stride = t.elem * (size_t)t.cols;
+        }
         if (rc != PTO_CPU_FIFO_OK) fifo_fail(instr, rc, pp.flag, pp.dir, lane);
         if (both && kept) continue;  // the other lane's copy of a 1:2 transfer: popped and dropped
         kept = true;
         const size_t row = t.elem * (size_t)nc;
-        for (int r = 0; r < nr; ++r) memcpy(t.data + t.at(r0 + r, c0), buf + (size_t)r * row, row);
+        for (int r = 0; r < nr; ++r) memcpy(t.data + t.at(r0 + r, c0), buf + (size_t)r * stride, row);
     }
     if (both && !kept) fatal(instr, "no vector lane of the cluster takes part in pipe %d", pp.flag);
 }
