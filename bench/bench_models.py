@@ -21,6 +21,7 @@ if str(EXAMPLES) not in sys.path:
 
 import auto_tiled_matmul  # noqa: E402
 import decoder_layer  # noqa: E402
+import decoder_layer_blocked  # noqa: E402
 import flash_attention  # noqa: E402
 import paged_attention  # noqa: E402
 import splitk_matmul  # noqa: E402
@@ -102,6 +103,22 @@ def measure(work: Path, quick: bool):
                  r * 1e3, "ms",
                  f"compile {c * 1e3:.0f} ms, build {b:.2f} s (7 kernels cold), run {r:.2f} s "
                  f"({flops / r / 1e9:.0f} GFLOP/s of projections); max err {err:.1e}; {cores}", max(1, reps // 3)))
+
+    # a model's size (examples/decoder_layer_blocked.py: RMSNorm over column blocks, projections over
+    # token blocks, attention over query blocks): hidden 4096, 32 heads of 128, ffn 11008 (LLaMA-7B's),
+    # 256 tokens; cold = compile + the first call (g++ of its kernels, the simulator library cached)
+    dims = (2, 64, 1024, 8, 512) if quick else (2, 128, 4096, 32, 11008)
+    inputs = decoder_layer_blocked.make_inputs(*dims)
+    ref = decoder_layer_blocked.reference(*inputs, dims[0], dims[1], dims[3])
+    reps4k = max(1, reps // 3)
+    c, b, r, err, cores = _split(decoder_layer_blocked.make_decoder(*dims), inputs,
+                                 np.zeros((dims[0] * dims[1], dims[2]), np.float16), ref, work / "decoder_4k", reps4k)
+    flops = 2 * dims[0] * dims[1] * dims[2] * (4 * dims[2] + 3 * dims[4])
+    size = (f"batch {dims[0]} x seq {dims[1]}, hidden {dims[2]}, {dims[3]} heads, ffn {dims[4]}")
+    rows.append(("model_decoder_4k", f"decoder layer at a model's size (blocked kernels): {size}", r, "s",
+                 f"warm run; {flops / r / 1e9:.0f} GFLOP/s of projections; max err {err:.1e}; {cores}", reps4k))
+    rows.append(("model_decoder_4k_cold", "  the same, compile + first call (7 kernels cold)", c + b + r, "s",
+                 f"compile {c:.2f} s + build {b:.2f} s + run {r:.2f} s", reps4k))
 
     m, n, k, split = (40, 72, 1000, 4) if quick else (96, 200, 4000, 8)
     a, bm = auto_tiled_matmul.make_inputs(m, n, k)

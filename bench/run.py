@@ -63,7 +63,7 @@ ROW_KEYS = [
     "matmul_f16_l0_a2a3", "matmul_l0_a2a3_numpy", "matmul_f16_l0_a5", "matmul_l0_a5_numpy", "matmul_f32_l0_a5",
     "matmul_f32_l0_a5_numpy",
     "model_flash_attention", "model_paged_decode", "model_paged_decode_spmd", "model_decoder_layer",
-    "model_decoder_layer_large",
+    "model_decoder_layer_large", "model_decoder_4k", "model_decoder_4k_cold",
     "model_splitk_matmul", "model_auto_tiled_matmul", "model_auto_tiled_matmul_a5",
     "jit_small_cold", "jit_small_hit", "jit_small_disk", "jit_ten_cold", "jit_ten_hit", "jit_ten_disk",
     "jit_warm_call", "jit_warm_import_call",

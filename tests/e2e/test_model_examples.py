@@ -16,6 +16,7 @@ from ptokit.ir.types import CAPACITY, MemorySpace
 sys.path.insert(0, str(Path(__file__).parents[2] / "examples"))
 import auto_tiled_matmul as atm  # noqa: E402
 import decoder_layer as dl  # noqa: E402
+import decoder_layer_blocked as dlb  # noqa: E402
 import splitk_matmul as skm  # noqa: E402
 
 
@@ -81,6 +82,28 @@ def test_decoder_layer_refuses_unaligned_sizes():
     with pytest.raises(ValueError, match="head dim 48"):
         dl.make_decoder(4, 16, 384, 8, 512)
 
+
+
+@pytest.mark.parametrize("runtime", ["tensormap_and_ringbuffer", "host_build_graph"])
+def test_decoder_layer_blocked(tmp_path, runtime):
+    # two token blocks of the projections, four of proj_rope, two column blocks of the RMSNorm, two
+    # query blocks per head (the second masked from its own first row on): the blocked forms a
+    # hidden 4096 layer needs, at a size a test can afford
+    dims = (2, 64, 1024, 8, 512)                 # batch, seq, hidden, heads (head dim 128), ffn
+    inputs = dlb.make_inputs(*dims, seed=6)
+    out = np.zeros((128, 1024), np.float16)
+    compiled = ptokit.compile(dlb.make_decoder(*dims), output_dir=tmp_path / "t", runtime=runtime)
+    compiled(*inputs, out)
+    ref = dlb.reference(*inputs, 2, 64, 8)
+    err = np.abs(out.astype(np.float32) - ref).max()
+    assert err < 2e-3 * np.abs(ref).max(), err
+
+
+def test_decoder_layer_blocked_refuses_unaligned_sizes():
+    with pytest.raises(ValueError, match="a multiple of 128"):
+        dlb.make_decoder(1, 64, 512, 4, 512)          # 64 tokens: not a whole token block
+    with pytest.raises(ValueError, match="head dim 256"):
+        dlb.make_decoder(2, 64, 1024, 4, 512)
 
 @pl.program
 class ReloadInLoop:

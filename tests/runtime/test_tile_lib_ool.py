@@ -13,7 +13,7 @@ import pytest
 from ptokit.runtime import compilers
 from tile_lib_util import CASES, compile_cxx, finish
 
-OPS_HOOKS = ("pto_cpu_op_assign", "pto_cpu_op_gm", "pto_cpu_op_elementwise")
+OPS_HOOKS = ("pto_cpu_op_assign", "pto_cpu_op_gm", "pto_cpu_op_elementwise", "pto_cpu_op_fifo")
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +44,17 @@ def test_kernel_calls_the_runtime_library_instead_of_its_own_loops(kernels):
     assert not set(OPS_HOOKS) & undefined(kernels["inline"])
 
 
+def test_kernel_has_no_fifo_bodies_of_its_own(kernels):
+    """A kernel built with the define hands its TPUSH / TPOP transfers to pto_cpu_op_fifo (above)
+    and compiles no copy of the FIFO's push and pop bodies; without the define it does."""
+    def defined(so):
+        out = subprocess.run(["nm", "-C", "--defined-only", str(so)], capture_output=True, text=True, check=True)
+        return out.stdout
+    assert "fifo_push_tile" not in defined(kernels["out_of_line"])
+    assert "fifo_pop_tile" not in defined(kernels["out_of_line"])
+    assert "fifo_push_tile" in defined(kernels["inline"])
+
+
 def test_missing_operations_fail_naming_the_instruction(kernels):
     code = ("import ctypes, sys\n"
             "k = ctypes.CDLL(sys.argv[1])\n"
@@ -68,7 +79,7 @@ def test_runtime_library_exports_only_the_hooks():
     out = subprocess.run(["nm", "-D", "--defined-only", str(driver.library_path())], capture_output=True, text=True,
                          check=True).stdout
     names = {line.split()[-1] for line in out.splitlines() if line.strip()}
-    assert {"pto_cpu_op_gm", "pto_cpu_op_elementwise", "pto_cpu_op_matmul"} <= names
+    assert {"pto_cpu_op_gm", "pto_cpu_op_elementwise", "pto_cpu_op_matmul", "pto_cpu_op_fifo"} <= names
     # the instructions' C++ loops (the runtime's own users of the library, the cube's blocked
     # kernel and the shared-memory atomics, are not this test's)
     loops = ("elementwise", "binary_run", "unary_run", "reduce", "expand", "copy_block", "convert", "load_rows",

@@ -326,6 +326,22 @@ PTO_CPU_OPS_DECL uint8_t* pto_cpu_op_bind(int32_t sp, uint64_t bytes, uint64_t a
  * no fill); binds as pto_cpu_op_bind, sets *off to the offset and *fill to 1 when v was an offset. */
 PTO_CPU_OPS_DECL uint8_t* pto_cpu_op_assign(int32_t sp, uint64_t bytes, uint64_t align, int64_t v, int32_t fill_elem,
                                             uint64_t fill_bits, int32_t numel, int64_t* off, int32_t* fill);
+/* The cross-core FIFO's transfer of one tile (TPUSH: pop 0, TPOP: pop 1) on core c, as the tile
+ * library's fifo.hpp does it (the split halves, the 1:2 unsplit transfers, the slot checks): the pipe's
+ * static description and the tile's storage. */
+typedef struct PtoCpuFifoPipe {
+    int32_t flag, dir;             /* FlagID; PTO_CPU_FIFO_C2V or _V2C */
+    uint32_t slot_size, slot_num;
+    int32_t both_lanes;            /* an unsplit transfer is 1:2 with every lane that joins */
+} PtoCpuFifoPipe;
+typedef struct PtoCpuFifoTile {
+    uint8_t* data;
+    uint64_t elem;                 /* bytes per element */
+    int32_t rows, cols, vr, vc;
+    int32_t col_stored;
+} PtoCpuFifoTile;
+PTO_CPU_OPS_DECL void pto_cpu_op_fifo(const char* instr, int32_t pop, PtoCpuCore* c, const PtoCpuFifoPipe* pipe,
+                                      const PtoCpuFifoTile* tile, int32_t split);
 #undef PTO_CPU_OPS_DECL
 
 #undef PTO_CPU_HOOK_DECL

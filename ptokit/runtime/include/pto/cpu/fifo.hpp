@@ -116,32 +116,24 @@ inline void split_part(int split, int part, int rows, int cols, int vr, int vc, 
     }
 }
 
-// A pipe's static description and a tile's storage, as the out-of-line FIFO bodies take them (one
-// copy per kernel instead of one per pipe and tile type).
-struct FifoPipe {
-    int flag, dir;
-    uint32_t slot_size, slot_num;
-    bool both_lanes;
-};
+// A pipe's static description and a tile's storage, as the FIFO bodies take them (one copy per
+// kernel instead of one per pipe and tile type; with -DPTO_CPU_OOL_OPS none: the runtime library's
+// pto_cpu_op_fifo runs them).
+using FifoPipe = PtoCpuFifoPipe;
+using FifoTile = PtoCpuFifoTile;
 template <typename Pipe>
 inline FifoPipe fifo_pipe(const PtoCpuCore* c, bool producing) {
     return FifoPipe{Pipe::flagId, fifo_dir<Pipe>(c, producing), Pipe::SLOT_SIZE, Pipe::SLOT_NUM,
-                    Pipe::NO_SPLIT_BOTH_LANES};
+                    Pipe::NO_SPLIT_BOTH_LANES ? 1 : 0};
 }
-struct FifoTile {
-    uint8_t* data;
-    size_t elem;
-    int rows, cols, vr, vc;
-    bool colst;
-    // the byte offset of element (r, c)
-    int64_t at(int r, int c) const {
-        return (colst ? (int64_t)c * rows + r : (int64_t)r * cols + c) * (int64_t)elem;
-    }
-};
+// the byte offset of element (r, c) of t
+inline int64_t fifo_at(const FifoTile& t, int r, int c) {
+    return (t.col_stored ? (int64_t)c * t.rows + r : (int64_t)r * t.cols + c) * (int64_t)t.elem;
+}
 template <typename TileT>
 inline FifoTile fifo_tile(const TileT& t, const char* instr) {
     return FifoTile{(uint8_t*)(void*)ptr(t, instr), sizeof(typename TileT::DType), TileT::Rows, TileT::Cols, vrows(t),
-                    vcols(t), col_stored<TileT>()};
+                    vcols(t), col_stored<TileT>() ? 1 : 0};
 }
 
 __attribute__((noinline)) inline void fifo_push_tile(const char* instr, PtoCpuCore* c, const FifoPipe& pp,
@@ -160,7 +152,7 @@ __attribute__((noinline)) inline void fifo_push_tile(const char* instr, PtoCpuCo
                   (unsigned)pp.slot_size, pp.flag);
         uint8_t* buf = (uint8_t*)scratch(2, bytes + 1);
         const size_t row = t.elem * (size_t)nc;
-        for (int r = 0; r < nr; ++r) memcpy(buf + (size_t)r * row, t.data + t.at(r0 + r, c0), row);
+        for (int r = 0; r < nr; ++r) memcpy(buf + (size_t)r * row, t.data + fifo_at(t, r0 + r, c0), row);
         const int lane = cube ? part : c->lane;
         const int rc = hook(c, pp.flag, pp.dir, lane, buf, bytes, pp.slot_size, pp.slot_num);
         if (rc != PTO_CPU_FIFO_OK) fifo_fail(instr, rc, pp.flag, pp.dir, lane);
@@ -172,7 +164,12 @@ inline void fifo_push(const char* instr, TileT& tile, int split) {
     if (!PTO_CPU_HOOK(pto_cpu_fifo_push))
         fatal(instr, "the cross-core FIFO needs the simulator (pto_cpu_fifo_push is missing)");
     PtoCpuCore* c = core();
-    fifo_push_tile(instr, c, fifo_pipe<Pipe>(c, true), fifo_tile(tile, instr), split);
+    const FifoPipe pp = fifo_pipe<Pipe>(c, true);
+    const FifoTile t = fifo_tile(tile, instr);
+    if constexpr (kOutOfLineOps)
+        op_hook(PTO_CPU_OP_HOOK(pto_cpu_op_fifo), instr)(instr, 0, c, &pp, &t, split);
+    else
+        fifo_push_tile(instr, c, pp, t, split);
 }
 
 // A pipe built with its consumer buffers binds the popped tile to the next slot of its side's
@@ -204,7 +201,7 @@ __attribute__((noinline)) inline void fifo_pop_tile(const char* instr, PtoCpuCor
         const int lane = cube ? part : c->lane;
         int rc = hook(c, pp.flag, pp.dir, lane, buf, bytes, pp.slot_size, pp.slot_num);
         size_t stride = t.elem * (size_t)nc;
-        if (rc == PTO_CPU_FIFO_BAD_SIZE && !cube && bytes != whole && !t.colst) {
+        if (rc == PTO_CPU_FIFO_BAD_SIZE && !cube && bytes != whole && !t.col_stored) {
             // a vector lane popping a run-time valid region smaller than what was pushed: as the
             // vendor's TPOP it takes its tile's whole static shape and the valid shape windows it
             rc = hook(c, pp.flag, pp.dir, lane, buf, whole, pp.slot_size, pp.slot_num);
@@ -214,7 +211,7 @@ __attribute__((noinline)) inline void fifo_pop_tile(const char* instr, PtoCpuCor
         if (both && kept) continue;  // the other lane's copy of a 1:2 transfer: popped and dropped
         kept = true;
         const size_t row = t.elem * (size_t)nc;
-        for (int r = 0; r < nr; ++r) memcpy(t.data + t.at(r0 + r, c0), buf + (size_t)r * stride, row);
+        for (int r = 0; r < nr; ++r) memcpy(t.data + fifo_at(t, r0 + r, c0), buf + (size_t)r * stride, row);
     }
     if (both && !kept) fatal(instr, "no vector lane of the cluster takes part in pipe %d", pp.flag);
 }
@@ -226,7 +223,11 @@ inline void fifo_pop(const char* instr, Pipe& pipe, TileT& tile, int split) {
     PtoCpuCore* c = core();
     const FifoPipe pp = fifo_pipe<Pipe>(c, false);
     bind_pop_slot(pipe, tile, pp.dir, instr);
-    fifo_pop_tile(instr, c, pp, fifo_tile(tile, instr), split);
+    const FifoTile t = fifo_tile(tile, instr);
+    if constexpr (kOutOfLineOps)
+        op_hook(PTO_CPU_OP_HOOK(pto_cpu_op_fifo), instr)(instr, 1, c, &pp, &t, split);
+    else
+        fifo_pop_tile(instr, c, pp, t, split);
 }
 
 template <typename Pipe>

@@ -13,6 +13,7 @@
 #endif
 
 #include "pto/cpu/ops.hpp"
+#include "pto/cpu/fifo.hpp"
 
 namespace pto { namespace cpu { namespace ool {
 
@@ -227,6 +228,15 @@ extern "C" __attribute__((visibility("default"))) uint8_t* pto_cpu_op_assign(int
                                                                              int32_t numel, int64_t* off,
                                                                              int32_t* fill) {
     return pto::cpu::assign_value_impl(sp, bytes, align, v, fill_elem, fill_bits, numel, off, fill);
+}
+
+extern "C" __attribute__((visibility("default"))) void pto_cpu_op_fifo(const char* instr, int32_t pop, PtoCpuCore* c,
+                                                                     const PtoCpuFifoPipe* pipe,
+                                                                     const PtoCpuFifoTile* tile, int32_t split) {
+    if (pop)
+        pto::cpu::fifo_pop_tile(instr, c, *pipe, *tile, split);
+    else
+        pto::cpu::fifo_push_tile(instr, c, *pipe, *tile, split);
 }
 
 #endif
