@@ -214,6 +214,10 @@ def wrap_kernel(asm_cpp: str, abi: KernelABI, *, external: bool = False) -> str:
         cty = DTYPES[s.dtype][1]
         v = _ident(s.name)
         out.append(f"    // Unpack scalar: {s.name}")
+        if s.pointer:       # an address passed as a scalar (a window's CommContext)
+            out.append(f"    __gm__ {cty}* {v} = reinterpret_cast<__gm__ {cty}*>(args[{nt + j}]);")
+            call.append(v)
+            continue
         out.append(f"    union {{ uint64_t u64; {cty} val; }} {v}_conv;")
         out.append(f"    {v}_conv.u64 = args[{nt + j}];")
         out.append(f"    {cty} {v} = {v}_conv.val;")

@@ -29,6 +29,7 @@ class TensorArg:
 class ScalarArg:
     name: str
     dtype: str         # IR dtype name (FP32, INT32, INT64, INDEX, BOOL, ...)
+    pointer: bool = False   # an address the kernel takes as ``__gm__ T*`` (a window's CommContext, !pto.ptr<i64>)
 
 
 @dataclass(frozen=True)

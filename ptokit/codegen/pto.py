@@ -26,6 +26,7 @@ from ..ir import nodes as N
 from ..ir.ops import BY_PYTHON, OPS, SCALAR_OPERATORS
 from ..ir.ops.spmd import SPMD_PARAMS as SPMD_NAMES
 from ..ir.types import INDEX, ArrayType, DType, MemorySpace, ScalarType, TensorType, TileType, dim_vars
+from ..ir.comm import is_ctx_param
 from ..pto import compat as pto_compat
 from ..pto import rules as pto_rules
 from ..pto import dialect
@@ -82,7 +83,7 @@ def kernel_abi(fn: N.Function) -> KernelABI:
     return KernelABI(
         name=fn.name, core_type=fn.attrs.get("core_type", "aiv"),
         tensors=tuple(targs),
-        scalars=tuple(ScalarArg(p.name, p.type.dtype.name) for p in scalars),
+        scalars=tuple(ScalarArg(p.name, p.type.dtype.name, pointer=is_ctx_param(p)) for p in scalars),
         dyn_dims=tuple(dyn),
         uses_block=uses_block,
         uses_subblock="get_subblock_idx" in used,
@@ -556,7 +557,9 @@ class _Emitter:
             params.append((f"arg{len(params)}", P.PtrType("ui8")))
             bound.append((None, None))
         for p in scalars:
-            params.append((f"arg{len(params)}", P.ScalarType(p.type.dtype.mlir)))
+            # a window's CommContext is a !pto.ptr<i64> (pypto HEAD's; read with pto.load_scalar, pto_comm.py)
+            ty = P.PtrType("i64") if is_ctx_param(p) else P.ScalarType(p.type.dtype.mlir)
+            params.append((f"arg{len(params)}", ty))
             bound.append((p.name, p.type))
         for d in abi.dyn_dims:
             params.append((f"arg{len(params)}", P.ScalarType("index")))

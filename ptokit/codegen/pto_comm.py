@@ -1,9 +1,12 @@
 """PTO codegen of the kernel-level pld ops (op forms ``comm`` / ``comm_load``, ir/ops/comm.py).
 
 A window operand is a kernel parameter (its ``!pto.ptr``); its CommContext is the hidden
-``<name>__ctx`` i64 parameter.  A peer's copy of a window is ``pto.comm.peer_ptr``; a cell is
-``pto.addptr`` at the flat row-major offset; remote loads and stores are the ordinary
-``pto.tload`` / ``pto.tstore`` on a tensor view made over the peer pointer.
+``<name>__ctx`` parameter, a ``!pto.ptr<i64>``.  As pypto HEAD writes them (``pto_ops_distributed.cpp``):
+``pld.rank`` / ``pld.nranks`` are the low / high half of the context's slot 2 (``pto.load_scalar`` +
+``arith.trunci``, ``arith.shrui``); a peer's copy of a window is ``pto.addptr`` of the local pointer by
+``(windowsIn[peer] - windowsIn[rank]) / element size`` elements; a cell is ``pto.addptr`` at the flat
+row-major offset; remote loads and stores are the ordinary ``pto.tload`` / ``pto.tstore`` on a tensor
+view made over the peer pointer.
 """
 from __future__ import annotations
 
@@ -11,10 +14,12 @@ from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import OPS
 from ..ir.types import TensorType
-from ..ir.comm import ctx_name
+from ..ir.comm import CTX_RANK_SLOT, CTX_WINDOWS_IN_SLOT, ctx_name
 from ..pto import types as P
 from ..pto.builder import Builder, Value
 from . import pto_forms
+
+_I32, _I64, _INDEX = P.ScalarType("i32"), P.ScalarType("i64"), P.ScalarType("index")
 
 
 def _window(em, e: N.Expr, what: str):
@@ -24,10 +29,35 @@ def _window(em, e: N.Expr, what: str):
     return em.values[e.name][0], em.values[ctx_name(e.name)][0]
 
 
+def _ctx_slot(em, ctx: Value, slot: Value, b: Builder, loc) -> Value:
+    """``%v = pto.load_scalar %ctx[%slot] : !pto.ptr<i64> -> i64``."""
+    return b.element("pto.load_scalar", [ctx, slot], em.temp(), _I64, loc)
+
+
+def _rank_i32(em, ctx: Value, b: Builder, loc) -> Value:
+    pair = _ctx_slot(em, ctx, em.const(CTX_RANK_SLOT, "index"), b, loc)
+    return b.cast("arith.trunci", pair, _I32, em.temp(), loc)
+
+
+def _nranks_i32(em, ctx: Value, b: Builder, loc) -> Value:
+    pair = _ctx_slot(em, ctx, em.const(CTX_RANK_SLOT, "index"), b, loc)
+    high = b.arith("arith.shrui", [pair, em.const(32, "i64")], _I64, em.temp(), loc)
+    return b.cast("arith.trunci", high, _I32, em.temp(), loc)
+
+
 def _peer_ptr(em, w: N.Expr, peer: N.Expr, b: Builder, loc, what: str) -> Value:
+    """The local window pointer moved to rank ``peer``'s copy: ``pto.addptr`` by
+    ``(windowsIn[peer] - windowsIn[rank]) / sizeof(element)``."""
     ptr, ctx = _window(em, w, what)
     pv = em.scalar(peer, "index", b)
-    return b.call("pto.comm.peer_ptr", [ptr, ctx, pv], em.temp(), ptr.type, loc)
+    win = em.const(CTX_WINDOWS_IN_SLOT, "index")
+    rank = b.cast("arith.index_cast", _rank_i32(em, ctx, b, loc), _INDEX, em.temp(), loc)
+    local = _ctx_slot(em, ctx, b.arith("arith.addi", [win, rank], _INDEX, em.temp(), loc), b, loc)
+    remote = _ctx_slot(em, ctx, b.arith("arith.addi", [win, pv], _INDEX, em.temp(), loc), b, loc)
+    delta = b.arith("arith.subi", [remote, local], _I64, em.temp(), loc)
+    elems = b.arith("arith.divsi", [delta, em.const(w.type.dtype.size, "i64")], _I64, em.temp(), loc)
+    offset = b.cast("arith.index_cast", elems, _INDEX, em.temp(), loc)
+    return b.call("pto.addptr", [ptr, offset], em.temp(), ptr.type, loc)
 
 
 def _flat(em, t: TensorType, offsets: N.ListExpr, b: Builder) -> Value:
@@ -53,8 +83,8 @@ def scalar(em, e: N.OpCall, b: Builder):
     loc = em.srcloc(e.loc)
     if e.op == "get_comm_ctx":
         return _window(em, e.args[0], "pld.get_comm_ctx's t")[1], "i64"
-    ctx = em.scalar(e.args[0], "i64", b)
-    return b.call(OPS[e.op].pto, [ctx], em.temp(), P.ScalarType("i32"), loc), "i32"
+    ctx = em.scalar(e.args[0], "i64", b)      # the context's value (a !pto.ptr<i64>, typed INT64 in the IR)
+    return (_rank_i32 if e.op == "rank" else _nranks_i32)(em, ctx, b, loc), "i32"
 
 
 def stmt(em, e: N.OpCall, b: Builder, partition_sizes) -> None:

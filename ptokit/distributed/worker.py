@@ -231,7 +231,8 @@ class Worker:
             args = self._args(chip, msg)
             res = driver.run_image(chip.image, args, self.init.config, kernel_names=chip.kernel_names,
                                    scalar_dtypes=[param_dtype(p) for p in chip.params],
-                                   kernel_core_types=chip.kernel_core_types, extra_gm=self._extra_gm())
+                                   kernel_core_types=chip.kernel_core_types, extra_gm=self._extra_gm(),
+                                   comm_ctx=[d.ctx_addr for d in self.domains.values()])
         except RuntimeFailure as exc:
             self._state(boardlib.FAILED)
             self.link.send(Result(rank, msg.seq, False, code=exc.code, message=exc.message, start_ns=start))

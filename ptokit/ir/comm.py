@@ -41,6 +41,13 @@ CHUNK_BYTES = 16 * 1024
 CTX_SUFFIX = "__ctx"
 
 
+# the CommContext's u64 slots a kernel reads (pto.load_scalar of the !pto.ptr<i64> context; the layout is
+# comm_context.h's, checked against distributed/commctx.py): (rankId, rankNum) share slot 2, rankId the low
+# half; windowsIn[k] is slot 4 + k
+CTX_RANK_SLOT = 2
+CTX_WINDOWS_IN_SLOT = 4
+
+
 def ctx_name(window: str) -> str:
     return window + CTX_SUFFIX
 

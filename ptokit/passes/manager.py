@@ -16,6 +16,7 @@ from ..errors import InternalError
 from ..ir.nodes import Program, copy_program
 from ..ir.printer import print_program
 from ..ir.verifier import PROPERTIES, verify_properties
+from .acc_store_casts import fold_acc_store_casts
 from .accumulators import infer_accumulator_space
 from .auto_tile_matmul import auto_tile_matmul_l0
 from .classify import classify_kernels
@@ -77,6 +78,7 @@ PIPELINE: List[Pass] = [
     Pass("FlattenTileNdTo2D", flatten_tile_nd_to_2d, requires=_p("ssa", "tile_ops"), produces=_p("tile_2d")),
     Pass("InferTileMemorySpace", infer_tile_memory_space, requires=_p("ssa", "tile_ops", "flat", "tile_2d"),
          produces=_p("tile_memory")),
+    Pass("FoldAccStoreCasts", fold_acc_store_casts, requires=_p("ssa", "tile_memory")),
     Pass("ClassifyKernels", classify_kernels, requires=_p("ssa", "no_fifo"), produces=_p("classified")),
     Pass("PlanMemory", plan_memory, requires=_p("ssa", "classified"), produces=_p("planned")),
     Pass("PlacePipeBuffers", place_pipe_buffers, requires=_p("planned")),

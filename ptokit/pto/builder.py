@@ -322,8 +322,10 @@ class Builder:
 
     def call(self, name: str, operands: Sequence[Value], result: str = "", result_type=None,
              loc: SrcLoc = None) -> Optional[Value]:
-        """A call-form op (dialect.CALL_FORMS): ``[%r =] pto.X %a, %b : Ta, Tb [-> R]``."""
-        spec = self._spec(name, "call")
+        """A call-form op (dialect.CALL_FORMS): ``[%r =] pto.X %a, %b : Ta, Tb [-> R]``; the ``addptr`` form
+        types its pointer only: ``%r = pto.addptr %p, %off : !pto.ptr<T> -> !pto.ptr<T>``."""
+        row = dialect.PTO_OPS.get(name)
+        spec = self._spec(name, row.form if row is not None and row.form in dialect.CALL_FORMS else "call")
         if len(operands) != len(spec.ins):
             raise _bad(f"{name} takes {len(spec.ins)} operands, got {len(operands)}")
         for operand, v in zip(spec.ins, operands):
@@ -333,7 +335,7 @@ class Builder:
         res, vals = _results(result, [result_type] if result else [])
         op = self._op(name, res, loc)
         op.clauses = [Clause("operand", "", [_use(v)]) for v in operands]
-        op.colon_types = [v.type for v in operands]
+        op.colon_types = [v.type for v in operands][:1 if spec.form == "addptr" else None]
         if result:
             op.arrow_types = [result_type]
         self._finish(op)

@@ -373,17 +373,15 @@ _row(OpSpec("pto.local_array_set", "array_set", _operands("array:A index:I value
             pipe="S"))
 ELEMENT_FORMS = ("getval", "load_scalar", "store_scalar", "array_declare", "array_get", "array_set")
 
-# distributed programs (pld in kernel code; C++ in pto/cpu/comm_dsl.hpp), the call form
-#   [%r =] pto.X %a, %b, ... : T1, T2, ... [-> R]  ->  [R r =] CXX(a, b, ...)
-# the CommContext address is an i64 operand (the window parameter's hidden comm_ctx scalar)
-_row(OpSpec("pto.comm.rank", "call", _operands("ctx:I"), _operands("result:S"), cxx="PTO_COMM_RANK", pipe="S"))
-_row(OpSpec("pto.comm.nranks", "call", _operands("ctx:I"), _operands("result:S"), cxx="PTO_COMM_NRANKS", pipe="S"))
-_row(OpSpec("pto.comm.peer_ptr", "call", _operands("ptr:P ctx:I peer:I"), _operands("result:P"), cxx="PTO_COMM_PEER",
-            pipe="S"))
-_row(OpSpec("pto.addptr", "call", _operands("ptr:P offset:I"), _operands("result:P"), cxx="PTO_ADDPTR", pipe="S"))
+# distributed programs (pld in kernel code; C++ in pto/cpu/comm_dsl.hpp). The CommContext is a
+# !pto.ptr<i64> parameter per window, read with pto.load_scalar (pypto HEAD's form: rank and nranks are the
+# two halves of slot 2, a peer's copy of a window is pto.addptr by windowsIn[peer] - windowsIn[rank]);
+#   %r = pto.addptr %ptr, %offset : !pto.ptr<T> -> !pto.ptr<T>            offset in elements (index)
+#   pto.X %a, %b, ... : T1, T2, ...                                         the call form (signals)
+_row(OpSpec("pto.addptr", "addptr", _operands("ptr:P offset:I"), _operands("result:P"), cxx="PTO_ADDPTR", pipe="S"))
 _row(OpSpec("pto.comm.tnotify", "call", _operands("signal:P value:I op:I"), cxx="PTO_COMM_NOTIFY", pipe="S"))
 _row(OpSpec("pto.comm.twait", "call", _operands("signal:P expected:I cmp:I"), cxx="PTO_COMM_WAIT", pipe="S"))
-CALL_FORMS = ("call",)
+CALL_FORMS = ("call", "addptr")
 
 _MASKS = ("P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111")
 # #pto.mask_pattern<P0101>, written inside ins(...) after the source: ins(%src, {maskPattern = ...} : T, "row")
@@ -581,7 +579,7 @@ PTO_OPS["pto.tgather"] = _dataclasses.replace(PTO_OPS["pto.tgather"], variants=t
 # ---------------------------------------------------------------- ops newer than a ptoas release
 # ptoas 0.27 (its PTOOps.td) has none of these: pypto HEAD's distributed, prefetch, local-array and
 # all-core barrier ops, and pto.subview (0.27 spells the tile window pto.textract)
-for _name in ("pto.comm.rank", "pto.comm.nranks", "pto.comm.peer_ptr", "pto.comm.tnotify", "pto.comm.twait",
+for _name in ("pto.comm.tnotify", "pto.comm.twait",
               "pto.comm.wait_async_event", "pto.declare_local_array", "pto.local_array_get", "pto.local_array_set",
               "pto.make_prefetch_async_context", "pto.get_prefetch_async_session", "pto.tprefetch_async",
               "pto.syncall", "pto.subview",

@@ -64,6 +64,11 @@ ELEMENT_TYPES: Dict[str, Tuple[str, str, Optional[str], Optional[str]]] = {
     "pto.trowmin": ("src", "element type", "i16/i32/f16/f32", "i16/i32/f16/f32"),
     "pto.tprelu": ("src0", "dst/src0/src1 element type", "f16 or f32", "f16 or f32"),
     "pto.tcolexpanddiv": ("src0", "tcolexpanddiv element type", "f16 or f32", "f16 or f32"),
+    "pto.tcolexpandmul": ("src0", "element type", "i16/i32/f16/f32", "i8/i16/i32/f16/f32"),
+    "pto.tcolexpandadd": ("src0", "element type", "i16/i32/f16/f32", "i8/i16/i32/f16/f32"),
+    "pto.tcolexpandsub": ("src0", "element type", "i16/i32/f16/f32", "i8/i16/i32/f16/f32"),
+    "pto.tcolexpandmax": ("src0", "element type", "i16/i32/f16/f32", "i8/i16/i32/f16/f32"),
+    "pto.tcolexpandmin": ("src0", "element type", "i16/i32/f16/f32", "i8/i16/i32/f16/f32"),
     "pto.tcolexpandexpdif": ("src0", "tcolexpandexpdif element type", "f16 or f32", "f16 or f32"),
 }
 UNTAGGED = frozenset({"pto.trowsum", "pto.trowmax", "pto.trowmin", "pto.tprelu", "pto.tcolexpanddiv",

@@ -57,3 +57,26 @@ class BroadcastWrongVector:
         cv = pl.load(c, [0, 0], [1, 64])
         y = pl.store(pl.row_expand(t, cv), [0, 0], y)
         return y
+
+
+def make_col_expand(dtype, op: str, rows=16, cols=64):
+    """One column expand pl.col_expand_<op>(tile, col_vec) of dtype (the element-type rule of its row)."""
+    fn = getattr(pl, f"col_expand_{op}")
+
+    @pl.program
+    class ColExpand:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tensor[[rows, cols], dtype], c: pl.Tensor[[1, cols], dtype],
+              y: pl.Out[pl.Tensor[[rows, cols], dtype]]):
+            t = pl.load(a, [0, 0], [rows, cols])
+            cv = pl.load(c, [0, 0], [1, cols])
+            y = pl.store(fn(t, cv), [0, 0], y)
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[rows, cols], dtype], c: pl.Tensor[[1, cols], dtype],
+                 y: pl.Out[pl.Tensor[[rows, cols], dtype]]):
+            y = self.k(a, c, y)
+            return y
+
+    return ColExpand

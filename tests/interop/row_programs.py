@@ -118,8 +118,31 @@ class RowsScatter:
         return y
 
 
+import ptokit.language.distributed as pld   # noqa: E402
+
+
+@pl.program
+class RowsPeer:
+    """pld.rank / nranks / a peer's window without signals: pto.load_scalar of the CommContext and
+    pto.addptr (the suite's other distributed kernels also notify or wait, rows 0.27 lacks)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, y: pl.Out[pl.Tensor[[1, 64], pl.FP32]],
+          src: pld.DistributedTensor[[1, 64], pl.FP32]) -> pl.Tensor[[1, 64], pl.FP32]:
+        ctx = pld.get_comm_ctx(src)
+        peer = (pld.rank(ctx) + 1) % pld.nranks(ctx)
+        y = pl.store(pld.tile.remote_load(src, peer, [0, 0], [1, 64]), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, y: pl.Out[pl.Tensor[[1, 64], pl.FP32]],
+             src: pld.DistributedTensor[[1, 64], pl.FP32]) -> pl.Tensor[[1, 64], pl.FP32]:
+        y = self.k(y, src)
+        return y
+
+
 # each program alone (one kernel per file, so one op 0.27 refuses does not hide the others)
-PROGRAMS = [(RowsGemv, "a2a3sim"), (RowsMoves, "a5sim"), (RowsScatter, "a5sim")]   # 0.27: mscatter on A5 only      # a5: a Vec -> Vec window (pl.slice)
+PROGRAMS = [(RowsGemv, "a2a3sim"), (RowsMoves, "a5sim"), (RowsScatter, "a5sim"), (RowsPeer, "a2a3sim")]   # 0.27: mscatter on A5 only      # a5: a Vec -> Vec window (pl.slice)
 
 
 def compile_all(out: Path) -> None:

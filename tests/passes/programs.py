@@ -429,3 +429,26 @@ class BlockValues:
         with pl.at(level=pl.Level.CORE_GROUP, name_hint="use"):
             y = pl.assemble(y, pl.add(e, t), [0, 0])
         return y
+
+
+@pl.program
+class NarrowedProduct:
+    """A product narrowed to FP16 only to be stored (FoldAccStoreCasts): the store takes the f32
+    accumulator; the second product's narrowed tile is also moved to Vec, so its cast stays."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16],
+          y: pl.Out[pl.Tensor[[16, 16], pl.FP16]], z: pl.Out[pl.Tensor[[16, 16], pl.FP16]]):
+        left = pl.move(pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        right = pl.move(pl.load(b, [0, 0], [16, 16], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        y = pl.store(pl.matmul(left, right, out_dtype=pl.FP16), [0, 0], y)
+        q = pl.matmul(left, right, out_dtype=pl.FP16)
+        z = pl.store(pl.add(pl.move(q, target_memory=pl.Mem.Vec), pl.move(q, target_memory=pl.Mem.Vec)), [0, 0], z)
+        return y, z
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16],
+             y: pl.Out[pl.Tensor[[16, 16], pl.FP16]], z: pl.Out[pl.Tensor[[16, 16], pl.FP16]]):
+        y, z = self.k(a, b, y, z)
+        return y, z
+

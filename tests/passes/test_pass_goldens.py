@@ -34,6 +34,7 @@ CASES = {
     "ConvertToSSA": P.CarriedAndMerged,
     "FlattenTileNdTo2D": P.NdTiles,
     "InferTileMemorySpace": P.MatmulOperands,
+    "FoldAccStoreCasts": P.NarrowedProduct,
     "ClassifyKernels": P.CubeAndVector,
     "PlanMemory": P.CarriedAndMerged,
     "PlacePipeBuffers": P.HandPipe,

@@ -388,3 +388,18 @@ def test_trandom_is_a5_only_for_027():
     assert ei.value.message == "'pto.trandom' op trandom is only supported for A5 targets", ei.value.message
     accepted(text, "a2a3")
     accepted(text, "a5", compat="0.27")
+
+
+@pytest.mark.parametrize("op", ["mul", "add", "sub", "max", "min"])
+def test_column_expand_binary_element_types(op):
+    """i16/i32/f16/f32 on A2/A3, also i8 on A5, never bf16 (the tool's words, located at src0)."""
+    for arch, elem, words in (("a2a3", "bf16", "A2/A3 tcolexpand{op} element type to be i16/i32/f16/f32"),
+                              ("a2a3", "i8", "A2/A3 tcolexpand{op} element type to be i16/i32/f16/f32"),
+                              ("a5", "bf16", "A5 tcolexpand{op} element type to be i8/i16/i32/f16/f32")):
+        t, row = tb(16, 64, elem), tb(1, 64, elem)
+        text = kernel({"a": t, "r": row, "d": t}, f"  pto.tcolexpand{op} ins(%a, %r : {t}, {row}) outs(%d : {t})")
+        refused(text, arch, f"'pto.tcolexpand{op}' op expects " + words.format(op=op), "%a")
+    for arch, elem in (("a5", "i8"), ("a2a3", "i16"), ("a2a3", "f16")):
+        t, row = tb(16, 64, elem), tb(1, 64, elem)
+        accepted(kernel({"a": t, "r": row, "d": t}, f"  pto.tcolexpand{op} ins(%a, %r : {t}, {row}) outs(%d : {t})"),
+                 arch)

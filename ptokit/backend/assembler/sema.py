@@ -260,7 +260,7 @@ class Sema:
             spec = dialect.PTO_OPS[name]
             check = {"tensor_view": self.check_make_tensor_view, "partition_view": self.check_partition_view,
                      "alloc": self.check_alloc_tile, "dps": self.check_tile_op, "view": self.check_view,
-                     "plain": self.check_plain, "call": self.check_call,
+                     "plain": self.check_plain, **{form: self.check_call for form in dialect.CALL_FORMS},
                      "event": lambda o, _s: events.check(self, o),
                      "prefetch": lambda o, _s: prefetch.check(self, o),
                      **{form: self.check_element for form in dialect.ELEMENT_FORMS}}
@@ -639,14 +639,20 @@ class Sema:
         self.bind_results(op, [value_t] if form == "array_get" else [])
 
     def check_call(self, op: Op, spec: dialect.OpSpec) -> None:
-        """``[%r =] pto.X %a, %b : Ta, Tb [-> R]`` (dialect.CALL_FORMS: the comm ops, pto.addptr)."""
+        """``[%r =] pto.X %a, %b : Ta, Tb [-> R]`` (dialect.CALL_FORMS: the signal ops); the ``addptr`` form
+        types the pointer only, the offset is an index: ``%r = pto.addptr %p, %off : !pto.ptr<T> -> !pto.ptr<T>``."""
         nl, nc = op.extra["name_tok"]
         self._no_other_clauses(op, {("operand", "")})
         uses = [c.uses[0] for c in op.clauses]
         self.count(op, uses, len(spec.ins), "operands")
-        if len(op.colon_types) != len(uses):
+        types = list(op.colon_types)
+        if spec.form == "addptr":
+            if len(types) != 1:
+                raise self.error(f"'{op.name}' is written %ptr, %offset : !pto.ptr<T> -> !pto.ptr<T>", nl, nc)
+            types.append(ScalarType("index"))
+        if len(types) != len(uses):
             raise self.error(f"'{op.name}' needs one type per operand after ':'", nl, nc)
-        for u, t, operand in zip(uses, op.colon_types, spec.ins):
+        for u, t, operand in zip(uses, types, spec.ins):
             u.type = t
             vi = self.resolve(u)
             if not dialect.accepts(operand.kind, vi.type):
@@ -656,6 +662,9 @@ class Sema:
             if len(op.arrow_types) != 1 or not dialect.accepts(spec.outs[0].kind, op.arrow_types[0]):
                 raise self.error(f"'{op.name}' needs its result type ({dialect.kind_name(spec.outs[0].kind)}) "
                                  f"after '->'", nl, nc)
+            if spec.form == "addptr" and op.arrow_types[0] != types[0]:
+                raise self.error(f"'{op.name}' op failed to verify that all of {{ptr, result}} have same type",
+                                 nl, nc)
             self.bind_results(op, [op.arrow_types[0]])
         else:
             if op.arrow_types:

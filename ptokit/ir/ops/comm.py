@@ -95,9 +95,9 @@ def _remote_store(ts, attrs):
 
 declare("get_comm_ctx", (P("t", "tensor"),), _get_comm_ctx, form="comm", namespaces=K,
         doc="the CommContext of window t (its hidden comm_ctx parameter)")
-declare("rank", (P("ctx", "scalar"),), _ctx_query("rank"), pto="pto.comm.rank", form="comm", namespaces=K,
+declare("rank", (P("ctx", "scalar"),), _ctx_query("rank"), pto="pto.load_scalar", form="comm", namespaces=K,
         doc="the executing rank's id, 0 .. nranks-1, from a CommContext")
-declare("nranks", (P("ctx", "scalar"),), _ctx_query("nranks"), pto="pto.comm.nranks", form="comm", namespaces=K,
+declare("nranks", (P("ctx", "scalar"),), _ctx_query("nranks"), pto="pto.load_scalar", form="comm", namespaces=K,
         doc="the number of ranks W, from a CommContext")
 declare("system.notify", (P("target", "tensor"), P("peer", "index"), P("offsets", "offsets"), P("value", "index"),
                           P("op", "int", NotifyOp.AtomicAdd, keyword_only=True)),

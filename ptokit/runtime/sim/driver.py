@@ -184,6 +184,8 @@ def load_library() -> ctypes.CDLL:
         lib.ptosim_set_extra_gm.restype = None
         lib.ptosim_set_extra_gm.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_int32]
         lib.ptosim_set_readonly.restype = None
+        lib.ptosim_set_comm_ctx.restype = None
+        lib.ptosim_set_comm_ctx.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_int32]
         lib.ptosim_set_readonly.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_int32]
         lib.ptosim_comm_install.restype = ctypes.c_int
         lib.ptosim_comm_install.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
@@ -477,13 +479,16 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
                  config: Optional[RunConfig] = None, *, func_name: str = "aicpu_orchestration_entry",
                  signature: Optional[Sequence[int]] = None, scalar_dtypes: Optional[Sequence] = None,
                  runtime=None, dump_dir=None, extra_gm: Sequence = (), sites=None,
-                 arg_names: Optional[Sequence[str]] = None) -> RunResult:
+                 arg_names: Optional[Sequence[str]] = None, comm_ctx: Sequence[int] = ()) -> RunResult:
     """Run an orchestration .so with kernel .so files (paths) on the simulator.
 
     With ``config.enable_dump_args`` the dumped task arguments are written under ``dump_dir``
     (``dumps.write_dumps``; default: ``dumps`` in the current folder).  ``extra_gm``: ``(addr,
     nbytes)`` ranges, beyond the tensor arguments, that the run's live-buffer check
     (``pto_cpu_check_gm``) accepts (the windows and arena of a distributed run).  Races the
+    ``comm_ctx``: addresses of the CommContexts the kernels read (a window's context parameter, one u64
+    slot per ``pto.load_scalar``; a read of a peer's window base outside the run's ranks is a fatal
+    error naming the peer).  Races the
     checker found (``config.race_check``) are a ``races.RaceError`` after the outputs are copied
     back, or a ``RaceWarning`` (``race_report="warn"``); ``sites`` (the tree's site table)
     locates them in the DSL.
@@ -512,8 +517,10 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
     gm = (ctypes.c_uint64 * max(len(pairs), 1))(*pairs)
     triples = [int(v) for t in m.readonly for v in t]
     ro = (ctypes.c_uint64 * max(len(triples), 1))(*triples)
+    ctxs = (ctypes.c_uint64 * max(len(comm_ctx), 1))(*[int(a) for a in comm_ctx])
     with _run_lock:
         lib.ptosim_set_extra_gm(gm, len(pairs) // 2)
+        lib.ptosim_set_comm_ctx(ctxs, len(comm_ctx))
         lib.ptosim_set_readonly(ro, len(m.readonly))
         code = lib.ptosim_run(ctypes.byref(cfg), str(orchestration).encode(), func_name.encode(), ks, len(kernels),
                               ctypes.cast(m.tensors, ctypes.c_void_p), m.ntensors, m.scalars, m.nscalars,
@@ -706,7 +713,7 @@ def _image_path(data: bytes, label: str = "so") -> str:
 
 def run_image(image: bytes, args: list, config: Optional[RunConfig] = None, kernel_names=None, *,
               scalar_dtypes: Optional[Sequence] = None, kernel_core_types=None, dump_dir=None,
-              extra_gm: Sequence = (), sites=None) -> RunResult:
+              extra_gm: Sequence = (), sites=None, comm_ctx: Sequence[int] = ()) -> RunResult:
     """Run a callable image (``ptokit.runtime.callable``) on the simulator.
 
     Tensor arguments are numpy arrays / torch CPU tensors (used in place when ``copy_reason``
@@ -719,7 +726,7 @@ def run_image(image: bytes, args: list, config: Optional[RunConfig] = None, kern
     loaded = load_image(image, kernel_names, kernel_core_types)
     return run_binaries(loaded.orchestration, loaded.kernels, args, config or RunConfig(),
                         func_name=loaded.func_name, signature=loaded.signature, scalar_dtypes=scalar_dtypes,
-                        dump_dir=dump_dir, extra_gm=extra_gm, sites=sites)
+                        dump_dir=dump_dir, extra_gm=extra_gm, sites=sites, comm_ctx=comm_ctx)
 
 
 @dataclass(frozen=True)

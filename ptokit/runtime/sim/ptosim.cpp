@@ -307,12 +307,50 @@ std::string describe_arg(const Task* t, const ArgRegion& rg, uint32_t i, uint64_
 
 }  // namespace
 
+namespace {
+
+// A read of a CommContext the run's kernels were given (a window's !pto.ptr<i64> parameter, read with
+// LOAD_SCALAR as pypto HEAD writes pld.rank / nranks / a peer's window): 1 when [p, p+bytes) is one u64
+// slot of one, 0 when it touches none. Anything else is fatal: a write, a read across slots, and a read of
+// windowsIn[k] or windowsOut[k] for k outside 0 .. rankNum-1 (the kernel's peer is out of range).
+int comm_ctx_access(const char* instr, const void* p, uint64_t bytes) {
+    Run* r = g_active_run.load(std::memory_order_acquire);
+    if (!r || r->comm_ctx.empty()) return 0;
+    const uint64_t a = (uint64_t)(uintptr_t)p;
+    for (uint64_t base : r->comm_ctx) {
+        if (a + bytes <= base || a >= base + sizeof(CommContext)) continue;
+        const CommContext* ctx = reinterpret_cast<const CommContext*>((uintptr_t)base);
+        char msg[256];
+        const uint64_t off = a - base;
+        if (a < base || off % 8 || bytes != 8 || !instr || strcmp(instr, "LOAD_SCALAR") != 0) {
+            snprintf(msg, sizeof msg, "%s of %llu bytes at byte %lld of the CommContext: a kernel reads it one u64 slot "
+                     "at a time with pto.load_scalar", instr ? instr : "access", (unsigned long long)bytes,
+                     (long long)(a - base));
+            pto_cpu_fatal(instr, msg);
+        }
+        const uint64_t win_in = offsetof(CommContext, windowsIn), win_out = offsetof(CommContext, windowsOut);
+        if (off >= win_in) {
+            const long long k = (long long)((off - (off >= win_out ? win_out : win_in)) / 8);
+            if (k >= ctx->rankNum) {
+                snprintf(msg, sizeof msg, "peer %lld is out of range: the program runs on %d ranks (0 .. %d)", k,
+                         (int)ctx->rankNum, (int)ctx->rankNum - 1);
+                pto_cpu_fatal(instr, msg);
+            }
+        }
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace
+
 // The access [p, p+bytes) must lie inside the tensor argument `origin` names (the kernel
 // parameter its view was made from), or -- origin unknown or naming no argument -- inside one
 // tensor argument of the running block; see docs/simulator.md, "What ptokit checks".
 extern "C" __attribute__((visibility("default"))) void pto_cpu_check_gm_access(const char* instr, const void* origin,
                                                                                const void* p, uint64_t bytes,
                                                                                uint64_t elem) {
+    if (comm_ctx_access(instr, p, bytes)) return;
     Core* c = t_core;
     const Task* t = c ? c->cur.task : nullptr;
     char msg[512];  // pto_cpu_fatal does not return: no live std::string may be left behind it
@@ -370,6 +408,8 @@ extern "C" __attribute__((visibility("default"))) int ptosim_run(
     g_extra_gm.clear();
     std::vector<uint64_t> readonly = std::move(g_readonly);
     g_readonly.clear();
+    std::vector<uint64_t> comm_ctx = std::move(g_comm_ctx);
+    g_comm_ctx.clear();
     auto set_err = [&](int code, const std::string& m) {
         if (err && errlen > 0) snprintf(err, (size_t)errlen, "%s", m.c_str());
         return code;
@@ -400,6 +440,7 @@ extern "C" __attribute__((visibility("default"))) int ptosim_run(
     for (auto& t : r->orch_tensors) r->gm.emplace_back(t.buffer.addr, t.buffer.addr + t.buffer.size);
     for (auto& g : extra_gm) r->gm.emplace_back(g.first, g.first + g.second);   // windows, arena
     r->readonly = std::move(readonly);
+    r->comm_ctx = std::move(comm_ctx);
 
     // ---- device
     Device* d = attach_device(r.get(), cfg);
@@ -611,6 +652,11 @@ extern "C" __attribute__((visibility("default"))) void ptosim_set_extra_gm(const
     std::lock_guard<std::mutex> run_guard(g_run_mu);
     g_extra_gm.clear();
     for (int32_t i = 0; pairs && i < n; ++i) g_extra_gm.emplace_back(pairs[2 * i], pairs[2 * i + 1]);
+}
+
+extern "C" __attribute__((visibility("default"))) void ptosim_set_comm_ctx(const uint64_t* addrs, int32_t n) {
+    std::lock_guard<std::mutex> run_guard(g_run_mu);
+    g_comm_ctx.assign(addrs, addrs + (addrs && n > 0 ? (size_t)n : 0));
 }
 
 extern "C" __attribute__((visibility("default"))) void ptosim_set_readonly(const uint64_t* triples, int32_t n) {

@@ -189,6 +189,9 @@ void ptosim_comm_shm_table(struct PtoCommOps* out);
 // [addr, addr+size) pairs (2n words) that pto_cpu_check_gm accepts during the next run
 // (windows, the host-tensor arena); consumed by that run.
 void ptosim_set_extra_gm(const uint64_t* pairs, int32_t n);
+// The CommContexts (comm_context.h, 1056 bytes each) the next run's kernels may read with LOAD_SCALAR
+// (a window's !pto.ptr<i64> context parameter); consumed by that run.
+void ptosim_set_comm_ctx(const uint64_t* addrs, int32_t n);
 // (addr, size, orchestration argument index) triples (3n words): input arrays the next run reads
 // in place; a checked write into one fails its task (pto_cpu_check_gm_write). Consumed by that run.
 void ptosim_set_readonly(const uint64_t* triples, int32_t n);

@@ -34,6 +34,7 @@ struct CommState {
 CommState g_comm;
 std::vector<std::pair<uint64_t, uint64_t>> g_extra_gm;   // for the next run (ptosim_set_extra_gm)
 std::vector<uint64_t> g_readonly;                         // for the next run (ptosim_set_readonly)
+std::vector<uint64_t> g_comm_ctx;                         // for the next run (ptosim_set_comm_ctx)
 
 const PtoCommOps* comm_table() { return g_comm.installed ? &g_comm.table : nullptr; }
 

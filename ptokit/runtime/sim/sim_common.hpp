@@ -41,6 +41,7 @@
 #include "pto_orchestration_api.h"
 #include "ptosim_api.h"
 #include "tensor.h"
+#include "comm_context.h"
 
 #if __has_include("pto/cpu_sim_hooks.h")
 #define PTO_CPU_SIM_HOOKS_IMPL 1

@@ -38,6 +38,7 @@ struct Run {
     std::vector<KernelInfo> kernels;
     std::vector<std::pair<uint64_t, uint64_t>> gm;  // external buffers [addr, addr+size)
     std::vector<uint64_t> readonly;                 // (addr, size, orchestration argument) triples never written
+    std::vector<uint64_t> comm_ctx;                 // the CommContexts its kernels read (ptosim_set_comm_ctx)
     std::vector<ChipTensor> orch_tensors;
     std::vector<uint64_t> orch_scalars;
     ChipTaskArgs orch_args;
