@@ -15,6 +15,7 @@ from .calls import tile_call
 from .estimate import est_line, fifo_est_line
 from .fusion import GmRun, Run, find_gm_run, scan_run, tile_reads
 from .sema import ValueInfo, float_literal
+from .sync import SyncState
 
 PURE_ARITH = dialect.ARITH_OPS
 CUBE_LOCS = {"mat", "left", "right", "acc", "bias"}
@@ -67,8 +68,7 @@ class FuncEmitter:
         self.views: Dict[int, dict] = {}     # id(ValueInfo of a tensor_view) -> metadata
         self.live: set = set()
         self.last_loc = None
-        self.pending: Dict[int, str] = {}     # id(tile ValueInfo) -> pipe of its unsynced writer
-        self.reading: Dict[int, set] = {}     # id(tile ValueInfo) -> pipes of its unsynced readers
+        self.sync = SyncState()               # tiles' accesses no other pipe has waited for yet (sync.py)
         self.span: Dict[int, tuple] = {}      # id(tile ValueInfo) -> (memory space, address or None, bytes)
         self.event = 0
         self.reserved: Dict[tuple, int] = {}  # (func, buffer name) -> base, for import_reserved_buffer
@@ -661,37 +661,21 @@ class FuncEmitter:
     def sync_before(self, op: Op, pipe: str, reads, depth: int, writes=()) -> None:
         """The flags ``op`` on ``pipe`` needs first: a tile it reads that another pipe wrote (RAW), and
         a tile it writes whose bytes another pipe still reads (WAR: the planner reuses a buffer once
-        its last reader is issued) or writes (WAW)."""
-        need = []
-        for u in reads:
-            r = id(self.root(u.value))
-            need += [src for k, src in self.pending.items() if src != pipe and self.overlaps(k, r)]
-        for u in writes:
-            w = id(self.root(u.value))
-            need += [src for k, src in self.pending.items() if src != pipe and self.overlaps(k, w)]
-            need += [src for k, srcs in self.reading.items() if self.overlaps(k, w) for src in srcs if src != pipe]
-        for src in dict.fromkeys(need):
+        its last reader is issued) or writes (WAW); each pipe pair that needs ordering gets its flag,
+        a flag already making another one unneeded (sync.py)."""
+        self.flags_for(pipe, [id(self.root(u.value)) for u in reads], [id(self.root(u.value)) for u in writes],
+                       depth)
+
+    def flags_for(self, pipe: str, r_ids, w_ids, depth: int) -> None:
+        for src in self.sync.flags_needed(pipe, r_ids, w_ids, self.overlaps):
             ev = f"EVENT_ID{self.event % 8}"
             self.event += 1
             self.out(depth, f"set_flag(PIPE_{src}, PIPE_{pipe}, {ev});")
             self.out(depth, f"wait_flag(PIPE_{src}, PIPE_{pipe}, {ev});")
-            for k in [k for k, v in self.pending.items() if v == src]:
-                del self.pending[k]
-            for k in list(self.reading):
-                self.reading[k].discard(src)
-                if not self.reading[k]:
-                    del self.reading[k]
-
-    def _merge_reading(self, other: Dict[int, set]) -> None:
-        for k, pipes in other.items():
-            self.reading.setdefault(k, set()).update(pipes)
 
     def issued(self, pipe: str, reads, writes) -> None:
         """Record what an instruction on ``pipe`` read and wrote, for the flags of later ones."""
-        for u in reads:
-            self.reading.setdefault(id(self.root(u.value)), set()).add(pipe)
-        for u in writes:
-            self.pending[id(self.root(u.value))] = pipe
+        self.sync.issued(pipe, [id(self.root(u.value)) for u in reads], [id(self.root(u.value)) for u in writes])
 
     def emit_view(self, op: Op, spec: dialect.OpSpec, depth: int) -> None:
         """``%d = pto.treshape %s : T1 -> T2``: a tile of type T2 over the same bytes (no pipe, no copy)."""
@@ -867,23 +851,34 @@ class FuncEmitter:
         step = self.ex(st)
         inc = f"++{ivn}" if step == "1" else f"{ivn} += {step}"
         self.out(depth, f"for ({ivt} {ivn} = {self.ex(lo)}; {ivn} < {self.ex(hi)}; {inc}) {{")
-        saved = dict(self.pending)
-        saved_reading = {k: set(v) for k, v in self.reading.items()}
+        saved = self.sync.copy()
         body = op.regions[0]
         self.emit_block(body, depth + 1)
         if body.ops and body.ops[-1].name == "scf.yield":
             self.emit_yield(body.ops[-1], iters, depth + 1)
-        if self.insert_sync and self._has_tile_ops(body):
-            self.out(depth + 1, "pipe_barrier(PIPE_ALL);")
-            self.pending = {}
-            self.reading = {}
-        else:
-            self.pending.update(saved)
-            self._merge_reading(saved_reading)
+        self.end_loop_body(saved, self.insert_sync and self._has_tile_ops(body), depth,
+                           runs=self._runs_once(lo, hi))
         self.out(depth, "}")
         for it, r in zip(iters, results):
             if it.uses == 0 and r.uses == 0:
                 self.out(depth, f"(void){it.cxx};")
+
+    def _runs_once(self, lo, hi) -> bool:
+        """The loop's bounds are constants and it runs at least once."""
+        a, b = self.const_of(lo), self.const_of(hi)
+        return a is not None and b is not None and a < b
+
+    def end_loop_body(self, saved: SyncState, barrier: bool, depth: int, runs: bool) -> None:
+        """A loop body with tile ops ends with ``pipe_barrier(PIPE_ALL)``: the next iteration starts with
+        nothing pending (the first starts from ``saved``, which holds more). After the loop, nothing is
+        pending if it ran; a loop that may run no iteration leaves ``saved`` pending."""
+        if barrier:
+            self.out(depth + 1, "pipe_barrier(PIPE_ALL);")
+            self.sync.clear()
+            if not runs:
+                self.sync.merge(saved)
+        else:
+            self.sync.merge(saved)
 
     def emit_while(self, op: Op, depth: int) -> None:
         """``while (true) { condition region; if (!c) break; body }``: the values the condition passes
@@ -905,22 +900,20 @@ class FuncEmitter:
         for a, r in zip(after_args, results):
             a.cxx = r.cxx
         self.out(depth, "while (true) {")
-        saved = dict(self.pending)
-        saved_reading = {k: set(v) for k, v in self.reading.items()}
+        saved = self.sync.copy()
         self.emit_block(before, depth + 1)
         if not same:
             self.emit_yield(cond, results, depth + 1, first=1)
         self.out(depth + 1, f"if (!({self.ex(cond.operands[0])})) break;")
+        at_exit = self.sync.copy()          # the loop leaves here, after the condition region
         self.emit_block(after, depth + 1)
         if after.ops and after.ops[-1].name == "scf.yield":
             self.emit_yield(after.ops[-1], iters, depth + 1)
         if self.insert_sync and (self._has_tile_ops(before) or self._has_tile_ops(after)):
             self.out(depth + 1, "pipe_barrier(PIPE_ALL);")
-            self.pending = {}
-            self.reading = {}
-        else:
-            self.pending.update(saved)
-            self._merge_reading(saved_reading)
+            # the loop ends after a condition region, past the last barrier: what that region left
+            # unwaited for (from the first iteration's state, which holds more) is pending after it
+            self.sync = at_exit
         self.out(depth, "}")
         for it, r, a in zip(iters, results, after_args):
             if it.uses == 0 and r.uses == 0 and a.uses == 0:
@@ -988,23 +981,19 @@ class FuncEmitter:
         for r in results:
             self.declare_mutable(r, None, depth)
         self.out(depth, f"if ({self.ex(op.operands[0])}) {{")
-        saved = dict(self.pending)
-        saved_reading = {k: set(v) for k, v in self.reading.items()}
+        saved = self.sync.copy()
         for i, region in enumerate(op.regions):
             if i:
                 self.out(depth, "} else {")
-                branch_pending, branch_reading = self.pending, self.reading
-                self.pending = dict(saved)
-                self.reading = {k: set(v) for k, v in saved_reading.items()}
+                branch = self.sync
+                self.sync = saved.copy()
             self.emit_block(region, depth + 1)
             if region.ops and region.ops[-1].name == "scf.yield":
                 self.emit_yield(region.ops[-1], results, depth + 1)
             if i:
-                self.pending.update(branch_pending)
-                self._merge_reading(branch_reading)
+                self.sync.merge(branch)
         if len(op.regions) == 1:         # the arm may not run: what was unsynced before still is
-            self.pending.update(saved)
-            self._merge_reading(saved_reading)
+            self.sync.merge(saved)
         self.out(depth, "}")
         for r in results:
             if r.uses == 0:
