@@ -159,10 +159,8 @@ __global__ AICORE void gathers(__gm__ float* v1, __gm__ int32_t* v2, __gm__ floa
 #if defined(PTO_CPU_GM_ORIGIN)
   v51.origin_ = v8;
 #endif
-  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
-  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
-  set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID1);
-  wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID1);
+  set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);
+  wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);
   MSCATTER(v51, v48, v16);
   pipe_barrier(PIPE_ALL);
 #endif

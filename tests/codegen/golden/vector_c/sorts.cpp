@@ -50,10 +50,8 @@ __global__ AICORE void sorts(__gm__ float* v1, __gm__ uint32_t* v2, __gm__ float
 #if defined(PTO_CPU_GM_ORIGIN)
   v17.origin_ = v3;
 #endif
-  set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID1);
-  wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID1);
-  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
-  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
+  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
+  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v17, v14);
   PTO_EST(PIPE_MTE3, 10u, 0, v14);
   // vector_c_programs.py:47
@@ -72,8 +70,8 @@ __global__ AICORE void sorts(__gm__ float* v1, __gm__ uint32_t* v2, __gm__ float
 #if defined(PTO_CPU_GM_ORIGIN)
   v23.origin_ = v4;
 #endif
-  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID3);
-  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID3);
+  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
+  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
   TSTORE(v23, v19);
   PTO_EST(PIPE_MTE3, 19u, 0, v19);
   pipe_barrier(PIPE_ALL);

@@ -65,10 +65,8 @@ static __aicore__ void rows(__gm__ float* v1, __gm__ float* v2, int32_t v3, int3
 #if defined(PTO_CPU_GM_ORIGIN)
   v20.origin_ = v2;
 #endif
-  set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID1);
-  wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID1);
-  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
-  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
+  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
+  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v20, v15);
   PTO_EST(PIPE_MTE3, 75u, 0, v15);
   pipe_barrier(PIPE_ALL);

@@ -56,10 +56,8 @@ static __aicore__ void add_lane(__gm__ float* v1, __gm__ float* v2, int32_t v3) 
 #if defined(PTO_CPU_GM_ORIGIN)
   v14.origin_ = v2;
 #endif
-  set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID1);
-  wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID1);
-  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
-  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
+  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
+  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
   TSTORE(v14, v11);
   PTO_EST(PIPE_MTE3, 75u, 0, v11);
   pipe_barrier(PIPE_ALL);
