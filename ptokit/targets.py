@@ -86,6 +86,23 @@ def validate_ptoas_compat(value) -> Optional[str]:
                      f"{', '.join(repr(v) for v in PTOAS_COMPAT)}")
 
 
+# The ``ptoas_compat`` of a compile that gives none (nor an active PassContext): a user whose installed
+# ptoas is 0.27 sets it once instead of passing the option to every compile (the suite's
+# ``--real-tools`` sets it from the tool's ``--version``).
+PTOAS_COMPAT_ENV = "PTOKIT_PTOAS_COMPAT"
+
+
+def default_ptoas_compat() -> Optional[str]:
+    """``$PTOKIT_PTOAS_COMPAT`` (unset or empty: None, pypto HEAD's `.pto`); another value than
+    PTOAS_COMPAT's is a ValueError naming the variable."""
+    import os
+    value = os.environ.get(PTOAS_COMPAT_ENV, "").strip() or None
+    try:
+        return validate_ptoas_compat(value)
+    except ValueError as exc:
+        raise ValueError(f"{PTOAS_COMPAT_ENV}: {exc}") from None
+
+
 def default_pipe_slots(arch: str, dir_mask: int) -> Tuple[int, int]:
     """(SlotNum, LocalSlotNum) of a pipe whose ``*_initialize_pipe`` gives no ``slot_num``: 8 slots
     one way, 4 per direction both ways (pypto-parity.md, section E); the consumer's local ring holds
