@@ -69,6 +69,7 @@ class FuncEmitter:
         self.live: set = set()
         self.last_loc = None
         self.sync = SyncState()               # tiles' accesses no other pipe has waited for yet (sync.py)
+        self.loop_logs: List[list] = []       # per enclosing loop: the (pipe, reads, writes) its body issued
         self.span: Dict[int, tuple] = {}      # id(tile ValueInfo) -> (memory space, address or None, bytes)
         self.event = 0
         self.reserved: Dict[tuple, int] = {}  # (func, buffer name) -> base, for import_reserved_buffer
@@ -667,15 +668,26 @@ class FuncEmitter:
                        depth)
 
     def flags_for(self, pipe: str, r_ids, w_ids, depth: int) -> None:
+        """Emit (and record) the flags an access by ``pipe`` of these tiles (ids) needs now."""
         for src in self.sync.flags_needed(pipe, r_ids, w_ids, self.overlaps):
-            ev = f"EVENT_ID{self.event % 8}"
-            self.event += 1
-            self.out(depth, f"set_flag(PIPE_{src}, PIPE_{pipe}, {ev});")
-            self.out(depth, f"wait_flag(PIPE_{src}, PIPE_{pipe}, {ev});")
+            self.emit_flag(src, pipe, depth)
+
+    def emit_flag(self, src: str, pipe: str, depth: int) -> None:
+        """``set_flag`` + ``wait_flag`` from ``src`` to ``pipe`` (already recorded in ``self.sync``)."""
+        for log in self.loop_logs:
+            log.append(("flag", src, pipe))
+        ev = f"EVENT_ID{self.event % 8}"
+        self.event += 1
+        self.out(depth, f"set_flag(PIPE_{src}, PIPE_{pipe}, {ev});")
+        self.out(depth, f"wait_flag(PIPE_{src}, PIPE_{pipe}, {ev});")
 
     def issued(self, pipe: str, reads, writes) -> None:
         """Record what an instruction on ``pipe`` read and wrote, for the flags of later ones."""
-        self.sync.issued(pipe, [id(self.root(u.value)) for u in reads], [id(self.root(u.value)) for u in writes])
+        r_ids = tuple(id(self.root(u.value)) for u in reads)
+        w_ids = tuple(id(self.root(u.value)) for u in writes)
+        self.sync.issued(pipe, r_ids, w_ids)
+        for log in self.loop_logs:
+            log.append(("op", pipe, r_ids, w_ids))
 
     def emit_view(self, op: Op, spec: dialect.OpSpec, depth: int) -> None:
         """``%d = pto.treshape %s : T1 -> T2``: a tile of type T2 over the same bytes (no pipe, no copy)."""
@@ -727,6 +739,17 @@ class FuncEmitter:
             if a.name == "__pypto_spmd_subblock_idx":
                 return a.value.cxx
         return None
+
+    def _has_untracked(self, block: Block) -> bool:
+        """The block holds an op whose tile accesses the flag state does not record: the cross-core FIFO
+        and event ops, which order the pipes they use themselves."""
+        for op in block.ops:
+            spec = dialect.PTO_OPS.get(op.name)
+            if spec is not None and (spec.form in dialect.FIFO_FORMS or spec.form == "event"):
+                return True
+            if any(self._has_untracked(r) for r in op.regions):
+                return True
+        return False
 
     def _has_op(self, block: Block, names) -> bool:
         for op in block.ops:
@@ -852,12 +875,14 @@ class FuncEmitter:
         inc = f"++{ivn}" if step == "1" else f"{ivn} += {step}"
         self.out(depth, f"for ({ivt} {ivn} = {self.ex(lo)}; {ivn} < {self.ex(hi)}; {inc}) {{")
         saved = self.sync.copy()
+        self.loop_logs.append([])
         body = op.regions[0]
         self.emit_block(body, depth + 1)
         if body.ops and body.ops[-1].name == "scf.yield":
             self.emit_yield(body.ops[-1], iters, depth + 1)
-        self.end_loop_body(saved, self.insert_sync and self._has_tile_ops(body), depth,
-                           runs=self._runs_once(lo, hi))
+        self.loop_carried(self.loop_logs.pop(), depth + 1, [body])
+        if not self._runs_once(lo, hi):       # a loop that may run no iteration leaves saved pending
+            self.sync.merge(saved)
         self.out(depth, "}")
         for it, r in zip(iters, results):
             if it.uses == 0 and r.uses == 0:
@@ -868,17 +893,31 @@ class FuncEmitter:
         a, b = self.const_of(lo), self.const_of(hi)
         return a is not None and b is not None and a < b
 
-    def end_loop_body(self, saved: SyncState, barrier: bool, depth: int, runs: bool) -> None:
-        """A loop body with tile ops ends with ``pipe_barrier(PIPE_ALL)``: the next iteration starts with
-        nothing pending (the first starts from ``saved``, which holds more). After the loop, nothing is
-        pending if it ran; a loop that may run no iteration leaves ``saved`` pending."""
-        if barrier:
-            self.out(depth + 1, "pipe_barrier(PIPE_ALL);")
+    def loop_carried(self, log: list, depth: int, regions) -> None:
+        """The flags at the end of a loop body that the next iteration needs. The body's own flags were
+        found from the state before the loop; the next iteration starts from what this one left
+        pending instead. Its accesses and flags (``log``) are replayed on a copy of that state, and
+        each flag an access still needs there is emitted here, at the end of the body, and recorded.
+        No ``pipe_barrier(PIPE_ALL)``: pipes stay free to overlap across iterations where nothing is
+        shared, as with the real tool's loop-carried flags."""
+        if not self.insert_sync or not log:
+            return
+        if any(self._has_untracked(r) for r in regions):
+            # the cross-core FIFO and event ops order the pipes they use themselves, outside what this
+            # state records: such a body keeps the full barrier
+            self.out(depth, "pipe_barrier(PIPE_ALL);")
             self.sync.clear()
-            if not runs:
-                self.sync.merge(saved)
-        else:
-            self.sync.merge(saved)
+            return
+        nxt = self.sync.copy()
+        for entry in log:
+            if entry[0] == "flag":
+                nxt.flag(entry[1], entry[2])
+                continue
+            _, pipe, r_ids, w_ids = entry
+            for src in nxt.flags_needed(pipe, r_ids, w_ids, self.overlaps):
+                self.sync.flag(src, pipe)
+                self.emit_flag(src, pipe, depth)
+            nxt.issued(pipe, r_ids, w_ids)
 
     def emit_while(self, op: Op, depth: int) -> None:
         """``while (true) { condition region; if (!c) break; body }``: the values the condition passes
@@ -900,7 +939,7 @@ class FuncEmitter:
         for a, r in zip(after_args, results):
             a.cxx = r.cxx
         self.out(depth, "while (true) {")
-        saved = self.sync.copy()
+        self.loop_logs.append([])
         self.emit_block(before, depth + 1)
         if not same:
             self.emit_yield(cond, results, depth + 1, first=1)
@@ -909,11 +948,10 @@ class FuncEmitter:
         self.emit_block(after, depth + 1)
         if after.ops and after.ops[-1].name == "scf.yield":
             self.emit_yield(after.ops[-1], iters, depth + 1)
-        if self.insert_sync and (self._has_tile_ops(before) or self._has_tile_ops(after)):
-            self.out(depth + 1, "pipe_barrier(PIPE_ALL);")
-            # the loop ends after a condition region, past the last barrier: what that region left
-            # unwaited for (from the first iteration's state, which holds more) is pending after it
-            self.sync = at_exit
+        self.loop_carried(self.loop_logs.pop(), depth + 1, [before, after])
+        # the loop leaves after a condition region: in the first iteration (at_exit) or after a body
+        at_exit.merge(self.sync)
+        self.sync = at_exit
         self.out(depth, "}")
         for it, r, a in zip(iters, results, after_args):
             if it.uses == 0 and r.uses == 0 and a.uses == 0:
