@@ -8,6 +8,7 @@ way (``runtime_kind_to_name`` / ``runtime_kind_from_name``).
 from __future__ import annotations
 
 import enum
+import os
 import sys
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Optional, Tuple, Union
@@ -95,7 +96,6 @@ PTOAS_COMPAT_ENV = "PTOKIT_PTOAS_COMPAT"
 def default_ptoas_compat() -> Optional[str]:
     """``$PTOKIT_PTOAS_COMPAT`` (unset or empty: None, pypto HEAD's `.pto`); another value than
     PTOAS_COMPAT's is a ValueError naming the variable."""
-    import os
     value = os.environ.get(PTOAS_COMPAT_ENV, "").strip() or None
     try:
         return validate_ptoas_compat(value)

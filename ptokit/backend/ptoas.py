@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
 from ..errors import AssemblerError, PtokitError
+from ..targets import PTOAS_COMPAT
 from .assembler import assemble_text, normalize_arch
 
 __all__ = ["assemble", "assemble_many", "find_ptoas", "ptoas_command", "ptoas_release", "compat_of_release"]
@@ -56,7 +57,6 @@ def _release(exe: str, _mtime: int, _size: int) -> Optional[str]:
 def compat_of_release(release: Optional[str]) -> Optional[str]:
     """The ``ptoas_compat`` that writes what that release accepts: the release itself when ptokit has a
     mode for it (``targets.PTOAS_COMPAT``), else None (pypto HEAD's `.pto`, for the newer ptoas it pins)."""
-    from ..targets import PTOAS_COMPAT
     return release if release in PTOAS_COMPAT else None
 
 
