@@ -95,6 +95,12 @@ class VendorRefusal(UserError):
     decision with its reason, not a defect of the program."""
 
 
+class ToolRefusal(CompileError, VendorRefusal):
+    """A program ptokit refuses at its DSL line because the assembler it writes for would refuse it:
+    an op or attribute the ``ptoas_compat`` release does not know, or a form the real verifier
+    rejects. A compile error, and a refusal by design when the suite runs the real tools."""
+
+
 class BuildError(PtokitError):
     """A C++ build (g++) failed; the message carries the compiler's output."""
 

@@ -8,6 +8,7 @@ way (``runtime_kind_to_name`` / ``runtime_kind_from_name``).
 from __future__ import annotations
 
 import enum
+import os
 import sys
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Optional, Tuple, Union
@@ -84,6 +85,22 @@ def validate_ptoas_compat(value) -> Optional[str]:
         return value
     raise ValueError(f"unknown ptoas_compat {value!r}; valid values are None (pypto HEAD's .pto) or "
                      f"{', '.join(repr(v) for v in PTOAS_COMPAT)}")
+
+
+# The ``ptoas_compat`` of a compile that gives none (nor an active PassContext): a user whose installed
+# ptoas is 0.27 sets it once instead of passing the option to every compile (the suite's
+# ``--real-tools`` sets it from the tool's ``--version``).
+PTOAS_COMPAT_ENV = "PTOKIT_PTOAS_COMPAT"
+
+
+def default_ptoas_compat() -> Optional[str]:
+    """``$PTOKIT_PTOAS_COMPAT`` (unset or empty: None, pypto HEAD's `.pto`); another value than
+    PTOAS_COMPAT's is a ValueError naming the variable."""
+    value = os.environ.get(PTOAS_COMPAT_ENV, "").strip() or None
+    try:
+        return validate_ptoas_compat(value)
+    except ValueError as exc:
+        raise ValueError(f"{PTOAS_COMPAT_ENV}: {exc}") from None
 
 
 def default_pipe_slots(arch: str, dir_mask: int) -> Tuple[int, int]:

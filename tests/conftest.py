@@ -16,7 +16,8 @@ os.environ.setdefault("PTOKIT_WERROR", "1")
 # them everywhere: `pytest --real-tools` (or PTOKIT_TEST_REAL_TOOLS=1) keeps PTOAS_ROOT and
 # PTO_ISA_ROOT, so every compile runs that ptoas and every build uses that pto-isa; a program ptokit
 # refuses by design for them (ptokit.errors.VendorRefusal: the cross-core FIFO or bf16 on pto-isa,
-# ...) is then a skip giving the reason, never a pass.
+# an op the ptoas release does not know, ...) is then a skip giving the reason, never a pass. A ptoas
+# 0.27 switches every compile to ptoas_compat="0.27" (_real_ptoas_compat below).
 REAL_TOOLS_VARS = ("PTOAS_ROOT", "PTO_ISA_ROOT")
 
 
@@ -33,6 +34,27 @@ for _var in REAL_TOOLS_VARS:
         os.environ.pop(_var, None)
 
 
+def _real_ptoas_compat() -> None:
+    """With the real tools, a ptoas whose release ptokit has a mode for (``ptoas --version``: 0.27) gets
+    that mode's `.pto` in every compile (PTOKIT_PTOAS_COMPAT, read by ptokit where a compile names no
+    ptoas_compat): what it does not know is then refused at the DSL line (ToolRefusal, a skip with its
+    reason) instead of written and rejected. PTOKIT_PTOAS_COMPAT set beforehand (empty: pypto HEAD's
+    .pto) is kept."""
+    if "PTOKIT_PTOAS_COMPAT" in os.environ or not os.environ.get("PTOAS_ROOT"):
+        return
+    from ptokit.backend.ptoas import compat_of_release, find_ptoas, ptoas_release
+    exe = find_ptoas()
+    compat = compat_of_release(ptoas_release(exe)) if exe is not None else None
+    if compat is not None:
+        os.environ["PTOKIT_PTOAS_COMPAT"] = compat
+
+
+if _real_tools_asked(sys.argv):
+    _real_ptoas_compat()
+else:
+    os.environ.pop("PTOKIT_PTOAS_COMPAT", None)       # the suite checks pypto HEAD's forms by default
+
+
 def pytest_addoption(parser):
     group = parser.getgroup("ptokit")
     group.addoption("--real-tools", action="store_true", default=False,
@@ -46,6 +68,14 @@ def pytest_addoption(parser):
                          "vendor perf-sim on the same C++ (tests/estimate/test_vendor_perfsim.py)")
     group.addoption("--pto-corpus-only", action="store_true", default=False,
                     help="with --pto-corpus: build no C++ (a test is skipped at its first build)")
+
+
+def pytest_report_header(config):
+    if _real_tools_asked(sys.argv):
+        return (f"real tools: PTOAS_ROOT={os.environ.get('PTOAS_ROOT') or '-'} "
+                f"PTO_ISA_ROOT={os.environ.get('PTO_ISA_ROOT') or '-'} "
+                f"ptoas_compat={os.environ.get('PTOKIT_PTOAS_COMPAT') or 'none (pypto HEAD .pto)'}")
+    return None
 
 
 def pytest_configure(config):

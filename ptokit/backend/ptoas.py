@@ -6,7 +6,9 @@ artifacts.md and write the same shape of C++.
 """
 from __future__ import annotations
 
+import functools
 import os
+import re
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -14,9 +16,10 @@ from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
 from ..errors import AssemblerError, PtokitError
+from ..targets import PTOAS_COMPAT
 from .assembler import assemble_text, normalize_arch
 
-__all__ = ["assemble", "assemble_many", "find_ptoas", "ptoas_command"]
+__all__ = ["assemble", "assemble_many", "find_ptoas", "ptoas_command", "ptoas_release", "compat_of_release"]
 
 
 def find_ptoas() -> Optional[Path]:
@@ -28,6 +31,33 @@ def find_ptoas() -> Optional[Path]:
                 return cand
     found = shutil.which("ptoas")
     return Path(found) if found else None
+
+
+def ptoas_release(exe) -> Optional[str]:
+    """The release an external ``ptoas`` reports (``ptoas --version`` prints ``ptoas 0.27``): "0.27",
+    or None when it prints no such line or cannot be run. Remembered per file and modification time."""
+    p = Path(exe)
+    try:
+        st = p.stat()
+    except OSError:
+        return None
+    return _release(str(p.resolve()), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=None)
+def _release(exe: str, _mtime: int, _size: int) -> Optional[str]:
+    try:
+        proc = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"\bptoas\s+(?:version\s+)?v?(\d+\.\d+)", proc.stdout + proc.stderr)
+    return m.group(1) if m else None
+
+
+def compat_of_release(release: Optional[str]) -> Optional[str]:
+    """The ``ptoas_compat`` that writes what that release accepts: the release itself when ptokit has a
+    mode for it (``targets.PTOAS_COMPAT``), else None (pypto HEAD's `.pto`, for the newer ptoas it pins)."""
+    return release if release in PTOAS_COMPAT else None
 
 
 def _cli_arch(arch: str) -> str:

@@ -21,7 +21,7 @@ import dataclasses
 import os
 from typing import Dict, List, Optional, Tuple
 
-from ..errors import CompileError, InternalError
+from ..errors import CompileError, InternalError, ToolRefusal
 from ..ir import nodes as N
 from ..ir.ops import BY_PYTHON, OPS, SCALAR_OPERATORS
 from ..ir.ops.spmd import SPMD_PARAMS as SPMD_NAMES
@@ -753,14 +753,14 @@ def _refuse_broken_rules(em: _Emitter, func, arch: str, compat: Optional[str]) -
     """A program whose .pto the real assembler's verifier would refuse is refused here, at its DSL line."""
     for op, _role, message in pto_rules.violations(func, arch, compat):
         loc = em.origins.get(op.srcloc) if op.srcloc else None
-        raise CompileError(f"{message} (the real ptoas refuses this .pto; kernel {em.fn.name})",
+        raise ToolRefusal(f"{message} (the real ptoas refuses this .pto; kernel {em.fn.name})",
                            loc if loc is not None else em.fn.loc)
 
 
 def _refuse_unknown(em: _Emitter, func, compat: str) -> None:
     for op, what in pto_compat.unknown_to(func, compat):
         loc = em.origins.get(op.srcloc) if op is not None and op.srcloc else None
-        raise CompileError(f"{what} is not known to ptoas {compat}: kernel {em.fn.name} cannot be written for "
+        raise ToolRefusal(f"{what} is not known to ptoas {compat}: kernel {em.fn.name} cannot be written for "
                            f"ptoas_compat=\"{compat}\" (compile without ptoas_compat for pypto HEAD's .pto)",
                            loc if loc is not None else em.fn.loc)
 

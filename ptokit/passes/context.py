@@ -11,7 +11,7 @@ from typing import Optional, Union
 
 from ..targets import (PLATFORMS, SIM_PLATFORMS, RuntimeKind, Target, coerce_runtime_kind,  # noqa: F401 (re-exported)
                        runtime_kind_from_name, runtime_kind_to_name, target_arch, validate_platform,
-                       validate_ptoas_compat)
+                       validate_ptoas_compat, default_ptoas_compat)
 
 _ACTIVE: contextvars.ContextVar[Optional["PassContext"]] = contextvars.ContextVar("ptokit_pass_context", default=None)
 
@@ -69,7 +69,8 @@ class PassContext:
 
 
 def resolve_context(platform: str, runtime, ptoas_compat: Optional[str] = None) -> PassContext:
-    """The PassContext of one compile: ``platform``/``runtime``/``ptoas_compat`` merged with an active context.
+    """The PassContext of one compile: ``platform``/``runtime``/``ptoas_compat`` merged with an active context
+    (a ``ptoas_compat`` neither gives is ``$PTOKIT_PTOAS_COMPAT``'s, ``targets.default_ptoas_compat``).
 
     Lives here (not in ``ptokit.toolchain``) so a ``@pl.jit`` cache hit can compute its key
     without importing the compiler."""
@@ -84,4 +85,6 @@ def resolve_context(platform: str, runtime, ptoas_compat: Optional[str] = None) 
     verify = active.verify if active is not None else True
     if ptoas_compat is None and active is not None:
         ptoas_compat = active.ptoas_compat
+    if ptoas_compat is None:
+        ptoas_compat = default_ptoas_compat()
     return PassContext(platform=platform, runtime=kind, verify=verify, ptoas_compat=ptoas_compat)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from ..errors import CompileError
+from ..errors import CompileError, ToolRefusal
 from ..ir import nodes as N
 from ..ir.ops.fifo import DIRECTIONS
 from ..ir.ops.pipes import AUTO
@@ -255,7 +255,7 @@ def _split_of(g: N.Function, aic: N.Function, aiv: N.Function, ctx) -> int:
             raise CompileError(f"{f.name} has attrs split={m} ({MODES[m]}), but {f0.name} split={mode} "
                                f"({MODES[mode]}); the functions of group {g.name} share one split mode", f.loc)
     if ctx.ptoas_compat == "0.27":
-        raise CompileError(f"{f0.name}: attrs split= under ptoas_compat=\"0.27\": 0.27 runs the vector body on "
+        raise ToolRefusal(f"{f0.name}: attrs split= under ptoas_compat=\"0.27\": 0.27 runs the vector body on "
                            f"subblock 0 and lets lane 1 idle, so a split cannot run as written; compile without "
                            f"ptoas_compat", f0.loc)
     ax = axis_of(mode)

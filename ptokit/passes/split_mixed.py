@@ -33,7 +33,7 @@ from __future__ import annotations
 import copy
 from typing import Dict, List, Optional, Set
 
-from ..errors import CompileError
+from ..errors import CompileError, ToolRefusal
 from ..targets import Target
 from ..ir import nodes as N
 from ..ir.ops import OPS, ops_with
@@ -416,7 +416,7 @@ def _split(fn: N.Function, ctx):
     pushed: Dict[str, list] = {"c2v": [], "v2c": []}
     split = split_mode(fn)
     if ctx.ptoas_compat == "0.27" and (split or fn.attrs.get("dual_lanes")):
-        raise CompileError(f"kernel {fn.name}: under ptoas_compat=\"0.27\" cross-core transfers are unsplit only: "
+        raise ToolRefusal(f"kernel {fn.name}: under ptoas_compat=\"0.27\" cross-core transfers are unsplit only: "
                            f"0.27 runs the vector body on subblock 0 and lets lane 1 idle, so a split (or an explicit "
                            f"region that runs both lanes) cannot run as written; compile without ptoas_compat",
                            fn.loc)
@@ -522,7 +522,7 @@ def _geometry(fn: N.Function, target: Target, pushed: Dict[str, list], compat: O
         for d, space, base in consumers:
             if base + local * slot_size > target.capacity(space):
                 unit = {"Vec": "Vec (UB)", "Mat": "Mat (L1)"}[space.name]
-                raise CompileError(f"kernel {fn.name}: under ptoas_compat=\"0.27\" the assembler picks {local} "
+                raise ToolRefusal(f"kernel {fn.name}: under ptoas_compat=\"0.27\" the assembler picks {local} "
                                    f"local slots of {slot_size} bytes for the cross-core FIFO, which do not fit in "
                                    f"{unit} after the kernel's tiles ({base} + {local * slot_size} bytes needed, "
                                    f"capacity on {target.arch} is {target.capacity(space)} bytes); push smaller tiles or "

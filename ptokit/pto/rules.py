@@ -269,10 +269,11 @@ FORM_RULES = ("acc_store", "vec_store", "a5_only", "extract", "insert", "prelu_s
 
 def check(row, roles: Roles, arch: str, compat: Optional[str] = None) -> Broken:
     """The first of ``row.verify``'s rules that the operand types break: (role, message), else None.
-    Without ``compat`` the FORM_RULES are not asked."""
-    for rule in row.verify:
-        if rule in FORM_RULES and compat is None:
-            continue
+    The rules of every mode come first, then (with ``compat`` only) the FORM_RULES of that release: a
+    program broken both ways hears the same first error in either mode."""
+    ordered = [r for r in row.verify if r not in FORM_RULES] + ([r for r in row.verify if r in FORM_RULES]
+                                                                 if compat is not None else [])
+    for rule in ordered:
         broken = RULES[rule](row.name, roles, "a5" if arch == "a5" else "a2a3")
         if broken is not None:
             return broken

@@ -262,6 +262,8 @@ def _flag_list(defines, extra_flags) -> list[str]:
         base = [f for f in base if not f.startswith("-std=")]
     if any(re.fullmatch(r"-O[0-3sgz]?|-Ofast", f) for f in extra):   # so does its optimisation level
         base = [f for f in base if not re.fullmatch(r"-O[0-3sgz]?|-Ofast", f)]
+    if COMPILE_ONLY in extra:       # an object is not linked: clang warns of an unused -shared (-Werror)
+        base = [f for f in base if f != "-shared"]
     return base + [_define_flag(str(d)) for d in defines] + extra
 
 

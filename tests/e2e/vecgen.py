@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -19,9 +20,10 @@ from typing import Callable, Optional, Sequence
 
 import ml_dtypes
 import numpy as np
+import pytest
 
 import ptokit
-from ptokit.errors import CompileError
+from ptokit.errors import BuildError, CompileError, RuntimeFailure
 
 ROWS, COLS = 16, 64
 VALID = (13, 45)                # the inputs' valid region
@@ -143,3 +145,19 @@ def check(ops: Sequence[Op], outs, a, b, c, dtype: str, exact: bool = True, rtol
         outside = got.copy()
         outside[:vr, :vc] = SENTINEL
         assert np.all(outside == SENTINEL), f"{dtype} {op.name} wrote outside its valid region"
+
+
+# Where the tree is built against pto-isa (--real-tools with PTO_ISA_ROOT), a case on which pto-isa's CPU
+# library is known to do otherwise than ptokit's (docs/decisions.md, "35": which side follows the device,
+# per op) is an expected failure of that kind; strict, so a pto-isa that changes is noticed.
+PTO_ISA_KINDS = {"build": BuildError, "crash": RuntimeFailure, "numbers": AssertionError}
+
+
+def pto_isa_differs(kind: str, why: str):
+    return pytest.mark.xfail(bool(os.environ.get("PTO_ISA_ROOT")), raises=PTO_ISA_KINDS[kind], strict=True,
+                             reason=f"pto-isa {kind}: {why} (docs/decisions.md, 35)")
+
+
+def params(values, marks):
+    """``values`` as pytest params, each with the marks ``marks`` gives it (a dict value -> mark)."""
+    return [pytest.param(v, marks=marks[v]) if v in marks else v for v in values]

@@ -83,8 +83,9 @@ def test_double_buffering_overlaps_the_pipes(tmp_path_factory):
     assert task.cycles >= max(e.busy.values())                        # ... but no pipe does two things at once
 
 
-def test_a_loop_body_ends_in_a_barrier_so_its_iterations_do_not_overlap(tmp_path_factory):
-    # the built-in assembler closes each loop iteration with pipe_barrier(PIPE_ALL): one chunk at a time
+def test_loop_iterations_on_one_buffer_do_not_overlap(tmp_path_factory):
+    # each iteration reuses the one Vec buffer: its load waits for the previous iteration's store (the
+    # loop-carried MTE3 -> MTE2 flag at the end of the body), so one chunk at a time
     x = np.random.default_rng(3).standard_normal((EP.C * EP.RC, 64)).astype(np.float32)
     y = np.zeros_like(x)
     e = run("stream", EP.StreamExp, (x, y), tmp_path_factory).estimate

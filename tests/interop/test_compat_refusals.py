@@ -126,3 +126,20 @@ def test_an_a2a3_mscatter_is_a_located_error_for_027(tmp_path):
     assert err.loc is not None and "pl.mscatter(" in err.loc.source_line
     ptokit.compile(rows.RowsScatter, output_dir=tmp_path / "a5", platform="a5sim", ptoas_compat="0.27")
     ptokit.compile(rows.RowsScatter, output_dir=tmp_path / "head")          # pypto HEAD's mode
+
+
+def test_the_refusal_is_by_design_for_the_real_tools():
+    """A ToolRefusal: still a CompileError, and a VendorRefusal the suite's --real-tools reports as a skip."""
+    from ptokit.errors import ToolRefusal, VendorRefusal
+    with pytest.raises(ToolRefusal) as info:
+        ptokit.compile(pipes_programs.SyncAll, ptoas_compat="0.27")
+    assert isinstance(info.value, CompileError) and isinstance(info.value, VendorRefusal)
+
+
+def test_ptokit_ptoas_compat_is_the_default_of_a_compile_naming_none(tmp_path, monkeypatch):
+    monkeypatch.setenv("PTOKIT_PTOAS_COMPAT", "0.27")
+    with pytest.raises(CompileError, match="'pto.syncall' is not known to ptoas 0.27"):
+        ptokit.compile(pipes_programs.SyncAll, output_dir=tmp_path / "t")
+    monkeypatch.setenv("PTOKIT_PTOAS_COMPAT", "0.3")
+    with pytest.raises(ValueError, match="PTOKIT_PTOAS_COMPAT: unknown ptoas_compat '0.3'"):
+        ptokit.compile(pipes_programs.SyncAll, output_dir=tmp_path / "u")

@@ -15,6 +15,7 @@ from .calls import tile_call
 from .estimate import est_line, fifo_est_line
 from .fusion import GmRun, Run, find_gm_run, scan_run, tile_reads
 from .sema import ValueInfo, float_literal
+from .sync import SyncState
 
 PURE_ARITH = dialect.ARITH_OPS
 CUBE_LOCS = {"mat", "left", "right", "acc", "bias"}
@@ -67,8 +68,8 @@ class FuncEmitter:
         self.views: Dict[int, dict] = {}     # id(ValueInfo of a tensor_view) -> metadata
         self.live: set = set()
         self.last_loc = None
-        self.pending: Dict[int, str] = {}     # id(tile ValueInfo) -> pipe of its unsynced writer
-        self.reading: Dict[int, set] = {}     # id(tile ValueInfo) -> pipes of its unsynced readers
+        self.sync = SyncState()               # tiles' accesses no other pipe has waited for yet (sync.py)
+        self.loop_logs: List[list] = []       # per enclosing loop: the (pipe, reads, writes) its body issued
         self.span: Dict[int, tuple] = {}      # id(tile ValueInfo) -> (memory space, address or None, bytes)
         self.event = 0
         self.reserved: Dict[tuple, int] = {}  # (func, buffer name) -> base, for import_reserved_buffer
@@ -661,37 +662,32 @@ class FuncEmitter:
     def sync_before(self, op: Op, pipe: str, reads, depth: int, writes=()) -> None:
         """The flags ``op`` on ``pipe`` needs first: a tile it reads that another pipe wrote (RAW), and
         a tile it writes whose bytes another pipe still reads (WAR: the planner reuses a buffer once
-        its last reader is issued) or writes (WAW)."""
-        need = []
-        for u in reads:
-            r = id(self.root(u.value))
-            need += [src for k, src in self.pending.items() if src != pipe and self.overlaps(k, r)]
-        for u in writes:
-            w = id(self.root(u.value))
-            need += [src for k, src in self.pending.items() if src != pipe and self.overlaps(k, w)]
-            need += [src for k, srcs in self.reading.items() if self.overlaps(k, w) for src in srcs if src != pipe]
-        for src in dict.fromkeys(need):
-            ev = f"EVENT_ID{self.event % 8}"
-            self.event += 1
-            self.out(depth, f"set_flag(PIPE_{src}, PIPE_{pipe}, {ev});")
-            self.out(depth, f"wait_flag(PIPE_{src}, PIPE_{pipe}, {ev});")
-            for k in [k for k, v in self.pending.items() if v == src]:
-                del self.pending[k]
-            for k in list(self.reading):
-                self.reading[k].discard(src)
-                if not self.reading[k]:
-                    del self.reading[k]
+        its last reader is issued) or writes (WAW); each pipe pair that needs ordering gets its flag,
+        a flag already making another one unneeded (sync.py)."""
+        self.flags_for(pipe, [id(self.root(u.value)) for u in reads], [id(self.root(u.value)) for u in writes],
+                       depth)
 
-    def _merge_reading(self, other: Dict[int, set]) -> None:
-        for k, pipes in other.items():
-            self.reading.setdefault(k, set()).update(pipes)
+    def flags_for(self, pipe: str, r_ids, w_ids, depth: int) -> None:
+        """Emit (and record) the flags an access by ``pipe`` of these tiles (ids) needs now."""
+        for src in self.sync.flags_needed(pipe, r_ids, w_ids, self.overlaps):
+            self.emit_flag(src, pipe, depth)
+
+    def emit_flag(self, src: str, pipe: str, depth: int) -> None:
+        """``set_flag`` + ``wait_flag`` from ``src`` to ``pipe`` (already recorded in ``self.sync``)."""
+        for log in self.loop_logs:
+            log.append(("flag", src, pipe))
+        ev = f"EVENT_ID{self.event % 8}"
+        self.event += 1
+        self.out(depth, f"set_flag(PIPE_{src}, PIPE_{pipe}, {ev});")
+        self.out(depth, f"wait_flag(PIPE_{src}, PIPE_{pipe}, {ev});")
 
     def issued(self, pipe: str, reads, writes) -> None:
         """Record what an instruction on ``pipe`` read and wrote, for the flags of later ones."""
-        for u in reads:
-            self.reading.setdefault(id(self.root(u.value)), set()).add(pipe)
-        for u in writes:
-            self.pending[id(self.root(u.value))] = pipe
+        r_ids = tuple(id(self.root(u.value)) for u in reads)
+        w_ids = tuple(id(self.root(u.value)) for u in writes)
+        self.sync.issued(pipe, r_ids, w_ids)
+        for log in self.loop_logs:
+            log.append(("op", pipe, r_ids, w_ids))
 
     def emit_view(self, op: Op, spec: dialect.OpSpec, depth: int) -> None:
         """``%d = pto.treshape %s : T1 -> T2``: a tile of type T2 over the same bytes (no pipe, no copy)."""
@@ -743,6 +739,17 @@ class FuncEmitter:
             if a.name == "__pypto_spmd_subblock_idx":
                 return a.value.cxx
         return None
+
+    def _has_untracked(self, block: Block) -> bool:
+        """The block holds an op whose tile accesses the flag state does not record: the cross-core FIFO
+        and event ops, which order the pipes they use themselves."""
+        for op in block.ops:
+            spec = dialect.PTO_OPS.get(op.name)
+            if spec is not None and (spec.form in dialect.FIFO_FORMS or spec.form == "event"):
+                return True
+            if any(self._has_untracked(r) for r in op.regions):
+                return True
+        return False
 
     def _has_op(self, block: Block, names) -> bool:
         for op in block.ops:
@@ -867,23 +874,50 @@ class FuncEmitter:
         step = self.ex(st)
         inc = f"++{ivn}" if step == "1" else f"{ivn} += {step}"
         self.out(depth, f"for ({ivt} {ivn} = {self.ex(lo)}; {ivn} < {self.ex(hi)}; {inc}) {{")
-        saved = dict(self.pending)
-        saved_reading = {k: set(v) for k, v in self.reading.items()}
+        saved = self.sync.copy()
+        self.loop_logs.append([])
         body = op.regions[0]
         self.emit_block(body, depth + 1)
         if body.ops and body.ops[-1].name == "scf.yield":
             self.emit_yield(body.ops[-1], iters, depth + 1)
-        if self.insert_sync and self._has_tile_ops(body):
-            self.out(depth + 1, "pipe_barrier(PIPE_ALL);")
-            self.pending = {}
-            self.reading = {}
-        else:
-            self.pending.update(saved)
-            self._merge_reading(saved_reading)
+        self.loop_carried(self.loop_logs.pop(), depth + 1, [body])
+        if not self._runs_once(lo, hi):       # a loop that may run no iteration leaves saved pending
+            self.sync.merge(saved)
         self.out(depth, "}")
         for it, r in zip(iters, results):
             if it.uses == 0 and r.uses == 0:
                 self.out(depth, f"(void){it.cxx};")
+
+    def _runs_once(self, lo, hi) -> bool:
+        """The loop's bounds are constants and it runs at least once."""
+        a, b = self.const_of(lo), self.const_of(hi)
+        return a is not None and b is not None and a < b
+
+    def loop_carried(self, log: list, depth: int, regions) -> None:
+        """The flags at the end of a loop body that the next iteration needs. The body's own flags were
+        found from the state before the loop; the next iteration starts from what this one left
+        pending instead. Its accesses and flags (``log``) are replayed on a copy of that state, and
+        each flag an access still needs there is emitted here, at the end of the body, and recorded.
+        No ``pipe_barrier(PIPE_ALL)``: pipes stay free to overlap across iterations where nothing is
+        shared, as with the real tool's loop-carried flags."""
+        if not self.insert_sync or not log:
+            return
+        if any(self._has_untracked(r) for r in regions):
+            # the cross-core FIFO and event ops order the pipes they use themselves, outside what this
+            # state records: such a body keeps the full barrier
+            self.out(depth, "pipe_barrier(PIPE_ALL);")
+            self.sync.clear()
+            return
+        nxt = self.sync.copy()
+        for entry in log:
+            if entry[0] == "flag":
+                nxt.flag(entry[1], entry[2])
+                continue
+            _, pipe, r_ids, w_ids = entry
+            for src in nxt.flags_needed(pipe, r_ids, w_ids, self.overlaps):
+                self.sync.flag(src, pipe)
+                self.emit_flag(src, pipe, depth)
+            nxt.issued(pipe, r_ids, w_ids)
 
     def emit_while(self, op: Op, depth: int) -> None:
         """``while (true) { condition region; if (!c) break; body }``: the values the condition passes
@@ -905,22 +939,19 @@ class FuncEmitter:
         for a, r in zip(after_args, results):
             a.cxx = r.cxx
         self.out(depth, "while (true) {")
-        saved = dict(self.pending)
-        saved_reading = {k: set(v) for k, v in self.reading.items()}
+        self.loop_logs.append([])
         self.emit_block(before, depth + 1)
         if not same:
             self.emit_yield(cond, results, depth + 1, first=1)
         self.out(depth + 1, f"if (!({self.ex(cond.operands[0])})) break;")
+        at_exit = self.sync.copy()          # the loop leaves here, after the condition region
         self.emit_block(after, depth + 1)
         if after.ops and after.ops[-1].name == "scf.yield":
             self.emit_yield(after.ops[-1], iters, depth + 1)
-        if self.insert_sync and (self._has_tile_ops(before) or self._has_tile_ops(after)):
-            self.out(depth + 1, "pipe_barrier(PIPE_ALL);")
-            self.pending = {}
-            self.reading = {}
-        else:
-            self.pending.update(saved)
-            self._merge_reading(saved_reading)
+        self.loop_carried(self.loop_logs.pop(), depth + 1, [before, after])
+        # the loop leaves after a condition region: in the first iteration (at_exit) or after a body
+        at_exit.merge(self.sync)
+        self.sync = at_exit
         self.out(depth, "}")
         for it, r, a in zip(iters, results, after_args):
             if it.uses == 0 and r.uses == 0 and a.uses == 0:
@@ -988,23 +1019,19 @@ class FuncEmitter:
         for r in results:
             self.declare_mutable(r, None, depth)
         self.out(depth, f"if ({self.ex(op.operands[0])}) {{")
-        saved = dict(self.pending)
-        saved_reading = {k: set(v) for k, v in self.reading.items()}
+        saved = self.sync.copy()
         for i, region in enumerate(op.regions):
             if i:
                 self.out(depth, "} else {")
-                branch_pending, branch_reading = self.pending, self.reading
-                self.pending = dict(saved)
-                self.reading = {k: set(v) for k, v in saved_reading.items()}
+                branch = self.sync
+                self.sync = saved.copy()
             self.emit_block(region, depth + 1)
             if region.ops and region.ops[-1].name == "scf.yield":
                 self.emit_yield(region.ops[-1], results, depth + 1)
             if i:
-                self.pending.update(branch_pending)
-                self._merge_reading(branch_reading)
+                self.sync.merge(branch)
         if len(op.regions) == 1:         # the arm may not run: what was unsynced before still is
-            self.pending.update(saved)
-            self._merge_reading(saved_reading)
+            self.sync.merge(saved)
         self.out(depth, "}")
         for r in results:
             if r.uses == 0:

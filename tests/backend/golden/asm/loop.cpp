@@ -72,7 +72,10 @@ __global__ AICORE void blocked_add(__gm__ float* v1, __gm__ float* v2, __gm__ fl
     PTO_EST(PIPE_MTE3, 19u, 0, v22);
     int64_t v26 = v7 + 1;
     v7 = v26;
-    pipe_barrier(PIPE_ALL);
+    set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);
+    wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);
+    set_flag(PIPE_MTE3, PIPE_V, EVENT_ID3);
+    wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID3);
   }
   pipe_barrier(PIPE_ALL);
 #endif

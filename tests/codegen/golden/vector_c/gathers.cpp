@@ -81,6 +81,8 @@ __global__ AICORE void gathers(__gm__ float* v1, __gm__ int32_t* v2, __gm__ floa
   Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v29 =
       Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(1, 8);
   TASSIGN(v29, 0);
+  set_flag(PIPE_V, PIPE_MTE2, EVENT_ID3);
+  wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID3);
   TLOAD(v29, v28);
   PTO_EST(PIPE_MTE2, 267u, 1, v29);
   pto::Shape<1, 1, 1, 64, 32> v30 = pto::Shape<1, 1, 1, 64, 32>();
@@ -101,8 +103,8 @@ __global__ AICORE void gathers(__gm__ float* v1, __gm__ int32_t* v2, __gm__ floa
 #if defined(PTO_CPU_GM_ORIGIN)
   v36.origin_ = v7;
 #endif
-  set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID3);
-  wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID3);
+  set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID4);
+  wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID4);
   TSTORE(v36, v33);
   PTO_EST(PIPE_MTE3, 10u, 0, v33);
   // vector_c_programs.py:38
@@ -116,8 +118,8 @@ __global__ AICORE void gathers(__gm__ float* v1, __gm__ int32_t* v2, __gm__ floa
   Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v40 =
       Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 64);
   TASSIGN(v40, 0);
-  set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID4);
-  wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID4);
+  set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID5);
+  wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID5);
   TLOAD(v40, v39);
   PTO_EST(PIPE_MTE2, 282u, 1, v40);
   pto::Shape<1, 1, 1, 8, 32> v41 = pto::Shape<1, 1, 1, 8, 32>();
@@ -132,8 +134,8 @@ __global__ AICORE void gathers(__gm__ float* v1, __gm__ int32_t* v2, __gm__ floa
   TASSIGN(v44, 3072);
   TLOAD(v44, v43);
   PTO_EST(PIPE_MTE2, 274u, 1, v44);
-  set_flag(PIPE_MTE2, PIPE_V, EVENT_ID5);
-  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID5);
+  set_flag(PIPE_MTE2, PIPE_V, EVENT_ID6);
+  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID6);
   TSCATTER(v40, v44, v16);
   // vector_c_programs.py:39
   pto::Shape<1, 1, 1, 8, 32> v45 = pto::Shape<1, 1, 1, 8, 32>();
@@ -146,8 +148,8 @@ __global__ AICORE void gathers(__gm__ float* v1, __gm__ int32_t* v2, __gm__ floa
   Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v48 =
       Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>(8, 32);
   TASSIGN(v48, 0);
-  set_flag(PIPE_V, PIPE_MTE2, EVENT_ID6);
-  wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID6);
+  set_flag(PIPE_V, PIPE_MTE2, EVENT_ID7);
+  wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID7);
   TLOAD(v48, v47);
   PTO_EST(PIPE_MTE2, 274u, 1, v48);
   pto::Shape<1, 1, 1, 64, 32> v49 = pto::Shape<1, 1, 1, 64, 32>();
@@ -157,8 +159,8 @@ __global__ AICORE void gathers(__gm__ float* v1, __gm__ int32_t* v2, __gm__ floa
 #if defined(PTO_CPU_GM_ORIGIN)
   v51.origin_ = v8;
 #endif
-  set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID7);
-  wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID7);
+  set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);
+  wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);
   MSCATTER(v51, v48, v16);
   pipe_barrier(PIPE_ALL);
 #endif

@@ -109,21 +109,23 @@ static __aicore__ void mlp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3
   Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v23 =
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v23, 0);
+  set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID5);
+  wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID5);
   TLOAD(v23, v22);
   PTO_EST(PIPE_MTE2, 371u, 1, v23);
   Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null> v24 =
       Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v24, 0);
-  set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID5);
-  wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID5);
+  set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID6);
+  wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID6);
   TMOV(v24, v23);
   PTO_EST(PIPE_MTE1, 65u, 1, v24, v23);
   // programs.py:286
   Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null> v25 =
       Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v25, 0);
-  set_flag(PIPE_MTE1, PIPE_M, EVENT_ID6);
-  wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID6);
+  set_flag(PIPE_MTE1, PIPE_M, EVENT_ID7);
+  wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID7);
   TMATMUL(v25, v19, v24);
   PTO_EST(PIPE_M, 70u, 1, v25, v19, v24);
   pto::Shape<1, 1, 1, 64, 64> v26 = pto::Shape<1, 1, 1, 64, 64>();
@@ -133,8 +135,8 @@ static __aicore__ void mlp_aic(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3
 #if defined(PTO_CPU_GM_ORIGIN)
   v28.origin_ = v4;
 #endif
-  set_flag(PIPE_M, PIPE_FIX, EVENT_ID7);
-  wait_flag(PIPE_M, PIPE_FIX, EVENT_ID7);
+  set_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
+  wait_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
   TSTORE(v28, v25);
   PTO_EST(PIPE_FIX, 404u, 0, v25);
   pipe_barrier(PIPE_ALL);

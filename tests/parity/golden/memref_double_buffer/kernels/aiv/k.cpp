@@ -60,7 +60,8 @@ static __aicore__ void k(__gm__ float* v1, __gm__ float* v2) {
     PTO_EST(PIPE_V, 42u, 1, v15, v14);
     TADD(v3, v3, v15);
     PTO_EST(PIPE_V, 56u, 1, v3, v3, v15);
-    pipe_barrier(PIPE_ALL);
+    set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);
+    wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);
   }
   // memref_programs.py:21
   Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> v16 =
@@ -87,8 +88,8 @@ static __aicore__ void k(__gm__ float* v1, __gm__ float* v2) {
 #if defined(PTO_CPU_GM_ORIGIN)
   v21.origin_ = v2;
 #endif
-  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
-  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
+  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
+  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
   TSTORE(v21, v18);
   PTO_EST(PIPE_MTE3, 38u, 0, v18);
   pipe_barrier(PIPE_ALL);
