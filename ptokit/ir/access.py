@@ -33,6 +33,13 @@ def allocates(e) -> bool:
     return isinstance(e, N.OpCall) and e.op in OPS and OPS[e.op].has("allocates")
 
 
+def assembles_tensor(e) -> bool:
+    """``e`` is an assemble of a tensor into a tensor (orchestration code; in a kernel the front end
+    makes it the store its row names), which FuseCreateAssembleToSlice turns into a window."""
+    return isinstance(e, N.OpCall) and e.op in OPS and OPS[e.op].tensor_target is not None and \
+        isinstance(e.type, TensorType)
+
+
 def _is_view(e) -> bool:
     return isinstance(e, N.OpCall) and e.op in OPS and OPS[e.op].has("view")
 
