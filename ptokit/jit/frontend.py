@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Set
 
 from ..errors import CompileError
 from ..ir import nodes as N
-from ..ir.ops import OpDef
+from ..ir.ops import OPS, OpDef
 from ..ir.types import DType, ScalarType, TensorType, TileType, dim_str
 from ..language.annotations import evaluated, read_annotation
 from ..language.binder import Given, bind_call, header_args
@@ -232,10 +232,8 @@ class JitParser(FunctionParser):
         if isinstance(target, JitHelper):
             return self.builder.helper_call(self, target, e)
         op = getattr(target, "__pto_op__", None)
-        if not self.in_kernel and op == "slice":      # (past this parser's kernel-op check)
-            view = self.orchestration_slice(e)
-            if view is not None:
-                return view
+        if not self.in_kernel and op is not None and OPS[op].front == "front_slice":
+            return self.front_slice(OPS[op], e)      # a window of a tensor (past this parser's kernel-op check)
         if callable(target) and getattr(target, "__pto_op__", None) is None and \
                 getattr(target, "__pto_function__", None) is None and target not in (min, max) and \
                 getattr(target, "__pto_marker__", None) is None:     # markers (pl.tensor.dim, pl.const): the parser's
