@@ -174,7 +174,7 @@ class _Orch:
             v = s.value
             tgt = s.targets[0]
             if isinstance(v, N.OpCall) and v.op == "tensor_view":
-                # a created tensor pl.assemble made a window of its target (language/orch_views.py)
+                # a created tensor pl.assemble made a window of its target (passes/fuse_assemble.py)
                 self.tensors[tgt.name] = self.tensor_arg(v, f"view_{tgt.name}", depth, s)
                 return
             if allocates(v):

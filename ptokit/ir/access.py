@@ -33,6 +33,13 @@ def allocates(e) -> bool:
     return isinstance(e, N.OpCall) and e.op in OPS and OPS[e.op].has("allocates")
 
 
+def assembles_tensor(e) -> bool:
+    """``e`` is an assemble of a tensor into a tensor (orchestration code; in a kernel the front end
+    makes it the store its row names), which FuseCreateAssembleToSlice turns into a window."""
+    return isinstance(e, N.OpCall) and e.op in OPS and OPS[e.op].tensor_target is not None and \
+        isinstance(e.type, TensorType)
+
+
 def _is_view(e) -> bool:
     return isinstance(e, N.OpCall) and e.op in OPS and OPS[e.op].has("view")
 
@@ -42,7 +49,7 @@ def _base(a):
     return a.args[0] if _is_view(a) and a.args else a
 
 
-def _op_written(e: N.OpCall):
+def written_operand(e: N.OpCall):
     """The index of the tensor operand ``e`` writes, or None."""
     op = OPS.get(e.op)
     if op is not None and op.has("writes_operand1"):
@@ -64,7 +71,7 @@ def tensor_accesses(body: List[N.Stmt], functions: Dict[str, N.Function]) -> Tup
         if _is_view(e):
             continue
         if isinstance(e, N.OpCall):
-            written = _op_written(e)
+            written = written_operand(e)
             for i, a in enumerate(e.args):
                 a = _base(a)
                 if not _tensor_var(a):

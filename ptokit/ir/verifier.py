@@ -11,6 +11,8 @@ Properties:
 * ``ssa``: every name is defined once; loop-carried and merged values are explicit.
 * ``outlined``: no ``incore`` scope statement is left (each block of kernel code is a kernel).
 * ``inlined``: no call of an ``Inline`` function is left.
+* ``assembles_fused``: no ``pl.assemble`` of tensors is left in orchestration code (each became a
+  window of its target).
 * ``no_fifo``: no cross-core FIFO op is left (they are moves until SplitMixed).
 * ``tile_ops``: no tensor-level op is left in a kernel (ConvertTensorToTileOps lowered them).
 * ``flat``: no tile op is nested inside another op's arguments.
@@ -28,6 +30,7 @@ from typing import Callable, Dict, Set
 
 from ..errors import InternalError
 from . import nodes as N
+from .access import assembles_tensor
 from .ops import OPS
 from .ops.tensor_level import keeps_tensor_operand
 from .types import MemorySpace, TileType
@@ -97,6 +100,13 @@ def _check_inlined(prog: N.Program, after: str) -> None:
             callee = prog.functions.get(call.callee)
             if callee is not None and callee.kind is N.FunctionType.Inline:
                 _fail(after, fn, "inlined", f"it still calls Inline function {call.callee}")
+
+
+def _check_assembles_fused(prog: N.Program, after: str) -> None:
+    for fn in prog.functions.values():
+        for _, op in N.walk_ops(fn.body):
+            if assembles_tensor(op):
+                _fail(after, fn, "assembles_fused", "a pl.assemble of tensors is left")
 
 
 def _check_no_fifo(prog: N.Program, after: str) -> None:
@@ -188,6 +198,7 @@ def _check_split(prog: N.Program, after: str) -> None:
 PROPERTY_CHECKS: Dict[str, Callable[[N.Program, str], None]] = {
     "outlined": _check_outlined,
     "inlined": _check_inlined,
+    "assembles_fused": _check_assembles_fused,
     "no_fifo": _check_no_fifo,
     "tile_ops": _check_tile_ops,
     "flat": _check_flat,

@@ -19,14 +19,14 @@ from typing import Dict, List, Optional, Set
 
 from ..errors import CompileError
 from ..ir import nodes as N
-from ..ir.ops import OpDef
+from ..ir.ops import OPS, OpDef
 from ..ir.types import DType, ScalarType, TensorType, TileType, dim_str
 from ..language.annotations import evaluated, read_annotation
 from ..language.binder import Given, bind_call, header_args
 from ..language.outline import Outliner, tensor_uses
 from ..language.parser import FunctionParser, dyn_dims_of
 from ..language.scopes import AtSpec
-from ..language.signatures import Signature, arg_problem, return_types, returned_params
+from ..language.signatures import Signature, arg_problem, return_types
 from ..language.source import Source, eval_static
 from ..language.units import parsed_returns
 from .helpers import JitHelper, function_scope
@@ -167,21 +167,7 @@ class ProgramBuilder:
         call_args = call_args + [N.Var(ctx_name(a.name), type=ScalarType(DType.INT64), loc=a.loc)
                                  for p, a in zip(params, call_args) if is_window(p.type)]
         fcall = parser.task_call_attrs(N.FuncCall(name, call_args, loc=parser.loc(e)), no_dep)
-        callee = self.functions[name]
-        if callee.kind is N.FunctionType.Inline and e is not parser.direct_call:
-            # used inside an expression: bind its value to a temporary first (the inline pass
-            # splices statement-level calls only)
-            if len(callee.return_types) != 1:
-                raise parser.err(f"{helper.__name__} returns {len(callee.return_types)} values; call it as "
-                                 f"`a, b = {helper.__name__}(...)`", e)
-            ty = callee.return_types[0]
-            used = self.outliner.used_names
-            tmp = N.Var(f"_inl{len(used)}_{name}", type=ty, loc=parser.loc(e))
-            used.add(tmp.name)
-            parser.env[tmp.name] = ty
-            parser.pre.append(N.Assign([tmp], fcall, loc=parser.loc(e)))
-            return N.Var(tmp.name, type=ty, loc=parser.loc(e))
-        return fcall
+        return parser.inline_value(self.functions[name], fcall, e, helper.__name__)
 
     def _helper_kind(self, helper: JitHelper) -> N.FunctionType:
         """InCore or Inline; an ``@pl.jit.opaque`` helper is orchestration code (spliced like an
@@ -223,11 +209,7 @@ class ProgramBuilder:
                 p.direction = N.Direction.INOUT if p.name in reads else N.Direction.OUT
             if isinstance(p.type, TensorType) and p.direction is not N.Direction.IN:
                 outs.append(i)
-        returned = returned_params(item, fn)
-        if -1 in returned and kind is not N.FunctionType.Inline:
-            # `return pl.store(t, off, out)` / `return r` with `r = pl.store(..., out)`: the parameter the
-            # parsed return is (as for program functions, language/units.py)
-            returned = parsed_returns(fn) or returned
+        returned = parsed_returns(fn) or []      # the parameter each return is (as for program functions)
         self.functions[name] = fn
         self.sigs[name] = Signature(fn, returned if (returned or kind is N.FunctionType.Inline) else outs)
 
@@ -250,10 +232,8 @@ class JitParser(FunctionParser):
         if isinstance(target, JitHelper):
             return self.builder.helper_call(self, target, e)
         op = getattr(target, "__pto_op__", None)
-        if not self.in_kernel and op == "slice":      # (past this parser's kernel-op check)
-            view = self.orchestration_slice(e)
-            if view is not None:
-                return view
+        if not self.in_kernel and op is not None and OPS[op].front == "front_slice":
+            return self.front_slice(OPS[op], e)      # a window of a tensor (past this parser's kernel-op check)
         if callable(target) and getattr(target, "__pto_op__", None) is None and \
                 getattr(target, "__pto_function__", None) is None and target not in (min, max) and \
                 getattr(target, "__pto_marker__", None) is None:     # markers (pl.tensor.dim, pl.const): the parser's

@@ -10,11 +10,8 @@ tensor (argument directions, dependencies, the race checker's sites) sees these 
 A kernel addresses each tensor argument row-major from its origin, as pypto's kernels do: a
 transposed view passed to a task is read in the source's memory order with the transposed shape.
 
-``out = pl.assemble(out, chunk, offsets)`` in orchestration code, with ``chunk`` a ``pl.create_tensor``
-of the same block that tasks fill, is pypto's FuseCreateAssembleToSlice done where it is parsed: the
-create becomes the window of ``out`` at ``offsets`` (its shape padded with leading 1s to ``out``'s
-rank, reshaped back to ``chunk``'s), so the tasks write into ``out`` and nothing is copied. Any other
-orchestration assemble (no orchestration instruction copies data) is a located error.
+``out = pl.assemble(out, chunk, offsets)`` in orchestration code is kept as written (a statement
+writing ``out``); the pass FuseCreateAssembleToSlice makes ``chunk`` a window of ``out``.
 
 A mixin of FunctionParser (uses ``expr``, ``err``, ``typed_op``, ``read_attr``, ``op_call``).
 """
@@ -94,60 +91,24 @@ class OrchViewMixin:
             raise self.err(f"pl.transpose swaps two different axes, but both are {axes[0]}", e)
         return self._then(view, ("transpose", axes[0], axes[1]), e)
 
-    # ------------------------------------------------------------ pl.assemble of a created tensor
-    def note_created(self, name: str, stmt: N.Assign) -> None:
-        """A ``pl.create_tensor`` assignment in orchestration code: its statement, block and the names
-        bound when it runs (an assemble's offsets must be known there)."""
-        self.created_tensors[name] = (stmt, id(self.current_block), set(self.env) | set(self.consts))
-
+    # ------------------------------------------------------------ pl.assemble of a tensor
     def front_orch_assemble(self, op, e: ast.Call) -> N.Expr:
+        """``pl.assemble(out, chunk, offsets)`` on tensors in orchestration code, kept as written;
+        FuseCreateAssembleToSlice (``passes/fuse_assemble.py``) makes ``chunk`` a window of ``out``."""
         if not self.in_orchestration or not e.args or not isinstance(self.expr(e.args[0]).type, TensorType):
             return self.op_call(op.name, e, front=False)
         bound = self.bind(op, e)
+        params = {p.name: p for p in op.params}
         target, source = self.expr(bound["target"]), self.expr(bound["source"])
         node = bound["atomic"]
         if isinstance(node, ast.AST) and not self._is_none(node) and \
-                self.read_attr(op, {p.name: p for p in op.params}["atomic"], node) is not AtomicType.None_:
-            atomic = node
+                self.read_attr(op, params["atomic"], node) is not AtomicType.None_:
             raise self.err("pl.assemble(..., atomic=...) combines into global memory inside a kernel; in "
                            "orchestration code no instruction does: move it into the block that computes the "
-                           "partial result", atomic)
+                           "partial result", node)
         if not isinstance(target, N.Var):
             raise self.err("pl.assemble in orchestration code writes into a tensor variable", bound["target"])
-        where = self.created_tensors.get(source.name) if isinstance(source, N.Var) else None
-        how = ("in orchestration code pl.assemble(target, chunk, offsets) makes a pl.create_tensor `chunk` of the "
-               "same block a window of `target` (the tasks that fill it then write into `target`; no orchestration "
-               "instruction copies data)")
-        if where is None or where[1] != id(self.current_block) or where[0].value.op != "create_tensor":
-            raise self.err(f"{how}, but {ast.unparse(bound['source'])!r} is not a tensor created by pl.create_tensor "
-                           f"in this block and assembled once", bound["source"])
-        offsets = self.read_operand(op, {p.name: p for p in op.params}["offset"], bound["offset"])
-        late = sorted({x.name for o in offsets.items for x in N.walk_expr(o) if isinstance(x, N.Var)} - where[2])
-        if late:
-            raise self.err(f"{how}; the window is formed where {source.name!r} is created, but the offsets read "
-                           f"{', '.join(repr(n) for n in late)}, bound after it", bound["offset"])
-        create = where[0].value
-        shape, base = list(create.type.shape), list(target.type.shape)
-        if len(offsets.items) != len(base) or len(shape) > len(base):
-            raise self.err(f"{how}; the offsets must name each of the {len(base)} dimensions of {target.name!r} "
-                           f"{target.type} and {source.name!r} {create.type} may not have more", bound["offset"])
-        window = [1] * (len(base) - len(shape)) + shape
-        self._check_assemble_window(window, base, offsets, target, bound["offset"])
-        steps = (("reshape", tuple(shape)),) if len(window) != len(shape) else ()
-        view = self.typed_op("tensor_view", [target, offsets], {"shape": window, "then": steps}, e)
-        where[0].value = view
-        del self.created_tensors[source.name]
-        return target
-
-    def _check_assemble_window(self, window, base, offsets, target, node) -> None:
-        for w, b, o in zip(window, base, offsets.items):
-            if isinstance(w, int) and isinstance(b, int) and isinstance(o, N.Const) and o.value + w > b:
-                raise self.err(f"pl.assemble at offsets {[getattr(x, 'value', '?') for x in offsets.items]} of "
-                               f"{window} reaches past the end of {target.name!r} {target.type}", node)
-        first = next((i for i, w in enumerate(window) if w != 1), len(window))
-        for i in range(first + 1, len(window)):
-            whole = window[i] == base[i] and isinstance(offsets.items[i], N.Const) and offsets.items[i].value == 0
-            if not whole:
-                raise self.err(f"pl.assemble of a {window} block into {target.name!r} {target.type} here is not one "
-                               f"contiguous block of it (dimension {i} is cut): the kernel writes its tensor "
-                               f"arguments row-major, so only leading dimensions may be cut", node)
+        offsets = self.read_operand(op, params["offset"], bound["offset"])
+        attrs = {"offsets_static": tuple(o.value if isinstance(o, N.Const) else None for o in offsets.items),
+                 "atomic": AtomicType.None_}
+        return self.typed_op(op.name, [target, source, offsets], attrs, e, bound)

@@ -74,8 +74,6 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         self.consts: Dict[str, N.Const] = {}  # names assigned once, to a compile-time number
         self.dim_locals: Dict[str, str] = {}  # names assigned once, to a dynamic dimension (pl.tensor.dim)
         self.windows: Dict[str, N.OpCall] = {}   # names bound to a tensor window
-        self.current_block = None                # the statement list being parsed
-        self.created_tensors: Dict[str, tuple] = {}   # orch_views.py
         self.window_reads: Dict[str, Set[str]] = {}   # window name -> the names its tensor and bounds read
         self.stale_windows: Dict[str, tuple] = {}    # window name -> (a name it reads, assigned again there)
         self.yield_ctx = None                 # ("loop", carried names, [(lhs, carried)]) or ("if",) for pl.yield_
@@ -112,8 +110,7 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
 
     def block(self, stmts) -> List[N.Stmt]:
         out: List[N.Stmt] = []
-        outer, outer_block = self.live_after, self.current_block
-        self.current_block = stmts          # orch_views.py: a create and its assemble share a block
+        outer = self.live_after
         later = [_names_read(s) for s in stmts]
         try:
             for i, s in enumerate(stmts):
@@ -122,7 +119,7 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
                 self.live_after = set(outer).union(*later[i + 1:])
                 out.extend(self.stmt(s))
         finally:
-            self.live_after, self.current_block = outer, outer_block
+            self.live_after = outer
         return out
 
     def _is_func_attr(self, s) -> bool:
@@ -397,9 +394,9 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         if isinstance(value.type, TensorType) and isinstance(value, N.OpCall) and value.op == "store":
             self._alias(name, value.args[1])
             return [N.ExprStmt(value, loc=loc)]
-        if self.kernel_code and isinstance(value, N.OpCall) and writes_operand0_tensor(value):
-            self._alias(name, value.args[0])   # `o = pl.expand_clone(src, o)`: a statement writing o
-            return [N.ExprStmt(value, loc=loc)]
+        if isinstance(value, N.OpCall) and writes_operand0_tensor(value):
+            self._alias(name, value.args[0])   # `o = pl.expand_clone(src, o)`, `o = pl.assemble(o, c, offs)`: a
+            return [N.ExprStmt(value, loc=loc)]    # statement writing o
         computed = self.kernel_code and self.tensor_level_value(value)   # a value this kernel computes
         if isinstance(value, N.Var) and not computed and (isinstance(value.type, TensorType) or
                                                           value.name in getattr(self, "k_accumulators", ())):
@@ -421,10 +418,7 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         self.alias.pop(name, None)
         if computed or name in self.tensor_level_names:
             self.tensor_level_names = (self.tensor_level_names - {name}) | ({name} if computed else set())
-        stmt = N.Assign([N.Var(name, type=value.type, loc=self.loc(target))], value, loc=loc)
-        if self.in_orchestration and isinstance(value, N.OpCall) and value.op == "create_tensor":
-            self.note_created(name, stmt)       # orch_views.py: pl.assemble may make it a window
-        return [stmt]
+        return [N.Assign([N.Var(name, type=value.type, loc=self.loc(target))], value, loc=loc)]
 
     def yield_stmt(self, target, call: ast.Call, node) -> List[N.Stmt]:
         """``v = pl.yield_(x)`` / ``a, b = pl.yield_(x, y)``: in a loop with ``init_values`` the values

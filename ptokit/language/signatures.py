@@ -1,7 +1,7 @@
 """Calls of program functions: what a caller knows about a callee.
 
 Shared by ``@pl.program`` parsing and ``@pl.jit`` helpers: ``Signature`` (its parameters and which
-of them a function returns), ``returned_params`` and ``return_types``; a call is bound by the one
+of them a function returns) and ``return_types``; a call is bound by the one
 binder (binder.py).
 """
 from __future__ import annotations
@@ -59,17 +59,6 @@ def arg_problem(got, want, pname: str, callee: str) -> Optional[str]:
     return None
 
 
-def returned_params(item: ast.FunctionDef, fn: N.Function) -> List[int]:
-    """Which parameters a function returns (``return out`` / ``return a, b``); -1 for others."""
-    names = [p.name for p in fn.params]
-    result: List[int] = []
-    for node in ast.walk(item):
-        if isinstance(node, ast.Return) and node.value is not None:
-            vals = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
-            result = [names.index(v.id) if isinstance(v, ast.Name) and v.id in names else -1 for v in vals]
-    return result
-
-
 def return_types(body) -> list:
     for s in N.walk_stmts(body):
         if isinstance(s, N.Return):
@@ -109,17 +98,23 @@ class CallMixin:
             if problem:
                 raise self.err(problem, node)
         args += ctx_args(callee, args, self.err, nodes)
-        call = self.task_call_attrs(N.FuncCall(name, args, loc=self.loc(e)), no_dep)
-        if callee.kind is N.FunctionType.Inline and e is not self.direct_call and len(callee.return_types) == 1:
-            # an Inline helper's value used inside an expression (pl.store(self.twice(t), ...)): bound to a
-            # name of its own first, as `u = self.twice(t)` would be
-            loc = self.loc(e)
-            tmp = f"__{name}_{loc.line}_{loc.col}" if loc is not None else f"__{name}"
-            t = callee.return_types[0]
-            self.env[tmp] = t
-            self.pre.append(N.Assign([N.Var(tmp, type=t, loc=loc)], call, loc=loc))
-            return N.Var(tmp, type=t, loc=loc)
-        return call
+        return self.inline_value(callee, self.task_call_attrs(N.FuncCall(name, args, loc=self.loc(e)), no_dep), e)
+
+    def inline_value(self, callee: N.Function, call: N.FuncCall, e: ast.Call, what: Optional[str] = None) -> N.Expr:
+        """A call of an Inline function used inside an expression (``pl.store(self.twice(t), ...)``):
+        its value bound to a name of its own first, as ``u = self.twice(t)`` would be (InlineFunctions
+        splices statement-level calls only); any other call as it is."""
+        if callee.kind is not N.FunctionType.Inline or e is self.direct_call:
+            return call
+        what = what or call.callee
+        if len(callee.return_types) != 1:
+            raise self.err(f"{what} returns {len(callee.return_types)} values; call it as `a, b = {what}(...)`", e)
+        loc = self.loc(e)
+        tmp = f"__{call.callee}_{loc.line}_{loc.col}" if loc is not None else f"__{call.callee}"
+        t = callee.return_types[0]
+        self.env[tmp] = t
+        self.pre.append(N.Assign([N.Var(tmp, type=t, loc=loc)], call, loc=loc))
+        return N.Var(tmp, type=t, loc=loc)
 
     def returned_tile(self, value: N.Expr, i: int, node) -> N.Expr:
         """``return t`` of a tile in a kernel (pypto-parity.md F): the kernel gets an Out parameter

@@ -164,66 +164,63 @@ class TensorLevelMixin:
         return tile
 
     def front_slice(self, op: OpDef, e: ast.Call) -> N.Expr:
-        """``pl.slice(x, shape, offset, valid_shape=None)``.  Of a tensor in kernel code it is a window
-        of it, loaded where it is used (into Mat for a cube operand) like ``x[a:b, c:d]``, reading only
-        ``valid_shape`` (the window may then reach past the tensor's end, as pypto allows); of a tile
+        """``pl.slice(x, shape, offset, valid_shape=None)``.  Of a tensor it is a window of it: in
+        orchestration code ``x[o0:o0 + s0, ...]``, a view passed to tasks (pypto's tensor-level slice);
+        in kernel code loaded where it is used (into Mat for a cube operand), reading only
+        ``valid_shape`` (the window may then reach past the tensor's end, as pypto allows).  Of a tile
         it is the tile op."""
         src = e.args[0] if e.args else None
         if self.in_orchestration:
-            view = self.orchestration_slice(e)
-            if view is not None:
-                return view
-        if not (self.kernel_code and isinstance(src, ast.Name) and isinstance(self.env.get(src.id), TensorType)):
+            level = "orchestration"
+            tensor = src is not None and isinstance(self.expr(src).type, TensorType)
+        else:
+            level = "kernel"
+            tensor = self.kernel_code and isinstance(src, ast.Name) and isinstance(self.env.get(src.id), TensorType)
+        if not tensor:
             return self.op_call(op.name, e, front=False)
-        kw = {k.arg: k for k in e.keywords}
+        kw = {("offset" if k.arg == "offsets" else k.arg): k for k in e.keywords}
         extra = sorted(k for k in kw if k not in ("shape", "offset", "valid_shape"))
         if extra or len(e.args) > 3:
-            raise self.err(f"pl.slice of a tensor in kernel code takes (tensor, shape, offset, valid_shape=None); "
+            raise self.err(f"pl.slice of a tensor in {level} code takes (tensor, shape, offset, valid_shape=None); "
                            f"{', '.join(extra) + '= is' if extra else 'more arguments are'} not supported here",
                            kw[extra[0]] if extra else e)
-        load = OPS["load"]
         nodes = dict(zip(("shape", "offset"), e.args[1:]))
         nodes.update({k: v.value for k, v in kw.items()})
         for name in ("shape", "offset"):
             if name not in nodes:
                 raise self.err(f"pl.slice is missing its {name!r} argument", e)
+        load = OPS["load"]
         params = {p.name: p for p in load.params}
-        shape = self.read_attr(load, params["shapes"], nodes["shape"])
-        offsets = self.read_operand(load, params["offsets"], nodes["offset"])
-        valid = self.read_attr(load, params["valid_shape"], nodes["valid_shape"]) if "valid_shape" in nodes else None
-        base = self.expr(src)
-        if len(shape) != len(base.type.shape) or len(offsets.items) != len(shape):
-            raise self.err(f"pl.slice of the {len(base.type.shape)}-D tensor {src.id} needs "
-                           f"{len(base.type.shape)} extents and offsets", e)
+        valid = nodes.get("valid_shape")
+        valid = None if valid is None else self.read_attr(load, params["valid_shape"], valid)
+        if level == "orchestration":
+            view = self._orchestration_slice(src, nodes["shape"], nodes["offset"], e)
+            shape = list(view.type.shape)
+        else:
+            shape = self.read_attr(load, params["shapes"], nodes["shape"])
+            offsets = self.read_operand(load, params["offsets"], nodes["offset"])
+            base = self.expr(src)
+            if len(shape) != len(base.type.shape) or len(offsets.items) != len(shape):
+                raise self.err(f"pl.slice of the {len(base.type.shape)}-D tensor {src.id} needs "
+                               f"{len(base.type.shape)} extents and offsets", e)
+            view = self.typed_op("tensor_view", [base, offsets], {"shape": list(shape)}, e)
         if valid is not None and len(valid) != len(shape):
             raise self.err(f"pl.slice valid_shape needs {len(shape)} extents", nodes["valid_shape"])
-        return self.typed_op("tensor_view", [base, offsets], {"shape": list(shape), "valid": valid}, e)
-
-    def orchestration_slice(self, e: ast.Call) -> Optional[N.Expr]:
-        """``pl.slice(t, [s0, s1], [o0, o1])`` on a tensor in orchestration code: the window
-        ``t[o0:o0 + s0, o1:o1 + s1]`` (a view passed to tasks, as pypto's tensor-level slice); None
-        when the call is not of that form (the op's own binding then reports what is wrong)."""
-        kw = {k.arg: k.value for k in e.keywords}
-        args = list(e.args) + [kw.pop(n) for n in ("shape", "offset", "offsets")[len(e.args) - 1:] if n in kw]
-        valid_node = kw.pop("valid_shape", None)
-        if len(args) != 3 or kw or not all(isinstance(a, (ast.List, ast.Tuple)) for a in args[1:]) or \
-                len(args[1].elts) != len(args[2].elts):
-            return None
-        if not isinstance(self.expr(args[0]).type, TensorType):
-            return None
-        dims = [ast.copy_location(ast.Slice(lower=o, upper=ast.copy_location(ast.BinOp(o, ast.Add(), n), n)), o)
-                for n, o in zip(args[1].elts, args[2].elts)]
-        sub = ast.copy_location(ast.Subscript(value=args[0], slice=ast.Tuple(dims, ast.Load()), ctx=ast.Load()), e)
-        view = self.tensor_window(sub)
-        if valid_node is not None and not self._is_none(valid_node):
-            # what the view's valid region is: a kernel whose parameter's pl.TensorView valid_shape names
-            # a symbol of its own is passed that extent (passes/valid_symbols.py)
-            valid = self.read_attr(OPS["load"], {p.name: p for p in OPS["load"].params}["valid_shape"], valid_node)
-            if len(valid) != len(view.type.shape):
-                raise self.err(f"pl.slice valid_shape needs {len(view.type.shape)} extents", valid_node)
-            view.attrs["valid"] = valid
+        # a kernel whose parameter's pl.TensorView valid_shape names a symbol of its own is passed the
+        # orchestration window's valid extent (passes/valid_symbols.py)
+        view.attrs["valid"] = valid
         return view
 
+    def _orchestration_slice(self, src, shape, offset, e: ast.Call) -> N.Expr:
+        """The window ``src[o0:o0 + s0, ...]`` by the window rules of orchestration code."""
+        if not all(isinstance(a, (ast.List, ast.Tuple)) for a in (shape, offset)) or \
+                len(shape.elts) != len(offset.elts):
+            raise self.err("pl.slice of a tensor in orchestration code takes its shape and offset as lists of "
+                           "the same length, such as pl.slice(x, [16, 64], [i * 16, 0])", e)
+        dims = [ast.copy_location(ast.Slice(lower=o, upper=ast.copy_location(ast.BinOp(o, ast.Add(), n), n)), o)
+                for n, o in zip(shape.elts, offset.elts)]
+        return self.tensor_window(ast.copy_location(ast.Subscript(value=src, slice=ast.Tuple(dims, ast.Load()),
+                                                                  ctx=ast.Load()), e))
 
     # ------------------------------------------------------------ subscripts
     def kernel_subscript(self, e: ast.Subscript) -> N.Expr:

@@ -9,9 +9,10 @@ is the Orchestration, one that does not is a kernel (InCore).  The decorator's o
 (``level``, ``role``, ``attrs`` / ``pl.func_attr``, ``auto_scope``, ``strict_ssa``,
 ``external_source``) are checked here.
 
-Functions are parsed inline ones first (callers need their return types), then kernels, then
-the orchestration, so that what a caller binds from a kernel call follows the kernel's parsed
-returns (``returns_params``), whatever form they take.
+Functions are parsed callees first (inline ones, then kernels, then the orchestration where
+nothing calls across), so that a caller knows each callee's return types and what it binds from a
+call follows the callee's parsed returns (``returns_params``, ``parsed_returns``), whatever form
+they take.
 """
 from __future__ import annotations
 
@@ -26,14 +27,14 @@ from typing import Dict, List, Optional
 from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import OPS
-from ..ir.access import tensor_accesses
+from ..ir.access import tensor_accesses, written_operand
 from ..ir.types import DType, ScalarType, TensorType
 from .annotations import TENSOR_VALID, annot_to_type, evaluated as annotation_of
 from .dist_front import add_ctx_params
 from .outline import Outliner
 from .regions import check_regions
 from .binder import header_args
-from .signatures import Signature, return_types, returned_params
+from .signatures import Signature, return_types
 from .source import Source, eval_static, function_scope
 from .types import DynamicDim, FunctionDecl, Level, split_code
 
@@ -280,11 +281,44 @@ def parsed_returns(fn: N.Function) -> Optional[List[int]]:
             continue
         idx = []
         for v in s.values:
-            if isinstance(v, N.OpCall) and v.op in ("store", "assemble") and isinstance(v.type, TensorType):
-                v = v.args[1] if v.op == "store" else v.args[0]
+            written = written_operand(v) if isinstance(v, N.OpCall) else None
+            v = v.args[written] if written is not None else v
             idx.append(names.index(v.name) if isinstance(v, N.Var) and v.name in names else -1)
         result = idx
     return result
+
+
+def _parse_order(units: List[Unit], key) -> List[Unit]:
+    """``units`` with each function's callees (``self.f(...)``, a module-level ``f(...)``) before it,
+    otherwise in ``key`` order; a call cycle (recursion, refused when parsed) keeps ``key`` order."""
+    by_name = {u.name: u for u in units}
+    done: List[Unit] = []
+
+    def callees(u: Unit) -> List[Unit]:
+        out = []
+        for node in ast.walk(u.item):
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
+                name = f.attr
+            else:
+                name = getattr(_resolve(f, u.g), "__pto_name__", None)
+            if name in by_name and by_name[name] is not u:
+                out.append(by_name[name])
+        return sorted(out, key=key)
+
+    def visit(u: Unit, path: set) -> None:
+        if u in done or u.name in path:
+            return
+        path.add(u.name)
+        for c in callees(u):
+            visit(c, path)
+        done.append(u)
+
+    for u in sorted(units, key=key):
+        visit(u, set())
+    return done
 
 
 def parse_program(spec, parser_class, units: Optional[List[Unit]] = None, name: Optional[str] = None) -> N.Program:
@@ -311,15 +345,14 @@ def parse_program(spec, parser_class, units: Optional[List[Unit]] = None, name: 
         if declared.get("dual_aiv_dispatch"):
             fn.attrs["dual_aiv_dispatch"] = True     # a hand-written AIV function on both lanes (hand_pipes.py)
         headers[u.name] = fn
-        sigs[u.name] = Signature(fn, returned_params(u.item, fn),
-                                 [p for _, p in header_args(u.item, u.src, u.g, u.method)])
+        sigs[u.name] = Signature(fn, [], [p for _, p in header_args(u.item, u.src, u.g, u.method)])
     dyn: Dict[str, DynamicDim] = {}
     for u in units:
         dyn.update(dyn_dims_of(u.g))
     strict = getattr(spec, "strict_ssa", False)
     outliner = Outliner(name, set(headers))
     order = {N.FunctionType.Inline: 0, N.FunctionType.Orchestration: 2}
-    for u in sorted(units, key=lambda u: order.get(u.kind, 1)):
+    for u in _parse_order(units, lambda u: order.get(u.kind, 1)):
         fp = parser_class(u.src, u.g, sigs, dyn)
         fp.strict_ssa = strict or u.decl.strict_ssa
         fp.outliner = outliner
@@ -339,9 +372,7 @@ def parse_program(spec, parser_class, units: Optional[List[Unit]] = None, name: 
         fn.body = fp.parse_body(u.item, fn)
         check_regions(fn, fp)
         fn.return_types = return_types(fn.body)
-        returns = parsed_returns(fn)
-        if returns is not None and fn.kind is not N.FunctionType.Inline:
-            sigs[u.name].returns_params = returns
+        sigs[u.name].returns_params = parsed_returns(fn) or []
         if fn.kind is N.FunctionType.InCore:
             check_kernel_writes(fn, headers)
     first = units[0]

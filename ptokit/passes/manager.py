@@ -24,6 +24,7 @@ from .composites import expand_composites
 from .context import PassContext
 from .directions import derive_directions
 from .fifo_to_move import fifo_to_move
+from .fuse_assemble import fuse_create_assemble_to_slice
 from .flatten_nd import flatten_tile_nd_to_2d
 from .hand_pipes import hand_pipes, place_pipe_buffers, split_hand_lanes
 from .inline import inline_functions
@@ -60,6 +61,8 @@ def _p(*names: str) -> FrozenSet[str]:
 PIPELINE: List[Pass] = [
     Pass("OutlineIncoreScopes", outline_incore_scopes, produces=_p("outlined")),
     Pass("InlineFunctions", inline_functions, requires=_p("outlined"), produces=_p("inlined")),
+    Pass("FuseCreateAssembleToSlice", fuse_create_assemble_to_slice, requires=_p("outlined", "inlined"),
+         produces=_p("assembles_fused")),
     Pass("ConvertTensorToTileOps", convert_tensor_to_tile_ops, requires=_p("inlined"), produces=_p("tile_ops")),
     # a pl.create_tensor accumulator that a loop binds to matmul products is an Acc tile (pypto's
     # InferTileMemorySpace loop-carry rule), settled before SSA, which refuses a value merged from two spaces

@@ -171,3 +171,37 @@ class AnnotatedCallMismatch:
         u: pl.Tile[[16, 32], pl.FP32] = self.scaled(t)
         y = pl.store(u, [0, 0], y)
         return y
+
+
+@pl.program
+class InlineCallsKernel:
+    """An inline helper declared before the kernel it calls, whose return is the store itself: the
+    kernel is parsed first, so the helper binds the parameter the parsed return is."""
+
+    @pl.function(type=pl.FunctionType.Inline)
+    def twice(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+        y = self.bump(x, y)
+        y = self.bump(y, y)
+        return y
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def bump(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.load(x, [0, 0], [16, 64])
+        return pl.store(pl.adds(t, 1.0), [0, 0], y)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        y = self.twice(x, y)
+        return y
+
+
+@pl.program
+class InlinePairInExpression:
+    @pl.function(type=pl.FunctionType.Inline)
+    def pair(self, t: pl.Tile[[16, 64], pl.FP32]) -> tuple[pl.Tile[[16, 64], pl.FP32], pl.Tile[[16, 64], pl.FP32]]:
+        return pl.exp(t), pl.neg(t)
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        y = pl.store(pl.add(self.pair(pl.load(x, [0, 0], [16, 64])), 1.0), [0, 0], y)
+        return y

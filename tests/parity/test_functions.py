@@ -143,3 +143,17 @@ def test_parse_errors_point_into_the_text(tmp_path):
         pl.parse("x = 1\n")
     with pytest.raises(UserError, match="cannot read"):
         pl.loads(tmp_path / "missing.py")
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_callees_are_parsed_before_their_callers(tmp_path, runtime):
+    x, y = rand(16, 64), np.zeros((16, 64), np.float32)
+    ptokit.compile(F.InlineCallsKernel, output_dir=tmp_path / "out", runtime=runtime)(x, y)
+    np.testing.assert_allclose(y, x + 2, rtol=1e-6)
+
+
+def test_an_inline_value_inside_an_expression_is_one_value():
+    with pytest.raises(CompileError) as err:
+        F.InlinePairInExpression.ir
+    located(err.value, "self.pair(")
+    assert "pair returns 2 values; call it as `a, b = pair(...)`" in str(err.value)

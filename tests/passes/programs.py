@@ -452,3 +452,19 @@ class NarrowedProduct:
         y, z = self.k(a, b, y, z)
         return y, z
 
+
+@pl.program
+class AssembleCreated:
+    @pl.function(type=pl.FunctionType.InCore)
+    def fill(self, x: pl.Tensor[[4, 16], pl.FP32], y: pl.Out[pl.Tensor[[4, 16], pl.FP32]]) -> pl.Tensor[[4, 16], pl.FP32]:
+        y = pl.store(pl.exp(pl.load(x, [0, 0], [4, 16])), [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[4, 16], pl.FP32],
+             out: pl.Out[pl.Tensor[[2, 4, 16], pl.FP32]]) -> pl.Tensor[[2, 4, 16], pl.FP32]:
+        for b in pl.range(2):
+            chunk = pl.create_tensor([4, 16], dtype=pl.FP32)
+            chunk = self.fill(x, chunk)
+            out = pl.assemble(out, chunk, [b, 0, 0])
+        return out

@@ -21,6 +21,7 @@ GOLDEN = Path(__file__).parent / "golden"
 CASES = {
     "OutlineIncoreScopes": P.AtBlocks,
     "InlineFunctions": P.InlineCall,
+    "FuseCreateAssembleToSlice": P.AssembleCreated,
     "ConvertTensorToTileOps": P.TensorLevel,
     "ReturnedOutputs": P.ReturnsCreated,
     "MaterializeValidShapeSymbols": ValidShapeSymbol,

@@ -1,7 +1,7 @@
 """Ops that move data between tiles without arithmetic: reshape, concat, slice, assemble, fillpad."""
 from __future__ import annotations
 
-from ..types import AtomicType, DType, MemorySpace, PadValue, TileType, fmt_shape
+from ..types import AtomicType, DType, MemorySpace, PadValue, TensorType, TileType, fmt_shape
 from ._core import TILE, OpTypeError, P, count_of, declare, tile_of
 
 
@@ -57,6 +57,8 @@ declare("slice", (TILE, P("shape", "shape"), P("offset", "offsets", aliases=("of
 
 
 def _assemble(ts, attrs):
+    if isinstance(ts[0], TensorType):
+        return _assemble_tensor(ts)
     dst, src = tile_of(ts[0], "assemble"), tile_of(ts[1], "assemble")
     if count_of(ts[2]) != 2:
         raise OpTypeError("pl.assemble needs two offsets [row, col]", "offset")
@@ -79,6 +81,17 @@ def _assemble(ts, attrs):
         if offs[d] is not None and offs[d] + extent[d] > dst.shape[d]:
             raise OpTypeError(f"tile.assemble of a {fmt_shape(src.shape)} tile at offset {list(offs)} exceeds the "
                               f"destination's shape {fmt_shape(dst.shape)}")
+    return dst
+
+
+def _assemble_tensor(ts):
+    """pypto's ``tensor.assemble`` (orchestration code): the target tensor, the source written into it;
+    FuseCreateAssembleToSlice (``passes/fuse_assemble.py``) checks the window and forms it."""
+    dst, src = ts[0], ts[1]
+    if not isinstance(src, TensorType):
+        raise OpTypeError(f"pl.assemble into the tensor target writes a tensor there, but the source is {src}", "source")
+    if src.dtype != dst.dtype:
+        raise OpTypeError(f"pl.assemble requires matching dtypes, but got {dst.dtype!r} and {src.dtype!r}", "source")
     return dst
 
 
