@@ -1,6 +1,13 @@
-"""Batched matmuls whose operand the kernel computes (a tensor-level vector op over rank-3 tensors,
-a Vec tile after ConvertTensorToTileOps): each batch's matrix is a row band of that tile, moved to
-Mat and on to Left / Right (through a transpose_view for b_trans), as pypto's mixed kernels do."""
+"""Batched matmuls of rank-3 tensors in kernel code.
+
+``ComputedBTrans``: the b_trans operand is computed by the kernel (a tensor-level vector op, a Vec
+tile after ConvertTensorToTileOps): each batch's matrix is a row band of that tile, moved to Mat and
+on to Right through a transpose_view, as pypto's mixed kernels do.
+
+``LargeBTrans``: the stacked ``[B * M, N]`` product does not fit Acc and each batch's transposed
+operand does not fit Right: AutoTileMatmulL0 stores each batch's product at its place and tiles it
+for L0, extracting the blocks of the transposed Mat tile (``LargeBTransTwice`` reads the stack twice:
+it stays whole, and does not fit)."""
 import ptokit.language as pl
 
 B, M, K, N = 2, 16, 32, 16
@@ -38,4 +45,43 @@ class WideWindow:
     def main(self, b0: pl.Tensor[[B, N, K], pl.FP32], b1: pl.Tensor[[B, N, K], pl.FP32],
              c: pl.Out[pl.Tensor[[B, 8, K], pl.FP32]]) -> pl.Tensor[[B, 8, K], pl.FP32]:
         c = self.k(b0, b1, c)
+        return c
+
+
+LB, LM, LK, LN = 2, 64, 64, 272      # stacked [128, 272] FP32 is 139 KB (Acc: 128 KB on a2a3); a batch's
+                                     # transposed operand [64, 272] FP32 is 68 KB (Right: 64 KB)
+
+
+@pl.program
+class LargeBTrans:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[LB, LM, LK], pl.FP32], b: pl.Tensor[[LB, LN, LK], pl.FP32],
+          c: pl.Out[pl.Tensor[[LB, LM, LN], pl.FP32]]) -> pl.Tensor[[LB, LM, LN], pl.FP32]:
+        cm = pl.matmul(a, b, b_trans=True)
+        c = pl.assemble(c, cm, offset=[0, 0, 0])
+        return c
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[LB, LM, LK], pl.FP32], b: pl.Tensor[[LB, LN, LK], pl.FP32],
+             c: pl.Out[pl.Tensor[[LB, LM, LN], pl.FP32]]) -> pl.Tensor[[LB, LM, LN], pl.FP32]:
+        c = self.k(a, b, c)
+        return c
+
+
+@pl.program
+class LargeBTransTwice:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[LB, LM, LK], pl.FP32], b: pl.Tensor[[LB, LN, LK], pl.FP32],
+          c: pl.Out[pl.Tensor[[LB, LM, LN], pl.FP32]],
+          d: pl.Out[pl.Tensor[[LB, LM, LN], pl.FP32]]) -> pl.Tensor[[LB, LM, LN], pl.FP32]:
+        cm = pl.matmul(a, b, b_trans=True)
+        c = pl.assemble(c, cm, offset=[0, 0, 0])
+        d = pl.assemble(d, cm, offset=[0, 0, 0])
+        return c
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[LB, LM, LK], pl.FP32], b: pl.Tensor[[LB, LN, LK], pl.FP32],
+             c: pl.Out[pl.Tensor[[LB, LM, LN], pl.FP32]],
+             d: pl.Out[pl.Tensor[[LB, LM, LN], pl.FP32]]) -> pl.Tensor[[LB, LM, LN], pl.FP32]:
+        c = self.k(a, b, c, d)
         return c

@@ -1,6 +1,10 @@
-"""ConvertTensorToTileOps on a batched matmul whose operand the kernel computes: each batch's window
-of the N-D value is a row band of its Vec tile (the leading axes folded), moved to Mat for the cube;
-a window that is not one matrix is a located error."""
+"""Batched matmuls of rank-3 tensors through the passes (batch_operand_programs.py).
+
+ConvertTensorToTileOps: each batch's window of an N-D value the kernel computes is a row band of its
+Vec tile (the leading axes folded), moved to Mat for the cube; a window that is not one matrix is a
+located error.  AutoTileMatmulL0: a stack of batch products larger than Acc and stored once is
+stored product by product, each tiled for L0 with blocks of its transposed operand extracted from
+the transposed Mat tile; a stack read otherwise stays whole (PlanMemory's located error)."""
 import pytest
 
 from ptokit.errors import CompileError
@@ -50,3 +54,23 @@ def test_a_window_of_several_matrices_of_a_computed_value_is_a_located_error():
     with pytest.raises(CompileError, match=r"a window \[2, 8, 32\] of a 3-D tensor computed in this kernel") as e:
         _through(P.WideWindow, "ConvertTensorToTileOps")
     assert "batch_operand_programs.py" in str(e.value) and ":35:" in str(e.value)
+
+
+def test_a_stack_larger_than_acc_is_stored_per_batch_and_tiled():
+    k = _through(P.LargeBTrans, "AutoTileMatmulL0").functions["k"]
+    stores = [e for _, e in N.walk_ops(k.body, "store")]
+    # each batch's [M, N] product at its batch index (in output tiles of the chooser's width)
+    assert sorted({e.attrs["offsets_static"][0] for e in stores}) == list(range(P.LB))
+    assert all(e.attrs["offsets_static"][1] == 0 and e.attrs["shape"][:2] == [1, P.LM] and
+               e.attrs["shape"][2] < P.LN for e in stores)
+    assert not [e for _, e in N.walk_ops(k.body, "assemble")] and \
+        not [e for _, e in N.walk_ops(k.body, "create_tile")]          # no [B * M, N] Acc tile
+    rights = [e for _, e in N.walk_ops(k.body, "extract") if e.attrs["target_memory"] is MemorySpace.Right]
+    assert rights and all(e.args[0].type.layout == ("row_major", "col_major") for e in rights)   # the ZN view
+    assert all(e.type.shape[1] < P.LN for e in rights)                 # N blocks: a whole one does not fit Right
+
+
+def test_a_stack_read_twice_stays_whole_and_does_not_fit():
+    with pytest.raises(CompileError, match=r"does not fit in Acc \(L0C\)") as e:
+        _through(P.LargeBTransTwice, "PlanMemory")
+    assert "batch_operand_programs.py" in str(e.value)
