@@ -102,10 +102,11 @@ class CubeMixin:
 
     def tiled_by_pass(self, values, parts) -> bool:
         """Whether the product is left whole for AutoTileMatmulL0 (passes/auto_tile_matmul.py), which
-        tiles it for the target's L0 buffers: untransposed operands of 16-aligned static shapes, read
-        whole (no valid region), that fit Mat together.  The other forms are still tiled here."""
-        (_, _, (m, k), ta), (_, _, (k2, n), tb) = parts
-        if ta or tb or k != k2 or any(d % _FRACTAL_ROWS for d in (m, k, n)):
+        tiles it for the target's L0 buffers: operands of 16-aligned static shapes (lhs untransposed,
+        rhs either way), read whole (no valid region), that fit Mat together.  The other forms are
+        still tiled here."""
+        (_, _, (m, k), ta), (_, _, (k2, n), _) = parts
+        if ta or k != k2 or any(d % _FRACTAL_ROWS for d in (m, k, n)):
             return False
         if (m * k + k * n) * values["lhs"].type.dtype.size > _MAT_BYTES:
             return False

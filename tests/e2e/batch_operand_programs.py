@@ -7,7 +7,10 @@ on to Right through a transpose_view, as pypto's mixed kernels do.
 ``LargeBTrans``: the stacked ``[B * M, N]`` product does not fit Acc and each batch's transposed
 operand does not fit Right: AutoTileMatmulL0 stores each batch's product at its place and tiles it
 for L0, extracting the blocks of the transposed Mat tile (``LargeBTransTwice`` reads the stack twice:
-it stays whole, and does not fit)."""
+it stays whole, and does not fit).
+
+``LargeBTrans2d``: a 2-D b_trans product whose operand does not fit Right: the front end leaves it
+whole (load into Mat, transpose_view, move) and AutoTileMatmulL0 tiles it for the target."""
 import ptokit.language as pl
 
 B, M, K, N = 2, 16, 32, 16
@@ -84,4 +87,22 @@ class LargeBTransTwice:
              c: pl.Out[pl.Tensor[[LB, LM, LN], pl.FP32]],
              d: pl.Out[pl.Tensor[[LB, LM, LN], pl.FP32]]) -> pl.Tensor[[LB, LM, LN], pl.FP32]:
         c = self.k(a, b, c, d)
+        return c
+
+
+TM, TK, TN = 64, 128, 288            # b_trans rhs [128, 288] FP32 is 144 KB (Right: 64 KB); both fit Mat
+
+
+@pl.program
+class LargeBTrans2d:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[TM, TK], pl.FP32], b: pl.Tensor[[TN, TK], pl.FP32],
+          c: pl.Out[pl.Tensor[[TM, TN], pl.FP32]]) -> pl.Tensor[[TM, TN], pl.FP32]:
+        c = pl.store(pl.matmul(a, b, b_trans=True), [0, 0], c)
+        return c
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[TM, TK], pl.FP32], b: pl.Tensor[[TN, TK], pl.FP32],
+             c: pl.Out[pl.Tensor[[TM, TN], pl.FP32]]) -> pl.Tensor[[TM, TN], pl.FP32]:
+        c = self.k(a, b, c)
         return c

@@ -30,3 +30,13 @@ def test_batched_b_trans_larger_than_acc_matches_numpy(runtime, tmp_path):
     ptokit.compile(P.LargeBTrans, output_dir=tmp_path / "out", runtime=runtime)(a, b, c)
     ref = a.astype(np.float64) @ np.swapaxes(b.astype(np.float64), 1, 2)
     np.testing.assert_allclose(c, ref, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("runtime", ["tensormap_and_ringbuffer", "host_build_graph"])
+def test_large_2d_b_trans_tiled_by_the_pass_matches_numpy(runtime, tmp_path):
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((P.TM, P.TK)).astype(np.float32)
+    b = rng.standard_normal((P.TN, P.TK)).astype(np.float32)
+    c = np.zeros((P.TM, P.TN), np.float32)
+    ptokit.compile(P.LargeBTrans2d, output_dir=tmp_path / "out", runtime=runtime)(a, b, c)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64).T, rtol=1e-5, atol=1e-4)

@@ -74,3 +74,13 @@ def test_a_stack_read_twice_stays_whole_and_does_not_fit():
     with pytest.raises(CompileError, match=r"does not fit in Acc \(L0C\)") as e:
         _through(P.LargeBTransTwice, "PlanMemory")
     assert "batch_operand_programs.py" in str(e.value)
+
+
+def test_a_large_2d_b_trans_product_is_left_whole_for_the_pass():
+    k = parse_program(P.LargeBTrans2d).functions["k"]
+    assert not [s for s in N.walk_stmts(k.body) if isinstance(s, N.For)]        # no K loop of the front end's
+    assert len([e for _, e in N.walk_ops(k.body, "transpose_view")]) == 1
+    tiled = _through(P.LargeBTrans2d, "AutoTileMatmulL0").functions["k"]
+    rights = [e for _, e in N.walk_ops(tiled.body, "extract") if e.attrs["target_memory"] is MemorySpace.Right]
+    assert rights and all(e.args[0].type.layout == ("row_major", "col_major") for e in rights)
+    assert all(e.type.shape[0] * e.type.shape[1] * 4 <= 65536 for e in rights)     # each block fits Right
