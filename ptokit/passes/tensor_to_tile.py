@@ -38,6 +38,7 @@ _KERNELS = (N.FunctionType.InCore, N.FunctionType.AIC, N.FunctionType.AIV)
 _SLICE = "slice"           # the ops this pass builds besides LOAD and CREATE_TILE
 _MOVE = "move"
 _STORE = "store"
+_ADD, _MUL = "scalar.add", "scalar.mul"      # the folded row index of an N-D window
 
 
 def convert_tensor_to_tile_ops(prog: N.Program, ctx) -> N.Program:
@@ -54,15 +55,14 @@ def _folded_row(offsets, dims, loc) -> N.Expr:
     ``((o0 * d1 + o1) * d2 + ...) * d[-1] + o[-1]``, folded to a constant where the offsets are."""
     row: N.Expr = offsets[0]
     for o, d in zip(offsets[1:], dims[1:]):
-        row = _index_op("add", _index_op("mul", row, N.Const(d, type=INDEX, loc=loc), loc), o, loc)
+        row = _index_op(_ADD, _index_op(_MUL, row, N.Const(d, type=INDEX, loc=loc), loc), o, loc)
     return row
 
 
 def _index_op(op: str, a: N.Expr, b: N.Expr, loc) -> N.Expr:
     if isinstance(a, N.Const) and isinstance(b, N.Const):
-        return N.Const(a.value * b.value if op == "mul" else a.value + b.value, type=INDEX, loc=loc)
-    name = f"scalar.{op}"
-    return N.OpCall(name, [a, b], {}, type=infer(name, [a.type, b.type], {}), loc=loc)
+        return N.Const(a.value * b.value if op == _MUL else a.value + b.value, type=INDEX, loc=loc)
+    return N.OpCall(op, [a, b], {}, type=infer(op, [a.type, b.type], {}), loc=loc)
 
 
 def _check_orchestration(fn: N.Function) -> None:
