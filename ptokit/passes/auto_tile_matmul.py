@@ -120,9 +120,10 @@ class _Tiler:
 
     def split_batch_stores(self, stmts: List[N.Stmt]) -> List[N.Stmt]:
         """``x = assemble(...assemble(create_tile(Acc), p0, [0, 0])..., pB, [B * m, 0])`` (a batched
-        matmul's products stacked into one Acc tile) larger than Acc and stored once, later in the same
-        list: each product stored at its own place instead, where the product is tiled like any stored
-        one.  The stored bytes are the same; the whole tile never exists."""
+        matmul's products stacked into one Acc tile) larger than Acc, or with a product larger than L0,
+        and stored once, later in the same list: each product stored at its own place instead, where the product is tiled like any stored
+        one.  The stored bytes are the same; the whole tile never exists.  A stack that stays (it fits
+        Acc, or is read otherwise) gets its products named first, each then tiled in place."""
         out = list(stmts)
         for s in stmts:
             parts = self.stacked_products(s)
@@ -130,24 +131,46 @@ class _Tiler:
                 continue
             x = s.targets[0]
             store = next((st for st in out[out.index(s) + 1:] if self.stores(st, x.name)), None)
-            if store is None or self.uses.get(x.name) != 1:
-                continue
-            expr = store.value if isinstance(store, N.Assign) else store.expr
-            stores = self.product_stores(parts, expr, store)
+            stores = None
+            if store is not None and self.uses.get(x.name) == 1 and (
+                    s.value.type.nbytes > self.target.capacity("acc") or any(self.beyond_l0(p) for _, p in parts)):
+                stores = self.product_stores(parts, store.value if isinstance(store, N.Assign) else store.expr, store)
             if stores is None:
+                # the stack stays: each product is named before it, so that one larger than L0 is tiled in place
+                at = out.index(s)
+                out[at:at] = self.named_products(s)
                 continue
             out.remove(s)
             at = out.index(store)
             out[at:at + 1] = stores
         return out
 
+    def beyond_l0(self, p: N.OpCall) -> bool:
+        """Whether a product's operands exceed Left / Right or its result Acc on the target."""
+        cap = self.target.capacity
+        a = _mat_type(p.args[operand_index(p.op, MemorySpace.Left)])
+        b = _mat_type(p.args[operand_index(p.op, MemorySpace.Right)])
+        return a.nbytes > cap("left") or b.nbytes > cap("right") or p.type.nbytes > cap("acc")
+
+    def named_products(self, s: N.Assign) -> List[N.Stmt]:
+        """A statement binding each product of the stack ``s`` builds, which then reads the names."""
+        binds: List[N.Stmt] = []
+        e = s.value
+        while e.op == ASSEMBLE:
+            p = e.args[1]
+            var = N.Var(self.fresh("mm"), type=p.type, loc=p.loc)
+            binds.append(N.Assign([var], p, loc=s.loc))
+            e.args[1] = N.Var(var.name, type=p.type, loc=p.loc)
+            self.uses[var.name] = 1
+            e = e.args[0]
+        return binds[::-1]
+
     def stacked_products(self, s: N.Stmt) -> Optional[List[Tuple[int, N.OpCall]]]:
-        """[(first row, product)] of a statement binding a stack of plain products larger than Acc."""
+        """[(first row, product)] of a statement binding a stack of plain products (Acc rows)."""
         if not (isinstance(s, N.Assign) and len(s.targets) == 1 and isinstance(s.value, N.OpCall)):
             return None
         t = s.value.type
-        if not isinstance(t, TileType) or t.memory is not MemorySpace.Acc or \
-                t.nbytes <= self.target.capacity("acc"):
+        if not isinstance(t, TileType) or t.memory is not MemorySpace.Acc:
             return None
         parts, e = [], s.value
         while isinstance(e, N.OpCall) and e.op == ASSEMBLE:

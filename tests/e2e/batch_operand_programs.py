@@ -7,7 +7,7 @@ on to Right through a transpose_view, as pypto's mixed kernels do.
 ``LargeBTrans``: the stacked ``[B * M, N]`` product does not fit Acc and each batch's transposed
 operand does not fit Right: AutoTileMatmulL0 stores each batch's product at its place and tiles it
 for L0, extracting the blocks of the transposed Mat tile (``LargeBTransTwice`` reads the stack twice:
-it stays whole, and does not fit).
+it stays whole, and its products would need output grids: a located error).
 
 ``LargeBTrans2d``: a 2-D b_trans product whose operand does not fit Right: the front end leaves it
 whole (load into Mat, transpose_view, move) and AutoTileMatmulL0 tiles it for the target."""

@@ -3,8 +3,9 @@
 ConvertTensorToTileOps: each batch's window of an N-D value the kernel computes is a row band of its
 Vec tile (the leading axes folded), moved to Mat for the cube; a window that is not one matrix is a
 located error.  AutoTileMatmulL0: a stack of batch products larger than Acc and stored once is
-stored product by product, each tiled for L0 with blocks of its transposed operand extracted from
-the transposed Mat tile; a stack read otherwise stays whole (PlanMemory's located error)."""
+stored product by product (also when only a product exceeds L0), each tiled for L0 with blocks of its transposed operand extracted from
+the transposed Mat tile; a stack read otherwise stays whole, its products named and tiled in place
+(an output grid there is a located error)."""
 import pytest
 
 from ptokit.errors import CompileError
@@ -17,9 +18,9 @@ from ptokit.passes.manager import PIPELINE
 from tests.e2e import batch_operand_programs as P
 
 
-def _through(program, last):
+def _through(program, last, platform="a2a3sim"):
     prog = parse_program(program)
-    ctx = PassContext(platform="a2a3sim")
+    ctx = PassContext(platform=platform)
     for p in PIPELINE:
         prog = p.run(prog, ctx)
         if p.name == last:
@@ -70,10 +71,18 @@ def test_a_stack_larger_than_acc_is_stored_per_batch_and_tiled():
     assert all(e.type.shape[1] < P.LN for e in rights)                 # N blocks: a whole one does not fit Right
 
 
-def test_a_stack_read_twice_stays_whole_and_does_not_fit():
-    with pytest.raises(CompileError, match=r"does not fit in Acc \(L0C\)") as e:
-        _through(P.LargeBTransTwice, "PlanMemory")
-    assert "batch_operand_programs.py" in str(e.value)
+def test_a_stack_that_fits_acc_is_stored_per_batch_when_a_product_exceeds_l0():
+    # a5: the [128, 272] FP32 stack fits Acc, but a batch's transposed operand still exceeds Right
+    k = _through(P.LargeBTrans, "AutoTileMatmulL0", platform="a5sim").functions["k"]
+    assert not [e for _, e in N.walk_ops(k.body, "assemble")]
+    assert sorted({e.attrs["offsets_static"][0] for _, e in N.walk_ops(k.body, "store")}) == list(range(P.LB))
+
+
+def test_a_stack_read_twice_stays_whole_and_its_oversized_product_is_a_located_error():
+    with pytest.raises(CompileError, match=r"the \[64, 272\] pl.FP32 result of this matmul .* only when its one use "
+                                           r"is a store") as e:
+        _through(P.LargeBTransTwice, "AutoTileMatmulL0")
+    assert "batch_operand_programs.py:80:" in str(e.value)      # the batched pl.matmul
 
 
 def test_a_large_2d_b_trans_product_is_left_whole_for_the_pass():
