@@ -102,10 +102,11 @@ class CubeMixin:
 
     def tiled_by_pass(self, values, parts) -> bool:
         """Whether the product is left whole for AutoTileMatmulL0 (passes/auto_tile_matmul.py), which
-        tiles it for the target's L0 buffers: untransposed operands of 16-aligned static shapes, read
-        whole (no valid region), that fit Mat together.  The other forms are still tiled here."""
-        (_, _, (m, k), ta), (_, _, (k2, n), tb) = parts
-        if ta or tb or k != k2 or any(d % _FRACTAL_ROWS for d in (m, k, n)):
+        tiles it for the target's L0 buffers: operands of 16-aligned static shapes (lhs untransposed,
+        rhs either way), read whole (no valid region), that fit Mat together.  The other forms are
+        still tiled here."""
+        (_, _, (m, k), ta), (_, _, (k2, n), _) = parts
+        if ta or k != k2 or any(d % _FRACTAL_ROWS for d in (m, k, n)):
             return False
         if (m * k + k * n) * values["lhs"].type.dtype.size > _MAT_BYTES:
             return False
@@ -459,8 +460,9 @@ class CubeMixin:
 
 
 class L1Mixin:
-    """``pl.create_l1`` and ``pl.gather_row`` (the op table's ``front=`` methods): an L1 (Mat) tile
-    filled row by row from global memory, fed to ``pl.matmul`` (gather_row also fills a Vec tile)."""
+    """``pl.paged_gather`` (the op table's ``front=`` method): an L1 (Mat) or Vec tile filled row by row
+    from a paged pool by a loop of gathers (``pl.create_l1`` / ``pl.gather_row`` are composites of the
+    op table, written out by ExpandComposites)."""
 
     def _front_args(self, op: OpDef, e):
         bound = self.bind(op, e)
@@ -474,53 +476,6 @@ class L1Mixin:
             else:
                 out[p.name] = self.read_attr(op, p, node)
         return out, bound
-
-    def create_l1_call(self, op: OpDef, e) -> N.Expr:
-        args, _ = self._front_args(op, e)
-        return self.typed_op("create_tile", [], {"shape": args["shape"], "dtype": args["dtype"],
-                                                 "target_memory": MemorySpace.Mat,
-                                                 "transpose": True if args["transpose"] else None,
-                                                 "flat_layout": None}, e)
-
-    def gather_row_call(self, op: OpDef, e) -> N.Expr:
-        """``acc`` with the GM window ``src[src_offset : src_offset + shapes]`` written at
-        ``dst_offset`` (its transpose with ``transpose=True``): a TLOAD of the window into Mat, a
-        ``transpose_view`` of it when asked, and a TINSERT into ``acc``."""
-        args, bound = self._front_args(op, e)
-        acc, src, shapes = args["acc"], args["src"], args["shapes"]
-        if not isinstance(acc.type, TileType) or acc.type.memory not in (MemorySpace.Mat, MemorySpace.Vec):
-            raise self.err(f"pl.gather_row writes into an L1 tile (pl.create_l1) or a Vec tile, but acc is {acc.type}",
-                           bound["acc"])
-        space = acc.type.memory
-        if args["transpose"] and space is not MemorySpace.Mat:
-            raise self.err("pl.gather_row transpose=True writes a GM row as a column of the transposed (ZN) L1 "
-                           "layout; it needs an L1 tile (pl.create_l1(..., transpose=True)), not a Vec tile",
-                           bound["transpose"])
-        if not isinstance(src.type, TensorType):
-            raise self.err(f"pl.gather_row reads a tensor in global memory, but src is {src.type}", bound["src"])
-        if len(shapes) != len(src.type.shape) or len(shapes) < 2:
-            raise self.err(f"pl.gather_row shapes {list(shapes)} must give one extent per dimension of the "
-                           f"{len(src.type.shape)}-D src (at least 2)", bound["shapes"])
-        if len(args["dst_offset"].items) != 2:
-            raise self.err("pl.gather_row dst_offset must be [row, col] in acc", bound["dst_offset"])
-        src_offsets = args["src_offset"]
-        shape, valid = list(shapes), args["valid_shape"]
-        if args["transpose"] and shape[-2] % _FRACTAL_ROWS:
-            # the window is loaded into a whole fractal of rows (the valid ones are read), so that its
-            # transpose_view is a legal ZN tile; the insert writes the valid region only
-            valid = tuple(valid) if valid is not None else tuple(shape)
-            shape[-2] = -(-shape[-2] // _FRACTAL_ROWS) * _FRACTAL_ROWS
-        window = self.typed_op("load", [src, src_offsets],
-                               {"shape": shape, "valid": valid,
-                                "target_memory": space,
-                                "offsets_static": tuple(o.value if isinstance(o, N.Const) else None
-                                                        for o in src_offsets.items)}, e)
-        if args["transpose"]:
-            window = self.typed_op("transpose_view", [window], {}, e)
-        offs = args["dst_offset"]
-        static = tuple(o.value if isinstance(o, N.Const) else None for o in offs.items)
-        return self.typed_op("assemble", [acc, window, offs], {"offsets_static": static,
-                                                             "atomic": AtomicType.None_}, e)
 
     def paged_gather_call(self, op: OpDef, e) -> N.Expr:
         """``pl.paged_gather(src, indices, block_table, block_size, size, max_indices, ...)``: a loop of

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
+from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import OPS, infer
 from ..ir.types import MemorySpace, TileType
-from .matmul_ops import CREATE_TILE, EQ, FULL, accumulates, init_cond_given, init_form, operand_index
+from .matmul_ops import CREATE_TILE, EQ, FULL, MOVE, SLICE, accumulates, init_cond_given, init_form, operand_index
 
 _KERNELS = (N.FunctionType.InCore, N.FunctionType.AIC)
 
@@ -33,8 +34,37 @@ _KERNELS = (N.FunctionType.InCore, N.FunctionType.AIC)
 def infer_accumulator_space(prog: N.Program, ctx) -> N.Program:
     for fn in prog.functions.values():
         if fn.kind in _KERNELS:
+            _refuse_acc_windows(fn)
             _place(fn)
     return prog
+
+
+def _refuse_acc_windows(fn: N.Function) -> None:
+    """``w = pl.tile.slice(acc, ...)`` of an Acc tile, then ``w = pl.matmul_acc(w, ...)``: pypto's slice of
+    an Acc tile is a view, so the products land in ``acc``.  ptokit's slice is a copy (the front end
+    hands the Acc tile to it through a move to Vec), and the simulator stores Acc tiles row-major, where
+    a column window is no contiguous view: a located error naming the way that works."""
+    slices = {s.targets[0].name: s for s in N.walk_stmts(fn.body)
+              if isinstance(s, N.Assign) and len(s.targets) == 1 and isinstance(s.value, N.OpCall)
+              and s.value.op == SLICE and _acc_source(s.value.args[0]) is not None}
+    for st, e in N.iter_exprs(fn.body):
+        if isinstance(e, N.OpCall) and accumulates(e.op) and e.args and isinstance(e.args[0], N.Var) and \
+                e.args[0].name in slices and _is_vec(e.args[0].type):
+            src = _acc_source(slices[e.args[0].name].value.args[0])
+            raise CompileError(f"pl.{e.op} accumulates in place into {e.args[0].name!r}, a pl.tile.slice of the Acc "
+                               f"tile {src.name!r}: a slice is a copy here, not a window of {src.name!r}'s bytes, so "
+                               f"the products would never reach {src.name!r}; accumulate into an Acc tile of the "
+                               f"window's own shape (pl.tile.create(..., target_memory=pl.Mem.Acc)) and store it at "
+                               f"the window's place (pl.store(t, [0, col], out))", e.loc or st.loc)
+
+
+def _acc_source(e: N.Expr) -> Optional[N.Var]:
+    """The Acc tile a slice reads: itself, or through the front end's hand-over move to Vec."""
+    if isinstance(e, N.OpCall) and e.op == MOVE and e.attrs.get("target_memory") is MemorySpace.Vec:
+        e = e.args[0]
+    if isinstance(e, N.Var) and isinstance(e.type, TileType) and e.type.memory is MemorySpace.Acc:
+        return e
+    return None
 
 
 def _is_vec(t) -> bool:

@@ -36,8 +36,8 @@ from ..ir.ops import infer
 from ..ir.ops.view import default_layout
 from ..ir.types import INDEX, AtomicType, DType, MemorySpace, TupleType, TensorType, TileType, fmt_shape
 from . import split_k_grid
-from .matmul_ops import (ADD, ASSEMBLE, CAST, CREATE_TILE, EXTRACT, LOAD, MOVE, MUL, STORE, accumulates, acc_form,
-                         has_bias, init_cond_given, is_matmul, operand_index)
+from .matmul_ops import (ADD, ASSEMBLE, CAST, CREATE_TILE, EXTRACT, LOAD, MOVE, MUL, STORE, TRANSPOSE_VIEW, accumulates,
+                         acc_form, has_bias, init_cond_given, is_matmul, operand_index)
 from .l0_tile_chooser import L0TileConfig, choose_l0_tile
 
 _KERNELS = (N.FunctionType.InCore, N.FunctionType.AIC)
@@ -90,7 +90,7 @@ class _Tiler:
 
     # ------------------------------------------------------------ statements
     def body(self, stmts: List[N.Stmt]) -> List[N.Stmt]:
-        stmts = self.split_k_grids(stmts)
+        stmts = self.split_k_grids(self.split_batch_stores(stmts))
         pending: Dict[str, Tuple[dict, N.Assign]] = {}     # oversized result -> its plan, stored later
         out: List[N.Stmt] = []
         for i, s in enumerate(stmts):
@@ -117,6 +117,113 @@ class _Tiler:
                 continue
             out.append(s)
         return [s for s in out if id(s) not in self.dead]
+
+    def split_batch_stores(self, stmts: List[N.Stmt]) -> List[N.Stmt]:
+        """``x = assemble(...assemble(create_tile(Acc), p0, [0, 0])..., pB, [B * m, 0])`` (a batched
+        matmul's products stacked into one Acc tile) larger than Acc, or with a product larger than L0,
+        and stored once, later in the same list: each product stored at its own place instead, where the product is tiled like any stored
+        one.  The stored bytes are the same; the whole tile never exists.  A stack that stays (it fits
+        Acc, or is read otherwise) gets its products named first, each then tiled in place."""
+        out = list(stmts)
+        for s in stmts:
+            parts = self.stacked_products(s)
+            if parts is None:
+                continue
+            x = s.targets[0]
+            store = next((st for st in out[out.index(s) + 1:] if self.stores(st, x.name)), None)
+            stores = None
+            if store is not None and self.uses.get(x.name) == 1 and (
+                    s.value.type.nbytes > self.target.capacity("acc") or any(self.beyond_l0(p) for _, p in parts)):
+                stores = self.product_stores(parts, store.value if isinstance(store, N.Assign) else store.expr, store)
+            if stores is None:
+                # the stack stays: each product is named before it, so that one larger than L0 is tiled in place
+                at = out.index(s)
+                out[at:at] = self.named_products(s)
+                continue
+            out.remove(s)
+            at = out.index(store)
+            out[at:at + 1] = stores
+        return out
+
+    def beyond_l0(self, p: N.OpCall) -> bool:
+        """Whether a product's operands exceed Left / Right or its result Acc on the target."""
+        cap = self.target.capacity
+        a = _mat_type(p.args[operand_index(p.op, MemorySpace.Left)])
+        b = _mat_type(p.args[operand_index(p.op, MemorySpace.Right)])
+        return a.nbytes > cap("left") or b.nbytes > cap("right") or p.type.nbytes > cap("acc")
+
+    def named_products(self, s: N.Assign) -> List[N.Stmt]:
+        """A statement binding each product of the stack ``s`` builds, which then reads the names."""
+        binds: List[N.Stmt] = []
+        e = s.value
+        while e.op == ASSEMBLE:
+            p = e.args[1]
+            var = N.Var(self.fresh("mm"), type=p.type, loc=p.loc)
+            binds.append(N.Assign([var], p, loc=s.loc))
+            e.args[1] = N.Var(var.name, type=p.type, loc=p.loc)
+            self.uses[var.name] = 1
+            e = e.args[0]
+        return binds[::-1]
+
+    def stacked_products(self, s: N.Stmt) -> Optional[List[Tuple[int, N.OpCall]]]:
+        """[(first row, product)] of a statement binding a stack of plain products (Acc rows)."""
+        if not (isinstance(s, N.Assign) and len(s.targets) == 1 and isinstance(s.value, N.OpCall)):
+            return None
+        t = s.value.type
+        if not isinstance(t, TileType) or t.memory is not MemorySpace.Acc:
+            return None
+        parts, e = [], s.value
+        while isinstance(e, N.OpCall) and e.op == ASSEMBLE:
+            row, col = e.args[2].items
+            p = e.args[1]
+            if not (isinstance(row, N.Const) and isinstance(col, N.Const) and col.value == 0 and
+                    isinstance(p, N.OpCall) and is_matmul(p.op) and not accumulates(p.op) and not p.type.valid
+                    and p.type.cols == t.cols):
+                return None
+            parts.append((row.value, p))
+            e = e.args[0]
+        if not (isinstance(e, N.OpCall) and e.op == CREATE_TILE and not e.args) or not parts:
+            return None
+        parts.reverse()
+        rows = [r for r, _ in parts]
+        m = parts[0][1].type.rows
+        if rows != [b * m for b in range(len(parts))] or len(parts) * m != t.rows or \
+                any(p.type.rows != m for _, p in parts):
+            return None
+        return parts
+
+    @staticmethod
+    def stores(st: N.Stmt, name: str) -> bool:
+        expr = st.value if isinstance(st, N.Assign) else st.expr if isinstance(st, N.ExprStmt) else None
+        return isinstance(expr, N.OpCall) and expr.op == STORE and isinstance(expr.args[0], N.Var) and \
+            expr.args[0].name == name
+
+    def product_stores(self, parts, store: N.OpCall, s: N.Stmt) -> Optional[List[N.Stmt]]:
+        """One store per product at its rows' place in the store's tensor: a 2-D tensor's rows, or the
+        batch axis of a rank-3 one whose matrices are the products' [m, N] (None: another layout)."""
+        dst, offs = store.args[1], list(store.args[2].items)
+        m, n = parts[0][1].type.shape
+        rank = len(dst.type.shape)
+        shape = store.attrs.get("shape")
+        if rank == 3:
+            if shape is not None and list(shape) != [len(parts), m, n]:
+                return None
+        elif rank != 2 or shape is not None:
+            return None
+        loc = store.loc or s.loc
+        out: List[N.Stmt] = []
+        for b, (_, p) in enumerate(parts):
+            pos = list(offs)
+            step = self.const(b if rank == 3 else b * m, loc)
+            pos[0] = self.scalar(ADD, pos[0], step, out, loc)
+            attrs = dict(store.attrs)
+            attrs["offsets_static"] = tuple(x.value if isinstance(x, N.Const) else None for x in pos)
+            attrs["shape"] = [1, m, n] if rank == 3 else None
+            st = N.OpCall(STORE, [p, dst, N.ListExpr(pos, type=store.args[2].type, loc=loc)], attrs,
+                          type=store.type, loc=loc)
+            out.append(N.Assign(list(s.targets), st, loc=s.loc) if isinstance(s, N.Assign) else
+                       N.ExprStmt(st, loc=s.loc))
+        return out
 
     def split_k_grids(self, stmts: List[N.Stmt]) -> List[N.Stmt]:
         """Each canonical split-K chain (``split_k_grid.py``) whose one-block output the chooser cannot
@@ -186,6 +293,20 @@ class _Tiler:
                 v.attrs.get("blayout") is not None or v.attrs.get("slayout") is not None:
             return None
         src = v.args[0]
+        if space is MemorySpace.Right and isinstance(src, N.OpCall) and src.op == TRANSPOSE_VIEW:
+            # b_trans: the Mat tile read through its transpose (ZN, Right's own layout), whose [k, n]
+            # blocks are extracted as a natural one's are
+            inner = self.mat_source(src.args[0], binds)
+            if inner is None:
+                return None
+            var = N.Var(self.fresh("t"), type=src.type, loc=src.loc)
+            binds.append(N.Assign([var], N.OpCall(TRANSPOSE_VIEW, [inner], dict(src.attrs), type=src.type,
+                                                  loc=src.loc), loc=src.loc))
+            return var
+        return self.mat_source(src, binds)
+
+    def mat_source(self, src: N.Expr, binds: List[N.Stmt]) -> Optional[N.Var]:
+        """A static 2-D Mat tile of the default layout: a name, or a load bound to one in ``binds``."""
         if isinstance(src, N.Var) and self.is_mat(src.type):
             return src
         if isinstance(src, N.OpCall) and src.op == LOAD and self.is_mat(src.type) and \

@@ -37,6 +37,7 @@ from ..ir.types import INDEX, MemorySpace, TensorType, TileType, TupleType
 _KERNELS = (N.FunctionType.InCore, N.FunctionType.AIC, N.FunctionType.AIV)
 _SLICE = "slice"           # the ops this pass builds besides LOAD and CREATE_TILE
 _MOVE = "move"
+_ADD, _MUL = "scalar.add", "scalar.mul"      # the folded row index of an N-D window
 
 
 def convert_tensor_to_tile_ops(prog: N.Program, ctx) -> N.Program:
@@ -46,6 +47,21 @@ def convert_tensor_to_tile_ops(prog: N.Program, ctx) -> N.Program:
         elif fn.kind is N.FunctionType.Orchestration:
             _check_orchestration(fn)
     return prog
+
+
+def _folded_row(offsets, dims, loc) -> N.Expr:
+    """The row of an N-D value's folded tile at ``offsets`` (all axes but the last):
+    ``((o0 * d1 + o1) * d2 + ...) * d[-1] + o[-1]``, folded to a constant where the offsets are."""
+    row: N.Expr = offsets[0]
+    for o, d in zip(offsets[1:], dims[1:]):
+        row = _index_op(_ADD, _index_op(_MUL, row, N.Const(d, type=INDEX, loc=loc), loc), o, loc)
+    return row
+
+
+def _index_op(op: str, a: N.Expr, b: N.Expr, loc) -> N.Expr:
+    if isinstance(a, N.Const) and isinstance(b, N.Const):
+        return N.Const(a.value * b.value if op == _MUL else a.value + b.value, type=INDEX, loc=loc)
+    return N.OpCall(op, [a, b], {}, type=infer(op, [a.type, b.type], {}), loc=loc)
 
 
 def _check_orchestration(fn: N.Function) -> None:
@@ -246,6 +262,12 @@ class _Converter:
             return N.OpCall(_MOVE, [tile], attrs, type=infer(_MOVE, [tile.type], attrs), loc=e.loc)
         if e.attrs.get("valid") is None and space is MemorySpace.Vec:
             return self.window_of(tile, src, offs, shape, e.loc, s)
+        if e.attrs.get("valid") is None and space is MemorySpace.Mat:
+            # a window of a computed value as a cube operand (a batch of a batched matmul): its slice,
+            # moved to Mat (InferTileMemorySpace takes it on to Left / Right)
+            part = self.window_of(tile, src, offs, shape, e.loc, s)
+            attrs = {"target_memory": space}
+            return N.OpCall(_MOVE, [part], attrs, type=infer(_MOVE, [part.type], attrs), loc=e.loc)
         self.unsupported(src if isinstance(src, N.Var) else N.Var("a tensor-level value", loc=e.loc), s)
 
     def window_of(self, tile: N.Expr, src: N.Expr, offs: N.ListExpr, shape, loc, s: N.Stmt) -> N.Expr:
@@ -255,9 +277,14 @@ class _Converter:
             items, shape = [N.Const(0, type=INDEX, loc=loc)] + list(offs.items), [1] + list(shape)
         elif rank == 2:
             items = list(offs.items)
+        elif all(d == 1 for d in shape[:-2]):
+            # one matrix of an N-D value: the tile's rows are the leading axes folded in row-major order,
+            # so the window is the row band starting at the folded row index of its offsets
+            items, shape = [_folded_row(offs.items[:-1], src.type.shape[:-1], loc), offs.items[-1]], shape[-2:]
         else:
-            raise CompileError(f"a window of a {rank}-D tensor computed in this kernel is not supported yet; compute "
-                               f"the window itself (the op on a window of its operands)", loc or s.loc)
+            raise CompileError(f"a window {list(shape)} of a {rank}-D tensor computed in this kernel is supported when "
+                               f"it is one matrix (leading extents 1); compute the window itself (the op on a window "
+                               f"of its operands)", loc or s.loc)
         offsets = N.ListExpr(items, loc=offs.loc)
         offsets.type = TupleType(tuple(i.type for i in items))
         attrs = {"shape": list(shape), "offsets_static": tuple(o.value if isinstance(o, N.Const) else None

@@ -100,7 +100,7 @@ CASES = [
      "pl.gather_row"),
     ("x = pl.gather_row(kv, bias, [0, 0], [0, 0], [1, 48])", "tile.assemble requires matching dtypes, but got "
      "pl.FP16 and pl.FP32", "pl.gather_row"),
-    ("x = pl.create_l1([16, 64, 2], pl.FP16)", "tile.create_tile requires a static 2-D shape", "pl.create_l1"),
+    ("x = pl.create_l1([16, 64, 2], pl.FP16)", "tile.create_tile requires a static 2-D shape", "[16, 64, 2]"),
     ("x = pl.matmul(l, pl.create_tile([64, 48], pl.FP16, pl.Mem.Mat, flat_layout=True), b_trans=True)",
      "of a flat (slayout=none_box) Mat tile", "pl.create_tile"),
     ("x = pl.paged_gather(a, tab, tab, 4, 64, 8, space=pl.Mem.Left)", "space must be pl.Mem.Mat or pl.Mem.Vec",

@@ -1,7 +1,10 @@
 """InferAccumulatorSpace (IR in, IR out): the accumulator a program makes for matmul_acc is an Acc
 tile; a pl.full zero accumulator's first product is the plain one; what cannot be placed stays Vec
 (and is InferTileMemorySpace's located error)."""
+import pytest
+
 import ptokit.language as pl
+from ptokit.errors import CompileError
 from ptokit.ir import nodes as N
 from ptokit.ir.types import MemorySpace
 from ptokit.language.parser import parse_program
@@ -98,3 +101,32 @@ def test_a_nonzero_fill_stays_vec():
             return c
     _, k = _around(Ones)
     assert _ops(k, "full") and _ops(k, "matmul_acc")[0].args[0].type.memory is MemorySpace.Vec
+
+
+@pl.program
+class AccColumnWindow:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[64, 128], pl.FP32],
+          c: pl.Out[pl.Tensor[[16, 128], pl.FP32]]) -> pl.Tensor[[16, 128], pl.FP32]:
+        acc = pl.tile.create([16, 128], pl.FP32, target_memory=pl.MemorySpace.Acc)
+        for t in pl.range(2):
+            a_l0 = pl.move(pl.load(a, [0, 0], [16, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+            b_l0 = pl.move(pl.load(b, [0, t * 64], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+            win = pl.tile.slice(acc, [16, 64], [0, t * 64])
+            win = pl.matmul_acc(win, a_l0, b_l0, init_cond=True)
+        c = pl.store(acc, [0, 0], c)
+        return c
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[64, 128], pl.FP32],
+             c: pl.Out[pl.Tensor[[16, 128], pl.FP32]]) -> pl.Tensor[[16, 128], pl.FP32]:
+        c = self.k(a, b, c)
+        return c
+
+
+def test_accumulating_into_a_slice_of_an_acc_tile_is_a_located_error():
+    # pypto's slice of an Acc tile is a view its products land in; ptokit's slice is a copy
+    with pytest.raises(CompileError, match=r"pl.matmul_acc accumulates in place into 'win', a pl.tile.slice of the "
+                                           r"Acc tile 'acc'") as e:
+        _around(AccColumnWindow)
+    assert "test_accumulators.py" in str(e.value) and "win = pl.matmul_acc(win" in str(e.value)

@@ -9,8 +9,8 @@ rule, which refuses them as pypto does (a transposed tile operand is a ``transpo
 """
 from __future__ import annotations
 
-from ..types import DType, MemorySpace, ScalarType, TileType, fmt_shape
-from ._core import OpTypeError, P, declare, tile_of
+from ..types import AtomicType, DType, MemorySpace, ScalarType, TensorType, TileType, fmt_shape
+from ._core import OpTypeError, P, count_of, declare, infer, tile_of
 
 _MATMUL_IN = {DType.FP16, DType.BF16, DType.FP32, DType.INT8}
 _TRANSPOSE_REMEDY = ("at tile level a transposed operand is a zero-copy view, not a flag: pass "
@@ -374,21 +374,72 @@ declare("matmul_mx_bias", _MX_LEFT + _MX_RIGHT + (_BIAS,), _matmul_mx_bias, pto=
 
 
 # ----------------------------------------------------------------- L1 tiles filled from global memory
-# Both are read by the front end (language/cube.py, L1Mixin): create_l1 is a create_tile in Mat,
-# gather_row a load of the window into Mat (transpose_view'd for transpose=True) assembled into acc.
+# create_l1 is a create_tile in Mat; gather_row a load of the window into acc's space (transpose_view'd
+# for transpose=True) assembled into acc: ExpandComposites writes those ops.  paged_gather is read by
+# the front end (language/cube.py, L1Mixin), which writes its loop of gathers.
+_FRACTAL_ROWS = 16      # rows of one fractal box of a Mat tile
+
 
 def _front_only(ts, attrs):   # pragma: no cover - the front end rewrites these calls
     raise OpTypeError("internal: read by the front end")
 
 
-declare("create_l1", (P("shape", "shape"), P("dtype", "dtype"), P("transpose", "bool", False)), _front_only,
-        form="alloc", front="create_l1_call", namespaces=("pl",),
+def _l1_attrs(attrs):
+    return {"shape": attrs["shape"], "dtype": attrs["dtype"], "target_memory": MemorySpace.Mat,
+            "transpose": True if attrs.get("transpose") else None, "flat_layout": None}
+
+
+def _gather_window(acc, src, attrs):
+    """The load of gather_row's window into acc's space, after the checks that name gather_row's own
+    arguments: a transposed window fills a whole fractal of rows (its valid ones are read), so that
+    its transpose_view is a legal ZN tile; the insert writes the valid region only."""
+    if not isinstance(acc, TileType) or acc.memory not in (MemorySpace.Mat, MemorySpace.Vec):
+        raise OpTypeError(f"pl.gather_row writes into an L1 tile (pl.create_l1) or a Vec tile, but acc is {acc}", "acc")
+    if attrs.get("transpose") and acc.memory is not MemorySpace.Mat:
+        raise OpTypeError("pl.gather_row transpose=True writes a GM row as a column of the transposed (ZN) L1 "
+                          "layout; it needs an L1 tile (pl.create_l1(..., transpose=True)), not a Vec tile", "transpose")
+    if not isinstance(src, TensorType):
+        raise OpTypeError(f"pl.gather_row reads a tensor in global memory, but src is {src}", "src")
+    shape, valid = list(attrs["shapes"]), attrs.get("valid_shape")
+    if len(shape) != len(src.shape) or len(shape) < 2:
+        raise OpTypeError(f"pl.gather_row shapes {list(shape)} must give one extent per dimension of the "
+                          f"{len(src.shape)}-D src (at least 2)", "shapes")
+    if attrs.get("transpose") and shape[-2] % _FRACTAL_ROWS:
+        valid = tuple(valid) if valid is not None else tuple(shape)
+        shape[-2] = -(-shape[-2] // _FRACTAL_ROWS) * _FRACTAL_ROWS
+    return {"shape": shape, "valid": valid, "target_memory": acc.memory, "offsets_static": attrs["src_offset_static"]}
+
+
+def _gather_row(ts, attrs):
+    load = _gather_window(ts[0], ts[1], attrs)
+    if count_of(ts[2]) != 2:
+        raise OpTypeError("pl.gather_row dst_offset must be [row, col] in acc", "dst_offset")
+    window = infer("load", [ts[1], ts[3]], load)
+    if attrs.get("transpose"):
+        window = infer("transpose_view", [window], {})
+    return infer("assemble", [ts[0], window, ts[2]], {"offsets_static": attrs["dst_offset_static"],
+                                                      "atomic": AtomicType.None_})
+
+
+def _gather_row_expand(args, attrs, emit):
+    acc, src, dst, src_offsets = args
+    window = emit("load", [src, src_offsets], _gather_window(acc.type, src.type, attrs))
+    if attrs.get("transpose"):
+        window = emit("transpose_view", [window], {})
+    return emit("assemble", [acc, window, dst], {"offsets_static": attrs["dst_offset_static"],
+                                                 "atomic": AtomicType.None_})
+
+
+declare("create_l1", (P("shape", "shape"), P("dtype", "dtype"), P("transpose", "bool", False)),
+        lambda ts, attrs: infer("create_tile", [], _l1_attrs(attrs)), form="composite", namespaces=("pl",),
+        expand=lambda args, attrs, emit: emit("create_tile", [], _l1_attrs(attrs)),
         doc="an uninitialised L1 (Mat) tile to fill with pl.gather_row and feed to pl.matmul; transpose=True: "
             "the transposed (ZN) layout, a b_trans operand as it is")
-declare("gather_row", (P("acc"), P("src", "tensor"), P("dst_offset", "offsets"), P("src_offset", "offsets"),
+declare("gather_row", (P("acc"), P("src", "tensor"), P("dst_offset", "offsets", static_attr="dst_offset_static"),
+                       P("src_offset", "offsets", static_attr="src_offset_static"),
                        P("shapes", "shape"), P("transpose", "bool", False),
                        P("valid_shape", "valid", None, keyword_only=True)),
-        _front_only, form="insert", front="gather_row_call", namespaces=("pl",),
+        _gather_row, form="composite", namespaces=("pl",), traits={"shares_operand0"}, expand=_gather_row_expand,
         doc="acc (an L1 tile, or a Vec tile) with the window src[src_offset : + shapes] written at dst_offset "
             "(transpose=True, L1 only: its transpose, a GM row as a column), in place: a TLOAD into acc's "
             "memory and a TINSERT")
