@@ -112,21 +112,23 @@ static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3, _
   Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null> v26 =
       Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v26, 0);
+  set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
+  wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
   TLOAD(v26, v25);
   PTO_EST(PIPE_MTE2, 371u, 1, v26);
   // pipes_programs.py:31
   Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null> v27 =
       Tile<TileType::Right, half, 64, 64, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v27, 0);
-  set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
-  wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
+  set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID4);
+  wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID4);
   TMOV(v27, v26);
   PTO_EST(PIPE_MTE1, 65u, 1, v27, v26);
   Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null> v28 =
       Tile<TileType::Acc, float, 64, 64, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null, CompactMode::Null>(64, 64);
   TASSIGN(v28, 0);
-  set_flag(PIPE_MTE1, PIPE_M, EVENT_ID4);
-  wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID4);
+  set_flag(PIPE_MTE1, PIPE_M, EVENT_ID5);
+  wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID5);
   TMATMUL(v28, v22, v27);
   PTO_EST(PIPE_M, 70u, 1, v28, v22, v27);
   // pipes_programs.py:32
@@ -137,8 +139,8 @@ static __aicore__ void cube(__gm__ half* v1, __gm__ half* v2, __gm__ half* v3, _
 #if defined(PTO_CPU_GM_ORIGIN)
   v31.origin_ = v5;
 #endif
-  set_flag(PIPE_M, PIPE_FIX, EVENT_ID5);
-  wait_flag(PIPE_M, PIPE_FIX, EVENT_ID5);
+  set_flag(PIPE_M, PIPE_FIX, EVENT_ID6);
+  wait_flag(PIPE_M, PIPE_FIX, EVENT_ID6);
   TSTORE(v31, v28);
   PTO_EST(PIPE_FIX, 404u, 0, v28);
   pipe_barrier(PIPE_ALL);
