@@ -168,6 +168,16 @@ class NestedEscapes:
             t = pl.adds(t, 0.5)
             if k >= 4:
                 break
+        for (m,) in pl.while_(init_values=(0,)):
+            pl.cond(m < 10)
+            if m == 3:
+                break
+            t = pl.adds(t, 0.25)
+            m2 = pl.yield_(m + 1)
+        for u in pl.unroll(4):
+            if u == 2:
+                continue
+            t = pl.muls(t, 3.0)
         y = pl.store(t, [0, 0], y)
         return y
 
