@@ -143,6 +143,17 @@ class Condition(Stmt):
 
 
 @dataclass(eq=False)
+class Break(Stmt):
+    """``break``: ends the innermost enclosing loop.  The front end writes it as the program says;
+    CtrlFlowTransform (``passes/ctrl_flow.py``) rewrites it into structured control flow."""
+
+
+@dataclass(eq=False)
+class Continue(Stmt):
+    """``continue``: ends this iteration of the innermost enclosing loop (CtrlFlowTransform)."""
+
+
+@dataclass(eq=False)
 class If(Stmt):
     cond: Expr
     then_body: List[Stmt]

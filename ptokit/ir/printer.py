@@ -158,6 +158,8 @@ class _Printer:
                 self.body(s.body, depth + 1)
             if s.yields:
                 self.emit(depth + 1, "# yield " + ", ".join(fmt_expr(y) for y in s.yields))
+        elif isinstance(s, (N.Break, N.Continue)):
+            self.emit(depth, type(s).__name__.lower())
         elif isinstance(s, N.Condition):
             self.emit(depth, f"pl.cond({fmt_expr(s.cond)})   # the loop ends here when false")
         elif isinstance(s, N.If):

@@ -9,6 +9,7 @@ Properties:
 
 * ``defined`` (always): every name is defined before use and every value is typed.
 * ``ssa``: every name is defined once; loop-carried and merged values are explicit.
+* ``structured_ctrl_flow``: no ``break`` / ``continue`` statement is left (CtrlFlowTransform).
 * ``outlined``: no ``incore`` scope statement is left (each block of kernel code is a kernel).
 * ``inlined``: no call of an ``Inline`` function is left.
 * ``assembles_fused``: no ``pl.assemble`` of tensors is left in orchestration code (each became a
@@ -85,6 +86,13 @@ def _verify_body(fn, body, defined, after, ssa, seen_defs):
 
 def _fail(after: str, fn: N.Function, prop: str, what: str):
     raise InternalError(f"after {after}: {fn.name} breaks '{prop}': {what}")
+
+
+def _check_structured_ctrl_flow(prog: N.Program, after: str) -> None:
+    for fn in prog.functions.values():
+        for s in N.walk_stmts(fn.body):
+            if isinstance(s, (N.Break, N.Continue)):
+                _fail(after, fn, "structured_ctrl_flow", f"a `{type(s).__name__.lower()}` is left")
 
 
 def _check_outlined(prog: N.Program, after: str) -> None:
@@ -196,6 +204,7 @@ def _check_split(prog: N.Program, after: str) -> None:
 
 
 PROPERTY_CHECKS: Dict[str, Callable[[N.Program, str], None]] = {
+    "structured_ctrl_flow": _check_structured_ctrl_flow,
     "outlined": _check_outlined,
     "inlined": _check_inlined,
     "assembles_fused": _check_assembles_fused,

@@ -23,7 +23,6 @@ from ..errors import CompileError, InternalError
 from ..ir import nodes as N
 from ..ir.ops import BY_PYTHON, OPS, SCALAR_OPERATORS
 from ..ir.types import BOOL, INDEX, DType, MemorySpace, PadValue, ScalarType, TensorType, TileType, dim_vars
-from . import loops
 from .units import parse_program as _parse_units
 from .annotations import TENSOR_VALID, read_annotation
 from .binding import OpBinder
@@ -76,6 +75,7 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         self.windows: Dict[str, N.OpCall] = {}   # names bound to a tensor window
         self.window_reads: Dict[str, Set[str]] = {}   # window name -> the names its tensor and bounds read
         self.stale_windows: Dict[str, tuple] = {}    # window name -> (a name it reads, assigned again there)
+        self.escapes_to = None                # what a break/continue here would leave: "loop" or "with"
         self.yield_ctx = None                 # ("loop", carried names, [(lhs, carried)]) or ("if",) for pl.yield_
         self.post: List[N.Stmt] = []          # statements that follow the current statement
         self.synthetic = False                # parsing an assignment the front end made itself
@@ -240,6 +240,12 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             return [N.ExprStmt(e, loc=loc)]
         if isinstance(s, ast.Pass):
             return []
+        if isinstance(s, (ast.Break, ast.Continue)):     # CtrlFlowTransform makes them structured
+            word = "break" if isinstance(s, ast.Break) else "continue"
+            if self.escapes_to == "with":    # (Python itself refuses one outside a loop)
+                raise self.err(f"`{word}` inside a `with` block: the block is its own task or scope, so it cannot "
+                               f"end the loop around it; put the test outside the block", s)
+            return [(N.Break if word == "break" else N.Continue)(loc=loc)]
         if isinstance(s, (ast.Assign, ast.AnnAssign)):
             return self.assign(s)
         if isinstance(s, ast.AugAssign):
@@ -676,26 +682,10 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             raise self.err("loop step must be positive", it)
         var = N.Var(loop_name.id, type=INDEX, loc=self.loc(loop_name))
         self.env[var.name] = INDEX
-        low = self.lower_escapes(s, s.body, kind)
-        stmts = loops.guard(low.body, low.stop, s) if low.stop else low.body
-        body, yielded = self.loop_scope(stmts, carried_names, s)
+        body, yielded = self.loop_scope(s.body, carried_names, s)
         loop = N.For(var, bounds[0], bounds[1], bounds[2], body, kind=kind, stage=stage_n, loc=self.loc(s))
         self.bind_yielded(yielded, s)
         return loop
-
-    def lower_escapes(self, s, body, kind: str = "while") -> loops.Lowered:
-        """``break``/``continue`` of this loop rewritten into flags (``loops``); the break flag is
-        cleared before the loop."""
-        try:
-            low = loops.lower_loop_body(body, s)
-        except loops.EscapeError as e:
-            raise self.err(str(e), e.node) from None
-        if low.stop:
-            if kind == "parallel":
-                raise self.err("`break` in a pl.parallel loop: its iterations are independent, so none can end "
-                               "the others; use pl.range", loops.find_escape(body, (ast.Break,)))
-            self.pre.extend(self.bind_name(low.stop, ast.copy_location(ast.Constant(value=False), s), s))
-        return low
 
     def loop_scope(self, stmts, carried_names, s):
         """Parse a loop body: (statements, [(name a pl.yield_ bound, carried name)]).  Names bound
@@ -707,12 +697,13 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
         def parse():
             yielded = []
             self.yield_ctx = ("loop", carried_names, yielded)
+            outer_escape, self.escapes_to = self.escapes_to, "loop"
             # the next iteration reads what the body leaves of the names bound before the loop
             self.live_after = set(outer_live) | (set(saved) & set().union(*[_names_read(x) for x in stmts]))
             try:
                 return self.block(stmts), yielded
             finally:
-                self.yield_ctx, self.live_after = outer_yield, outer_live
+                self.yield_ctx, self.live_after, self.escapes_to = outer_yield, outer_live, outer_escape
 
         body, yielded = self.parse_loop_body(parse, saved, s)     # loop_valid.py
         if self.in_orchestration:
@@ -780,12 +771,10 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
 
     def while_stmt(self, s: ast.While) -> N.Stmt:
         """``while test:``: names rebound in the body are carried; the test is evaluated before every
-        iteration (a ``break`` adds ``and not <stop>`` to it)."""
+        iteration."""
         if s.orelse:
             raise self.err("`while ... else` is not supported: put the else code after the loop", s.orelse[0])
-        low = self.lower_escapes(s, s.body)
-        test = loops.and_not(s.test, low.stop) if low.stop else s.test
-        body, yielded = self.loop_scope([self._condition_stmt(test)] + low.body, [], s)
+        body, yielded = self.loop_scope([self._condition_stmt(s.test)] + s.body, [], s)
         return N.While(body, loc=self.loc(s))
 
     def while_loop(self, s: ast.For, it: ast.Call) -> N.Stmt:
@@ -812,13 +801,18 @@ class FunctionParser(PipeMixin, CubeMixin, OpBinder, TensorLevelMixin, ScalarMix
             raise self.err("pl.cond takes the loop condition, one expression", call)
         for name, value in zip(carried, elts):
             self.pre.extend(self.bind_name(name, value, value))
-        low = self.lower_escapes(s, s.body[1:])
-        test = loops.and_not(call.args[0], low.stop) if low.stop else call.args[0]
-        body, yielded = self.loop_scope([self._condition_stmt(test)] + low.body, carried, s)
+        body, yielded = self.loop_scope([self._condition_stmt(call.args[0])] + s.body[1:], carried, s)
         self.bind_yielded(yielded, s)
         return N.While(body, loc=self.loc(s))
 
     def with_block(self, s: ast.With) -> N.Stmt:
+        outer, self.escapes_to = self.escapes_to, "with"
+        try:
+            return self._with_block(s)
+        finally:
+            self.escapes_to = outer
+
+    def _with_block(self, s: ast.With) -> N.Stmt:
         if len(s.items) != 1:
             raise self.err("one context manager per with statement", s)
         item = s.items[0]

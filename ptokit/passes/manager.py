@@ -22,6 +22,7 @@ from .auto_tile_matmul import auto_tile_matmul_l0
 from .classify import classify_kernels
 from .composites import expand_composites
 from .context import PassContext
+from .ctrl_flow import ctrl_flow_transform
 from .directions import derive_directions
 from .fifo_to_move import fifo_to_move
 from .fuse_assemble import fuse_create_assemble_to_slice
@@ -59,6 +60,9 @@ def _p(*names: str) -> FrozenSet[str]:
 
 
 PIPELINE: List[Pass] = [
+    # first: the front end writes break / continue as the program does, and every later pass
+    # (outlining, inlining, unrolling, SSA) sees only structured loops
+    Pass("CtrlFlowTransform", ctrl_flow_transform, produces=_p("structured_ctrl_flow")),
     Pass("OutlineIncoreScopes", outline_incore_scopes, produces=_p("outlined")),
     Pass("InlineFunctions", inline_functions, requires=_p("outlined"), produces=_p("inlined")),
     Pass("FuseCreateAssembleToSlice", fuse_create_assemble_to_slice, requires=_p("outlined", "inlined"),
@@ -77,7 +81,7 @@ PIPELINE: List[Pass] = [
     Pass("Flatten", flatten, requires=_p("inlined"), produces=_p("flat")),
     Pass("UnrollLoops", unroll_loops, requires=_p("flat"), produces=_p("unrolled")),
     Pass("ExpandComposites", expand_composites, requires=_p("flat")),
-    Pass("ConvertToSSA", to_ssa, requires=_p("flat", "unrolled"), produces=_p("ssa")),
+    Pass("ConvertToSSA", to_ssa, requires=_p("structured_ctrl_flow", "flat", "unrolled"), produces=_p("ssa")),
     Pass("FlattenTileNdTo2D", flatten_tile_nd_to_2d, requires=_p("ssa", "tile_ops"), produces=_p("tile_2d")),
     Pass("InferTileMemorySpace", infer_tile_memory_space, requires=_p("ssa", "tile_ops", "flat", "tile_2d"),
          produces=_p("tile_memory")),

@@ -145,3 +145,43 @@ class TileCondition:
             t = pl.adds(t, 1.0)
         y = pl.store(t, [0, 0], y)
         return y
+
+
+@pl.program
+class NestedEscapes:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        t = pl.load(x, [0, 0], [16, 64])
+        for i in pl.range(8):
+            if i < n:
+                if i % 2 == 1:
+                    continue                          # the statements after the outer if are skipped too
+                t = pl.adds(t, 1.0)
+            t = pl.muls(t, 2.0)
+            if i == 5:
+                break
+        k = 0
+        while True:
+            k = k + 1
+            if k < 3:
+                continue
+            t = pl.adds(t, 0.5)
+            if k >= 4:
+                break
+        for (m,) in pl.while_(init_values=(0,)):
+            pl.cond(m < 10)
+            if m == 3:
+                break
+            t = pl.adds(t, 0.25)
+            m2 = pl.yield_(m + 1)
+        for u in pl.unroll(4):
+            if u == 2:
+                continue
+            t = pl.muls(t, 3.0)
+        y = pl.store(t, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        y = self.k(x, n, y)
+        return y

@@ -44,6 +44,45 @@ def test_orchestration_loops(tmp_path, runtime, n):
     assert orch.count("while (true) {") == 2 and "if (!(" in orch
 
 
+@pytest.mark.parametrize("runtime", RUNTIMES)
+@pytest.mark.parametrize("n", [0, 4, 8])
+def test_nested_escapes(tmp_path, runtime, n):
+    """A continue inside an if inside an if skips what follows both; a break after it ends the loop
+    (CtrlFlowTransform takes the statements after such an if into its arms); break in pl.while_,
+    continue in pl.unroll (the pass runs before UnrollLoops)."""
+    x = np.random.default_rng(1).standard_normal((16, 64)).astype(np.float32)
+    y = np.zeros((16, 64), np.float32)
+    ptokit.compile(L.NestedEscapes, output_dir=tmp_path / "out", runtime=runtime)(x, n, y)
+    want = x.copy()
+    for i in range(8):
+        if i < n:
+            if i % 2 == 1:
+                continue
+            want = want + 1.0
+        want = want * 2.0
+        if i == 5:
+            break
+    k = 0
+    while True:
+        k += 1
+        if k < 3:
+            continue
+        want = want + 0.5
+        if k >= 4:
+            break
+    m = 0
+    while m < 10:
+        if m == 3:
+            break
+        want = want + 0.25
+        m += 1
+    for u in range(4):
+        if u == 2:
+            continue
+        want = want * 3.0
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("program,message,needle", [
     (L.BreakParallel, "`break` in a pl.parallel loop", "break"),
     (L.BreakInWith, "`continue` inside a `with` block", "continue"),

@@ -468,3 +468,34 @@ class AssembleCreated:
             chunk = self.fill(x, chunk)
             out = pl.assemble(out, chunk, [b, 0, 0])
         return out
+
+
+@pl.program
+class BreakContinue:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX],
+          y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.load(x, [0, 0], [16, 64])
+        for i in pl.range(n):
+            if i == 1:
+                continue
+            t = pl.adds(t, 1.0)
+            if i >= 4:
+                break
+            t = pl.muls(t, 2.0)
+        j = 0
+        while j < n:
+            j = j + 1
+            if j > 2:
+                if j == 5:
+                    break
+                continue
+            t = pl.adds(t, 3.0)
+        y = pl.store(t, [0, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX],
+             y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        y = self.k(x, n, y)
+        return y

@@ -19,6 +19,7 @@ from .valid_symbol_program import LoopOfTasks, ValidShapeSymbol
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = {
+    "CtrlFlowTransform": P.BreakContinue,
     "OutlineIncoreScopes": P.AtBlocks,
     "InlineFunctions": P.InlineCall,
     "FuseCreateAssembleToSlice": P.AssembleCreated,
