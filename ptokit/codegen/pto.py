@@ -169,6 +169,13 @@ class _Emitter:
         val = self.consts[key] = self.prologue.constant(name, value, P.ScalarType(mtype))
         return val
 
+    def const_value(self, val: Optional[Value]) -> Optional[int]:
+        """The integer an index constant of this function holds (None: not one, a run-time value)."""
+        for (mtype, value), c in self.consts.items():
+            if c is val and mtype == "index":
+                return int(value)
+        return None
+
     def srcloc(self, loc):
         if loc is None:
             return None
@@ -363,8 +370,13 @@ class _Emitter:
                 # a static valid region is written in the view's type: (1, r') (a dynamic view type would take
                 # the column's (r', 1) in ptoas 0.27); a run-time one is set just after (below)
                 row_t = t.reshaped(1, t.rows) if t.v_row is None else t.reshaped(1, t.rows, 1, t.v_row)
+                known = self.const_value(self.valid_values.get(v.name, (None,))[0])
+                if t.v_row is None and self.compat == "0.27" and known is not None:
+                    # ptoas 0.27 starts a dynamic-valid view with the column's (r', 1): a valid region known
+                    # here goes in the view's type instead (its C++ then builds the row whole)
+                    row_t = t.reshaped(1, t.rows, 1, known)
                 seen[v.name] = b.view("pto.treshape", self.fresh(f"{v.name}_row"), v, row_t, loc)
-                if t.v_row is None and v.name in self.valid_values:
+                if row_t.v_row is None and v.name in self.valid_values:
                     # a run-time valid region: ptoas 0.27 gives the [1, r] view the column's (r', 1) sizes, the
                     # CPU library the whole row; set it to (1, r') so that both read the same elements
                     b.plain(OPS["set_validshape"].pto, [seen[v.name], self.const(1, "index"),
@@ -520,10 +532,29 @@ class _Emitter:
         src = self.tile_arg(v.args[0])
         ty = tile_buf(target.type)
         valid = target.type.valid
+        reshaped = (ty.rows, ty.cols, ty.blayout) != (src.type.rows, src.type.cols, src.type.blayout)
+        if self.compat == "0.27" and not valid and reshaped:
+            # ptoas 0.27 builds a dynamic-valid treshape result from the SOURCE's valid sizes, where
+            # ptokit's library starts a view whole: a whole view of another shape states its valid
+            # region in its type, the one form both read alike
+            valid = (ty.rows, ty.cols)
         if valid and all(isinstance(d, int) for d in valid):
             # the view has no valid-size operands: a static valid region lives in its type
             ty = dataclasses.replace(ty, v_row=valid[0], v_col=valid[1])
-        self.tile_views[target.name] = b.view(spec.name, self.fresh(target.name), src, ty, loc)
+        if self.compat == "0.27" and ty.v_row is None and reshaped:
+            # a run-time valid region: 0.27 would start the view with the source's valid sizes, which need
+            # not fit the view's shape (ptokit's library stops there; a device reads them as they are)
+            raise ToolRefusal(f"'pto.treshape' to another shape with a run-time valid region ({target.name!r}, "
+                              f"pl.{v.op}) is not written for ptoas 0.27: its C++ starts the view with the "
+                              f"source's valid sizes, not the view's; kernel {self.fn.name} (compile without "
+                              f"ptoas_compat for pypto HEAD's .pto)", v.loc)
+        view = self.tile_views[target.name] = b.view(spec.name, self.fresh(target.name), src, ty, loc)
+        if ty.v_row is None and valid:
+            # a run-time valid region is set on the view itself: a dynamic-valid view starts whole in ptokit's
+            # library and with the source's valid sizes in ptoas 0.27's C++
+            dims = [self._valid_dim(d, b) for d in valid]
+            b.plain(OPS["set_validshape"].pto, [view] + dims, loc)
+            self.valid_values[view.name] = tuple(dims)
 
     def mscatter(self, e: N.OpCall, b: Builder):
         emit_mscatter(self, e, b)
