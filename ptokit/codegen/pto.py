@@ -294,7 +294,18 @@ class _Emitter:
             raise InternalError(f"codegen: expected a tile variable, got {e!r}")
         if e.name in self.tile_views:
             return self.tile_views[e.name]      # a view: the type it was defined with
-        return Value(self.buffer(e), tile_buf(e.type))
+        return Value(self.buffer(e), self.tbuf(e.type))
+
+    def tbuf(self, t: TileType) -> P.TileBufType:
+        """``tile_buf`` of this module's release: ptoas 0.27 writes no compilable C++ for a dynamic-valid
+        Bias tile at an address (``uint64_t v = bias.data();``), so there a Bias tile's valid region,
+        whole or static, lives in its type."""
+        tb = tile_buf(t)
+        if self.compat == "0.27" and t.memory is MemorySpace.Bias:
+            valid = t.valid or (t.rows, t.cols)
+            if all(isinstance(d, int) for d in valid):
+                tb = dataclasses.replace(tb, v_row=valid[0], v_col=valid[1])
+        return tb
 
     def alloc(self, var: N.Var, b: Builder, loc, static_valid=False) -> Value:
         rep = self.buffer_of.get(var.name, var.name)
@@ -303,8 +314,8 @@ class _Emitter:
         view = False
         if rep in self.values:
             held = self.values[rep][1]
-            if tile_buf(held) == tile_buf(var.type):
-                val = Value(self.values[rep][0].name, tile_buf(var.type))
+            if self.tbuf(held) == self.tbuf(var.type):
+                val = Value(self.values[rep][0].name, self.tbuf(var.type))
                 # the buffer's handle takes this writer's valid region first when it may hold another:
                 # a run-time valid tile of a mixed kernel allocated whole before the lane guards (every
                 # write inside them), or a buffer written again with another valid region (a tile
@@ -331,8 +342,17 @@ class _Emitter:
             i = self.scalar(index, "i64", b)
             off = b.arith("arith.muli", [i, self.const(slot, "i64")], P.ScalarType("i64"), self.temp(), None)
             addr = b.arith("arith.addi", [addr, off], P.ScalarType("i64"), self.temp(), None)
-        val = b.alloc_tile(name, tile_buf(t), vr, vc, addr, self.srcloc(loc))
-        self.valid_values[val.name] = (vr, vc)
+        ty = self.tbuf(t)
+        if ty.v_row is not None:       # a valid region in the type takes no valid-size operands
+            vr = vc = None
+        elif self.compat == "0.27" and t.memory is MemorySpace.Bias:
+            raise ToolRefusal(f"'pto.alloc_tile' of a Bias tile with a run-time valid region ({var.name!r}) is not "
+                              f"written for ptoas 0.27: its C++ for it does not compile (uint64_t from a tile's "
+                              f"data()); kernel {self.fn.name} (compile without ptoas_compat for pypto HEAD's "
+                              f".pto)", loc)
+        val = b.alloc_tile(name, ty, vr, vc, addr, self.srcloc(loc))
+        if vr is not None:
+            self.valid_values[val.name] = (vr, vc)
         if view:
             self.tile_views[var.name] = val
         else:
@@ -492,18 +512,18 @@ class _Emitter:
             sizes = partition_sizes(v.attrs.get("shape"), t, len(tensor.type.shape))
             pv = self.partition(tensor, offsets, sizes, b, v.loc)
             dst = self.alloc(target, b, s.loc)
-            b.dps(op.pto, [pv], [Value(dst.name, tile_buf(t))], loc=loc)
+            b.dps(op.pto, [pv], [Value(dst.name, self.tbuf(t))], loc=loc)
             return
         if op.form == "comm_load":
             sizes = partition_sizes(v.attrs.get("shape"), v.type, len(v.args[0].type.shape))
-            pto_comm.remote_load(self, target, v, b, loc, sizes, tile_buf(v.type))
+            pto_comm.remote_load(self, target, v, b, loc, sizes, self.tbuf(v.type))
             return
         if v.op == "create_tile":
             self.alloc(target, b, s.loc)
             return
         if v.op in ("tpop_from_aic", "tpop_from_aiv"):
             rep = self.buffer_of.get(target.name, target.name)
-            val = b.pop(op.pto, self.fresh(rep), tile_buf(target.type), v.attrs.get("split", 0), loc,
+            val = b.pop(op.pto, self.fresh(rep), self.tbuf(target.type), v.attrs.get("split", 0), loc,
                         pipe_id=pto_pipes.pipe_id(self, v), valid=pto_pipes.pop_valid(self, target.type, b))
             self.values[rep] = (val, target.type)
             return
@@ -518,7 +538,7 @@ class _Emitter:
         if op.form not in pto_forms.FORMS:
             raise InternalError(f"codegen: no PTO form for op {v.op}")
         ins = pto_forms.operands(self, v, op.form, target.type, b)
-        dst = Value(self.alloc(target, b, s.loc).name, tile_buf(target.type))
+        dst = Value(self.alloc(target, b, s.loc).name, self.tbuf(target.type))
         attrs = pto_forms.pto_attrs(op, v)
         outs = [dst]
         if spec.row_major:
@@ -530,7 +550,7 @@ class _Emitter:
         if target.name in self.tile_views:
             return   # hoisted: it already has its own tile_buf over the shared buffer
         src = self.tile_arg(v.args[0])
-        ty = tile_buf(target.type)
+        ty = self.tbuf(target.type)
         valid = target.type.valid
         reshaped = (ty.rows, ty.cols, ty.blayout) != (src.type.rows, src.type.cols, src.type.blayout)
         if self.compat == "0.27" and not valid and reshaped:
@@ -561,7 +581,7 @@ class _Emitter:
 
     def new_dst(self, target: N.Var, b: Builder, loc) -> Value:
         """The result tile of an op, typed as its IR type says."""
-        return Value(self.alloc(target, b, loc).name, tile_buf(target.type))
+        return Value(self.alloc(target, b, loc).name, self.tbuf(target.type))
 
     def store(self, e: N.OpCall, b: Builder, loc):
         tile, tensor, offsets = e.args

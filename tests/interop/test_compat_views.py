@@ -125,3 +125,32 @@ def test_a_run_time_valid_view_of_another_shape_is_a_located_error_for_027(tmp_p
     assert err.loc is not None and "pl.tile.reinterpret_view(t, pl.FP16)" in err.loc.source_line, err.loc
     assert not list((tmp_path / "compat").rglob("*.pto")), "no .pto is written for the release"
     ptokit.compile(RuntimeValidWiden, output_dir=tmp_path / "head")      # pypto HEAD's form is written
+
+
+matmul_valid = _programs("e2e/matmul_valid_programs.py")
+
+
+def _bias_allocs(out: Path):
+    return [line for f in sorted(out.rglob("*.pto")) for line in f.read_text().splitlines()
+            if "pto.alloc_tile" in line and "loc=bias" in line]
+
+
+def test_a_bias_tile_states_its_valid_region_for_027(tmp_path):
+    """ptoas 0.27 turns a dynamic-valid Bias tile at an address into ``uint64_t v = bias.data();``, C++
+    that no library compiles; with the valid region in its type it writes ``Tile<Bias, ..., 1, 48> v;``
+    + TASSIGN. The numbers stay a @ b + bias."""
+    kernel = ptokit.compile(matmul_valid.StaticTail, output_dir=tmp_path / "compat", ptoas_compat="0.27")
+    (alloc,) = _bias_allocs(tmp_path / "compat")
+    assert "v_row=1, v_col=48" in alloc and "valid_row" not in alloc, alloc
+    rng = np.random.default_rng(2)
+    M, K, N, TM = matmul_valid.M, matmul_valid.K, matmul_valid.N, matmul_valid.TM
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    bias = rng.standard_normal((1, N)).astype(np.float32)
+    y, yb = (np.zeros((M, N), np.float32) for _ in range(2))
+    kernel(a, b, bias, y, yb)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(yb[2 * TM:], (ref + bias)[2 * TM:], rtol=1e-3, atol=1e-3)
+    ptokit.compile(matmul_valid.StaticTail, output_dir=tmp_path / "head")     # pypto HEAD's form is kept
+    (alloc,) = _bias_allocs(tmp_path / "head")
+    assert "v_row=?, v_col=?" in alloc and "valid_row = " in alloc, alloc
