@@ -15,6 +15,7 @@ import pytest
 import ptokit
 import ptokit.language as pl
 from ptokit.errors import ToolRefusal
+from ptokit.targets import PTOAS_COMPAT_ENV
 
 TESTS = Path(__file__).parents[1]
 
@@ -62,7 +63,8 @@ def test_a_whole_view_states_its_valid_region_for_027(tmp_path, program, count):
         assert int(res[2]) <= int(res[0]) and int(res[3]) <= int(res[1]), (where, res)
 
 
-def test_pypto_heads_form_is_kept_without_the_option(tmp_path):
+def test_pypto_heads_form_is_kept_without_the_option(tmp_path, monkeypatch):
+    monkeypatch.delenv(PTOAS_COMPAT_ENV, raising=False)     # --real-tools with a 0.27 sets it
     ptokit.compile(shared.AuditFixes, output_dir=tmp_path / "head")
     views = _reshapes(tmp_path / "head")
     assert views and all(res[2] == "?" for _, res, _ in views), views
@@ -117,13 +119,14 @@ def test_a_run_time_valid_view_has_its_valid_region_set(tmp_path, compat):
     assert (z[5:] == 7).all()
 
 
-def test_a_run_time_valid_view_of_another_shape_is_a_located_error_for_027(tmp_path):
+def test_a_run_time_valid_view_of_another_shape_is_a_located_error_for_027(tmp_path, monkeypatch):
     with pytest.raises(ToolRefusal) as info:
         ptokit.compile(RuntimeValidWiden, output_dir=tmp_path / "compat", ptoas_compat="0.27")
     err = info.value
     assert "'pto.treshape'" in err.message and "ptoas 0.27" in err.message, err.message
     assert err.loc is not None and "pl.tile.reinterpret_view(t, pl.FP16)" in err.loc.source_line, err.loc
     assert not list((tmp_path / "compat").rglob("*.pto")), "no .pto is written for the release"
+    monkeypatch.delenv(PTOAS_COMPAT_ENV, raising=False)     # --real-tools with a 0.27 sets it
     ptokit.compile(RuntimeValidWiden, output_dir=tmp_path / "head")      # pypto HEAD's form is written
 
 
@@ -135,7 +138,7 @@ def _bias_allocs(out: Path):
             if "pto.alloc_tile" in line and "loc=bias" in line]
 
 
-def test_a_bias_tile_states_its_valid_region_for_027(tmp_path):
+def test_a_bias_tile_states_its_valid_region_for_027(tmp_path, monkeypatch):
     """ptoas 0.27 turns a dynamic-valid Bias tile at an address into ``uint64_t v = bias.data();``, C++
     that no library compiles; with the valid region in its type it writes ``Tile<Bias, ..., 1, 48> v;``
     + TASSIGN. The numbers stay a @ b + bias."""
@@ -151,6 +154,7 @@ def test_a_bias_tile_states_its_valid_region_for_027(tmp_path):
     kernel(a, b, bias, y, yb)
     ref = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(yb[2 * TM:], (ref + bias)[2 * TM:], rtol=1e-3, atol=1e-3)
+    monkeypatch.delenv(PTOAS_COMPAT_ENV, raising=False)     # --real-tools with a 0.27 sets it
     ptokit.compile(matmul_valid.StaticTail, output_dir=tmp_path / "head")     # pypto HEAD's form is kept
     (alloc,) = _bias_allocs(tmp_path / "head")
     assert "v_row=?, v_col=?" in alloc and "valid_row = " in alloc, alloc
