@@ -28,7 +28,7 @@ from ..ir.types import ScalarType, TensorType
 from ..passes.context import PassContext
 from ..artifacts.kernel_config import KernelConfig, KernelEntry, OrchestrationEntry, write_kernel_config
 from ..launch.simt_anchor import write_anchor_header
-from .ptoas import assemble, find_ptoas
+from .ptoas import assemble, check_dump_options, find_ptoas
 from .wrapper import select_function, wrap_kernel
 
 
@@ -90,6 +90,8 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
     orch = orchs[0]
     kernel_ids: Dict[str, int] = orch.attrs["kernel_ids"]
     arch = ctx.arch
+    if dump_ptoas_passes:
+        check_dump_options()
     for sub in ("ptoas", "kernels/aiv", "kernels/aic", "orchestration"):
         (out_dir / sub).mkdir(parents=True, exist_ok=True)
 

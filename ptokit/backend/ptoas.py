@@ -15,11 +15,16 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
-from ..errors import AssemblerError, PtokitError
+from ..errors import AssemblerError, PtokitError, VendorRefusal
 from ..targets import PTOAS_COMPAT
 from .assembler import assemble_text, normalize_arch
 
-__all__ = ["assemble", "assemble_many", "find_ptoas", "ptoas_command", "ptoas_release", "compat_of_release"]
+__all__ = ["assemble", "assemble_many", "find_ptoas", "ptoas_command", "ptoas_release", "compat_of_release",
+           "check_dump_options"]
+
+# ptoas releases whose command line has no --mlir-print-ir-* options (``Unknown command line argument``)
+NO_PRINT_IR = ("0.27",)
+DUMP_OPTIONS = ("--mlir-print-ir-after-all", "--mlir-print-ir-module-scope", "--mlir-print-ir-tree-dir")
 
 
 def find_ptoas() -> Optional[Path]:
@@ -60,6 +65,21 @@ def compat_of_release(release: Optional[str]) -> Optional[str]:
     return release if release in PTOAS_COMPAT else None
 
 
+def check_dump_options(exe=None) -> None:
+    """Refuse ``dump_ptoas_passes`` before any unit is assembled when the external ``ptoas`` is a release
+    without the ``--mlir-print-ir-*`` options: it would stop every unit with ``Unknown command line
+    argument``, and dropping the request would hand back a tree without the dumps asked for."""
+    exe = exe if exe is not None else find_ptoas()
+    if exe is None:
+        return      # the built-in assembler dumps its stages
+    release = ptoas_release(exe)
+    if release in NO_PRINT_IR:
+        raise VendorRefusal(f"dump_ptoas_passes needs ptoas's {DUMP_OPTIONS[0]} (with {DUMP_OPTIONS[1]} and "
+                            f"{DUMP_OPTIONS[2]}=), which ptoas {release} ({exe}) does not have: compile without "
+                            f"dump_ptoas_passes, or unset PTOAS_ROOT (and take ptoas off PATH) to dump the stages "
+                            f"of ptokit's built-in assembler")
+
+
 def _cli_arch(arch: str) -> str:
     return "a5" if normalize_arch(arch) == "a5" else "a3"
 
@@ -72,7 +92,7 @@ def ptoas_command(exe, pto_path, cpp_path, arch: str, level: str = "level3", dum
         cmd.append("--enable-insert-sync")
     cmd += [f"--pto-level={level}", "--pto-arch", _cli_arch(arch)]
     if dump_dir is not None:
-        cmd += ["--mlir-print-ir-after-all", "--mlir-print-ir-module-scope", f"--mlir-print-ir-tree-dir={dump_dir}"]
+        cmd += [DUMP_OPTIONS[0], DUMP_OPTIONS[1], f"{DUMP_OPTIONS[2]}={dump_dir}"]
     return cmd
 
 

@@ -169,6 +169,13 @@ class _Emitter:
         val = self.consts[key] = self.prologue.constant(name, value, P.ScalarType(mtype))
         return val
 
+    def const_value(self, val: Optional[Value]) -> Optional[int]:
+        """The integer an index constant of this function holds (None: not one, a run-time value)."""
+        for (mtype, value), c in self.consts.items():
+            if c is val and mtype == "index":
+                return int(value)
+        return None
+
     def srcloc(self, loc):
         if loc is None:
             return None
@@ -287,7 +294,18 @@ class _Emitter:
             raise InternalError(f"codegen: expected a tile variable, got {e!r}")
         if e.name in self.tile_views:
             return self.tile_views[e.name]      # a view: the type it was defined with
-        return Value(self.buffer(e), tile_buf(e.type))
+        return Value(self.buffer(e), self.tbuf(e.type))
+
+    def tbuf(self, t: TileType) -> P.TileBufType:
+        """``tile_buf`` of this module's release: ptoas 0.27 writes no compilable C++ for a dynamic-valid
+        Bias tile at an address (``uint64_t v = bias.data();``), so there a Bias tile's valid region,
+        whole or static, lives in its type."""
+        tb = tile_buf(t)
+        if self.compat == "0.27" and t.memory is MemorySpace.Bias:
+            valid = t.valid or (t.rows, t.cols)
+            if all(isinstance(d, int) for d in valid):
+                tb = dataclasses.replace(tb, v_row=valid[0], v_col=valid[1])
+        return tb
 
     def alloc(self, var: N.Var, b: Builder, loc, static_valid=False) -> Value:
         rep = self.buffer_of.get(var.name, var.name)
@@ -296,8 +314,8 @@ class _Emitter:
         view = False
         if rep in self.values:
             held = self.values[rep][1]
-            if tile_buf(held) == tile_buf(var.type):
-                val = Value(self.values[rep][0].name, tile_buf(var.type))
+            if self.tbuf(held) == self.tbuf(var.type):
+                val = Value(self.values[rep][0].name, self.tbuf(var.type))
                 # the buffer's handle takes this writer's valid region first when it may hold another:
                 # a run-time valid tile of a mixed kernel allocated whole before the lane guards (every
                 # write inside them), or a buffer written again with another valid region (a tile
@@ -324,8 +342,17 @@ class _Emitter:
             i = self.scalar(index, "i64", b)
             off = b.arith("arith.muli", [i, self.const(slot, "i64")], P.ScalarType("i64"), self.temp(), None)
             addr = b.arith("arith.addi", [addr, off], P.ScalarType("i64"), self.temp(), None)
-        val = b.alloc_tile(name, tile_buf(t), vr, vc, addr, self.srcloc(loc))
-        self.valid_values[val.name] = (vr, vc)
+        ty = self.tbuf(t)
+        if ty.v_row is not None:       # a valid region in the type takes no valid-size operands
+            vr = vc = None
+        elif self.compat == "0.27" and t.memory is MemorySpace.Bias:
+            raise ToolRefusal(f"'pto.alloc_tile' of a Bias tile with a run-time valid region ({var.name!r}) is not "
+                              f"written for ptoas 0.27: its C++ for it does not compile (uint64_t from a tile's "
+                              f"data()); kernel {self.fn.name} (compile without ptoas_compat for pypto HEAD's "
+                              f".pto)", loc)
+        val = b.alloc_tile(name, ty, vr, vc, addr, self.srcloc(loc))
+        if vr is not None:
+            self.valid_values[val.name] = (vr, vc)
         if view:
             self.tile_views[var.name] = val
         else:
@@ -363,8 +390,13 @@ class _Emitter:
                 # a static valid region is written in the view's type: (1, r') (a dynamic view type would take
                 # the column's (r', 1) in ptoas 0.27); a run-time one is set just after (below)
                 row_t = t.reshaped(1, t.rows) if t.v_row is None else t.reshaped(1, t.rows, 1, t.v_row)
+                known = self.const_value(self.valid_values.get(v.name, (None,))[0])
+                if t.v_row is None and self.compat == "0.27" and known is not None:
+                    # ptoas 0.27 starts a dynamic-valid view with the column's (r', 1): a valid region known
+                    # here goes in the view's type instead (its C++ then builds the row whole)
+                    row_t = t.reshaped(1, t.rows, 1, known)
                 seen[v.name] = b.view("pto.treshape", self.fresh(f"{v.name}_row"), v, row_t, loc)
-                if t.v_row is None and v.name in self.valid_values:
+                if row_t.v_row is None and v.name in self.valid_values:
                     # a run-time valid region: ptoas 0.27 gives the [1, r] view the column's (r', 1) sizes, the
                     # CPU library the whole row; set it to (1, r') so that both read the same elements
                     b.plain(OPS["set_validshape"].pto, [seen[v.name], self.const(1, "index"),
@@ -480,18 +512,18 @@ class _Emitter:
             sizes = partition_sizes(v.attrs.get("shape"), t, len(tensor.type.shape))
             pv = self.partition(tensor, offsets, sizes, b, v.loc)
             dst = self.alloc(target, b, s.loc)
-            b.dps(op.pto, [pv], [Value(dst.name, tile_buf(t))], loc=loc)
+            b.dps(op.pto, [pv], [Value(dst.name, self.tbuf(t))], loc=loc)
             return
         if op.form == "comm_load":
             sizes = partition_sizes(v.attrs.get("shape"), v.type, len(v.args[0].type.shape))
-            pto_comm.remote_load(self, target, v, b, loc, sizes, tile_buf(v.type))
+            pto_comm.remote_load(self, target, v, b, loc, sizes, self.tbuf(v.type))
             return
         if v.op == "create_tile":
             self.alloc(target, b, s.loc)
             return
         if v.op in ("tpop_from_aic", "tpop_from_aiv"):
             rep = self.buffer_of.get(target.name, target.name)
-            val = b.pop(op.pto, self.fresh(rep), tile_buf(target.type), v.attrs.get("split", 0), loc,
+            val = b.pop(op.pto, self.fresh(rep), self.tbuf(target.type), v.attrs.get("split", 0), loc,
                         pipe_id=pto_pipes.pipe_id(self, v), valid=pto_pipes.pop_valid(self, target.type, b))
             self.values[rep] = (val, target.type)
             return
@@ -506,7 +538,7 @@ class _Emitter:
         if op.form not in pto_forms.FORMS:
             raise InternalError(f"codegen: no PTO form for op {v.op}")
         ins = pto_forms.operands(self, v, op.form, target.type, b)
-        dst = Value(self.alloc(target, b, s.loc).name, tile_buf(target.type))
+        dst = Value(self.alloc(target, b, s.loc).name, self.tbuf(target.type))
         attrs = pto_forms.pto_attrs(op, v)
         outs = [dst]
         if spec.row_major:
@@ -518,19 +550,38 @@ class _Emitter:
         if target.name in self.tile_views:
             return   # hoisted: it already has its own tile_buf over the shared buffer
         src = self.tile_arg(v.args[0])
-        ty = tile_buf(target.type)
+        ty = self.tbuf(target.type)
         valid = target.type.valid
+        reshaped = (ty.rows, ty.cols, ty.blayout) != (src.type.rows, src.type.cols, src.type.blayout)
+        if self.compat == "0.27" and not valid and reshaped:
+            # ptoas 0.27 builds a dynamic-valid treshape result from the SOURCE's valid sizes, where
+            # ptokit's library starts a view whole: a whole view of another shape states its valid
+            # region in its type, the one form both read alike
+            valid = (ty.rows, ty.cols)
         if valid and all(isinstance(d, int) for d in valid):
             # the view has no valid-size operands: a static valid region lives in its type
             ty = dataclasses.replace(ty, v_row=valid[0], v_col=valid[1])
-        self.tile_views[target.name] = b.view(spec.name, self.fresh(target.name), src, ty, loc)
+        if self.compat == "0.27" and ty.v_row is None and reshaped:
+            # a run-time valid region: 0.27 would start the view with the source's valid sizes, which need
+            # not fit the view's shape (ptokit's library stops there; a device reads them as they are)
+            raise ToolRefusal(f"'pto.treshape' to another shape with a run-time valid region ({target.name!r}, "
+                              f"pl.{v.op}) is not written for ptoas 0.27: its C++ starts the view with the "
+                              f"source's valid sizes, not the view's; kernel {self.fn.name} (compile without "
+                              f"ptoas_compat for pypto HEAD's .pto)", v.loc)
+        view = self.tile_views[target.name] = b.view(spec.name, self.fresh(target.name), src, ty, loc)
+        if ty.v_row is None and valid:
+            # a run-time valid region is set on the view itself: a dynamic-valid view starts whole in ptokit's
+            # library and with the source's valid sizes in ptoas 0.27's C++
+            dims = [self._valid_dim(d, b) for d in valid]
+            b.plain(OPS["set_validshape"].pto, [view] + dims, loc)
+            self.valid_values[view.name] = tuple(dims)
 
     def mscatter(self, e: N.OpCall, b: Builder):
         emit_mscatter(self, e, b)
 
     def new_dst(self, target: N.Var, b: Builder, loc) -> Value:
         """The result tile of an op, typed as its IR type says."""
-        return Value(self.alloc(target, b, loc).name, tile_buf(target.type))
+        return Value(self.alloc(target, b, loc).name, self.tbuf(target.type))
 
     def store(self, e: N.OpCall, b: Builder, loc):
         tile, tensor, offsets = e.args
