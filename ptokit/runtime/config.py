@@ -68,8 +68,6 @@ _NOT_SIMULATED = (
     ("enable_scope_stats", bool, "enable_scope_stats: the simulator keeps no ring-fill statistics"),
     ("analyze_auto_scopes_for_deps", bool, "analyze_auto_scopes_for_deps: dependencies are derived at run time "
      "(same results)"),
-    ("memory_planner", lambda v: v is not None, "memory_planner={v}: ptokit plans on-chip memory itself "
-     "(addresses differ, results do not)"),
     ("diagnostic_phase", lambda v: v is not None, "diagnostic_phase: ptokit emits no compile diagnostics"),
     ("disabled_diagnostics", lambda v: v is not None, "disabled_diagnostics: ptokit emits no compile diagnostics"),
 )
@@ -114,7 +112,7 @@ class RunConfig:
     ring_dep_pool: Union[int, Tuple[int, ...], None] = None       # -> dep_pool_size
     distributed_config: object = None                 # handed to the compile of a distributed program
     analyze_auto_scopes_for_deps: bool = False        # accepted; dependencies are derived at run time
-    memory_planner: Optional[MemoryPlanner] = None    # accepted; ptokit plans on-chip memory itself
+    memory_planner: Optional[MemoryPlanner] = None    # compile option: PTOAS refuses what pypto refuses under it
     dump_ptoas_passes: bool = False
     # ---- ptokit's simulator options
     runtime: Union[RuntimeKind, str, None] = None     # None: from the tree's kernel_config.py
@@ -341,12 +339,14 @@ class RunConfig:
         """The compile-side fields as ``ptokit.compile`` keyword arguments (pypto's
         ``RunConfig.compile_kwargs``): platform, runtime, dumps, ``output_dir`` from
         ``save_kernels_dir``, ``profiling`` from ``compile_profiling``, and ``distributed_config``
-        when set."""
+        and ``memory_planner`` when set."""
         kw = {"platform": self.platform, "runtime": self.runtime, "dump_passes": self.dump_passes,
               "dump_ptoas_passes": self.dump_ptoas_passes, "output_dir": self.save_kernels_dir,
               "profiling": self.compile_profiling}
         if self.distributed_config is not None:
             kw["distributed_config"] = self.distributed_config
+        if self.memory_planner is not None:
+            kw["memory_planner"] = self.memory_planner
         return kw
 
     def replace(self, **changes) -> "RunConfig":
