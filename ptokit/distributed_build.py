@@ -44,7 +44,8 @@ def compile_entry(program, output_dir=None, platform="a2a3sim", runtime=None, di
             if options.get("dump_passes") or options.get("dump_ptoas_passes") or options.get("profiling"):
                 raise UserError("dump_passes / dump_ptoas_passes / profiling are options of one-chip compiles; "
                                 "a distributed program does not take them yet")
-            return compile_class(program, units, distributed_config, output_dir, platform, runtime, with_loc)
+            return compile_class(program, units, distributed_config, output_dir, platform, runtime, with_loc,
+                                 memory_planner=options.get("memory_planner"))
     return compile_program(program, output_dir=output_dir, platform=platform, runtime=runtime,
                            distributed_config=distributed_config, with_loc=with_loc, **options)
 
@@ -79,10 +80,10 @@ def check_config(dconfig) -> DistributedConfig:
 
 def build_tree(name: str, host: HostProgram, chips: Dict[str, N.Program], dconfig: DistributedConfig,
                out: Path, platform: str, runtime, source_file: str = "", with_loc: bool = True,
-               subs: Sequence[SubWorker] = ()) -> Path:
+               subs: Sequence[SubWorker] = (), memory_planner=None) -> Path:
     """Write the distributed tree: one chip tree per chip program, host_orch.py, a stub per
     SubWorker, the manifest."""
-    ctx = resolve_context(platform, runtime or dconfig.runtime)
+    ctx = resolve_context(platform, runtime or dconfig.runtime, memory_planner=memory_planner)
     out = Path(out)
     entries: List[ChipEntry] = []
     for chip, prog in chips.items():
@@ -110,7 +111,7 @@ def build_tree(name: str, host: HostProgram, chips: Dict[str, N.Program], dconfi
 
 
 def compile_class(spec, units, dconfig, output_dir=None, platform="a2a3sim", runtime=None,
-                  with_loc=True) -> DistributedCompiledProgram:
+                  with_loc=True, memory_planner=None) -> DistributedCompiledProgram:
     """``ptokit.compile(Program, distributed_config=...)`` of a ``@pl.program`` with a host function."""
     dconfig = check_config(dconfig)
     subs = {u.name: read_sub_worker(u, spec.cls.__dict__.get(u.item.name)) for u in units if is_sub_worker_unit(u)}
@@ -144,7 +145,7 @@ def compile_class(spec, units, dconfig, output_dir=None, platform="a2a3sim", run
     out = (Path(output_dir) if output_dir is not None else default_output_dir(spec.cls.__name__)).resolve()
     out.mkdir(parents=True, exist_ok=True)
     build_tree(spec.cls.__name__, host, chips, dconfig, out, platform, runtime, ir.source_file, with_loc,
-               subs=list(subs.values()))
+               subs=list(subs.values()), memory_planner=memory_planner)
     return DistributedCompiledProgram(out, distributed_config=dconfig, platform=platform,
                                       sub_workers={n: sw.fn for n, sw in subs.items() if not sw.abstract})
 

@@ -51,12 +51,12 @@ def compile_program(program, work_dir, *, strategy=OptimizationStrategy.Default,
                     runtime=None, dump_ptoas_passes: bool = False):
     """Compile ``program`` into ``work_dir`` (pypto's ``runtime.compile_program``); returns the
     ``CompiledProgram``.  ``backend_type`` picks the chip (its simulator unless ``platform`` says
-    otherwise).  ``strategy`` / ``memory_planner`` / ``diagnostic_*`` /
-    ``analyze_auto_scopes_for_deps`` / ``enable_pypto_l0c_double_buffer`` are checked and have
-    nothing to change in ptokit's compile (docs/simulator.md, "RunConfig fields")."""
+    otherwise).  ``memory_planner`` is the compile's (docs/simulator.md); ``strategy`` /
+    ``diagnostic_*`` / ``analyze_auto_scopes_for_deps`` / ``enable_pypto_l0c_double_buffer`` are
+    checked and have nothing to change in ptokit's compile (docs/simulator.md, "RunConfig fields")."""
     _program_name(program)
     coerce_named(OptimizationStrategy, strategy, "strategy")
-    coerce_named(MemoryPlanner, memory_planner, "memory_planner")
+    memory_planner = coerce_named(MemoryPlanner, memory_planner, "memory_planner")
     for name, value in (("analyze_auto_scopes_for_deps", analyze_auto_scopes_for_deps),
                         ("enable_pypto_l0c_double_buffer", enable_pypto_l0c_double_buffer)):
         if value is not None and not isinstance(value, bool):
@@ -67,7 +67,8 @@ def compile_program(program, work_dir, *, strategy=OptimizationStrategy.Default,
             raise ValueError(f"backend_type={bt!r} and platform={platform!r} are different chips")
         platform = platform or bt.sim_platform()
     return _compile(program, output_dir=work_dir, platform=platform or "a2a3sim", runtime=runtime,
-                    dump_passes=dump_passes, dump_ptoas_passes=dump_ptoas_passes, profiling=profiling)
+                    dump_passes=dump_passes, dump_ptoas_passes=dump_ptoas_passes, profiling=profiling,
+                    **({"memory_planner": memory_planner} if memory_planner is not None else {}))
 
 
 def _compile_with(program, config: RunConfig, output_dir):

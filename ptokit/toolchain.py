@@ -69,7 +69,7 @@ def write_profile(out: Path, times: StageTimes) -> Path:
 def compile_program(program, output_dir=None, platform="a2a3sim", runtime=None, dump_passes=False,
                     dump_ptoas_passes=False, with_loc=True, times: Optional[StageTimes] = None,
                     profiling: bool = False, distributed_config=None,
-                    ptoas_compat: Optional[str] = None) -> CompiledProgram:
+                    ptoas_compat: Optional[str] = None, memory_planner=None) -> CompiledProgram:
     """``ptokit.compile``: parse (a ``@pl.program`` class; an ``ir.Program`` is used as given),
     run the passes (skipped for a program that is ``lowered`` already, e.g. ``jit_fn.lower(...)``),
     write the artifact tree."""
@@ -84,7 +84,7 @@ def compile_program(program, output_dir=None, platform="a2a3sim", runtime=None, 
                         "(@pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)) and ptokit.compile; "
                         "compile without it for one chip")
     platform = platform_to_use(platform)     # a hardware platform is simulated under `ptokit pypto`
-    ctx = resolve_context(platform, runtime, ptoas_compat)
+    ctx = resolve_context(platform, runtime, ptoas_compat, memory_planner)
     times = times or StageTimes()
     t0 = time.perf_counter()
     ir = parse_program(program) if isinstance(program, ProgramSpec) else program
@@ -97,6 +97,7 @@ def compile_program(program, output_dir=None, platform="a2a3sim", runtime=None, 
 
     def recompile(**kw):
         kw.setdefault("ptoas_compat", ctx.ptoas_compat)
+        kw.setdefault("memory_planner", ctx.memory_planner)
         return compile_program(program, runtime=ctx.runtime_kind, with_loc=with_loc, **kw)
     compiled.recompile = recompile
     return compiled

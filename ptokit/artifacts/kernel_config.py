@@ -137,6 +137,10 @@ class KernelConfig:
     # RUNTIME_CONFIG["ptoas_compat"]: the assembler release the tree's .pto is written for ("0.27"),
     # absent for pypto HEAD's form; its kernels are built with that release's FIFO rule
     ptoas_compat: Optional[str] = None
+    # RUNTIME_CONFIG["sync_start_clusters"]: the clusters the program's sync-start tasks need to start
+    # all their blocks together (the platform's count when a block count is known only at run time);
+    # absent (0) when it has none.  A run whose RunConfig leaves ``clusters`` unset simulates at least these.
+    sync_start_clusters: int = 0
 
     def kernel(self, func_id: int) -> KernelEntry:
         for k in self.kernels:
@@ -152,6 +156,8 @@ class KernelConfig:
             rc["platform"] = self.platform
         if self.ptoas_compat:
             rc["ptoas_compat"] = self.ptoas_compat
+        if self.sync_start_clusters:
+            rc["sync_start_clusters"] = self.sync_start_clusters
         return rc
 
 
@@ -213,7 +219,8 @@ def render_kernel_config(cfg: KernelConfig, base_dir: Optional[Path] = None) -> 
         f"\t\"aicpu_thread_num\": {int(cfg.aicpu_thread_num)},",
     ] + ([f"\t\"platform\": {_literal(cfg.platform)},"] if cfg.platform else []) + (
         [f"\t\"distributed\": {_literal(_check_distributed(cfg.distributed, None))},"] if cfg.distributed else []) + (
-        [f"\t\"ptoas_compat\": {_literal(validate_ptoas_compat(cfg.ptoas_compat))},"] if cfg.ptoas_compat else []) + [
+        [f"\t\"ptoas_compat\": {_literal(validate_ptoas_compat(cfg.ptoas_compat))},"] if cfg.ptoas_compat else []) + (
+        [f"\t\"sync_start_clusters\": {int(cfg.sync_start_clusters)},"] if cfg.sync_start_clusters else []) + [
         "}",
         "ORCHESTRATION = {",
         f"\t\"source\": {_source_expr(cfg.orchestration.source, base, root)},",
@@ -400,6 +407,10 @@ def read_kernel_config(path) -> KernelConfig:
     except ValueError as exc:
         raise ConfigError(f"{path}: RUNTIME_CONFIG['ptoas_compat']: {exc}") from None
 
+    sync_clusters = rc.get("sync_start_clusters", 0)
+    if not isinstance(sync_clusters, int) or isinstance(sync_clusters, bool) or sync_clusters < 0:
+        raise _err(path, "RUNTIME_CONFIG['sync_start_clusters']", f"expected a non-negative int, got {sync_clusters!r}")
+
     if "KERNELS" not in ns:
         raise _err(path, "KERNELS", "missing key")
     kernels_raw = ns["KERNELS"]
@@ -437,6 +448,7 @@ def read_kernel_config(path) -> KernelConfig:
         platform=platform,
         distributed=distributed,
         ptoas_compat=compat,
+        sync_start_clusters=sync_clusters,
     )
 
 

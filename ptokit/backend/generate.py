@@ -64,6 +64,25 @@ class TreeError(UserError):
         super().__init__("\n".join(lines))
 
 
+def sync_start_clusters(prog: N.Program, orch: N.Function, platform_clusters: int) -> int:
+    """The clusters the sync-start tasks of ``orch`` need to start all their blocks together: a
+    block of an AIV kernel takes one of a cluster's two vector cores, one of an AIC or a mixed kernel
+    a whole cluster; a block count known only at run time needs the platform's count.  0: none."""
+    need = 0
+    for s in N.walk_stmts(orch.body):
+        if not (isinstance(s, N.Scope) and s.kind == "spmd" and s.attrs.get("sync_start")):
+            continue
+        n = s.attrs.get("block_num")
+        n = n.value if isinstance(n, N.Const) else n
+        if not isinstance(n, int):
+            return platform_clusters
+        kinds = {prog.functions[e.callee].kind for st in N.walk_stmts(s.body) for x in N.stmt_exprs(st)
+                 for e in N.walk_expr(x) if isinstance(e, N.FuncCall) and e.callee in prog.functions}
+        aiv_only = bool(kinds) and kinds <= {N.FunctionType.AIV}
+        need = max(need, -(-n // 2) if aiv_only else n)
+    return min(need, platform_clusters)
+
+
 def _orch_params(fn: N.Function) -> List[dict]:
     out = []
     for p in fn.params:
@@ -190,6 +209,7 @@ def generate_tree(prog: N.Program, out_dir: Path, ctx: PassContext, *, dump_ptoa
                                                         signature=sig, params=_orch_params(orch)),
                        kernels=kernels, root=out_dir, platform=ctx.platform,
                        ptoas_compat=ctx.ptoas_compat,
+                       sync_start_clusters=sync_start_clusters(prog, orch, ctx.target.sim_clusters),
                        distributed=({"world_size": "NR", "comm_abi": 1}
                                     if any(isinstance(p.type, TensorType) and p.type.window for p in orch.params)
                                     else None))

@@ -51,7 +51,8 @@ def run_main(argv) -> int:
                     "else a2a3sim)")
     ap.add_argument("--runtime", default=None, help="override the tree's runtime kind")
     ap.add_argument("--runtime-threads", type=int, default=0, help="aicpu_thread_num (0 = the tree's / default)")
-    ap.add_argument("--clusters", type=int, default=8)
+    ap.add_argument("--clusters", type=int, default=None, help="simulated clusters (default: 8, or as many as the "
+                    "tree's sync-start tasks need)")
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--race-check", default="manual", metavar="MODE",
                     help="race checker: off, manual (the tasks of MANUAL scopes; default) or all (every scope)")

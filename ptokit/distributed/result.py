@@ -7,6 +7,7 @@ from typing import List, Sequence
 import numpy as np
 
 from ..runtime.records import BLOCK_RECORD_DTYPE, EDGE_DTYPE, RunResult, Timeline
+from ..runtime.config import DEFAULT_CLUSTERS
 
 
 @dataclass
@@ -32,7 +33,7 @@ class DistributedRunResult:
 def empty_result(config) -> RunResult:
     return RunResult(elapsed=0.0, tasks=0, blocks=0,
                      timeline=Timeline(np.zeros(0, BLOCK_RECORD_DTYPE), np.zeros(0, EDGE_DTYPE), {}),
-                     schedulers=0, runtime=config.runtime_kind, clusters=config.clusters, platform=config.platform)
+                     schedulers=0, runtime=config.runtime_kind, clusters=config.clusters or DEFAULT_CLUSTERS, platform=config.platform)
 
 
 def merge_results(results: Sequence[RunResult], starts_ns: Sequence[int], config) -> RunResult:

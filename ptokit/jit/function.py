@@ -431,7 +431,8 @@ class JitFunction:
         from ..passes.manager import run_passes   # lazy: the compiler
         platform, runtime, _, _, _, _ = self._options(config, platform, runtime, None, None)
         ctx = resolve_context(platform or self.platform, runtime if runtime is not None else self.runtime,
-                              (config.ptoas_compat if config is not None else None) or self.ptoas_compat)
+                              (config.ptoas_compat if config is not None else None) or self.ptoas_compat,
+                              config.memory_planner if config is not None else None)
         prog = run_passes(self.parse(*args, **kwargs), ctx, Path(dump_dir) if dump_dir else None)
         prog.lowered = True
         from ..ir.nodes import with_global_vars   # lazy: a warm call builds no IR
@@ -450,7 +451,8 @@ class JitFunction:
             config, platform, runtime, dump_passes, dump_ptoas_passes, output_dir)
         specs, _, _, _ = self.specialize(*args, _declared=True, **kwargs)
         compiled = self._get(specs, platform, runtime, dump_passes, dump_ptoas_passes, profiling,
-                             ptoas_compat=config.ptoas_compat if config is not None else None)
+                             ptoas_compat=config.ptoas_compat if config is not None else None,
+                             memory_planner=config.memory_planner if config is not None else None)
         if output_dir is not None:
             out = Path(output_dir)
             shutil.copytree(compiled.output_dir, out, dirs_exist_ok=True)
@@ -463,7 +465,8 @@ class JitFunction:
         platform, runtime, dump_passes, dump_ptoas, profiling, _ = self._options(config, None, None, None, None)
         specs, run_args, outputs, _ = self.specialize(*args, **kwargs)
         compiled = self._get(specs, platform, runtime, dump_passes, dump_ptoas, profiling,
-                             ptoas_compat=config.ptoas_compat if config is not None else None)
+                             ptoas_compat=config.ptoas_compat if config is not None else None,
+                             memory_planner=config.memory_planner if config is not None else None)
         if config is not None and config.codegen_only:
             return None
         compiled(*run_args, config=config)
@@ -491,14 +494,16 @@ class JitFunction:
         return None
 
     def _get(self, specs: List[ArgSpec], platform, runtime, dump_passes, dump_ptoas_passes, profiling=False,
-             ptoas_compat: Optional[str] = None):
+             ptoas_compat: Optional[str] = None, memory_planner=None):
         ctx = resolve_context(platform or self.platform, runtime if runtime is not None else self.runtime,
-                              ptoas_compat or self.ptoas_compat)
+                              ptoas_compat or self.ptoas_compat, memory_planner)
         dump_passes = self.dump_passes if dump_passes is None else dump_passes
         dump_ptoas = self.dump_ptoas_passes if dump_ptoas_passes is None else dump_ptoas_passes
         options = {"with_loc": bool(self.with_loc)}
         if ctx.ptoas_compat:          # part of both cache keys (absent for pypto HEAD's form)
             options["ptoas_compat"] = ctx.ptoas_compat
+        if ctx.memory_planner is not None:
+            options["memory_planner"] = ctx.memory_planner.name
         enabled = C.cache_enabled()
         # the cache root is part of the in-process key: entries point into it
         mem_key = (tuple(specs), ctx.platform, ctx.runtime_kind, tuple(sorted(options.items())),

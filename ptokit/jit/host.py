@@ -113,7 +113,8 @@ class HostJitFunction:
         chips.update(builtin_chips(host, config.platform))
         out = (Path(output_dir) if output_dir is not None else default_output_dir(self.fn.__name__)).resolve()
         out.mkdir(parents=True, exist_ok=True)
-        build_tree(self.fn.__name__, host, chips, dconfig, out, config.platform, self.runtime, src.file)
+        build_tree(self.fn.__name__, host, chips, dconfig, out, config.platform, self.runtime, src.file,
+                   memory_planner=getattr(config, "memory_planner", None))
         compiled = DistributedCompiledProgram(out, distributed_config=dconfig, platform=config.platform)
         self.last_compiled = compiled
         return compiled

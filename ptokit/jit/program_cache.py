@@ -271,7 +271,8 @@ def program_key(spec: ProgramSpec, ctx, with_loc: bool) -> dict:
         "files": [[u["file"], u["start"]] for u in scan.units],
         "constants": scan.constants,
         "options": {"strict_ssa": bool(getattr(spec, "strict_ssa", False)), "with_loc": bool(with_loc),
-                    "ptoas_compat": ctx.ptoas_compat, "verify": bool(ctx.verify)},
+                    "ptoas_compat": ctx.ptoas_compat, "verify": bool(ctx.verify),
+                    **({"memory_planner": ctx.memory_planner.name} if ctx.memory_planner else {})},
         "platform": ctx.platform,
         "runtime": ctx.runtime_kind.value,
         "ptokit": C.ptokit_identity(),
@@ -293,7 +294,7 @@ def _why_not_cached(program, dump_passes, dump_ptoas_passes, options) -> Optiona
         return "the cache is off (PTOKIT_CACHE=0)"
     if dump_passes or dump_ptoas_passes or options.get("profiling") or options.get("times") is not None:
         return "dumps or a compile profile were asked for"
-    other = sorted(k for k, v in options.items() if k not in ("with_loc", "ptoas_compat", "profiling", "times")
+    other = sorted(k for k, v in options.items() if k not in ("with_loc", "ptoas_compat", "memory_planner", "profiling", "times")
                    and v is not None)
     if other:
         return f"option(s) {', '.join(other)} given"
@@ -315,7 +316,7 @@ def compile_cached(program, output_dir=None, platform="a2a3sim", runtime=None, d
     if why is None:
         platform = platform_to_use(platform)
         with_loc = options.get("with_loc", True)
-        ctx = resolve_context(platform, runtime, options.get("ptoas_compat"))
+        ctx = resolve_context(platform, runtime, options.get("ptoas_compat"), options.get("memory_planner"))
         try:
             components = program_key(program, ctx, with_loc)
         except Uncacheable as exc:
@@ -368,6 +369,7 @@ def compile_cached(program, output_dir=None, platform="a2a3sim", runtime=None, d
 
     def recompile(**kw):
         kw.setdefault("ptoas_compat", ctx.ptoas_compat)
+        kw.setdefault("memory_planner", ctx.memory_planner)
         from ..toolchain import compile_program   # lazy: the compiler
         return compile_program(program, runtime=ctx.runtime_kind, with_loc=with_loc, **kw)
     compiled.recompile = recompile

@@ -9,7 +9,8 @@ import contextvars
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from ..targets import (PLATFORMS, SIM_PLATFORMS, RuntimeKind, Target, coerce_runtime_kind,  # noqa: F401 (re-exported)
+from ..targets import (PLATFORMS, SIM_PLATFORMS, MemoryPlanner, RuntimeKind, Target, coerce_named,  # noqa: F401
+                       coerce_runtime_kind, notice_once,
                        runtime_kind_from_name, runtime_kind_to_name, target_arch, validate_platform,
                        validate_ptoas_compat, default_ptoas_compat)
 
@@ -27,6 +28,7 @@ class PassContext:
     runtime: Union[RuntimeKind, str, None] = None
     verify: bool = True
     ptoas_compat: Optional[str] = None     # None: pypto HEAD's .pto; "0.27": what ptoas 0.27 accepts
+    memory_planner: Optional[MemoryPlanner] = None    # None = PYPTO; PTOAS refuses what pypto's PTOAS path refuses
 
     def __post_init__(self):
         if isinstance(self.platform, (list, tuple)):
@@ -38,6 +40,7 @@ class PassContext:
             self.platform = None
         self.runtime = coerce_runtime_kind(self.runtime)
         validate_ptoas_compat(self.ptoas_compat)
+        self.memory_planner = coerce_named(MemoryPlanner, self.memory_planner, "memory_planner")
         if self.platform is not None:
             validate_platform(self.platform)
 
@@ -68,7 +71,8 @@ class PassContext:
         return _ACTIVE.get()
 
 
-def resolve_context(platform: str, runtime, ptoas_compat: Optional[str] = None) -> PassContext:
+def resolve_context(platform: str, runtime, ptoas_compat: Optional[str] = None,
+                    memory_planner=None) -> PassContext:
     """The PassContext of one compile: ``platform``/``runtime``/``ptoas_compat`` merged with an active context
     (a ``ptoas_compat`` neither gives is ``$PTOKIT_PTOAS_COMPAT``'s, ``targets.default_ptoas_compat``).
 
@@ -87,4 +91,14 @@ def resolve_context(platform: str, runtime, ptoas_compat: Optional[str] = None) 
         ptoas_compat = active.ptoas_compat
     if ptoas_compat is None:
         ptoas_compat = default_ptoas_compat()
-    return PassContext(platform=platform, runtime=kind, verify=verify, ptoas_compat=ptoas_compat)
+    planner = coerce_named(MemoryPlanner, memory_planner, "memory_planner")
+    if planner is not None and active is not None and active.memory_planner is not None:
+        raise ValueError("memory_planner= was given to compile() inside a PassContext that also sets the memory "
+                         "planner; give it in one place only")
+    if planner is None and active is not None:
+        planner = active.memory_planner
+    if planner is MemoryPlanner.DSA_RP:
+        notice_once("memory_planner:DSA_RP", "memory_planner=DSA_RP: ptokit's own planner places the on-chip "
+                    "buffers (pypto's DSA-RP placement is not reproduced: addresses differ, results do not)")
+    return PassContext(platform=platform, runtime=kind, verify=verify, ptoas_compat=ptoas_compat,
+                       memory_planner=planner)

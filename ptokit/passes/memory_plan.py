@@ -23,7 +23,8 @@ from ..errors import CompileError
 from ..ir import nodes as N
 from ..ir.ops import OPS, ops_with
 from ..ir.types import ALIGNMENT, MemorySpace, MemRefBind, TileType, fmt_shape
-from ..targets import Target
+from ..targets import MemoryPlanner, Target
+from .ptoas_planner import check_ptoas_regions
 
 _ELEMENTWISE = ops_with("elementwise")
 _SHARES_OPERAND0 = ops_with("shares_operand0")   # assemble, matmul_acc: in place; reshape: a view
@@ -33,7 +34,10 @@ _SPACE_NAMES = {MemorySpace.Vec: "Vec (UB)", MemorySpace.Mat: "Mat (L1)", Memory
 
 
 def plan_memory(prog: N.Program, ctx) -> N.Program:
+    ptoas = ctx.memory_planner is MemoryPlanner.PTOAS
     for fn in prog.of_kind(N.FunctionType.AIV, N.FunctionType.AIC, N.FunctionType.InCore):
+        if ptoas:
+            check_ptoas_regions(fn)
         plan_function(fn, ctx.target)
     return prog
 

@@ -19,6 +19,7 @@ from ..targets import (PLATFORMS, SIM_AICPU_THREADS, SIM_CLUSTERS, SIM_PLATFORMS
 DEFAULT_AICPU_THREADS = dict(SIM_AICPU_THREADS)     # the targets' facts, by simulator platform
 HARDWARE_CLUSTERS = dict(SIM_CLUSTERS)
 DEFAULT_PLATFORM = "a2a3sim"
+DEFAULT_CLUSTERS = 8             # simulated clusters when RunConfig.clusters is None (a small host's choice)
 RING_DEPTH = 4                   # pypto's per-ring overrides list one size per scope-depth ring
 SWIMLANE_LEVELS = range(0, 5)    # pypto: 0 off .. 4 full (True = 4)
 DUMP_ARGS_LEVELS = range(0, 3)   # pypto: 0 off, 1 tagged tensors, 2 all
@@ -68,8 +69,6 @@ _NOT_SIMULATED = (
     ("enable_scope_stats", bool, "enable_scope_stats: the simulator keeps no ring-fill statistics"),
     ("analyze_auto_scopes_for_deps", bool, "analyze_auto_scopes_for_deps: dependencies are derived at run time "
      "(same results)"),
-    ("memory_planner", lambda v: v is not None, "memory_planner={v}: ptokit plans on-chip memory itself "
-     "(addresses differ, results do not)"),
     ("diagnostic_phase", lambda v: v is not None, "diagnostic_phase: ptokit emits no compile diagnostics"),
     ("disabled_diagnostics", lambda v: v is not None, "disabled_diagnostics: ptokit emits no compile diagnostics"),
 )
@@ -114,11 +113,11 @@ class RunConfig:
     ring_dep_pool: Union[int, Tuple[int, ...], None] = None       # -> dep_pool_size
     distributed_config: object = None                 # handed to the compile of a distributed program
     analyze_auto_scopes_for_deps: bool = False        # accepted; dependencies are derived at run time
-    memory_planner: Optional[MemoryPlanner] = None    # accepted; ptokit plans on-chip memory itself
+    memory_planner: Optional[MemoryPlanner] = None    # compile option: PTOAS refuses what pypto refuses under it
     dump_ptoas_passes: bool = False
     # ---- ptokit's simulator options
     runtime: Union[RuntimeKind, str, None] = None     # None: from the tree's kernel_config.py
-    clusters: int = 8
+    clusters: Optional[int] = None                    # None: DEFAULT_CLUSTERS, or what sync-start tasks need
     timeout: float = 60.0                             # seconds without progress -> error 100
     debug_nan_fill: bool = False
     task_ring_size: int = _RING_DEFAULTS["task_ring_size"]   # task slots per ring
@@ -265,8 +264,9 @@ class RunConfig:
                                  f"valid values are {', '.join(map(str, valid))} (0 = default "
                                  f"{DEFAULT_AICPU_THREADS[self.platform]}: 1 orchestrator + schedulers)")
             hw = HARDWARE_CLUSTERS[self.platform]
-            if not _is_int(self.clusters) or not 1 <= self.clusters <= hw:
-                raise ValueError(f"clusters={self.clusters!r} is not valid on {self.platform}; valid values are 1..{hw}")
+            if self.clusters is not None and (not _is_int(self.clusters) or not 1 <= self.clusters <= hw):
+                raise ValueError(f"clusters={self.clusters!r} is not valid on {self.platform}; valid values are 1..{hw} "
+                                 f"(None: {DEFAULT_CLUSTERS}, or as many as the program's sync-start tasks need)")
         if isinstance(self.timeout, bool) or not isinstance(self.timeout, (int, float)) or not self.timeout > 0:
             raise ValueError(f"timeout={self.timeout!r}: must be a positive number of seconds")
         for name, lo in (("task_ring_size", 1), ("heap_size", 4096), ("dep_pool_size", 1)):
@@ -341,12 +341,14 @@ class RunConfig:
         """The compile-side fields as ``ptokit.compile`` keyword arguments (pypto's
         ``RunConfig.compile_kwargs``): platform, runtime, dumps, ``output_dir`` from
         ``save_kernels_dir``, ``profiling`` from ``compile_profiling``, and ``distributed_config``
-        when set."""
+        and ``memory_planner`` when set."""
         kw = {"platform": self.platform, "runtime": self.runtime, "dump_passes": self.dump_passes,
               "dump_ptoas_passes": self.dump_ptoas_passes, "output_dir": self.save_kernels_dir,
               "profiling": self.compile_profiling}
         if self.distributed_config is not None:
             kw["distributed_config"] = self.distributed_config
+        if self.memory_planner is not None:
+            kw["memory_planner"] = self.memory_planner
         return kw
 
     def replace(self, **changes) -> "RunConfig":

@@ -17,7 +17,7 @@ from . import statcache
 from .build import INCLUDE_DIR, build_tree, tree_flags
 from .compilers import fifo_rule_for
 from .callable import pack_tree
-from .config import RunConfig, valid_aicpu_thread_nums
+from .config import DEFAULT_CLUSTERS, HARDWARE_CLUSTERS, RunConfig, valid_aicpu_thread_nums
 from .progress import BuildProgress
 from .sim.driver import load_image, run_binaries, start_library_build
 from .sim.races import load_sites
@@ -42,7 +42,7 @@ def check_platform(kernel_config, config: Optional[RunConfig]) -> Optional[RunCo
 
 
 def resolve_config(kernel_config, config: Optional[RunConfig]) -> RunConfig:
-    """``config`` with the tree's runtime kind / aicpu_thread_num filled in where unset."""
+    """``config`` with the tree's runtime kind / aicpu_thread_num / clusters filled in where unset."""
     if config is not None:
         config.checked()
     config = check_platform(kernel_config, config) or RunConfig()
@@ -56,6 +56,10 @@ def resolve_config(kernel_config, config: Optional[RunConfig]) -> RunConfig:
             raise ValueError(f"{Path(kernel_config.root) / 'kernel_config.py'}: aicpu_thread_num={n} is not valid "
                              f"on {config.platform}; valid values are {', '.join(map(str, valid))}")
         changes["aicpu_thread_num"] = n
+    if config.clusters is None:
+        # what a sync-start task of the tree needs to start all its blocks together, else the default
+        hw = HARDWARE_CLUSTERS.get(config.platform, DEFAULT_CLUSTERS)
+        changes["clusters"] = min(hw, max(DEFAULT_CLUSTERS, int(getattr(kernel_config, "sync_start_clusters", 0))))
     return dataclasses.replace(config, **changes) if changes else config
 
 

@@ -119,3 +119,41 @@ class EscapesScope:
             t = self.inc(x, t)
         y = self.inc(t, y)
         return y
+
+
+def sync_start_rows(blocks: int):
+    """``blocks`` vector blocks started together (sync_start=True), block i scaling rows 8i..8i+7 by 10:
+    48 blocks need every vector core of a2a3 (24 clusters), more than the default 8 clusters simulate."""
+
+    @pl.program
+    class SyncStartRows:
+        @pl.function(type=pl.FunctionType.InCore)
+        def rows(self, x: pl.Tensor[[blocks * 8, C], pl.FP32], y: pl.Out[pl.Tensor[[blocks * 8, C], pl.FP32]]):
+            i = pl.tile.get_block_idx()
+            y = pl.store(pl.muls(pl.load(x, [i * 8, 0], [8, C]), 10.0), [i * 8, 0], y)
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[blocks * 8, C], pl.FP32], y: pl.Out[pl.Tensor[[blocks * 8, C], pl.FP32]]):
+            with pl.spmd(core_num=blocks, sync_start=True):
+                y = self.rows(x, y)
+            return y
+    return SyncStartRows
+
+
+@pl.program
+class SyncStartRunTimeBlocks:
+    """A sync-start task whose block count is a scalar argument: known only when it runs."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def rows(self, x: pl.Tensor[[48 * 8, C], pl.FP32], y: pl.Out[pl.Tensor[[48 * 8, C], pl.FP32]]):
+        i = pl.tile.get_block_idx()
+        y = pl.store(pl.muls(pl.load(x, [i * 8, 0], [8, C]), 10.0), [i * 8, 0], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[48 * 8, C], pl.FP32], n: pl.Scalar[pl.INDEX],
+             y: pl.Out[pl.Tensor[[48 * 8, C], pl.FP32]]):
+        with pl.spmd(core_num=n, sync_start=True):
+            y = self.rows(x, y)
+        return y

@@ -159,6 +159,18 @@ def test_ir_compile_takes_pypto_options(alias, tmp_path):
         ir.compile(P.Elementwise, output_dir=tmp_path / "x", skip_ptoas=True)
 
 
+def test_ir_compile_honours_memory_planner(alias, tmp_path, capsys):
+    from pypto import ir
+    from pypto.backend.pto_backend import PartialCodegenError
+    from pypto.pypto_core.passes import MemoryPlanner
+    from parity.memref_programs import CoLiveSlots
+    with pytest.raises(PartialCodegenError, match="take two of its slots in one loop iteration"):
+        ir.compile(CoLiveSlots, output_dir=tmp_path / "ptoas", memory_planner=MemoryPlanner.PTOAS, dump_passes=False)
+    c = ir.compile(CoLiveSlots, output_dir=tmp_path / "dsa", memory_planner=MemoryPlanner.DSA_RP, dump_passes=False)
+    assert (c.output_dir / "kernel_config.py").is_file()
+    assert "memory_planner=DSA_RP: ptokit's own planner places the on-chip buffers" in capsys.readouterr().err
+
+
 def test_every_entry_simulates_a_hardware_platform_while_installed(alias, tmp_path, capsys):
     from pypto.runtime import RunConfig, compile_program, execute_compiled
     compiled = compile_program(P.Elementwise, tmp_path / "hw", platform="a2a3")

@@ -26,7 +26,7 @@ from .. import abi
 from .. import build
 from .. import cachedir
 from ..callable import unpack_chip_callable
-from ..config import RACE_CHECK_MODES, SCHEDULES, RunConfig
+from ..config import DEFAULT_CLUSTERS, RACE_CHECK_MODES, SCHEDULES, RunConfig
 from ..external import ExternalTensor
 from ..estimate import device_estimate
 from ..records import BLOCK_RECORD_DTYPE, EDGE_DTYPE, ESTIMATE_DTYPE, FIFO_WAIT_DTYPE, RunResult, Timeline
@@ -459,7 +459,7 @@ def _sim_config(config: RunConfig, runtime: RuntimeKind) -> PtoSimConfig:
     c.platform = 1 if config.platform == "a5sim" else 0
     c.runtime_kind = 1 if runtime == RuntimeKind.HOST_BUILD_GRAPH else 0
     c.aicpu_thread_num = config.aicpu_thread_num
-    c.clusters = config.clusters
+    c.clusters = config.clusters or DEFAULT_CLUSTERS
     c.debug_nan_fill = 1 if config.debug_nan_fill else 0
     c.no_fusion = 0 if config.fusion else 1
     c.estimate = 1 if config.estimate else 0
@@ -569,7 +569,7 @@ def run_binaries(orchestration: str, kernels: Sequence[KernelBinary], args: Sequ
     result = RunResult(elapsed=stats.elapsed_ns / 1e9, tasks=int(stats.tasks), blocks=int(stats.blocks),
                        timeline=Timeline(blocks, edges, names, task_args, fifo_waits, tuple(int(s) for s in skipped),
                                          estimates),
-                       schedulers=int(stats.schedulers), runtime=kind, clusters=config.clusters,
+                       schedulers=int(stats.schedulers), runtime=kind, clusters=config.clusters or DEFAULT_CLUSTERS,
                        platform=config.platform, schedule=SCHEDULES[stats.schedule],
                        schedule_from=int(stats.schedule_from) if stats.schedule else None,
                        copied=m.copied, in_place=m.in_place)

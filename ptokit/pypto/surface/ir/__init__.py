@@ -30,9 +30,9 @@ def compile(program, output_dir=None, strategy=OptimizationStrategy.Default, dum
     program with a host-level function; ``distributed_config`` defaults to one device).
 
     ``backend_type`` (default: Ascend910B) alone picks its chip's simulator; a hardware ``platform`` runs on its
-    simulator under ``ptokit pypto``.  The verification, diagnostic, memory-planner, L0C
-    double-buffer and dependency-analysis options are accepted and change nothing here
-    (ptokit verifies always, emits no diagnostics, plans memory itself); ``skip_ptoas=True`` is
+    simulator under ``ptokit pypto``.  ``memory_planner`` is ptokit.compile's (docs/simulator.md).
+    The verification, diagnostic, L0C double-buffer and dependency-analysis options are accepted
+    and change nothing here (ptokit verifies always, emits no diagnostics); ``skip_ptoas=True`` is
     not provided (ptokit always assembles)."""
     if skip_ptoas:
         raise UserError("pypto.ir.compile(skip_ptoas=True) is not provided by ptokit (its assembler always runs; "
@@ -66,6 +66,8 @@ def compile(program, output_dir=None, strategy=OptimizationStrategy.Default, dum
         kw["with_loc"] = bool(emit_source_loc)
     if profiling:
         kw["profiling"] = True
+    if memory_planner is not None:
+        kw["memory_planner"] = memory_planner
     return _ptokit_compile(program, output_dir=output_dir, platform=platform, runtime=runtime,
                            dump_passes=dump, dump_ptoas_passes=bool(dump_ptoas_passes),
                            **kw)
