@@ -977,6 +977,10 @@ print(statistics.median(ts))
     def models(self):
         """Model-sized examples: compile / build / run (bench/bench_models.py)."""
         import bench_models
+        from ptokit.runtime.sim import driver
+        # the rows' "build" is the program's own g++ (their notes say the runtime library is already
+        # built): on a fresh cache (--only models) the first row would otherwise include libptosim
+        driver.load_library()
         for key, metric, value, unit, notes, reps in bench_models.measure(self.fresh_dir("models"), self.quick):
             self.add(key, metric, value, unit, notes=notes, reps=reps)
 

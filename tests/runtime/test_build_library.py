@@ -2,6 +2,7 @@
 cached object at the same time and then linked (libptosim's runtime and cube units)."""
 import ctypes
 import os
+import subprocess
 
 import pytest
 
@@ -75,10 +76,26 @@ def test_a_failing_unit_is_a_build_error_naming_it(units, tmp_path):
 
 def test_libptosim_is_its_runtime_cube_and_operations_units():
     names = [os.path.basename(str(u.source)) for u in driver.LIBRARY_UNITS]
-    assert names == ["ptosim.cpp", "ptosim_cube.cpp", "ptosim_ops.cpp"]
+    assert names == ["ptosim.cpp", "ptosim_cube.cpp", "ptosim_ops.cpp", "ptosim_ops_reduce.cpp"]
     lib = ctypes.CDLL(str(driver.library_path()))
     assert lib.pto_cpu_gemm_f32 and lib.pto_cpu_widen16 and lib.ptosim_run   # the cube's hooks are in it
-    assert lib.pto_cpu_op_gm and lib.pto_cpu_op_elementwise   # the operations' hooks too
+    assert lib.pto_cpu_op_gm and lib.pto_cpu_op_elementwise and lib.pto_cpu_op_reduce   # the operations' too
+
+
+def _defined_symbols(obj) -> set:
+    out = subprocess.run(["nm", "--defined-only", "-g", str(obj)], capture_output=True, text=True, check=True)
+    return {line.split()[-1] for line in out.stdout.splitlines() if line.strip()}
+
+
+def test_the_reductions_are_a_unit_of_their_own():
+    # each hook is defined by exactly one of the two operations units (a duplicate would not link;
+    # a missing one would leave the kernels' weak reference empty)
+    driver.library_path()
+    objs = {os.path.basename(str(u.source)): build.cached_object(build._unit_job(u)) for u in driver.LIBRARY_UNITS}
+    ops, red = _defined_symbols(objs["ptosim_ops.cpp"]), _defined_symbols(objs["ptosim_ops_reduce.cpp"])
+    assert {s for s in red if s.startswith("pto_cpu_op_")} == {"pto_cpu_op_reduce"}
+    assert "pto_cpu_op_reduce" not in ops and {"pto_cpu_op_elementwise", "pto_cpu_op_gm", "pto_cpu_op_cvt",
+                                                 "pto_cpu_op_copy", "pto_cpu_op_matmul", "pto_cpu_op_fifo"} <= ops
 
 
 def test_a_units_optimisation_level_replaces_the_base_one():
@@ -86,7 +103,10 @@ def test_a_units_optimisation_level_replaces_the_base_one():
     assert "-O2" in base
     own = build._flag_list((), ("-O1", "-Werror"))
     assert "-O1" in own and "-O2" not in own and own.count("-O1") == 1
-    # libptosim: the runtime at -O1 (its compile is the longest of a first run), the cube at -O2
+    # libptosim: the runtime at -O1 (its compile is the longest of a first run), the operations but the
+    # reductions at -O1 with the vectoriser, the cube's kernel and the reductions at -O2
     flags = {os.path.basename(str(u.source)): build._flag_list(u.defines, u.extra_flags) for u in driver.LIBRARY_UNITS}
     assert "-O1" in flags["ptosim.cpp"] and "-O2" not in flags["ptosim.cpp"]
-    assert "-O2" in flags["ptosim_cube.cpp"] and "-O2" in flags["ptosim_ops.cpp"]
+    assert "-O2" in flags["ptosim_cube.cpp"] and "-O2" in flags["ptosim_ops_reduce.cpp"]
+    ops = flags["ptosim_ops.cpp"]
+    assert "-O2" not in ops and {"-O1", "-ftree-vectorize", "-fstrict-aliasing"} <= set(ops)

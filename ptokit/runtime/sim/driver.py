@@ -103,20 +103,28 @@ _zombie_buffers: list = []   # device buffers of abandoned runs: a stuck kernel 
 
 CUBE_SOURCE = SIM_DIR / "ptosim_cube.cpp"
 OPS_SOURCE = SIM_DIR / "ptosim_ops.cpp"
+OPS_REDUCE_SOURCE = SIM_DIR / "ptosim_ops_reduce.cpp"
 
 # libptosim's translation units, compiled at the same time (one object each, cached by its own
-# key) and linked: the runtime, the longest compile of a first run, and the cube's blocked inner
-# product (pto/cpu/gemm_hooks.hpp) and the tile operations for runtime shapes (pto/cpu/ops_hooks.hpp)
-# that kernels built with -DPTO_CPU_OOL_OPS call. The runtime is built at -O1: 29% less g++ than -O2 (5.2 vs
-# 7.2 CPU s) for 2-4% more of its own instructions on 1000-task chains and fans (callgrind,
-# race checker off / all; docs/benchmarks.md, issue 33); the cube's kernel and the operations keep -O2
+# key) and linked: the runtime, the cube's blocked inner product (pto/cpu/gemm_hooks.hpp) and the
+# tile operations for runtime shapes that kernels built with -DPTO_CPU_OOL_OPS call
+# (pto/cpu/ops_hooks_main.hpp, pto/cpu/ops_hooks_reduce.hpp). The runtime is built at -O1: 29% less
+# g++ than -O2 (5.2 vs 7.2 CPU s) for 2-4% more of its own instructions on 1000-task chains and fans
+# (callgrind, race checker off / all; docs/benchmarks.md, issue 33). The operations but the
+# reductions are built at OPS_FLAGS, -O1 with the vectoriser and strict aliasing: a third less g++
+# than -O2 for loops as fast (element-wise, loads, stores, conversions, the cube: within 2%,
+# docs/benchmarks.md); the reductions, whose max/min loops run at half speed so, and the cube's
+# kernel keep -O2
+OPS_FLAGS = ("-O1", "-ftree-vectorize", "-fstrict-aliasing")
 LIBRARY_JOB = build.BuildJob(RUNTIME_SOURCE, include_dirs=(build.INCLUDE_DIR,),
                              extra_flags=("-pthread", "-Werror", "-O1"), name_hint="libptosim")
 LIBRARY_UNITS = (LIBRARY_JOB,
                  build.BuildJob(CUBE_SOURCE, include_dirs=(build.INCLUDE_DIR,), extra_flags=("-Werror",),
                                 name_hint="libptosim:cube"),
-                 build.BuildJob(OPS_SOURCE, include_dirs=(build.INCLUDE_DIR,), extra_flags=("-Werror",),
-                                name_hint="libptosim:ops"))
+                 build.BuildJob(OPS_SOURCE, include_dirs=(build.INCLUDE_DIR,), extra_flags=("-Werror",) + OPS_FLAGS,
+                                name_hint="libptosim:ops"),
+                 build.BuildJob(OPS_REDUCE_SOURCE, include_dirs=(build.INCLUDE_DIR,), extra_flags=("-Werror",),
+                                name_hint="libptosim:ops-reduce"))
 LIBRARY_LINK_FLAGS = ("-pthread",)
 
 
