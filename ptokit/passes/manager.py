@@ -60,10 +60,11 @@ def _p(*names: str) -> FrozenSet[str]:
 
 
 PIPELINE: List[Pass] = [
-    # first: the front end writes break / continue as the program does, and every later pass
-    # (outlining, inlining, unrolling, SSA) sees only structured loops
-    Pass("CtrlFlowTransform", ctrl_flow_transform, produces=_p("structured_ctrl_flow")),
     Pass("OutlineIncoreScopes", outline_incore_scopes, produces=_p("outlined")),
+    # right after outlining (which refuses, located, a value read after the loop holding its block,
+    # before the verifier sees the name undefined): the front end writes break / continue as the
+    # program does, and every later pass (inlining, unrolling, SSA) sees only structured loops
+    Pass("CtrlFlowTransform", ctrl_flow_transform, produces=_p("structured_ctrl_flow")),
     Pass("InlineFunctions", inline_functions, requires=_p("outlined"), produces=_p("inlined")),
     Pass("FuseCreateAssembleToSlice", fuse_create_assemble_to_slice, requires=_p("outlined", "inlined"),
          produces=_p("assembles_fused")),
