@@ -200,13 +200,14 @@ def rope_tables(batch, seq, head_dim, theta=10000.0):
     return np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32)
 
 
-def make_inputs(batch, seq, hidden, heads, ffn, seed=0):
+def make_inputs(batch, seq, hidden, heads, ffn, seed=0, dtype=np.float64):
     """x, w_norm1, wq, wk, wv, wo, w_norm2, w_gate, w_up, w_down, cos, sin: random fp16 activations
-    and weights scaled by 1 / sqrt(fan-in) (as an initialised model has), norm weights near 1."""
+    and weights scaled by 1 / sqrt(fan-in) (as an initialised model has), norm weights near 1; drawn
+    in ``dtype`` (float32 keeps a model-sized draw small)."""
     rng = np.random.default_rng(seed)
-    f16 = lambda *s: rng.standard_normal(s).astype(np.float16)           # noqa: E731
-    w = lambda fan_in, n: (rng.standard_normal((fan_in, n)) / math.sqrt(fan_in)).astype(np.float16)   # noqa: E731
-    norm = lambda: (1.0 + 0.1 * rng.standard_normal((1, hidden))).astype(np.float32)                 # noqa: E731
+    f16 = lambda *s: rng.standard_normal(s, dtype).astype(np.float16)           # noqa: E731
+    w = lambda fan_in, n: (rng.standard_normal((fan_in, n), dtype) / dtype(math.sqrt(fan_in))).astype(np.float16)   # noqa: E731
+    norm = lambda: (1.0 + 0.1 * rng.standard_normal((1, hidden), dtype)).astype(np.float32)                 # noqa: E731
     x = f16(batch * seq, hidden)
     wq, wk, wv, wo = (w(hidden, hidden) for _ in range(4))
     n1, n2 = norm(), norm()
@@ -215,12 +216,13 @@ def make_inputs(batch, seq, hidden, heads, ffn, seed=0):
     return x, n1, wq, wk, wv, wo, n2, wg, wu, wd, cos, sin
 
 
-def reference(x, n1, wq, wk, wv, wo, n2, wg, wu, wd, cos, sin, batch, seq, heads):
-    """float64, rounded to fp16 wherever the kernels store an fp16 activation."""
-    f, h16 = (lambda a: a.astype(np.float64)), (lambda a: a.astype(np.float16).astype(np.float64))   # noqa: E731
+def reference(x, n1, wq, wk, wv, wo, n2, wg, wu, wd, cos, sin, batch, seq, heads, dtype=np.float64):
+    """In ``dtype`` (float32 for a model's size: float64 copies of its weights would take GBs),
+    rounded to fp16 wherever the kernels store an fp16 activation."""
+    f, h16 = (lambda a: a.astype(dtype)), (lambda a: a.astype(np.float16).astype(dtype))   # noqa: E731
 
     def rmsnorm(a, w):
-        return h16(a / np.sqrt((a * a).mean(axis=1, keepdims=True) + EPS) * f(w))
+        return h16(a / np.sqrt((a * a).mean(axis=1, keepdims=True) + dtype(EPS)) * f(w))
 
     def rope(a):
         d = a.shape[1] // heads
@@ -236,12 +238,12 @@ def reference(x, n1, wq, wk, wv, wo, n2, wg, wu, wd, cos, sin, batch, seq, heads
     q, k, v = rope(nx @ f(wq)), rope(nx @ f(wk)), h16(nx @ f(wv))
     d = q.shape[1] // heads
     a = np.zeros_like(q)
-    causal = np.triu(np.full((seq, seq), -np.inf), 1)
+    causal = np.triu(np.full((seq, seq), -np.inf, dtype), 1)
     for b in range(batch):
         rows = slice(b * seq, (b + 1) * seq)
         for hd in range(heads):
             cols = slice(hd * d, (hd + 1) * d)
-            s = q[rows, cols] @ k[rows, cols].T / math.sqrt(d) + causal
+            s = q[rows, cols] @ k[rows, cols].T / dtype(math.sqrt(d)) + causal
             e = np.exp(s - s.max(axis=1, keepdims=True))
             a[rows, cols] = h16((h16(e) @ v[rows, cols]) / e.sum(axis=1, keepdims=True))
     hres = h16(xf + a @ f(wo))

@@ -33,6 +33,8 @@ import numpy as np
 import ptokit
 import ptokit.language as pl
 
+import decoder_layer  # the example this one blocks: its inputs and numpy reference
+
 EPS = 1e-6
 TK = 128          # K block of every projection
 TN = 64           # output column tile of the projections
@@ -207,53 +209,14 @@ def make_decoder(batch, seq, hidden, heads, ffn):
 
 
 def make_inputs(batch, seq, hidden, heads, ffn, seed=0):
-    """x, w_norm1, wq, wk, wv, wo, w_norm2, w_gate, w_up, w_down, cos, sin (as examples/decoder_layer.py's)."""
-    rng = np.random.default_rng(seed)
-    w = lambda fan_in, n: (rng.standard_normal((fan_in, n), np.float32) / np.float32(math.sqrt(fan_in))).astype(np.float16)   # noqa: E731
-    norm = lambda: (1.0 + 0.1 * rng.standard_normal((1, hidden), np.float32)).astype(np.float32)                            # noqa: E731
-    x = rng.standard_normal((batch * seq, hidden), np.float32).astype(np.float16)
-    wq, wk, wv, wo = (w(hidden, hidden) for _ in range(4))
-    n1, n2 = norm(), norm()
-    wg, wu, wd = w(hidden, ffn), w(hidden, ffn), w(ffn, hidden)
-    pos = np.tile(np.arange(seq), batch)[:, None].astype(np.float64)
-    ang = pos * (10000.0 ** (-np.arange(0, hidden // heads, 2) / (hidden // heads)))[None, :]
-    return x, n1, wq, wk, wv, wo, n2, wg, wu, wd, np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32)
+    """examples/decoder_layer.py's inputs, drawn in float32 (a model-sized draw in float64 would not fit)."""
+    return decoder_layer.make_inputs(batch, seq, hidden, heads, ffn, seed, dtype=np.float32)
 
 
 def reference(x, n1, wq, wk, wv, wo, n2, wg, wu, wd, cos, sin, batch, seq, heads):
-    """float32, rounded to fp16 wherever the kernels store an fp16 activation."""
-    f, h16 = (lambda a: a.astype(np.float32)), (lambda a: a.astype(np.float16).astype(np.float32))   # noqa: E731
-
-    def rmsnorm(a, w):
-        return h16(a / np.sqrt((a * a).mean(axis=1, keepdims=True) + np.float32(EPS)) * w)
-
-    def rope(a):
-        d = a.shape[1] // heads
-        out = np.empty_like(a)
-        for hd in range(heads):
-            x1, x2 = a[:, hd * d:hd * d + d // 2], a[:, hd * d + d // 2:(hd + 1) * d]
-            out[:, hd * d:hd * d + d // 2] = x1 * cos - x2 * sin
-            out[:, hd * d + d // 2:(hd + 1) * d] = x2 * cos + x1 * sin
-        return h16(out)
-
-    xf = f(x)
-    nx = rmsnorm(xf, n1)
-    q, k, v = rope(nx @ f(wq)), rope(nx @ f(wk)), h16(nx @ f(wv))
-    d = q.shape[1] // heads
-    a = np.zeros_like(q)
-    causal = np.triu(np.full((seq, seq), -np.inf, np.float32), 1)
-    for b in range(batch):
-        rows = slice(b * seq, (b + 1) * seq)
-        for hd in range(heads):
-            cols = slice(hd * d, (hd + 1) * d)
-            s = q[rows, cols] @ k[rows, cols].T * np.float32(1.0 / math.sqrt(d)) + causal
-            e = np.exp(s - s.max(axis=1, keepdims=True))
-            a[rows, cols] = h16((h16(e) @ v[rows, cols]) / e.sum(axis=1, keepdims=True))
-    hres = h16(xf + a @ f(wo))
-    nh = rmsnorm(hres, n2)
-    g, u = nh @ f(wg), nh @ f(wu)
-    act = h16(g * u / (1.0 + np.exp(-g)))
-    return h16(hres + act @ f(wd))
+    """examples/decoder_layer.py's reference, in float32: float64 copies of a model's weights would take GBs."""
+    return decoder_layer.reference(x, n1, wq, wk, wv, wo, n2, wg, wu, wd, cos, sin, batch, seq, heads,
+                                   dtype=np.float32)
 
 
 def main(argv=None):
